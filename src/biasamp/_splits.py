@@ -1,0 +1,95 @@
+"""Count the training and evaluation splits of a metric call with one label space.
+
+The training split fixes the canonical label names (see :mod:`biasamp._inputs`
+for the rule); the evaluation split is validated against them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._counts import CountTable
+from ._inputs import ERR_EMPTY_SPLIT
+
+__all__ = ["count_training_split", "count_evaluation_split", "check_not_empty"]
+
+ERR_TRAIN_PAIR = "groups_train and tasks_train must be given together (got only {given})."
+ERR_TRAIN_TWICE = "Give the training side either as groups_train/tasks_train or as counts_train, not both."
+ERR_COUNTS_TYPE = "counts_train: expected a CountTable or a DataFrame of tasks x groups counts, got {type_name}."
+ERR_COUNTS_NAMES = "counts_train: its {kind} names {got} differ from {kind}_names {expected}."
+
+_TRAIN_SOURCE = "the training split"
+
+
+def check_not_empty(table: CountTable, arg: str) -> None:
+    """Raise ``ValueError`` when a split's total weight is zero."""
+    if np.any(np.asarray(table.n) <= 0):
+        raise ValueError(ERR_EMPTY_SPLIT.format(arg=arg))
+
+
+def count_training_split(
+    *,
+    groups_train: Any,
+    tasks_train: Any,
+    counts_train: CountTable | pd.DataFrame | None = None,
+    sample_weight_train: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+) -> CountTable | None:
+    """The training split's count table, or ``None`` when no training side is given."""
+    if counts_train is not None:
+        if groups_train is not None or tasks_train is not None:
+            raise ValueError(ERR_TRAIN_TWICE)
+        if isinstance(counts_train, pd.DataFrame):
+            counts_train = CountTable.from_joint(counts_train)
+        if not isinstance(counts_train, CountTable):
+            raise TypeError(ERR_COUNTS_TYPE.format(type_name=type(counts_train).__name__))
+        for kind, names, got in (("group", group_names, counts_train.group_names),
+                                 ("task", task_names, counts_train.task_names)):
+            if names is not None and tuple(names) != tuple(got):
+                raise ValueError(ERR_COUNTS_NAMES.format(kind=kind, got=list(got),
+                                                         expected=list(names)))
+        counts_train.require("groups", "tasks", metric="counts_train")
+        check_not_empty(counts_train, "counts_train")
+        return counts_train
+    if groups_train is None and tasks_train is None:
+        return None
+    if groups_train is None or tasks_train is None:
+        given = "groups_train" if groups_train is not None else "tasks_train"
+        raise ValueError(ERR_TRAIN_PAIR.format(given=given))
+    table = CountTable.from_arrays(
+        groups=groups_train, tasks=tasks_train, sample_weight=sample_weight_train,
+        group_names=group_names, task_names=task_names,
+    )
+    check_not_empty(table, "groups_train")
+    return table
+
+
+def count_evaluation_split(
+    *,
+    train: CountTable | None,
+    groups: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    sample_weight: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    soft: bool = False,
+    replicate_weights: np.ndarray | None = None,
+) -> CountTable:
+    """The evaluation split's count table, in the training split's label space."""
+    source = None
+    if train is not None:
+        group_names, task_names, source = train.group_names, train.task_names, _TRAIN_SOURCE
+    table = CountTable.from_arrays(
+        groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
+        sample_weight=sample_weight, group_names=group_names, task_names=task_names,
+        soft=soft, replicate_weights=replicate_weights, names_source=source,
+    )
+    check_not_empty(table, "groups" if groups is not None else "groups_pred")
+    return table

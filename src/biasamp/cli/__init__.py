@@ -1,0 +1,1 @@
+"""The ``biasamp`` command line. Entry point: :func:`biasamp.cli.main.main`."""

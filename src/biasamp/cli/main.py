@@ -1,0 +1,55 @@
+"""``biasamp`` command: sub-command dispatch.
+
+Each sub-command lives in its own module with ``add_parser(subparsers)`` and
+``run(args) -> int``. Exit codes: 0 success, 1 a ``--fail-above`` gate
+tripped, 2 a usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+
+from .. import __version__
+from . import demo
+
+EXIT_OK = 0
+EXIT_GATE = 1
+EXIT_USAGE = 2
+
+_COMMANDS = (demo,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="biasamp",
+        description="Measure and mitigate bias amplification in classifiers.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Examples:\n  biasamp demo\n  biasamp demo --top 5",
+    )
+    parser.add_argument("--version", action="version", version=f"biasamp {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _COMMANDS:
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    console = Console(stderr=True)
+    try:
+        return int(args.run(args))
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

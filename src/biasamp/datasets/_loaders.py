@@ -1,0 +1,72 @@
+"""Loaders for the data files in ``biasamp/datasets/data``."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pandas as pd
+
+__all__ = ["load_coco_gender", "load_imsitu_gender", "load_mals_coco_results"]
+
+ERR_SPLIT = "split: expected one of {choices}, got {got!r}."
+
+_COCO_SPLITS = ("val", "test")
+_IMSITU_SPLITS = ("train", "val", "test")
+
+
+def _read(name: str, **kwargs: object) -> pd.DataFrame:
+    with resources.files("biasamp.datasets").joinpath("data", name).open("rb") as handle:
+        return pd.read_csv(handle, compression="gzip" if name.endswith(".gz") else None,
+                           **kwargs)
+
+
+def load_coco_gender(split: str = "val") -> pd.DataFrame:
+    """COCO 2014 images of people with a gender and 79 object indicators.
+
+    Parameters
+    ----------
+    split : {"val", "test"}
+        The two halves of COCO 2014 val (5,367 and 5,473 images).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``image_id``, ``gender`` (``"man"`` / ``"woman"``) and one 0/1 column per object.
+
+    Examples
+    --------
+    >>> from biasamp.datasets import load_coco_gender
+    >>> frame = load_coco_gender("val")
+    >>> frame.shape
+    (5367, 81)
+    """
+    if split not in _COCO_SPLITS:
+        raise ValueError(ERR_SPLIT.format(choices=_COCO_SPLITS, got=split))
+    return _read(f"coco_{split}.csv.gz")
+
+
+def load_imsitu_gender(split: str = "train") -> pd.DataFrame:
+    """imSitu images whose agent is a man or a woman, with the verb (211 activities).
+
+    Parameters
+    ----------
+    split : {"train", "val", "test"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``image_name``, ``gender``, ``verb``.
+    """
+    if split not in _IMSITU_SPLITS:
+        raise ValueError(ERR_SPLIT.format(choices=_IMSITU_SPLITS, got=split))
+    return _read(f"imsitu_{split}.csv.gz")
+
+
+def load_mals_coco_results() -> pd.DataFrame:
+    """Per-object results of Zhao et al. (2017) on COCO dev (66 objects).
+
+    Columns: ``object``, ``training_ratio`` (man share among training images
+    with the object), ``gender_ratio_before_RBA`` and ``gender_ratio_after_RBA``
+    (man share among the dev predictions before and after RBA).
+    """
+    return _read("mals_coco_dev_gender_ratio.csv", index_col=0).reset_index(drop=True)
