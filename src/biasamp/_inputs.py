@@ -78,7 +78,7 @@ _MAX_EXAMPLES = 5
 
 
 def _examples(values: Sequence[Any]) -> str:
-    values = list(values)
+    values = [v.item() if isinstance(v, np.generic) else v for v in values]
     shown = ", ".join(repr(v) for v in values[:_MAX_EXAMPLES])
     if len(values) > _MAX_EXAMPLES:
         shown += f", ... ({len(values)} in all)"
@@ -121,6 +121,11 @@ class LabelMatrix:
         return LabelMatrix(self.values[rows], self.names, self.arg, self.soft)
 
 
+def _plain_names(names: Sequence[Any]) -> tuple[Any, ...]:
+    """Label names as plain Python scalars (``np.str_('a')`` becomes ``'a'``)."""
+    return tuple(v.item() if isinstance(v, np.generic) else v for v in names)
+
+
 def _names_source(source: str | None) -> str:
     return f"(from {source})" if source else ""
 
@@ -138,12 +143,27 @@ def _to_numpy_1d(x: Any, arg: str) -> tuple[np.ndarray, tuple[Any, ...] | None]:
     return arr, categories
 
 
-def _is_missing(arr: np.ndarray) -> np.ndarray:
-    if arr.dtype.kind == "f":
-        return ~np.isfinite(arr)
-    if arr.dtype.kind == "O":
-        return np.asarray(pd.isna(arr), dtype=bool)
-    return np.zeros(arr.shape, dtype=bool)
+def _factorize(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``codes`` (-1 for a missing label) and the distinct labels, in first-seen order.
+
+    Fixed-width numpy strings are hashed as integer words first (pandas would
+    convert them to Python objects, which dominates the cost on millions of
+    rows); the hash is verified against the labels and falls back to pandas on
+    a collision.
+    """
+    if arr.dtype.kind == "U" and arr.size and arr.dtype.itemsize % 4 == 0:
+        words = np.ascontiguousarray(arr).view(np.uint32).reshape(arr.shape[0], -1)
+        hashed = np.zeros(arr.shape[0], dtype=np.uint64)
+        for j in range(words.shape[1]):  # loop over characters of the width, not rows
+            hashed = hashed * np.uint64(1_000_003) + words[:, j].astype(np.uint64)
+        codes, unique_hashes = pd.factorize(hashed)
+        first = np.empty(len(unique_hashes), dtype=np.int64)
+        first[codes[::-1]] = np.arange(arr.shape[0] - 1, -1, -1)
+        uniques = arr[first]
+        if np.array_equal(uniques[codes], arr):
+            return codes, uniques
+    codes, uniques = pd.factorize(arr, use_na_sentinel=True)
+    return np.asarray(codes), np.asarray(uniques, dtype=object)
 
 
 def _encode_1d(
@@ -153,27 +173,32 @@ def _encode_1d(
     categories: tuple[Any, ...] | None,
     source: str | None,
 ) -> tuple[sp.csr_matrix, tuple[Any, ...]]:
-    missing = _is_missing(arr)
+    if arr.dtype.kind == "f":
+        missing = ~np.isfinite(arr)
+        if missing.any():
+            raise ValueError(ERR_MISSING_LABEL.format(arg=arg, count=int(missing.sum())))
+    codes, uniques = _factorize(arr)
+    missing = codes < 0
     if missing.any():
         raise ValueError(ERR_MISSING_LABEL.format(arg=arg, count=int(missing.sum())))
     if names is None:
         if categories is not None:
             names = categories
         else:
-            names = tuple(pd.unique(arr))
+            names = _plain_names(uniques)
             try:
                 names = tuple(sorted(names))
             except TypeError:  # mixed types: keep first-seen order
                 pass
-    names = tuple(names)
+    names = _plain_names(names)
     index = pd.Index(names)
     if not index.is_unique:
         dup = index[index.duplicated()].tolist()
         raise ValueError(ERR_DUPLICATE_NAMES.format(arg=arg, examples=_examples(dup)))
-    codes = index.get_indexer(arr)
-    unknown = codes < 0
+    lookup = index.get_indexer(pd.Index(uniques, dtype=object))  # distinct labels only
+    unknown = lookup < 0
     if unknown.any():
-        bad = pd.unique(arr[unknown])
+        bad = uniques[unknown]
         raise ValueError(
             ERR_UNKNOWN_LABELS.format(
                 arg=arg,
@@ -184,7 +209,8 @@ def _encode_1d(
         )
     n = arr.shape[0]
     matrix = sp.csr_matrix(
-        (np.ones(n, dtype=np.float64), codes.astype(np.int64), np.arange(n + 1, dtype=np.int64)),
+        (np.ones(n, dtype=np.float64), lookup[codes].astype(np.int64),
+         np.arange(n + 1, dtype=np.int64)),
         shape=(n, len(names)),
     )
     return matrix, names
@@ -314,7 +340,7 @@ def as_label_matrix(
     if values.shape[1] == 0:
         raise ValueError(ERR_NO_COLUMNS.format(arg=arg))
     values, label_names = _align_columns(values, columns, arg, names, source)
-    return LabelMatrix(values, tuple(label_names), arg, soft=soft)
+    return LabelMatrix(values, _plain_names(label_names), arg, soft=soft)
 
 
 def as_sample_weight(sample_weight: Any, n: int, *, arg: str = "sample_weight") -> np.ndarray:
