@@ -254,3 +254,20 @@ def test_needs_predictions():
         directional(direction="A->T", groups=["a"], tasks=["x"], groups_pred=["a"])
     with pytest.raises(ValueError, match=re.escape(ERR_TIE_RULE.format(got="x"))):
         directional(direction="A->T", groups=["a"], tasks=["x"], tasks_pred=["x"], tie_rule="x")
+
+
+def test_tie_rule_matters_for_a_group_absent_from_training():
+    # group c never occurs in training: every (c, t) pair is a tie.
+    groups_train = np.array([[1, 0, 0], [0, 1, 0]])
+    tasks_train = np.array([[1, 0], [0, 1]])
+    groups = np.array([[1, 0, 0], [0, 0, 1]])
+    tasks = np.array([[1, 0], [1, 0]])
+    tasks_pred = np.array([[1, 0], [1, 1]])  # c: y wrongly added
+    kw = dict(direction="A->T", groups=groups, tasks=tasks, tasks_pred=tasks_pred,
+              groups_train=groups_train, tasks_train=tasks_train)
+    zero = directional(**kw)
+    paper = directional(**kw, tie_rule="paper")
+    # defined pairs: (a, x), (a, y), (c, x), (c, y); b has no evaluation rows (2 pairs left out)
+    assert zero.n_pairs == 4 and zero.n_empty == 2
+    assert zero.value == 0.0  # a: deltas 0; c: ties contribute 0
+    assert paper.value == pytest.approx(-1 / 4)  # (c, y): delta +1, tie -> -delta
