@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from ._inputs import LabelMatrix, as_label_matrix, as_sample_weight, check_same_length
 
-__all__ = ["CountTable", "GROUP_ROLES", "TASK_ROLES", "JOINT_KEYS"]
+__all__ = ["CountTable", "GROUP_ROLES", "TASK_ROLES", "JOINT_KEYS", "label_matrices"]
 
 GROUP_ROLES = ("groups", "groups_pred")
 TASK_ROLES = ("tasks", "tasks_pred")
@@ -83,6 +83,39 @@ def _weighted_crossprod(
         else:
             out[:, j, :] = wg @ t
     return out
+
+
+def label_matrices(
+    *,
+    groups: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    soft: bool = False,
+    names_source: str | None = None,
+) -> dict[str, LabelMatrix]:
+    """Validate the label arrays of one split into one label space (see :meth:`CountTable.from_arrays`).
+
+    Returns a dict of role -> :class:`LabelMatrix` for the roles given.
+    """
+    arrays = {"groups": groups, "tasks": tasks, "groups_pred": groups_pred,
+              "tasks_pred": tasks_pred}
+    matrices: dict[str, LabelMatrix] = {}
+    for kind, roles, names in (("group", GROUP_ROLES, group_names),
+                               ("task", TASK_ROLES, task_names)):
+        source = (names_source or f"{kind}_names") if names is not None else None
+        for role in roles:
+            if arrays[role] is None:
+                continue
+            matrices[role] = as_label_matrix(
+                arrays[role], arg=role, names=names, source=source,
+                soft=soft and role.endswith("_pred"),
+            )
+            if names is None:
+                names, source = matrices[role].names, role
+    return matrices
 
 
 @dataclass
@@ -211,21 +244,24 @@ class CountTable:
             Where ``group_names`` / ``task_names`` came from (for example
             ``"the training split"``), named in label-mismatch errors.
         """
-        arrays = {"groups": groups, "tasks": tasks, "groups_pred": groups_pred,
-                  "tasks_pred": tasks_pred}
-        matrices: dict[str, LabelMatrix] = {}
-        for kind, roles, names in (("group", GROUP_ROLES, group_names),
-                                   ("task", TASK_ROLES, task_names)):
-            source = (names_source or f"{kind}_names") if names is not None else None
-            for role in roles:
-                if arrays[role] is None:
-                    continue
-                matrices[role] = as_label_matrix(
-                    arrays[role], arg=role, names=names, source=source,
-                    soft=soft and role.endswith("_pred"),
-                )
-                if names is None:
-                    names, source = matrices[role].names, role
+        from ._dask_counts import any_dask_collection  # never imports dask itself
+
+        if any_dask_collection(groups, tasks, groups_pred, tasks_pred, sample_weight):
+            # Dask inputs: one table per partition, tree-merged (biasamp._dask_counts)
+            from ._dask_counts import ERR_DASK_REPLICATE_WEIGHTS, counts_from_dask
+
+            if replicate_weights is not None:
+                raise ValueError(ERR_DASK_REPLICATE_WEIGHTS)
+            return counts_from_dask(
+                groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
+                sample_weight=sample_weight, group_names=group_names, task_names=task_names,
+                soft=soft, names_source=names_source,
+            )
+        matrices = label_matrices(
+            groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
+            group_names=group_names, task_names=task_names, soft=soft,
+            names_source=names_source,
+        )
         return cls.from_label_matrices(
             matrices, sample_weight=sample_weight, replicate_weights=replicate_weights
         )

@@ -38,9 +38,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._bootstrap import check_bootstrap_args, replicate_splits, with_interval
 from ._counts import CountTable
+from ._dask_counts import ERR_DASK_BOOTSTRAP, any_dask_collection
 from ._results import PairwiseResult, pair_frame
-from ._splits import count_evaluation_split, count_training_split
+from ._splits import (
+    check_not_empty,
+    count_evaluation_split,
+    count_training_split,
+    evaluation_label_matrices,
+)
 
 __all__ = ["directional", "directional_from_counts", "normalize_direction"]
 
@@ -224,6 +231,12 @@ def directional(
     soft: bool = False,
     tie_rule: str = "zero",
     empty: str = "exclude",
+    n_boot: int | None = None,
+    ci: float = 0.95,
+    random_state: Any = None,
+    bootstrap: str = "poisson",
+    resample_train: bool = False,
+    progress: bool = False,
 ) -> PairwiseResult:
     """Directional bias amplification, BiasAmp-> (Wang & Russakovsky, 2021).
 
@@ -256,6 +269,21 @@ def directional(
         How a pair with no training correlation counts (module docs).
     empty : {"exclude", "error"}, default "exclude"
         What happens to pairs whose conditioning set is empty (module docs).
+        In bootstrap replicates, pairs empty in a replicate are always left
+        out of that replicate's mean.
+    n_boot : int, optional
+        Number of bootstrap replicates; ``None`` (default) computes no interval.
+    ci : float, default 0.95
+        Level of the percentile interval.
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
+        Seed of the bootstrap.
+    bootstrap : {"poisson", "multinomial"}, default "poisson"
+        Replicate weights: Poisson(1) per row, or the classic bootstrap.
+    resample_train : bool, default False
+        Also resample the training rows (by default the training side, and so
+        the signs ``y_at``, are fixed and only evaluation rows are resampled).
+    progress : bool, default False
+        Show a progress bar while counting the replicates.
 
     Returns
     -------
@@ -266,6 +294,9 @@ def directional(
         (the evaluation count of the conditioning group or task), ``p_true`` and
         ``p_pred`` (the conditional probabilities of ``delta``), ``delta``, and
         ``contribution`` (the pair's term divided by the number of pairs).
+        With ``n_boot``: ``ci`` (low, high), ``ci_level``, ``se``,
+        ``replicates`` (B,), and ``by_pair`` columns ``ci_low`` / ``ci_high``,
+        the percentile interval of the pair's ``delta`` (``docs/uncertainty.md``).
 
     Examples
     --------
@@ -293,12 +324,44 @@ def directional(
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="tasks_pred"))
     if direction == "T->A" and groups_pred is None:
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="groups_pred"))
-    evaluation = count_evaluation_split(
+    if n_boot is not None:
+        check_bootstrap_args(n_boot=n_boot, ci=ci, bootstrap=bootstrap,
+                             resample_train=resample_train, progress=progress)
+    if any_dask_collection(groups, tasks, groups_pred, tasks_pred, sample_weight):
+        # Dask inputs: counted per partition and tree-merged (biasamp._dask_counts)
+        if n_boot is not None:
+            raise ValueError(ERR_DASK_BOOTSTRAP)
+        evaluation = count_evaluation_split(
+            train=train, groups=groups, tasks=tasks,
+            groups_pred=groups_pred if direction == "T->A" else None,
+            tasks_pred=tasks_pred if direction == "A->T" else None,
+            sample_weight=sample_weight, group_names=group_names, task_names=task_names, soft=soft,
+        )
+        return directional_from_counts(
+            evaluation, direction=direction, train=train, tie_rule=tie_rule, empty=empty
+        )
+    matrices = evaluation_label_matrices(
         train=train, groups=groups, tasks=tasks,
         groups_pred=groups_pred if direction == "T->A" else None,
         tasks_pred=tasks_pred if direction == "A->T" else None,
-        sample_weight=sample_weight, group_names=group_names, task_names=task_names, soft=soft,
+        group_names=group_names, task_names=task_names, soft=soft,
     )
-    return directional_from_counts(
+    evaluation = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
+    check_not_empty(evaluation, "groups")
+    result = directional_from_counts(
         evaluation, direction=direction, train=train, tie_rule=tie_rule, empty=empty
+    )
+    if n_boot is None:
+        return result
+    rep_eval, rep_train = replicate_splits(
+        evaluation=matrices, n_boot=n_boot, random_state=random_state, bootstrap=bootstrap,
+        sample_weight=sample_weight, train=train, groups_train=groups_train,
+        tasks_train=tasks_train, sample_weight_train=sample_weight_train,
+        resample_train=resample_train, progress=progress, metric=f"directional {direction}",
+    )
+    arrays = directional_arrays(rep_eval, direction=direction, train=rep_train,
+                                tie_rule=tie_rule)
+    return with_interval(
+        result, arrays["value"], arrays["delta"], ci=ci, n_boot=n_boot, bootstrap=bootstrap,
+        resample_train=resample_train, pair_column="delta",
     )

@@ -30,10 +30,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._bootstrap import check_bootstrap_args, replicate_splits, with_interval
 from ._counts import CountTable
+from ._dask_counts import ERR_DASK_BOOTSTRAP, any_dask_collection
 from ._inputs import ERR_EMPTY_SPLIT
 from ._results import PairwiseResult, pair_frame
-from ._splits import count_evaluation_split, count_training_split
+from ._splits import (
+    check_not_empty,
+    count_evaluation_split,
+    count_training_split,
+    evaluation_label_matrices,
+)
 
 __all__ = ["bias_scores", "mals", "mals_from_counts"]
 
@@ -132,6 +139,12 @@ def mals(
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
     soft: bool = False,
+    n_boot: int | None = None,
+    ci: float = 0.95,
+    random_state: Any = None,
+    bootstrap: str = "poisson",
+    resample_train: bool = False,
+    progress: bool = False,
 ) -> PairwiseResult:
     """BiasAmp_MALS, the mean bias amplification of Zhao et al. (2017).
 
@@ -153,6 +166,19 @@ def mals(
         Canonical label names (otherwise the training split fixes them).
     soft : bool, default False
         Accept predicted probabilities (expected counts).
+    n_boot : int, optional
+        Number of bootstrap replicates; ``None`` (default) computes no interval.
+    ci : float, default 0.95
+        Level of the percentile interval.
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
+        Seed of the bootstrap.
+    bootstrap : {"poisson", "multinomial"}, default "poisson"
+        Replicate weights: Poisson(1) per row, or the classic bootstrap.
+    resample_train : bool, default False
+        Also resample the training rows (by default ``b*`` and the set of
+        biased pairs are fixed and only the prediction rows are resampled).
+    progress : bool, default False
+        Show a progress bar while counting the replicates.
 
     Returns
     -------
@@ -161,6 +187,9 @@ def mals(
         ``by_pair`` with ``b_train``, ``b_pred``, ``biased`` (b* > 1/|G|),
         ``delta``, ``contribution``, ``violation`` (the task violates the margin)
         and ``empty`` (a biased pair whose task is never predicted).
+        With ``n_boot``: ``ci`` (low, high), ``ci_level``, ``se``,
+        ``replicates`` (B,), and ``by_pair`` columns ``ci_low`` / ``ci_high``,
+        the percentile interval of the pair's ``delta`` (``docs/uncertainty.md``).
 
     Examples
     --------
@@ -180,11 +209,37 @@ def mals(
     )
     if train is None:
         raise ValueError(ERR_MALS_TRAIN)
-    predictions = count_evaluation_split(
-        train=train, groups_pred=groups_pred, tasks_pred=tasks_pred,
-        sample_weight=sample_weight, soft=soft,
+    if n_boot is not None:
+        check_bootstrap_args(n_boot=n_boot, ci=ci, bootstrap=bootstrap,
+                             resample_train=resample_train, progress=progress)
+    if any_dask_collection(groups_pred, tasks_pred, sample_weight):
+        # Dask inputs: counted per partition and tree-merged (biasamp._dask_counts)
+        if n_boot is not None:
+            raise ValueError(ERR_DASK_BOOTSTRAP)
+        predictions = count_evaluation_split(
+            train=train, groups_pred=groups_pred, tasks_pred=tasks_pred,
+            sample_weight=sample_weight, soft=soft,
+        )
+        return mals_from_counts(train, predictions, margin=margin)
+    matrices = evaluation_label_matrices(
+        train=train, groups_pred=groups_pred, tasks_pred=tasks_pred, soft=soft,
     )
-    return mals_from_counts(train, predictions, margin=margin)
+    predictions = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
+    check_not_empty(predictions, "groups_pred")
+    result = mals_from_counts(train, predictions, margin=margin)
+    if n_boot is None:
+        return result
+    rep_pred, rep_train = replicate_splits(
+        evaluation=matrices, n_boot=n_boot, random_state=random_state, bootstrap=bootstrap,
+        sample_weight=sample_weight, train=train, groups_train=groups_train,
+        tasks_train=tasks_train, sample_weight_train=sample_weight_train,
+        resample_train=resample_train, progress=progress, metric="mals",
+    )
+    arrays = mals_arrays(rep_train, rep_pred, margin=float(margin))
+    return with_interval(
+        result, arrays["value"], arrays["delta"], ci=ci, n_boot=n_boot, bootstrap=bootstrap,
+        resample_train=resample_train, pair_column="delta",
+    )
 
 
 def bias_scores(

@@ -153,6 +153,29 @@ class PairwiseResult:
     def __repr__(self) -> str:
         return self.summary()
 
+    def plot(self, kind: str = "pairs", *, ax: Any = None, **kwargs: Any) -> Any:
+        """Plot the result with matplotlib (an optional dependency); return the Axes.
+
+        Parameters
+        ----------
+        kind : {"pairs", "heatmap", "bias"}, default "pairs"
+            ``"pairs"``: the top pairs' ``delta`` as bars (``k=10``), with
+            interval bars when available. ``"heatmap"``: the group x task
+            ``delta`` matrix (``max_tasks=40``). ``"bias"``: training against
+            predicted bias per task with the margin band (MALS results only).
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure by default.
+        **kwargs
+            Passed to the plotting function of ``kind``.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        from ._plotting import plot_result
+
+        return plot_result(self, kind=kind, ax=ax, **kwargs)
+
     def to_dict(self, *, pairs: bool = True) -> dict[str, Any]:
         """A JSON-safe dictionary of the result (``pairs=False`` leaves out ``by_pair``)."""
         out: dict[str, Any] = {

@@ -12,10 +12,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._counts import CountTable
-from ._inputs import ERR_EMPTY_SPLIT
+from ._counts import CountTable, label_matrices
+from ._dask_counts import any_dask_collection
+from ._inputs import ERR_EMPTY_SPLIT, LabelMatrix
 
-__all__ = ["count_training_split", "count_evaluation_split", "check_not_empty"]
+__all__ = [
+    "count_training_split", "count_evaluation_split", "evaluation_label_matrices",
+    "check_not_empty",
+]
 
 ERR_TRAIN_PAIR = "groups_train and tasks_train must be given together (got only {given})."
 ERR_TRAIN_TWICE = "Give the training side either as groups_train/tasks_train or as counts_train, not both."
@@ -83,13 +87,50 @@ def count_evaluation_split(
     replicate_weights: np.ndarray | None = None,
 ) -> CountTable:
     """The evaluation split's count table, in the training split's label space."""
-    source = None
-    if train is not None:
-        group_names, task_names, source = train.group_names, train.task_names, _TRAIN_SOURCE
-    table = CountTable.from_arrays(
-        groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
-        sample_weight=sample_weight, group_names=group_names, task_names=task_names,
-        soft=soft, replicate_weights=replicate_weights, names_source=source,
+    if any_dask_collection(groups, tasks, groups_pred, tasks_pred, sample_weight):
+        # Dask inputs: CountTable.from_arrays counts them partition by partition
+        table = CountTable.from_arrays(
+            groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
+            sample_weight=sample_weight, soft=soft, replicate_weights=replicate_weights,
+            **_label_space(train, group_names, task_names),
+        )
+        check_not_empty(table, "groups" if groups is not None else "groups_pred")
+        return table
+    matrices = evaluation_label_matrices(
+        train=train, groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
+        group_names=group_names, task_names=task_names, soft=soft,
+    )
+    table = CountTable.from_label_matrices(
+        matrices, sample_weight=sample_weight, replicate_weights=replicate_weights
     )
     check_not_empty(table, "groups" if groups is not None else "groups_pred")
     return table
+
+
+def _label_space(train: CountTable | None, group_names: Sequence[Any] | None,
+                 task_names: Sequence[Any] | None) -> dict[str, Any]:
+    if train is not None:
+        return {"group_names": train.group_names, "task_names": train.task_names,
+                "names_source": _TRAIN_SOURCE}
+    return {"group_names": group_names, "task_names": task_names, "names_source": None}
+
+
+def evaluation_label_matrices(
+    *,
+    train: CountTable | None,
+    groups: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    soft: bool = False,
+) -> dict[str, LabelMatrix]:
+    """The evaluation split's validated label matrices, in the training split's label space."""
+    source = None
+    if train is not None:
+        group_names, task_names, source = train.group_names, train.task_names, _TRAIN_SOURCE
+    return label_matrices(
+        groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
+        group_names=group_names, task_names=task_names, soft=soft, names_source=source,
+    )

@@ -12,15 +12,16 @@ import sys
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 
 from .. import __version__
-from . import demo
+from . import demo, measure, report
 
 EXIT_OK = 0
 EXIT_GATE = 1
 EXIT_USAGE = 2
 
-_COMMANDS = (demo,)
+_COMMANDS = (measure, report, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +29,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="biasamp",
         description="Measure and mitigate bias amplification in classifiers.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Examples:\n  biasamp demo\n  biasamp demo --top 5",
+        epilog=(
+            "Examples:\n  biasamp demo\n"
+            "  biasamp measure test.csv --group gender --task-prefix obj_ --pred-prefix pred_ "
+            "--train train.csv\n"
+            "  biasamp report test.csv --group gender --task-prefix obj_ --pred-prefix pred_ "
+            "--html report.html\n"
+            "Run 'biasamp COMMAND --help' for the input contract and more examples."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"biasamp {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -46,8 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(stderr=True)
     try:
         return int(args.run(args))
-    except (ValueError, TypeError, FileNotFoundError) as exc:
-        console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, highlight=False,
+                      soft_wrap=True)
         return EXIT_USAGE
 
 

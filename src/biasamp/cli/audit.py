@@ -1,0 +1,321 @@
+"""The audit behind ``biasamp measure`` and ``biasamp report``: options, inputs, metrics, gates.
+
+:func:`add_audit_arguments` declares the input contract's options on a
+sub-command parser; :func:`run_audit` reads the files, computes the metrics of
+the registry, checks the cells and the ``--fail-above`` gates, and returns an
+:class:`Audit` that the terminal, JSON and HTML outputs render.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._counts import CountTable
+from .._mals import bias_scores
+from .inputs import AuditData, Layout, load_audit
+from .metrics import REGISTRY, Settings, compute_metric, resolve_metric
+
+__all__ = ["Audit", "Gate", "INPUT_CONTRACT", "add_audit_arguments", "parse_gate", "run_audit"]
+
+ERR_GATE_FORMAT = "--fail-above: expected METRIC=VALUE (for example mals=0.02), got {got!r}."
+ERR_GATE_METRIC = (
+    "--fail-above {key}: the metric is not computed in this run (computed: {computed})."
+)
+ERR_NO_METRICS = (
+    "No metric can be computed from these inputs: {reasons}. Give predictions with "
+    "--pred-prefix, --pred or --pred-tasks-long."
+)
+ERR_N_BOOT = "--n-boot: expected a non-negative integer, got {got!r}."
+ERR_CI = "--ci: expected a level in (0, 1), got {got!r}."
+
+INPUT_CONTRACT = """\
+Input contract:
+  One row per instance, in a CSV (.csv, .tsv, optionally .gz) or Parquet file.
+  Group   --group COL              one categorical column (one label per row)
+          --group-cols A,B         0/1 indicator columns, one per group
+  Tasks   --task COL               one categorical column
+          --task-cols T1,T2        0/1 indicator columns
+          --task-prefix obj_       every column starting with obj_ (label = rest of the name)
+          --tasks-long FILE        long table of (id, label) rows for thousands of labels
+                                   (--id names the id column, --long-label the label column)
+  Predictions of column C are column {pred-prefix}C:
+          --pred-prefix pred_      in the data file itself
+          --pred FILE --id ID      in another file joined on ID (every id in both files,
+                                   no duplicates); its columns use the ground-truth names
+                                   unless --pred-prefix is given
+          --pred-tasks-long FILE   predicted tasks as a long (id, label) table
+  Scores  prediction indicator columns may hold scores: --threshold 0.5 binarises
+          them (score >= threshold is 1).
+  Train   --train FILE             training ground truth, same layout as the data file
+                                   (--train-tasks-long FILE with --tasks-long)
+  Values  indicators are 0 or 1; labels are text; missing values are errors.
+  Errors name the file, the column and the problem; exit code 2.
+
+Exit codes: 0 success, 1 a --fail-above bound was exceeded, 2 usage or input error.
+"""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A ``--fail-above METRIC=VALUE`` bound and its outcome."""
+
+    key: str
+    bound: float
+    value: float | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.value is not None and self.value > self.bound
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.key, "bound": self.bound, "value": self.value,
+                "passed": not self.failed}
+
+
+def parse_gate(text: str) -> Gate:
+    """Parse ``METRIC=VALUE`` (argparse ``type``: errors exit with code 2)."""
+    key, sep, value = text.partition("=")
+    try:
+        bound = float(value)
+    except ValueError:
+        bound = math.nan
+    if not sep or not key.strip() or not math.isfinite(bound):
+        raise argparse.ArgumentTypeError(ERR_GATE_FORMAT.format(got=text))
+    try:
+        spec = resolve_metric(key.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("--metric", "--fail-above")) from exc
+    return Gate(spec.key, bound)
+
+
+def _n_boot(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(ERR_N_BOOT.format(got=text))
+    return value
+
+
+def _ci(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(ERR_CI.format(got=text))
+    return value
+
+
+def _column_list(text: str) -> tuple[str, ...]:
+    columns = tuple(c.strip() for c in text.split(",") if c.strip())
+    if not columns:
+        raise argparse.ArgumentTypeError("expected a comma-separated list of column names")
+    return columns
+
+
+def _metric_name(text: str) -> str:
+    try:
+        return resolve_metric(text).key
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The input-contract options (and metric options) shared by measure and report."""
+    files = parser.add_argument_group("files")
+    files.add_argument("data", help="evaluation file (CSV or Parquet): ground truth, and "
+                       "predictions with --pred-prefix")
+    files.add_argument("--pred", metavar="FILE", help="predictions file joined on --id")
+    files.add_argument("--train", metavar="FILE", help="training ground truth (same layout)")
+    files.add_argument("--id", metavar="COL", help="id column joining the files")
+    files.add_argument("--delimiter", metavar="CHAR",
+                       help="CSV delimiter (default ',' or tab for .tsv)")
+    columns = parser.add_argument_group("columns")
+    group = columns.add_mutually_exclusive_group(required=True)
+    group.add_argument("--group", metavar="COL", help="categorical group column")
+    group.add_argument("--group-cols", metavar="A,B", type=_column_list,
+                       help="0/1 group indicator columns, comma-separated")
+    task = columns.add_mutually_exclusive_group(required=True)
+    task.add_argument("--task", metavar="COL", help="categorical task column")
+    task.add_argument("--task-cols", metavar="T1,T2", type=_column_list,
+                      help="0/1 task indicator columns, comma-separated")
+    task.add_argument("--task-prefix", metavar="PREFIX",
+                      help="every column starting with PREFIX is a task indicator")
+    task.add_argument("--tasks-long", metavar="FILE",
+                      help="long table of (id, label) task rows (needs --id)")
+    columns.add_argument("--long-label", metavar="COL", default="label",
+                         help="label column of the long tables (default 'label')")
+    columns.add_argument("--pred-prefix", metavar="PREFIX",
+                         help="the prediction of column C is column PREFIX+C")
+    columns.add_argument("--pred-tasks-long", metavar="FILE",
+                         help="predicted tasks as a long (id, label) table")
+    columns.add_argument("--train-tasks-long", metavar="FILE",
+                         help="training tasks as a long (id, label) table")
+    columns.add_argument("--threshold", type=float, metavar="T",
+                         help="binarise prediction scores: score >= T is 1")
+    metrics = parser.add_argument_group("metrics")
+    metrics.add_argument("--metric", action="append", type=_metric_name, metavar="NAME",
+                         help="metric to compute, repeatable: " + ", ".join(REGISTRY)
+                         + " (default: every one the inputs allow)")
+    metrics.add_argument("--n-boot", type=_n_boot, default=0, metavar="B",
+                         help="bootstrap replicates for intervals (default 0: none)")
+    metrics.add_argument("--ci", type=_ci, default=0.95, help="interval level (default 0.95)")
+    metrics.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    metrics.add_argument("--margin", type=float, default=0.05,
+                         help="MALS margin for violations and the report's band (default 0.05)")
+    metrics.add_argument("--min-cell", type=int, default=5, metavar="N",
+                         help="warn about group x task cells with fewer than N instances "
+                              "(default 5)")
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", metavar="FILE", help="write the results as JSON (schema v1)")
+    output.add_argument("--top", type=int, default=10, metavar="K",
+                        help="pairs shown per metric (default 10)")
+    output.add_argument("--fail-above", action="append", type=parse_gate, default=[],
+                        metavar="METRIC=VALUE",
+                        help="exit with code 1 when METRIC exceeds VALUE (repeatable)")
+    output.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+@dataclass
+class Audit:
+    """Everything one audit computed, for the terminal, JSON and HTML outputs."""
+
+    data: AuditData
+    results: dict[str, Any]
+    settings: dict[str, Any]
+    gates: list[Gate] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    comparison: pd.DataFrame | None = None
+    sweep: pd.DataFrame | None = None
+    by_size: pd.DataFrame | None = None
+
+    @property
+    def failed_gates(self) -> list[Gate]:
+        return [g for g in self.gates if g.failed]
+
+
+def _layout(args: argparse.Namespace) -> Layout:
+    return Layout(
+        group=args.group, group_cols=args.group_cols, task=args.task, task_cols=args.task_cols,
+        task_prefix=args.task_prefix, tasks_long=args.tasks_long, id=args.id,
+        pred_prefix=args.pred_prefix, long_label=args.long_label, delimiter=args.delimiter,
+    )
+
+
+def _examples(pairs: list[tuple[Any, Any]], k: int = 3) -> str:
+    shown = ", ".join(f"({g}, {t})" for g, t in pairs[:k])
+    return shown + (", ..." if len(pairs) > k else "")
+
+
+def cell_warnings(data: AuditData, *, min_cell: int) -> list[str]:
+    """Warnings about empty or tiny group x task cells of the ground truth."""
+    out: list[str] = []
+    splits = [("evaluation", data.groups, data.tasks)]
+    if data.has("groups_train"):
+        splits.append(("training", data.groups_train, data.tasks_train))
+    for name, groups, tasks in splits:
+        table = CountTable.from_arrays(groups=groups, tasks=tasks, **data.names())
+        joint = table.joint[("groups", "tasks")]
+        for label, mask in (("empty", joint == 0), (f"tiny (< {min_cell} instances)",
+                                                     (joint > 0) & (joint < min_cell))):
+            if mask.any():
+                gi, ti = np.nonzero(mask)
+                pairs = [(table.group_names[g], table.task_names[t]) for g, t in zip(gi, ti,
+                                                                                     strict=True)]
+                out.append(f"{name} split: {len(pairs)} of {joint.size} group x task cells are "
+                           f"{label}, for example {_examples(pairs)}.")
+        empty_groups = [g for g, c in zip(table.group_names, table.totals["groups"], strict=True)
+                        if c == 0]
+        if empty_groups:
+            out.append(f"{name} split: group(s) with no instances: {', '.join(map(str, empty_groups))}.")
+    return out
+
+
+def bias_comparison(data: AuditData) -> pd.DataFrame | None:
+    """Per (group, task): the training bias b*(t, g) and the predicted bias b~(t, g).
+
+    The predicted bias crosses the predicted groups (or the true ones) with the
+    predicted tasks (or the true ones); the training bias comes from the
+    training split (or the evaluation ground truth without one).
+    """
+    if not (data.has("groups_pred") or data.has("tasks_pred")):
+        return None
+    if data.has("groups_train"):
+        ref_groups, ref_tasks, source = data.groups_train, data.tasks_train, "training"
+    else:
+        ref_groups, ref_tasks, source = data.groups, data.tasks, "evaluation ground truth"
+    reference = bias_scores(ref_groups, ref_tasks, empty="nan", **data.names())
+    groups = data.groups_pred if data.has("groups_pred") else data.groups
+    tasks = data.tasks_pred if data.has("tasks_pred") else data.tasks
+    predicted = bias_scores(groups, tasks, empty="nan", **data.names())
+    frame = pd.DataFrame({
+        "task": np.repeat(np.asarray(reference.index, dtype=object), reference.shape[1]),
+        "group": np.tile(np.asarray(reference.columns, dtype=object), reference.shape[0]),
+        "b_train": reference.to_numpy().reshape(-1),
+        "b_pred": predicted.to_numpy().reshape(-1),
+    })
+    frame.attrs["reference"] = source
+    frame.attrs["predicted"] = ("predicted groups" if data.has("groups_pred") else "true groups") \
+        + " x " + ("predicted tasks" if data.has("tasks_pred") else "true tasks")
+    return frame
+
+
+def _settings_dict(args: argparse.Namespace, keys: list[str]) -> dict[str, Any]:
+    names = ("group", "group_cols", "task", "task_cols", "task_prefix", "tasks_long", "id",
+             "pred_prefix", "pred_tasks_long", "train_tasks_long", "long_label", "delimiter",
+             "threshold", "n_boot", "ci", "seed", "margin", "min_cell")
+    out = {name: getattr(args, name, None) for name in names}
+    out = {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
+    out["metrics"] = keys
+    out["fail_above"] = [f"{g.key}={g.bound:g}" for g in args.fail_above]
+    return out
+
+
+def run_audit(args: argparse.Namespace, *, progress: bool) -> Audit:
+    """Read the inputs named by ``args``, compute the metrics and check the gates."""
+    layout = _layout(args)
+    data = load_audit(
+        layout, data=args.data, pred=args.pred, train=args.train,
+        pred_tasks_long=args.pred_tasks_long, train_tasks_long=args.train_tasks_long,
+        threshold=args.threshold, progress=progress,
+    )
+    settings = Settings(n_boot=args.n_boot, ci=args.ci, seed=args.seed, margin=args.margin,
+                        progress=progress)
+    skipped: dict[str, str] = {}
+    if args.metric:
+        keys = list(dict.fromkeys(args.metric))
+    else:
+        keys = []
+        for spec in REGISTRY.values():
+            if not spec.default:
+                continue
+            missing = spec.missing(data)
+            if missing:
+                skipped[spec.key] = "needs " + ", ".join(missing)
+            else:
+                keys.append(spec.key)
+        if not keys:
+            reasons = "; ".join(f"{k} {why}" for k, why in skipped.items())
+            raise ValueError(ERR_NO_METRICS.format(reasons=reasons))
+    for gate in args.fail_above:
+        if gate.key not in keys:
+            raise ValueError(ERR_GATE_METRIC.format(key=gate.key, computed=", ".join(keys)))
+    results = {key: compute_metric(REGISTRY[key], data, settings) for key in keys}
+    warnings = cell_warnings(data, min_cell=args.min_cell)
+    for key, result in results.items():
+        n_empty = getattr(result, "n_empty", 0)
+        if n_empty:
+            warnings.append(f"{key}: {n_empty} pair(s) have an empty conditioning set "
+                            "(see the metric's docs for how they count).")
+    gates = [Gate(g.key, g.bound, float(results[g.key].value)) for g in args.fail_above]
+    return Audit(data=data, results=results, settings=_settings_dict(args, keys), gates=gates,
+                 warnings=warnings, skipped=skipped, comparison=bias_comparison(data))

@@ -1,0 +1,868 @@
+"""Reading audit inputs from files: the input contract of the command line.
+
+Layouts
+-------
+One row per instance in a wide CSV (``.csv``, ``.tsv``, optionally ``.gz``) or
+Parquet file.
+
+* **Group**: one categorical column (``--group COL``, one label per row) or
+  0/1 indicator columns (``--group-cols A,B``).
+* **Tasks**: one categorical column (``--task COL``), 0/1 indicator columns
+  (``--task-cols`` or every column starting with ``--task-prefix``; the prefix
+  is stripped from the label name), or a long table of ``(id, label)`` rows
+  (``--tasks-long FILE``, for thousands of labels; read into a
+  scipy.sparse matrix). An instance with no row in a long table has no task.
+* **Predictions** of column ``C`` are the column ``{pred_prefix}C``, in the
+  same file (``--pred-prefix``) or in another file joined on ``--id``
+  (``--pred FILE``; without ``--pred-prefix`` its columns carry the ground
+  truth names). Predicted groups, predicted tasks or both may be given.
+  Prediction indicator columns may hold scores, binarised with ``--threshold``
+  (``score >= threshold`` is 1) or with thresholds calibrated elsewhere.
+* **Training** ground truth (``--train FILE``) has the layout of the data file.
+
+Every file is read once, streamed in chunks that keep only the needed columns
+as compact arrays (uint8 indicators, label strings); its SHA-256 is computed
+from the same bytes (Parquet files are hashed in a separate streamed pass,
+since only their needed column chunks are read). Nothing is unpickled.
+
+Errors are :class:`InputError` (a ``ValueError``) whose messages, module
+constants, name the file, the column and the problem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+__all__ = [
+    "AuditData",
+    "ColumnBlock",
+    "FileInfo",
+    "InputError",
+    "Layout",
+    "load_audit",
+    "read_blocks",
+    "read_header",
+    "read_long_table",
+]
+
+# --- error messages (reused by the tests) ---------------------------------
+ERR_NOT_FOUND = "{file}: file not found."
+ERR_EMPTY_FILE = "{file}: the file is empty."
+ERR_NO_ROWS = "{file}: the file has a header but no data rows."
+ERR_DELIMITER = (
+    "{file}: the header is a single column {header!r} containing {char!r}; the file seems to "
+    "be delimited by {char!r}, not {expected!r}. Pass --delimiter {char!r}."
+)
+ERR_PARQUET = "{file}: not a readable Parquet file ({detail})."
+ERR_CSV = "{file}: cannot parse the file as delimited text ({detail})."
+ERR_NO_PYARROW = "{file}: reading Parquet needs pyarrow: pip install 'biasamp[parquet]'."
+ERR_MISSING_COLUMN = "{file}: column {column!r} ({option}) not found; the file has columns {columns}."
+ERR_NO_PREFIX_COLUMNS = (
+    "{file}: no column starts with {prefix!r} ({option}); the file has columns {columns}."
+)
+ERR_NOT_BINARY = "{file}, column {column!r}: values must be 0 or 1; found {value!r} in data row {row}."
+HINT_SCORES = " Prediction scores need --threshold."
+ERR_NOT_NUMERIC = "{file}, column {column!r}: expected a number (a score); found {value!r} in data row {row}."
+ERR_MISSING_VALUES = (
+    "{file}, column {column!r}: {count} missing value(s), the first in data row {row}."
+)
+ERR_DUPLICATE_IDS = "{file}, column {column!r}: {count} duplicate id(s), for example {examples}."
+ERR_ID_MISSING = (
+    "--id {column!r}: {count} id(s) of {file_a} are missing from {file_b}, for example {examples}."
+)
+ERR_UNKNOWN_PRED_LABELS = (
+    "{file}, column {column!r}: predicted label(s) {examples} never occur in the ground truth "
+    "({sources}); predictions must use the ground-truth labels."
+)
+ERR_COLUMN_SETS = (
+    "{file}: its {what} columns differ from those of {reference}: missing {missing}, "
+    "unexpected {unexpected}. Label sets must line up across files."
+)
+ERR_NO_PREDICTIONS_FOUND = (
+    "{file}: no prediction columns found: expected {group_col} for the predicted group or "
+    "{task_col} (and the other task columns) for the predicted tasks."
+)
+ERR_PARTIAL_PREDICTIONS = (
+    "{file}: predicted {role} columns are incomplete: {column!r} ({option}) not found, while "
+    "{present!r} is present."
+)
+ERR_NEEDS_ID = "{option} needs --id (the column that joins the files)."
+ERR_LAYOUT = "{what}: give exactly one of {options}."
+ERR_LONG_PRED_GROUPS = "--pred-tasks-long gives predicted tasks; predicted groups come from --pred-prefix or --pred."
+
+_FORMAT_CSV = "csv"
+_FORMAT_PARQUET = "parquet"
+_PARQUET_MAGIC = b"PAR1"
+_DELIMITER_CANDIDATES = (",", ";", "\t", "|")
+_CHUNK_CELLS = 4_000_000  # cells per chunk when streaming
+_MIN_CHUNK_ROWS = 1000
+_MAX_SHOWN = 5
+
+
+class InputError(ValueError):
+    """A problem with an input file; the message names the file, column and problem."""
+
+
+def _shown(values: Sequence[Any]) -> str:
+    values = list(values)
+    text = ", ".join(repr(v) for v in values[:_MAX_SHOWN])
+    if len(values) > _MAX_SHOWN:
+        text += f", ... ({len(values)} in all)"
+    return text
+
+
+def _columns_text(columns: Sequence[str]) -> str:
+    columns = list(columns)
+    text = ", ".join(repr(c) for c in columns[:12])
+    if len(columns) > 12:
+        text += f", ... ({len(columns)} in all)"
+    return text
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """Provenance of one input file (for the JSON output and the report)."""
+
+    role: str
+    path: str
+    format: str
+    sha256: str
+    n_rows: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "path": self.path, "format": self.format,
+                "sha256": self.sha256, "rows": self.n_rows}
+
+
+@dataclass(frozen=True)
+class ColumnBlock:
+    """Columns of a file that make up one array.
+
+    ``kind`` is ``"label"`` (one categorical column, read as strings),
+    ``"id"`` (one id column, strings), ``"indicator"`` (0/1 columns, uint8) or
+    ``"score"`` (numeric columns, float64). ``option`` is the command-line
+    option the columns came from, for error messages.
+    """
+
+    role: str
+    kind: str
+    columns: tuple[str, ...]
+    option: str
+
+
+# --- file format, header, hashing -------------------------------------------------
+
+
+def _file_format(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except FileNotFoundError as exc:
+        raise InputError(ERR_NOT_FOUND.format(file=path)) from exc
+    except IsADirectoryError as exc:
+        raise InputError(ERR_CSV.format(file=path, detail="it is a directory")) from exc
+    suffixes = [s.lower() for s in path.suffixes]
+    if magic == _PARQUET_MAGIC or (suffixes and suffixes[-1] in (".parquet", ".pq")):
+        return _FORMAT_PARQUET
+    return _FORMAT_CSV
+
+
+def _default_delimiter(path: Path, delimiter: str | None) -> str:
+    if delimiter is not None:
+        return delimiter
+    suffixes = [s.lower() for s in path.suffixes]
+    return "\t" if ".tsv" in suffixes else ","
+
+
+def _compression(path: Path) -> str | None:
+    suffix = path.suffix.lower()
+    return {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}.get(suffix)
+
+
+def _parquet_module(path: Path) -> Any:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:  # pragma: no cover - pyarrow is a test dependency
+        raise InputError(ERR_NO_PYARROW.format(file=path)) from exc
+    return pq
+
+
+def _open_parquet(path: Path) -> Any:
+    pq = _parquet_module(path)
+    try:
+        return pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ... for bad files
+        raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
+
+
+def _check_delimiter(path: Path, columns: Sequence[str], delimiter: str) -> None:
+    if len(columns) != 1:
+        return
+    header = str(columns[0])
+    for char in _DELIMITER_CANDIDATES:
+        if char != delimiter and char in header:
+            raise InputError(ERR_DELIMITER.format(file=path, header=header, char=char,
+                                                  expected=delimiter))
+
+
+def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str, list[str]]:
+    """The format (``"csv"`` or ``"parquet"``) and the column names of a file.
+
+    Reads only the header line of a CSV file, only the footer of a Parquet file.
+    """
+    path = Path(path)
+    fmt = _file_format(path)
+    if fmt == _FORMAT_PARQUET:
+        parquet = _open_parquet(path)
+        return fmt, [str(name) for name in parquet.schema_arrow.names]
+    if path.stat().st_size == 0:
+        raise InputError(ERR_EMPTY_FILE.format(file=path))
+    sep = _default_delimiter(path, delimiter)
+    try:
+        frame = pd.read_csv(path, sep=sep, nrows=0, compression=_compression(path))
+    except pd.errors.EmptyDataError as exc:
+        raise InputError(ERR_EMPTY_FILE.format(file=path)) from exc
+    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as exc:
+        raise InputError(ERR_CSV.format(file=path, detail=str(exc).strip())) from exc
+    columns = [str(c) for c in frame.columns]
+    _check_delimiter(path, columns, sep)
+    return fmt, columns
+
+
+class _HashingReader(io.RawIOBase):
+    """A binary reader that feeds every byte it passes on into a SHA-256."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self.sha256 = hashlib.sha256()
+        self.bytes_read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._raw.read(len(buffer))
+        n = len(data)
+        buffer[:n] = data
+        self.sha256.update(data)
+        self.bytes_read += n
+        return n
+
+    def drain(self) -> None:
+        while self.readinto(bytearray(1 << 20)):
+            pass
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file, streamed in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --- chunk conversion ------------------------------------------------------------------
+
+
+def _first_row(mask: np.ndarray) -> int:
+    return int(np.argmax(mask.any(axis=1) if mask.ndim == 2 else mask))
+
+
+def _convert_label(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
+    column = block.columns[0]
+    series = frame[column]
+    missing = series.isna().to_numpy()
+    if missing.any():
+        raise InputError(ERR_MISSING_VALUES.format(
+            file=path, column=column, count=int(missing.sum()), row=offset + _first_row(missing) + 1))
+    return series.astype(str).to_numpy(dtype=object)
+
+
+def _numeric_block(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
+    sub = frame[list(block.columns)]
+    try:
+        return sub.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        pass
+    # a column holds text: find the first value that is not a number
+    for column in block.columns:
+        raw = sub[column]
+        coerced = pd.to_numeric(raw, errors="coerce")
+        bad = (coerced.isna() & raw.notna()).to_numpy()
+        if bad.any():
+            row = _first_row(bad)
+            template = ERR_NOT_NUMERIC if block.kind == "score" else ERR_NOT_BINARY
+            message = template.format(file=path, column=column, value=raw.iloc[row],
+                                      row=offset + row + 1)
+            if block.kind == "indicator" and block.role.endswith("_pred"):
+                message += HINT_SCORES
+            raise InputError(message)
+    return sub.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)  # pragma: no cover
+
+
+def _convert_numeric(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
+    values = _numeric_block(frame, block, path, offset)
+    missing = np.isnan(values)
+    if missing.any():
+        col = int(np.argmax(missing.any(axis=0)))
+        column = block.columns[col]
+        raise InputError(ERR_MISSING_VALUES.format(
+            file=path, column=column, count=int(missing[:, col].sum()),
+            row=offset + _first_row(missing[:, col]) + 1))
+    if block.kind == "score":
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row, col = np.argwhere(bad)[0]
+            raise InputError(ERR_NOT_NUMERIC.format(file=path, column=block.columns[col],
+                                                    value=values[row, col], row=offset + row + 1))
+        return values
+    bad = (values != 0) & (values != 1)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        value = values[row, col]
+        message = ERR_NOT_BINARY.format(
+            file=path, column=block.columns[col],
+            value=int(value) if float(value).is_integer() else float(value), row=offset + row + 1)
+        if block.role.endswith("_pred"):
+            message += HINT_SCORES
+        raise InputError(message)
+    return values.astype(np.uint8)
+
+
+def _convert_chunk(
+    frame: pd.DataFrame, blocks: Sequence[ColumnBlock], path: Path, offset: int
+) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for block in blocks:
+        if block.kind in ("label", "id"):
+            out[block.role] = _convert_label(frame, block, path, offset)
+        else:
+            out[block.role] = _convert_numeric(frame, block, path, offset)
+    return out
+
+
+def _check_columns(path: Path, header: Sequence[str], blocks: Sequence[ColumnBlock]) -> None:
+    present = set(header)
+    for block in blocks:
+        for column in block.columns:
+            if column not in present:
+                raise InputError(ERR_MISSING_COLUMN.format(
+                    file=path, column=column, option=block.option,
+                    columns=_columns_text(header)))
+
+
+def _read_csv_chunks(
+    path: Path, blocks: Sequence[ColumnBlock], delimiter: str, chunk_rows: int,
+    advance: Callable[[int], None], on_chunk: Callable[[pd.DataFrame], None],
+) -> str:
+    """Stream a delimited file through ``on_chunk``; return the SHA-256 of its bytes."""
+    usecols = list(dict.fromkeys(c for b in blocks for c in b.columns))
+    text_columns = {b.columns[0]: str for b in blocks if b.kind in ("label", "id")}
+    with path.open("rb") as raw:
+        reader = _HashingReader(raw)
+        buffered = io.BufferedReader(reader, buffer_size=1 << 20)
+        try:
+            chunks = pd.read_csv(
+                buffered, sep=delimiter, usecols=usecols, dtype=text_columns,
+                keep_default_na=False, na_values=[""], chunksize=chunk_rows,
+                compression=_compression(path),
+            )
+            with chunks:
+                for chunk in chunks:
+                    advance(reader.bytes_read)
+                    on_chunk(chunk)
+        except pd.errors.EmptyDataError as exc:
+            raise InputError(ERR_EMPTY_FILE.format(file=path)) from exc
+        except (pd.errors.ParserError, UnicodeDecodeError, EOFError) as exc:
+            raise InputError(ERR_CSV.format(file=path, detail=str(exc).strip())) from exc
+        reader.drain()
+        advance(reader.bytes_read)
+        return reader.sha256.hexdigest()
+
+
+def read_blocks(
+    path: str | Path,
+    blocks: Sequence[ColumnBlock],
+    *,
+    role: str,
+    delimiter: str | None = None,
+    header: Sequence[str] | None = None,
+    progress: bool = False,
+) -> tuple[dict[str, np.ndarray], FileInfo]:
+    """Read the columns of ``blocks`` from a file, once, in chunks.
+
+    Returns one array per block role (strings for ``label``/``id`` blocks,
+    ``(n, k)`` uint8 for ``indicator``, float64 for ``score``) and the file's
+    :class:`FileInfo` with its SHA-256.
+    """
+    path = Path(path)
+    fmt, columns = (_file_format(path), list(header)) if header is not None else read_header(
+        path, delimiter=delimiter)
+    _check_columns(path, columns, blocks)
+    n_cols = max(1, sum(len(b.columns) for b in blocks))
+    chunk_rows = max(_MIN_CHUNK_ROWS, _CHUNK_CELLS // n_cols)
+    parts: dict[str, list[np.ndarray]] = {b.role: [] for b in blocks}
+    offset = 0
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    size = path.stat().st_size
+    with Progress(TextColumn("reading {task.description}"), BarColumn(), DownloadColumn(),
+                  console=Console(stderr=True), transient=True, disable=not progress) as bar:
+        task = bar.add_task(path.name, total=size)
+
+        def advance(done: int) -> None:
+            bar.update(task, completed=done)
+
+        if fmt == _FORMAT_PARQUET:
+            parquet = _open_parquet(path)
+            usecols = list(dict.fromkeys(c for b in blocks for c in b.columns))
+            try:
+                batches = parquet.iter_batches(batch_size=chunk_rows, columns=usecols)
+                for batch in batches:
+                    frame = batch.to_pandas()
+                    for b in blocks:
+                        if b.kind in ("label", "id"):
+                            col = b.columns[0]
+                            frame[col] = frame[col].where(frame[col].isna(), frame[col].astype(str))
+                    for key, arr in _convert_chunk(frame, blocks, path, offset).items():
+                        parts[key].append(arr)
+                    offset += len(frame)
+                    advance(int(size * offset / max(parquet.metadata.num_rows, 1)))
+            except InputError:
+                raise
+            except Exception as exc:  # corrupt pages raise ArrowInvalid / OSError
+                raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
+            digest = file_sha256(path)
+        else:
+            def on_chunk(chunk: pd.DataFrame) -> None:
+                nonlocal offset
+                for key, arr in _convert_chunk(chunk, blocks, path, offset).items():
+                    parts[key].append(arr)
+                offset += len(chunk)
+
+            digest = _read_csv_chunks(path, blocks, _default_delimiter(path, delimiter),
+                                      chunk_rows, advance, on_chunk)
+    if offset == 0:
+        raise InputError(ERR_NO_ROWS.format(file=path))
+    arrays = {key: np.concatenate(chunks, axis=0) for key, chunks in parts.items()}
+    return arrays, FileInfo(role=role, path=str(path), format=fmt, sha256=digest, n_rows=offset)
+
+
+# --- layout -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which columns hold what (the command-line options of the input contract)."""
+
+    group: str | None = None
+    group_cols: tuple[str, ...] | None = None
+    task: str | None = None
+    task_cols: tuple[str, ...] | None = None
+    task_prefix: str | None = None
+    tasks_long: str | None = None
+    id: str | None = None
+    pred_prefix: str | None = None
+    long_label: str = "label"
+    delimiter: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.group is None) == (self.group_cols is None):
+            raise InputError(ERR_LAYOUT.format(what="group", options="--group, --group-cols"))
+        task_options = [self.task, self.task_cols, self.task_prefix, self.tasks_long]
+        if sum(option is not None for option in task_options) != 1:
+            raise InputError(ERR_LAYOUT.format(
+                what="tasks", options="--task, --task-cols, --task-prefix, --tasks-long"))
+        if self.tasks_long is not None and self.id is None:
+            raise InputError(ERR_NEEDS_ID.format(option="--tasks-long"))
+
+    @property
+    def group_kind(self) -> str:
+        return "label" if self.group is not None else "indicator"
+
+    @property
+    def task_kind(self) -> str:
+        if self.task is not None:
+            return "label"
+        return "sparse" if self.tasks_long is not None else "indicator"
+
+    def group_columns(self) -> tuple[str, ...]:
+        return (self.group,) if self.group is not None else tuple(self.group_cols or ())
+
+    def group_option(self) -> str:
+        return "--group" if self.group is not None else "--group-cols"
+
+    def task_columns(self, path: Path, header: Sequence[str]) -> tuple[tuple[str, ...], str]:
+        """The task columns of a file and the option that named them (long tables: none)."""
+        if self.task is not None:
+            return (self.task,), "--task"
+        if self.task_cols is not None:
+            return tuple(self.task_cols), "--task-cols"
+        if self.task_prefix is not None:
+            excluded = set(self.group_columns()) | {self.id}
+            found = tuple(
+                c for c in header
+                if c.startswith(self.task_prefix) and c not in excluded
+                and not (self.pred_prefix and c.startswith(self.pred_prefix))
+            )
+            if not found:
+                raise InputError(ERR_NO_PREFIX_COLUMNS.format(
+                    file=path, prefix=self.task_prefix, option="--task-prefix",
+                    columns=_columns_text(header)))
+            return found, "--task-prefix"
+        return (), "--tasks-long"
+
+    def task_name(self, column: str) -> str:
+        if self.task_prefix:
+            return column[len(self.task_prefix):]
+        return column
+
+
+# --- the audit data ------------------------------------------------------------------
+
+
+@dataclass
+class AuditData:
+    """Everything read from the files, as arrays ready for the metrics.
+
+    Groups and tasks are 1-D label arrays (categorical layout), ``(n, k)``
+    uint8 matrices (indicator layout) or CSR matrices (long tables); their
+    names are ``group_names`` and ``task_names``. ``group_scores`` /
+    ``task_scores`` hold raw prediction scores when predictions were
+    thresholded.
+    """
+
+    groups: Any
+    tasks: Any
+    group_names: tuple[str, ...]
+    task_names: tuple[str, ...]
+    groups_pred: Any = None
+    tasks_pred: Any = None
+    groups_train: Any = None
+    tasks_train: Any = None
+    group_scores: np.ndarray | None = None
+    task_scores: np.ndarray | None = None
+    files: list[FileInfo] = field(default_factory=list)
+    thresholds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return int(np.shape(self.groups)[0])
+
+    @property
+    def n_train(self) -> int | None:
+        return None if self.groups_train is None else int(np.shape(self.groups_train)[0])
+
+    def has(self, role: str) -> bool:
+        return getattr(self, role) is not None
+
+    def names(self) -> dict[str, tuple[str, ...]]:
+        return {"group_names": self.group_names, "task_names": self.task_names}
+
+
+def _pred_column(layout: Layout, column: str) -> str:
+    return f"{layout.pred_prefix or ''}{column}"
+
+
+def _prediction_blocks(
+    layout: Layout, path: Path, header: Sequence[str], group_cols: tuple[str, ...],
+    task_cols: tuple[str, ...], scored: bool,
+) -> list[ColumnBlock]:
+    """Blocks of the predicted groups / tasks found in ``header`` (at least one)."""
+    option = "--pred-prefix" if layout.pred_prefix else "--pred"
+    present = set(header)
+    blocks: list[ColumnBlock] = []
+    for role, cols, kind in (("groups_pred", group_cols, layout.group_kind),
+                             ("tasks_pred", task_cols, layout.task_kind)):
+        if not cols:
+            continue
+        wanted = tuple(_pred_column(layout, c) for c in cols)
+        found = [c for c in wanted if c in present]
+        if not found:
+            continue
+        if len(found) < len(wanted):
+            missing = next(c for c in wanted if c not in present)
+            raise InputError(ERR_PARTIAL_PREDICTIONS.format(
+                file=path, role=role.split("_")[0], column=missing, option=option, present=found[0]))
+        block_kind = "label" if kind == "label" else ("score" if scored else "indicator")
+        blocks.append(ColumnBlock(role, block_kind, wanted, option))
+    return blocks
+
+
+def _check_ids(ids: np.ndarray, path: Path, column: str) -> pd.Index:
+    index = pd.Index(ids)
+    if not index.is_unique:
+        dups = pd.unique(ids[index.duplicated()])
+        raise InputError(ERR_DUPLICATE_IDS.format(file=path, column=column, count=len(dups),
+                                                  examples=_shown(dups)))
+    return index
+
+
+def _align(index_a: pd.Index, ids_b: np.ndarray, path_a: Path, path_b: Path,
+           column: str, *, both_ways: bool = True) -> np.ndarray:
+    """Positions in ``ids_b`` of each id of ``index_a`` (every id must be in both)."""
+    index_b = pd.Index(ids_b)
+    positions = index_b.get_indexer(index_a)
+    if (positions < 0).any():
+        missing = index_a[positions < 0]
+        raise InputError(ERR_ID_MISSING.format(column=column, count=len(missing), file_a=path_a,
+                                               file_b=path_b, examples=_shown(list(missing))))
+    if both_ways:
+        extra = index_b.difference(index_a)
+        if len(extra):
+            raise InputError(ERR_ID_MISSING.format(column=column, count=len(extra), file_a=path_b,
+                                                   file_b=path_a, examples=_shown(list(extra))))
+    return positions
+
+
+def read_long_table(
+    path: str | Path, *, id_col: str, label_col: str, delimiter: str | None = None,
+    role: str = "tasks_long", option: str = "--tasks-long", progress: bool = False,
+) -> tuple[np.ndarray, np.ndarray, FileInfo]:
+    """The ``(id, label)`` rows of a long table, as two string arrays."""
+    blocks = [ColumnBlock("id", "id", (id_col,), "--id"),
+              ColumnBlock("label", "label", (label_col,), f"{option} (--long-label)")]
+    arrays, info = read_blocks(path, blocks, role=role, delimiter=delimiter, progress=progress)
+    return arrays["id"], arrays["label"], info
+
+
+def _long_to_sparse(
+    ids: np.ndarray, labels: np.ndarray, row_index: pd.Index, names: tuple[str, ...],
+    path: Path, main_path: Path, column: str,
+) -> sp.csr_matrix:
+    rows = row_index.get_indexer(ids)
+    if (rows < 0).any():
+        missing = pd.unique(ids[rows < 0])
+        raise InputError(ERR_ID_MISSING.format(column=column, count=len(missing), file_a=path,
+                                               file_b=main_path, examples=_shown(missing)))
+    cols = pd.Index(names).get_indexer(labels)
+    matrix = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(row_index), len(names)))
+    matrix.sum_duplicates()
+    matrix.data[:] = 1.0  # a label listed twice for an id is still one label
+    return matrix
+
+
+def _label_names(*arrays: np.ndarray | None) -> tuple[str, ...]:
+    present = [a for a in arrays if a is not None]
+    return tuple(sorted(set().union(*(pd.unique(a) for a in present))))
+
+
+def _check_pred_labels(pred: np.ndarray, names: tuple[str, ...], path: Path, column: str,
+                       sources: str) -> None:
+    unknown = pd.Index(pd.unique(pred)).difference(pd.Index(names))
+    if len(unknown):
+        raise InputError(ERR_UNKNOWN_PRED_LABELS.format(
+            file=path, column=column, examples=_shown(list(unknown)), sources=sources))
+
+
+def _check_same_columns(path: Path, cols: Sequence[str], reference: Path,
+                        ref_cols: Sequence[str], what: str) -> None:
+    if set(cols) != set(ref_cols):
+        missing = [c for c in ref_cols if c not in set(cols)]
+        unexpected = [c for c in cols if c not in set(ref_cols)]
+        raise InputError(ERR_COLUMN_SETS.format(
+            file=path, what=what, reference=reference, missing=_shown(missing) or "none",
+            unexpected=_shown(unexpected) or "none"))
+
+
+def load_audit(
+    layout: Layout,
+    *,
+    data: str | Path,
+    pred: str | Path | None = None,
+    train: str | Path | None = None,
+    pred_tasks_long: str | Path | None = None,
+    train_tasks_long: str | Path | None = None,
+    threshold: float | None = None,
+    thresholds: dict[str, float] | None = None,
+    progress: bool = False,
+) -> AuditData:
+    """Read and validate every input file of an audit.
+
+    Parameters
+    ----------
+    layout : Layout
+        The column options.
+    data : path
+        The evaluation file: ground truth, and predictions with ``--pred-prefix``.
+    pred : path, optional
+        A predictions file joined on ``layout.id``.
+    train : path, optional
+        The training file (ground truth, same layout as ``data``).
+    pred_tasks_long, train_tasks_long : path, optional
+        Long ``(id, label)`` tables of predicted / training tasks (with
+        ``layout.tasks_long``).
+    threshold : float, optional
+        Binarise prediction score columns at ``score >= threshold``.
+    thresholds : dict, optional
+        Per-label thresholds (label name -> threshold), e.g. from calibration;
+        labels not in it use ``threshold`` (or 0.5).
+    progress : bool, default False
+        Show a progress bar while reading.
+    """
+    data_path = Path(data)
+    scored = threshold is not None or bool(thresholds)
+    if pred is not None and layout.id is None:
+        raise InputError(ERR_NEEDS_ID.format(option="--pred"))
+    if (pred_tasks_long or train_tasks_long) and layout.tasks_long is None:
+        raise InputError(ERR_LAYOUT.format(what="long task tables",
+                                           options="--tasks-long with them"))
+    _, header = read_header(data_path, delimiter=layout.delimiter)
+    group_cols = layout.group_columns()
+    task_cols, task_option = layout.task_columns(data_path, header)
+    blocks = [ColumnBlock("groups", layout.group_kind, group_cols, layout.group_option())]
+    if task_cols:
+        blocks.append(ColumnBlock("tasks", layout.task_kind, task_cols, task_option))
+    if layout.id is not None:
+        blocks.append(ColumnBlock("id", "id", (layout.id,), "--id"))
+    _check_columns(data_path, header, blocks)  # ground truth first, then predictions
+    pred_blocks: list[ColumnBlock] = []
+    if layout.pred_prefix and pred is None:
+        pred_blocks = _prediction_blocks(layout, data_path, header, group_cols, task_cols, scored)
+        if not pred_blocks and pred_tasks_long is None:
+            raise InputError(ERR_NO_PREDICTIONS_FOUND.format(
+                file=data_path, group_col=repr(_pred_column(layout, group_cols[0])),
+                task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none"))
+    arrays, info = read_blocks(data_path, blocks + pred_blocks, role="data",
+                               delimiter=layout.delimiter, header=header, progress=progress)
+    files = [info]
+    index = _check_ids(arrays["id"], data_path, layout.id) if layout.id is not None else None
+
+    if pred is not None:
+        pred_path = Path(pred)
+        _, pred_header = read_header(pred_path, delimiter=layout.delimiter)
+        pred_blocks = _prediction_blocks(layout, pred_path, pred_header, group_cols, task_cols,
+                                         scored)
+        if not pred_blocks:
+            raise InputError(ERR_NO_PREDICTIONS_FOUND.format(
+                file=pred_path, group_col=repr(_pred_column(layout, group_cols[0])),
+                task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none"))
+        id_block = ColumnBlock("id", "id", (layout.id,), "--id")
+        pred_arrays, pred_info = read_blocks(pred_path, [id_block, *pred_blocks], role="predictions",
+                                             delimiter=layout.delimiter, header=pred_header,
+                                             progress=progress)
+        files.append(pred_info)
+        _check_ids(pred_arrays["id"], pred_path, layout.id)
+        positions = _align(index, pred_arrays["id"], data_path, pred_path, layout.id)
+        for block in pred_blocks:
+            arrays[block.role] = pred_arrays[block.role][positions]
+
+    train_arrays: dict[str, np.ndarray] = {}
+    train_path = Path(train) if train is not None else None
+    train_index = None
+    if train_path is not None:
+        _, train_header = read_header(train_path, delimiter=layout.delimiter)
+        train_task_cols, _ = layout.task_columns(train_path, train_header)
+        if layout.task_prefix is not None:
+            _check_same_columns(train_path, train_task_cols, data_path, task_cols, "task")
+        train_blocks = [ColumnBlock("groups", layout.group_kind, group_cols, layout.group_option())]
+        if train_task_cols:
+            train_blocks.append(ColumnBlock("tasks", layout.task_kind, task_cols, task_option))
+        if layout.tasks_long is not None:
+            train_blocks.append(ColumnBlock("id", "id", (layout.id,), "--id"))
+        train_arrays, train_info = read_blocks(train_path, train_blocks, role="train",
+                                               delimiter=layout.delimiter, header=train_header,
+                                               progress=progress)
+        files.append(train_info)
+        if layout.tasks_long is not None:
+            train_index = _check_ids(train_arrays["id"], train_path, layout.id)
+
+    # --- groups: names and label checks
+    thresholds = dict(thresholds or {})
+    group_scores = task_scores = None
+    if layout.group_kind == "label":
+        group_names = _label_names(arrays["groups"], train_arrays.get("groups"))
+        if "groups_pred" in arrays:
+            _check_pred_labels(arrays["groups_pred"], group_names,
+                               Path(pred) if pred else data_path,
+                               _pred_column(layout, group_cols[0]), "the data and training files")
+    else:
+        group_names = group_cols
+        if scored and "groups_pred" in arrays:
+            group_scores = arrays["groups_pred"]
+            arrays["groups_pred"] = _binarise(group_scores, group_names, threshold, thresholds)
+
+    # --- tasks
+    tasks_train = train_arrays.get("tasks")
+    if layout.task_kind == "label":
+        task_names = _label_names(arrays["tasks"], tasks_train)
+        if "tasks_pred" in arrays:
+            _check_pred_labels(arrays["tasks_pred"], task_names, Path(pred) if pred else data_path,
+                               _pred_column(layout, task_cols[0]), "the data and training files")
+        tasks = arrays["tasks"]
+    elif layout.task_kind == "indicator":
+        task_names = tuple(layout.task_name(c) for c in task_cols)
+        tasks = arrays["tasks"]
+        if scored and "tasks_pred" in arrays:
+            task_scores = arrays["tasks_pred"]
+            arrays["tasks_pred"] = _binarise(task_scores, task_names, threshold, thresholds)
+    else:
+        long_path = Path(layout.tasks_long)
+        ids, labels, long_info = read_long_table(
+            long_path, id_col=layout.id, label_col=layout.long_label,
+            delimiter=layout.delimiter, progress=progress)
+        files.append(long_info)
+        long_tables = {"tasks": (long_path, ids, labels, index, data_path)}
+        if pred_tasks_long is not None:
+            p_ids, p_labels, p_info = read_long_table(
+                pred_tasks_long, id_col=layout.id, label_col=layout.long_label,
+                delimiter=layout.delimiter, role="pred_tasks_long", option="--pred-tasks-long",
+                progress=progress)
+            files.append(p_info)
+            long_tables["tasks_pred"] = (Path(pred_tasks_long), p_ids, p_labels, index, data_path)
+        if train_tasks_long is not None:
+            if train_index is None:
+                raise InputError(ERR_LAYOUT.format(what="--train-tasks-long",
+                                                   options="--train with it"))
+            t_ids, t_labels, t_info = read_long_table(
+                train_tasks_long, id_col=layout.id, label_col=layout.long_label,
+                delimiter=layout.delimiter, role="train_tasks_long", option="--train-tasks-long",
+                progress=progress)
+            files.append(t_info)
+            long_tables["tasks_train"] = (Path(train_tasks_long), t_ids, t_labels, train_index,
+                                          train_path)
+        task_names = _label_names(labels, long_tables.get("tasks_train", (None,) * 3)[2])
+        if "tasks_pred" in long_tables:
+            _check_pred_labels(p_labels, task_names, Path(pred_tasks_long), layout.long_label,
+                               "the ground-truth long tables")
+        matrices = {
+            role: _long_to_sparse(i, lab, row_index, task_names, path, main, layout.id)
+            for role, (path, i, lab, row_index, main) in long_tables.items()
+        }
+        tasks = matrices["tasks"]
+        arrays["tasks_pred"] = matrices.get("tasks_pred", arrays.get("tasks_pred"))
+        tasks_train = matrices.get("tasks_train")
+    if train_path is not None and tasks_train is None:
+        raise InputError(ERR_LAYOUT.format(what="--train with --tasks-long",
+                                           options="--train-tasks-long"))
+    used = {}
+    if scored:
+        names = (group_names if group_scores is not None else ()) + (
+            task_names if task_scores is not None else ())
+        used = {str(name): float(thresholds.get(str(name), 0.5 if threshold is None else threshold))
+                for name in names}
+    return AuditData(
+        groups=arrays["groups"], tasks=tasks, group_names=tuple(group_names),
+        task_names=tuple(task_names), groups_pred=arrays.get("groups_pred"),
+        tasks_pred=arrays.get("tasks_pred"), groups_train=train_arrays.get("groups"),
+        tasks_train=tasks_train, group_scores=group_scores, task_scores=task_scores,
+        files=files, thresholds=used,
+    )
+
+
+def _binarise(scores: np.ndarray, names: Sequence[str], threshold: float | None,
+              thresholds: dict[str, float]) -> np.ndarray:
+    default = 0.5 if threshold is None else float(threshold)
+    cut = np.array([float(thresholds.get(str(name), default)) for name in names])
+    return (scores >= cut[None, :]).astype(np.uint8)

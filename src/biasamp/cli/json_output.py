@@ -1,0 +1,96 @@
+"""``--json FILE``: the results as a stable, versioned JSON document.
+
+The document follows the JSON Schema shipped with the package,
+``biasamp/schema/result-v1.json`` (:func:`load_schema`). Version 1 only grows:
+new optional keys may appear, no key is removed or changes meaning.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from .._results import _json_safe, frame_records
+from .audit import Audit
+from .metrics import REGISTRY
+
+__all__ = ["SCHEMA_NAME", "SCHEMA_VERSION", "audit_document", "load_schema", "write_json"]
+
+SCHEMA_NAME = "biasamp-result"
+SCHEMA_VERSION = 1
+SCHEMA_FILE = "result-v1.json"
+
+
+def load_schema() -> dict[str, Any]:
+    """The JSON Schema of the document (version 1)."""
+    text = resources.files("biasamp").joinpath("schema", SCHEMA_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _interval(result: Any) -> dict[str, Any] | None:
+    ci = getattr(result, "ci", None)
+    if ci is None:
+        return None
+    return {"low": ci[0], "high": ci[1], "level": getattr(result, "ci_level", None),
+            "se": getattr(result, "se", None)}
+
+
+def metric_record(key: str, result: Any, *, seed: int | None) -> dict[str, Any]:
+    """One metric of the document, from a result object."""
+    replicates = getattr(result, "replicates", None)
+    n_boot = 0 if replicates is None else int(len(replicates))
+    pairs = frame_records(result.by_pair)
+    for row in pairs:
+        row["group"] = str(row["group"])
+        row["task"] = str(row["task"])
+    return _json_safe({
+        "key": key,
+        "metric": result.metric,
+        "name": getattr(result, "name", REGISTRY[key].title if key in REGISTRY else key),
+        "direction": getattr(result, "direction", None),
+        "value": result.value,
+        "interval": _interval(result),
+        "n_boot": n_boot,
+        "seed": seed if n_boot else None,
+        "n": result.n,
+        "n_train": result.n_train,
+        "n_pairs": result.n_pairs,
+        "n_empty": result.n_empty,
+        "params": result.params,
+        "extras": result.extras,
+        "pairs": pairs,
+    })
+
+
+def audit_document(audit: Audit, *, command: str) -> dict[str, Any]:
+    """The JSON document of an audit."""
+    data = audit.data
+    doc: dict[str, Any] = {
+        "schema": SCHEMA_NAME,
+        "schema_version": SCHEMA_VERSION,
+        "biasamp_version": __version__,
+        "command": command,
+        "inputs": [f.to_dict() for f in data.files],
+        "settings": audit.settings,
+        "labels": {"groups": [str(g) for g in data.group_names],
+                   "tasks": [str(t) for t in data.task_names]},
+        "metrics": [metric_record(key, result, seed=audit.settings.get("seed"))
+                    for key, result in audit.results.items()],
+        "skipped": dict(audit.skipped),
+        "gates": [g.to_dict() for g in audit.gates],
+        "warnings": list(audit.warnings),
+    }
+    if data.thresholds:
+        doc["thresholds"] = dict(data.thresholds)
+    return _json_safe(doc)
+
+
+def write_json(path: str | Path, document: dict[str, Any]) -> Path:
+    """Write the document (UTF-8, sorted keys off, 2-space indent); return the path."""
+    path = Path(path)
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+                    encoding="utf-8")
+    return path

@@ -1,0 +1,58 @@
+"""``biasamp measure``: compute bias-amplification metrics from files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.console import Console
+
+from .audit import INPUT_CONTRACT, add_audit_arguments, run_audit
+from .json_output import audit_document, write_json
+from .terminal import print_audit
+
+__all__ = ["add_parser", "run"]
+
+HELP = f"""Compute bias-amplification metrics from prediction files.
+
+Reads the evaluation ground truth, the model's predictions and (optionally) the
+training ground truth, computes the chosen metrics (--metric, repeatable; by
+default every co-occurrence metric the inputs allow: mals needs --train and
+predicted groups and tasks, directional-a2t predicted tasks, directional-t2a
+predicted groups), and prints each with its interval, n, number of pairs and
+top pairs, plus warnings for empty or tiny cells.
+
+{INPUT_CONTRACT}
+Examples:
+  # categorical group, task indicators with prefix, predictions in the same file
+  biasamp measure test.csv --group gender --task-prefix obj_ --pred-prefix pred_ \\
+      --train train.csv
+  # indicator groups, predictions in another file joined on image_id, scores at 0.5
+  biasamp measure test.parquet --group-cols man,woman --task-cols cup,ski \\
+      --pred preds.parquet --id image_id --threshold 0.5
+  # thousands of labels as long tables, bootstrap interval, JSON, CI gate
+  biasamp measure images.csv --id image_id --group gender --tasks-long labels.csv \\
+      --pred-tasks-long predicted.csv --metric directional-a2t --n-boot 1000 --seed 1 \\
+      --json result.json --fail-above directional-a2t=0.01
+"""
+
+
+def _progress(args: argparse.Namespace) -> bool:
+    return not args.no_progress and sys.stderr.isatty()
+
+
+def run(args: argparse.Namespace) -> int:
+    audit = run_audit(args, progress=_progress(args))
+    print_audit(Console(), audit, top=args.top)
+    if args.json:
+        write_json(args.json, audit_document(audit, command="measure"))
+    return 1 if audit.failed_gates else 0
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "measure", help="compute bias-amplification metrics from files",
+        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_audit_arguments(parser)
+    parser.set_defaults(run=run)

@@ -1,0 +1,96 @@
+"""Terminal output of an audit (rich): each metric with its interval, n, pairs and top pairs.
+
+Label and column names are untrusted: they are printed as :class:`rich.text.Text`,
+never interpreted as rich markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .audit import Audit
+
+__all__ = ["print_audit"]
+
+_PAIR_COLUMNS = (  # (column of by_pair, header, format)
+    ("b_train", "b* train", "{:.3f}"),
+    ("b_pred", "b~ pred", "{:.3f}"),
+    ("p_true", "P true", "{:.3f}"),
+    ("p_pred", "P pred", "{:.3f}"),
+    ("delta", "delta", "{:+.3f}"),
+    ("y", "y", "{:+d}"),
+)
+
+
+def _fmt(value: Any, spec: str = "{:+.4f}") -> str:
+    try:
+        if value != value:  # NaN
+            return "n/a"
+        return spec.format(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _interval(result: Any) -> str:
+    ci = getattr(result, "ci", None)
+    if ci is None:
+        return "-"
+    return f"[{_fmt(ci[0])}, {_fmt(ci[1])}] ({result.ci_level:.0%})"
+
+
+def _summary_table(audit: Audit) -> Table:
+    table = Table(title="Bias amplification", title_justify="left")
+    for name, justify in (("metric", "left"), ("value", "right"), ("interval", "right"),
+                          ("n", "right"), ("n train", "right"), ("pairs", "right"),
+                          ("empty pairs", "right")):
+        table.add_column(name, justify=justify)
+    for key, result in audit.results.items():
+        table.add_row(Text(f"{key} ({result.name})"), _fmt(result.value), _interval(result),
+                      f"{result.n:g}", "-" if result.n_train is None else f"{result.n_train:g}",
+                      str(result.n_pairs), str(result.n_empty))
+    return table
+
+
+def _pairs_table(key: str, result: Any, k: int) -> Table:
+    top = result.top(k)
+    table = Table(title=Text(f"Top {min(k, len(top))} pairs of {key}"), title_justify="left")
+    table.add_column("group")
+    table.add_column("task")
+    shown = [(c, h, f) for c, h, f in _PAIR_COLUMNS if c in top.columns]
+    for _, header, _ in shown:
+        table.add_column(header, justify="right")
+    table.add_column("contribution", justify="right")
+    for row in top.to_dict(orient="records"):
+        table.add_row(Text(str(row["group"])), Text(str(row["task"])),
+                      *(_fmt(row[c], f) for c, _, f in shown), _fmt(row["contribution"], "{:+.5f}"))
+    return table
+
+
+def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
+    """Print the audit: summary, per-metric top pairs, skipped metrics, warnings, gates."""
+    data = audit.data
+    files = ", ".join(f"{f.role}={f.path} ({f.n_rows} rows)" for f in data.files)
+    console.print(Text(f"inputs: {files}"))
+    console.print(Text(f"{len(data.group_names)} groups, {len(data.task_names)} tasks"
+                       + (f"; thresholds: {len(data.thresholds)} labels" if data.thresholds
+                          else "")))
+    console.print(_summary_table(audit))
+    for key, result in audit.results.items():
+        extras = {k: v for k, v in result.extras.items() if isinstance(v, (int, float))}
+        if extras:
+            console.print(Text(f"{key}: " + ", ".join(f"{k}={v}" for k, v in extras.items())))
+        if top > 0 and len(result.by_pair):
+            console.print(_pairs_table(key, result, top))
+    for key, why in audit.skipped.items():
+        console.print(Text(f"skipped {key}: {why}", style="dim"))
+    for message in audit.warnings:
+        console.print(Text("warning: ", style="yellow") + Text(message))
+    for gate in audit.gates:
+        style = "bold red" if gate.failed else "green"
+        verdict = "FAILED" if gate.failed else "passed"
+        console.print(Text(f"gate {gate.key} <= {gate.bound:g}: {verdict} "
+                           f"(value {_fmt(gate.value)})", style=style))
