@@ -370,3 +370,13 @@ def test_percentile_interval_covers_the_true_value():
         covered += result.ci[0] <= truth <= result.ci[1]
     # 200 repetitions: the standard error of a 95% coverage is 1.5 points
     assert 0.90 <= covered / reps <= 0.99
+
+
+def test_progress_bar_does_not_change_the_replicates():
+    groups, tasks, tasks_pred, _ = _synthetic(0)
+    kwargs = dict(direction="A->T", groups=groups, tasks=tasks, tasks_pred=tasks_pred,
+                  n_boot=25, random_state=3)
+    quiet = biasamp.directional(**kwargs)
+    shown = biasamp.directional(**kwargs, progress=True)
+    assert np.array_equal(quiet.replicates, shown.replicates)
+    assert "(95% CI)" in repr(shown)

@@ -459,3 +459,12 @@ def test_bad_inputs():
     assert "{got" in ERR_STRUCTURE and "{got" in ERR_PENALTY and "{got" in ERR_ETA
     assert "pair" in ERR_MULTILABEL_SCORES and "label space" in ERR_SCORE_SHAPE
     assert "no candidate" in ERR_CANDIDATE_MISSING
+
+
+def test_progress_bar_runs_and_stops(capsys):
+    s, g_train, t_train, _ = satisfiable_single(n=150)
+    quiet = rba(s, structure="single", groups_train=g_train, tasks_train=t_train, max_iter=50)
+    shown = rba(s, structure="single", groups_train=g_train, tasks_train=t_train, max_iter=50,
+                progress=True)
+    pd.testing.assert_frame_equal(quiet.history, shown.history)
+    assert capsys.readouterr().out == ""  # the bar goes to stderr; stdout stays clean

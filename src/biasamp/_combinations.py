@@ -46,7 +46,7 @@ import scipy.sparse as sp
 __all__ = [
     "Combinations",
     "check_combination_options",
-    "containment_matrix",
+    "containment_counts",
     "frequent_combinations",
     "keys_to_indicator",
     "observed_combinations",
@@ -261,24 +261,29 @@ def _masks(pattern_bool: np.ndarray) -> np.ndarray:
 
 
 #: Pattern x combination x word checks per dense block (bounds the memory of one block).
-_BLOCK = 1 << 21
+_BLOCK = 1 << 18
 
 
-def containment_matrix(pattern_bool: np.ndarray, combos: Combinations) -> sp.csc_matrix:
-    """``C[p, m] = 1`` when pattern ``p`` holds every task of combination ``m``: (P, K) CSC.
+def containment_counts(pattern_bool: np.ndarray, combos: Combinations,
+                       weights: np.ndarray) -> np.ndarray:
+    """``C^T @ weights`` for the containment matrix ``C[p, m] = 1`` iff pattern ``p``
+    holds every task of combination ``m``, without building ``C``: (K, k).
 
     The combinations are sorted by their tasks ranked rarest first and split
     along the prefix tree: a node (a shared prefix) holds the patterns that
     contain the prefix and the combinations below it. A node whose patterns x
     combinations block is small (at most ``_BLOCK`` checks) is finished with one
-    dense bit-mask test (``pattern & m == m``); a larger node is split by the
-    next task, keeping only the patterns that hold it. Work is proportional to
-    the blocks tested, not to the rows or to all pattern x combination pairs.
+    dense bit-mask test (``pattern & m == m``) and one matrix product with the
+    node's weight rows; a larger node is split by the next task, keeping only
+    the patterns that hold it. The work is the blocks tested, not all pattern x
+    combination pairs and never the rows.
     """
     n_pat, n_tasks = pattern_bool.shape
     k = len(combos)
+    weights = np.asarray(weights, dtype=np.float64)
+    out = np.zeros((k, weights.shape[1]))
     if k == 0:
-        return sp.csc_matrix((n_pat, 0))
+        return out
     masks = _masks(pattern_bool)
     n_words = masks.shape[1]
     order, rank = _rarest_first(pattern_bool)
@@ -291,19 +296,23 @@ def containment_matrix(pattern_bool: np.ndarray, combos: Combinations) -> sp.csc
     combo_masks[np.nonzero(valid)[0], combos.items[valid]] = True
     combo_masks = _masks(combo_masks)[perm]
     word_of = order // 64
-    bit_of = (order % 64).astype(np.uint64)
-    rows_out, cols_out = [], []
+    bit_of = np.uint64(1) << (order % 64).astype(np.uint64)
+    sorted_out = np.zeros_like(out)
     stack = [(np.arange(n_pat), 0, k, 0)]
     while stack:
         db, lo, hi, depth = stack.pop()
         if db.size == 0:
             continue
+        node = masks[db]
         if db.size * (hi - lo) * n_words <= _BLOCK or depth >= width:
             want = combo_masks[lo:hi]
-            hit = ((masks[db][:, None, :] & want[None, :, :]) == want[None, :, :]).all(axis=-1)
-            p, c = np.nonzero(hit)
-            rows_out.append(db[p])
-            cols_out.append(perm[lo + c])
+            # (combinations x patterns), so nonzero() comes out row-sorted: CSR directly
+            hit = ((want[:, None, :] & node[None, :, :]) == want[:, None, :]).all(axis=-1)
+            c, p = np.nonzero(hit)
+            ptr = np.zeros(hi - lo + 1, dtype=np.int64)
+            np.cumsum(np.bincount(c, minlength=hi - lo), out=ptr[1:])
+            pairs = sp.csr_matrix((np.ones(p.size), db[p], ptr), shape=(hi - lo, n_pat))
+            sorted_out[lo:hi] += pairs @ weights
             continue
         column = ranks[lo:hi, depth]
         cuts = np.nonzero(np.diff(column))[0] + 1
@@ -312,15 +321,12 @@ def containment_matrix(pattern_bool: np.ndarray, combos: Combinations) -> sp.csc
         for a, b in zip(starts, stops, strict=True):
             r = column[a]
             if r == n_tasks:  # combinations that end here hold the whole node
-                rows_out.append(np.repeat(db, b - a))
-                cols_out.append(np.tile(perm[lo + a:lo + b], db.size))
+                sorted_out[lo + a:lo + b] += weights[db].sum(axis=0)
                 continue
-            has = ((masks[db, word_of[r]] >> bit_of[r]) & np.uint64(1)).astype(bool)
+            has = (node[:, word_of[r]] & bit_of[r]).astype(bool)
             stack.append((db[has], lo + a, lo + b, depth + 1))
-    rows = np.concatenate(rows_out).astype(np.int64)
-    cols = np.concatenate(cols_out).astype(np.int64)
-    contain = sp.csc_matrix((np.ones(rows.size), (rows, cols)), shape=(n_pat, k))
-    return contain
+    out[perm] = sorted_out
+    return out
 
 
 def observed_combinations(
@@ -328,13 +334,14 @@ def observed_combinations(
     train_exact: np.ndarray,
     eval_support: np.ndarray,
     task_names: tuple[Any, ...],
+    weights: np.ndarray,
     *,
     min_size: int,
     max_size: int | None,
     min_count: float,
     max_combinations: int,
-) -> tuple[Combinations, sp.csc_matrix]:
-    """M as the reference builds it, and its containment matrix over the patterns.
+) -> tuple[Combinations, np.ndarray]:
+    """M as the reference builds it, and ``C^T @ weights`` over its combinations: (K, k).
 
     ``train_exact[p]`` is the training weight of rows whose task set is exactly
     pattern ``p``; ``eval_support`` the evaluation ground-truth weight per pattern.
@@ -356,16 +363,15 @@ def observed_combinations(
                                                      sizes[idx])
     items[pat_idx, position] = task_idx
     combos = Combinations(items, sizes[idx].astype(np.int64), task_names)
-    contain = containment_matrix(pattern_bool, combos)
-    keep = np.asarray(contain.T @ eval_support).ravel() >= min_count
+    stacked = np.column_stack([eval_support, weights])
+    counts = containment_counts(pattern_bool, combos, stacked)
+    keep = counts[:, 0] >= min_count
     if not keep.any():
         raise ValueError(ERR_EMPTY_OBSERVED_EVAL.format(count=idx.size,
                                                         min_count=_fmt(min_count)))
-    combos = Combinations(items[keep], combos.sizes[keep], task_names)
-    contain = contain[:, np.nonzero(keep)[0]]
     order = np.arange(len(task_names))
-    combos, perm = _canonical(combos.items, combos.sizes, order, task_names)
-    return combos, sp.csc_matrix(contain[:, perm])
+    combos, perm = _canonical(items[keep], combos.sizes[keep], order, task_names)
+    return combos, counts[keep][perm, 1:]
 
 
 def _fmt(x: float) -> str:

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ._directional import directional
 from ._inputs import as_label_matrix
@@ -209,6 +208,8 @@ def compare_mitigations(
         for name, vals in values.items():
             row[name] = float(vals.mean())
             if r > 1:
+                from scipy import stats  # lazy: keeps `import biasamp` fast
+
                 half = stats.t.ppf((1 + ci) / 2, r - 1) * vals.std(ddof=1) / np.sqrt(r)
                 row[f"{name} ±"] = float(half)
             else:

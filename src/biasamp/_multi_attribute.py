@@ -49,6 +49,7 @@ import scipy.sparse as sp
 from ._combinations import (
     Combinations,
     check_combination_options,
+    containment_counts,
     frequent_combinations,
     keys_to_indicator,
     observed_combinations,
@@ -227,15 +228,59 @@ class MultiAttributeResult:
 # ----------------------------------------------------------------------------- M
 @dataclass(frozen=True)
 class _CombinationSpace:
-    """M, the pattern vocabulary and the containment matrix, fixed for one computation."""
+    """M and the way to turn pattern counts into combination counts, fixed for one computation.
+
+    ``observed`` mode keeps the pattern indicator and counts containment on the
+    fly (:func:`containment_counts`); ``subsets`` mode keeps the sparse
+    containment matrix the Apriori search built.
+    """
 
     combos: Combinations
-    vocabulary: np.ndarray
-    containment: sp.csc_matrix
     names: list[tuple[Any, ...]]
+    vocabulary: np.ndarray
+    indicator: np.ndarray
+    matrix: sp.csc_matrix | None
+
+    def counts(self, weights: np.ndarray) -> np.ndarray:
+        """``C^T @ weights`` for weights laid out on the vocabulary: (K, k)."""
+        if self.matrix is not None:
+            return np.asarray(self.matrix.T @ weights)
+        return containment_counts(self.indicator, self.combos, weights)
 
     def table(self, counts: PatternCountTable) -> CountTable:
-        return counts.combination_table(self.vocabulary, self.containment, self.names)
+        """The :class:`CountTable` of ``counts`` whose tasks are the combinations."""
+        weights, spec = _layout(counts, self.vocabulary)
+        return _combination_table(counts, self.names, self.counts(weights), spec)
+
+
+def _layout(table: PatternCountTable, vocabulary: np.ndarray) -> tuple[np.ndarray, list]:
+    """Every per-pattern array of a table as columns of one (V, k) matrix, and how to undo it."""
+    blocks, spec, start = [], [], 0
+    items = [("totals", role, v) for role, v in table.pattern_totals.items()]
+    items += [("joint", key, v) for key, v in table.joint.items()]
+    for kind, key, values in items:
+        role = key if kind == "totals" else key[1]
+        flat = values.reshape(-1, values.shape[-1])
+        block = np.zeros((len(vocabulary), flat.shape[0]))
+        block[np.searchsorted(vocabulary, table.patterns[role])] = flat.T
+        blocks.append(block)
+        spec.append((kind, key, values.shape[:-1], start, start + flat.shape[0]))
+        start += flat.shape[0]
+    return np.hstack(blocks), spec
+
+
+def _combination_table(table: PatternCountTable, names: list[tuple[Any, ...]],
+                       counts: np.ndarray, spec: list) -> CountTable:
+    totals: dict[str, np.ndarray] = dict(table.group_totals)
+    joint: dict[tuple[str, str], np.ndarray] = {}
+    for kind, key, shape, a, b in spec:
+        values = counts[:, a:b].T.reshape(shape + (counts.shape[0],))
+        if kind == "totals":
+            totals[key] = values
+        else:
+            joint[key] = values
+    return CountTable(group_names=table.group_names, task_names=tuple(names), n=table.n,
+                      totals=totals, joint=joint, n_rows=table.n_rows)
 
 
 def _in_vocabulary(vocabulary: np.ndarray, table: PatternCountTable, role: str) -> np.ndarray:
@@ -254,8 +299,8 @@ def build_combination_space(
     max_size: int | None,
     min_count: float,
     max_combinations: int,
-) -> _CombinationSpace:
-    """Choose M from plain (no replicate axis) tables and build its containment matrix."""
+) -> tuple[_CombinationSpace, CountTable, CountTable]:
+    """Choose M from plain (no replicate axis) tables; return it with both combination tables."""
     keys = [table.patterns[r] for table in (train, evaluation) for r in table.patterns]
     vocabulary = np.unique(np.concatenate(keys))
     indicator = keys_to_indicator(vocabulary, len(train.task_names))
@@ -263,13 +308,22 @@ def build_combination_space(
     support_eval = _in_vocabulary(vocabulary, evaluation, "tasks")
     options = {"min_size": min_size, "max_size": max_size, "min_count": min_count,
                "max_combinations": max_combinations}
+    w_train, spec_train = _layout(train, vocabulary)
+    w_eval, spec_eval = _layout(evaluation, vocabulary)
+    weights = np.hstack([w_train, w_eval])
     if combinations == "observed":
-        combos, contain = observed_combinations(indicator, support_train, support_eval,
-                                                train.task_names, **options)
+        combos, counts = observed_combinations(indicator, support_train, support_eval,
+                                               train.task_names, weights, **options)
+        matrix = None
     else:
-        combos, contain = frequent_combinations(indicator, support_train, support_eval,
-                                                train.task_names, **options)
-    return _CombinationSpace(combos, vocabulary, contain, combos.names())
+        combos, matrix = frequent_combinations(indicator, support_train, support_eval,
+                                               train.task_names, **options)
+        counts = np.asarray(matrix.T @ weights)
+    names = combos.names()
+    space = _CombinationSpace(combos, names, vocabulary, indicator, matrix)
+    split = w_train.shape[1]
+    return (space, _combination_table(train, names, counts[:, :split], spec_train),
+            _combination_table(evaluation, names, counts[:, split:], spec_eval))
 
 
 # ----------------------------------------------------------------------------- cores
@@ -423,10 +477,10 @@ def _multi_mals(train: PatternCountTable, evaluation: PatternCountTable, *, comb
                                      max_combinations)
     _check_tables(train, evaluation)
     evaluation.require("groups_pred", "tasks_pred", metric="multi_mals (predictions)")
-    space = build_combination_space(train, evaluation, combinations=combinations,
-                                    **dict(zip(("min_size", "max_size", "min_count",
-                                                "max_combinations"), opts, strict=True)))
-    train_ct, eval_ct = space.table(train), space.table(evaluation)
+    space, train_ct, eval_ct = build_combination_space(
+        train, evaluation, combinations=combinations,
+        **dict(zip(("min_size", "max_size", "min_count", "max_combinations"), opts,
+                   strict=True)))
     arrays = _mals_core(train_ct, eval_ct, absolute=absolute)
     n_comb = len(space.names)
     frame = _frame(space, train_ct, eval_ct, {
@@ -500,10 +554,10 @@ def _multi_directional(train: PatternCountTable, evaluation: PatternCountTable, 
     _check_tables(train, evaluation)
     pred_role = "tasks_pred" if direction == "A->T" else "groups_pred"
     evaluation.require("groups", pred_role, metric=f"multi_directional({direction})")
-    space = build_combination_space(train, evaluation, combinations=combinations,
-                                    **dict(zip(("min_size", "max_size", "min_count",
-                                                "max_combinations"), opts, strict=True)))
-    train_ct, eval_ct = space.table(train), space.table(evaluation)
+    space, train_ct, eval_ct = build_combination_space(
+        train, evaluation, combinations=combinations,
+        **dict(zip(("min_size", "max_size", "min_count", "max_combinations"), opts,
+                   strict=True)))
     core = dict(direction=direction, absolute=absolute, tie_rule=tie_rule, baseline=baseline)
     arrays = _directional_core(train_ct, eval_ct, **core)
     defined = arrays["defined"]

@@ -37,7 +37,6 @@ from ._counts import (
     GROUP_ROLES,
     JOINT_KEYS,
     TASK_ROLES,
-    CountTable,
 )
 from ._inputs import LabelMatrix, as_label_matrix, as_sample_weight, check_same_length
 
@@ -283,36 +282,6 @@ class PatternCountTable:
         indicator = keys_to_indicator(self.patterns[role], len(self.task_names))
         names = np.asarray(self.task_names, dtype=object)
         return [tuple(names[row].tolist()) for row in indicator]
-
-    def combination_table(
-        self, vocabulary: np.ndarray, containment: sp.spmatrix, combination_names: Sequence[Any]
-    ) -> CountTable:
-        """A :class:`CountTable` whose *tasks* are combinations.
-
-        ``containment`` is the (V, K) pattern-by-combination matrix over the
-        sorted key ``vocabulary``, which must hold every pattern of this table.
-        The count of combination ``m`` is the weight of the rows whose pattern
-        contains ``m``.
-        """
-        contain = sp.csr_matrix(containment)
-
-        def _through(values: np.ndarray, role: str) -> np.ndarray:
-            rows = contain[np.searchsorted(vocabulary, self.patterns[role])]
-            flat = values.reshape(-1, values.shape[-1])
-            out = np.asarray((rows.T @ flat.T).T)
-            return out.reshape(values.shape[:-1] + (contain.shape[1],))
-
-        totals = {r: v for r, v in self.group_totals.items()}
-        totals.update({r: _through(v, r) for r, v in self.pattern_totals.items()})
-        joint = {k: _through(v, k[1]) for k, v in self.joint.items()}
-        return CountTable(
-            group_names=self.group_names,
-            task_names=tuple(combination_names),
-            n=self.n,
-            totals=totals,
-            joint=joint,
-            n_rows=self.n_rows,
-        )
 
     def __repr__(self) -> str:
         batch = f", replicates={self.batch_shape}" if self.batch_shape else ""

@@ -8,7 +8,9 @@ Functions
 ---------
 plot_top_pairs
     The pairs with the largest contributions, their ``delta`` as bars, with
-    interval bars when ``by_pair`` has ``delta_ci_low`` / ``delta_ci_high``.
+    interval bars when ``by_pair`` has the bootstrap's ``ci_low`` / ``ci_high``
+    (the percentile interval of each pair's ``delta``; ``delta_ci_low`` /
+    ``delta_ci_high`` are accepted too).
 plot_delta_heatmap
     The group x task ``delta`` matrix (diverging colours centred on 0).
 plot_bias_comparison
@@ -75,6 +77,21 @@ def plot_text(value: Any, limit: int = _MAX_LABEL) -> str:
     return text.replace("\\", "\\\\").replace("$", r"\$")
 
 
+def pair_interval_columns(frame: pd.DataFrame, column: str = "delta") -> tuple[str, str] | None:
+    """The columns of ``frame`` holding per-pair intervals of ``column``, if any.
+
+    The bootstrap of :func:`biasamp.mals` / :func:`biasamp.directional` names
+    them ``ci_low`` / ``ci_high`` (intervals of ``delta``); ``{column}_ci_low`` /
+    ``{column}_ci_high`` are accepted as well.
+    """
+    for low, high in ((f"{column}_ci_low", f"{column}_ci_high"), ("ci_low", "ci_high")):
+        if {low, high} <= set(frame.columns):
+            if low == "ci_low" and column != "delta":
+                continue
+            return low, high
+    return None
+
+
 def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     """Horizontal bars of ``delta`` for the ``k`` pairs with the largest contributions.
 
@@ -101,9 +118,10 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     y = np.arange(len(top))[::-1]
     colors = np.where(values > 0, "#b2182b", "#2166ac")
     ax.barh(y, values, color=colors, alpha=0.8)
-    if {f"{column}_ci_low", f"{column}_ci_high"} <= set(top.columns):
-        low = top[f"{column}_ci_low"].to_numpy(dtype=float)
-        high = top[f"{column}_ci_high"].to_numpy(dtype=float)
+    bounds = pair_interval_columns(top, column)
+    if bounds is not None:
+        low = top[bounds[0]].to_numpy(dtype=float)
+        high = top[bounds[1]].to_numpy(dtype=float)
         err = np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
         ax.errorbar(values, y, xerr=np.nan_to_num(err), fmt="none", ecolor="black",
                     capsize=3, linewidth=1)

@@ -37,7 +37,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import stats
 
 from ._attackers import resolve_attacker
 from ._directional import ERR_NEEDS_PRED, normalize_direction
@@ -198,6 +197,8 @@ def _check_ci_level(ci_level: Any) -> float:
 def _interval(values: np.ndarray, level: float) -> tuple[tuple[float, float] | None, float]:
     if values.size < 2:
         return None, 0.0
+    from scipy import stats  # lazy: keeps `import biasamp` fast
+
     std = float(np.std(values, ddof=1))
     half = float(stats.t.ppf(0.5 + level / 2, values.size - 1)) * std / np.sqrt(values.size)
     mean = float(np.mean(values))

@@ -613,7 +613,8 @@ def rba(
     outputs: list[tuple[Any, Any, np.ndarray]] = []  # (out_a, out_b, counts) per iteration
     best_index, best_viol = 0, None
     start = time.perf_counter()
-    for it in progress_iter(range(1, max_iter + 1), description="RBA", enabled=progress):
+    iterations = progress_iter(range(1, max_iter + 1), description="RBA", enabled=progress)
+    for it in iterations:
         W = _pair_weights(lam, lower, upper)
         out_a, out_b, primal, counts = problem.infer(
             W, chosen if penalty == "reference" else None)
@@ -639,6 +640,7 @@ def rba(
             break
         lam = np.maximum(0.0, lam + step * values)
         chosen = problem.state(out_a, out_b)
+    iterations.close()  # ends the progress bar when the loop stopped early
     elapsed = time.perf_counter() - start
 
     final = len(outputs) - 1 if select == "last" else best_index

@@ -138,13 +138,14 @@ def _summary(results: Mapping[str, Any], gates: Sequence[Any]) -> str:
 
 def _pairs_table(result: Any, k: int) -> str:
     top = result.top(k)
-    stats = [c for c in ("b_train", "b_pred", "p_true", "p_pred", "delta", "delta_ci_low",
-                         "delta_ci_high", "y") if c in top.columns]
+    stats = [c for c in ("size", "b_train", "b_pred", "p_true", "p_pred", "delta", "ci_low",
+                         "ci_high", "y") if c in top.columns]
     rows = []
     for row in top.to_dict(orient="records"):
         cells = [_e(row["group"]), _e(row["task"])]
         for c in stats:
-            cells.append(_num(row[c], "{:+d}" if c == "y" else "{:.3f}"))
+            cells.append(_num(row[c], "{:+d}" if c == "y" else "{:d}" if c == "size"
+                              else "{:.3f}"))
         cells.append(_num(row["contribution"], "{:+.5f}"))
         rows.append(cells)
     return _table(["group", "task", *stats, "contribution"], rows, left=2)
@@ -153,6 +154,11 @@ def _pairs_table(result: Any, k: int) -> str:
 def _metric_section(key: str, result: Any, *, k: int, image_format: str) -> str:
     parts = [f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>"]
     frame = result.by_pair
+    if not len(frame):  # no pairs (predictability metrics): the numbers behind the value
+        extras = getattr(result, "extras", {}) or {}
+        rows = [[_e(k), _num(v, "{:.4f}") if isinstance(v, float) else _e(v)]
+                for k, v in extras.items()]
+        return "\n".join([*parts, _table(["statistic", "value"], rows)] if rows else parts)
     if "delta" in frame.columns and np.isfinite(frame["delta"].to_numpy(dtype=float)).any():
         n_groups = frame["group"].nunique()
         n_tasks = min(frame["task"].nunique(), 40)
@@ -169,7 +175,7 @@ def _metric_section(key: str, result: Any, *, k: int, image_format: str) -> str:
     if finite.any():
         fig, ax = _new_figure(7.5, max(2.2, 0.3 * int(finite.sum()) + 1.2))
         _plotting.plot_top_pairs(result, k=k, ax=ax)
-        has_ci = "delta_ci_low" in top.columns
+        has_ci = _plotting.pair_interval_columns(top) is not None
         parts.append(_figure_html(
             fig, alt=f"{key}: top pairs",
             caption=f"The {int(finite.sum())} pairs with the largest contributions; "
@@ -207,6 +213,34 @@ def _comparison_section(comparison: pd.DataFrame, *, margin: float, image_format
                 "figures 2 and 3).",
         image_format=image_format)
     return "<h2>Training vs predicted bias</h2>\n" + figure
+
+
+def _sweep_section(sweep: Any, *, image_format: str) -> str:
+    """Threshold sweep: a mapping of metric -> ThresholdSweep (one panel each, drawn by
+    :func:`biasamp.plot_threshold_sweep`) or a DataFrame (``threshold`` + one column per
+    metric)."""
+    if isinstance(sweep, pd.DataFrame):
+        fig, ax = _new_figure(7.0, 4.0)
+        _plotting.plot_threshold_sweep(sweep, ax=ax)
+        means = ""
+    else:
+        from ._thresholds import plot_threshold_sweep
+
+        fig, axes = _new_figure(5.0 * len(sweep), 3.6, ncols=len(sweep))
+        axes = np.atleast_1d(axes)
+        for ax, (key, item) in zip(axes, sweep.items(), strict=True):
+            plot_threshold_sweep(item, ax=ax, label=_plotting.plot_text(key))
+            ax.set_title(_plotting.plot_text(key, 60), fontsize=10)
+            ax.set_ylabel("value")
+        means = _table(["metric", "mean over the grid", "thresholds"], [
+            [_e(key), _num(item.mean), _e(f"{item.thresholds.min():g} .. "
+                                          f"{item.thresholds.max():g} ({len(item.thresholds)})")]
+            for key, item in sweep.items()])
+    return "<h2>Threshold sweep</h2>" + _figure_html(
+        fig, alt="threshold sweep", caption="Each metric recomputed with every prediction score "
+        "binarised at the same threshold (predicted positive when score > threshold); the "
+        "dashed line is the mean over the grid, a threshold-free summary.",
+        image_format=image_format) + means
 
 
 def _settings_section(inputs: Sequence[Mapping[str, Any]], settings: Mapping[str, Any],
@@ -260,8 +294,9 @@ def render_report(
     comparison : DataFrame, optional
         ``group``, ``task``, ``b_train``, ``b_pred`` per pair (training vs
         predicted bias figure).
-    sweep : DataFrame, optional
-        ``threshold`` and one column per metric (threshold sweep figure).
+    sweep : mapping of name -> ThresholdSweep, or DataFrame, optional
+        Threshold sweeps (:func:`biasamp.threshold_sweep`), one panel per metric;
+        or a DataFrame with ``threshold`` and one column per metric.
     by_size : DataFrame, optional
         ``size``, ``value`` (and ``metric``): amplification by combination size.
     inputs : sequence of dict
@@ -322,11 +357,7 @@ def render_report(
     for key, result in results.items():
         body.append(_metric_section(key, result, k=top, image_format=image_format))
     if sweep is not None and len(sweep):
-        fig, ax = _new_figure(7.0, 4.0)
-        _plotting.plot_threshold_sweep(sweep, ax=ax)
-        body.append("<h2>Threshold sweep</h2>" + _figure_html(
-            fig, alt="threshold sweep", caption="Each metric recomputed with the prediction "
-            "scores binarised at each threshold.", image_format=image_format))
+        body.append(_sweep_section(sweep, image_format=image_format))
     if by_size is not None and len(by_size):
         fig, ax = _new_figure(7.0, 4.0)
         _plotting.plot_by_size(by_size, ax=ax)
@@ -347,7 +378,10 @@ def render_report(
 
 def write_report(path: str | Path, **kwargs: Any) -> Path:
     """Write :func:`render_report` to ``path`` (UTF-8); return the path."""
+    from ._atomic_write import atomic_output
+
     path = Path(path)
     page = render_report(**kwargs)
-    path.write_text(page, encoding="utf-8")
+    with atomic_output(path, "w", encoding="utf-8") as handle:
+        handle.write(page)
     return path

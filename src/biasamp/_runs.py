@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ._bootstrap import check_ci
 from ._results import PairwiseResult, _json_safe, frame_records
@@ -47,6 +46,8 @@ _PAPERS_Z95 = 1.96
 
 
 def _z(ci: float) -> float:
+    from scipy import stats  # lazy: keeps `import biasamp` fast
+
     return _PAPERS_Z95 if ci == 0.95 else float(stats.norm.ppf(0.5 + ci / 2))
 
 
@@ -62,6 +63,8 @@ def _summary_arrays(values: np.ndarray, ci: float) -> dict[str, np.ndarray]:
     std_sample = np.where(ok, np.sqrt(ss / np.maximum(n - 1, 1)), np.nan)
     root_n = np.sqrt(safe_n)
     half_papers = _z(ci) * std_pop / root_n
+    from scipy import stats
+
     t_quantile = stats.t.ppf(0.5 + ci / 2, np.maximum(n - 1, 1))
     half_t = np.where(ok, t_quantile * std_sample / root_n, np.nan)
     return {

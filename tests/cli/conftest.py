@@ -49,7 +49,7 @@ def indicator_report(tmp_path_factory) -> dict[str, Path]:
     task_cols = ",".join(["cup", "ski", XSS_TASK, "$x^2$ \\alpha"])
     proc = run_cli("report", "truth.parquet", "--train", "train.csv", "--group-cols",
                    f"{XSS_GROUP},other", "--task-cols", task_cols, "--pred", "scores.parquet",
-                   "--id", "image_id", "--threshold", "0.5", "--html", "report.html",
+                   "--id", "image_id", "--threshold", "0.5", "--n-boot", "40", "--html", "report.html",
                    "--json", "report.json", "--title", "audit <b>bold</b>", cwd=root)
     assert proc.returncode == 0, proc.stderr
     return {"root": root, "html": root / "report.html", "json": root / "report.json",

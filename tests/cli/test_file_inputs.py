@@ -23,6 +23,7 @@ from biasamp.cli.inputs import (
     ERR_NOT_FOUND,
     ERR_PARQUET,
     ERR_PARTIAL_PREDICTIONS,
+    ERR_UNKNOWN_EVAL_LABELS,
     ERR_UNKNOWN_PRED_LABELS,
     HINT_SCORES,
     ColumnBlock,
@@ -58,7 +59,7 @@ def test_categorical_layout_matches_the_library_on_the_same_arrays(tmp_path):
     assert data.task_names == ("cup", "ski", "car")
     tasks = test[["obj_cup", "obj_ski", "obj_car"]].to_numpy()
     np.testing.assert_array_equal(data.tasks, tasks)
-    expected_pred = (test[["pred_obj_cup", "pred_obj_ski", "pred_obj_car"]].to_numpy() >= 0.5)
+    expected_pred = (test[["pred_obj_cup", "pred_obj_ski", "pred_obj_car"]].to_numpy() > 0.5)
     np.testing.assert_array_equal(data.tasks_pred, expected_pred.astype(np.uint8))
     np.testing.assert_array_equal(data.task_scores, test[["pred_obj_cup", "pred_obj_ski",
                                                           "pred_obj_car"]].to_numpy())
@@ -220,7 +221,7 @@ def test_label_and_column_set_errors(tmp_path):
     with pytest.raises(InputError) as info:
         load_audit(layout, data=data)
     assert str(info.value) == ERR_UNKNOWN_PRED_LABELS.format(
-        file=data, column="pred_g", examples="'other'", sources="the data and training files")
+        file=data, column="pred_g", examples="'other'", sources="the data file")
     ok = _write(tmp_path, "ok.csv", "g,obj_a,obj_b,pred_g\nm,1,0,w\nw,0,1,m\n")
     train = _write(tmp_path, "train.csv", "g,obj_a,obj_c\nm,1,0\nw,0,1\n")
     with pytest.raises(InputError) as info:
@@ -232,6 +233,43 @@ def test_label_and_column_set_errors(tmp_path):
         load_audit(Layout(group="g", task_cols=("a", "b"), pred_prefix="pred_"), data=partial)
     assert str(info.value) == ERR_PARTIAL_PREDICTIONS.format(
         file=partial, role="tasks", column="pred_b", option="--pred-prefix", present="pred_a")
+
+
+def test_training_labels_are_canonical(tmp_path):
+    """The library's rule: with --train its names are the label set; other labels are errors."""
+    layout = Layout(group="g", task="t", pred_prefix="p_")
+    train = _write(tmp_path, "train.csv", "g,t\nm,cook\nw,ski\nw,cook\n")
+    extra_group = _write(tmp_path, "d1.csv", "g,t,p_g,p_t\nm,cook,m,cook\nx,ski,w,ski\n")
+    with pytest.raises(InputError) as info:
+        load_audit(layout, data=extra_group, train=train)
+    assert str(info.value) == ERR_UNKNOWN_EVAL_LABELS.format(
+        file=extra_group, column="g", examples="'x'", train=train)
+    extra_task = _write(tmp_path, "d2.csv", "g,t,p_g,p_t\nm,cook,m,cook\nw,golf,w,ski\n")
+    with pytest.raises(InputError) as info:
+        load_audit(layout, data=extra_task, train=train)
+    assert str(info.value) == ERR_UNKNOWN_EVAL_LABELS.format(
+        file=extra_task, column="t", examples="'golf'", train=train)
+    pred_task = _write(tmp_path, "d3.csv", "g,t,p_g,p_t\nm,cook,m,golf\nw,ski,w,ski\n")
+    with pytest.raises(InputError) as info:
+        load_audit(layout, data=pred_task, train=train)
+    assert str(info.value) == ERR_UNKNOWN_PRED_LABELS.format(
+        file=pred_task, column="p_t", examples="'golf'",
+        sources=f"the training file {train}")
+    # a training label absent from the evaluation file is fine: the names are the training's
+    subset = _write(tmp_path, "d4.csv", "g,t,p_g,p_t\nm,cook,m,cook\nm,cook,m,cook\n")
+    both = _write(tmp_path, "d5.csv", "g,t,p_g,p_t\nm,cook,m,cook\nm,cook,w,cook\n")
+    data = load_audit(layout, data=both, train=train)
+    assert data.group_names == ("m", "w") and data.task_names == ("cook", "ski")
+    # without --train the evaluation ground truth is canonical
+    assert load_audit(layout, data=subset).task_names == ("cook",)
+
+
+def test_scores_are_positive_strictly_above_the_threshold(tmp_path):
+    data = _write(tmp_path, "s.csv", "g,a,b,p_a,p_b\nm,1,0,0.5,0.7\nw,0,1,0.50001,0.2\n")
+    out = load_audit(Layout(group="g", task_cols=("a", "b"), pred_prefix="p_"), data=data,
+                     threshold=0.5, thresholds={"b": 0.7})
+    np.testing.assert_array_equal(out.tasks_pred, [[0, 0], [1, 0]])
+    assert out.thresholds == {"a": 0.5, "b": 0.7}
 
 
 def test_layout_needs_exactly_one_option_per_role():

@@ -103,7 +103,7 @@ def test_report_indicator_layout_json_is_valid_and_matches_the_library(indicator
     scores = pd.read_parquet(root / "scores.parquet").set_index("image_id").loc[truth["image_id"]]
     tasks = ["cup", "ski", XSS_TASK, "$x^2$ \\alpha"]
     want = directional(direction="A->T", groups=truth[[XSS_GROUP, "other"]], tasks=truth[tasks],
-                       tasks_pred=(scores[tasks] >= 0.5).astype(int).reset_index(drop=True),
+                       tasks_pred=(scores[tasks] > 0.5).astype(int).reset_index(drop=True),
                        groups_train=train[[XSS_GROUP, "other"]], tasks_train=train[tasks])
     assert doc["metrics"][0]["value"] == pytest.approx(want.value, abs=1e-15)
     assert XSS_GROUP in indicator_report["stdout"]  # printed as text, not markup

@@ -60,7 +60,8 @@ def test_report_renders_in_headless_chromium(indicator_report, tmp_path):
 
     assert page["readyState"] == "complete"
     assert page["title"] == "audit <b>bold</b>"
-    assert len(page["images"]) == 3  # bias figure, heatmap and top pairs of the one metric
+    # bias figure, heatmap and top pairs (with interval bars) of the one metric, threshold sweep
+    assert len(page["images"]) == 4
     assert all(img["ok"] for img in page["images"]), page["images"]
     assert page["scripts"] == 0 and page["iframes"] == 0 and page["injected"] == 0
     # untrusted names come out as text

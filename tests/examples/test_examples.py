@@ -158,3 +158,47 @@ def test_05_directional_heatmaps(tmp_path: Path) -> None:
     # A model that reproduces the data exactly amplifies nothing.
     assert key["BA-> max |value| on the diagonal"] == pytest.approx(0.0, abs=1e-12)
     assert key["Multi-> max on the diagonal"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_07_coco_t_to_a(tmp_path: Path) -> None:
+    key = load("07_coco_gender_from_objects").main(output_dir=tmp_path, seeds=(0, 1, 2))
+    assert (tmp_path / "07_coco_t_to_a.png").exists()
+    for model in ("logistic C=0.05", "logistic C=1", "MLP (8)", "MLP (32)"):
+        # Every gender-from-objects model amplifies T->A (interval above 0) ...
+        assert key[f"{model}: BA-> T->A low"] > 0.0
+        assert 0.6 < key[f"{model}: accuracy mean"] < 0.75
+        # ... and a model of the tasks alone is very predictable from the tasks.
+        assert key[f"{model}: DPA T->A mean"] > 0.2
+    # Linear models amplify more than the MLPs, and a linear attacker mimics them better.
+    assert key["logistic C=1: BA-> T->A mean"] > key["MLP (32): BA-> T->A mean"]
+    assert key["logistic C=1: DPA T->A mean"] > key["MLP (32): DPA T->A mean"]
+
+
+def test_09_mitigations(tmp_path: Path) -> None:
+    key = load("09_mitigation_comparison").main(output_dir=tmp_path, seeds=(0, 1, 2))
+    assert (tmp_path / "09_mitigations.md").exists()
+    methods = ("original", "oversampling", "calibrated thresholds", "RBA")
+    assert all(key[f"{m}: n_runs"] == 3 for m in methods)
+    # The original model amplifies (it over-predicts men); every mitigation lowers the violations.
+    assert key["original: BiasAmp_MALS"] > 0.03
+    for method in methods[1:]:
+        assert key[f"{method}: Viol."] < key["original: Viol."]
+    assert key["RBA: BiasAmp_MALS"] < key["original: BiasAmp_MALS"]
+    # Calibrated thresholds do best on BiasAmp_MALS (Wang section 3.3) and on task performance.
+    assert abs(key["calibrated thresholds: BiasAmp_MALS"]) < 0.02
+    assert key["calibrated thresholds: task performance"] > key["original: task performance"] + 0.1
+    # Single-attribute mitigation does not remove multi-attribute amplification (Multi, sec. 6).
+    for method in ("oversampling", "RBA"):
+        assert key[f"{method}: Multi_MALS"] > 0.8 * key["original: Multi_MALS"]
+
+
+def test_06_attacker_robustness(tmp_path: Path) -> None:
+    key = load("06_dpa_attacker_robustness").main(output_dir=tmp_path)
+    assert (tmp_path / "06_attacker_robustness.csv").exists()
+    # T_hat is the better function of A: positive amplification with every attacker.
+    assert key["relative: min"] > 0 and key["absolute: min"] > 0
+    # Relative change varies less across attackers than absolute change ...
+    assert key["relative: CV"] < 0.75 * key["absolute: CV"]
+    # ... and does not depend on the unit of T (inverse-RMSE quality).
+    assert key["relative, T x10 / T x1"] == pytest.approx(1.0, abs=1e-3)
+    assert key["absolute, T x10 / T x1"] == pytest.approx(0.1, abs=1e-3)

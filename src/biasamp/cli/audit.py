@@ -18,8 +18,10 @@ import pandas as pd
 
 from .._counts import CountTable
 from .._mals import bias_scores
+from .._thresholds import threshold_sweep
+from .calibrate import calibrate_from_files, check_threshold_labels, read_thresholds
 from .inputs import AuditData, Layout, load_audit
-from .metrics import REGISTRY, Settings, compute_metric, resolve_metric
+from .metrics import REGISTRY, CombinationView, Settings, compute_metric, resolve_metric
 
 __all__ = ["Audit", "Gate", "INPUT_CONTRACT", "add_audit_arguments", "parse_gate", "run_audit"]
 
@@ -33,6 +35,7 @@ ERR_NO_METRICS = (
 )
 ERR_N_BOOT = "--n-boot: expected a non-negative integer, got {got!r}."
 ERR_CI = "--ci: expected a level in (0, 1), got {got!r}."
+ERR_CALIBRATE_PRED = "--calibrate-pred needs --calibrate-on (the validation file it scores)."
 
 INPUT_CONTRACT = """\
 Input contract:
@@ -50,10 +53,16 @@ Input contract:
                                    no duplicates); its columns use the ground-truth names
                                    unless --pred-prefix is given
           --pred-tasks-long FILE   predicted tasks as a long (id, label) table
-  Scores  prediction indicator columns may hold scores: --threshold 0.5 binarises
-          them (score >= threshold is 1).
+  Scores  prediction indicator columns may hold scores; a prediction is positive when
+          score > threshold (one rule everywhere): --threshold 0.5 for every label,
+          --thresholds FILE from 'biasamp calibrate', or --calibrate-on VAL_FILE
+          (validation file in the data file's layout; --calibrate-pred FILE when
+          its scores are in another file joined on --id).
   Train   --train FILE             training ground truth, same layout as the data file
-                                   (--train-tasks-long FILE with --tasks-long)
+                                   (--train-tasks-long FILE with --tasks-long). Its labels
+                                   are canonical: an evaluation or predicted label it
+                                   lacks is an error. Without it the evaluation ground
+                                   truth is canonical.
   Values  indicators are 0 or 1; labels are text; missing values are errors.
   Errors name the file, the column and the problem; exit code 2.
 
@@ -104,6 +113,16 @@ def _n_boot(text: str) -> int:
     return value
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def _ci(text: str) -> float:
     try:
         value = float(text)
@@ -128,13 +147,17 @@ def _metric_name(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
-def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
-    """The input-contract options (and metric options) shared by measure and report."""
+def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool = False) -> None:
+    """The input-contract options: files and columns (``scores_only``: for calibrate)."""
     files = parser.add_argument_group("files")
-    files.add_argument("data", help="evaluation file (CSV or Parquet): ground truth, and "
-                       "predictions with --pred-prefix")
+    files.add_argument("data", help=("validation file (CSV or Parquet): ground truth, and scores "
+                                     "with --pred-prefix") if scores_only else
+                       "evaluation file (CSV or Parquet): ground truth, and predictions with "
+                       "--pred-prefix")
     files.add_argument("--pred", metavar="FILE", help="predictions file joined on --id")
-    files.add_argument("--train", metavar="FILE", help="training ground truth (same layout)")
+    if not scores_only:
+        files.add_argument("--train", metavar="FILE", help="training ground truth (same "
+                           "layout); its labels are canonical")
     files.add_argument("--id", metavar="COL", help="id column joining the files")
     files.add_argument("--delimiter", metavar="CHAR",
                        help="CSV delimiter (default ',' or tab for .tsv)")
@@ -155,20 +178,43 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
                          help="label column of the long tables (default 'label')")
     columns.add_argument("--pred-prefix", metavar="PREFIX",
                          help="the prediction of column C is column PREFIX+C")
+    if scores_only:
+        return
     columns.add_argument("--pred-tasks-long", metavar="FILE",
                          help="predicted tasks as a long (id, label) table")
     columns.add_argument("--train-tasks-long", metavar="FILE",
                          help="training tasks as a long (id, label) table")
-    columns.add_argument("--threshold", type=float, metavar="T",
-                         help="binarise prediction scores: score >= T is 1")
+    scores = parser.add_argument_group("scores (predicted positive when score > threshold)")
+    scores.add_argument("--threshold", type=float, metavar="T",
+                        help="binarise prediction scores: score > T is 1 (labels without a "
+                        "calibrated threshold)")
+    calibrated = scores.add_mutually_exclusive_group()
+    calibrated.add_argument("--thresholds", metavar="FILE",
+                            help="per-label thresholds written by 'biasamp calibrate'")
+    calibrated.add_argument("--calibrate-on", metavar="VAL_FILE",
+                            help="calibrate per-label thresholds on this validation file (same "
+                            "layout as the data file, scores as prediction columns)")
+    scores.add_argument("--calibrate-pred", metavar="FILE",
+                        help="validation scores in another file joined on --id (with "
+                        "--calibrate-on)")
+    scores.add_argument("--ties", choices=("nearest", "fewer", "more"), default="nearest",
+                        help="calibration: count to take when scores tie (default nearest)")
+
+
+def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The input-contract options (and metric options) shared by measure and report."""
+    add_layout_arguments(parser)
     metrics = parser.add_argument_group("metrics")
     metrics.add_argument("--metric", action="append", type=_metric_name, metavar="NAME",
                          help="metric to compute, repeatable: " + ", ".join(REGISTRY)
-                         + " (default: every one the inputs allow)")
+                         + " (default: " + ", ".join(k for k, s in REGISTRY.items() if s.default)
+                         + ", those the inputs allow)")
     metrics.add_argument("--n-boot", type=_n_boot, default=0, metavar="B",
                          help="bootstrap replicates for intervals (default 0: none)")
     metrics.add_argument("--ci", type=_ci, default=0.95, help="interval level (default 0.95)")
     metrics.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    metrics.add_argument("--n-iter", type=_positive_int, default=10, metavar="K",
+                         help="attacker iterations of dpa-a2t, dpa-t2a, leakage (default 10)")
     metrics.add_argument("--margin", type=float, default=0.05,
                          help="MALS margin for violations and the report's band (default 0.05)")
     metrics.add_argument("--min-cell", type=int, default=5, metavar="N",
@@ -195,7 +241,7 @@ class Audit:
     warnings: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     comparison: pd.DataFrame | None = None
-    sweep: pd.DataFrame | None = None
+    sweep: dict[str, Any] | None = None
     by_size: pd.DataFrame | None = None
 
     @property
@@ -203,7 +249,7 @@ class Audit:
         return [g for g in self.gates if g.failed]
 
 
-def _layout(args: argparse.Namespace) -> Layout:
+def layout_from_args(args: argparse.Namespace) -> Layout:
     return Layout(
         group=args.group, group_cols=args.group_cols, task=args.task, task_cols=args.task_cols,
         task_prefix=args.task_prefix, tasks_long=args.tasks_long, id=args.id,
@@ -272,7 +318,8 @@ def bias_comparison(data: AuditData) -> pd.DataFrame | None:
 def _settings_dict(args: argparse.Namespace, keys: list[str]) -> dict[str, Any]:
     names = ("group", "group_cols", "task", "task_cols", "task_prefix", "tasks_long", "id",
              "pred_prefix", "pred_tasks_long", "train_tasks_long", "long_label", "delimiter",
-             "threshold", "n_boot", "ci", "seed", "margin", "min_cell")
+             "threshold", "thresholds", "calibrate_on", "calibrate_pred", "ties", "n_boot",
+             "ci", "seed", "n_iter", "margin", "min_cell")
     out = {name: getattr(args, name, None) for name in names}
     out = {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
     out["metrics"] = keys
@@ -280,16 +327,99 @@ def _settings_dict(args: argparse.Namespace, keys: list[str]) -> dict[str, Any]:
     return out
 
 
-def run_audit(args: argparse.Namespace, *, progress: bool) -> Audit:
-    """Read the inputs named by ``args``, compute the metrics and check the gates."""
-    layout = _layout(args)
+def _thresholds(args: argparse.Namespace, layout: Layout, *, progress: bool
+                ) -> tuple[dict[str, float], str | None]:
+    """Per-label thresholds from --thresholds or --calibrate-on (and where they came from)."""
+    if getattr(args, "calibrate_pred", None) and not args.calibrate_on:
+        raise ValueError(ERR_CALIBRATE_PRED)
+    if args.thresholds:
+        return read_thresholds(args.thresholds), args.thresholds
+    if args.calibrate_on:
+        calibration, _ = calibrate_from_files(layout, data=args.calibrate_on,
+                                              pred=args.calibrate_pred, ties=args.ties,
+                                              progress=progress)
+        return {str(k): float(v) for k, v in calibration.thresholds.items()}, args.calibrate_on
+    return {}, None
+
+
+SWEEP_GRID = np.round(np.linspace(0.05, 0.95, 19), 2)
+_SWEPT = {"mals": ("mals", None), "directional-a2t": ("directional", "A->T"),
+          "directional-t2a": ("directional", "T->A")}
+
+
+def sweep_grid(data: AuditData) -> np.ndarray:
+    """0.05, 0.10, ..., 0.95 for scores in [0, 1]; else the 5%, 10%, ..., 95% quantiles."""
+    values = np.concatenate([np.ravel(s) for s in (data.group_scores, data.task_scores)
+                             if s is not None])
+    if values.min() >= 0 and values.max() <= 1:
+        return SWEEP_GRID
+    return np.unique(np.quantile(values, SWEEP_GRID))
+
+
+def threshold_sweeps(data: AuditData, results: dict[str, Any], *, progress: bool = False
+                     ) -> dict[str, Any] | None:
+    """The threshold sweep of each computed co-occurrence metric whose predictions are scores.
+
+    One grid for every scored label (``score > threshold``); the labels' own
+    thresholds are not used along the sweep. A->T sweeps the task scores, T->A
+    the group scores, MALS both (the unscored role keeps its predictions).
+    """
+    if data.scores is None:
+        return None
+    grid = sweep_grid(data)
+    sweeps: dict[str, Any] = {}
+    for key in results:
+        if key not in _SWEPT:
+            continue
+        metric, direction = _SWEPT[key]
+        kwargs: dict[str, Any] = {**data.names(), "groups_train": data.groups_train,
+                                  "tasks_train": data.tasks_train}
+        roles = {"groups": data.group_scores, "tasks": data.task_scores}
+        if direction == "A->T":
+            roles["groups"] = None
+            kwargs.update(direction=direction, groups=data.groups, tasks=data.tasks)
+        elif direction == "T->A":
+            roles["tasks"] = None
+            kwargs.update(direction=direction, groups=data.groups, tasks=data.tasks)
+        if all(v is None for v in roles.values()):
+            continue
+        for role, scores in roles.items():
+            if scores is None and direction is None:
+                kwargs[f"{role}_pred"] = getattr(data, f"{role}_pred")
+        sweeps[key] = threshold_sweep(
+            metric, thresholds=grid, progress=progress,
+            groups_scores=None if roles["groups"] is None else pd.DataFrame(
+                roles["groups"], columns=list(data.group_names)),
+            tasks_scores=None if roles["tasks"] is None else pd.DataFrame(
+                roles["tasks"], columns=list(data.task_names)),
+            **kwargs)
+    return sweeps or None
+
+
+def sizes_table(results: dict[str, Any]) -> pd.DataFrame | None:
+    """``by_size`` of the multi-attribute results, stacked with a ``metric`` column."""
+    frames = [r.by_size.assign(metric=key) for key, r in results.items()
+              if isinstance(r, CombinationView)]
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) -> Audit:
+    """Read the inputs named by ``args``, compute the metrics and check the gates.
+
+    ``sweep``: also compute the threshold sweeps (the report does) when the
+    predictions are scores.
+    """
+    layout = layout_from_args(args)
+    thresholds, source = _thresholds(args, layout, progress=progress)
     data = load_audit(
         layout, data=args.data, pred=args.pred, train=args.train,
         pred_tasks_long=args.pred_tasks_long, train_tasks_long=args.train_tasks_long,
-        threshold=args.threshold, progress=progress,
+        threshold=args.threshold, thresholds=thresholds, progress=progress,
     )
+    if thresholds:
+        check_threshold_labels(source, thresholds, data)
     settings = Settings(n_boot=args.n_boot, ci=args.ci, seed=args.seed, margin=args.margin,
-                        progress=progress)
+                        progress=progress, n_iter=args.n_iter)
     skipped: dict[str, str] = {}
     if args.metric:
         keys = list(dict.fromkeys(args.metric))
@@ -311,6 +441,10 @@ def run_audit(args: argparse.Namespace, *, progress: bool) -> Audit:
             raise ValueError(ERR_GATE_METRIC.format(key=gate.key, computed=", ".join(keys)))
     results = {key: compute_metric(REGISTRY[key], data, settings) for key in keys}
     warnings = cell_warnings(data, min_cell=args.min_cell)
+    for key in keys:
+        if args.n_boot and REGISTRY[key].iterations:
+            warnings.append(f"{key}: --n-boot does not apply; its interval is over the "
+                            f"--n-iter {args.n_iter} attacker iterations (Student t).")
     for key, result in results.items():
         n_empty = getattr(result, "n_empty", 0)
         if n_empty:
@@ -318,4 +452,6 @@ def run_audit(args: argparse.Namespace, *, progress: bool) -> Audit:
                             "(see the metric's docs for how they count).")
     gates = [Gate(g.key, g.bound, float(results[g.key].value)) for g in args.fail_above]
     return Audit(data=data, results=results, settings=_settings_dict(args, keys), gates=gates,
-                 warnings=warnings, skipped=skipped, comparison=bias_comparison(data))
+                 warnings=warnings, skipped=skipped, comparison=bias_comparison(data),
+                 sweep=threshold_sweeps(data, results, progress=progress) if sweep else None,
+                 by_size=sizes_table(results))

@@ -17,8 +17,18 @@ Parquet file.
   (``--pred FILE``; without ``--pred-prefix`` its columns carry the ground
   truth names). Predicted groups, predicted tasks or both may be given.
   Prediction indicator columns may hold scores, binarised with ``--threshold``
-  (``score >= threshold`` is 1) or with thresholds calibrated elsewhere.
+  or with calibrated per-label thresholds: a prediction is positive when
+  ``score > threshold`` (strict, the rule of :func:`biasamp.calibrate_thresholds`
+  and :func:`biasamp.threshold_sweep`).
 * **Training** ground truth (``--train FILE``) has the layout of the data file.
+
+Label sets
+----------
+The library's rule (:mod:`biasamp._inputs`): the training split's names are
+canonical. With ``--train``, the group and task names are those of the
+training file, and a label of the evaluation ground truth, the predictions or a
+long table that the training file does not have is an error naming the file and
+the column. Without ``--train``, the evaluation ground truth is canonical.
 
 Every file is read once, streamed in chunks that keep only the needed columns
 as compact arrays (uint8 indicators, label strings); its SHA-256 is computed
@@ -82,6 +92,11 @@ ERR_ID_MISSING = (
 ERR_UNKNOWN_PRED_LABELS = (
     "{file}, column {column!r}: predicted label(s) {examples} never occur in the ground truth "
     "({sources}); predictions must use the ground-truth labels."
+)
+ERR_UNKNOWN_EVAL_LABELS = (
+    "{file}, column {column!r}: label(s) {examples} do not occur in the training file {train}; "
+    "the training split's labels are canonical (add them to the training file or drop "
+    "those rows)."
 )
 ERR_COLUMN_SETS = (
     "{file}: its {what} columns differ from those of {reference}: missing {missing}, "
@@ -564,6 +579,17 @@ class AuditData:
     def n_train(self) -> int | None:
         return None if self.groups_train is None else int(np.shape(self.groups_train)[0])
 
+    @property
+    def tasks_multilabel(self) -> Any:
+        """The evaluation tasks when they are multi-label (indicators or a long table), else
+        None: the multi-attribute metrics need sets of tasks per instance."""
+        return None if np.ndim(self.tasks) == 1 else self.tasks
+
+    @property
+    def scores(self) -> bool | None:
+        """True when predictions were thresholded from scores (None otherwise)."""
+        return True if (self.group_scores is not None or self.task_scores is not None) else None
+
     def has(self, role: str) -> bool:
         return getattr(self, role) is not None
 
@@ -658,6 +684,24 @@ def _label_names(*arrays: np.ndarray | None) -> tuple[str, ...]:
     return tuple(sorted(set().union(*(pd.unique(a) for a in present))))
 
 
+def _sources(train_path: Path | None) -> str:
+    return f"the training file {train_path}" if train_path is not None else "the data file"
+
+
+def _canonical_names(evaluation: np.ndarray, train: np.ndarray | None, eval_path: Path,
+                     column: str, train_path: Path | None) -> tuple[str, ...]:
+    """The training labels when there is a training split (evaluation labels must be among
+    them), else the evaluation labels; sorted."""
+    if train is None:
+        return _label_names(evaluation)
+    names = _label_names(train)
+    unknown = pd.Index(pd.unique(evaluation)).difference(pd.Index(names))
+    if len(unknown):
+        raise InputError(ERR_UNKNOWN_EVAL_LABELS.format(
+            file=eval_path, column=column, examples=_shown(list(unknown)), train=train_path))
+    return names
+
+
 def _check_pred_labels(pred: np.ndarray, names: tuple[str, ...], path: Path, column: str,
                        sources: str) -> None:
     unknown = pd.Index(pd.unique(pred)).difference(pd.Index(names))
@@ -704,7 +748,7 @@ def load_audit(
         Long ``(id, label)`` tables of predicted / training tasks (with
         ``layout.tasks_long``).
     threshold : float, optional
-        Binarise prediction score columns at ``score >= threshold``.
+        Binarise prediction score columns: ``score > threshold`` is 1.
     thresholds : dict, optional
         Per-label thresholds (label name -> threshold), e.g. from calibration;
         labels not in it use ``threshold`` (or 0.5).
@@ -782,11 +826,12 @@ def load_audit(
     thresholds = dict(thresholds or {})
     group_scores = task_scores = None
     if layout.group_kind == "label":
-        group_names = _label_names(arrays["groups"], train_arrays.get("groups"))
+        group_names = _canonical_names(arrays["groups"], train_arrays.get("groups"),
+                                       data_path, group_cols[0], train_path)
         if "groups_pred" in arrays:
             _check_pred_labels(arrays["groups_pred"], group_names,
                                Path(pred) if pred else data_path,
-                               _pred_column(layout, group_cols[0]), "the data and training files")
+                               _pred_column(layout, group_cols[0]), _sources(train_path))
     else:
         group_names = group_cols
         if scored and "groups_pred" in arrays:
@@ -796,10 +841,11 @@ def load_audit(
     # --- tasks
     tasks_train = train_arrays.get("tasks")
     if layout.task_kind == "label":
-        task_names = _label_names(arrays["tasks"], tasks_train)
+        task_names = _canonical_names(arrays["tasks"], tasks_train, data_path, task_cols[0],
+                                      train_path)
         if "tasks_pred" in arrays:
             _check_pred_labels(arrays["tasks_pred"], task_names, Path(pred) if pred else data_path,
-                               _pred_column(layout, task_cols[0]), "the data and training files")
+                               _pred_column(layout, task_cols[0]), _sources(train_path))
         tasks = arrays["tasks"]
     elif layout.task_kind == "indicator":
         task_names = tuple(layout.task_name(c) for c in task_cols)
@@ -832,10 +878,14 @@ def load_audit(
             files.append(t_info)
             long_tables["tasks_train"] = (Path(train_tasks_long), t_ids, t_labels, train_index,
                                           train_path)
-        task_names = _label_names(labels, long_tables.get("tasks_train", (None,) * 3)[2])
+        train_long = long_tables.get("tasks_train")
+        task_names = _canonical_names(labels, None if train_long is None else train_long[2],
+                                      long_path, layout.long_label,
+                                      None if train_long is None else train_long[0])
         if "tasks_pred" in long_tables:
             _check_pred_labels(p_labels, task_names, Path(pred_tasks_long), layout.long_label,
-                               "the ground-truth long tables")
+                               "the training long table" if train_long is not None
+                               else "the ground-truth long table")
         matrices = {
             role: _long_to_sparse(i, lab, row_index, task_names, path, main, layout.id)
             for role, (path, i, lab, row_index, main) in long_tables.items()
@@ -865,4 +915,4 @@ def _binarise(scores: np.ndarray, names: Sequence[str], threshold: float | None,
               thresholds: dict[str, float]) -> np.ndarray:
     default = 0.5 if threshold is None else float(threshold)
     cut = np.array([float(thresholds.get(str(name), default)) for name in names])
-    return (scores >= cut[None, :]).astype(np.uint8)
+    return (scores > cut[None, :]).astype(np.uint8)

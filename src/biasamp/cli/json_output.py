@@ -62,6 +62,7 @@ def metric_record(key: str, result: Any, *, seed: int | None) -> dict[str, Any]:
         "params": result.params,
         "extras": result.extras,
         "pairs": pairs,
+        **({"by_size": frame_records(result.by_size)} if hasattr(result, "by_size") else {}),
     })
 
 
@@ -85,12 +86,19 @@ def audit_document(audit: Audit, *, command: str) -> dict[str, Any]:
     }
     if data.thresholds:
         doc["thresholds"] = dict(data.thresholds)
+    if audit.sweep:
+        doc["sweeps"] = {key: {"metric": s.metric, "direction": s.direction, "mean": s.mean,
+                               "table": frame_records(s.table[["threshold", "value"]])}
+                         for key, s in audit.sweep.items()}
     return _json_safe(doc)
 
 
 def write_json(path: str | Path, document: dict[str, Any]) -> Path:
     """Write the document (UTF-8, sorted keys off, 2-space indent); return the path."""
+    from .._atomic_write import atomic_output
+
     path = Path(path)
-    path.write_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-                    encoding="utf-8")
+    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    with atomic_output(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
     return path

@@ -15,13 +15,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from .. import __version__
-from . import demo, measure, report
+from . import calibrate, demo, measure, mitigate, report
 
 EXIT_OK = 0
 EXIT_GATE = 1
 EXIT_USAGE = 2
 
-_COMMANDS = (measure, report, demo)
+_COMMANDS = (measure, report, calibrate, mitigate, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
             "--train train.csv\n"
             "  biasamp report test.csv --group gender --task-prefix obj_ --pred-prefix pred_ "
             "--html report.html\n"
+            "  biasamp calibrate val.csv --group-cols man,woman --task-prefix obj_ "
+            "--pred-prefix score_ --output thresholds.json\n"
+            "  biasamp mitigate scores.csv --structure single --train train.csv --group gender "
+            "--task activity --output calibrated.csv\n"
             "Run 'biasamp COMMAND --help' for the input contract and more examples."
         ),
     )

@@ -13,7 +13,14 @@ from .terminal import print_audit
 
 __all__ = ["add_parser", "run"]
 
-HELP = f"""Compute bias-amplification metrics from prediction files.
+def _metric_lines() -> str:
+    from .metrics import REGISTRY
+
+    return "\n".join(f"  {k:<16} {s.description}" + ("" if s.default else " [opt-in]")
+                     for k, s in REGISTRY.items())
+
+
+HELP = """Compute bias-amplification metrics from prediction files.
 
 Reads the evaluation ground truth, the model's predictions and (optionally) the
 training ground truth, computes the chosen metrics (--metric, repeatable; by
@@ -34,7 +41,19 @@ Examples:
   biasamp measure images.csv --id image_id --group gender --tasks-long labels.csv \\
       --pred-tasks-long predicted.csv --metric directional-a2t --n-boot 1000 --seed 1 \\
       --json result.json --fail-above directional-a2t=0.01
+  # thresholds from 'biasamp calibrate'; opt-in metrics that train attackers
+  biasamp measure test.csv --group-cols man,woman --task-prefix obj_ --pred-prefix score_ \
+      --thresholds thresholds.json --metric directional-a2t --metric leakage --n-iter 5
+  # multi-attribute metrics (multi-label tasks and --train)
+  biasamp measure test.csv --group gender --task-prefix obj_ --pred-prefix pred_ \
+      --train train.csv --metric multi-mals --metric multi-a2t --metric multi-t2a
+
+Metrics (--metric):
+{METRICS}
 """
+
+
+HELP = HELP.replace("{INPUT_CONTRACT}", INPUT_CONTRACT).replace("{METRICS}", _metric_lines())
 
 
 def _progress(args: argparse.Namespace) -> bool:

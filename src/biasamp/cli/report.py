@@ -20,7 +20,11 @@ Everything 'biasamp measure' does, plus --html FILE: one HTML file with no
 external request (figures inline, no script, no CDN) holding the summary,
 warnings, training vs predicted bias per task with the margin band (Zhao et al.
 2017, figures 2-3), per metric the group x task delta heatmap and the top pairs
-with interval bars, and the inputs and settings used (with file SHA-256s).
+with interval bars (per-pair bootstrap intervals with --n-boot), the threshold
+sweep of each co-occurrence metric when predictions are scores (--threshold,
+--thresholds or --calibrate-on), amplification by combination size when a
+multi-attribute metric is asked for (--metric multi-mals, multi-a2t, multi-t2a),
+and the inputs and settings used (with file SHA-256s).
 
 {INPUT_CONTRACT}
 Examples:
@@ -29,6 +33,10 @@ Examples:
   biasamp report test.parquet --group-cols man,woman --task-cols cup,ski \\
       --pred scores.parquet --id image_id --threshold 0.5 --n-boot 500 \\
       --html report.html --json report.json --fail-above mals=0.02
+  # thresholds calibrated on a validation file, multi-attribute metrics, DPA
+  biasamp report test.csv --group-cols man,woman --task-prefix obj_ --pred-prefix score_ \
+      --train train.csv --calibrate-on val.csv --metric mals --metric multi-mals \
+      --metric multi-a2t --metric dpa-a2t --n-iter 5 --html report.html
 """
 
 
@@ -51,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from .._plotting import require_matplotlib
 
     require_matplotlib()  # fail before the work, with an install hint
-    audit = run_audit(args, progress=_progress(args))
+    audit = run_audit(args, progress=_progress(args), sweep=True)
     console = Console()
     print_audit(console, audit, top=args.top)
     write_audit_report(args.html, audit, top=args.top, title=args.title,

@@ -22,6 +22,8 @@ _PAIR_COLUMNS = (  # (column of by_pair, header, format)
     ("p_true", "P true", "{:.3f}"),
     ("p_pred", "P pred", "{:.3f}"),
     ("delta", "delta", "{:+.3f}"),
+    ("ci_low", "delta low", "{:+.3f}"),
+    ("ci_high", "delta high", "{:+.3f}"),
     ("y", "y", "{:+d}"),
 )
 
@@ -80,11 +82,23 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
                           else "")))
     console.print(_summary_table(audit))
     for key, result in audit.results.items():
-        extras = {k: v for k, v in result.extras.items() if isinstance(v, (int, float))}
+        extras = {k: (f"{v:.4g}" if isinstance(v, float) else v)
+                  for k, v in result.extras.items() if isinstance(v, (int, float, str))}
         if extras:
             console.print(Text(f"{key}: " + ", ".join(f"{k}={v}" for k, v in extras.items())))
         if top > 0 and len(result.by_pair):
             console.print(_pairs_table(key, result, top))
+    if audit.by_size is not None:
+        sizes = Table(title="Amplification by combination size", title_justify="left")
+        for name in ("metric", "size", "combinations", "pairs", "value"):
+            sizes.add_column(name, justify="left" if name == "metric" else "right")
+        for row in audit.by_size.itertuples(index=False):
+            sizes.add_row(row.metric, str(row.size), str(row.n_combinations), str(row.n_pairs),
+                          _fmt(row.value))
+        console.print(sizes)
+    for key, sweep in (audit.sweep or {}).items():
+        console.print(Text(f"{key}: mean over the threshold sweep {_fmt(sweep.mean)} "
+                           f"({len(sweep.thresholds)} thresholds)"))
     for key, why in audit.skipped.items():
         console.print(Text(f"skipped {key}: {why}", style="dim"))
     for message in audit.warnings:

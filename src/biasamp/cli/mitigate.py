@@ -1,0 +1,338 @@
+"""``biasamp mitigate``: Reducing Bias Amplification (RBA) from files.
+
+RBA (Zhao et al. 2017) recalibrates a structured predictor's outputs on the
+evaluation corpus so that each (group, task) bias stays within ``--margin`` of
+its training value. It needs the model's *scores* for every possible output.
+
+Scores file layout (one row per instance, CSV or Parquet; ``SEP`` is ``--sep``,
+default ``|``; group and task names are the training file's, which are
+canonical):
+
+* ``--structure single`` (each instance gets one group and one task, as the
+  imSitu verb + agent CRF): one column per (group, task) pair, named
+  ``{group}{SEP}{task}``, holding the score (log-potential) of that joint output.
+* ``--structure multilabel`` (one group and any set of tasks, as the COCO CRF):
+  one column per group named ``{group}`` (the group's score), and per
+  (group, task) the column ``{group}{SEP}{task}`` (score of the task present
+  given the group) and, optionally for all pairs or for none,
+  ``{group}{SEP}{task}{SEP}absent`` (score of the task absent; 0 when the
+  columns are left out). An output's score is its group score plus, per task,
+  the present or absent score.
+
+``--id COL`` is carried to the output (and joins ``--truth``). The training
+file (``--train``) uses the input contract's group and task options; with
+``--group COL`` the group is one categorical column, with ``--group-cols`` 0/1
+indicators; tasks are ``--task COL`` (single only) or indicators
+(``--task-cols`` / ``--task-prefix``).
+
+Output (``--output FILE``, CSV, written atomically): the calibrated predictions
+in the wide layout ``biasamp measure`` reads, with ``--pred-prefix`` (default
+``pred_``) before the training file's column names: ``{prefix}{group column}``
+holding the group label (``--group``) or one 0/1 column per group
+(``--group-cols``), and ``{prefix}{task column}`` holding the task label
+(``--task``) or one 0/1 column per task column. ``--output-before FILE``
+writes the uncalibrated predictions the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .._atomic_write import atomic_output
+from .._rba import rba
+from .inputs import (
+    ColumnBlock,
+    InputError,
+    Layout,
+    _align,
+    _check_ids,
+    _columns_text,
+    _label_names,
+    read_blocks,
+    read_header,
+)
+
+__all__ = ["add_parser", "read_rba_scores", "run"]
+
+ERR_SCORE_COLUMN = (
+    "{file}: score column {column!r} ({what}) not found; with --structure {structure} and "
+    "--sep {sep!r} the file needs one column per {per}. The file has columns {columns}."
+)
+ERR_PARTIAL_ABSENT = (
+    "{file}: absent-score columns must be given for every (group, task) pair or for none: "
+    "{column!r} is missing while {present!r} is present."
+)
+ERR_MULTILABEL_TASKS = (
+    "--structure multilabel needs task indicator columns (--task-cols or --task-prefix) in the "
+    "training file, not --task."
+)
+ERR_ROWS = "{file}: has {got} rows but the scores file {scores} has {expected}; give --id to join."
+ERR_SEP = "--sep: expected a non-empty separator, got {got!r}."
+
+HELP = """Reduce bias amplification with RBA (Zhao et al. 2017) from a scores file.
+
+Recalibrates the model's outputs on the evaluation corpus by Lagrangian
+relaxation so that every (group, task) bias stays within --margin of the
+training bias, writes the calibrated predictions (CSV, atomically) in the wide
+layout 'biasamp measure' reads, and prints the before/after row of the paper's
+table 2 (violations, BiasAmp_MALS, and performance with --truth).
+
+Scores file (one row per instance; names from the training file; SEP = --sep):
+  --structure single       one column per (group, task) pair: "{group}SEP{task}"
+                           (the score of that joint output)
+  --structure multilabel   per group "{group}" (group score); per (group, task)
+                           "{group}SEP{task}" (task present) and, for all pairs or
+                           none, "{group}SEP{task}SEPabsent" (task absent; else 0)
+Training file (--train): --group COL or --group-cols A,B; --task COL (single),
+  --task-cols or --task-prefix. Its labels are canonical.
+Output: --pred-prefix (default pred_) + the training column names: the group
+  label (--group) or 0/1 group columns, the task label (--task) or 0/1 task
+  columns; --id is carried over.
+
+Examples:
+  # imSitu-like: one (agent, verb) output per image
+  biasamp mitigate scores.csv --structure single --train train.csv --group gender \\
+      --task verb --id image_id --output calibrated.csv
+  biasamp measure test.csv --group gender --task verb --train train.csv \\
+      --pred calibrated.csv --id image_id --pred-prefix pred_
+  # COCO-like: a gender and a set of objects per image, columns man|cup, ...
+  biasamp mitigate scores.parquet --structure multilabel --train train.csv \\
+      --group-cols man,woman --task-prefix obj_ --margin 0.05 --eta 0.5 \\
+      --max-iter 200 --truth test.csv --id image_id --output calibrated.csv
+"""
+
+
+def _score_matrix(path: Path, header: list[str], columns: list[str], what: str, per: str,
+                  structure: str, sep: str) -> tuple[str, ...]:
+    present = set(header)
+    for column in columns:
+        if column not in present:
+            raise InputError(ERR_SCORE_COLUMN.format(
+                file=path, column=column, what=what, structure=structure, sep=sep, per=per,
+                columns=_columns_text(header)))
+    return tuple(columns)
+
+
+def read_rba_scores(
+    path: str | Path, *, structure: str, group_names: tuple[str, ...],
+    task_names: tuple[str, ...], sep: str = "|", id_col: str | None = None,
+    delimiter: str | None = None, progress: bool = False,
+) -> tuple[Any, np.ndarray | None, Any]:
+    """The scores of :func:`biasamp.rba` from a scores file (layout in the module docs).
+
+    Returns ``(scores, ids, info)``: ``scores`` is an (n, |G|, |T|) array for
+    ``"single"``, a pair ``(group_scores (n, |G|), task_scores (n, |G|, |T|, 2))``
+    for ``"multilabel"``.
+    """
+    path = Path(path)
+    _, header = read_header(path, delimiter=delimiter)
+    n_g, n_t = len(group_names), len(task_names)
+    pair_cols = [f"{g}{sep}{t}" for g in group_names for t in task_names]
+    blocks = []
+    if id_col is not None:
+        blocks.append(ColumnBlock("id", "id", (id_col,), "--id"))
+    if structure == "single":
+        blocks.append(ColumnBlock("pairs", "score", _score_matrix(
+            path, header, pair_cols, "(group, task) score", "(group, task) pair", structure, sep),
+            "--structure single"))
+    else:
+        blocks.append(ColumnBlock("group", "score", _score_matrix(
+            path, header, [str(g) for g in group_names], "group score", "group",
+            structure, sep), "--structure multilabel"))
+        blocks.append(ColumnBlock("present", "score", _score_matrix(
+            path, header, pair_cols, "task-present score", "(group, task) pair",
+            structure, sep), "--structure multilabel"))
+        absent_cols = [f"{c}{sep}absent" for c in pair_cols]
+        found = [c for c in absent_cols if c in set(header)]
+        if found and len(found) < len(absent_cols):
+            missing = next(c for c in absent_cols if c not in set(header))
+            raise InputError(ERR_PARTIAL_ABSENT.format(file=path, column=missing,
+                                                       present=found[0]))
+        if found:
+            blocks.append(ColumnBlock("absent", "score", tuple(absent_cols),
+                                      "--structure multilabel"))
+    arrays, info = read_blocks(path, blocks, role="scores", delimiter=delimiter, header=header,
+                               progress=progress)
+    ids = arrays.get("id")
+    if structure == "single":
+        return arrays["pairs"].reshape(-1, n_g, n_t), ids, info
+    present = arrays["present"].reshape(-1, n_g, n_t)
+    absent = arrays["absent"].reshape(-1, n_g, n_t) if "absent" in arrays else np.zeros_like(
+        present)
+    return (arrays["group"], np.stack([present, absent], axis=-1)), ids, info
+
+
+def _read_truth(path: Path, layout: Layout, task_cols: tuple[str, ...], task_option: str,
+                *, id_col: str | None, delimiter: str | None, progress: bool,
+                ) -> tuple[dict[str, np.ndarray], Any]:
+    blocks = [ColumnBlock("groups", layout.group_kind, layout.group_columns(),
+                          layout.group_option()),
+              ColumnBlock("tasks", layout.task_kind, task_cols, task_option)]
+    if id_col is not None:
+        blocks.append(ColumnBlock("id", "id", (id_col,), "--id"))
+    return read_blocks(path, blocks, role=path.name, delimiter=delimiter, progress=progress)
+
+
+def _prediction_frame(layout: Layout, task_cols: tuple[str, ...], groups_pred: Any,
+                      tasks_pred: Any, group_names: tuple[str, ...],
+                      task_names: tuple[str, ...], prefix: str) -> pd.DataFrame:
+    out: dict[str, Any] = {}
+    groups_pred = np.asarray(groups_pred, dtype=object)
+    if layout.group is not None:
+        out[f"{prefix}{layout.group}"] = groups_pred
+    else:
+        for name in group_names:
+            out[f"{prefix}{name}"] = (groups_pred == name).astype(np.uint8)
+    if isinstance(tasks_pred, pd.DataFrame):
+        for column, name in zip(task_cols, task_names, strict=True):
+            out[f"{prefix}{column}"] = tasks_pred[name].to_numpy().astype(np.uint8)
+    elif layout.task is not None:
+        out[f"{prefix}{layout.task}"] = np.asarray(tasks_pred, dtype=object)
+    else:
+        tasks_pred = np.asarray(tasks_pred, dtype=object)
+        for column, name in zip(task_cols, task_names, strict=True):
+            out[f"{prefix}{column}"] = (tasks_pred == name).astype(np.uint8)
+    return pd.DataFrame(out)
+
+
+def _write_csv(path: str | Path, frame: pd.DataFrame) -> None:
+    with atomic_output(path, "w", encoding="utf-8", newline="") as handle:
+        frame.to_csv(handle, index=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .measure import _progress
+
+    progress = _progress(args)
+    if not args.sep:
+        raise ValueError(ERR_SEP.format(got=args.sep))
+    layout = Layout(group=args.group, group_cols=args.group_cols, task=args.task,
+                    task_cols=args.task_cols, task_prefix=args.task_prefix, id=args.id,
+                    delimiter=args.delimiter)
+    if args.structure == "multilabel" and layout.task_kind != "indicator":
+        raise InputError(ERR_MULTILABEL_TASKS)
+    train_path = Path(args.train)
+    _, train_header = read_header(train_path, delimiter=args.delimiter)
+    task_cols, task_option = layout.task_columns(train_path, train_header)
+    train_layout = Layout(group=args.group, group_cols=args.group_cols, task=args.task,
+                          task_cols=args.task_cols, task_prefix=args.task_prefix,
+                          delimiter=args.delimiter)
+    train, _ = _read_truth(train_path, train_layout, task_cols, task_option, id_col=None,
+                           delimiter=args.delimiter, progress=progress)
+    group_names = (_label_names(train["groups"]) if layout.group_kind == "label"
+                   else tuple(layout.group_columns()))
+    task_names = (_label_names(train["tasks"]) if layout.task_kind == "label"
+                  else tuple(layout.task_name(c) for c in task_cols))
+    scores, ids, info = read_rba_scores(
+        args.scores, structure=args.structure, group_names=group_names, task_names=task_names,
+        sep=args.sep, id_col=args.id, delimiter=args.delimiter, progress=progress)
+    n = info.n_rows
+    truth_kwargs: dict[str, Any] = {}
+    if args.truth:
+        truth_path = Path(args.truth)
+        truth, truth_info = _read_truth(truth_path, layout, task_cols, task_option,
+                                        id_col=args.id, delimiter=args.delimiter,
+                                        progress=progress)
+        if args.id is not None:
+            index = _check_ids(ids, Path(args.scores), args.id)
+            _check_ids(truth["id"], truth_path, args.id)
+            positions = _align(index, truth["id"], Path(args.scores), truth_path, args.id)
+            truth = {k: v[positions] for k, v in truth.items()}
+        elif truth_info.n_rows != n:
+            raise InputError(ERR_ROWS.format(file=truth_path, got=truth_info.n_rows,
+                                             scores=args.scores, expected=n))
+        truth_kwargs = {"groups": truth["groups"], "tasks": truth["tasks"]}
+    result = rba(scores, structure=args.structure, groups_train=train["groups"],
+                 tasks_train=train["tasks"], group_names=group_names, task_names=task_names,
+                 margin=args.margin, eta=args.eta, max_iter=args.max_iter, progress=progress,
+                 **truth_kwargs)
+    prefix = args.pred_prefix
+    frames = {args.output: (result.groups_pred, result.tasks_pred)}
+    if args.output_before:
+        frames[args.output_before] = (result.groups_pred_before, result.tasks_pred_before)
+    for path, (g_pred, t_pred) in frames.items():
+        frame = _prediction_frame(layout, task_cols, g_pred, t_pred, group_names, task_names,
+                                  prefix)
+        if ids is not None:
+            frame.insert(0, args.id, ids)
+        _write_csv(path, frame)
+    console = Console()
+    status = "converged" if result.converged else f"stopped at --max-iter {args.max_iter}"
+    console.print(Text(f"RBA ({args.structure}, margin {args.margin:g}, eta {args.eta:g}): "
+                       f"{result.n_iter} iterations, {status}; {n} instances, "
+                       f"{len(group_names)} groups, {len(task_names)} tasks"))
+    table = Table(title="Table 2 row (Zhao et al. 2017)", title_justify="left")
+    frame = result.table()
+    table.add_column("")
+    for column in frame.columns:
+        table.add_column(Text(str(column)), justify="right")
+    for label in frame.index:
+        table.add_row(str(label), *(
+            f"{int(frame.at[label, c])}" if pd.api.types.is_integer_dtype(frame[c])
+            else f"{float(frame.at[label, c]):.4f}" for c in frame.columns))
+    console.print(table)
+    console.print(Text(f"calibrated predictions written to {args.output}"))
+    return 0
+
+
+def _sep(text: str) -> str:
+    if not text:
+        raise argparse.ArgumentTypeError(ERR_SEP.format(got=text))
+    return text
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from .audit import _column_list
+
+    parser = subparsers.add_parser(
+        "mitigate", help="reduce bias amplification with RBA (calibrated predictions)",
+        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    files = parser.add_argument_group("files")
+    files.add_argument("scores", help="scores file (CSV or Parquet), layout above")
+    files.add_argument("--train", metavar="FILE", required=True,
+                       help="training ground truth (fixes the training bias and the names)")
+    files.add_argument("--truth", metavar="FILE",
+                       help="evaluation ground truth (training layout) for the performance "
+                       "columns")
+    files.add_argument("--id", metavar="COL", help="id column (carried to the output; joins "
+                       "--truth)")
+    files.add_argument("--delimiter", metavar="CHAR", help="CSV delimiter (default ',')")
+    files.add_argument("--output", "-o", metavar="FILE", required=True,
+                       help="CSV of calibrated predictions")
+    files.add_argument("--output-before", metavar="FILE",
+                       help="CSV of the uncalibrated predictions (same layout)")
+    columns = parser.add_argument_group("columns")
+    group = columns.add_mutually_exclusive_group(required=True)
+    group.add_argument("--group", metavar="COL", help="categorical group column of --train")
+    group.add_argument("--group-cols", metavar="A,B", type=_column_list,
+                       help="0/1 group indicator columns of --train")
+    task = columns.add_mutually_exclusive_group(required=True)
+    task.add_argument("--task", metavar="COL", help="categorical task column (single)")
+    task.add_argument("--task-cols", metavar="T1,T2", type=_column_list,
+                      help="0/1 task indicator columns")
+    task.add_argument("--task-prefix", metavar="PREFIX",
+                      help="every column starting with PREFIX is a task indicator")
+    columns.add_argument("--sep", default="|", type=_sep,
+                         help="separator in score column names (default '|')")
+    columns.add_argument("--pred-prefix", default="pred_", metavar="PREFIX",
+                         help="prefix of the output's prediction columns (default pred_)")
+    rba_group = parser.add_argument_group("RBA")
+    rba_group.add_argument("--structure", choices=("single", "multilabel"), required=True,
+                           help="the output structure (see the layout above)")
+    rba_group.add_argument("--margin", type=float, default=0.05,
+                           help="allowed bias change (gamma, default 0.05)")
+    rba_group.add_argument("--max-iter", type=int, default=100, metavar="K",
+                           help="maximum inferences (default 100)")
+    rba_group.add_argument("--eta", type=float, default=1.0,
+                           help="multiplier step size (default 1.0; see biasamp.rba)")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    parser.set_defaults(run=run)
