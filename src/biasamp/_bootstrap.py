@@ -59,7 +59,7 @@ Choices
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
@@ -708,4 +708,46 @@ def with_interval(
     return replace(
         result, by_pair=by_pair, params=params, ci=(overall.low, overall.high),
         ci_level=float(ci), se=overall.se, replicates=np.asarray(values, dtype=np.float64),
+    )
+
+
+def bootstrap_pairwise(
+    result: Any,
+    *,
+    evaluation: Mapping[str, LabelMatrix] | None,
+    compute: Callable[[CountTable, CountTable | None], dict[str, np.ndarray]],
+    metric: str,
+    n_boot: int,
+    ci: float,
+    random_state: Any,
+    bootstrap: str,
+    resample_train: bool,
+    progress: bool,
+    sample_weight: Any = None,
+    train: CountTable | None = None,
+    groups_train: Any = None,
+    tasks_train: Any = None,
+    sample_weight_train: Any = None,
+) -> Any:
+    """Add a bootstrap interval to a pairwise result.
+
+    ``evaluation`` holds the evaluation split's label matrices (``None`` for
+    Dask inputs, which raises); ``compute(replicate_evaluation, replicate_train)``
+    is the metric's batched core (``directional_arrays`` or ``mals_arrays``)
+    returning ``value`` (B,) and ``delta`` (B, |G|, |T|).
+    """
+    if evaluation is None:
+        from ._dask_counts import ERR_DASK_BOOTSTRAP
+
+        raise ValueError(ERR_DASK_BOOTSTRAP)
+    rep_eval, rep_train = replicate_splits(
+        evaluation=evaluation, n_boot=n_boot, random_state=random_state, bootstrap=bootstrap,
+        sample_weight=sample_weight, train=train, groups_train=groups_train,
+        tasks_train=tasks_train, sample_weight_train=sample_weight_train,
+        resample_train=resample_train, progress=progress, metric=metric,
+    )
+    arrays = compute(rep_eval, rep_train)
+    return with_interval(
+        result, arrays["value"], arrays["delta"], ci=ci, n_boot=n_boot, bootstrap=bootstrap,
+        resample_train=resample_train, pair_column="delta",
     )

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from ._inputs import LabelMatrix, as_label_matrix, as_sample_weight, check_same_length
 
-__all__ = ["CountTable", "GROUP_ROLES", "TASK_ROLES", "JOINT_KEYS", "label_matrices"]
+__all__ = ["CountTable", "MergeableCounts", "GROUP_ROLES", "TASK_ROLES", "JOINT_KEYS", "label_matrices"]
 
 GROUP_ROLES = ("groups", "groups_pred")
 TASK_ROLES = ("tasks", "tasks_pred")
@@ -118,8 +118,64 @@ def label_matrices(
     return matrices
 
 
+class MergeableCounts:
+    """What every additive count table shares: roles, the replicate axis, merge
+    checks, ``update`` and ``+``. Subclasses define ``roles``, ``merge`` and
+    ``from_arrays``; :class:`CountTable` and ``PatternCountTable`` are the two."""
+
+    group_names: tuple[Any, ...]
+    task_names: tuple[Any, ...]
+    n: np.ndarray
+    joint: dict[tuple[str, str], np.ndarray]
+
+    @property
+    def roles(self) -> frozenset[str]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """Leading replicate shape of every count (``()`` for a plain table)."""
+        return tuple(np.shape(self.n))
+
+    def require(self, *roles: str, metric: str) -> None:
+        """Raise ``ValueError`` unless every role in ``roles`` is present."""
+        for role in roles:
+            if role not in self.roles:
+                raise ValueError(
+                    ERR_MISSING_ROLE.format(metric=metric, role=role, have=sorted(self.roles))
+                )
+
+    def check_mergeable(self, other: MergeableCounts) -> None:
+        """Raise ``ValueError`` unless ``other`` has the same names, roles and replicate shape."""
+        if self.group_names != other.group_names:
+            raise ValueError(ERR_MERGE_NAMES.format(what="group", a=self.group_names,
+                                                    b=other.group_names))
+        if self.task_names != other.task_names:
+            raise ValueError(ERR_MERGE_NAMES.format(what="task", a=self.task_names,
+                                                    b=other.task_names))
+        if self.roles != other.roles or set(self.joint) != set(other.joint):
+            raise ValueError(ERR_MERGE_ROLES.format(a=sorted(self.roles), b=sorted(other.roles)))
+        if self.batch_shape != other.batch_shape:
+            raise ValueError(ERR_MERGE_BATCH.format(a=self.batch_shape, b=other.batch_shape))
+
+    def merge(self, other: Any) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def __add__(self, other: Any) -> Any:
+        return self.merge(other)
+
+    def update(self, **arrays: Any) -> Any:
+        """Count another chunk of rows (same keywords as ``from_arrays``) and merge it.
+
+        Returns the merged table; the chunk must use this table's label names.
+        """
+        arrays.setdefault("group_names", self.group_names)
+        arrays.setdefault("task_names", self.task_names)
+        return self.merge(type(self).from_arrays(**arrays))  # type: ignore[attr-defined]
+
+
 @dataclass
-class CountTable:
+class CountTable(MergeableCounts):
     """Additive group x task counts of one split.
 
     Build one with :meth:`from_arrays`, grow it with :meth:`update`, combine
@@ -316,31 +372,9 @@ class CountTable:
         """The roles this table holds counts for."""
         return frozenset(self.totals)
 
-    @property
-    def batch_shape(self) -> tuple[int, ...]:
-        """Leading replicate shape of every count (``()`` for a plain table)."""
-        return tuple(np.shape(self.n))
-
-    def require(self, *roles: str, metric: str) -> None:
-        """Raise ``ValueError`` unless every role in ``roles`` is present."""
-        for role in roles:
-            if role not in self.totals:
-                raise ValueError(
-                    ERR_MISSING_ROLE.format(metric=metric, role=role, have=sorted(self.roles))
-                )
-
     def merge(self, other: CountTable) -> CountTable:
         """The table of both splits' rows together (counts add)."""
-        if self.group_names != other.group_names:
-            raise ValueError(ERR_MERGE_NAMES.format(what="group", a=self.group_names,
-                                                    b=other.group_names))
-        if self.task_names != other.task_names:
-            raise ValueError(ERR_MERGE_NAMES.format(what="task", a=self.task_names,
-                                                    b=other.task_names))
-        if self.roles != other.roles or set(self.joint) != set(other.joint):
-            raise ValueError(ERR_MERGE_ROLES.format(a=sorted(self.roles), b=sorted(other.roles)))
-        if self.batch_shape != other.batch_shape:
-            raise ValueError(ERR_MERGE_BATCH.format(a=self.batch_shape, b=other.batch_shape))
+        self.check_mergeable(other)
         return CountTable(
             group_names=self.group_names,
             task_names=self.task_names,
@@ -349,17 +383,6 @@ class CountTable:
             joint={k: self.joint[k] + other.joint[k] for k in self.joint},
             n_rows=self.n_rows + other.n_rows,
         )
-
-    __add__ = merge
-
-    def update(self, **arrays: Any) -> CountTable:
-        """Count another chunk of rows (same keywords as :meth:`from_arrays`) and merge it.
-
-        Returns the merged table; the chunk must use this table's label names.
-        """
-        arrays.setdefault("group_names", self.group_names)
-        arrays.setdefault("task_names", self.task_names)
-        return self.merge(CountTable.from_arrays(**arrays))
 
     def replicate(self, index: int | tuple[int, ...]) -> CountTable:
         """One replicate of a table with a replicate axis, as a plain table."""

@@ -38,16 +38,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._bootstrap import check_bootstrap_args, replicate_splits, with_interval
+from ._bootstrap import bootstrap_pairwise, check_bootstrap_args
 from ._counts import CountTable
-from ._dask_counts import ERR_DASK_BOOTSTRAP, any_dask_collection
 from ._results import PairwiseResult, pair_frame
-from ._splits import (
-    check_not_empty,
-    count_evaluation_split,
-    count_training_split,
-    evaluation_label_matrices,
-)
+from ._splits import count_training_split, evaluation_split
 
 __all__ = ["directional", "directional_from_counts", "normalize_direction"]
 
@@ -327,41 +321,23 @@ def directional(
     if n_boot is not None:
         check_bootstrap_args(n_boot=n_boot, ci=ci, bootstrap=bootstrap,
                              resample_train=resample_train, progress=progress)
-    if any_dask_collection(groups, tasks, groups_pred, tasks_pred, sample_weight):
-        # Dask inputs: counted per partition and tree-merged (biasamp._dask_counts)
-        if n_boot is not None:
-            raise ValueError(ERR_DASK_BOOTSTRAP)
-        evaluation = count_evaluation_split(
-            train=train, groups=groups, tasks=tasks,
-            groups_pred=groups_pred if direction == "T->A" else None,
-            tasks_pred=tasks_pred if direction == "A->T" else None,
-            sample_weight=sample_weight, group_names=group_names, task_names=task_names, soft=soft,
-        )
-        return directional_from_counts(
-            evaluation, direction=direction, train=train, tie_rule=tie_rule, empty=empty
-        )
-    matrices = evaluation_label_matrices(
+    split = evaluation_split(
         train=train, groups=groups, tasks=tasks,
         groups_pred=groups_pred if direction == "T->A" else None,
         tasks_pred=tasks_pred if direction == "A->T" else None,
-        group_names=group_names, task_names=task_names, soft=soft,
+        sample_weight=sample_weight, group_names=group_names, task_names=task_names, soft=soft,
     )
-    evaluation = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
-    check_not_empty(evaluation, "groups")
     result = directional_from_counts(
-        evaluation, direction=direction, train=train, tie_rule=tie_rule, empty=empty
+        split.table, direction=direction, train=train, tie_rule=tie_rule, empty=empty
     )
     if n_boot is None:
         return result
-    rep_eval, rep_train = replicate_splits(
-        evaluation=matrices, n_boot=n_boot, random_state=random_state, bootstrap=bootstrap,
-        sample_weight=sample_weight, train=train, groups_train=groups_train,
-        tasks_train=tasks_train, sample_weight_train=sample_weight_train,
-        resample_train=resample_train, progress=progress, metric=f"directional {direction}",
-    )
-    arrays = directional_arrays(rep_eval, direction=direction, train=rep_train,
-                                tie_rule=tie_rule)
-    return with_interval(
-        result, arrays["value"], arrays["delta"], ci=ci, n_boot=n_boot, bootstrap=bootstrap,
-        resample_train=resample_train, pair_column="delta",
+    return bootstrap_pairwise(
+        result, evaluation=split.matrices, metric=f"directional {direction}",
+        compute=lambda ev, tr: directional_arrays(ev, direction=direction, train=tr,
+                                                  tie_rule=tie_rule),
+        n_boot=n_boot, ci=ci, random_state=random_state, bootstrap=bootstrap,
+        resample_train=resample_train, progress=progress, sample_weight=sample_weight,
+        train=train, groups_train=groups_train, tasks_train=tasks_train,
+        sample_weight_train=sample_weight_train,
     )

@@ -30,17 +30,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._bootstrap import check_bootstrap_args, replicate_splits, with_interval
+from ._bootstrap import bootstrap_pairwise, check_bootstrap_args
 from ._counts import CountTable
-from ._dask_counts import ERR_DASK_BOOTSTRAP, any_dask_collection
 from ._inputs import ERR_EMPTY_SPLIT
 from ._results import PairwiseResult, pair_frame
-from ._splits import (
-    check_not_empty,
-    count_evaluation_split,
-    count_training_split,
-    evaluation_label_matrices,
-)
+from ._splits import count_training_split, evaluation_split
 
 __all__ = ["bias_scores", "mals", "mals_from_counts"]
 
@@ -212,33 +206,18 @@ def mals(
     if n_boot is not None:
         check_bootstrap_args(n_boot=n_boot, ci=ci, bootstrap=bootstrap,
                              resample_train=resample_train, progress=progress)
-    if any_dask_collection(groups_pred, tasks_pred, sample_weight):
-        # Dask inputs: counted per partition and tree-merged (biasamp._dask_counts)
-        if n_boot is not None:
-            raise ValueError(ERR_DASK_BOOTSTRAP)
-        predictions = count_evaluation_split(
-            train=train, groups_pred=groups_pred, tasks_pred=tasks_pred,
-            sample_weight=sample_weight, soft=soft,
-        )
-        return mals_from_counts(train, predictions, margin=margin)
-    matrices = evaluation_label_matrices(
-        train=train, groups_pred=groups_pred, tasks_pred=tasks_pred, soft=soft,
-    )
-    predictions = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
-    check_not_empty(predictions, "groups_pred")
-    result = mals_from_counts(train, predictions, margin=margin)
+    split = evaluation_split(train=train, groups_pred=groups_pred, tasks_pred=tasks_pred,
+                             sample_weight=sample_weight, soft=soft)
+    result = mals_from_counts(train, split.table, margin=margin)
     if n_boot is None:
         return result
-    rep_pred, rep_train = replicate_splits(
-        evaluation=matrices, n_boot=n_boot, random_state=random_state, bootstrap=bootstrap,
-        sample_weight=sample_weight, train=train, groups_train=groups_train,
-        tasks_train=tasks_train, sample_weight_train=sample_weight_train,
-        resample_train=resample_train, progress=progress, metric="mals",
-    )
-    arrays = mals_arrays(rep_train, rep_pred, margin=float(margin))
-    return with_interval(
-        result, arrays["value"], arrays["delta"], ci=ci, n_boot=n_boot, bootstrap=bootstrap,
-        resample_train=resample_train, pair_column="delta",
+    return bootstrap_pairwise(
+        result, evaluation=split.matrices, metric="mals",
+        compute=lambda ev, tr: mals_arrays(tr, ev, margin=float(margin)),
+        n_boot=n_boot, ci=ci, random_state=random_state, bootstrap=bootstrap,
+        resample_train=resample_train, progress=progress, sample_weight=sample_weight,
+        train=train, groups_train=groups_train, tasks_train=tasks_train,
+        sample_weight_train=sample_weight_train,
     )
 
 

@@ -28,17 +28,15 @@ import scipy.sparse as sp
 
 from ._combinations import keys_to_indicator, pattern_keys
 from ._counts import (
-    ERR_MERGE_BATCH,
-    ERR_MERGE_NAMES,
-    ERR_MERGE_ROLES,
-    ERR_MISSING_ROLE,
     ERR_NO_ROLES,
     ERR_REPLICATE_SHAPE,
     GROUP_ROLES,
     JOINT_KEYS,
     TASK_ROLES,
+    MergeableCounts,
+    label_matrices,
 )
-from ._inputs import LabelMatrix, as_label_matrix, as_sample_weight, check_same_length
+from ._inputs import LabelMatrix, as_sample_weight, check_same_length
 
 __all__ = ["PatternCountTable"]
 
@@ -62,7 +60,7 @@ def _scatter(values: np.ndarray, index: np.ndarray, size: int) -> np.ndarray:
 
 
 @dataclass
-class PatternCountTable:
+class PatternCountTable(MergeableCounts):
     """Weighted counts per distinct task pattern (and group) of one split.
 
     Build one with :meth:`from_arrays`, grow it with :meth:`update`, combine
@@ -197,19 +195,10 @@ class PatternCountTable:
         names_source : str, optional
             Where the names came from, for label-mismatch errors.
         """
-        arrays = {"groups": groups, "tasks": tasks, "groups_pred": groups_pred,
-                  "tasks_pred": tasks_pred}
-        matrices: dict[str, LabelMatrix] = {}
-        for kind, roles, names in (("group", GROUP_ROLES, group_names),
-                                   ("task", TASK_ROLES, task_names)):
-            source = (names_source or f"{kind}_names") if names is not None else None
-            for role in roles:
-                if arrays[role] is None:
-                    continue
-                matrices[role] = as_label_matrix(arrays[role], arg=role, names=names,
-                                                 source=source)
-                if names is None:
-                    names, source = matrices[role].names, role
+        matrices = label_matrices(
+            groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
+            group_names=group_names, task_names=task_names, names_source=names_source,
+        )
         return cls.from_label_matrices(matrices, sample_weight=sample_weight,
                                        replicate_weights=replicate_weights)
 
@@ -219,31 +208,9 @@ class PatternCountTable:
         """The roles this table holds counts for."""
         return frozenset(self.group_totals) | frozenset(self.pattern_totals)
 
-    @property
-    def batch_shape(self) -> tuple[int, ...]:
-        """Leading replicate shape of every count (``()`` for a plain table)."""
-        return tuple(np.shape(self.n))
-
-    def require(self, *roles: str, metric: str) -> None:
-        """Raise ``ValueError`` unless every role in ``roles`` is present."""
-        for role in roles:
-            if role not in self.roles:
-                raise ValueError(
-                    ERR_MISSING_ROLE.format(metric=metric, role=role, have=sorted(self.roles))
-                )
-
     def merge(self, other: PatternCountTable) -> PatternCountTable:
         """The table of both splits' rows together (counts add, patterns unite by key)."""
-        if self.group_names != other.group_names:
-            raise ValueError(ERR_MERGE_NAMES.format(what="group", a=self.group_names,
-                                                    b=other.group_names))
-        if self.task_names != other.task_names:
-            raise ValueError(ERR_MERGE_NAMES.format(what="task", a=self.task_names,
-                                                    b=other.task_names))
-        if self.roles != other.roles or set(self.joint) != set(other.joint):
-            raise ValueError(ERR_MERGE_ROLES.format(a=sorted(self.roles), b=sorted(other.roles)))
-        if self.batch_shape != other.batch_shape:
-            raise ValueError(ERR_MERGE_BATCH.format(a=self.batch_shape, b=other.batch_shape))
+        self.check_mergeable(other)
         patterns, pattern_totals, joint = {}, {}, {}
         for role in self.patterns:
             union, ia, ib = _merge_keys(self.patterns[role], other.patterns[role])
@@ -266,14 +233,6 @@ class PatternCountTable:
             joint=joint,
             n_rows=self.n_rows + other.n_rows,
         )
-
-    __add__ = merge
-
-    def update(self, **arrays: Any) -> PatternCountTable:
-        """Count another chunk of rows (same keywords as :meth:`from_arrays`) and merge it."""
-        arrays.setdefault("group_names", self.group_names)
-        arrays.setdefault("task_names", self.task_names)
-        return self.merge(PatternCountTable.from_arrays(**arrays))
 
     # ----------------------------------------------------------- views
     def pattern_sets(self, role: str = "tasks") -> list[tuple[Any, ...]]:

@@ -7,6 +7,7 @@ for the rule); the evaluation split is validated against them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,8 @@ from ._dask_counts import any_dask_collection
 from ._inputs import ERR_EMPTY_SPLIT, LabelMatrix
 
 __all__ = [
-    "count_training_split", "count_evaluation_split", "evaluation_label_matrices",
-    "check_not_empty",
+    "EvaluationSplit", "count_training_split", "evaluation_split",
+    "evaluation_label_matrices", "check_not_empty",
 ]
 
 ERR_TRAIN_PAIR = "groups_train and tasks_train must be given together (got only {given})."
@@ -73,7 +74,17 @@ def count_training_split(
     return table
 
 
-def count_evaluation_split(
+@dataclass(frozen=True)
+class EvaluationSplit:
+    """The evaluation split of a metric call: its count table and, for in-memory
+    inputs, the validated label matrices (the bootstrap reweights their rows).
+    ``matrices`` is ``None`` for Dask inputs, which are counted per partition."""
+
+    table: CountTable
+    matrices: dict[str, LabelMatrix] | None
+
+
+def evaluation_split(
     *,
     train: CountTable | None,
     groups: Any = None,
@@ -84,27 +95,25 @@ def count_evaluation_split(
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
     soft: bool = False,
-    replicate_weights: np.ndarray | None = None,
-) -> CountTable:
-    """The evaluation split's count table, in the training split's label space."""
+) -> EvaluationSplit:
+    """Validate and count the evaluation split in the training split's label space."""
+    empty_arg = "groups" if groups is not None else "groups_pred"
     if any_dask_collection(groups, tasks, groups_pred, tasks_pred, sample_weight):
         # Dask inputs: CountTable.from_arrays counts them partition by partition
         table = CountTable.from_arrays(
             groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
-            sample_weight=sample_weight, soft=soft, replicate_weights=replicate_weights,
+            sample_weight=sample_weight, soft=soft,
             **_label_space(train, group_names, task_names),
         )
-        check_not_empty(table, "groups" if groups is not None else "groups_pred")
-        return table
+        check_not_empty(table, empty_arg)
+        return EvaluationSplit(table, None)
     matrices = evaluation_label_matrices(
         train=train, groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
         group_names=group_names, task_names=task_names, soft=soft,
     )
-    table = CountTable.from_label_matrices(
-        matrices, sample_weight=sample_weight, replicate_weights=replicate_weights
-    )
-    check_not_empty(table, "groups" if groups is not None else "groups_pred")
-    return table
+    table = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
+    check_not_empty(table, empty_arg)
+    return EvaluationSplit(table, matrices)
 
 
 def _label_space(train: CountTable | None, group_names: Sequence[Any] | None,
