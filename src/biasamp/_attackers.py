@@ -161,7 +161,11 @@ class ExactAttacker:
                 shape=(n_patterns, c_train.size))
             sums = np.asarray(onehot @ values)
         prior = sums.sum(axis=0) / max(c_train.size, 1)
-        table = (sums + self.alpha * prior) / (n_rows + self.alpha)[:, None]
+        denom = n_rows + self.alpha
+        seen = denom > 0  # with alpha=0 an unseen pattern has no rows: predict the prior
+        table = np.empty_like(sums)
+        table[seen] = (sums[seen] + self.alpha * prior) / denom[seen, None]
+        table[~seen] = prior
         return table[c_test]
 
 
