@@ -134,3 +134,24 @@ def test_pattern_counts_per_partition(client, data):
     np.testing.assert_array_equal(got.patterns["tasks"], expected.patterns["tasks"])
     np.testing.assert_array_equal(got.joint[("groups", "tasks")],
                                   expected.joint[("groups", "tasks")])
+
+
+def test_metric_bootstrap_with_dask_inputs_equals_in_memory(client, data):
+    ddf, kept, preds_dd, preds = split(data)
+    kw = dict(n_boot=40, random_state=3)
+    for direction in ("A->T", "T->A"):
+        a = biasamp.directional(direction=direction, groups=ddf["gender"], tasks=ddf[TASKS],
+                                groups_pred=ddf["gender_pred"], tasks_pred=preds_dd, **kw)
+        b = biasamp.directional(direction=direction, groups=kept["gender"], tasks=kept[TASKS],
+                                groups_pred=kept["gender_pred"], tasks_pred=preds, **kw)
+        np.testing.assert_allclose(a.replicates, b.replicates, rtol=1e-12, atol=1e-12)
+        assert a.ci == pytest.approx(b.ci, abs=1e-12)
+    m_dd = biasamp.mals(groups_train=kept["gender"], tasks_train=kept[TASKS],
+                        groups_pred=ddf["gender_pred"], tasks_pred=preds_dd, **kw)
+    m = biasamp.mals(groups_train=kept["gender"], tasks_train=kept[TASKS],
+                     groups_pred=kept["gender_pred"], tasks_pred=preds, **kw)
+    np.testing.assert_allclose(m_dd.replicates, m.replicates, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="n_boot with Dask inputs supports bootstrap='poisson'"):
+        biasamp.mals(groups_train=kept["gender"], tasks_train=kept[TASKS],
+                     groups_pred=ddf["gender_pred"], tasks_pred=preds_dd, bootstrap="multinomial",
+                     **kw)

@@ -714,7 +714,7 @@ def with_interval(
 def bootstrap_pairwise(
     result: Any,
     *,
-    evaluation: Mapping[str, LabelMatrix] | None,
+    split: Any,
     compute: Callable[[CountTable, CountTable | None], dict[str, np.ndarray]],
     metric: str,
     n_boot: int,
@@ -731,21 +731,29 @@ def bootstrap_pairwise(
 ) -> Any:
     """Add a bootstrap interval to a pairwise result.
 
-    ``evaluation`` holds the evaluation split's label matrices (``None`` for
-    Dask inputs, which raises); ``compute(replicate_evaluation, replicate_train)``
-    is the metric's batched core (``directional_arrays`` or ``mals_arrays``)
-    returning ``value`` (B,) and ``delta`` (B, |G|, |T|).
+    ``split`` is the metric call's :class:`~biasamp._splits.EvaluationSplit`;
+    ``compute(replicate_evaluation, replicate_train)`` is the metric's batched
+    core (``directional_arrays`` or ``mals_arrays``) returning ``value`` (B,)
+    and ``delta`` (B, |G|, |T|). Dask inputs are recounted per partition with
+    Poisson weights drawn by global row index, so they give exactly the
+    in-memory replicates.
     """
-    if evaluation is None:
-        from ._dask_counts import ERR_DASK_BOOTSTRAP
+    if split.matrices is None:
+        from ._dask_counts import ERR_DASK_BOOTSTRAP, counts_from_dask
 
-        raise ValueError(ERR_DASK_BOOTSTRAP)
-    rep_eval, rep_train = replicate_splits(
-        evaluation=evaluation, n_boot=n_boot, random_state=random_state, bootstrap=bootstrap,
-        sample_weight=sample_weight, train=train, groups_train=groups_train,
-        tasks_train=tasks_train, sample_weight_train=sample_weight_train,
-        resample_train=resample_train, progress=progress, metric=metric,
-    )
+        if bootstrap != "poisson" or resample_train:
+            raise ValueError(ERR_DASK_BOOTSTRAP)
+        reps = make_replicates(0, n_boot, random_state=seed_entropy(random_state),
+                               method="poisson", stream=0)
+        rep_eval, rep_train = counts_from_dask(**split.dask_arrays, replicates=reps), train
+    else:
+        rep_eval, rep_train = replicate_splits(
+            evaluation=split.matrices, n_boot=n_boot, random_state=random_state,
+            bootstrap=bootstrap, sample_weight=sample_weight, train=train,
+            groups_train=groups_train, tasks_train=tasks_train,
+            sample_weight_train=sample_weight_train, resample_train=resample_train,
+            progress=progress, metric=metric,
+        )
     arrays = compute(rep_eval, rep_train)
     return with_interval(
         result, arrays["value"], arrays["delta"], ci=ci, n_boot=n_boot, bootstrap=bootstrap,

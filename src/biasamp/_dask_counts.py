@@ -62,9 +62,9 @@ ERR_DASK_REPLICATE_WEIGHTS = (
     "pass replicates=PoissonReplicates(...) to counts_from_dask instead."
 )
 ERR_DASK_BOOTSTRAP = (
-    "n_boot with Dask inputs: count the replicates with "
-    "counts_from_dask(..., replicates=PoissonReplicates(n_boot, random_state=...)) and compute "
-    "the metric from the replicate tables."
+    "n_boot with Dask inputs supports bootstrap='poisson' with resample_train=False (Poisson "
+    "weights are drawn per partition by global row index); for anything else count the "
+    "replicates with counts_from_dask(..., replicates=...) and compute the metric from them."
 )
 ERR_DASK_NO_NAMES = "{arg}: the Dask collection has no rows, so its label names are unknown; pass {kind}_names."
 ERR_PARTITION = "partition {index}: {message}"

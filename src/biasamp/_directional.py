@@ -333,7 +333,7 @@ def directional(
     if n_boot is None:
         return result
     return bootstrap_pairwise(
-        result, evaluation=split.matrices, metric=f"directional {direction}",
+        result, split=split, metric=f"directional {direction}",
         compute=lambda ev, tr: directional_arrays(ev, direction=direction, train=tr,
                                                   tie_rule=tie_rule),
         n_boot=n_boot, ci=ci, random_state=random_state, bootstrap=bootstrap,

@@ -212,7 +212,7 @@ def mals(
     if n_boot is None:
         return result
     return bootstrap_pairwise(
-        result, evaluation=split.matrices, metric="mals",
+        result, split=split, metric="mals",
         compute=lambda ev, tr: mals_arrays(tr, ev, margin=float(margin)),
         n_boot=n_boot, ci=ci, random_state=random_state, bootstrap=bootstrap,
         resample_train=resample_train, progress=progress, sample_weight=sample_weight,

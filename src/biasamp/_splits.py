@@ -78,10 +78,12 @@ def count_training_split(
 class EvaluationSplit:
     """The evaluation split of a metric call: its count table and, for in-memory
     inputs, the validated label matrices (the bootstrap reweights their rows).
-    ``matrices`` is ``None`` for Dask inputs, which are counted per partition."""
+    For Dask inputs ``matrices`` is ``None`` and ``dask_arrays`` keeps the
+    collections, which the bootstrap counts again per partition."""
 
     table: CountTable
     matrices: dict[str, LabelMatrix] | None
+    dask_arrays: dict[str, Any] | None = None
 
 
 def evaluation_split(
@@ -106,7 +108,10 @@ def evaluation_split(
             **_label_space(train, group_names, task_names),
         )
         check_not_empty(table, empty_arg)
-        return EvaluationSplit(table, None)
+        dask_arrays = {"groups": groups, "tasks": tasks, "groups_pred": groups_pred,
+                       "tasks_pred": tasks_pred, "sample_weight": sample_weight, "soft": soft,
+                       "group_names": table.group_names, "task_names": table.task_names}
+        return EvaluationSplit(table, None, dask_arrays)
     matrices = evaluation_label_matrices(
         train=train, groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
         group_names=group_names, task_names=task_names, soft=soft,

@@ -249,3 +249,22 @@ def test_bootstrap_interval_reaches_the_json(tmp_path, capsys):
     assert main(args) == 0  # same seed, same interval
     again = json.loads((tmp_path / "b.json").read_text())
     assert again["metrics"] == doc["metrics"]
+
+
+def test_chunk_size_gives_the_same_numbers_and_rejects_non_positive(tmp_path, capsys):
+    train, test = worked_example()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    test.to_parquet(tmp_path / "test.parquet", index=False)
+    base = ["measure", str(tmp_path / "test.parquet"), "--train", str(tmp_path / "train.csv"),
+            "--group", "gender", "--task", "activity", "--pred-prefix", "pred_"]
+    values = []
+    for extra in ([], ["--chunk-size", "7"], ["--chunk-size", "1000000"]):
+        out = tmp_path / f"out{len(values)}.json"
+        assert main([*base, *extra, "--json", str(out)]) == 0
+        doc = json.loads(out.read_text())
+        values.append({m["key"]: m["value"] for m in doc["metrics"]})
+    assert values[0] == values[1] == values[2]
+    assert values[1]["mals"] == pytest.approx(0.14, abs=1e-12)
+    capsys.readouterr()
+    assert main([*base, "--chunk-size", "0"]) == 2
+    assert "--chunk-size: expected a positive number of rows, got 0" in capsys.readouterr().err

@@ -161,6 +161,9 @@ def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool =
     files.add_argument("--id", metavar="COL", help="id column joining the files")
     files.add_argument("--delimiter", metavar="CHAR",
                        help="CSV delimiter (default ',' or tab for .tsv)")
+    files.add_argument("--chunk-size", metavar="ROWS", type=int,
+                       help="rows read per chunk (default: about 4 million cells per chunk); "
+                            "memory while reading grows with it")
     columns = parser.add_argument_group("columns")
     group = columns.add_mutually_exclusive_group(required=True)
     group.add_argument("--group", metavar="COL", help="categorical group column")
@@ -254,6 +257,7 @@ def layout_from_args(args: argparse.Namespace) -> Layout:
         group=args.group, group_cols=args.group_cols, task=args.task, task_cols=args.task_cols,
         task_prefix=args.task_prefix, tasks_long=args.tasks_long, id=args.id,
         pred_prefix=args.pred_prefix, long_label=args.long_label, delimiter=args.delimiter,
+        chunk_size=args.chunk_size,
     )
 
 

@@ -120,6 +120,7 @@ _PARQUET_MAGIC = b"PAR1"
 _DELIMITER_CANDIDATES = (",", ";", "\t", "|")
 _CHUNK_CELLS = 4_000_000  # cells per chunk when streaming
 _MIN_CHUNK_ROWS = 1000
+ERR_CHUNK_SIZE = "--chunk-size: expected a positive number of rows, got {got}."
 _MAX_SHOWN = 5
 
 
@@ -413,8 +414,10 @@ def read_blocks(
     delimiter: str | None = None,
     header: Sequence[str] | None = None,
     progress: bool = False,
+    chunk_rows: int | None = None,
 ) -> tuple[dict[str, np.ndarray], FileInfo]:
-    """Read the columns of ``blocks`` from a file, once, in chunks.
+    """Read the columns of ``blocks`` from a file, once, in chunks of ``chunk_rows``
+    rows (default: about four million cells per chunk).
 
     Returns one array per block role (strings for ``label``/``id`` blocks,
     ``(n, k)`` uint8 for ``indicator``, float64 for ``score``) and the file's
@@ -425,7 +428,8 @@ def read_blocks(
         path, delimiter=delimiter)
     _check_columns(path, columns, blocks)
     n_cols = max(1, sum(len(b.columns) for b in blocks))
-    chunk_rows = max(_MIN_CHUNK_ROWS, _CHUNK_CELLS // n_cols)
+    if chunk_rows is None:
+        chunk_rows = max(_MIN_CHUNK_ROWS, _CHUNK_CELLS // n_cols)
     parts: dict[str, list[np.ndarray]] = {b.role: [] for b in blocks}
     offset = 0
     from rich.console import Console
@@ -491,8 +495,11 @@ class Layout:
     pred_prefix: str | None = None
     long_label: str = "label"
     delimiter: str | None = None
+    chunk_size: int | None = None
 
     def __post_init__(self) -> None:
+        if self.chunk_size is not None and self.chunk_size <= 0:
+            raise InputError(ERR_CHUNK_SIZE.format(got=self.chunk_size))
         if (self.group is None) == (self.group_cols is None):
             raise InputError(ERR_LAYOUT.format(what="group", options="--group, --group-cols"))
         task_options = [self.task, self.task_cols, self.task_prefix, self.tasks_long]
@@ -655,11 +662,13 @@ def _align(index_a: pd.Index, ids_b: np.ndarray, path_a: Path, path_b: Path,
 def read_long_table(
     path: str | Path, *, id_col: str, label_col: str, delimiter: str | None = None,
     role: str = "tasks_long", option: str = "--tasks-long", progress: bool = False,
+    chunk_rows: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, FileInfo]:
     """The ``(id, label)`` rows of a long table, as two string arrays."""
     blocks = [ColumnBlock("id", "id", (id_col,), "--id"),
               ColumnBlock("label", "label", (label_col,), f"{option} (--long-label)")]
-    arrays, info = read_blocks(path, blocks, role=role, delimiter=delimiter, progress=progress)
+    arrays, info = read_blocks(path, blocks, role=role, delimiter=delimiter, progress=progress,
+                               chunk_rows=chunk_rows)
     return arrays["id"], arrays["label"], info
 
 
@@ -779,7 +788,8 @@ def load_audit(
                 file=data_path, group_col=repr(_pred_column(layout, group_cols[0])),
                 task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none"))
     arrays, info = read_blocks(data_path, blocks + pred_blocks, role="data",
-                               delimiter=layout.delimiter, header=header, progress=progress)
+                               delimiter=layout.delimiter, header=header, progress=progress,
+                               chunk_rows=layout.chunk_size)
     files = [info]
     index = _check_ids(arrays["id"], data_path, layout.id) if layout.id is not None else None
 
@@ -795,7 +805,7 @@ def load_audit(
         id_block = ColumnBlock("id", "id", (layout.id,), "--id")
         pred_arrays, pred_info = read_blocks(pred_path, [id_block, *pred_blocks], role="predictions",
                                              delimiter=layout.delimiter, header=pred_header,
-                                             progress=progress)
+                                             progress=progress, chunk_rows=layout.chunk_size)
         files.append(pred_info)
         _check_ids(pred_arrays["id"], pred_path, layout.id)
         positions = _align(index, pred_arrays["id"], data_path, pred_path, layout.id)
@@ -817,7 +827,7 @@ def load_audit(
             train_blocks.append(ColumnBlock("id", "id", (layout.id,), "--id"))
         train_arrays, train_info = read_blocks(train_path, train_blocks, role="train",
                                                delimiter=layout.delimiter, header=train_header,
-                                               progress=progress)
+                                               progress=progress, chunk_rows=layout.chunk_size)
         files.append(train_info)
         if layout.tasks_long is not None:
             train_index = _check_ids(train_arrays["id"], train_path, layout.id)
@@ -857,14 +867,14 @@ def load_audit(
         long_path = Path(layout.tasks_long)
         ids, labels, long_info = read_long_table(
             long_path, id_col=layout.id, label_col=layout.long_label,
-            delimiter=layout.delimiter, progress=progress)
+            delimiter=layout.delimiter, progress=progress, chunk_rows=layout.chunk_size)
         files.append(long_info)
         long_tables = {"tasks": (long_path, ids, labels, index, data_path)}
         if pred_tasks_long is not None:
             p_ids, p_labels, p_info = read_long_table(
                 pred_tasks_long, id_col=layout.id, label_col=layout.long_label,
                 delimiter=layout.delimiter, role="pred_tasks_long", option="--pred-tasks-long",
-                progress=progress)
+                progress=progress, chunk_rows=layout.chunk_size)
             files.append(p_info)
             long_tables["tasks_pred"] = (Path(pred_tasks_long), p_ids, p_labels, index, data_path)
         if train_tasks_long is not None:
@@ -874,7 +884,7 @@ def load_audit(
             t_ids, t_labels, t_info = read_long_table(
                 train_tasks_long, id_col=layout.id, label_col=layout.long_label,
                 delimiter=layout.delimiter, role="train_tasks_long", option="--train-tasks-long",
-                progress=progress)
+                progress=progress, chunk_rows=layout.chunk_size)
             files.append(t_info)
             long_tables["tasks_train"] = (Path(train_tasks_long), t_ids, t_labels, train_index,
                                           train_path)
