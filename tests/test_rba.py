@@ -191,8 +191,8 @@ def test_constraints_match_reference_forms_and_eq2(b, margin, m, f):
     lower, upper = rba_constraints(np.array([[b], [1 - b]]), margin, np.array([True]))
     assert lower.shape == upper.shape == (1, 2, 1)  # two groups: only the first group's rows
     # the reference's forms (inference_debias.get_constraints), coefficients on (man, woman)
-    np.testing.assert_allclose(lower[0, :, 0], [b - 1 - margin, b - margin])
-    np.testing.assert_allclose(upper[0, :, 0], [1 - margin - b, -(margin + b)])
+    np.testing.assert_allclose(lower[0, :, 0], [b - 1 - margin, b - margin], atol=1e-12)
+    np.testing.assert_allclose(upper[0, :, 0], [1 - margin - b, -(margin + b)], atol=1e-12)
     counts = np.array([[m], [f]], dtype=float)
     values = _constraint_values(counts, lower, upper)[:, 0, 0]
     if m + f > 0:

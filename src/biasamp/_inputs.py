@@ -312,11 +312,13 @@ def as_label_matrix(
         values.eliminate_zeros()
     elif isinstance(x, pd.DataFrame):
         columns = tuple(x.columns)
+        all_bool = len(x.columns) > 0 and all(dt == np.bool_ for dt in x.dtypes)
         try:
             values = x.to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError) as exc:
             raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=list(x.dtypes.unique()))) from exc
-        _check_values(values, arg, soft)
+        if not all_bool:  # numpy bool columns are 0/1 by construction
+            _check_values(values, arg, soft)
     else:
         if isinstance(x, (pd.Series, pd.Categorical, pd.Index)):
             arr, categories = _to_numpy_1d(x, arg)
@@ -334,7 +336,8 @@ def as_label_matrix(
         if arr.dtype.kind not in "biuf":
             raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=arr.dtype))
         values = np.asarray(arr, dtype=np.float64)
-        _check_values(values, arg, soft)
+        if arr.dtype != np.bool_:  # bool arrays are 0/1 by construction
+            _check_values(values, arg, soft)
     if values.shape[0] == 0:
         raise ValueError(ERR_EMPTY.format(arg=arg))
     if values.shape[1] == 0:
