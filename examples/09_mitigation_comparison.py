@@ -14,7 +14,7 @@ scored on every single- and multi-attribute metric by
   that each label's predicted rate on the training images equals its training
   rate (Wang & Russakovsky section 3.3), instead of the joint argmax;
 * **RBA**: :func:`biasamp.rba` on the original model's potentials (margin 0.05,
-  100 iterations, ``penalty="reference"``, eta = 1, as in example 08).
+  100 iterations, the default Lagrangian penalty and step, as in example 08).
 
 The model (as in example 08): group potential ``2 log P(g)`` (over-weighting
 the majority group, like Zhao et al.'s CRF which predicted "man" too often)
@@ -121,8 +121,7 @@ def runs_for_seed(d: dict[str, object], seed: int) -> dict[str, dict[str, object
     }
 
     calibrated = biasamp.rba(test_pot, structure="multilabel", margin=0.05, max_iter=100,
-                             penalty="reference", eta=1.0, groups_train=train["gender"],
-                             tasks_train=train[objects])
+                             groups_train=train["gender"], tasks_train=train[objects])
     out["RBA"] = {"groups_pred": calibrated.groups_pred, "tasks_pred": calibrated.tasks_pred}
     return out
 
