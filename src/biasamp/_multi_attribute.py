@@ -39,7 +39,7 @@ metrics (``Delta`` for MALS, ``y_gm Delta`` for the directional metric), the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -65,7 +65,7 @@ from ._directional import (
 from ._inputs import ERR_EMPTY_SPLIT, LabelMatrix, as_label_matrix, as_sample_weight
 from ._mals import mals_arrays
 from ._pattern_counts import PatternCountTable
-from ._results import _json_safe, frame_records
+from ._results import MetricResult, _json_safe, frame_records
 
 __all__ = [
     "MultiAttributeResult",
@@ -90,8 +90,8 @@ _BOOT_CHUNK = 16  # replicates per pass (bounds memory: chunk x |G| x patterns)
 
 
 # ----------------------------------------------------------------------------- result
-@dataclass(repr=False)
-class MultiAttributeResult:
+@dataclass(repr=False, kw_only=True)
+class MultiAttributeResult(MetricResult):
     """The result of a multi-attribute bias amplification metric.
 
     Attributes
@@ -127,27 +127,11 @@ class MultiAttributeResult:
         Bootstrap interval, level, standard error and replicate values.
     """
 
-    metric: str
-    value: float
     variance: float
     by_combination: pd.DataFrame
     by_size: pd.DataFrame
-    direction: str | None = None
     absolute: bool = True
-    n: float = 0.0
-    n_train: float | None = None
     n_combinations: int = 0
-    n_pairs: int = 0
-    n_empty: int = 0
-    params: dict[str, Any] = field(default_factory=dict)
-    extras: dict[str, Any] = field(default_factory=dict)
-    ci: tuple[float, float] | None = None
-    ci_level: float | None = None
-    se: float | None = None
-    replicates: np.ndarray | None = None
-
-    def __float__(self) -> float:
-        return float(self.value)
 
     @property
     def by_pair(self) -> pd.DataFrame:
@@ -163,13 +147,6 @@ class MultiAttributeResult:
             paper = {"A->T": "G->M", "T->A": "M->G"}[str(self.direction)]
             base = f"Multi {self.direction} ({paper})"
         return base if self.absolute else f"{base} [raw]"
-
-    def top(self, k: int = 10, *, by: str = "contribution") -> pd.DataFrame:
-        """The ``k`` (combination, group) rows with the largest absolute ``by``, largest first."""
-        frame = self.by_combination
-        order = frame[by].abs().sort_values(ascending=False, na_position="last",
-                                            kind="stable").index
-        return frame.loc[order].head(k).reset_index(drop=True)
 
     def summary(self, k: int = 5) -> str:
         """A short human-readable summary."""

@@ -17,7 +17,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from ._counts import CountTable
 
-__all__ = ["PairwiseResult", "pair_frame"]
+__all__ = ["MetricResult", "PairwiseResult", "pair_frame"]
 
 
 def _json_safe(value: Any) -> Any:
@@ -58,8 +58,49 @@ def pair_frame(table: CountTable, columns: dict[str, np.ndarray]) -> pd.DataFram
 
 
 
-@dataclass(repr=False)
-class PairwiseResult:
+@dataclass(repr=False, kw_only=True)
+class MetricResult:
+    """What every co-occurrence result shares: the headline number, sizes, the
+    settings, metric-specific extras, and the bootstrap interval when asked for.
+
+    Subclasses add their per-pair (or per-combination) table; ``top(k)`` ranks
+    the rows of ``by_pair`` by the absolute value of a column.
+    """
+
+    metric: str
+    value: float
+    direction: str | None = None
+    n: float = 0.0
+    n_train: float | None = None
+    n_pairs: int = 0
+    n_empty: int = 0
+    params: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)
+    ci: tuple[float, float] | None = None
+    ci_level: float | None = None
+    se: float | None = None
+    replicates: np.ndarray | None = None
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __getattr__(self, name: str) -> Any:
+        extras = self.__dict__.get("extras", {})
+        if name in extras:
+            return extras[name]
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+
+    def top(self, k: int = 10, *, by: str = "contribution") -> pd.DataFrame:
+        """The ``k`` rows of ``by_pair`` with the largest absolute ``by``, largest first
+        (ties keep their table order)."""
+        frame = self.by_pair  # type: ignore[attr-defined]
+        order = frame[by].abs().sort_values(ascending=False, na_position="last",
+                                            kind="stable").index
+        return frame.loc[order].head(k).reset_index(drop=True)
+
+
+@dataclass(repr=False, kw_only=True)
+class PairwiseResult(MetricResult):
     """The result of a pairwise (group x task) co-occurrence metric.
 
     Attributes
@@ -91,29 +132,7 @@ class PairwiseResult:
         when ``n_boot`` was given.
     """
 
-    metric: str
-    value: float
     by_pair: pd.DataFrame
-    direction: str | None = None
-    n: float = 0.0
-    n_train: float | None = None
-    n_pairs: int = 0
-    n_empty: int = 0
-    params: dict[str, Any] = field(default_factory=dict)
-    extras: dict[str, Any] = field(default_factory=dict)
-    ci: tuple[float, float] | None = None
-    ci_level: float | None = None
-    se: float | None = None
-    replicates: np.ndarray | None = None
-
-    def __float__(self) -> float:
-        return float(self.value)
-
-    def __getattr__(self, name: str) -> Any:
-        extras = self.__dict__.get("extras", {})
-        if name in extras:
-            return extras[name]
-        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 
     @property
     def name(self) -> str:
@@ -121,12 +140,6 @@ class PairwiseResult:
         labels = {"mals": "BiasAmp_MALS", "directional": "BiasAmp"}
         base = labels.get(self.metric, self.metric)
         return f"{base} {self.direction}" if self.direction else base
-
-    def top(self, k: int = 10, *, by: str = "contribution") -> pd.DataFrame:
-        """The ``k`` pairs with the largest absolute ``by`` value, largest first."""
-        frame = self.by_pair
-        order = frame[by].abs().sort_values(ascending=False, na_position="last").index
-        return frame.loc[order].head(k).reset_index(drop=True)
 
     def summary(self, k: int = 5) -> str:
         """A short human-readable summary."""
