@@ -75,7 +75,9 @@ __all__ = [
     "MultinomialReplicates",
     "PoissonReplicates",
     "count_valid",
+    "evaluation_replicates",
     "interval_from_replicates",
+    "interval_from_tables",
     "make_replicates",
     "replicate_count_table",
     "replicate_weights",
@@ -743,8 +745,7 @@ def bootstrap_pairwise(
 
         if bootstrap != "poisson" or resample_train:
             raise ValueError(ERR_DASK_BOOTSTRAP)
-        reps = make_replicates(0, n_boot, random_state=seed_entropy(random_state),
-                               method="poisson", stream=0)
+        reps = evaluation_replicates(n_boot, random_state=random_state)
         rep_eval, rep_train = counts_from_dask(**split.dask_arrays, replicates=reps), train
     else:
         rep_eval, rep_train = replicate_splits(
@@ -754,6 +755,39 @@ def bootstrap_pairwise(
             sample_weight_train=sample_weight_train, resample_train=resample_train,
             progress=progress, metric=metric,
         )
+    return interval_from_tables(result, rep_eval, rep_train, compute=compute, n_boot=n_boot,
+                                ci=ci, bootstrap=bootstrap, resample_train=resample_train)
+
+
+def evaluation_replicates(n_boot: int, *, random_state: Any) -> PoissonReplicates:
+    """The Poisson weights the in-memory bootstrap gives the evaluation rows (stream 0).
+
+    Rows counted elsewhere (Dask partitions, file chunks by
+    :func:`biasamp.counts_from_files`) with these weights, by global row
+    index, give exactly the replicate tables of :func:`bootstrap_pairwise`
+    on the same rows in memory.
+    """
+    return PoissonReplicates(n_boot, random_state=seed_entropy(random_state), stream=0)
+
+
+def interval_from_tables(
+    result: Any,
+    rep_eval: CountTable,
+    rep_train: CountTable | None,
+    *,
+    compute: Callable[[CountTable, CountTable | None], dict[str, np.ndarray]],
+    n_boot: int,
+    ci: float,
+    bootstrap: str = "poisson",
+    resample_train: bool = False,
+) -> Any:
+    """Add the interval of replicate count tables to a pairwise result.
+
+    ``compute(rep_eval, rep_train)`` is the metric's batched core
+    (``directional_arrays`` or ``mals_arrays``) returning ``value`` (B,) and
+    ``delta`` (B, |G|, |T|); the replicate tables may come from memory
+    (:func:`replicate_splits`), Dask partitions or file chunks.
+    """
     arrays = compute(rep_eval, rep_train)
     return with_interval(
         result, arrays["value"], arrays["delta"], ci=ci, n_boot=n_boot, bootstrap=bootstrap,

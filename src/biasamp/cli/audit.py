@@ -17,11 +17,29 @@ import numpy as np
 import pandas as pd
 
 from .._counts import CountTable
-from .._mals import bias_scores
+from .._mals import bias_score_matrix
 from .._thresholds import threshold_sweep
 from .calibrate import calibrate_from_files, check_threshold_labels, read_thresholds
 from .inputs import AuditData, Layout, load_audit
-from .metrics import REGISTRY, CombinationView, Settings, compute_metric, resolve_metric
+from .metrics import (
+    REGISTRY,
+    CombinationView,
+    Settings,
+    check_metric_inputs,
+    compute_metric,
+    resolve_metric,
+)
+from .streaming import (
+    ENGINES,
+    ERR_ENGINE_NEEDS_STREAM,
+    ERR_STREAM_NOT_APPLICABLE,
+    STREAM_MODES,
+    StreamedData,
+    StreamPlan,
+    compute_streamed_metric,
+    load_streamed,
+    plan_streaming,
+)
 
 __all__ = ["Audit", "Gate", "INPUT_CONTRACT", "add_audit_arguments", "parse_gate", "run_audit"]
 
@@ -65,6 +83,11 @@ Input contract:
                                    truth is canonical.
   Values  indicators are 0 or 1; labels are text; missing values are errors.
   Errors name the file, the column and the problem; exit code 2.
+  Streaming: with group, tasks and --pred-prefix predictions in one file (CSV with ','
+          or Parquet; --train alike), no --pred/--id/long tables/thresholds, and only
+          mals, directional-a2t, directional-t2a, the files are counted chunk by chunk
+          (memory ~ --chunk-size x columns; --engine numpy|duckdb). --stream on
+          requires it, --stream off reads every row in memory.
 
 Exit codes: 0 success, 1 a --fail-above bound was exceeded, 2 usage or input error.
 """
@@ -164,6 +187,14 @@ def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool =
     files.add_argument("--chunk-size", metavar="ROWS", type=int,
                        help="rows read per chunk (default: about 4 million cells per chunk); "
                             "memory while reading grows with it")
+    if not scores_only:
+        files.add_argument("--stream", choices=STREAM_MODES, default="auto",
+                           help="count the files chunk by chunk with bounded memory: auto "
+                                "(default) when the layout allows it (see 'Streaming' below), "
+                                "on (an error says why it does not apply), off (read in memory)")
+        files.add_argument("--engine", choices=ENGINES, default="numpy",
+                           help="streaming counts: numpy (pyarrow chunks, default) or duckdb "
+                                "(one SQL aggregation; pip install 'biasamp[duckdb]')")
     columns = parser.add_argument_group("columns")
     group = columns.add_mutually_exclusive_group(required=True)
     group.add_argument("--group", metavar="COL", help="categorical group column")
@@ -237,7 +268,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
 class Audit:
     """Everything one audit computed, for the terminal, JSON and HTML outputs."""
 
-    data: AuditData
+    data: AuditData | StreamedData
     results: dict[str, Any]
     settings: dict[str, Any]
     gates: list[Gate] = field(default_factory=list)
@@ -268,12 +299,18 @@ def _examples(pairs: list[tuple[Any, Any]], k: int = 3) -> str:
 
 def cell_warnings(data: AuditData, *, min_cell: int) -> list[str]:
     """Warnings about empty or tiny group x task cells of the ground truth."""
-    out: list[str] = []
-    splits = [("evaluation", data.groups, data.tasks)]
+    splits = [("evaluation", CountTable.from_arrays(groups=data.groups, tasks=data.tasks,
+                                                    **data.names()))]
     if data.has("groups_train"):
-        splits.append(("training", data.groups_train, data.tasks_train))
-    for name, groups, tasks in splits:
-        table = CountTable.from_arrays(groups=groups, tasks=tasks, **data.names())
+        splits.append(("training", CountTable.from_arrays(
+            groups=data.groups_train, tasks=data.tasks_train, **data.names())))
+    return table_cell_warnings(splits, min_cell=min_cell)
+
+
+def table_cell_warnings(splits: list[tuple[str, CountTable]], *, min_cell: int) -> list[str]:
+    """:func:`cell_warnings` from the count tables of the splits (``groups`` x ``tasks``)."""
+    out: list[str] = []
+    for name, table in splits:
         joint = table.joint[("groups", "tasks")]
         for label, mask in (("empty", joint == 0), (f"tiny (< {min_cell} instances)",
                                                      (joint > 0) & (joint < min_cell))):
@@ -290,7 +327,7 @@ def cell_warnings(data: AuditData, *, min_cell: int) -> list[str]:
     return out
 
 
-def bias_comparison(data: AuditData) -> pd.DataFrame | None:
+def bias_comparison(data: AuditData | StreamedData) -> pd.DataFrame | None:
     """Per (group, task): the training bias b*(t, g) and the predicted bias b~(t, g).
 
     The predicted bias crosses the predicted groups (or the true ones) with the
@@ -299,21 +336,30 @@ def bias_comparison(data: AuditData) -> pd.DataFrame | None:
     """
     if not (data.has("groups_pred") or data.has("tasks_pred")):
         return None
-    if data.has("groups_train"):
-        ref_groups, ref_tasks, source = data.groups_train, data.tasks_train, "training"
+    group_role = "groups_pred" if data.has("groups_pred") else "groups"
+    task_role = "tasks_pred" if data.has("tasks_pred") else "tasks"
+    if isinstance(data, StreamedData):
+        reference = data.train if data.train is not None else data.evaluation
+        predicted = data.evaluation
     else:
-        ref_groups, ref_tasks, source = data.groups, data.tasks, "evaluation ground truth"
-    reference = bias_scores(ref_groups, ref_tasks, empty="nan", **data.names())
-    groups = data.groups_pred if data.has("groups_pred") else data.groups
-    tasks = data.tasks_pred if data.has("tasks_pred") else data.tasks
-    predicted = bias_scores(groups, tasks, empty="nan", **data.names())
+        reference = CountTable.from_arrays(
+            groups=data.groups_train if data.has("groups_train") else data.groups,
+            tasks=data.tasks_train if data.has("groups_train") else data.tasks, **data.names())
+        predicted = CountTable.from_arrays(groups=getattr(data, group_role),
+                                           tasks=getattr(data, task_role), **data.names())
+        group_role, task_role = "groups", "tasks"
+    b_train = bias_score_matrix(reference.joint[("groups", "tasks")])[0].T
+    b_pred = bias_score_matrix(predicted.joint[(group_role, task_role)])[0].T
+    names_t = np.asarray(reference.task_names, dtype=object)
+    names_g = np.asarray(reference.group_names, dtype=object)
     frame = pd.DataFrame({
-        "task": np.repeat(np.asarray(reference.index, dtype=object), reference.shape[1]),
-        "group": np.tile(np.asarray(reference.columns, dtype=object), reference.shape[0]),
-        "b_train": reference.to_numpy().reshape(-1),
-        "b_pred": predicted.to_numpy().reshape(-1),
+        "task": np.repeat(names_t, len(names_g)),
+        "group": np.tile(names_g, len(names_t)),
+        "b_train": b_train.reshape(-1),
+        "b_pred": b_pred.reshape(-1),
     })
-    frame.attrs["reference"] = source
+    frame.attrs["reference"] = "training" if data.has("groups_train") \
+        else "evaluation ground truth"
     frame.attrs["predicted"] = ("predicted groups" if data.has("groups_pred") else "true groups") \
         + " x " + ("predicted tasks" if data.has("tasks_pred") else "true tasks")
     return frame
@@ -323,7 +369,7 @@ def _settings_dict(args: argparse.Namespace, keys: list[str]) -> dict[str, Any]:
     names = ("group", "group_cols", "task", "task_cols", "task_prefix", "tasks_long", "id",
              "pred_prefix", "pred_tasks_long", "train_tasks_long", "long_label", "delimiter",
              "threshold", "thresholds", "calibrate_on", "calibrate_pred", "ties", "n_boot",
-             "ci", "seed", "n_iter", "margin", "min_cell")
+             "ci", "seed", "n_iter", "margin", "min_cell", "engine")
     out = {name: getattr(args, name, None) for name in names}
     out = {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
     out["metrics"] = keys
@@ -407,23 +453,26 @@ def sizes_table(results: dict[str, Any]) -> pd.DataFrame | None:
     return pd.concat(frames, ignore_index=True) if frames else None
 
 
-def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) -> Audit:
-    """Read the inputs named by ``args``, compute the metrics and check the gates.
+def _streaming_plan(args: argparse.Namespace, layout: Layout) -> StreamPlan | None:
+    """The streaming plan when ``--stream`` and the inputs allow it (None: read in memory)."""
+    mode = getattr(args, "stream", "auto")
+    engine = getattr(args, "engine", "numpy")
+    if mode == "off":
+        plan, reason = None, "--stream off"
+    else:
+        plan, reason = plan_streaming(args, layout)
+    if plan is None:
+        if mode == "on":
+            raise ValueError(ERR_STREAM_NOT_APPLICABLE.format(reason=reason))
+        if engine == "duckdb":
+            raise ValueError(ERR_ENGINE_NEEDS_STREAM.format(reason=reason))
+    return plan
 
-    ``sweep``: also compute the threshold sweeps (the report does) when the
-    predictions are scores.
-    """
-    layout = layout_from_args(args)
-    thresholds, source = _thresholds(args, layout, progress=progress)
-    data = load_audit(
-        layout, data=args.data, pred=args.pred, train=args.train,
-        pred_tasks_long=args.pred_tasks_long, train_tasks_long=args.train_tasks_long,
-        threshold=args.threshold, thresholds=thresholds, progress=progress,
-    )
-    if thresholds:
-        check_threshold_labels(source, thresholds, data)
-    settings = Settings(n_boot=args.n_boot, ci=args.ci, seed=args.seed, margin=args.margin,
-                        progress=progress, n_iter=args.n_iter)
+
+def _metric_keys(args: argparse.Namespace, data: AuditData | StreamedData
+                 ) -> tuple[list[str], dict[str, str]]:
+    """The metrics to compute (``--metric`` or the default set the inputs allow), the skipped
+    ones with why, after checking that every ``--fail-above`` gate names a computed one."""
     skipped: dict[str, str] = {}
     if args.metric:
         keys = list(dict.fromkeys(args.metric))
@@ -443,9 +492,12 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
     for gate in args.fail_above:
         if gate.key not in keys:
             raise ValueError(ERR_GATE_METRIC.format(key=gate.key, computed=", ".join(keys)))
-    results = {key: compute_metric(REGISTRY[key], data, settings) for key in keys}
-    warnings = cell_warnings(data, min_cell=args.min_cell)
-    for key in keys:
+    return keys, skipped
+
+
+def _metric_warnings(args: argparse.Namespace, results: dict[str, Any]) -> list[str]:
+    warnings: list[str] = []
+    for key in results:
         if args.n_boot and REGISTRY[key].iterations:
             warnings.append(f"{key}: --n-boot does not apply; its interval is over the "
                             f"--n-iter {args.n_iter} attacker iterations (Student t).")
@@ -454,8 +506,61 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
         if n_empty:
             warnings.append(f"{key}: {n_empty} pair(s) have an empty conditioning set "
                             "(see the metric's docs for how they count).")
+    return warnings
+
+
+def _settings(args: argparse.Namespace, *, progress: bool) -> Settings:
+    return Settings(n_boot=args.n_boot, ci=args.ci, seed=args.seed, margin=args.margin,
+                    progress=progress, n_iter=args.n_iter)
+
+
+def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: bool) -> Audit:
+    """The audit from count tables of the files (``biasamp.cli.streaming``): bounded memory."""
+    data = load_streamed(plan, n_boot=args.n_boot, seed=args.seed, progress=progress)
+    keys, skipped = _metric_keys(args, data)
+    settings = _settings(args, progress=progress)
+    results = {}
+    for key in keys:
+        check_metric_inputs(REGISTRY[key], data)
+        results[key] = compute_streamed_metric(key, data, settings)
+    splits = [("evaluation", data.evaluation)]
+    if data.train is not None:
+        splits.append(("training", data.train))
+    warnings = table_cell_warnings(splits, min_cell=args.min_cell) + _metric_warnings(args,
+                                                                                      results)
     gates = [Gate(g.key, g.bound, float(results[g.key].value)) for g in args.fail_above]
-    return Audit(data=data, results=results, settings=_settings_dict(args, keys), gates=gates,
+    return Audit(data=data, results=results,
+                 settings={**_settings_dict(args, keys), "streamed": True}, gates=gates,
+                 warnings=warnings, skipped=skipped, comparison=bias_comparison(data))
+
+
+def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) -> Audit:
+    """Read the inputs named by ``args``, compute the metrics and check the gates.
+
+    The files are counted chunk by chunk when the layout allows it
+    (:mod:`biasamp.cli.streaming`, ``--stream``); otherwise read in memory.
+    ``sweep``: also compute the threshold sweeps (the report does) when the
+    predictions are scores.
+    """
+    layout = layout_from_args(args)
+    plan = _streaming_plan(args, layout)
+    if plan is not None:
+        return run_streamed_audit(plan, args, progress=progress)
+    thresholds, source = _thresholds(args, layout, progress=progress)
+    data = load_audit(
+        layout, data=args.data, pred=args.pred, train=args.train,
+        pred_tasks_long=args.pred_tasks_long, train_tasks_long=args.train_tasks_long,
+        threshold=args.threshold, thresholds=thresholds, progress=progress,
+    )
+    if thresholds:
+        check_threshold_labels(source, thresholds, data)
+    settings = _settings(args, progress=progress)
+    keys, skipped = _metric_keys(args, data)
+    results = {key: compute_metric(REGISTRY[key], data, settings) for key in keys}
+    warnings = cell_warnings(data, min_cell=args.min_cell) + _metric_warnings(args, results)
+    gates = [Gate(g.key, g.bound, float(results[g.key].value)) for g in args.fail_above]
+    return Audit(data=data, results=results,
+                 settings={**_settings_dict(args, keys), "streamed": False}, gates=gates,
                  warnings=warnings, skipped=skipped, comparison=bias_comparison(data),
                  sweep=threshold_sweeps(data, results, progress=progress) if sweep else None,
                  by_size=sizes_table(results))

@@ -415,13 +415,16 @@ def read_blocks(
     header: Sequence[str] | None = None,
     progress: bool = False,
     chunk_rows: int | None = None,
+    keep: bool = True,
 ) -> tuple[dict[str, np.ndarray], FileInfo]:
     """Read the columns of ``blocks`` from a file, once, in chunks of ``chunk_rows``
     rows (default: about four million cells per chunk).
 
     Returns one array per block role (strings for ``label``/``id`` blocks,
     ``(n, k)`` uint8 for ``indicator``, float64 for ``score``) and the file's
-    :class:`FileInfo` with its SHA-256.
+    :class:`FileInfo` with its SHA-256. ``keep=False`` validates every chunk
+    and drops it (bounded memory; the arrays are empty): the streaming path
+    uses it to name the column and row of a value it refused.
     """
     path = Path(path)
     fmt, columns = (_file_format(path), list(header)) if header is not None else read_header(
@@ -455,7 +458,8 @@ def read_blocks(
                             col = b.columns[0]
                             frame[col] = frame[col].where(frame[col].isna(), frame[col].astype(str))
                     for key, arr in _convert_chunk(frame, blocks, path, offset).items():
-                        parts[key].append(arr)
+                        if keep:
+                            parts[key].append(arr)
                     offset += len(frame)
                     advance(int(size * offset / max(parquet.metadata.num_rows, 1)))
             except InputError:
@@ -467,14 +471,15 @@ def read_blocks(
             def on_chunk(chunk: pd.DataFrame) -> None:
                 nonlocal offset
                 for key, arr in _convert_chunk(chunk, blocks, path, offset).items():
-                    parts[key].append(arr)
+                    if keep:
+                        parts[key].append(arr)
                 offset += len(chunk)
 
             digest = _read_csv_chunks(path, blocks, _default_delimiter(path, delimiter),
                                       chunk_rows, advance, on_chunk)
     if offset == 0:
         raise InputError(ERR_NO_ROWS.format(file=path))
-    arrays = {key: np.concatenate(chunks, axis=0) for key, chunks in parts.items()}
+    arrays = {key: np.concatenate(chunks, axis=0) for key, chunks in parts.items() if chunks}
     return arrays, FileInfo(role=role, path=str(path), format=fmt, sha256=digest, n_rows=offset)
 
 

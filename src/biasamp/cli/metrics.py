@@ -32,7 +32,7 @@ from .. import _directional, _mals, _multi_attribute, _predictability
 from .inputs import AuditData
 
 __all__ = ["CombinationView", "MetricSpec", "PredictabilityView", "REGISTRY", "Settings",
-           "compute_metric", "resolve_metric"]
+           "check_metric_inputs", "compute_metric", "resolve_metric"]
 
 ERR_UNKNOWN_METRIC = "--metric: unknown metric {name!r}; choose from {choices}."
 ERR_METRIC_NEEDS = "--metric {key}: needs {missing} ({hint})."
@@ -318,13 +318,18 @@ def _accepts(function: Callable[..., Any], name: str) -> bool:
         return False
 
 
-def compute_metric(spec: MetricSpec, data: AuditData, settings: Settings) -> Any:
-    """Compute one metric on the audit data with the shared settings."""
+def check_metric_inputs(spec: MetricSpec, data: Any) -> None:
+    """Raise a usage error naming the inputs a metric needs that the audit lacks."""
     missing = spec.missing(data)
     if missing:
         hints = "; ".join(dict.fromkeys(_ROLE_HINTS.get(r, r) for r in missing))
         raise ValueError(ERR_METRIC_NEEDS.format(key=spec.key, missing=", ".join(missing),
                                                  hint=hints))
+
+
+def compute_metric(spec: MetricSpec, data: AuditData, settings: Settings) -> Any:
+    """Compute one metric on the audit data with the shared settings."""
+    check_metric_inputs(spec, data)
     kwargs = spec.arguments(data, settings)
     if settings.n_boot and not spec.iterations:
         if not _accepts(spec.function, "n_boot"):

@@ -1,0 +1,421 @@
+"""The streaming path of ``biasamp measure`` and ``biasamp report``: count tables, bounded memory.
+
+The in-memory path (:func:`~biasamp.cli.inputs.load_audit`) keeps every needed
+column of every row as compact arrays, so its memory grows with rows x columns.
+The co-occurrence metrics (``mals``, ``directional-a2t``, ``directional-t2a``)
+only need additive counts, so when the layout allows it the files are counted
+chunk by chunk with :func:`biasamp.counts_from_files` and the metrics come
+from the tables (:func:`biasamp.mals_from_counts`,
+:func:`biasamp.directional_from_counts`); memory is about
+``chunk_size x columns`` whatever the number of rows.
+
+When it applies (:func:`plan_streaming` says why not otherwise): the data file
+(CSV with ``,`` as delimiter, plain or ``.gz``, or Parquet) holds the group,
+the tasks (``--task``, ``--task-cols`` or ``--task-prefix``) and the 0/1
+predictions (``--pred-prefix``); optional ``--train`` in the same layout; no
+``--pred`` join, no ``--id``, no long tables, no score thresholds; only the
+metrics above; label columns are text and indicator columns numeric or boolean
+in pyarrow's reading of the file.
+
+Passes over a file: a SHA-256 pass over its bytes, a pass over the label
+columns (categorical layouts: the label sets and their checks, with the same
+messages as the in-memory path), one counting pass, and with ``--n-boot`` one
+more counting pass under Poisson replicate weights
+(:func:`biasamp._bootstrap.evaluation_replicates`), drawn by global row index,
+so the interval equals the in-memory bootstrap exactly. The bootstrap pass
+always runs on the numpy engine (its weights are per row). When the streaming
+layer refuses a value, the file is re-read chunk by chunk by the in-memory
+validator (without keeping the chunks), which names the column and data row
+as the in-memory path does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._bootstrap import evaluation_replicates, interval_from_tables
+from .._counts import CountTable
+from .._directional import directional_arrays, directional_from_counts
+from .._mals import mals_arrays, mals_from_counts
+from .._streaming import counts_from_files, file_schema, iter_file_batches
+from .inputs import (
+    _CHUNK_CELLS,
+    _FORMAT_CSV,
+    _MIN_CHUNK_ROWS,
+    ERR_NO_PREDICTIONS_FOUND,
+    ERR_NO_ROWS,
+    ColumnBlock,
+    FileInfo,
+    InputError,
+    Layout,
+    _canonical_names,
+    _check_columns,
+    _check_pred_labels,
+    _check_same_columns,
+    _compression,
+    _default_delimiter,
+    _file_format,
+    _pred_column,
+    _prediction_blocks,
+    _sources,
+    file_sha256,
+    read_blocks,
+    read_header,
+)
+from .metrics import REGISTRY, Settings
+
+__all__ = ["ENGINES", "STREAM_MODES", "STREAMED_METRICS", "StreamPlan", "StreamedData",
+           "compute_streamed_metric", "load_streamed", "plan_streaming"]
+
+#: The metrics the streaming path computes from count tables.
+STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a")
+STREAM_MODES = ("auto", "on", "off")
+ENGINES = ("numpy", "duckdb")
+
+ERR_STREAM_NOT_APPLICABLE = "--stream on: the streaming path does not apply: {reason}."
+ERR_ENGINE_NEEDS_STREAM = (
+    "--engine duckdb counts the files by streaming, which does not apply here: {reason}. "
+    "Use the default --engine numpy."
+)
+ERR_NO_DUCKDB = "--engine duckdb needs duckdb: pip install 'biasamp[duckdb]'."
+ERR_STREAM_VALUE = "{detail} (the in-memory reader accepts the file: run with --stream off)"
+
+_PYARROW_CODECS = (None, "gzip")  # compressions pyarrow and DuckDB both read
+
+
+@dataclass(frozen=True)
+class StreamPlan:
+    """What the streaming path reads: files, their formats and column blocks, the roles."""
+
+    data: Path
+    train: Path | None
+    formats: dict[Path, str]
+    blocks: tuple[ColumnBlock, ...]
+    train_blocks: tuple[ColumnBlock, ...]
+    layout: Layout
+    engine: str
+
+
+@dataclass
+class StreamedData:
+    """The audit data of the streaming path: count tables instead of rows.
+
+    Offers what the outputs and the metric registry read from
+    :class:`~biasamp.cli.inputs.AuditData` (names, files, ``has``).
+    """
+
+    group_names: tuple[str, ...]
+    task_names: tuple[str, ...]
+    evaluation: CountTable
+    train: CountTable | None
+    replicates: CountTable | None = None
+    files: list[FileInfo] = field(default_factory=list)
+    thresholds: dict[str, float] = field(default_factory=dict)
+    group_scores: None = None
+    task_scores: None = None
+    scores: None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.evaluation.n_rows)
+
+    @property
+    def n_train(self) -> int | None:
+        return None if self.train is None else int(self.train.n_rows)
+
+    def has(self, role: str) -> bool:
+        if role in ("groups_train", "tasks_train"):
+            return self.train is not None
+        return role in self.evaluation.roles
+
+    def names(self) -> dict[str, tuple[str, ...]]:
+        return {"group_names": self.group_names, "task_names": self.task_names}
+
+
+# --- planning ------------------------------------------------------------------------
+
+
+def _requested_metrics(args: argparse.Namespace) -> list[str]:
+    if args.metric:
+        return list(dict.fromkeys(args.metric))
+    return [k for k, spec in REGISTRY.items() if spec.default]
+
+
+def _layout_reason(args: argparse.Namespace, layout: Layout) -> str | None:
+    """Why the options rule streaming out (None: they allow it)."""
+    if args.pred:
+        return "predictions in another file (--pred) are joined on --id in memory"
+    if layout.tasks_long or args.pred_tasks_long or args.train_tasks_long:
+        return "long task tables are read in memory"
+    if layout.id is not None:
+        return "--id: unique ids are checked in memory"
+    if (args.threshold is not None or args.thresholds or args.calibrate_on
+            or args.calibrate_pred):
+        return "prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory"
+    if not layout.pred_prefix:
+        return "no predictions in the data file (--pred-prefix)"
+    others = [k for k in _requested_metrics(args) if k not in STREAMED_METRICS]
+    if others:
+        return (f"metric(s) {', '.join(others)} need the rows (streamed: "
+                f"{', '.join(STREAMED_METRICS)})")
+    return None
+
+
+def _file_reason(path: Path, fmt: str, layout: Layout, blocks: tuple[ColumnBlock, ...]
+                 ) -> str | None:
+    """Why a file cannot be streamed (None: it can); header errors are raised as InputError."""
+    import pyarrow as pa
+
+    if fmt == _FORMAT_CSV:
+        if _default_delimiter(path, layout.delimiter) != ",":
+            return f"{path}: only ',' delimited CSV is streamed"
+        if _compression(path) not in _PYARROW_CODECS:
+            return f"{path}: only plain or .gz CSV is streamed"
+    try:
+        schema = file_schema(str(path), fmt)
+    except Exception as exc:  # pyarrow cannot read it: the in-memory reader explains why
+        return f"{path}: pyarrow cannot read it ({str(exc).strip()})"
+    for block in blocks:
+        for column in block.columns:
+            if schema.names.count(column) != 1:
+                return f"{path}: column {column!r} is not read as one column by pyarrow"
+            kind = schema.field(column).type
+            if block.kind == "label":
+                if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+                    return f"{path}: label column {column!r} is read as {kind}, not text"
+            elif not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                      or pa.types.is_boolean(kind)):
+                return f"{path}: indicator column {column!r} is read as {kind}"
+    return None
+
+
+def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan | None, str]:
+    """The streaming plan of an audit, or ``(None, reason)`` when it does not apply.
+
+    Header problems (missing columns, no prediction columns, task columns that
+    differ between files) raise the in-memory path's :class:`InputError`.
+    """
+    reason = _layout_reason(args, layout)
+    if reason is not None:
+        return None, reason
+    data_path = Path(args.data)
+    formats = {data_path: _file_format(data_path)}
+    _, header = read_header(data_path, delimiter=layout.delimiter)
+    group_cols = layout.group_columns()
+    task_cols, task_option = layout.task_columns(data_path, header)
+    truth = (ColumnBlock("groups", layout.group_kind, group_cols, layout.group_option()),
+             ColumnBlock("tasks", layout.task_kind, task_cols, task_option))
+    _check_columns(data_path, header, truth)
+    pred_blocks = _prediction_blocks(layout, data_path, header, group_cols, task_cols, False)
+    if not pred_blocks:
+        raise InputError(ERR_NO_PREDICTIONS_FOUND.format(
+            file=data_path, group_col=repr(_pred_column(layout, group_cols[0])),
+            task_col=repr(_pred_column(layout, task_cols[0]))))
+    blocks = truth + tuple(pred_blocks)
+    train_path = Path(args.train) if args.train else None
+    train_blocks: tuple[ColumnBlock, ...] = ()
+    if train_path is not None:
+        formats[train_path] = _file_format(train_path)
+        _, train_header = read_header(train_path, delimiter=layout.delimiter)
+        train_task_cols, _ = layout.task_columns(train_path, train_header)
+        if layout.task_prefix is not None:
+            _check_same_columns(train_path, train_task_cols, data_path, task_cols, "task")
+        train_blocks = truth
+        _check_columns(train_path, train_header, train_blocks)
+    for path, file_blocks in ((data_path, blocks), (train_path, train_blocks)):
+        if path is not None:
+            reason = _file_reason(path, formats[path], layout, file_blocks)
+            if reason is not None:
+                return None, reason
+    engine = getattr(args, "engine", "numpy")
+    if engine == "duckdb" and importlib.util.find_spec("duckdb") is None:
+        raise ImportError(ERR_NO_DUCKDB)
+    return StreamPlan(data=data_path, train=train_path, formats=formats, blocks=blocks,
+                      train_blocks=train_blocks, layout=layout, engine=engine), ""
+
+
+# --- counting --------------------------------------------------------------------------
+
+
+def _chunk_rows(layout: Layout, blocks: tuple[ColumnBlock, ...], n_boot: int = 0) -> int:
+    """``--chunk-size``, or about four million cells (columns plus weights) per chunk."""
+    if layout.chunk_size is not None:
+        return layout.chunk_size
+    n_cols = max(1, sum(len(b.columns) for b in blocks))
+    return max(_MIN_CHUNK_ROWS, _CHUNK_CELLS // (n_cols + 3 * n_boot))
+
+
+def _diagnose(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], role: str,
+              exc: Exception) -> InputError:
+    """The in-memory validator's error for a file the streaming layer refused.
+
+    Re-reads the file chunk by chunk without keeping the chunks; raises its
+    :class:`InputError` (file, column, data row) when it finds the problem, else
+    returns an error with the streaming layer's message (which names the file
+    and the chunk).
+    """
+    read_blocks(path, blocks, role=role, delimiter=plan.layout.delimiter,
+                chunk_rows=_chunk_rows(plan.layout, blocks), keep=False)
+    detail = str(exc)
+    if not detail.startswith(str(path)):
+        detail = f"{path}: {detail}"
+    return InputError(ERR_STREAM_VALUE.format(detail=detail))
+
+
+def _label_sets(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], role: str
+                ) -> tuple[dict[str, np.ndarray], int]:
+    """Distinct values of each label block of a file (one pass over those columns only)."""
+    import pyarrow.compute as pc
+
+    labels = [b for b in blocks if b.kind == "label"]
+    seen: dict[str, set[Any]] = {b.role: set() for b in labels}
+    columns = [b.columns[0] for b in labels]
+    n_rows = 0
+    chunk = _chunk_rows(plan.layout, tuple(labels))
+    try:
+        for batch in iter_file_batches(str(path), columns, chunk_size=chunk,
+                                       file_format=plan.formats[path]):
+            n_rows += batch.num_rows
+            for block, values in zip(labels, batch.columns, strict=True):
+                if values.null_count:
+                    raise ValueError(f"column {block.columns[0]!r} has missing values")
+                seen[block.role].update(pc.unique(values).to_pylist())
+    except (ValueError, TypeError) as exc:
+        raise _diagnose(plan, path, blocks, role, exc) from exc
+    for block in labels:
+        if "" in seen[block.role]:  # an empty CSV field: missing in the in-memory reader
+            raise _diagnose(plan, path, blocks, role, ValueError(
+                f"column {block.columns[0]!r} has missing values"))
+    return {r: np.array(sorted(v), dtype=object) for r, v in seen.items()}, n_rows
+
+
+def _role_specs(plan: StreamPlan, blocks: tuple[ColumnBlock, ...]) -> dict[str, Any]:
+    """The ``counts_from_files`` roles of the column blocks (label names as in memory)."""
+    layout = plan.layout
+    specs: dict[str, Any] = {}
+    for block in blocks:
+        if block.kind == "label":
+            specs[block.role] = block.columns[0]
+            continue
+        truth = (layout.group_columns() if block.role.startswith("groups")
+                 else [b for b in plan.blocks if b.role == "tasks"][0].columns)
+        name = (lambda c: c) if block.role.startswith("groups") else layout.task_name
+        specs[block.role] = {column: name(t) for column, t in zip(block.columns, truth,
+                                                                  strict=True)}
+    return specs
+
+
+def _count(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], role: str, *,
+           names: dict[str, tuple[str, ...]], engine: str, chunk_size: int,
+           replicates: Any = None, progress: bool = False) -> CountTable:
+    try:
+        return counts_from_files(
+            str(path), **_role_specs(plan, blocks), **names, chunk_size=chunk_size,
+            engine=engine, file_format=plan.formats[path], replicates=replicates,
+            names_source=f"the {'training' if role == 'train' else 'data'} file {path}",
+            progress=progress)
+    except ImportError as exc:
+        raise ImportError(ERR_NO_DUCKDB) from exc
+    except (ValueError, TypeError) as exc:
+        raise _diagnose(plan, path, blocks, role, exc) from exc
+
+
+def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Group and task names by the library's rule (the training file's are canonical)."""
+    layout = plan.layout
+    data_labels: dict[str, np.ndarray] = {}
+    train_labels: dict[str, np.ndarray] = {}
+    if any(b.kind == "label" for b in plan.blocks):
+        data_labels, n_rows = _label_sets(plan, plan.data, plan.blocks, "data")
+        if n_rows == 0:
+            raise InputError(ERR_NO_ROWS.format(file=plan.data))
+        if plan.train is not None:
+            train_labels, n_train = _label_sets(plan, plan.train, plan.train_blocks, "train")
+            if n_train == 0:
+                raise InputError(ERR_NO_ROWS.format(file=plan.train))
+    out = []
+    for truth, pred, fixed in (("groups", "groups_pred", layout.group_columns()),
+                               ("tasks", "tasks_pred", None)):
+        block = next(b for b in plan.blocks if b.role == truth)
+        if block.kind != "label":
+            out.append(tuple(fixed) if fixed is not None
+                       else tuple(layout.task_name(c) for c in block.columns))
+            continue
+        names = _canonical_names(data_labels[truth], train_labels.get(truth), plan.data,
+                                 block.columns[0], plan.train)
+        if pred in data_labels:
+            _check_pred_labels(data_labels[pred], names, plan.data,
+                               _pred_column(layout, block.columns[0]), _sources(plan.train))
+        out.append(names)
+    return out[0], out[1]
+
+
+def load_streamed(plan: StreamPlan, *, n_boot: int = 0, seed: int | None = 0,
+                  progress: bool = False) -> StreamedData:
+    """Count the training and evaluation files of a plan into tables (and replicate tables)."""
+    group_names, task_names = _names(plan)
+    names = {"group_names": group_names, "task_names": task_names}
+    files: list[FileInfo] = []
+    train = None
+    if plan.train is not None:
+        train = _count(plan, plan.train, plan.train_blocks, "train", names=names,
+                       engine=plan.engine, chunk_size=_chunk_rows(plan.layout, plan.train_blocks),
+                       progress=progress)
+        if train.n_rows == 0:
+            raise InputError(ERR_NO_ROWS.format(file=plan.train))
+    evaluation = _count(plan, plan.data, plan.blocks, "data", names=names, engine=plan.engine,
+                        chunk_size=_chunk_rows(plan.layout, plan.blocks), progress=progress)
+    if evaluation.n_rows == 0:
+        raise InputError(ERR_NO_ROWS.format(file=plan.data))
+    files.append(FileInfo(role="data", path=str(plan.data), format=plan.formats[plan.data],
+                          sha256=file_sha256(plan.data), n_rows=int(evaluation.n_rows)))
+    if train is not None and plan.train is not None:
+        files.append(FileInfo(role="train", path=str(plan.train),
+                              format=plan.formats[plan.train], sha256=file_sha256(plan.train),
+                              n_rows=int(train.n_rows)))
+    replicates = None
+    if n_boot:
+        # per-row Poisson weights: the numpy engine, whatever --engine says
+        replicates = _count(plan, plan.data, plan.blocks, "data", names=names, engine="numpy",
+                            chunk_size=_chunk_rows(plan.layout, plan.blocks, n_boot),
+                            replicates=evaluation_replicates(n_boot, random_state=seed),
+                            progress=progress)
+    return StreamedData(group_names=group_names, task_names=task_names, evaluation=evaluation,
+                        train=train, replicates=replicates, files=files)
+
+
+# --- metrics ---------------------------------------------------------------------------
+
+
+def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) -> Any:
+    """One co-occurrence metric from the count tables, with its bootstrap interval.
+
+    The same result as :func:`~biasamp.cli.metrics.compute_metric` on the rows
+    (``biasamp.mals`` / ``biasamp.directional`` with ``n_boot`` and
+    ``random_state``): the point estimate from ``*_from_counts``, the interval
+    from the metric's batched core on the replicate tables.
+    """
+    if key == "mals":
+        assert data.train is not None
+        margin = float(settings.margin)
+        result = mals_from_counts(data.train, data.evaluation, margin=margin)
+
+        def compute(ev: CountTable, tr: CountTable | None) -> dict[str, np.ndarray]:
+            assert tr is not None
+            return mals_arrays(tr, ev, margin=margin)
+    else:
+        direction = "A->T" if key == "directional-a2t" else "T->A"
+        result = directional_from_counts(data.evaluation, direction=direction, train=data.train)
+
+        def compute(ev: CountTable, tr: CountTable | None) -> dict[str, np.ndarray]:
+            return directional_arrays(ev, direction=direction, train=tr)
+    if data.replicates is None:
+        return result
+    return interval_from_tables(result, data.replicates, data.train, compute=compute,
+                                n_boot=settings.n_boot, ci=settings.ci)
