@@ -18,6 +18,7 @@ from rich.table import Table
 from .._directional import directional
 from .._mals import bias_scores, mals
 from .._results import PairwiseResult
+from .._thresholds import calibrate_thresholds
 from ..datasets import load_coco_gender
 
 HELP = """Audit a real model on real data (bundled COCO 2014 gender x objects labels).
@@ -25,7 +26,8 @@ HELP = """Audit a real model on real data (bundled COCO 2014 gender x objects la
 Fits a logistic-regression classifier that predicts gender from the objects
 in an image on the val half (5,367 images), predicts the test half (5,473),
 and prints the model's T->A bias amplification with its top pairs, BiasAmp_MALS
-of the predicted gender against the training bias, and the bias scores.
+of the predicted gender against the training bias, the same two numbers with the
+gender threshold calibrated to the training share of men, and the bias scores.
 
 Examples:
   biasamp demo
@@ -43,6 +45,10 @@ class DemoResult:
     accuracy: float
     man_rate_true: float
     man_rate_pred: float
+    threshold: float
+    man_rate_calibrated: float
+    t_to_a_calibrated: PairwiseResult
+    mals_calibrated: PairwiseResult
 
 
 def run_demo(*, seed: int = 0) -> DemoResult:
@@ -55,23 +61,41 @@ def run_demo(*, seed: int = 0) -> DemoResult:
     model = LogisticRegression(max_iter=1000, random_state=seed)
     model.fit(train[objects].to_numpy(), train["gender"].to_numpy())
     gender_pred = model.predict(test[objects].to_numpy())
-    t_to_a = directional(
-        direction="T->A",
-        groups=test["gender"], tasks=test[objects], groups_pred=gender_pred,
-        groups_train=train["gender"], tasks_train=train[objects],
-    )
-    mals_result = mals(
-        groups_train=train["gender"], tasks_train=train[objects],
-        groups_pred=gender_pred, tasks_pred=test[objects],
-    )
-    scores = bias_scores(train["gender"], train[objects])
+    man_column = list(model.classes_).index("man")
+
+    def audit(predicted: np.ndarray) -> tuple[PairwiseResult, PairwiseResult]:
+        t_to_a = directional(
+            direction="T->A",
+            groups=test["gender"], tasks=test[objects], groups_pred=predicted,
+            groups_train=train["gender"], tasks_train=train[objects],
+        )
+        mals_result = mals(
+            groups_train=train["gender"], tasks_train=train[objects],
+            groups_pred=predicted, tasks_pred=test[objects],
+        )
+        return t_to_a, mals_result
+
+    # Wang & Russakovsky (section 3.3): pick the "man" threshold so that the share of
+    # images predicted "man" on the training split equals the true share there
+    p_man_train = model.predict_proba(train[objects].to_numpy())[:, man_column]
+    calibration = calibrate_thresholds(
+        p_man_train[:, None], (train["gender"].to_numpy() == "man")[:, None].astype(int))
+    threshold = float(calibration.thresholds.iloc[0])
+    p_man_test = model.predict_proba(test[objects].to_numpy())[:, man_column]
+    calibrated = np.where(p_man_test > threshold, "man", "woman")
+    t_to_a, mals_result = audit(gender_pred)
+    t_to_a_cal, mals_cal = audit(calibrated)
     return DemoResult(
         t_to_a=t_to_a,
         mals=mals_result,
-        scores=scores,
+        scores=bias_scores(train["gender"], train[objects]),
         accuracy=float(np.mean(gender_pred == test["gender"].to_numpy())),
         man_rate_true=float(np.mean(test["gender"].to_numpy() == "man")),
         man_rate_pred=float(np.mean(gender_pred == "man")),
+        threshold=threshold,
+        man_rate_calibrated=float(np.mean(calibrated == "man")),
+        t_to_a_calibrated=t_to_a_cal,
+        mals_calibrated=mals_cal,
     )
 
 
@@ -119,6 +143,14 @@ def run(args: argparse.Namespace) -> int:
     console.print(
         f"\n[bold]BiasAmp_MALS[/] (predicted gender x objects vs training) = {m.value:+.4f}; "
         f"violations of the {m.params['margin']:.2f} margin: {m.violations} of {m.n_tasks} objects"
+    )
+    console.print(
+        f"\n[bold]Calibrated threshold[/] (Wang & Russakovsky, section 3.3): predict 'man' when "
+        f"P(man) > {result.threshold:.3f}, so that the training split's share of men is matched; "
+        f"share of men predicted on test {result.man_rate_calibrated:.3f} (true "
+        f"{result.man_rate_true:.3f}). BiasAmp T->A {result.t_to_a_calibrated.value:+.4f} "
+        f"(was {t2a.value:+.4f}); BiasAmp_MALS {result.mals_calibrated.value:+.4f} "
+        f"(was {m.value:+.4f}); violations {result.mals_calibrated.violations} (was {m.violations})."
     )
     console.print(_scores_table(result.scores, args.top))
     return 0
