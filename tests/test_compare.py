@@ -8,7 +8,13 @@ from scipy import stats
 
 import biasamp
 from biasamp import compare_mitigations
-from biasamp._compare import ERR_NO_METHODS, ERR_RUN_KEYS, ERR_UNKNOWN_METRIC, default_metrics
+from biasamp._compare import (
+    ERR_NO_METHODS,
+    ERR_NO_RUNS,
+    ERR_RUN_KEYS,
+    ERR_UNKNOWN_METRIC,
+    default_metrics,
+)
 
 G_TRAIN = ["m", "m", "m", "w", "w", "w"]
 T_TRAIN = ["cook", "ski", "ski", "cook", "cook", "ski"]
@@ -75,3 +81,23 @@ def test_bad_inputs():
         compare_mitigations({"a": {"groups_pred": G, "tasks_pred": T}}, **TRUTH, metrics=["nope"])
     assert "non-empty" in ERR_NO_METHODS and "{method" in ERR_RUN_KEYS
     assert "{name" in ERR_UNKNOWN_METRIC
+
+
+def test_training_labels_are_canonical_for_performance():
+    # 'sofa' occurs in training and in the predictions, not in the evaluation truth: fine
+    # by the label-set rule (mals accepts it), so the performance columns must too
+    truth = {**TRUTH, "tasks_train": [*T_TRAIN[:-1], "sofa"]}
+    pred = ["cook", "cook", "cook", "ski", "ski", "sofa"]
+    table = compare_mitigations({"m": {"groups_pred": ["m"] * 6, "tasks_pred": pred}}, **truth,
+                                metrics=["task performance", "group accuracy", "BiasAmp_MALS"])
+    assert table.loc["m", "task performance"] == pytest.approx(5 / 6)
+    assert table.loc["m", "group accuracy"] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="not in the canonical label set"):
+        compare_mitigations({"m": {"groups_pred": G, "tasks_pred": ["car"] * 6}}, **TRUTH,
+                            metrics=["task performance"])
+
+
+def test_a_method_with_no_run_is_an_error_not_nan():
+    with pytest.raises(ValueError) as info:
+        compare_mitigations({"empty": []}, **TRUTH, metrics=["group accuracy"])
+    assert str(info.value) == ERR_NO_RUNS.format(method="empty")

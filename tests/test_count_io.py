@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from biasamp import CountTable, atomic_output, load_counts, save_counts
+from biasamp._count_io import ERR_NOT_NPZ
 
 from .test_streaming import assert_tables_equal
 
@@ -36,3 +37,11 @@ def test_interrupted_write_keeps_the_previous_file(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="mode"):
         with atomic_output(tmp_path / "x", "a"):
             pass
+
+
+def test_a_file_that_is_not_an_npz_archive_is_named(tmp_path):
+    path = tmp_path / "counts.npz"
+    path.write_text("group,task\nm,ski\n", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        load_counts(path)
+    assert str(info.value) == ERR_NOT_NPZ.format(path=path)

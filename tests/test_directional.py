@@ -271,3 +271,20 @@ def test_tie_rule_matters_for_a_group_absent_from_training():
     assert zero.n_pairs == 4 and zero.n_empty == 2
     assert zero.value == 0.0  # a: deltas 0; c: ties contribute 0
     assert paper.value == pytest.approx(-1 / 4)  # (c, y): delta +1, tie -> -delta
+
+
+@pytest.mark.parametrize("direction", ["A->T", "T->A"])
+def test_huge_training_weights_give_the_same_value_as_unit_weights(direction):
+    # Weights near 1e160 made n * c(a, t) overflow to inf, and the signs became NaN.
+    rng = np.random.default_rng(3)
+    groups = rng.choice(["m", "w"], 60)
+    tasks = rng.choice(["a", "b", "c"], 60)
+    common = dict(direction=direction, groups=groups, tasks=tasks,
+                  groups_pred=groups[::-1], tasks_pred=tasks[::-1],
+                  groups_train=groups, tasks_train=tasks)
+    plain = directional(**common)
+    huge = directional(**common, sample_weight_train=np.full(60, 1e160),
+                       sample_weight=np.full(60, 1e160))
+    assert np.isfinite(huge.value)
+    assert huge.value == pytest.approx(plain.value, abs=1e-12)
+    assert (huge.by_pair["y"].to_numpy() == plain.by_pair["y"].to_numpy()).all()

@@ -114,8 +114,11 @@ def test_zero_weights_allowed_but_all_zero_is_empty():
     kept = directional(direction="A->T", groups=G, tasks=T, tasks_pred=T,
                        sample_weight=[1, 1, 0, 0])
     assert kept.n == 2
-    with pytest.raises(ValueError, match=_msg(ERR_EMPTY_SPLIT, arg="groups")):
+    with pytest.raises(ValueError, match=_msg(ERR_EMPTY_SPLIT, arg="sample_weight")):
         directional(direction="A->T", groups=G, tasks=T, tasks_pred=T, sample_weight=[0] * 4)
+    with pytest.raises(ValueError, match=_msg(ERR_EMPTY_SPLIT, arg="sample_weight_train")):
+        directional(direction="A->T", groups=G, tasks=T, tasks_pred=T, groups_train=G,
+                    tasks_train=T, sample_weight_train=[0] * 4)
 
 
 def test_empty_split():
@@ -171,3 +174,11 @@ def test_row_with_no_group_counts_in_no_group():
     # P(A_0 | x) = 1/3 true, 2/3 predicted; P(A_1 | x) = 1/3 true, 0 predicted
     assert result.by_pair["p_true"].tolist() == pytest.approx([1 / 3, 1 / 3])
     assert result.by_pair["p_pred"].tolist() == pytest.approx([2 / 3, 0])
+
+
+@pytest.mark.parametrize("labels", [pd.Series([["a"], ["a", "b"]]),
+                                    np.array([{"a"}, {"a", "b"}], dtype=object)])
+def test_lists_of_labels_name_the_argument(labels):
+    # A Series of lists used to fail inside pandas with "unhashable type: 'list'".
+    with pytest.raises(TypeError, match=r"^tasks: 1-D labels must be hashable.*indicator"):
+        as_label_matrix(labels, arg="tasks")

@@ -665,3 +665,26 @@ def test_exports():
                  "multi_mals_from_counts", "multi_directional_from_counts"):
         assert name in biasamp.__all__
     assert multi_mals_from_counts is biasamp.multi_mals_from_counts
+
+
+def test_bootstrap_does_not_hold_float64_weights_of_every_replicate():
+    # The (B, n) replicate weights were materialised as float64 (8 bytes each) before
+    # the 16-replicate passes; they are now drawn in row chunks and kept as uint8.
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n, n_boot = 50_000, 400
+    groups = rng.choice(["m", "w"], n)
+    tasks = (rng.random((n, 3)) < 0.3).astype(np.int8)
+    kwargs = dict(groups_train=groups, tasks_train=tasks, tasks=tasks,
+                  groups_pred=rng.choice(["m", "w"], n),
+                  tasks_pred=(rng.random((n, 3)) < 0.3).astype(np.int8))
+    multi_mals(**kwargs)  # warm up (imports, caches)
+    tracemalloc.start()
+    try:
+        result = multi_mals(**kwargs, n_boot=n_boot, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * n * n_boot  # float64 weights alone would take 160 MB
+    assert result.replicates.shape == (n_boot,)

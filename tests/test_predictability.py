@@ -325,3 +325,59 @@ def test_bad_input_errors():
     with pytest.raises(ValueError, match="higher must mean more predictable"):
         dpa(direction="A->T", groups=g, tasks=t, tasks_pred=t,
             quality=lambda y, p: float(-np.mean(np.sum(y * np.log(np.clip(p, 1e-9, 1)), 1))))
+
+
+@pytest.mark.parametrize("metric", ["dpa", "leakage"])
+def test_bad_random_state_names_the_argument(metric):
+    # A string seed used to fail inside numpy with "SeedSequence expects int ...".
+    groups = np.repeat(["a", "b"], 20)
+    tasks = np.tile(["x", "y"], 20)
+
+    def call(random_state):
+        if metric == "dpa":
+            return dpa(direction="A->T", groups=groups, tasks=tasks, tasks_pred=tasks,
+                       n_iter=2, random_state=random_state)
+        return leakage_amplification(groups=groups, tasks=tasks, tasks_pred=tasks, n_iter=2,
+                                     random_state=random_state)
+
+    with pytest.raises(TypeError, match="^random_state: "):
+        call("seed")
+    with pytest.raises(ValueError, match="^random_state: "):
+        call(-1)
+    assert call(np.int64(7)).params["random_state"] == 7
+    assert call(np.int64(7)).value == call(7).value
+
+
+def test_leakage_auto_judges_the_perturbed_truth_too():
+    # Few true task patterns, but the per-entry flips of the data side create hundreds:
+    # "auto" used to look only at the unperturbed truth and picked the exact attacker,
+    # which then overfits the rare perturbed patterns (lambda_D too low, LA > 0).
+    rng = np.random.default_rng(0)
+    n, k = 3000, 10
+    patterns = (rng.random((6, k)) < 0.4).astype(int)
+    tasks = patterns[rng.integers(0, 6, n)]
+    groups = np.where(rng.random(n) < 0.55 + 0.1 * tasks[:, 1], "m", "w")
+    tasks_pred = tasks.copy()
+    tasks_pred[:, :3] = 0  # structured errors: few model patterns
+    auto = leakage_amplification(groups=groups, tasks=tasks, tasks_pred=tasks_pred, n_iter=2,
+                                 random_state=0)
+    assert auto.attacker == "logistic"
+    assert "patterns" in auto.attacker_reason
+    logistic = leakage_amplification(groups=groups, tasks=tasks, tasks_pred=tasks_pred,
+                                     n_iter=2, random_state=0, attacker="logistic")
+    assert auto.value == logistic.value
+
+
+def test_large_multilabel_logits_give_no_overflow_warning():
+    # The sigmoid 1 / (1 + exp(-z)) warned "overflow encountered in exp" for z < -709
+    # (an error under pytest's warnings-as-errors); such logits are certain 0/1 scores.
+    rng = np.random.default_rng(0)
+    n = 200
+    groups = rng.choice(["m", "w"], n)
+    tasks = (rng.random((n, 3)) < 0.4).astype(int)
+    logits = np.where(rng.random((n, 3)) < 0.5, -1.0, 1.0) * rng.uniform(1000, 2000, (n, 3))
+    common = dict(direction="A->T", groups=groups, tasks=tasks, n_iter=2, random_state=0,
+                  use_scores=True)
+    from_logits = dpa(tasks_pred=logits, **common)
+    from_probabilities = dpa(tasks_pred=(logits > 0).astype(float), **common)
+    assert from_logits.value == from_probabilities.value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ import pytest
 
 import biasamp
 from biasamp import across_runs
-from biasamp._runs import ERR_FEW_RUNS, ERR_NOT_FINITE
+from biasamp._runs import ERR_COLUMN_NUMERIC, ERR_FEW_RUNS, ERR_NOT_FINITE
 
 # t_{4, 0.975} = 2.7764451051977987 (tables); 1.96 is the papers' constant
 T4 = 2.7764451051977987
@@ -116,3 +117,46 @@ def test_errors():
         other = biasamp.directional(direction="A->T", groups=["m", "w"], tasks=["x", "y"],
                                     tasks_pred=["x", "y"])
         across_runs([_run(0), other])
+
+
+def test_multi_attribute_and_predictability_results_are_summarised_by_value():
+    # They used to raise TypeError although they are metric results.
+    from biasamp import dpa, multi_directional
+
+    rng = np.random.default_rng(0)
+    multi, predict = [], []
+    for seed in range(3):
+        groups = rng.choice(["m", "w"], 80)
+        tasks = rng.choice(["a", "b"], 80)
+        tasks_pred = rng.choice(["a", "b"], 80)
+        groups_pred = rng.choice(["m", "w"], 80)
+        multi.append(multi_directional(direction="A->T", groups_train=groups,
+                                       tasks_train=tasks, groups=groups, tasks=tasks,
+                                       tasks_pred=tasks_pred))
+        predict.append(dpa(direction="T->A", groups=groups, tasks=tasks,
+                           groups_pred=groups_pred, tasks_pred=tasks_pred, n_iter=2,
+                           random_state=seed))
+    for runs in (multi, predict):
+        summary = across_runs(runs)
+        values = np.array([r.value for r in runs])
+        assert summary.mean == pytest.approx(values.mean())
+        assert summary.std == pytest.approx(values.std())
+        assert summary.metric == runs[0].metric
+        assert summary.by_pair is None
+    with pytest.raises(ValueError, match="different metrics"):
+        across_runs([multi[0], predict[0]])
+    with pytest.raises(ValueError, match="different metrics"):
+        across_runs([multi[0], 0.1])
+
+
+def test_columns_as_one_name_and_non_numeric_columns():
+    # columns="delta" used to be read as the columns 'd', 'e', ...; columns=["group"]
+    # failed with a pandas KeyError.
+    runs = [_run(s) for s in range(3)]
+    one = across_runs(runs, columns="delta").by_pair
+    listed = across_runs(runs, columns=["delta"]).by_pair
+    pd.testing.assert_frame_equal(one, listed)
+    assert set(one["quantity"]) == {"delta"}
+    for column in ("group", "task"):
+        with pytest.raises(ValueError, match=re.escape(ERR_COLUMN_NUMERIC.format(column=column))):
+            across_runs(runs, columns=[column])

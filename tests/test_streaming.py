@@ -13,7 +13,7 @@ from biasamp import CountTable, counts_from_files, pattern_counts_from_files
 from biasamp._bootstrap import PoissonReplicates
 from biasamp._column_roles import ERR_PREFIX_NONE, ERR_ROLE_NAMES_DIFFER
 from biasamp._pattern_counts import PatternCountTable
-from biasamp._streaming import ERR_CHUNK_SIZE, ERR_ENGINE, ERR_FILE_COLUMNS
+from biasamp._streaming import ERR_CHUNK_SIZE, ERR_ENGINE, ERR_FILE_COLUMNS, ERR_REPEATED_COLUMNS
 
 pytest.importorskip("pyarrow")
 
@@ -211,3 +211,11 @@ def test_pattern_counts_from_files_equal_in_memory(parquet_files):
     np.testing.assert_array_equal(got.joint[("groups", "tasks")],
                                   expected.joint[("groups", "tasks")])
     assert got.n_rows == expected.n_rows == len(whole)
+
+
+def test_a_repeated_column_name_is_named_not_reported_missing(tmp_path):
+    path = tmp_path / "dup.csv"
+    path.write_text("g,t,t\nm,1,0\nw,0,1\n", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        counts_from_files([str(path)], groups="g", tasks=["t"])
+    assert str(info.value) == ERR_REPEATED_COLUMNS.format(path=str(path), repeated=["t"])

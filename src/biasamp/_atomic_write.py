@@ -18,6 +18,7 @@ from typing import IO, Any
 __all__ = ["atomic_output"]
 
 ERR_ATOMIC_MODE = "mode: expected 'w' or 'wb', got {got!r}."
+ERR_ATOMIC_TARGET = "{file}: cannot write the file ({detail})."
 
 
 @contextlib.contextmanager
@@ -53,8 +54,14 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb", **open_kwargs:
     if mode not in ("w", "wb"):
         raise ValueError(ERR_ATOMIC_MODE.format(got=mode))
     target = Path(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                    dir=target.parent if str(target.parent) else ".")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                        dir=target.parent if str(target.parent) else ".")
+    except OSError as exc:  # name the output, not the temporary file
+        detail = exc.strerror or str(exc)
+        if isinstance(exc, FileNotFoundError):
+            detail = f"the folder {str(target.parent)!r} does not exist"
+        raise OSError(ERR_ATOMIC_TARGET.format(file=target, detail=detail)) from exc
     try:
         with os.fdopen(fd, mode, **open_kwargs) as handle:
             yield handle

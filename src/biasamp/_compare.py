@@ -25,6 +25,7 @@ ERR_RUN_KEYS = (
     "methods[{method!r}]: each run must be a mapping with 'groups_pred' and 'tasks_pred'; "
     "got keys {keys}."
 )
+ERR_NO_RUNS = "methods[{method!r}]: expected at least one run, got an empty list."
 ERR_UNKNOWN_METRIC = "metrics: unknown metric {name!r}; known: {known}."
 ERR_CI = "ci: expected a number in (0, 1), got {got!r}."
 
@@ -44,10 +45,17 @@ class MetricContext:
 MetricFunction = Callable[[MetricContext, Any, Any], float]
 
 
+def _train_names(x: Any, arg: str) -> tuple[Any, ...]:
+    """The training split's names: canonical (the library's label-set rule)."""
+    return as_label_matrix(x, arg=arg).names
+
+
 def _task_performance(ctx: MetricContext, groups_pred: Any, tasks_pred: Any) -> float:
-    truth = as_label_matrix(ctx.tasks, arg="tasks").dense()
-    names = as_label_matrix(ctx.tasks, arg="tasks").names
-    pred = as_label_matrix(tasks_pred, arg="tasks_pred", names=names).dense()
+    names = _train_names(ctx.tasks_train, "tasks_train")
+    truth = as_label_matrix(ctx.tasks, arg="tasks", names=names,
+                            source="the training split").dense()
+    pred = as_label_matrix(tasks_pred, arg="tasks_pred", names=names,
+                           source="the training split").dense()
     if ctx.multilabel:
         tp = (truth * pred).sum(axis=0)
         denom = 2 * tp + ((1 - truth) * pred).sum(axis=0) + (truth * (1 - pred)).sum(axis=0)
@@ -57,8 +65,10 @@ def _task_performance(ctx: MetricContext, groups_pred: Any, tasks_pred: Any) -> 
 
 
 def _group_accuracy(ctx: MetricContext, groups_pred: Any, tasks_pred: Any) -> float:
-    truth = as_label_matrix(ctx.groups, arg="groups")
-    pred = as_label_matrix(groups_pred, arg="groups_pred", names=truth.names).dense()
+    names = _train_names(ctx.groups_train, "groups_train")
+    truth = as_label_matrix(ctx.groups, arg="groups", names=names, source="the training split")
+    pred = as_label_matrix(groups_pred, arg="groups_pred", names=names,
+                           source="the training split").dense()
     return float((truth.dense() * pred).sum(axis=1).mean())
 
 
@@ -196,6 +206,8 @@ def compare_mitigations(
     any_repeated = False
     for method, runs in methods.items():
         run_list = [runs] if isinstance(runs, Mapping) else list(runs)
+        if not run_list:  # the mean of no run would be NaN
+            raise ValueError(ERR_NO_RUNS.format(method=method))
         for run in run_list:
             if not isinstance(run, Mapping) or not {"groups_pred", "tasks_pred"} <= set(run):
                 keys = sorted(run) if isinstance(run, Mapping) else type(run).__name__

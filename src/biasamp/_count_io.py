@@ -25,6 +25,7 @@ FORMAT_VERSION = 1
 ERR_SAVE_TYPE = "table: expected a CountTable, got {type_name}."
 ERR_NAMES_JSON = "table: label names must be strings, integers, floats or booleans to be saved; got {examples}."
 ERR_NOT_COUNTS = "{path}: not a biasamp count table file (missing {missing})."
+ERR_NOT_NPZ = "{path}: not a biasamp count table file (not an .npz archive from save_counts)."
 ERR_VERSION = "{path}: count table format {got} is newer than this biasamp reads ({supported})."
 
 
@@ -79,6 +80,9 @@ def save_counts(table: CountTable, path: str | os.PathLike[str]) -> None:
 
 def load_counts(path: str | os.PathLike[str]) -> CountTable:
     """Read a table written by :func:`save_counts` (no pickle)."""
+    with open(path, "rb") as handle:
+        if handle.read(4) != b"PK\x03\x04":  # np.load would suggest unpickling it
+            raise ValueError(ERR_NOT_NPZ.format(path=path))
     with np.load(path, allow_pickle=False) as data:
         if "meta" not in data.files or "n" not in data.files:
             raise ValueError(ERR_NOT_COUNTS.format(path=path, missing="meta/n"))

@@ -80,14 +80,19 @@ def training_signs(train: CountTable) -> tuple[np.ndarray, np.ndarray, np.ndarra
     """``y_at`` in {-1, 0, 1}, ``P(a, t)`` and ``P(a)P(t)`` of a training table.
 
     The sign is decided on counts (``n * c(a,t)`` against ``c(a) c(t)``) with a
-    relative tolerance of 1e-12, so exact ties are ties.
+    relative tolerance of 1e-12, so exact ties are ties. The counts are first
+    divided by a power of two near ``n`` (exact in floating point), so that huge
+    weights do not overflow the products.
     """
-    n = np.asarray(train.n)[..., None, None]
-    joint = train.joint[("groups", "tasks")]
-    expected = train.totals["groups"][..., :, None] * train.totals["tasks"][..., None, :]
+    n_raw = np.asarray(train.n, dtype=np.float64)
+    scale = np.exp2(-np.floor(np.log2(np.maximum(n_raw, 1.0))))[..., None, None]
+    n = n_raw[..., None, None] * scale
+    joint = train.joint[("groups", "tasks")] * scale
+    expected = ((train.totals["groups"][..., :, None] * scale)
+                * (train.totals["tasks"][..., None, :] * scale))
     diff = n * joint - expected
-    scale = np.maximum(n * n, 1.0)
-    y = np.where(np.abs(diff) <= 1e-12 * scale, 0.0, np.sign(diff))
+    tolerance = 1e-12 * np.maximum(n * n, 1.0)
+    y = np.where(np.abs(diff) <= tolerance, 0.0, np.sign(diff))
     return y, joint / n, expected / (n * n)
 
 

@@ -73,6 +73,11 @@ ERR_WEIGHT_SHAPE = "{arg}: expected a 1-D array of length {n}, got shape {shape}
 ERR_EMPTY_SPLIT = "{arg}: the split is empty (its rows have total weight 0)."
 ERR_TYPE = "{arg}: unsupported type {type_name}; pass a numpy array, pandas object or scipy.sparse matrix."
 ERR_NON_NUMERIC = "{arg}: a 2-D indicator matrix must be numeric, got dtype {dtype}."
+ERR_UNHASHABLE = (
+    "{arg}: 1-D labels must be hashable scalars ({error}); for several labels per "
+    "instance pass a 2-D 0/1 indicator matrix (for example from "
+    "sklearn.preprocessing.MultiLabelBinarizer)."
+)
 
 _MAX_EXAMPLES = 5
 
@@ -177,7 +182,10 @@ def _encode_1d(
         missing = ~np.isfinite(arr)
         if missing.any():
             raise ValueError(ERR_MISSING_LABEL.format(arg=arg, count=int(missing.sum())))
-    codes, uniques = _factorize(arr)
+    try:
+        codes, uniques = _factorize(arr)
+    except TypeError as exc:  # lists or sets as labels: multi-label data in one column
+        raise TypeError(ERR_UNHASHABLE.format(arg=arg, error=exc)) from exc
     missing = codes < 0
     if missing.any():
         raise ValueError(ERR_MISSING_LABEL.format(arg=arg, count=int(missing.sum())))

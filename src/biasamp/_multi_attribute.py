@@ -87,6 +87,7 @@ ERR_TABLE_BATCH = "{arg}: the table has a replicate axis; M is chosen on a plain
 
 _DEFAULT_MAX_COMBINATIONS = 1_000_000
 _BOOT_CHUNK = 16  # replicates per pass (bounds memory: chunk x |G| x patterns)
+_WEIGHT_CHUNK_BYTES = 1 << 25  # float64 replicate weights drawn at a time (32 MB)
 
 
 # ----------------------------------------------------------------------------- result
@@ -627,6 +628,20 @@ def _tables(*, groups_train: Any, tasks_train: Any, sample_weight_train: Any, gr
     return train, evaluation, eval_m, weights
 
 
+def _compact_weights(source: Any, n_rows: int) -> np.ndarray:
+    """All replicate weights, shape (B, n), drawn in row chunks and stored as uint8
+    (an eighth of float64; Poisson weights never exceed 12). Falls back to float64
+    if a weight does not fit (a multinomial draw on very few rows)."""
+    out = np.empty((source.n_boot, n_rows), dtype=np.uint8)
+    step = max(1, _WEIGHT_CHUNK_BYTES // (8 * source.n_boot))
+    for start in range(0, n_rows, step):
+        chunk = source.rows(start, min(start + step, n_rows))  # (rows, B) float64
+        if chunk.max(initial=0.0) > np.iinfo(np.uint8).max:
+            return source.weights(0, n_rows)
+        out[:, start:start + chunk.shape[0]] = chunk.T
+    return out
+
+
 def _bootstrap(result: MultiAttributeResult, compute: Any, eval_m: dict[str, LabelMatrix],
                weights: np.ndarray, *, n_boot: int | None, ci: float, random_state: Any,
                bootstrap: str) -> MultiAttributeResult:
@@ -638,12 +653,12 @@ def _bootstrap(result: MultiAttributeResult, compute: Any, eval_m: dict[str, Lab
     level = check_ci(ci)
     n_rows = next(iter(eval_m.values())).n_rows
     source = make_replicates(n_rows, n_boot, random_state=random_state, method=bootstrap)
-    all_weights = source.weights(0, n_rows)
+    all_weights = _compact_weights(source, n_rows)
     values = []
     for start in range(0, all_weights.shape[0], _BOOT_CHUNK):
         table = PatternCountTable.from_label_matrices(
             eval_m, sample_weight=weights,
-            replicate_weights=all_weights[start:start + _BOOT_CHUNK])
+            replicate_weights=all_weights[start:start + _BOOT_CHUNK].astype(np.float64))
         values.append(np.atleast_1d(compute(table)))
     reps = np.concatenate(values)
     low, high, se = interval_from_replicates(reps, ci=level)

@@ -39,6 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._attackers import resolve_attacker
+from ._bootstrap import ERR_RANDOM_STATE
 from ._directional import ERR_NEEDS_PRED, normalize_direction
 from ._inputs import LabelMatrix, as_label_matrix, check_same_length
 from ._perturbation import (
@@ -60,6 +61,10 @@ ERR_TEST_SIZE = (
     "that leaves both parts non-empty (n = {n}), got {got!r}."
 )
 ERR_CI_LEVEL = "ci_level: expected a float in (0, 1), got {got!r}."
+#: Seed of the one perturbation "auto" inspects in leakage_amplification (fixed, so the
+#: choice is deterministic and the iterations' random stream is untouched).
+_AUTO_PROBE_SEED = 0
+ERR_RANDOM_STATE_NEGATIVE = "random_state: expected a non-negative integer, got {got!r}."
 ERR_ZERO_QUALITY = (
     "Psi_M + Psi_D = 0 in iteration {it}: both attackers have the worst possible quality, "
     "so DPA is undefined. Use another quality function (for example 'inverse_ce')."
@@ -186,6 +191,23 @@ def _n_test(test_size: Any, n: int) -> int:
     if not 1 <= n_test <= n - 1:
         raise ValueError(ERR_TEST_SIZE.format(n=n, got=test_size))
     return n_test
+
+
+def _generator(random_state: Any) -> np.random.Generator:
+    """``numpy.random.default_rng(random_state)``, with errors that name the argument."""
+    accepted = (int, np.integer, np.random.Generator, np.random.RandomState,
+                np.random.SeedSequence, np.random.BitGenerator)
+    if random_state is not None and (isinstance(random_state, (bool, np.bool_))
+                                     or not isinstance(random_state, accepted)):
+        raise TypeError(ERR_RANDOM_STATE.format(type_name=type(random_state).__name__))
+    if isinstance(random_state, (int, np.integer)) and random_state < 0:
+        raise ValueError(ERR_RANDOM_STATE_NEGATIVE.format(got=random_state))
+    return np.random.default_rng(random_state)
+
+
+def _seed_record(random_state: Any) -> int | None:
+    """The seed recorded in ``params`` (an integer seed only)."""
+    return int(random_state) if isinstance(random_state, (int, np.integer)) else None
 
 
 def _check_ci_level(ci_level: Any) -> float:
@@ -371,7 +393,7 @@ def dpa(
         q.check_orientation(truth)
     chosen, reason = resolve_attacker(attacker, [inputs], truth.kind)
     prepared = chosen.prepare(inputs, arg="groups" if direction == "A->T" else "tasks")
-    rng = np.random.default_rng(random_state)
+    rng = _generator(random_state)
     d_vals, m_vals, vals = np.empty(n_iter), np.empty(n_iter), np.empty(n_iter)
     for it in _iterations(n_iter, progress, f"DPA {direction}"):
         seed = int(rng.integers(2**31 - 1))
@@ -396,7 +418,7 @@ def dpa(
         perturbation=perturbation, model_accuracy=acc, n=n, n_iter=n_iter,
         test_size=n_test / n,
         params={"use_scores": use_scores, "continuous": continuous, "target_kind": truth.kind,
-                "random_state": random_state if isinstance(random_state, int) else None},
+                "random_state": _seed_record(random_state)},
     )
 
 
@@ -475,9 +497,16 @@ def leakage_amplification(
     q = resolve_quality(quality, g_target.kind)
     if not q.builtin:
         q.check_orientation(g_target)
-    chosen, reason = resolve_attacker(attacker, [t_matrix.values, model_inputs], g_target.kind)
+    auto_inputs = [t_matrix.values, model_inputs]
+    if isinstance(attacker, str) and attacker.strip().lower() == "auto":
+        # the data side sees the *perturbed* truth, whose random flips can create many
+        # more patterns than the truth has: "auto" must judge that input too
+        probe = match_accuracy(t_target, pred, scheme=perturbation,
+                               rng=np.random.default_rng(_AUTO_PROBE_SEED), accuracy=acc)
+        auto_inputs.insert(1, _as_input(probe))
+    chosen, reason = resolve_attacker(attacker, auto_inputs, g_target.kind)
     prepared_m = chosen.prepare(model_inputs, arg="tasks_pred")
-    rng = np.random.default_rng(random_state)
+    rng = _generator(random_state)
     d_vals, m_vals = np.empty(n_iter), np.empty(n_iter)
     for it in _iterations(n_iter, progress, "Leakage"):
         seed = int(rng.integers(2**31 - 1))
@@ -498,6 +527,6 @@ def leakage_amplification(
         std=std, attacker=chosen.name, attacker_reason=reason, quality=q.name,
         perturbation=perturbation, model_accuracy=acc, n=n, n_iter=n_iter, test_size=n_test / n,
         params={"use_scores": use_scores, "target_kind": g_target.kind,
-                "random_state": random_state if isinstance(random_state, int) else None},
+                "random_state": _seed_record(random_state)},
     )
 

@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 
 from ._bootstrap import check_ci
-from ._results import PairwiseResult, _json_safe, frame_records
+from ._predictability import PredictabilityResult
+from ._results import MetricResult, PairwiseResult, _json_safe, frame_records
 
 __all__ = ["RunsSummary", "across_runs"]
 
@@ -41,6 +42,10 @@ ERR_PAIRS_DIFFER = (
 )
 ERR_NOT_FINITE = "results: run values must be finite; run(s) {runs} are NaN or infinite."
 ERR_COLUMN = "columns: {column!r} is not a by_pair column of the results (have {have})."
+ERR_COLUMN_NUMERIC = (
+    "columns: {column!r} is not a numeric by_pair column; only numbers can be summarised "
+    "(the pairs are matched by group and task)."
+)
 
 _PAPERS_Z95 = 1.96
 
@@ -156,23 +161,25 @@ class RunsSummary:
 
 
 def across_runs(
-    results: Sequence[PairwiseResult | float],
+    results: Sequence[MetricResult | PredictabilityResult | float],
     *,
     ci: float = 0.95,
-    columns: Sequence[str] | None = None,
+    columns: str | Sequence[str] | None = None,
 ) -> RunsSummary:
     """Summarise runs of one metric (for example 5 seeds) into mean, std and intervals.
 
     Parameters
     ----------
-    results : sequence of PairwiseResult or float
+    results : sequence of metric results or float
         At least 2 runs of one metric (same ``metric`` and ``direction``, same
-        label space), or plain numbers.
+        label space), or plain numbers. Any result (``PairwiseResult``,
+        ``MultiAttributeResult``, ``PredictabilityResult``) gives its headline
+        ``value``; only ``PairwiseResult`` runs also give ``by_pair``.
     ci : float, default 0.95
         Interval level.
-    columns : sequence of str, optional
-        ``by_pair`` columns to summarise per (group, task) pair; by default
-        ``delta`` and ``contribution`` (those present).
+    columns : str or sequence of str, optional
+        Numeric ``by_pair`` columns to summarise per (group, task) pair; by
+        default ``delta`` and ``contribution`` (those present).
 
     Returns
     -------
@@ -197,22 +204,27 @@ def across_runs(
     values = np.empty(len(runs))
     frames: list[pd.DataFrame] = []
     metric = direction = None
+    n_results = 0
     for i, run in enumerate(runs):
-        if isinstance(run, PairwiseResult):
+        if isinstance(run, (MetricResult, PredictabilityResult)):
             key = (run.metric, run.direction)
             if i and (metric, direction) != key:
                 raise ValueError(ERR_MIXED_METRICS.format(a=(metric, direction), b=key))
             metric, direction = key
             values[i] = run.value
-            frames.append(run.by_pair)
+            n_results += 1
+            if isinstance(run, PairwiseResult):
+                frames.append(run.by_pair)
         elif isinstance(run, (int, float, np.number)) and not isinstance(run, (bool, np.bool_)):
-            if frames:
+            if n_results:
                 raise ValueError(ERR_MIXED_METRICS.format(a=(metric, direction), b="number"))
             values[i] = float(run)
         else:
             raise TypeError(ERR_RUN_TYPE.format(i=i, type_name=type(run).__name__))
-    if frames and len(frames) != len(runs):
+    if n_results and n_results != len(runs):
         raise ValueError(ERR_MIXED_METRICS.format(a="number", b=(metric, direction)))
+    if frames and len(frames) != len(runs):  # pairwise runs mixed with other results
+        raise ValueError(ERR_MIXED_METRICS.format(a="pairwise", b="multi-attribute"))
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         raise ValueError(ERR_NOT_FINITE.format(runs=bad.tolist()))
@@ -230,14 +242,20 @@ def across_runs(
     )
 
 
-def _pair_summary(frames: list[pd.DataFrame], columns: Sequence[str] | None,
+def _pair_summary(frames: list[pd.DataFrame], columns: str | Sequence[str] | None,
                   ci: float) -> pd.DataFrame:
     first = frames[0]
     if columns is None:
         columns = [c for c in ("delta", "contribution") if c in first.columns]
+    elif isinstance(columns, str):  # one column name, not a sequence of characters
+        columns = [columns]
     for column in columns:
         if column not in first.columns:
             raise ValueError(ERR_COLUMN.format(column=column, have=list(first.columns)))
+        if column in ("group", "task") or not (
+                pd.api.types.is_numeric_dtype(first[column])
+                or pd.api.types.is_bool_dtype(first[column])):
+            raise ValueError(ERR_COLUMN_NUMERIC.format(column=column))
     keys = pd.MultiIndex.from_frame(first[["group", "task"]])
     stacked = []
     for i, frame in enumerate(frames):

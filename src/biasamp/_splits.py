@@ -70,7 +70,7 @@ def count_training_split(
         groups=groups_train, tasks=tasks_train, sample_weight=sample_weight_train,
         group_names=group_names, task_names=task_names,
     )
-    check_not_empty(table, "groups_train")
+    check_not_empty(table, "groups_train" if sample_weight_train is None else "sample_weight_train")
     return table
 
 
@@ -99,7 +99,9 @@ def evaluation_split(
     soft: bool = False,
 ) -> EvaluationSplit:
     """Validate and count the evaluation split in the training split's label space."""
-    empty_arg = "groups" if groups is not None else "groups_pred"
+    # rows exist (0 rows fail earlier), so total weight 0 comes from the weights
+    empty_arg = ("sample_weight" if sample_weight is not None
+                 else "groups" if groups is not None else "groups_pred")
     if any_dask_collection(groups, tasks, groups_pred, tasks_pred, sample_weight):
         # Dask inputs: CountTable.from_arrays counts them partition by partition
         table = CountTable.from_arrays(

@@ -37,6 +37,7 @@ ERR_NO_FILES = "paths: no input files given."
 ERR_FILE_FORMAT = "{path}: cannot tell the file format from its name; pass file_format='parquet' or 'csv'."
 ERR_FORMAT_ARG = "file_format: expected 'parquet' or 'csv', got {got!r}."
 ERR_FILE_COLUMNS = "{path}: column(s) {missing} not found (the file has {examples})."
+ERR_REPEATED_COLUMNS = "{path}: the header names the column(s) {repeated} more than once."
 ERR_TYPE_CHANGED = (
     "{path}: column {column!r} has type {got}, but it has type {expected} in {first}. "
     "Column types must not change between files."
@@ -109,6 +110,9 @@ def check_file_schemas(paths: Sequence[str], roles_columns: Sequence[str], *,
         if missing:
             shown = ", ".join(repr(c) for c in schema.names[:8])
             raise ValueError(ERR_FILE_COLUMNS.format(path=path, missing=missing, examples=shown))
+        repeated = [c for c in dict.fromkeys(roles_columns) if schema.names.count(c) > 1]
+        if repeated:  # pyarrow's schema.field would say the column "does not exist"
+            raise ValueError(ERR_REPEATED_COLUMNS.format(path=path, repeated=repeated))
         for column in roles_columns:
             kind = schema.field(column).type
             if column not in first_types:

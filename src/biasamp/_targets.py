@@ -182,7 +182,12 @@ def prediction_target(x: Any, truth: Target, *, arg: str, source: str) -> Target
         else:
             probs = _softmax(arr)
         return Target("multiclass", probs, truth.names, soft=True)
-    probs = arr if in_unit else 1.0 / (1.0 + np.exp(-arr))
+    if in_unit:
+        probs = arr
+    else:
+        from scipy.special import expit  # lazy: keeps `import biasamp` fast
+
+        probs = expit(arr)  # the sigmoid, without overflow warnings for large logits
     return Target("multilabel", probs, truth.names, soft=True)
 
 

@@ -11,6 +11,7 @@ threshold 0.45.
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema
 import numpy as np
@@ -23,6 +24,7 @@ from biasamp.cli.calibrate import (
     ERR_THRESHOLDS_LABELS,
     read_thresholds,
 )
+from biasamp.cli.inputs import ERR_DUPLICATE_IDS, ERR_UNKNOWN_EVAL_LABELS
 from biasamp.cli.json_output import load_schema
 from biasamp.cli.main import main
 from biasamp.cli.mitigate import ERR_MULTILABEL_TASKS, ERR_PARTIAL_ABSENT, ERR_SCORE_COLUMN
@@ -213,6 +215,25 @@ def test_mitigate_single_structure_by_hand(tmp_path, capsys):
                  "--train", str(tmp_path / "train.csv"), "--group", "gender", "--task", "verb",
                  "-o", str(tmp_path / "x.csv")]) == 2
     assert ERR_MULTILABEL_TASKS in " ".join(capsys.readouterr().err.split())
+    # --truth with a label the training file lacks: the error names that file and column
+    truth.assign(gender=["m"] * 4 + ["w"] * 5 + ["x"]).to_csv(tmp_path / "odd.csv", index=False)
+    assert main(["mitigate", str(tmp_path / "scores.csv"), "--structure", "single", "--train",
+                 str(tmp_path / "train.csv"), "--group", "gender", "--task", "verb", "--id", "id",
+                 "--truth", str(tmp_path / "odd.csv"), "-o", str(tmp_path / "x.csv")]) == 2
+    assert ERR_UNKNOWN_EVAL_LABELS.format(
+        file=tmp_path / "odd.csv", column="gender", examples="'x'", train=tmp_path / "train.csv"
+    ) in " ".join(capsys.readouterr().err.split())
+    assert not (tmp_path / "x.csv").exists()
+    # duplicate ids in the scores file are refused before they reach the output
+    scores = pd.read_csv(tmp_path / "scores.csv")
+    scores.assign(id=[scores["id"][0]] * len(scores)).to_csv(tmp_path / "dup.csv", index=False)
+    assert main(["mitigate", str(tmp_path / "dup.csv"), "--structure", "single", "--train",
+                 str(tmp_path / "train.csv"), "--group", "gender", "--task", "verb", "--id", "id",
+                 "-o", str(tmp_path / "x.csv")]) == 2
+    assert ERR_DUPLICATE_IDS.format(file=tmp_path / "dup.csv", column="id", count=1,
+                                    examples=repr(str(scores["id"][0]))
+                                    ) in " ".join(capsys.readouterr().err.split())
+    assert not (tmp_path / "x.csv").exists()
 
 
 def test_mitigate_multilabel_matches_the_library(tmp_path, capsys):
@@ -264,6 +285,9 @@ def test_every_command_has_complete_help_with_examples(command, capsys):
     assert f"biasamp {command}" in text
     if command in ("measure", "report", "calibrate"):
         assert "score > threshold" in " ".join(text.split())
+    # a continued example keeps its line break ('\\' in the source, not a lost '\')
+    examples = text.split("Examples:", 1)[-1].split("\n\n", 1)[0]
+    assert not re.search(r"\S {3,}--\w", examples), examples
     if command == "measure":
         for key in ("multi-mals", "dpa-a2t", "leakage", "[opt-in]"):
             assert key in text

@@ -13,6 +13,7 @@ from biasamp.cli import inputs
 from biasamp.cli.inputs import (
     ERR_COLUMN_SETS,
     ERR_DELIMITER,
+    ERR_DUPLICATE_COLUMNS,
     ERR_DUPLICATE_IDS,
     ERR_EMPTY_FILE,
     ERR_ID_MISSING,
@@ -185,6 +186,24 @@ def test_empty_missing_and_malformed_files(tmp_path):
     truncated.write_bytes(truncated.read_bytes()[:-30])
     with pytest.raises(InputError, match="not a readable Parquet file"):
         load_audit(layout, data=truncated)
+
+
+def test_repeated_header_names_are_an_error_not_renamed_columns(tmp_path):
+    # pandas would read the second 'obj_cup' as a task 'cup.1'
+    layout = Layout(group="g", task_prefix="obj_", pred_prefix="p_")
+    path = _write(tmp_path, "d.csv", "g,obj_cup,obj_cup,p_obj_cup\nm,1,0,1\nw,0,1,0\n")
+    with pytest.raises(InputError) as info:
+        load_audit(layout, data=path)
+    assert str(info.value) == ERR_DUPLICATE_COLUMNS.format(file=path, columns="'obj_cup'")
+    parquet = tmp_path / "d.parquet"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table([pa.array(["m", "w"]), pa.array([1, 0]), pa.array([0, 1])],
+                            names=["g", "t", "t"]), parquet)
+    with pytest.raises(InputError) as info:
+        load_audit(Layout(group="g", task_cols=("t",)), data=parquet)
+    assert str(info.value) == ERR_DUPLICATE_COLUMNS.format(file=parquet, columns="'t'")
 
 
 def test_prediction_scores_without_threshold_get_a_hint(tmp_path):

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biasamp.cli.audit import ERR_DELIMITER_ARG, ERR_THRESHOLD
 from biasamp.cli.inputs import (
     ERR_DELIMITER,
     ERR_DUPLICATE_IDS,
@@ -268,3 +269,38 @@ def test_chunk_size_gives_the_same_numbers_and_rejects_non_positive(tmp_path, ca
     capsys.readouterr()
     assert main([*base, "--chunk-size", "0"]) == 2
     assert "--chunk-size: expected a positive number of rows, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "half"])
+def test_a_threshold_that_is_not_a_finite_number_is_a_usage_error(value, tmp_path, capsys):
+    # score > nan is never true: every prediction would silently be 0
+    path = tmp_path / "d.csv"
+    path.write_text("g,t,p_t\nm,1,0.7\nw,0,0.2\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        main(["measure", str(path), "--group", "g", "--task-cols", "t", "--pred-prefix", "p_",
+              f"--threshold={value}"])
+    assert info.value.code == 2
+    assert ERR_THRESHOLD.format(got=value) in capsys.readouterr().err
+
+
+def test_a_gate_fails_on_an_undefined_value():
+    from biasamp.cli.audit import Gate
+
+    assert Gate("mals", 0.1, float("nan")).failed
+    assert Gate("mals", 0.1, 0.2).failed and not Gate("mals", 0.1, 0.1).failed
+    assert not Gate("mals", 0.1, None).failed
+
+
+def test_delimiter_accepts_a_typed_backslash_t_and_rejects_longer_ones(tmp_path, capsys):
+    # the delimiter hint says --delimiter '\t': a shell passes two characters, which pandas
+    # would take as a regular expression (slow engine, a warning per read)
+    path = tmp_path / "d.csv"
+    path.write_text("g\tt\tp_t\nm\t1\t1\nw\t0\t1\nm\t0\t0\n", encoding="utf-8")
+    base = ["measure", str(path), "--group", "g", "--task-cols", "t", "--pred-prefix", "p_"]
+    for typed in ("\\t", "tab", "\t"):
+        assert main([*base, "--delimiter", typed]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main([*base, "--delimiter", ";;"])
+    assert info.value.code == 2
+    assert ERR_DELIMITER_ARG.format(got=";;") in capsys.readouterr().err

@@ -53,6 +53,8 @@ ERR_NO_METRICS = (
 )
 ERR_N_BOOT = "--n-boot: expected a non-negative integer, got {got!r}."
 ERR_CI = "--ci: expected a level in (0, 1), got {got!r}."
+ERR_THRESHOLD = "--threshold: expected a finite number, got {got!r}."
+ERR_DELIMITER_ARG = "--delimiter: expected one character (or '\\t' / tab for a tab), got {got!r}."
 ERR_CALIBRATE_PRED = "--calibrate-pred needs --calibrate-on (the validation file it scores)."
 
 INPUT_CONTRACT = """\
@@ -103,7 +105,8 @@ class Gate:
 
     @property
     def failed(self) -> bool:
-        return self.value is not None and self.value > self.bound
+        # an undefined (NaN) value must not pass a CI gate silently
+        return self.value is not None and not self.value <= self.bound
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.key, "bound": self.bound, "value": self.value,
@@ -156,6 +159,25 @@ def _ci(text: str) -> float:
     return value
 
 
+def _threshold(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):  # score > nan is never true: every prediction would be 0
+        raise argparse.ArgumentTypeError(ERR_THRESHOLD.format(got=text))
+    return value
+
+
+def _delimiter(text: str) -> str:
+    """One character; the two-character ``\\t`` a shell passes for '\\t', and ``tab``, mean a tab."""
+    if text in ("\\t", "tab", "TAB"):
+        return "\t"
+    if len(text) != 1:  # pandas would read a longer one as a regular expression
+        raise argparse.ArgumentTypeError(ERR_DELIMITER_ARG.format(got=text))
+    return text
+
+
 def _column_list(text: str) -> tuple[str, ...]:
     columns = tuple(c.strip() for c in text.split(",") if c.strip())
     if not columns:
@@ -182,7 +204,7 @@ def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool =
         files.add_argument("--train", metavar="FILE", help="training ground truth (same "
                            "layout); its labels are canonical")
     files.add_argument("--id", metavar="COL", help="id column joining the files")
-    files.add_argument("--delimiter", metavar="CHAR",
+    files.add_argument("--delimiter", metavar="CHAR", type=_delimiter,
                        help="CSV delimiter (default ',' or tab for .tsv)")
     files.add_argument("--chunk-size", metavar="ROWS", type=int,
                        help="rows read per chunk (default: about 4 million cells per chunk); "
@@ -219,7 +241,7 @@ def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool =
     columns.add_argument("--train-tasks-long", metavar="FILE",
                          help="training tasks as a long (id, label) table")
     scores = parser.add_argument_group("scores (predicted positive when score > threshold)")
-    scores.add_argument("--threshold", type=float, metavar="T",
+    scores.add_argument("--threshold", type=_threshold, metavar="T",
                         help="binarise prediction scores: score > T is 1 (labels without a "
                         "calibrated threshold)")
     calibrated = scores.add_mutually_exclusive_group()

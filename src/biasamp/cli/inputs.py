@@ -73,6 +73,10 @@ ERR_DELIMITER = (
     "be delimited by {char!r}, not {expected!r}. Pass --delimiter {char!r}."
 )
 ERR_PARQUET = "{file}: not a readable Parquet file ({detail})."
+ERR_DUPLICATE_COLUMNS = (
+    "{file}: the header names the column(s) {columns} more than once; column names must be "
+    "unique."
+)
 ERR_CSV = "{file}: cannot parse the file as delimited text ({detail})."
 ERR_NO_PYARROW = "{file}: reading Parquet needs pyarrow: pip install 'biasamp[parquet]'."
 ERR_MISSING_COLUMN = "{file}: column {column!r} ({option}) not found; the file has columns {columns}."
@@ -239,7 +243,9 @@ def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str,
     fmt = _file_format(path)
     if fmt == _FORMAT_PARQUET:
         parquet = _open_parquet(path)
-        return fmt, [str(name) for name in parquet.schema_arrow.names]
+        names = [str(name) for name in parquet.schema_arrow.names]
+        _check_unique_columns(path, names)
+        return fmt, names
     if path.stat().st_size == 0:
         raise InputError(ERR_EMPTY_FILE.format(file=path))
     sep = _default_delimiter(path, delimiter)
@@ -251,7 +257,19 @@ def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str,
         raise InputError(ERR_CSV.format(file=path, detail=str(exc).strip())) from exc
     columns = [str(c) for c in frame.columns]
     _check_delimiter(path, columns, sep)
+    if len(columns) > 1:
+        # pandas renames a repeated name 'a' to 'a.1': read the header line as it is
+        raw = pd.read_csv(path, sep=sep, nrows=1, header=None, dtype=str,
+                          compression=_compression(path)).iloc[0]
+        _check_unique_columns(path, [str(c) for c in raw if isinstance(c, str)])
     return fmt, columns
+
+
+def _check_unique_columns(path: Path, columns: Sequence[str]) -> None:
+    repeated = pd.Index(columns)
+    repeated = list(pd.unique(repeated[repeated.duplicated()]))
+    if repeated:
+        raise InputError(ERR_DUPLICATE_COLUMNS.format(file=path, columns=_shown(repeated)))
 
 
 class _HashingReader(io.RawIOBase):

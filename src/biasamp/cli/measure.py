@@ -42,10 +42,10 @@ Examples:
       --pred-tasks-long predicted.csv --metric directional-a2t --n-boot 1000 --seed 1 \\
       --json result.json --fail-above directional-a2t=0.01
   # thresholds from 'biasamp calibrate'; opt-in metrics that train attackers
-  biasamp measure test.csv --group-cols man,woman --task-prefix obj_ --pred-prefix score_ \
+  biasamp measure test.csv --group-cols man,woman --task-prefix obj_ --pred-prefix score_ \\
       --thresholds thresholds.json --metric directional-a2t --metric leakage --n-iter 5
   # multi-attribute metrics (multi-label tasks and --train)
-  biasamp measure test.csv --group gender --task-prefix obj_ --pred-prefix pred_ \
+  biasamp measure test.csv --group gender --task-prefix obj_ --pred-prefix pred_ \\
       --train train.csv --metric multi-mals --metric multi-a2t --metric multi-t2a
 
 Metrics (--metric):

@@ -53,6 +53,7 @@ from .inputs import (
     InputError,
     Layout,
     _align,
+    _canonical_names,
     _check_ids,
     _columns_text,
     _label_names,
@@ -235,14 +236,19 @@ def run(args: argparse.Namespace) -> int:
         args.scores, structure=args.structure, group_names=group_names, task_names=task_names,
         sep=args.sep, id_col=args.id, delimiter=args.delimiter, progress=progress)
     n = info.n_rows
+    # ids are carried to the output: duplicates would only surface when it is measured
+    index = _check_ids(ids, Path(args.scores), args.id) if ids is not None else None
     truth_kwargs: dict[str, Any] = {}
     if args.truth:
         truth_path = Path(args.truth)
         truth, truth_info = _read_truth(truth_path, layout, task_cols, task_option,
                                         id_col=args.id, delimiter=args.delimiter,
                                         progress=progress)
-        if args.id is not None:
-            index = _check_ids(ids, Path(args.scores), args.id)
+        # the training labels are canonical: name the file and column of an unknown one
+        for role, column in (("groups", args.group), ("tasks", args.task)):
+            if column is not None:
+                _canonical_names(truth[role], train[role], truth_path, column, train_path)
+        if index is not None:
             _check_ids(truth["id"], truth_path, args.id)
             positions = _align(index, truth["id"], Path(args.scores), truth_path, args.id)
             truth = {k: v[positions] for k, v in truth.items()}
@@ -290,7 +296,7 @@ def _sep(text: str) -> str:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from .audit import _column_list
+    from .audit import _column_list, _delimiter
 
     parser = subparsers.add_parser(
         "mitigate", help="reduce bias amplification with RBA (calibrated predictions)",
@@ -305,7 +311,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                        "columns")
     files.add_argument("--id", metavar="COL", help="id column (carried to the output; joins "
                        "--truth)")
-    files.add_argument("--delimiter", metavar="CHAR", help="CSV delimiter (default ',')")
+    files.add_argument("--delimiter", metavar="CHAR", type=_delimiter,
+                       help="CSV delimiter (default ',')")
     files.add_argument("--output", "-o", metavar="FILE", required=True,
                        help="CSV of calibrated predictions")
     files.add_argument("--output-before", metavar="FILE",

@@ -34,8 +34,8 @@ Examples:
       --pred scores.parquet --id image_id --threshold 0.5 --n-boot 500 \\
       --html report.html --json report.json --fail-above mals=0.02
   # thresholds calibrated on a validation file, multi-attribute metrics, DPA
-  biasamp report test.csv --group-cols man,woman --task-prefix obj_ --pred-prefix score_ \
-      --train train.csv --calibrate-on val.csv --metric mals --metric multi-mals \
+  biasamp report test.csv --group-cols man,woman --task-prefix obj_ --pred-prefix score_ \\
+      --train train.csv --calibrate-on val.csv --metric mals --metric multi-mals \\
       --metric multi-a2t --metric dpa-a2t --n-iter 5 --html report.html
 """
 
