@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import biasamp
-from biasamp._bootstrap import PoissonReplicates
+from biasamp.counts._replicates import PoissonReplicates
 from biasamp.datasets import load_coco_gender
 
 N_BOOT = 1000
@@ -46,31 +46,41 @@ def coco_workload(seed: int = 0) -> dict:
     groups_pred = np.where(flip, [other[g] for g in gender], gender)
     tasks = test[objects].to_numpy()
     tasks_pred = np.where(rng.random(tasks.shape) < 0.02, 1 - tasks, tasks)
-    return dict(groups=gender, tasks=test[objects], groups_pred=groups_pred,
-                tasks_pred=tasks_pred, groups_train=train["gender"],
-                tasks_train=train[objects])
+    return dict(
+        groups=gender,
+        tasks=test[objects],
+        groups_pred=groups_pred,
+        tasks_pred=tasks_pred,
+        groups_train=train["gender"],
+        tasks_train=train[objects],
+    )
 
 
-def synthetic_workload(n: int = 1_000_000, n_tasks: int = 1000, per_row: int = 3,
-                       n_train: int = 200_000, seed: int = 0) -> dict:
+def synthetic_workload(
+    n: int = 1_000_000, n_tasks: int = 1000, per_row: int = 3, n_train: int = 200_000, seed: int = 0
+) -> dict:
     rng = np.random.default_rng(seed)
     popularity = rng.dirichlet(np.full(n_tasks, 0.5))
 
     def tasks_matrix(rows_count: int) -> sp.csr_matrix:
         cols = rng.choice(n_tasks, size=rows_count * per_row, p=popularity)
         rows = np.repeat(np.arange(rows_count), per_row)
-        m = sp.csr_matrix((np.ones(rows_count * per_row), (rows, cols)),
-                          shape=(rows_count, n_tasks))
+        m = sp.csr_matrix(
+            (np.ones(rows_count * per_row), (rows, cols)), shape=(rows_count, n_tasks)
+        )
         m.data[:] = 1.0
         return m
 
     groups = np.where(rng.random(n) < 0.6, "man", "woman")
-    groups_pred = np.where(rng.random(n) < 0.9, groups,
-                           np.where(groups == "man", "woman", "man"))
-    return dict(groups=groups, tasks=tasks_matrix(n), groups_pred=groups_pred,
-                tasks_pred=tasks_matrix(n),
-                groups_train=np.where(rng.random(n_train) < 0.6, "man", "woman"),
-                tasks_train=tasks_matrix(n_train))
+    groups_pred = np.where(rng.random(n) < 0.9, groups, np.where(groups == "man", "woman", "man"))
+    return dict(
+        groups=groups,
+        tasks=tasks_matrix(n),
+        groups_pred=groups_pred,
+        tasks_pred=tasks_matrix(n),
+        groups_train=np.where(rng.random(n_train) < 0.6, "man", "woman"),
+        tasks_train=tasks_matrix(n_train),
+    )
 
 
 def bootstrap_fast(data: dict, direction: str, n_boot: int, seed: int = 0):
@@ -84,8 +94,10 @@ def bootstrap_naive(data: dict, direction: str, n_boot: int, n_run: int, seed: i
     n = data["tasks"].shape[0]
     weights = PoissonReplicates(n_boot, random_state=seed).weights(0, n)
     start, cpu = time.perf_counter(), time.process_time()
-    values = [biasamp.directional(direction=direction, **data, sample_weight=weights[b]).value
-              for b in range(n_run)]
+    values = [
+        biasamp.directional(direction=direction, **data, sample_weight=weights[b]).value
+        for b in range(n_run)
+    ]
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     return np.array(values), elapsed * n_boot / n_run, cpu * n_boot / n_run
 
@@ -102,19 +114,26 @@ def row(name: str, data: dict, n_naive: int) -> str:
         fast_cpu_total += fast_cpu
         naive_cpu_total += naive_cpu
         cells.append(f"{fast_s:.2f} ({fast_cpu:.2f})")
-    note = ("naive run in full" if n_naive == N_BOOT
-            else f"naive timed on {n_naive} replicates per direction, extrapolated x{N_BOOT // n_naive}")
-    return (f"| {name} | {cells[0]} | {cells[1]} | {fast_total:.2f} ({fast_cpu_total:.2f}) | "
-            f"{naive_total:.1f} ({naive_cpu_total:.1f}) | "
-            f"{naive_total / fast_total:.0f}x ({naive_cpu_total / fast_cpu_total:.0f}x) | {note} |")
+    note = (
+        "naive run in full"
+        if n_naive == N_BOOT
+        else f"naive timed on {n_naive} replicates per direction, extrapolated x{N_BOOT // n_naive}"
+    )
+    return (
+        f"| {name} | {cells[0]} | {cells[1]} | {fast_total:.2f} ({fast_cpu_total:.2f}) | "
+        f"{naive_total:.1f} ({naive_cpu_total:.1f}) | "
+        f"{naive_total / fast_total:.0f}x ({naive_cpu_total / fast_cpu_total:.0f}x) | {note} |"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="COCO only")
     args = parser.parse_args()
-    print(f"| workload ({N_BOOT} replicates) | A->T wall (cpu) s | T->A wall (cpu) s | "
-          "both, wall (cpu) s | naive re-computation, both, wall (cpu) s | speed-up | note |")
+    print(
+        f"| workload ({N_BOOT} replicates) | A->T wall (cpu) s | T->A wall (cpu) s | "
+        "both, wall (cpu) s | naive re-computation, both, wall (cpu) s | speed-up | note |"
+    )
     print("|---|---|---|---|---|---|---|")
     print(row("COCO test 5,473 x 79 (real labels)", coco_workload(), n_naive=50))
     if not args.quick:

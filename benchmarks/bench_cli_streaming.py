@@ -57,8 +57,22 @@ def write_files(root: Path, n_rows: int, n_tasks: int) -> dict[str, Path]:
 
 
 def run(path: Path, extra: list[str], out: Path) -> tuple[float, float, dict]:
-    args = ["measure", str(path), "--group-cols", "man,woman", "--task-prefix", "t_",
-            "--pred-prefix", "p_", "--json", str(out), "--top", "0", "--no-progress", *extra]
+    args = [
+        "measure",
+        str(path),
+        "--group-cols",
+        "man,woman",
+        "--task-prefix",
+        "t_",
+        "--pred-prefix",
+        "p_",
+        "--json",
+        str(out),
+        "--top",
+        "0",
+        "--no-progress",
+        *extra,
+    ]
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True)
     wall = time.perf_counter() - start
@@ -71,15 +85,19 @@ def run(path: Path, extra: list[str], out: Path) -> tuple[float, float, dict]:
 def main() -> None:
     n_rows = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
     n_tasks = int(sys.argv[2]) if len(sys.argv) > 2 else 50
-    configs = [("in memory (--stream off)", ["--stream", "off"]),
-               ("streamed, numpy", ["--stream", "on"]),
-               ("streamed, duckdb", ["--stream", "on", "--engine", "duckdb"])]
+    configs = [
+        ("in memory (--stream off)", ["--stream", "off"]),
+        ("streamed, numpy", ["--stream", "on"]),
+        ("streamed, duckdb", ["--stream", "on", "--engine", "duckdb"]),
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         paths = write_files(root, n_rows, n_tasks)
-        print(f"{n_rows:,} rows x {n_tasks} tasks (+ predictions), 2 groups; "
-              f"Parquet {paths['parquet'].stat().st_size / 2**20:.0f} MB, "
-              f"CSV {paths['csv'].stat().st_size / 2**20:.0f} MB\n")
+        print(
+            f"{n_rows:,} rows x {n_tasks} tasks (+ predictions), 2 groups; "
+            f"Parquet {paths['parquet'].stat().st_size / 2**20:.0f} MB, "
+            f"CSV {paths['csv'].stat().st_size / 2**20:.0f} MB\n"
+        )
         print("| file | path | time (s) | peak RSS (MB) | same values |")
         print("|---|---|---:|---:|---|")
         for fmt, path in paths.items():

@@ -56,8 +56,14 @@ def celeba_like(n_rows: int, *, seed: int = 0):
     g_pred = np.where(rng.random(n_rows) < 0.12, rng.integers(0, 3, n_rows), g)
     g_pred = np.where((t[:, 1] == 1) & (rng.random(n_rows) < 0.1), 2, g_pred)
     names = [f"attr{i:02d}" for i in range(n_attr)]
-    return dict(groups_train=g_train, tasks_train=t_train, groups=g, tasks=t,
-                groups_pred=g_pred, tasks_pred=t_pred.astype(np.int8)), names
+    return dict(
+        groups_train=g_train,
+        tasks_train=t_train,
+        groups=g,
+        tasks=t,
+        groups_pred=g_pred,
+        tasks_pred=t_pred.astype(np.int8),
+    ), names
 
 
 # ----------------------------------------------------------------------------- naive scan
@@ -96,8 +102,9 @@ def time_ours(data, names, **kw):
     results = {
         "G->M": biasamp.multi_directional(direction="G->M", **data, task_names=names, **kw),
         "M->G": biasamp.multi_directional(direction="M->G", **data, task_names=names, **kw),
-        "MALS": biasamp.multi_mals(**{k: v for k, v in data.items() if k != "groups"},
-                                   task_names=names, **kw),
+        "MALS": biasamp.multi_mals(
+            **{k: v for k, v in data.items() if k != "groups"}, task_names=names, **kw
+        ),
     }
     return time.perf_counter() - start, results
 
@@ -115,8 +122,7 @@ def _mdba(data, n_rows, max_size):
     attrs = torch.nn.functional.one_hot(torch.as_tensor(g), 3).float()
     metric = MDBA(min_attr_size=1, max_attr_size=max_size)
     start = time.perf_counter()
-    mean, _ = metric.computeBiasAmp(attrs, torch.as_tensor(t).float(),
-                                    torch.as_tensor(tp).float())
+    mean, _ = metric.computeBiasAmp(attrs, torch.as_tensor(t).float(), torch.as_tensor(tp).float())
     return time.perf_counter() - start, float(mean)
 
 
@@ -133,19 +139,25 @@ def main(argv=None):
     m = results["MALS"].n_combinations
     combos = results["MALS"].by_combination["combination"].unique()
     rng = np.random.default_rng(1)
-    sample = [tuple(names.index(x) for x in combos[i])
-              for i in rng.choice(len(combos), size=min(args.naive_combos, len(combos)),
-                                  replace=False)]
+    sample = [
+        tuple(names.index(x) for x in combos[i])
+        for i in rng.choice(len(combos), size=min(args.naive_combos, len(combos)), replace=False)
+    ]
     start = time.perf_counter()
     naive = naive_per_combination(data, sample)
     naive_per_combo = (time.perf_counter() - start) / len(sample)
     naive_total = naive_per_combo * m
     # cross-check: the scan's G->M deltas equal ours on the sampled combinations
     frame = results["G->M"].by_combination.set_index(["combination", "group"])["delta"]
-    check = max(abs(stat[a][1] - frame[(tuple(names[i] for i in combo), a)])
-                for combo, stat in zip(sample, naive, strict=True) for a in range(3))
-    print(f"## CelebA-like, {args.rows:,} train + {args.rows:,} evaluation rows, 3 groups, "
-          f"40 attributes, {active:.1f} active per row, 'observed' mode\n")
+    check = max(
+        abs(stat[a][1] - frame[(tuple(names[i] for i in combo), a)])
+        for combo, stat in zip(sample, naive, strict=True)
+        for a in range(3)
+    )
+    print(
+        f"## CelebA-like, {args.rows:,} train + {args.rows:,} evaluation rows, 3 groups, "
+        f"40 attributes, {active:.1f} active per row, 'observed' mode\n"
+    )
     print("| metric | value | variance | |M| |")
     print("|---|---|---|---|")
     for r in results.values():
@@ -153,9 +165,11 @@ def main(argv=None):
     print("\n| implementation | time (s) | ratio |")
     print("|---|---|---|")
     print(f"| biasamp, all three metrics | {elapsed:.2f} | 1 |")
-    print(f"| per-combination scan ({len(sample)} of {m:,} combinations timed, "
-          f"{naive_per_combo * 1e3:.1f} ms each, extrapolated) | {naive_total:.0f} | "
-          f"{naive_total / elapsed:.0f}x slower |")
+    print(
+        f"| per-combination scan ({len(sample)} of {m:,} combinations timed, "
+        f"{naive_per_combo * 1e3:.1f} ms each, extrapolated) | {naive_total:.0f} | "
+        f"{naive_total / elapsed:.0f}x slower |"
+    )
     print(f"\nmax |delta difference| on the timed combinations: {check:.1e}\n")
 
     train, test = load_coco_gender("val"), load_coco_gender("test")
@@ -163,42 +177,67 @@ def main(argv=None):
     rng = np.random.default_rng(2)
     pred = test[objects].to_numpy()
     pred = np.where(rng.random(pred.shape) < 0.02, 1 - pred, pred)
-    coco = dict(groups_train=train["gender"], tasks_train=train[objects],
-                groups=test["gender"], tasks=test[objects], tasks_pred=pred,
-                groups_pred=np.where(rng.random(len(test)) < 0.1,
-                                     np.where(test["gender"] == "man", "woman", "man"),
-                                     test["gender"]))
-    print(f"## COCO 2014 labels ({len(train):,} + {len(test):,} images, {len(objects)} objects), "
-          "'subsets' mode, min_count=1\n")
+    coco = dict(
+        groups_train=train["gender"],
+        tasks_train=train[objects],
+        groups=test["gender"],
+        tasks=test[objects],
+        tasks_pred=pred,
+        groups_pred=np.where(
+            rng.random(len(test)) < 0.1,
+            np.where(test["gender"] == "man", "woman", "man"),
+            test["gender"],
+        ),
+    )
+    print(
+        f"## COCO 2014 labels ({len(train):,} + {len(test):,} images, {len(objects)} objects), "
+        "'subsets' mode, min_count=1\n"
+    )
     print("| max_size | |M| | time, all three metrics (s) | Multi_MALS | Multi G->M | Multi M->G |")
     print("|---|---|---|---|---|---|")
     for max_size in (1, 2, 3):
         start = time.perf_counter()
-        rs = [biasamp.multi_directional(direction=d, combinations="subsets", max_size=max_size,
-                                        **coco) for d in ("G->M", "M->G")]
-        rs.append(biasamp.multi_mals(combinations="subsets", max_size=max_size,
-                                     **{k: v for k, v in coco.items() if k != "groups"}))
+        rs = [
+            biasamp.multi_directional(
+                direction=d, combinations="subsets", max_size=max_size, **coco
+            )
+            for d in ("G->M", "M->G")
+        ]
+        rs.append(
+            biasamp.multi_mals(
+                combinations="subsets",
+                max_size=max_size,
+                **{k: v for k, v in coco.items() if k != "groups"},
+            )
+        )
         took = time.perf_counter() - start
-        print(f"| {max_size} | {rs[0].n_combinations:,} | {took:.2f} | {rs[2].value:.4f} | "
-              f"{rs[0].value:.4f} | {rs[1].value:.4f} |")
+        print(
+            f"| {max_size} | {rs[0].n_combinations:,} | {took:.2f} | {rs[2].value:.4f} | "
+            f"{rs[0].value:.4f} | {rs[1].value:.4f} |"
+        )
 
     peer = _mdba(data, args.mdba_rows, 3) if args.mdba_rows else None
     if peer is not None:
-        small = {k: v[:args.mdba_rows] for k, v in data.items()}
+        small = {k: v[: args.mdba_rows] for k, v in data.items()}
         # MDBA has no training split: its signs come from the evaluation ground truth
         small["groups_train"], small["tasks_train"] = small["groups"], small["tasks"]
         start = time.perf_counter()
-        ours = biasamp.multi_directional(direction="G->M", combinations="subsets", max_size=3,
-                                         task_names=names, **small)
+        ours = biasamp.multi_directional(
+            direction="G->M", combinations="subsets", max_size=3, task_names=names, **small
+        )
         ours_time = time.perf_counter() - start
-        print(f"\n## Peer package MDBA (bias-amplification 0.2.1), first {args.mdba_rows:,} "
-              "evaluation rows of the CelebA-like data, G->M, combinations of size 1..3, "
-              "signs from the evaluation ground truth (MDBA has no training split)\n")
+        print(
+            f"\n## Peer package MDBA (bias-amplification 0.2.1), first {args.mdba_rows:,} "
+            "evaluation rows of the CelebA-like data, G->M, combinations of size 1..3, "
+            "signs from the evaluation ground truth (MDBA has no training split)\n"
+        )
         print("| implementation | time (s) | value |")
         print("|---|---|---|")
         print(f"| MDBA computeBiasAmp | {peer[0]:.2f} | {float(peer[1]):.4f} |")
-        print(f"| biasamp multi_directional G->M, subsets 1..3 ({ours.n_combinations:,} "
-              f"combinations) | {ours_time:.2f} | {ours.value:.4f} |")
+        print(
+            f"| biasamp multi_directional G->M, subsets 1..3 ({ours.n_combinations:,} "
+            f"combinations) | {ours_time:.2f} | {ours.value:.4f} |"
+        )
     return 0
 
 

@@ -56,32 +56,42 @@ def multilabel_data(n: int = 50_000, k: int = 80, seed: int = 0) -> dict[str, np
     tilt = rng.uniform(0.5, 2.0, size=k) ** np.where(rng.random(k) < 0.5, 1, -1)
     rate = np.where(groups[:, None] == 1, np.minimum(base * tilt, 0.9), base)
     tasks = (rng.random((n, k)) < rate).astype(np.float64)
-    typical = (tilt > 1).astype(np.float64)[None, :] * groups[:, None] + \
-        (tilt <= 1).astype(np.float64)[None, :] * (1 - groups[:, None])
+    typical = (tilt > 1).astype(np.float64)[None, :] * groups[:, None] + (tilt <= 1).astype(
+        np.float64
+    )[None, :] * (1 - groups[:, None])
     flip = rng.random((n, k)) < 0.03
     towards = flip & (rng.random((n, k)) < 0.7)
     tasks_pred = np.where(towards, typical, np.where(flip, 1.0 - tasks, tasks))
     groups_pred = np.where(rng.random(n) < 0.85, groups, 1 - groups)
-    return {"groups": groups, "tasks": tasks, "groups_pred": groups_pred,
-            "tasks_pred": tasks_pred}
+    return {"groups": groups, "tasks": tasks, "groups_pred": groups_pred, "tasks_pred": tasks_pred}
 
 
 def time_biasamp(data: dict[str, np.ndarray]) -> tuple[dict[str, float], dict[str, object]]:
     seconds, out = {}, {}
     for direction in ("A->T", "T->A"):
         start = time.perf_counter()
-        out[direction] = biasamp.dpa(direction=direction, groups=data["groups"],
-                                     tasks=data["tasks"], groups_pred=data["groups_pred"],
-                                     tasks_pred=data["tasks_pred"], n_iter=10, random_state=0)
+        out[direction] = biasamp.dpa(
+            direction=direction,
+            groups=data["groups"],
+            tasks=data["tasks"],
+            groups_pred=data["groups_pred"],
+            tasks_pred=data["tasks_pred"],
+            n_iter=10,
+            random_state=0,
+        )
         seconds[direction] = time.perf_counter() - start
     return seconds, out
 
 
 def time_leakage(data: dict[str, np.ndarray]) -> tuple[float, object]:
     start = time.perf_counter()
-    result = biasamp.leakage_amplification(groups=data["groups"], tasks=data["tasks"],
-                                           tasks_pred=data["tasks_pred"], n_iter=10,
-                                           random_state=0)
+    result = biasamp.leakage_amplification(
+        groups=data["groups"],
+        tasks=data["tasks"],
+        tasks_pred=data["tasks_pred"],
+        n_iter=10,
+        random_state=0,
+    )
     return time.perf_counter() - start, result
 
 
@@ -105,14 +115,23 @@ def time_peer(data: dict[str, np.ndarray], epochs: int) -> tuple[float, float] |
     tasks = data["tasks"]
     x = torch.tensor(one_hot(tasks) if tasks.ndim == 1 else tasks, dtype=torch.float32)
     a = torch.tensor((data["groups"] == data["groups"][0]).astype(np.float32)).reshape(-1, 1)
-    a_hat = torch.tensor((data["groups_pred"] == data["groups"][0]).astype(np.float32)
-                         ).reshape(-1, 1)
-    attacker = simpleDenseModel(x.shape[1], 1, num_layers=3, numFirst=4,
-                                activations=["sigmoid", "sigmoid", "sigmoid"])
-    metric = DPA(attacker_AtoT=attacker, attacker_TtoA=attacker,
-                 train_params={"learning_rate": 0.005, "loss_function": "bce",
-                               "epochs": epochs, "batch_size": 64},
-                 eval_metric="accuracy")
+    a_hat = torch.tensor((data["groups_pred"] == data["groups"][0]).astype(np.float32)).reshape(
+        -1, 1
+    )
+    attacker = simpleDenseModel(
+        x.shape[1], 1, num_layers=3, numFirst=4, activations=["sigmoid", "sigmoid", "sigmoid"]
+    )
+    metric = DPA(
+        attacker_AtoT=attacker,
+        attacker_TtoA=attacker,
+        train_params={
+            "learning_rate": 0.005,
+            "loss_function": "bce",
+            "epochs": epochs,
+            "batch_size": 64,
+        },
+        eval_metric="accuracy",
+    )
     with contextlib.redirect_stdout(io.StringIO()):  # warm-up (torch start-up), not timed
         metric.computeBiasAmp(x[:256], a[:256], a_hat[:256], mode="TtoA", num_trials=1)
     start = time.perf_counter()
@@ -127,8 +146,10 @@ def main() -> None:
     parser.add_argument("--no-peer", action="store_true")
     args = parser.parse_args()
     rows = []
-    for name, data in (("imSitu train 24,301 x 211 verbs", imsitu_data()),
-                       ("synthetic 50,000 x 80 multilabel", multilabel_data())):
+    for name, data in (
+        ("imSitu train 24,301 x 211 verbs", imsitu_data()),
+        ("synthetic 50,000 x 80 multilabel", multilabel_data()),
+    ):
         seconds, results = time_biasamp(data)
         la_seconds, la = time_leakage(data)
         picked = ", ".join(f"{d}: {r.attacker} {r.value:+.4f}" for d, r in results.items())
@@ -137,15 +158,21 @@ def main() -> None:
             peer_cell, ratio = "not run", "-"
         else:
             extrapolated = peer[0] * 10 * (100 / args.peer_epochs)
-            peer_cell = (f"{extrapolated:.0f} s (T->A only; 1 trial x {args.peer_epochs} "
-                         f"epochs = {peer[0]:.1f} s, x10 trials x{100 // args.peer_epochs})")
+            peer_cell = (
+                f"{extrapolated:.0f} s (T->A only; 1 trial x {args.peer_epochs} "
+                f"epochs = {peer[0]:.1f} s, x10 trials x{100 // args.peer_epochs})"
+            )
             ratio = f"{extrapolated / seconds['T->A']:.0f}x (T->A vs T->A)"
         total = sum(seconds.values())
-        rows.append(f"| {name} | {total:.2f} s (T->A {seconds['T->A']:.2f} s; {picked}) "
-                    f"| {la_seconds:.2f} s "
-                    f"(LA {la.value:+.4f}, {la.attacker}) | {peer_cell} | {ratio} |")
-    print("| data | biasamp DPA, both directions, 10 iter | biasamp LA, 10 iter "
-          "| peer 0.2.1 DPA, 10 trials | peer / biasamp |")
+        rows.append(
+            f"| {name} | {total:.2f} s (T->A {seconds['T->A']:.2f} s; {picked}) "
+            f"| {la_seconds:.2f} s "
+            f"(LA {la.value:+.4f}, {la.attacker}) | {peer_cell} | {ratio} |"
+        )
+    print(
+        "| data | biasamp DPA, both directions, 10 iter | biasamp LA, 10 iter "
+        "| peer 0.2.1 DPA, 10 trials | peer / biasamp |"
+    )
     print("|---|---|---|---|---|")
     print("\n".join(rows))
 

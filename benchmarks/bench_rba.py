@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 import biasamp
-from biasamp._rba import _constraint_values, _pair_weights, rba_constraints
+from biasamp.mitigation._rba import _constraint_values, _pair_weights, rba_constraints
 
 N, T, G, ITER = 25_000, 66, 2, 100
 SUBSET, SUBSET_ITER = 500, 3
@@ -62,12 +62,25 @@ def main() -> None:
     gs, ts, g_train, t_train = problem()
     rows = []
     for penalty in ("lagrangian", "reference"):
-        biasamp.rba((gs[:1000], ts[:1000]), structure="multilabel", groups_train=g_train,
-                    tasks_train=t_train, max_iter=2)  # warm-up
+        biasamp.rba(
+            (gs[:1000], ts[:1000]),
+            structure="multilabel",
+            groups_train=g_train,
+            tasks_train=t_train,
+            max_iter=2,
+        )  # warm-up
         start, cpu = time.perf_counter(), time.process_time()
-        result = biasamp.rba((gs, ts), structure="multilabel", groups_train=g_train,
-                             tasks_train=t_train, max_iter=ITER, penalty=penalty,
-                             margin=0.0, scale="count", eta=1e-6)
+        result = biasamp.rba(
+            (gs, ts),
+            structure="multilabel",
+            groups_train=g_train,
+            tasks_train=t_train,
+            max_iter=ITER,
+            penalty=penalty,
+            margin=0.0,
+            scale="count",
+            eta=1e-6,
+        )
         total, cpu = time.perf_counter() - start, time.process_time() - cpu
         assert result.n_iter == ITER
         rows.append((f"biasamp.rba, penalty={penalty}", total, result.params["seconds"], cpu))
@@ -80,21 +93,34 @@ def main() -> None:
     scale = (N / SUBSET) * (ITER / SUBSET_ITER)
     naive = (time.perf_counter() - start) * scale
     naive_cpu = (time.process_time() - cpu) * scale
-    check = biasamp.rba((gs[:SUBSET], ts[:SUBSET]), structure="multilabel",
-                        groups_train=g_train, tasks_train=t_train, max_iter=SUBSET_ITER,
-                        margin=0.0, scale="count", eta=1e-6)
+    check = biasamp.rba(
+        (gs[:SUBSET], ts[:SUBSET]),
+        structure="multilabel",
+        groups_train=g_train,
+        tasks_train=t_train,
+        max_iter=SUBSET_ITER,
+        margin=0.0,
+        scale="count",
+        eta=1e-6,
+    )
     same = all(
         check.groups_pred[i] == ["man", "woman"][g]
         and list(np.nonzero(check.tasks_pred.to_numpy()[i])[0]) == s
         for i, (g, s) in enumerate(outputs)
     )
-    print(f"{N:,} instances x {T} tasks x {G} groups x {ITER} iterations "
-          f"(naive outputs equal on the subset: {same})\n")
-    print("| implementation | wall seconds | of which iterations | CPU seconds "
-          "| speed-up vs naive (wall) |")
+    print(
+        f"{N:,} instances x {T} tasks x {G} groups x {ITER} iterations "
+        f"(naive outputs equal on the subset: {same})\n"
+    )
+    print(
+        "| implementation | wall seconds | of which iterations | CPU seconds "
+        "| speed-up vs naive (wall) |"
+    )
     print("|---|---|---|---|---|")
-    print(f"| naive per-instance loops (extrapolated from {SUBSET} x {SUBSET_ITER}) "
-          f"| {naive:.1f} | {naive:.1f} | {naive_cpu:.1f} | 1 |")
+    print(
+        f"| naive per-instance loops (extrapolated from {SUBSET} x {SUBSET_ITER}) "
+        f"| {naive:.1f} | {naive:.1f} | {naive_cpu:.1f} | 1 |"
+    )
     for name, total, loop, cpu in rows:
         print(f"| {name} | {total:.2f} | {loop:.2f} | {cpu:.2f} | {naive / total:.0f} |")
 

@@ -39,8 +39,11 @@ def generate(path: str, rows: int, tasks: int, *, chunk: int = 500_000, seed: in
     tilt = rng.uniform(0.5, 1.5, size=tasks).astype(np.float32)  # group-dependent rates
     rate = np.stack([np.clip(base * tilt, 0, 1), np.clip(base / tilt, 0, 1)])
     names = [f"t_{j:03d}" for j in range(tasks)]
-    schema = pa.schema([("gender", pa.string()), ("gender_pred", pa.string())]
-                       + [(n, pa.bool_()) for n in names] + [(f"p_{n}", pa.bool_()) for n in names])
+    schema = pa.schema(
+        [("gender", pa.string()), ("gender_pred", pa.string())]
+        + [(n, pa.bool_()) for n in names]
+        + [(f"p_{n}", pa.bool_()) for n in names]
+    )
     start = time.perf_counter()
     # a pool of random rows per group, sampled with replacement chunk by chunk: the rates are
     # exact in expectation and generation costs a gather instead of 2 x rows x tasks draws
@@ -79,12 +82,21 @@ def run_engine(path: str, engine: str, tasks: int, chunk_size: int, baseline_row
         with pq.ParquetFile(path) as handle:
             frame = next(handle.iter_batches(batch_size=baseline_rows)).to_pandas()
         table = biasamp.CountTable.from_arrays(
-            groups=frame["gender"], groups_pred=frame["gender_pred"], tasks=frame[names],
-            tasks_pred=pd.DataFrame(frame[[f"p_{n}" for n in names]].to_numpy(), columns=names))
+            groups=frame["gender"],
+            groups_pred=frame["gender_pred"],
+            tasks=frame[names],
+            tasks_pred=pd.DataFrame(frame[[f"p_{n}" for n in names]].to_numpy(), columns=names),
+        )
     else:
-        table = biasamp.counts_from_files(path, groups="gender", groups_pred="gender_pred",
-                                          tasks=names, tasks_pred_prefix="p_", engine=engine,
-                                          chunk_size=chunk_size)
+        table = biasamp.counts_from_files(
+            path,
+            groups="gender",
+            groups_pred="gender_pred",
+            tasks=names,
+            tasks_pred_prefix="p_",
+            engine=engine,
+            chunk_size=chunk_size,
+        )
     counted = time.perf_counter() - start
     values = {
         "A->T": biasamp.directional_from_counts(table, direction="A->T").value,
@@ -93,8 +105,14 @@ def run_engine(path: str, engine: str, tasks: int, chunk_size: int, baseline_row
     }
     total = time.perf_counter() - start
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"engine": engine, "rows": int(table.n_rows), "count_s": counted, "total_s": total,
-            "peak_rss_mb": peak_kb / 1024, "values": values}
+    return {
+        "engine": engine,
+        "rows": int(table.n_rows),
+        "count_s": counted,
+        "total_s": total,
+        "peak_rss_mb": peak_kb / 1024,
+        "values": values,
+    }
 
 
 def main() -> None:
@@ -112,19 +130,33 @@ def main() -> None:
     if args.child == "generate":
         os.makedirs(args.dir, exist_ok=True)
         seconds = generate(path, args.rows, args.tasks)
-        print(f"generated {path}: {os.path.getsize(path) / 2**20:.0f} MB in {seconds:.0f} s",
-              file=sys.stderr)
+        print(
+            f"generated {path}: {os.path.getsize(path) / 2**20:.0f} MB in {seconds:.0f} s",
+            file=sys.stderr,
+        )
         return
     if args.child:
-        print(json.dumps(run_engine(path, args.child, args.tasks, args.chunk_size,
-                                    args.baseline_rows)))
+        print(
+            json.dumps(
+                run_engine(path, args.child, args.tasks, args.chunk_size, args.baseline_rows)
+            )
+        )
         return
     os.makedirs(args.dir, exist_ok=True)
     # every step runs in its own subprocess: Linux keeps ru_maxrss across fork/exec, so the
     # parent must stay small for the children's peak RSS to be their own
-    common = ["--rows", str(args.rows),
-               "--tasks", str(args.tasks), "--dir", args.dir, "--chunk-size",
-               str(args.chunk_size), "--baseline-rows", str(args.baseline_rows)]
+    common = [
+        "--rows",
+        str(args.rows),
+        "--tasks",
+        str(args.tasks),
+        "--dir",
+        args.dir,
+        "--chunk-size",
+        str(args.chunk_size),
+        "--baseline-rows",
+        str(args.baseline_rows),
+    ]
     if not os.path.exists(path):
         subprocess.run([sys.executable, __file__, "--child", "generate", *common], check=True)
     results = []
@@ -133,15 +165,21 @@ def main() -> None:
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         results.append(json.loads(out.strip().splitlines()[-1]))
         print(json.dumps(results[-1]), file=sys.stderr)
-    print(f"\n{args.rows:,} rows x {args.tasks} tasks (+ {args.tasks} predictions), 2 groups; "
-          f"one pass, then directional A->T, T->A and mals\n")
-    print("| engine | rows counted | count time (s) | total (s) | rows/s | peak RSS (MB) | A->T | T->A | mals |")
+    print(
+        f"\n{args.rows:,} rows x {args.tasks} tasks (+ {args.tasks} predictions), 2 groups; "
+        f"one pass, then directional A->T, T->A and mals\n"
+    )
+    print(
+        "| engine | rows counted | count time (s) | total (s) | rows/s | peak RSS (MB) | A->T | T->A | mals |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         v = r["values"]
-        print(f"| {r['engine']} | {r['rows']:,} | {r['count_s']:.1f} | {r['total_s']:.1f} | "
-              f"{r['rows'] / r['count_s']:,.0f} | {r['peak_rss_mb']:.0f} | {v['A->T']:.6f} | "
-              f"{v['T->A']:.6f} | {v['mals']:.6f} |")
+        print(
+            f"| {r['engine']} | {r['rows']:,} | {r['count_s']:.1f} | {r['total_s']:.1f} | "
+            f"{r['rows'] / r['count_s']:,.0f} | {r['peak_rss_mb']:.0f} | {v['A->T']:.6f} | "
+            f"{v['T->A']:.6f} | {v['mals']:.6f} |"
+        )
     if not args.keep:
         shutil.rmtree(args.dir, ignore_errors=True)
 

@@ -43,12 +43,28 @@ def make_synthetic(n=1_000_000, n_tasks=1000, per_row=3, seed=0):
 
 
 def fast(groups, tasks, groups_pred, tasks_pred, groups_train, tasks_train):
-    a = biasamp.directional(direction="A->T", groups=groups, tasks=tasks, tasks_pred=tasks_pred,
-                            groups_train=groups_train, tasks_train=tasks_train)
-    b = biasamp.directional(direction="T->A", groups=groups, tasks=tasks, groups_pred=groups_pred,
-                            groups_train=groups_train, tasks_train=tasks_train)
-    c = biasamp.mals(groups_train=groups_train, tasks_train=tasks_train,
-                     groups_pred=groups_pred, tasks_pred=tasks_pred)
+    a = biasamp.directional(
+        direction="A->T",
+        groups=groups,
+        tasks=tasks,
+        tasks_pred=tasks_pred,
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+    )
+    b = biasamp.directional(
+        direction="T->A",
+        groups=groups,
+        tasks=tasks,
+        groups_pred=groups_pred,
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+    )
+    c = biasamp.mals(
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        groups_pred=groups_pred,
+        tasks_pred=tasks_pred,
+    )
     return a.value, b.value, c.value
 
 
@@ -96,29 +112,49 @@ def main() -> list[dict]:
     objects = list(train.columns[2:])
     rng = np.random.default_rng(1)
     g_pred = np.where(rng.random(len(test)) < 0.2, "man", test["gender"].to_numpy())
-    t_pred = sp.csr_matrix(np.where(rng.random((len(test), len(objects))) < 0.01, 1,
-                                    test[objects].to_numpy()))
-    coco_args = (test["gender"].to_numpy(), sp.csr_matrix(test[objects].to_numpy()), g_pred,
-                 t_pred, train["gender"].to_numpy(), sp.csr_matrix(train[objects].to_numpy()))
+    t_pred = sp.csr_matrix(
+        np.where(rng.random((len(test), len(objects))) < 0.01, 1, test[objects].to_numpy())
+    )
+    coco_args = (
+        test["gender"].to_numpy(),
+        sp.csr_matrix(test[objects].to_numpy()),
+        g_pred,
+        t_pred,
+        train["gender"].to_numpy(),
+        sp.csr_matrix(train[objects].to_numpy()),
+    )
     t_fast, v_fast = timed(fast, *coco_args)
     t_naive, v_naive = timed(naive, *coco_args, repeat=1)
     assert np.allclose(v_fast, v_naive), (v_fast, v_naive)
-    rows.append({"workload": "COCO test 5,473 x 79 (real labels)", "biasamp_s": t_fast,
-                 "naive_s": t_naive, "note": "naive run in full"})
+    rows.append(
+        {
+            "workload": "COCO test 5,473 x 79 (real labels)",
+            "biasamp_s": t_fast,
+            "naive_s": t_naive,
+            "note": "naive run in full",
+        }
+    )
 
     groups, tasks, groups_pred, tasks_pred = make_synthetic()
     args = (groups, tasks, groups_pred, tasks_pred, groups, tasks)
     t_fast, v_fast = timed(fast, *args)
     sub = 20
     t_sub, _ = timed(naive, *args, n_tasks=sub, repeat=1)
-    rows.append({"workload": "1,000,000 x 1,000 sparse, 2 groups", "biasamp_s": t_fast,
-                 "naive_s": t_sub * tasks.shape[1] / sub,
-                 "note": f"naive timed on {sub} tasks ({t_sub:.2f} s), extrapolated x{tasks.shape[1] // sub}"})
+    rows.append(
+        {
+            "workload": "1,000,000 x 1,000 sparse, 2 groups",
+            "biasamp_s": t_fast,
+            "naive_s": t_sub * tasks.shape[1] / sub,
+            "note": f"naive timed on {sub} tasks ({t_sub:.2f} s), extrapolated x{tasks.shape[1] // sub}",
+        }
+    )
     print("| workload | biasamp: mals + A->T + T->A (s) | per-pair loop (s) | speed-up | note |")
     print("|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['workload']} | {r['biasamp_s']:.3f} | {r['naive_s']:.2f} | "
-              f"{r['naive_s'] / r['biasamp_s']:.0f}x | {r['note']} |")
+        print(
+            f"| {r['workload']} | {r['biasamp_s']:.3f} | {r['naive_s']:.2f} | "
+            f"{r['naive_s'] / r['biasamp_s']:.0f}x | {r['note']} |"
+        )
     return rows
 
 

@@ -34,8 +34,7 @@ import biasamp
 from biasamp.datasets import load_coco_gender, load_imsitu_gender
 
 
-def coco_scores(random_state: int = 0, prior_rows: np.ndarray | None = None
-                ) -> dict[str, object]:
+def coco_scores(random_state: int = 0, prior_rows: np.ndarray | None = None) -> dict[str, object]:
     """``prior_rows``: training rows (with repeats) the learned priors are fitted on."""
     train, evaluation = load_coco_gender("val"), load_coco_gender("test")
     objects = [c for c in train.columns if c not in ("image_id", "gender")]
@@ -59,17 +58,26 @@ def coco_scores(random_state: int = 0, prior_rows: np.ndarray | None = None
     task_scores[..., 0] = detector[:, None, :] + np.log(p_t) + np.log(p_tg / p_t)[None]
     task_scores[..., 1] = np.log1p(-p_t) + np.log((1 - p_tg) / (1 - p_t))[None]
     assert len(objects) == 66 and groups == sorted(train["gender"].unique())
-    return {"scores": (group_scores, task_scores), "structure": "multilabel",
-            "groups_train": train["gender"], "tasks_train": train[objects],
-            "groups": evaluation["gender"], "tasks": evaluation[objects]}
+    return {
+        "scores": (group_scores, task_scores),
+        "structure": "multilabel",
+        "groups_train": train["gender"],
+        "tasks_train": train[objects],
+        "groups": evaluation["gender"],
+        "tasks": evaluation[objects],
+    }
 
 
 def imsitu_scores(random_state: int = 0) -> dict[str, object]:
     train, evaluation = load_imsitu_gender("train"), load_imsitu_gender("val")
     groups = sorted(train["gender"].unique())
     verbs = sorted(train["verb"].unique())
-    joint = (pd.crosstab(train["gender"], train["verb"])
-             .reindex(index=groups, columns=verbs, fill_value=0).to_numpy() + 0.5)
+    joint = (
+        pd.crosstab(train["gender"], train["verb"])
+        .reindex(index=groups, columns=verbs, fill_value=0)
+        .to_numpy()
+        + 0.5
+    )
     p_g = joint.sum(axis=1) / joint.sum()
     p_v = joint.sum(axis=0) / joint.sum()
     p_vg = joint / joint.sum(axis=1, keepdims=True)
@@ -77,14 +85,22 @@ def imsitu_scores(random_state: int = 0) -> dict[str, object]:
     v_true = evaluation["verb"].map({v: i for i, v in enumerate(verbs)}).to_numpy()
     n = len(evaluation)
     rng = np.random.default_rng(random_state)
-    scores = (np.log(p_v)[None, None] + 1.25 * np.log(p_vg / p_v)[None]
-              + 1.5 * np.log(p_g)[None, :, None]
-              + 1.0 * (np.arange(2)[None, :, None] == g_true[:, None, None])
-              + 5.0 * (np.arange(len(verbs))[None, None, :] == v_true[:, None, None])
-              + rng.gumbel(size=(n, 2, len(verbs))))
-    return {"scores": scores, "structure": "single",
-            "groups_train": train["gender"], "tasks_train": train["verb"],
-            "groups": evaluation["gender"], "tasks": evaluation["verb"]}
+    scores = (
+        np.log(p_v)[None, None]
+        + 1.25 * np.log(p_vg / p_v)[None]
+        + 1.5 * np.log(p_g)[None, :, None]
+        + 1.0 * (np.arange(2)[None, :, None] == g_true[:, None, None])
+        + 5.0 * (np.arange(len(verbs))[None, None, :] == v_true[:, None, None])
+        + rng.gumbel(size=(n, 2, len(verbs)))
+    )
+    return {
+        "scores": scores,
+        "structure": "single",
+        "groups_train": train["gender"],
+        "tasks_train": train["verb"],
+        "groups": evaluation["gender"],
+        "tasks": evaluation["verb"],
+    }
 
 
 def run(setting: dict[str, object], **options: object) -> tuple[biasamp.RBAResult, float]:
@@ -98,6 +114,7 @@ def run(setting: dict[str, object], **options: object) -> tuple[biasamp.RBAResul
 
 def markdown(frame: pd.DataFrame) -> str:
     """A DataFrame as a markdown table (floats with 4 decimals, missing cells empty)."""
+
     def cell(value: object) -> str:
         if isinstance(value, float):
             return "" if np.isnan(value) else f"{value:.4f}"
@@ -106,13 +123,17 @@ def markdown(frame: pd.DataFrame) -> str:
     frame = frame.copy()
     for column in frame.columns:  # integral columns (counts) without decimals
         values = frame[column]
-        if values.dtype.kind == "f" and np.all(np.isnan(values) | (values == np.round(values))) \
-                and not np.all(np.isnan(values)) and np.nanmax(np.abs(values)) > 1:
+        if (
+            values.dtype.kind == "f"
+            and np.all(np.isnan(values) | (values == np.round(values)))
+            and not np.all(np.isnan(values))
+            and np.nanmax(np.abs(values)) > 1
+        ):
             frame[column] = [("" if np.isnan(v) else str(int(v))) for v in values]
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |",
-             "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
-              for row in frame.itertuples(index=False)]
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    lines += [
+        "| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)
+    ]
     return "\n".join(lines)
 
 
@@ -125,15 +146,21 @@ def compare(seeds: tuple[int, ...] = (0, 1, 2)) -> None:
     setting: dict[str, object] = {}
     for seed in seeds:
         setting = coco_scores(random_state=seed)
-        for name, options in (("RBA (lagrangian)", {}), ("RBA (reference)",
-                                                         {"penalty": "reference"})):
+        for name, options in (
+            ("RBA (lagrangian)", {}),
+            ("RBA (reference)", {"penalty": "reference"}),
+        ):
             result, _ = run(setting, **options)
             if name == "RBA (lagrangian)":
                 methods.setdefault("baseline", []).append(
-                    {"groups_pred": result.groups_pred_before,
-                     "tasks_pred": result.tasks_pred_before})
+                    {
+                        "groups_pred": result.groups_pred_before,
+                        "tasks_pred": result.tasks_pred_before,
+                    }
+                )
             methods.setdefault(name, []).append(
-                {"groups_pred": result.groups_pred, "tasks_pred": result.tasks_pred})
+                {"groups_pred": result.groups_pred, "tasks_pred": result.tasks_pred}
+            )
         # calibrated gender threshold (Wang et al. 2019, section 3.3), as post-processing:
         # score = best output with "woman" minus best output with "man"; the threshold
         # makes the predicted woman share equal to the training share
@@ -144,28 +171,42 @@ def compare(seeds: tuple[int, ...] = (0, 1, 2)) -> None:
         woman = calibration.apply(best[:, 1] - best[:, 0]).to_numpy()[:, 0]
         chosen = task_scores[np.arange(len(woman)), woman]
         methods.setdefault("calibrated threshold", []).append(
-            {"groups_pred": np.array(["man", "woman"])[woman],
-             "tasks_pred": pd.DataFrame((chosen[..., 0] > chosen[..., 1]).astype(int),
-                                        columns=list(setting["tasks_train"].columns))})
+            {
+                "groups_pred": np.array(["man", "woman"])[woman],
+                "tasks_pred": pd.DataFrame(
+                    (chosen[..., 0] > chosen[..., 1]).astype(int),
+                    columns=list(setting["tasks_train"].columns),
+                ),
+            }
+        )
         # oversampling: balance every object in training, refit the learned priors on the
         # resampled rows, decode without constraints
         rows = biasamp.oversample(train["gender"], train[objects], random_state=seed).indices
         resampled = coco_scores(random_state=seed, prior_rows=rows)
         result, _ = run(resampled, max_iter=1)
         methods.setdefault("oversampling", []).append(
-            {"groups_pred": result.groups_pred_before, "tasks_pred": result.tasks_pred_before})
+            {"groups_pred": result.groups_pred_before, "tasks_pred": result.tasks_pred_before}
+        )
     table = biasamp.compare_mitigations(
-        methods, groups_train=setting["groups_train"], tasks_train=setting["tasks_train"],
-        groups=setting["groups"], tasks=setting["tasks"])
-    print(f"\n### COCO: mitigations compared ({len(seeds)} noise seeds, mean and 95% "
-          "t-interval half-width)\n")
+        methods,
+        groups_train=setting["groups_train"],
+        tasks_train=setting["tasks_train"],
+        groups=setting["groups"],
+        tasks=setting["tasks"],
+    )
+    print(
+        f"\n### COCO: mitigations compared ({len(seeds)} noise seeds, mean and 95% "
+        "t-interval half-width)\n"
+    )
     compact = pd.DataFrame(index=table.index)
     compact["runs"] = table["n_runs"]
     for column in table.columns:
         if column != "n_runs" and not str(column).endswith(" ±"):
             digits = 1 if column == "Viol." else 3
-            compact[column] = [f"{m:.{digits}f} ± {h:.{digits}f}"
-                               for m, h in zip(table[column], table[f"{column} ±"], strict=True)]
+            compact[column] = [
+                f"{m:.{digits}f} ± {h:.{digits}f}"
+                for m, h in zip(table[column], table[f"{column} ±"], strict=True)
+            ]
     print(markdown(compact.reset_index(names="method")))
 
 
@@ -174,12 +215,13 @@ def main() -> None:
         ("lagrangian, share, eta=1 (default)", {}),
         ("reference, share, eta=1", {"penalty": "reference"}),
         ("lagrangian, count, eta=0.01", {"scale": "count", "eta": 0.01}),
-        ("reference, count, eta=0.01", {"penalty": "reference", "scale": "count",
-                                        "eta": 0.01}),
+        ("reference, count, eta=0.01", {"penalty": "reference", "scale": "count", "eta": 0.01}),
         ("lagrangian, count, eta=0.1 (paper)", {"scale": "count", "eta": 0.1}),
     ]
-    for name, build in (("COCO (multilabel, 66 objects, test half)", coco_scores),
-                        ("imSitu (single, 211 verbs, val)", imsitu_scores)):
+    for name, build in (
+        ("COCO (multilabel, 66 objects, test half)", coco_scores),
+        ("imSitu (single, 211 verbs, val)", imsitu_scores),
+    ):
         setting = build()
         print(f"\n### {name}\n")
         rows = []
@@ -188,8 +230,14 @@ def main() -> None:
             table = result.table()
             if not rows:
                 rows.append({"run": "before RBA", **table.loc["before"].to_dict()})
-            rows.append({"run": label, **table.loc["after"].to_dict(),
-                         "iterations": result.n_iter, "seconds": round(seconds, 2)})
+            rows.append(
+                {
+                    "run": label,
+                    **table.loc["after"].to_dict(),
+                    "iterations": result.n_iter,
+                    "seconds": round(seconds, 2),
+                }
+            )
         print(markdown(pd.DataFrame(rows)))
     compare()
 

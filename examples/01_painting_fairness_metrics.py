@@ -33,8 +33,12 @@ import pandas as pd
 
 import biasamp
 
-COUNTS = {("woman", "painting"): 30, ("woman", "not painting"): 10,
-          ("man", "painting"): 10, ("man", "not painting"): 30}
+COUNTS = {
+    ("woman", "painting"): 30,
+    ("woman", "not painting"): 10,
+    ("man", "painting"): 10,
+    ("man", "not painting"): 30,
+}
 
 
 def painting_dataset() -> pd.DataFrame:
@@ -72,21 +76,32 @@ def curve(data: pd.DataFrame | None = None) -> pd.DataFrame:
         pred = predictions_for(data, k)
         per_group = {g: _rates(task[gender == g], pred[gender == g]) for g in ("woman", "man")}
         (tpr_w, fpr_w, acc_w, mpc_w), (tpr_m, fpr_m, acc_m, mpc_m) = (
-            per_group["woman"], per_group["man"])
-        mals = biasamp.mals(groups_train=gender, tasks_train=task,
-                            groups_pred=gender, tasks_pred=pred)
-        a_to_t = biasamp.directional(direction="A->T", groups=gender, tasks=task,
-                                     tasks_pred=pred, groups_train=gender, tasks_train=task)
-        rows.append({
-            "k_women_predicted_painting": k,
-            "share_women_predicted_painting": k / n_women,
-            "fpr_difference": fpr_m - fpr_w,
-            "tpr_difference": tpr_m - tpr_w,
-            "accuracy_difference": acc_m - acc_w,
-            "mean_per_class_accuracy": (mpc_w + mpc_m) / 2.0,
-            "biasamp_mals": mals.value,
-            "biasamp_a_to_t": a_to_t.value,
-        })
+            per_group["woman"],
+            per_group["man"],
+        )
+        mals = biasamp.mals(
+            groups_train=gender, tasks_train=task, groups_pred=gender, tasks_pred=pred
+        )
+        a_to_t = biasamp.directional(
+            direction="A->T",
+            groups=gender,
+            tasks=task,
+            tasks_pred=pred,
+            groups_train=gender,
+            tasks_train=task,
+        )
+        rows.append(
+            {
+                "k_women_predicted_painting": k,
+                "share_women_predicted_painting": k / n_women,
+                "fpr_difference": fpr_m - fpr_w,
+                "tpr_difference": tpr_m - tpr_w,
+                "accuracy_difference": acc_m - acc_w,
+                "mean_per_class_accuracy": (mpc_w + mpc_m) / 2.0,
+                "biasamp_mals": mals.value,
+                "biasamp_a_to_t": a_to_t.value,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -112,8 +127,11 @@ def plot(table: pd.DataFrame, path: Path) -> None:
         ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     for ax in axes[-1]:
         ax.set_xlabel("share of women predicted painting")
-    fig.suptitle("Painting example (Wang & Russakovsky 2021, fig. 2): truth = 0.75 (dashed); "
-                 "blue: standard fairness metrics, orange: bias amplification", fontsize=10)
+    fig.suptitle(
+        "Painting example (Wang & Russakovsky 2021, fig. 2): truth = 0.75 (dashed); "
+        "blue: standard fairness metrics, orange: bias amplification",
+        fontsize=10,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -138,5 +156,7 @@ if __name__ == "__main__":
     numbers = main()
     print("metric                      x=0      x=0.75   x=1")
     for column, _title, _color in PANELS:
-        print(f"{column:26s} {numbers[column + '@0']:8.4f} {numbers[column + '@0.75']:8.4f} "
-              f"{numbers[column + '@1']:8.4f}")
+        print(
+            f"{column:26s} {numbers[column + '@0']:8.4f} {numbers[column + '@0.75']:8.4f} "
+            f"{numbers[column + '@1']:8.4f}"
+        )

@@ -66,15 +66,33 @@ def scenario_rows(cells: Scenario) -> dict[str, np.ndarray]:
 def score(cells: Scenario) -> dict[str, float]:
     """BiasAmp_MALS, A->T and T->A of a scenario (training split = the data)."""
     r = scenario_rows(cells)
-    common = {"groups_train": r["groups"], "tasks_train": r["tasks"],
-              "sample_weight_train": r["weight"]}
-    mals = biasamp.mals(groups_pred=r["groups_pred"], tasks_pred=r["tasks_pred"],
-                        sample_weight=r["weight"], **common)
-    a_to_t = biasamp.directional(direction="A->T", groups=r["groups"], tasks=r["tasks"],
-                                 tasks_pred=r["tasks_pred"], sample_weight=r["weight"], **common)
-    t_to_a = biasamp.directional(direction="T->A", groups=r["groups"], tasks=r["tasks"],
-                                 groups_pred=r["groups_pred"], sample_weight=r["weight"],
-                                 **common)
+    common = {
+        "groups_train": r["groups"],
+        "tasks_train": r["tasks"],
+        "sample_weight_train": r["weight"],
+    }
+    mals = biasamp.mals(
+        groups_pred=r["groups_pred"],
+        tasks_pred=r["tasks_pred"],
+        sample_weight=r["weight"],
+        **common,
+    )
+    a_to_t = biasamp.directional(
+        direction="A->T",
+        groups=r["groups"],
+        tasks=r["tasks"],
+        tasks_pred=r["tasks_pred"],
+        sample_weight=r["weight"],
+        **common,
+    )
+    t_to_a = biasamp.directional(
+        direction="T->A",
+        groups=r["groups"],
+        tasks=r["tasks"],
+        groups_pred=r["groups_pred"],
+        sample_weight=r["weight"],
+        **common,
+    )
     return {"mals": mals.value, "a_to_t": a_to_t.value, "t_to_a": t_to_a.value}
 
 
@@ -96,32 +114,42 @@ SHORTCOMING_2 = {"A1": (60, 30), "A2": (10, 20)}
 def scenarios() -> dict[str, Scenario]:
     two = {k: SHORTCOMING_1[k] for k in ("A1", "A2")}
     paint, other = "painting", "not painting"  # two tasks, as in example 01
-    painting = {("woman", paint): 30, ("woman", other): 10,
-                ("man", paint): 10, ("man", other): 30}
+    painting = {("woman", paint): 30, ("woman", other): 10, ("man", paint): 10, ("man", other): 30}
     model_x = {(g, t, g, paint if g == "woman" else t): n for (g, t), n in painting.items()}
-    model_y = {(g, t, "man" if (g, t) == ("woman", other) else g, t): n
-               for (g, t), n in painting.items()}
+    model_y = {
+        (g, t, "man" if (g, t) == ("woman", other) else g, t): n for (g, t), n in painting.items()
+    }
     return {
-        "1: three groups, A2 under- and A3 over-predicted":
-            _task_model(SHORTCOMING_1, {"A1": "correct", "A2": "all0", "A3": "all1"}),
-        "1b: two groups, T=0 predicted on all of A2":
-            _task_model(two, {"A1": "correct", "A2": "all0"}),
-        "1c: two groups, T=1 predicted on all of A1":
-            _task_model(two, {"A1": "all1", "A2": "correct"}),
-        "2: imbalanced groups, T=0 on A1 and T=1 on A2":
-            _task_model(SHORTCOMING_2, {"A1": "all0", "A2": "all1"}),
+        "1: three groups, A2 under- and A3 over-predicted": _task_model(
+            SHORTCOMING_1, {"A1": "correct", "A2": "all0", "A3": "all1"}
+        ),
+        "1b: two groups, T=0 predicted on all of A2": _task_model(
+            two, {"A1": "correct", "A2": "all0"}
+        ),
+        "1c: two groups, T=1 predicted on all of A1": _task_model(
+            two, {"A1": "all1", "A2": "correct"}
+        ),
+        "2: imbalanced groups, T=0 on A1 and T=1 on A2": _task_model(
+            SHORTCOMING_2, {"A1": "all0", "A2": "all1"}
+        ),
         "3X: painting, every woman predicted painting (A->T error)": model_x,
         "3Y: painting, non-painting women predicted man (T->A error)": model_y,
     }
 
 
 PAPER = {  # values printed in Wang & Russakovsky, sections 3.2 and 4.1
-    "1: three groups, A2 under- and A3 over-predicted": {"mals": 0.0, "a_to_t": 0.1778,
-                                                         "t_to_a": 0.0},
+    "1: three groups, A2 under- and A3 over-predicted": {
+        "mals": 0.0,
+        "a_to_t": 0.1778,
+        "t_to_a": 0.0,
+    },
     "1b: two groups, T=0 predicted on all of A2": {"mals": 0.2},
     "1c: two groups, T=1 predicted on all of A1": {"mals": 0.033},
-    "2: imbalanced groups, T=0 on A1 and T=1 on A2": {"mals": -0.6, "a_to_t": 0.3333,
-                                                      "t_to_a": 0.0},
+    "2: imbalanced groups, T=0 on A1 and T=1 on A2": {
+        "mals": -0.6,
+        "a_to_t": 0.3333,
+        "t_to_a": 0.0,
+    },
 }
 
 
@@ -134,9 +162,17 @@ def coco_wrong_group() -> pd.DataFrame:
     p_man, p_obj = man.mean(), tasks.mean(axis=0)
     p_joint = (man[:, None] * tasks).mean(axis=0)
     share = biasamp.bias_scores(frame["gender"], frame[objects])["man"].reindex(objects)
-    table = pd.DataFrame({"object": objects, "b_man": share.to_numpy(),
-                          "p_man_and_object": p_joint, "p_man_times_p_object": p_man * p_obj})
-    wrong = table[(table["b_man"] > 0.5) & (table["p_man_and_object"] < table["p_man_times_p_object"])]
+    table = pd.DataFrame(
+        {
+            "object": objects,
+            "b_man": share.to_numpy(),
+            "p_man_and_object": p_joint,
+            "p_man_times_p_object": p_man * p_obj,
+        }
+    )
+    wrong = table[
+        (table["b_man"] > 0.5) & (table["p_man_and_object"] < table["p_man_times_p_object"])
+    ]
     return wrong.sort_values("b_man").reset_index(drop=True)
 
 
@@ -146,8 +182,12 @@ def plot(results: pd.DataFrame, path: Path) -> None:
     y = np.arange(len(results))
     width = 0.27
     for i, (column, label, color) in enumerate(
-            [("mals", "BiasAmp$_{MALS}$", "C1"), ("a_to_t", "BiasAmp$_{A\\to T}$", "C0"),
-             ("t_to_a", "BiasAmp$_{T\\to A}$", "C2")]):
+        [
+            ("mals", "BiasAmp$_{MALS}$", "C1"),
+            ("a_to_t", "BiasAmp$_{A\\to T}$", "C0"),
+            ("t_to_a", "BiasAmp$_{T\\to A}$", "C2"),
+        ]
+    ):
         ax.barh(y + (i - 1) * width, results[column], height=width, label=label, color=color)
     ax.set_yticks(y, [s.split(":")[0] for s in results["scenario"]])
     ax.invert_yaxis()
@@ -155,8 +195,10 @@ def plot(results: pd.DataFrame, path: Path) -> None:
     ax.set_xlabel("bias amplification")
     ax.set_ylabel("scenario (Wang & Russakovsky, section 3.2)")
     ax.legend(loc="lower right", fontsize=9)
-    ax.set_title("Shortcomings of BiasAmp$_{MALS}$: 1 (1b = 1c intuitively), 2 (sign flips), "
-                 "3 (X vs Y)", fontsize=10)
+    ax.set_title(
+        "Shortcomings of BiasAmp$_{MALS}$: 1 (1b = 1c intuitively), 2 (sign flips), 3 (X vs Y)",
+        fontsize=10,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -168,21 +210,29 @@ def main(output_dir: Path | str | None = None) -> dict[str, object]:
     for name, cells in scenarios().items():
         values = score(cells)
         paper = PAPER.get(name, {})
-        rows.append({"scenario": name, **values,
-                     **{f"paper_{k}": v for k, v in paper.items()}})
+        rows.append({"scenario": name, **values, **{f"paper_{k}": v for k, v in paper.items()}})
     results = pd.DataFrame(rows)
     wrong = coco_wrong_group()
-    lines = ["# BiasAmp_MALS shortcomings (Wang & Russakovsky 2021, section 3.2)", "",
-             _gallery.markdown_table(results), "",
-             "## Shortcoming 2 on the real COCO labels (both bundled halves)", "",
-             f"{len(wrong)} objects have b(o, man) > 1/2, so BiasAmp_MALS treats them as "
-             "men's objects, while P(man, o) < P(man) P(o): men are negatively correlated "
-             "with them.", "", _gallery.markdown_table(wrong), ""]
+    lines = [
+        "# BiasAmp_MALS shortcomings (Wang & Russakovsky 2021, section 3.2)",
+        "",
+        _gallery.markdown_table(results),
+        "",
+        "## Shortcoming 2 on the real COCO labels (both bundled halves)",
+        "",
+        f"{len(wrong)} objects have b(o, man) > 1/2, so BiasAmp_MALS treats them as "
+        "men's objects, while P(man, o) < P(man) P(o): men are negatively correlated "
+        "with them.",
+        "",
+        _gallery.markdown_table(wrong),
+        "",
+    ]
     (out / "02_mals_shortcomings.md").write_text("\n".join(lines))
     plot(results, out / "02_mals_shortcomings.png")
     key: dict[str, object] = {
         f"{name.split(':')[0]}_{metric}": float(results.loc[i, metric])
-        for i, name in enumerate(results["scenario"]) for metric in ("mals", "a_to_t", "t_to_a")
+        for i, name in enumerate(results["scenario"])
+        for metric in ("mals", "a_to_t", "t_to_a")
     }
     key["coco_wrong_group_objects"] = list(wrong["object"])
     return key

@@ -47,10 +47,18 @@ import biasamp
 from biasamp.datasets import load_coco_gender, load_imsitu_gender, load_mals_coco_results
 
 PAPER = {
-    "imSitu verbs": {"beyond_2_to_1": 0.45, "at_least_0.7": 0.4695, "favour_men": 0.646,
-                     "mean_b_man_where_men_favoured": 0.707},
-    "COCO objects": {"beyond_2_to_1": 0.37, "men_at_least_0.7": 0.379, "favour_men": 0.866,
-                     "mean_b_man": 0.65},
+    "imSitu verbs": {
+        "beyond_2_to_1": 0.45,
+        "at_least_0.7": 0.4695,
+        "favour_men": 0.646,
+        "mean_b_man_where_men_favoured": 0.707,
+    },
+    "COCO objects": {
+        "beyond_2_to_1": 0.37,
+        "men_at_least_0.7": 0.379,
+        "favour_men": 0.866,
+        "mean_b_man": 0.65,
+    },
 }
 
 
@@ -79,8 +87,9 @@ def corpora() -> dict[str, pd.Series]:
     published = load_mals_coco_results().set_index("object")
     paper_objects = [o for o in published.index if o in coco_b.index]
     return {
-        "imSitu verbs, bundled train (24,301 images)":
-            biasamp.bias_scores(imsitu["gender"], imsitu["verb"])["man"],
+        "imSitu verbs, bundled train (24,301 images)": biasamp.bias_scores(
+            imsitu["gender"], imsitu["verb"]
+        )["man"],
         "COCO objects, bundled val+test, all 79": coco_b,
         "COCO objects, bundled val+test, the paper's 66 (65 present)": coco_b[paper_objects],
         "COCO objects, the paper's published training ratios (66)": published["training_ratio"],
@@ -90,16 +99,21 @@ def corpora() -> dict[str, pd.Series]:
 def published_mals() -> float:
     """BiasAmp_MALS of Zhao et al.'s published COCO dev predictions (per-object ratios)."""
     published = load_mals_coco_results()
-    train = pd.DataFrame({"man": published["training_ratio"].to_numpy(),
-                          "woman": 1.0 - published["training_ratio"].to_numpy()},
-                         index=published["object"])
+    train = pd.DataFrame(
+        {
+            "man": published["training_ratio"].to_numpy(),
+            "woman": 1.0 - published["training_ratio"].to_numpy(),
+        },
+        index=published["object"],
+    )
     ratio = published["gender_ratio_before_RBA"].to_numpy()
     objects = published["object"].to_numpy(dtype=object)
-    result = biasamp.mals(counts_train=train,
-                          groups_pred=np.repeat(np.array(["man", "woman"], dtype=object),
-                                                len(objects)),
-                          tasks_pred=np.concatenate([objects, objects]),
-                          sample_weight=np.concatenate([ratio, 1.0 - ratio]))
+    result = biasamp.mals(
+        counts_train=train,
+        groups_pred=np.repeat(np.array(["man", "woman"], dtype=object), len(objects)),
+        tasks_pred=np.concatenate([objects, objects]),
+        sample_weight=np.concatenate([ratio, 1.0 - ratio]),
+    )
     return result.value
 
 
@@ -138,17 +152,24 @@ def main(output_dir: Path | str | None = None) -> dict[str, object]:
     out = _gallery.output_dir(output_dir)
     scores = corpora()
     table = pd.DataFrame([{"corpus": name, **summarize(b)} for name, b in scores.items()])
-    paper_rows = pd.DataFrame([{"corpus": f"paper text: {name}", **values}
-                               for name, values in PAPER.items()])
+    paper_rows = pd.DataFrame(
+        [{"corpus": f"paper text: {name}", **values} for name, values in PAPER.items()]
+    )
     both = pd.concat([table, paper_rows], ignore_index=True)
     both["n"] = [str(int(v)) if pd.notna(v) else "" for v in both["n"]]
     mals_value = published_mals()
-    text = ["# Dataset gender bias (Zhao et al. 2017, figure 2 and section 6)", "",
-            "Shares are of the verbs / objects of each corpus; b = b(o, man); "
-            "'beyond 2:1' is max(b, 1 - b) > 2/3.", "",
-            _gallery.markdown_table(both, floatfmt=".3f"), "",
-            f"BiasAmp_MALS of the paper's published COCO dev predictions: {mals_value:.4f} "
-            "(table 2 prints 0.032).", ""]
+    text = [
+        "# Dataset gender bias (Zhao et al. 2017, figure 2 and section 6)",
+        "",
+        "Shares are of the verbs / objects of each corpus; b = b(o, man); "
+        "'beyond 2:1' is max(b, 1 - b) > 2/3.",
+        "",
+        _gallery.markdown_table(both, floatfmt=".3f"),
+        "",
+        f"BiasAmp_MALS of the paper's published COCO dev predictions: {mals_value:.4f} "
+        "(table 2 prints 0.032).",
+        "",
+    ]
     (out / "03_dataset_bias.md").write_text("\n".join(text))
     plot(scores, out / "03_dataset_bias.png")
     key: dict[str, object] = {"published_coco_dev_mals": mals_value}

@@ -60,11 +60,22 @@ SEEDS = (0, 1, 2, 3, 4)
 # {a1,a2,a3}, {a1,a2}, {a2,a3}, {a1,a3}).
 SKEWED_SETS = {
     "g1": {(1, 1, 1): 0.15, (1, 1, 0): 0.05, (0, 1, 1): 0.05},
-    "g0": {(1, 1, 1): 0.0096, (1, 1, 0): 0.0404, (0, 1, 1): 0.0404, (1, 0, 1): 0.146,
-           (1, 0, 0): 0.004, (0, 1, 0): 0.16, (0, 0, 1): 0.004},
+    "g0": {
+        (1, 1, 1): 0.0096,
+        (1, 1, 0): 0.0404,
+        (0, 1, 1): 0.0404,
+        (1, 0, 1): 0.146,
+        (1, 0, 0): 0.004,
+        (0, 1, 0): 0.16,
+        (0, 0, 1): 0.004,
+    },
 }
-PAPER_TABLE_1 = {"{a1,a2}": (0.80, "0.92 +- 0.1"), "{a1,a3}": (0.49, "0.50 +- 0.0"),
-                 "{a2,a3}": (0.80, "0.99 +- 0.0"), "{a1,a2,a3}": (0.94, "1.00 +- 0.0")}
+PAPER_TABLE_1 = {
+    "{a1,a2}": (0.80, "0.92 +- 0.1"),
+    "{a1,a3}": (0.49, "0.50 +- 0.0"),
+    "{a2,a3}": (0.80, "0.99 +- 0.0"),
+    "{a1,a2,a3}": (0.94, "1.00 +- 0.0"),
+}
 
 
 def skewed_counts(size: int) -> dict[str, dict[tuple[int, int, int], int]]:
@@ -77,9 +88,11 @@ def skewed_counts(size: int) -> dict[str, dict[tuple[int, int, int], int]]:
     g1 = {k: int(round(v * size)) for k, v in SKEWED_SETS["g1"].items()}
     g0 = {k: int(round(SKEWED_SETS["g0"][k] * size)) for k in [(1, 1, 1), (1, 1, 0), (0, 1, 1)]}
     in_g1 = {i: sum(c for k, c in g1.items() if k[i]) for i in range(3)}
-    g0[(1, 0, 1)] = min(int(round(SKEWED_SETS["g0"][(1, 0, 1)] * size)),
-                        in_g1[0] - g0[(1, 1, 1)] - g0[(1, 1, 0)],
-                        in_g1[2] - g0[(1, 1, 1)] - g0[(0, 1, 1)])
+    g0[(1, 0, 1)] = min(
+        int(round(SKEWED_SETS["g0"][(1, 0, 1)] * size)),
+        in_g1[0] - g0[(1, 1, 1)] - g0[(1, 1, 0)],
+        in_g1[2] - g0[(1, 1, 1)] - g0[(0, 1, 1)],
+    )
     for i, single in enumerate([(1, 0, 0), (0, 1, 0), (0, 0, 1)]):
         g0[single] = in_g1[i] - sum(c for k, c in g0.items() if k[i] and k != single)
     return {"g1": g1, "g0": g0}
@@ -93,7 +106,7 @@ def skewed_attributes(groups: np.ndarray, rng: np.random.Generator) -> np.ndarra
         rows = rng.permutation(np.flatnonzero(groups == group))
         start = 0
         for pattern, count in sets.items():
-            attrs[rows[start:start + count]] = pattern
+            attrs[rows[start : start + count]] = pattern
             start += count
     return attrs
 
@@ -118,12 +131,16 @@ def run_seed(seed: int, setting: str) -> dict[str, object]:
     rng = np.random.default_rng(seed)
     group_of_class = np.where(np.isin(np.arange(10), rng.permutation(10)[:5]), "g1", "g0")
     groups = group_of_class[digits.target]
-    train_rows, test_rows = train_test_split(np.arange(len(groups)), test_size=0.5,
-                                             random_state=seed, stratify=digits.target)
+    train_rows, test_rows = train_test_split(
+        np.arange(len(groups)), test_size=0.5, random_state=seed, stratify=digits.target
+    )
     attrs = np.zeros((len(groups), 3), dtype=int)
     for rows in (train_rows, test_rows):  # exact quotas within each split
-        attrs[rows] = (independent_attributes(len(rows), rng) if setting == "advantage 2"
-                       else skewed_attributes(groups[rows], rng))
+        attrs[rows] = (
+            independent_attributes(len(rows), rng)
+            if setting == "advantage 2"
+            else skewed_attributes(groups[rows], rng)
+        )
     x = make_images(digits.images, attrs, blur=setting == "blurred")
     y = np.column_stack([groups == "g1", attrs]).astype(int)
     x_tr, x_te, y_tr, y_te = x[train_rows], x[test_rows], y[train_rows], y[test_rows]
@@ -134,9 +151,12 @@ def run_seed(seed: int, setting: str) -> dict[str, object]:
     pred = model.predict(x_te)
     label = np.array(["g0", "g1"], dtype=object)
     return {
-        "groups_train": label[y_tr[:, 0]], "tasks_train": pd.DataFrame(y_tr[:, 1:], columns=ATTRIBUTES),
-        "groups": label[y_te[:, 0]], "tasks": pd.DataFrame(y_te[:, 1:], columns=ATTRIBUTES),
-        "groups_pred": label[pred[:, 0]], "tasks_pred": pd.DataFrame(pred[:, 1:], columns=ATTRIBUTES),
+        "groups_train": label[y_tr[:, 0]],
+        "tasks_train": pd.DataFrame(y_tr[:, 1:], columns=ATTRIBUTES),
+        "groups": label[y_te[:, 0]],
+        "tasks": pd.DataFrame(y_te[:, 1:], columns=ATTRIBUTES),
+        "groups_pred": label[pred[:, 0]],
+        "tasks_pred": pd.DataFrame(pred[:, 1:], columns=ATTRIBUTES),
         "group_accuracy": float((pred[:, 0] == y_te[:, 0]).mean()),
     }
 
@@ -146,37 +166,62 @@ def score(run: dict[str, object]) -> dict[str, float]:
     train = {"groups_train": run["groups_train"], "tasks_train": run["tasks_train"]}
     truth = {"groups": run["groups"], "tasks": run["tasks"]}
     out = {
-        "BiasAmp_MALS": biasamp.mals(groups_pred=run["groups_pred"], tasks_pred=run["tasks_pred"],
-                                     **train).value,
-        "BiasAmp A->T": biasamp.directional(direction="A->T", tasks_pred=run["tasks_pred"],
-                                            **truth, **train).value,
-        "BiasAmp T->A": biasamp.directional(direction="T->A", groups_pred=run["groups_pred"],
-                                            **truth, **train).value,
-        "Multi_MALS": biasamp.multi_mals(tasks=run["tasks"], groups_pred=run["groups_pred"],
-                                         tasks_pred=run["tasks_pred"], combinations="subsets",
-                                         **train).value,
+        "BiasAmp_MALS": biasamp.mals(
+            groups_pred=run["groups_pred"], tasks_pred=run["tasks_pred"], **train
+        ).value,
+        "BiasAmp A->T": biasamp.directional(
+            direction="A->T", tasks_pred=run["tasks_pred"], **truth, **train
+        ).value,
+        "BiasAmp T->A": biasamp.directional(
+            direction="T->A", groups_pred=run["groups_pred"], **truth, **train
+        ).value,
+        "Multi_MALS": biasamp.multi_mals(
+            tasks=run["tasks"],
+            groups_pred=run["groups_pred"],
+            tasks_pred=run["tasks_pred"],
+            combinations="subsets",
+            **train,
+        ).value,
         "Multi_MALS raw (signed)": biasamp.multi_mals(
-            tasks=run["tasks"], groups_pred=run["groups_pred"], tasks_pred=run["tasks_pred"],
-            combinations="subsets", absolute=False, **train).value,
-        "Multi A->T": biasamp.multi_directional(direction="A->T", tasks_pred=run["tasks_pred"],
-                                                combinations="subsets", **truth, **train).value,
-        "Multi T->A": biasamp.multi_directional(direction="T->A", groups_pred=run["groups_pred"],
-                                                combinations="subsets", **truth, **train).value,
+            tasks=run["tasks"],
+            groups_pred=run["groups_pred"],
+            tasks_pred=run["tasks_pred"],
+            combinations="subsets",
+            absolute=False,
+            **train,
+        ).value,
+        "Multi A->T": biasamp.multi_directional(
+            direction="A->T", tasks_pred=run["tasks_pred"], combinations="subsets", **truth, **train
+        ).value,
+        "Multi T->A": biasamp.multi_directional(
+            direction="T->A",
+            groups_pred=run["groups_pred"],
+            combinations="subsets",
+            **truth,
+            **train,
+        ).value,
     }
     return {k: 100.0 * v for k, v in out.items()} | {"group accuracy": run["group_accuracy"]}
 
 
 def combination_bias(run: dict[str, object]) -> pd.DataFrame:
     """b_train and b_pred of the multi-attribute combinations toward g1 (table 1)."""
-    res = biasamp.multi_mals(groups_train=run["groups_train"], tasks_train=run["tasks_train"],
-                             tasks=run["tasks"], groups_pred=run["groups_pred"],
-                             tasks_pred=run["tasks_pred"], combinations="subsets", min_size=2)
+    res = biasamp.multi_mals(
+        groups_train=run["groups_train"],
+        tasks_train=run["tasks_train"],
+        tasks=run["tasks"],
+        groups_pred=run["groups_pred"],
+        tasks_pred=run["tasks_pred"],
+        combinations="subsets",
+        min_size=2,
+    )
     frame = res.by_pair
     frame = frame[frame["group"] == "g1"]
     name_col = "combination" if "combination" in frame.columns else frame.columns[1]
     names = ["{" + ",".join(c) + "}" if not isinstance(c, str) else c for c in frame[name_col]]
-    return pd.DataFrame({"m": names, "b_train": frame["b_train"].to_numpy(),
-                         "b_pred": frame["b_pred"].to_numpy()})
+    return pd.DataFrame(
+        {"m": names, "b_train": frame["b_train"].to_numpy(), "b_pred": frame["b_pred"].to_numpy()}
+    )
 
 
 def interval(values: list[float]) -> tuple[float, float]:
@@ -190,22 +235,37 @@ def interval(values: list[float]) -> tuple[float, float]:
 
 def plot(summary: pd.DataFrame, path: Path) -> None:
     plt = _gallery.pyplot()
-    metrics = ["BiasAmp_MALS", "BiasAmp A->T", "BiasAmp T->A", "Multi_MALS", "Multi A->T",
-               "Multi T->A"]
+    metrics = [
+        "BiasAmp_MALS",
+        "BiasAmp A->T",
+        "BiasAmp T->A",
+        "Multi_MALS",
+        "Multi A->T",
+        "Multi T->A",
+    ]
     fig, ax = plt.subplots(figsize=(10, 4))
     settings = list(summary["setting"].unique())
     width = 0.8 / len(settings)
     x = np.arange(len(metrics))
     for i, setting in enumerate(settings):
         row = summary[summary["setting"] == setting].set_index("metric")
-        ax.bar(x + (i - (len(settings) - 1) / 2) * width, row.loc[metrics, "mean"], width,
-               yerr=row.loc[metrics, "ci95"], capsize=3, label=setting)
+        ax.bar(
+            x + (i - (len(settings) - 1) / 2) * width,
+            row.loc[metrics, "mean"],
+            width,
+            yerr=row.loc[metrics, "ci95"],
+            capsize=3,
+            label=setting,
+        )
     ax.set_xticks(x, metrics)
     ax.axhline(0, color="0.3", lw=0.8)
     ax.axvline(2.5, color="0.6", ls="--", lw=0.8)
     ax.set_ylabel("bias amplification x100 (95% CI, 5 seeds)")
-    ax.set_title("8x8 digits, corner-pixel attributes: single-attribute (left) vs "
-                 "multi-attribute (right) metrics", fontsize=10)
+    ax.set_title(
+        "8x8 digits, corner-pixel attributes: single-attribute (left) vs "
+        "multi-attribute (right) metrics",
+        fontsize=10,
+    )
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -227,33 +287,62 @@ def main(output_dir: Path | str | None = None, seeds: tuple[int, ...] = SEEDS) -
         if key_setting == "advantage 2":
             signed, absolute = [], []
             for r in runs:
-                res = biasamp.mals(groups_train=r["groups_train"], tasks_train=r["tasks_train"],
-                                   groups_pred=r["groups_pred"], tasks_pred=r["tasks_pred"])
+                res = biasamp.mals(
+                    groups_train=r["groups_train"],
+                    tasks_train=r["tasks_train"],
+                    groups_pred=r["groups_pred"],
+                    tasks_pred=r["tasks_pred"],
+                )
                 terms = res.by_pair.loc[res.by_pair["biased"], "delta"].fillna(0.0)
                 signed.append(100 * terms.sum() / 3)
                 absolute.append(100 * terms.abs().sum() / 3)
-            for metric, values in (("signed mean of single-attribute deltas", signed),
-                                   ("absolute mean of single-attribute deltas", absolute)):
+            for metric, values in (
+                ("signed mean of single-attribute deltas", signed),
+                ("absolute mean of single-attribute deltas", absolute),
+            ):
                 mean, half = interval(values)
                 rows.append({"setting": setting, "metric": metric, "mean": mean, "ci95": half})
     summary = pd.DataFrame(rows)
-    combos = pd.concat(tables).groupby(["setting", "m"], sort=False).agg(
-        b_train=("b_train", "mean"), b_pred=("b_pred", "mean"),
-        b_pred_sd=("b_pred", "std")).reset_index()
+    combos = (
+        pd.concat(tables)
+        .groupby(["setting", "m"], sort=False)
+        .agg(b_train=("b_train", "mean"), b_pred=("b_pred", "mean"), b_pred_sd=("b_pred", "std"))
+        .reset_index()
+    )
     combos["paper b_train"] = [PAPER_TABLE_1.get(m, (np.nan, ""))[0] for m in combos["m"]]
     combos["paper b_test"] = [PAPER_TABLE_1.get(m, (np.nan, ""))[1] for m in combos["m"]]
-    lines = ["# Multi-attribute bias amplification on 8x8 digits (Zhao et al. 2023, section 4)",
-             "", "Mean and 95% t-interval half-width over 5 seeds; metrics x100.", "",
-             _gallery.markdown_table(summary, floatfmt=".3f"), "",
-             "## Table 1: bias toward g1 of the attribute combinations (advantage 1)", "",
-             _gallery.markdown_table(combos, floatfmt=".3f"), "",
-             "Paper (MNIST, LeNet-5): single-attribute metrics 0.0 +- 0.0; Multi_MALS 9.2 +- 2.2, "
-             "Multi G->M 0.3 +- 0.1, Multi M->G 0.2 +- 0.1. Blur (fig. 3): Multi M->G 0.3 -> 1.3, "
-             "Multi G->M 8.9 -> 0.0, Multi_MALS 5.0 -> 1.8.", ""]
+    lines = [
+        "# Multi-attribute bias amplification on 8x8 digits (Zhao et al. 2023, section 4)",
+        "",
+        "Mean and 95% t-interval half-width over 5 seeds; metrics x100.",
+        "",
+        _gallery.markdown_table(summary, floatfmt=".3f"),
+        "",
+        "## Table 1: bias toward g1 of the attribute combinations (advantage 1)",
+        "",
+        _gallery.markdown_table(combos, floatfmt=".3f"),
+        "",
+        "Paper (MNIST, LeNet-5): single-attribute metrics 0.0 +- 0.0; Multi_MALS 9.2 +- 2.2, "
+        "Multi G->M 0.3 +- 0.1, Multi M->G 0.2 +- 0.1. Blur (fig. 3): Multi M->G 0.3 -> 1.3, "
+        "Multi G->M 8.9 -> 0.0, Multi_MALS 5.0 -> 1.8.",
+        "",
+    ]
     (out / "04_multi_attribute_digits.md").write_text("\n".join(lines))
-    plot(summary[summary["metric"].isin(["BiasAmp_MALS", "BiasAmp A->T", "BiasAmp T->A",
-                                         "Multi_MALS", "Multi A->T", "Multi T->A"])],
-         out / "04_multi_attribute_digits.png")
+    plot(
+        summary[
+            summary["metric"].isin(
+                [
+                    "BiasAmp_MALS",
+                    "BiasAmp A->T",
+                    "BiasAmp T->A",
+                    "Multi_MALS",
+                    "Multi A->T",
+                    "Multi T->A",
+                ]
+            )
+        ],
+        out / "04_multi_attribute_digits.png",
+    )
     key = {f"{r['setting'].split(' (')[0]}: {r['metric']}": r["mean"] for r in rows}
     for row in combos.to_dict(orient="records"):
         key[f"{row['setting']}: b_train {row['m']}"] = row["b_train"]

@@ -53,12 +53,19 @@ def population(alpha_d: float, alpha_m: float, n: int = N_ROWS) -> dict[str, np.
     """Rows (a, t, t_hat) with counts n P_d(a, t) P_m(t_hat | a), rounded; zero cells dropped."""
     p_data, p_model = joint(alpha_d), joint(alpha_m)
     p_pred_given_a = p_model / p_model.sum(axis=1, keepdims=True)
-    cells = [(a, t, th, int(round(n * p_data[a, t] * p_pred_given_a[a, th])))
-             for a in range(2) for t in range(2) for th in range(2)]
+    cells = [
+        (a, t, th, int(round(n * p_data[a, t] * p_pred_given_a[a, th])))
+        for a in range(2)
+        for t in range(2)
+        for th in range(2)
+    ]
     a, t, th, count = (np.array(v) for v in zip(*cells, strict=True))
     keep = count > 0
-    return {"a": np.repeat(a[keep], count[keep]), "t": np.repeat(t[keep], count[keep]),
-            "t_hat": np.repeat(th[keep], count[keep])}
+    return {
+        "a": np.repeat(a[keep], count[keep]),
+        "t": np.repeat(t[keep], count[keep]),
+        "t_hat": np.repeat(th[keep], count[keep]),
+    }
 
 
 def metrics(alpha_d: float, alpha_m: float, random_state: int = 0) -> dict[str, float]:
@@ -69,14 +76,32 @@ def metrics(alpha_d: float, alpha_m: float, random_state: int = 0) -> dict[str, 
     two_columns = ["T=0", "T=1"]
     onehot = pd.DataFrame(np.eye(2, dtype=int)[rows["t"]], columns=two_columns)
     onehot_pred = pd.DataFrame(np.eye(2, dtype=int)[rows["t_hat"]], columns=two_columns)
-    ba = biasamp.directional(direction="A->T", groups=groups, tasks=tasks, tasks_pred=tasks_pred,
-                             groups_train=groups, tasks_train=tasks)
-    multi = biasamp.multi_directional(direction="A->T", groups=groups, tasks=onehot,
-                                      tasks_pred=onehot_pred, groups_train=groups,
-                                      tasks_train=onehot)
-    dpa = biasamp.dpa(direction="A->T", groups=groups, tasks=tasks, tasks_pred=tasks_pred,
-                      attacker="exact", perturbation="none", n_iter=3,
-                      random_state=random_state)
+    ba = biasamp.directional(
+        direction="A->T",
+        groups=groups,
+        tasks=tasks,
+        tasks_pred=tasks_pred,
+        groups_train=groups,
+        tasks_train=tasks,
+    )
+    multi = biasamp.multi_directional(
+        direction="A->T",
+        groups=groups,
+        tasks=onehot,
+        tasks_pred=onehot_pred,
+        groups_train=groups,
+        tasks_train=onehot,
+    )
+    dpa = biasamp.dpa(
+        direction="A->T",
+        groups=groups,
+        tasks=tasks,
+        tasks_pred=tasks_pred,
+        attacker="exact",
+        perturbation="none",
+        n_iter=3,
+        random_state=random_state,
+    )
     return {"BA->": ba.value, "DPA": dpa.value, "Multi->": multi.value}
 
 
@@ -92,16 +117,26 @@ def plot(table: pd.DataFrame, path: Path) -> None:
     for ax, name in zip(axes, ["BA->", "DPA", "Multi->"], strict=True):
         image = table.pivot(index="alpha_m", columns="alpha_d", values=name).to_numpy()
         limit = float(np.nanmax(np.abs(image))) or 1.0
-        shown = ax.imshow(image, origin="lower", extent=extent, cmap="RdBu_r",
-                          vmin=-limit, vmax=limit, aspect="auto")
+        shown = ax.imshow(
+            image,
+            origin="lower",
+            extent=extent,
+            cmap="RdBu_r",
+            vmin=-limit,
+            vmax=limit,
+            aspect="auto",
+        )
         ax.plot(extent[:2], extent[2:], color="0.2", lw=0.6, ls=":")
         ax.plot(extent[:2], extent[2:][::-1], color="0.2", lw=0.6, ls=":")
         ax.set_xlabel(r"dataset bias $\alpha_d$")
         ax.set_ylabel(r"model bias $\alpha_m$")
         ax.set_title(f"{name} (A->T)", fontsize=11)
         fig.colorbar(shown, ax=ax, shrink=0.85)
-    fig.suptitle("DPA paper, appendix J: red = amplification, blue = reduction; "
-                 "dotted: |model bias| = |data bias|", fontsize=10)
+    fig.suptitle(
+        "DPA paper, appendix J: red = amplification, blue = reduction; "
+        "dotted: |model bias| = |data bias|",
+        fontsize=10,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

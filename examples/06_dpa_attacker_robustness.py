@@ -38,8 +38,9 @@ import biasamp
 WIDTHS, DEPTHS, ITERATIONS = (2, 5, 20, 50), (1, 2, 3), (5, 30)
 
 
-def synthetic(n: int = 1000, alpha_1: float = 2.0, alpha_2: float = 1.0,
-              random_state: int = 0) -> dict[str, np.ndarray]:
+def synthetic(
+    n: int = 1000, alpha_1: float = 2.0, alpha_2: float = 1.0, random_state: int = 0
+) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(random_state)
     a = rng.normal(3.0, 2.0, n)
     eps = rng.normal(size=n)
@@ -50,12 +51,21 @@ def synthetic(n: int = 1000, alpha_1: float = 2.0, alpha_2: float = 1.0,
     return {"groups": a, "tasks": poly(a + alpha_1 * eps), "tasks_pred": poly(a + alpha_2 * eps)}
 
 
-def measure(data: dict[str, np.ndarray], attacker: biasamp.MLPAttacker,
-            scale: float = 1.0) -> tuple[float, float]:
+def measure(
+    data: dict[str, np.ndarray], attacker: biasamp.MLPAttacker, scale: float = 1.0
+) -> tuple[float, float]:
     """(relative DPA, absolute Psi_M - Psi_D) with one attacker; T and T_hat times ``scale``."""
-    result = biasamp.dpa(direction="A->T", groups=data["groups"], tasks=scale * data["tasks"],
-                         tasks_pred=scale * data["tasks_pred"], continuous=True,
-                         quality="inverse_rmse", attacker=attacker, n_iter=2, random_state=0)
+    result = biasamp.dpa(
+        direction="A->T",
+        groups=data["groups"],
+        tasks=scale * data["tasks"],
+        tasks_pred=scale * data["tasks_pred"],
+        continuous=True,
+        quality="inverse_rmse",
+        attacker=attacker,
+        n_iter=2,
+        random_state=0,
+    )
     return result.value, result.psi_m - result.psi_d
 
 
@@ -64,12 +74,20 @@ def sweep(data: dict[str, np.ndarray]) -> pd.DataFrame:
     for width in WIDTHS:
         for depth in DEPTHS:
             for iterations in ITERATIONS:
-                attacker = biasamp.MLPAttacker((width,) * depth, activation="tanh",
-                                               max_iter=iterations)
+                attacker = biasamp.MLPAttacker(
+                    (width,) * depth, activation="tanh", max_iter=iterations
+                )
                 relative, absolute = measure(data, attacker)
-                rows.append({"attacker": f"{width}x{depth}, {iterations} it",
-                             "width": width, "depth": depth, "iterations": iterations,
-                             "relative (DPA)": relative, "absolute": absolute})
+                rows.append(
+                    {
+                        "attacker": f"{width}x{depth}, {iterations} it",
+                        "width": width,
+                        "depth": depth,
+                        "iterations": iterations,
+                        "relative (DPA)": relative,
+                        "absolute": absolute,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -80,8 +98,13 @@ def plot(table: pd.DataFrame, path: Path) -> None:
     for column, color in (("absolute", "C0"), ("relative (DPA)", "C3")):
         values = table[column]
         axes[0].plot(x, values, marker="o", color=color, label=column)
-        axes[1].plot(x, values / values.mean(), marker="o", color=color,
-                     label=f"{column}: CV = {values.std(ddof=1) / values.mean():.2f}")
+        axes[1].plot(
+            x,
+            values / values.mean(),
+            marker="o",
+            color=color,
+            label=f"{column}: CV = {values.std(ddof=1) / values.mean():.2f}",
+        )
     for ax in axes:
         ax.set_xticks(x, table["attacker"], rotation=90, fontsize=7)
         ax.legend(fontsize=8)
@@ -89,8 +112,9 @@ def plot(table: pd.DataFrame, path: Path) -> None:
     axes[0].set_title("A->T amplification per attacker", fontsize=10)
     axes[1].set_ylabel("value / mean over attackers")
     axes[1].set_title("the same, relative to its mean (spread = sensitivity)", fontsize=10)
-    fig.suptitle("DPA paper, appendix D.1: relative vs absolute change across 24 attackers",
-                 fontsize=10)
+    fig.suptitle(
+        "DPA paper, appendix D.1: relative vs absolute change across 24 attackers", fontsize=10
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -107,10 +131,14 @@ def main(output_dir: Path | str | None = None) -> dict[str, float]:
     rel_1, abs_1 = measure(data, reference)
     rel_10, abs_10 = measure(data, reference, scale=10.0)
     return {
-        "relative: mean": float(rel.mean()), "relative: CV": float(rel.std(ddof=1) / rel.mean()),
-        "absolute: mean": float(ab.mean()), "absolute: CV": float(ab.std(ddof=1) / ab.mean()),
-        "relative: min": float(rel.min()), "absolute: min": float(ab.min()),
-        "relative, T x10 / T x1": rel_10 / rel_1, "absolute, T x10 / T x1": abs_10 / abs_1,
+        "relative: mean": float(rel.mean()),
+        "relative: CV": float(rel.std(ddof=1) / rel.mean()),
+        "absolute: mean": float(ab.mean()),
+        "absolute: CV": float(ab.std(ddof=1) / ab.mean()),
+        "relative: min": float(rel.min()),
+        "absolute: min": float(ab.min()),
+        "relative, T x10 / T x1": rel_10 / rel_1,
+        "absolute, T x10 / T x1": abs_10 / abs_1,
     }
 
 

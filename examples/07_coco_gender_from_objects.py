@@ -64,11 +64,15 @@ def data() -> dict[str, object]:
     train, test = load_coco_gender("val"), load_coco_gender("test")
     objects = [c for c in train.columns if c not in ("image_id", "gender")]
     # Identical training rows are fitted once with their count as weight (faster, same fit).
-    patterns = (train.groupby(objects + ["gender"], sort=False).size()
-                .rename("count").reset_index())
+    patterns = train.groupby(objects + ["gender"], sort=False).size().rename("count").reset_index()
     counts_train = biasamp.CountTable.from_arrays(groups=train["gender"], tasks=train[objects])
-    return {"train": train, "test": test, "objects": objects, "patterns": patterns,
-            "counts_train": counts_train}
+    return {
+        "train": train,
+        "test": test,
+        "objects": objects,
+        "patterns": patterns,
+        "counts_train": counts_train,
+    }
 
 
 def fit_predict(model: ClassifierMixin, d: dict[str, object], seed: int) -> np.ndarray:
@@ -93,12 +97,27 @@ def fit_predict(model: ClassifierMixin, d: dict[str, object], seed: int) -> np.n
 
 def measure(d: dict[str, object], pred: np.ndarray, seed: int) -> dict[str, float]:
     test, objects = d["test"], d["objects"]
-    ba = biasamp.directional(direction="T->A", groups=test["gender"], tasks=test[objects],
-                             groups_pred=pred, counts_train=d["counts_train"])
-    dpa = biasamp.dpa(direction="T->A", groups=test["gender"], tasks=test[objects],
-                      groups_pred=pred, attacker="logistic", n_iter=2, random_state=seed)
-    return {"accuracy": float((pred == test["gender"].to_numpy()).mean()),
-            "BA-> T->A": ba.value, "DPA T->A": dpa.value}
+    ba = biasamp.directional(
+        direction="T->A",
+        groups=test["gender"],
+        tasks=test[objects],
+        groups_pred=pred,
+        counts_train=d["counts_train"],
+    )
+    dpa = biasamp.dpa(
+        direction="T->A",
+        groups=test["gender"],
+        tasks=test[objects],
+        groups_pred=pred,
+        attacker="logistic",
+        n_iter=2,
+        random_state=seed,
+    )
+    return {
+        "accuracy": float((pred == test["gender"].to_numpy()).mean()),
+        "BA-> T->A": ba.value,
+        "DPA T->A": dpa.value,
+    }
 
 
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:
@@ -106,8 +125,16 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     for (model, metric), values in frame.groupby(["model", "metric"], sort=False)["value"]:
         arr = values.to_numpy()
         half = stats.t.ppf(0.975, len(arr) - 1) * arr.std(ddof=1) / np.sqrt(len(arr))
-        rows.append({"model": model, "metric": metric, "mean": arr.mean(), "ci95": half,
-                     "low": arr.mean() - half, "high": arr.mean() + half})
+        rows.append(
+            {
+                "model": model,
+                "metric": metric,
+                "mean": arr.mean(),
+                "ci95": half,
+                "low": arr.mean() - half,
+                "high": arr.mean() + half,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -123,15 +150,15 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
         ax.set_title(f"{metric} (95% CI, 5 seeds)", fontsize=10)
         if metric != "accuracy":
             ax.axhline(0, color="0.5", lw=0.8)
-    fig.suptitle("COCO: predicting gender from the objects in the image, growing capacity",
-                 fontsize=10)
+    fig.suptitle(
+        "COCO: predicting gender from the objects in the image, growing capacity", fontsize=10
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def main(output_dir: Path | str | None = None,
-         seeds: tuple[int, ...] = SEEDS) -> dict[str, float]:
+def main(output_dir: Path | str | None = None, seeds: tuple[int, ...] = SEEDS) -> dict[str, float]:
     out = _gallery.output_dir(output_dir)
     d = data()
     records = []
@@ -141,14 +168,22 @@ def main(output_dir: Path | str | None = None,
             for metric, value in measure(d, pred, seed).items():
                 records.append({"model": name, "seed": seed, "metric": metric, "value": value})
     summary = summarize(pd.DataFrame(records))
-    lines = ["# T->A on real COCO labels: gender-from-objects classifiers", "",
-             "Mean and 95% t-interval over 5 seeds (bootstrap refits); thresholds calibrated "
-             "to the training share of men.", "",
-             _gallery.markdown_table(summary, floatfmt=".4f"), ""]
+    lines = [
+        "# T->A on real COCO labels: gender-from-objects classifiers",
+        "",
+        "Mean and 95% t-interval over 5 seeds (bootstrap refits); thresholds calibrated "
+        "to the training share of men.",
+        "",
+        _gallery.markdown_table(summary, floatfmt=".4f"),
+        "",
+    ]
     (out / "07_coco_t_to_a.md").write_text("\n".join(lines))
     plot(summary, out / "07_coco_t_to_a.png")
-    return {f"{r['model']}: {r['metric']} {stat}": r[stat]
-            for r in summary.to_dict(orient="records") for stat in ("mean", "low", "high")}
+    return {
+        f"{r['model']}: {r['metric']} {stat}": r[stat]
+        for r in summary.to_dict(orient="records")
+        for stat in ("mean", "low", "high")
+    }
 
 
 if __name__ == "__main__":

@@ -42,12 +42,24 @@ import pandas as pd
 import biasamp
 from biasamp.datasets import load_coco_gender, load_imsitu_gender
 
-PAPER_TABLE_2 = pd.DataFrame([
-    {"setting": "paper vSRL test", "Viol. before": 149, "Viol. after": 102,
-     "Amp. bias before": 0.042, "Amp. bias after": 0.025},
-    {"setting": "paper MLC test", "Viol. before": 38, "Viol. after": 16,
-     "Amp. bias before": 0.040, "Amp. bias after": 0.021},
-])
+PAPER_TABLE_2 = pd.DataFrame(
+    [
+        {
+            "setting": "paper vSRL test",
+            "Viol. before": 149,
+            "Viol. after": 102,
+            "Amp. bias before": 0.042,
+            "Amp. bias after": 0.025,
+        },
+        {
+            "setting": "paper MLC test",
+            "Viol. before": 38,
+            "Viol. after": 16,
+            "Amp. bias before": 0.040,
+            "Amp. bias after": 0.021,
+        },
+    ]
+)
 
 
 def imsitu_like(random_state: int = 0) -> dict[str, object]:
@@ -55,33 +67,49 @@ def imsitu_like(random_state: int = 0) -> dict[str, object]:
     train, evaluation = load_imsitu_gender("train"), load_imsitu_gender("val")
     groups = sorted(train["gender"].unique())
     verbs = sorted(train["verb"].unique())
-    joint = (pd.crosstab(train["gender"], train["verb"])
-             .reindex(index=groups, columns=verbs, fill_value=0).to_numpy() + 0.5)
+    joint = (
+        pd.crosstab(train["gender"], train["verb"])
+        .reindex(index=groups, columns=verbs, fill_value=0)
+        .to_numpy()
+        + 0.5
+    )
     log_pair = np.log(joint / joint.sum())
     g_true = evaluation["gender"].map({g: i for i, g in enumerate(groups)}).to_numpy()
     v_true = evaluation["verb"].map({v: i for i, v in enumerate(verbs)}).to_numpy()
     n = len(evaluation)
     rng = np.random.default_rng(random_state)
-    scores = (1.3 * log_pair[None]
-              + 2.0 * (np.arange(len(groups))[None, :, None] == g_true[:, None, None])
-              + 4.0 * (np.arange(len(verbs))[None, None, :] == v_true[:, None, None])
-              + rng.gumbel(size=(n, len(groups), len(verbs))))
-    return {"scores": scores, "structure": "single",
-            "groups_train": train["gender"], "tasks_train": train["verb"],
-            "groups": evaluation["gender"], "tasks": evaluation["verb"]}
+    scores = (
+        1.3 * log_pair[None]
+        + 2.0 * (np.arange(len(groups))[None, :, None] == g_true[:, None, None])
+        + 4.0 * (np.arange(len(verbs))[None, None, :] == v_true[:, None, None])
+        + rng.gumbel(size=(n, len(groups), len(verbs)))
+    )
+    return {
+        "scores": scores,
+        "structure": "single",
+        "groups_train": train["gender"],
+        "tasks_train": train["verb"],
+        "groups": evaluation["gender"],
+        "tasks": evaluation["verb"],
+    }
 
 
 def coco_like(random_state: int = 0, min_count: int = 50) -> dict[str, object]:
     """Simulated CRF potentials ((n, |G|), (n, |G|, |T|, 2)) on the COCO test half."""
     train, evaluation = load_coco_gender("val"), load_coco_gender("test")
-    objects = [c for c in train.columns
-               if c not in ("image_id", "gender") and train[c].sum() >= min_count]
+    objects = [
+        c for c in train.columns if c not in ("image_id", "gender") and train[c].sum() >= min_count
+    ]
     groups = sorted(train["gender"].unique())
     y_train = train[objects].to_numpy(dtype=float)
     g_train = train["gender"].map({g: i for i, g in enumerate(groups)}).to_numpy()
     p_group = np.bincount(g_train, minlength=len(groups)) / len(g_train)
-    p_task = np.stack([(y_train[g_train == k].sum(axis=0) + 0.5) / ((g_train == k).sum() + 1.0)
-                       for k in range(len(groups))])  # P(t | g), (|G|, |T|)
+    p_task = np.stack(
+        [
+            (y_train[g_train == k].sum(axis=0) + 0.5) / ((g_train == k).sum() + 1.0)
+            for k in range(len(groups))
+        ]
+    )  # P(t | g), (|G|, |T|)
     y = evaluation[objects].to_numpy(dtype=float)
     g_true = evaluation["gender"].map({g: i for i, g in enumerate(groups)}).to_numpy()
     n = len(evaluation)
@@ -92,9 +120,14 @@ def coco_like(random_state: int = 0, min_count: int = 50) -> dict[str, object]:
     task_scores = np.empty((n, len(groups), len(objects), 2))
     task_scores[..., 0] = np.log(p_task)[None] + evidence
     task_scores[..., 1] = np.log1p(-p_task)[None]
-    return {"scores": (group_scores, task_scores), "structure": "multilabel",
-            "groups_train": train["gender"], "tasks_train": train[objects],
-            "groups": evaluation["gender"], "tasks": evaluation[objects]}
+    return {
+        "scores": (group_scores, task_scores),
+        "structure": "multilabel",
+        "groups_train": train["gender"],
+        "tasks_train": train[objects],
+        "groups": evaluation["gender"],
+        "tasks": evaluation[objects],
+    }
 
 
 def run(setting: dict[str, object]) -> biasamp.RBAResult:
@@ -116,8 +149,12 @@ def amplification_by_training_bias(frame: pd.DataFrame, stage: str) -> pd.DataFr
     b, p = frame["b_train"], frame[f"b_pred_{stage}"]
     amp = np.where(b > 0.5, p - b, b - p)
     bins = pd.cut(b, np.linspace(0, 1, 11))
-    return (pd.DataFrame({"bin": bins, "amp": amp}).groupby("bin", observed=True)["amp"]
-            .mean().reset_index())
+    return (
+        pd.DataFrame({"bin": bins, "amp": amp})
+        .groupby("bin", observed=True)["amp"]
+        .mean()
+        .reset_index()
+    )
 
 
 def plot(frames: dict[str, pd.DataFrame], path: Path) -> None:
@@ -127,10 +164,20 @@ def plot(frames: dict[str, pd.DataFrame], path: Path) -> None:
         frame = frame.dropna(subset=["b_pred_before", "b_pred_after"])
         for ax, stage in zip(row[:2], ("before", "after"), strict=True):
             bad = frame[f"violation_{stage}"].astype(bool)
-            ax.scatter(frame["b_train"][~bad], frame[f"b_pred_{stage}"][~bad], s=10,
-                       color="C2", label="within margin")
-            ax.scatter(frame["b_train"][bad], frame[f"b_pred_{stage}"][bad], s=10,
-                       color="C3", label=f"violation ({int(bad.sum())})")
+            ax.scatter(
+                frame["b_train"][~bad],
+                frame[f"b_pred_{stage}"][~bad],
+                s=10,
+                color="C2",
+                label="within margin",
+            )
+            ax.scatter(
+                frame["b_train"][bad],
+                frame[f"b_pred_{stage}"][bad],
+                s=10,
+                color="C3",
+                label=f"violation ({int(bad.sum())})",
+            )
             line = np.array([0.0, 1.0])
             ax.plot(line, line, color="0.3", lw=0.8)
             for shift in (-0.05, 0.05):
@@ -163,11 +210,13 @@ def main(output_dir: Path | str | None = None) -> dict[str, float]:
     for name, result in results.items():
         table = result.table()
         perf = [c for c in table.columns if c not in ("Viol.", "Amp. bias (MALS)")]
-        row = {"setting": name,
-               "Viol. before": int(table.loc["before", "Viol."]),
-               "Viol. after": int(table.loc["after", "Viol."]),
-               "Amp. bias before": float(table.loc["before", "Amp. bias (MALS)"]),
-               "Amp. bias after": float(table.loc["after", "Amp. bias (MALS)"])}
+        row = {
+            "setting": name,
+            "Viol. before": int(table.loc["before", "Viol."]),
+            "Viol. after": int(table.loc["after", "Viol."]),
+            "Amp. bias before": float(table.loc["before", "Amp. bias (MALS)"]),
+            "Amp. bias after": float(table.loc["after", "Amp. bias (MALS)"]),
+        }
         for column in perf:
             row[f"{column} before"] = float(table.loc["before", column])
             row[f"{column} after"] = float(table.loc["after", column])
@@ -180,11 +229,17 @@ def main(output_dir: Path | str | None = None) -> dict[str, float]:
     for column in ("Viol. before", "Viol. after"):
         table[column] = table[column].astype(int).astype(str)
     frames = {name: per_task(result) for name, result in results.items()}
-    lines = ["# RBA before and after (Zhao et al. 2017, table 2 and figure 3)", "",
-             "Simulated CRF-like scores on the real bundled labels (see the example's "
-             "docstring); the paper's rows are its table 2, test set. Performance: top-1 "
-             "(group, verb) accuracy for imSitu-like, object macro-F1 for COCO-like, and "
-             "group accuracy.", "", _gallery.markdown_table(table, floatfmt=".4f"), ""]
+    lines = [
+        "# RBA before and after (Zhao et al. 2017, table 2 and figure 3)",
+        "",
+        "Simulated CRF-like scores on the real bundled labels (see the example's "
+        "docstring); the paper's rows are its table 2, test set. Performance: top-1 "
+        "(group, verb) accuracy for imSitu-like, object macro-F1 for COCO-like, and "
+        "group accuracy.",
+        "",
+        _gallery.markdown_table(table, floatfmt=".4f"),
+        "",
+    ]
     (out / "08_rba.md").write_text("\n".join(lines))
     plot(frames, out / "08_rba.png")
     return key

@@ -46,8 +46,9 @@ GROUPS = ["man", "woman"]
 
 def data(min_count: int = 50) -> dict[str, object]:
     train, test = load_coco_gender("val"), load_coco_gender("test")
-    objects = [c for c in train.columns
-               if c not in ("image_id", "gender") and train[c].sum() >= min_count]
+    objects = [
+        c for c in train.columns if c not in ("image_id", "gender") and train[c].sum() >= min_count
+    ]
     return {"train": train, "test": test, "objects": objects}
 
 
@@ -55,12 +56,12 @@ def fit(groups: np.ndarray, tasks: np.ndarray, weight: np.ndarray) -> dict[str, 
     """P(g) and P(t | g) from weighted rows (add-0.5 smoothing)."""
     g = np.array([groups == name for name in GROUPS], dtype=float) * weight  # (|G|, n)
     size = g.sum(axis=1)
-    return {"p_group": size / size.sum(),
-            "p_task": (g @ tasks + 0.5) / (size[:, None] + 1.0)}
+    return {"p_group": size / size.sum(), "p_task": (g @ tasks + 0.5) / (size[:, None] + 1.0)}
 
 
-def potentials(model: dict[str, np.ndarray], frame: pd.DataFrame, objects: list[str],
-               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def potentials(
+    model: dict[str, np.ndarray], frame: pd.DataFrame, objects: list[str], rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """(group_scores (n, |G|), task_scores (n, |G|, |T|, 2)) for the images of ``frame``."""
     y = frame[objects].to_numpy(dtype=float)
     truth = frame["gender"].to_numpy()
@@ -84,11 +85,17 @@ def marginals(group_scores: np.ndarray, task_scores: np.ndarray) -> tuple[np.nda
     return p_group[:, 0], np.einsum("ng,ngt->nt", p_group, p_task_given_g)
 
 
-def decode(group_scores: np.ndarray, task_scores: np.ndarray, d: dict[str, object]
-           ) -> dict[str, object]:
+def decode(
+    group_scores: np.ndarray, task_scores: np.ndarray, d: dict[str, object]
+) -> dict[str, object]:
     """Joint argmax decoding (an RBA run with one inference, i.e. no calibration)."""
-    res = biasamp.rba((group_scores, task_scores), structure="multilabel", max_iter=1,
-                      groups_train=d["train"]["gender"], tasks_train=d["train"][d["objects"]])
+    res = biasamp.rba(
+        (group_scores, task_scores),
+        structure="multilabel",
+        max_iter=1,
+        groups_train=d["train"]["gender"],
+        tasks_train=d["train"][d["objects"]],
+    )
     return {"groups_pred": res.groups_pred_before, "tasks_pred": res.tasks_pred_before}
 
 
@@ -111,45 +118,55 @@ def runs_for_seed(d: dict[str, object], seed: int) -> dict[str, dict[str, object
     man_test, tasks_test = marginals(*test_pot)
     rate_man = float((groups == "man").mean())
     group_cal = biasamp.calibrate_thresholds(man_val, rate=rate_man)
-    task_cal = biasamp.calibrate_thresholds(pd.DataFrame(tasks_val, columns=objects),
-                                            rate=pd.Series(tasks.mean(axis=0), index=objects))
+    task_cal = biasamp.calibrate_thresholds(
+        pd.DataFrame(tasks_val, columns=objects), rate=pd.Series(tasks.mean(axis=0), index=objects)
+    )
     is_man = np.asarray(group_cal.apply(man_test)).reshape(-1).astype(bool)
     out["calibrated thresholds"] = {
         "groups_pred": np.where(is_man, "man", "woman"),
-        "tasks_pred": pd.DataFrame(np.asarray(task_cal.apply(
-            pd.DataFrame(tasks_test, columns=objects))).astype(int), columns=objects),
+        "tasks_pred": pd.DataFrame(
+            np.asarray(task_cal.apply(pd.DataFrame(tasks_test, columns=objects))).astype(int),
+            columns=objects,
+        ),
     }
 
-    calibrated = biasamp.rba(test_pot, structure="multilabel", margin=0.05, max_iter=100,
-                             groups_train=train["gender"], tasks_train=train[objects])
+    calibrated = biasamp.rba(
+        test_pot,
+        structure="multilabel",
+        margin=0.05,
+        max_iter=100,
+        groups_train=train["gender"],
+        tasks_train=train[objects],
+    )
     out["RBA"] = {"groups_pred": calibrated.groups_pred, "tasks_pred": calibrated.tasks_pred}
     return out
 
 
 def plot(table: pd.DataFrame, path: Path) -> None:
     plt = _gallery.pyplot()
-    metrics = [c for c in table.columns
-               if not c.endswith("±") and c not in ("method", "n_runs")]
+    metrics = [c for c in table.columns if not c.endswith("±") and c not in ("method", "n_runs")]
     fig, axes = plt.subplots(2, (len(metrics) + 1) // 2, figsize=(15, 6.5))
     for ax, metric in zip(axes.reshape(-1), metrics, strict=False):
         err = table.get(f"{metric} ±")
-        ax.bar(np.arange(len(table)), table[metric],
-               yerr=None if err is None else err, capsize=3,
-               color=[f"C{i}" for i in range(len(table))])
+        ax.bar(
+            np.arange(len(table)),
+            table[metric],
+            yerr=None if err is None else err,
+            capsize=3,
+            color=[f"C{i}" for i in range(len(table))],
+        )
         ax.set_xticks(np.arange(len(table)), table["method"], rotation=25, fontsize=7)
         ax.axhline(0, color="0.4", lw=0.8)
         ax.set_title(metric, fontsize=9)
-    for ax in axes.reshape(-1)[len(metrics):]:
+    for ax in axes.reshape(-1)[len(metrics) :]:
         ax.axis("off")
-    fig.suptitle("COCO test half: mitigations on every metric (95% CI over 5 seeds)",
-                 fontsize=10)
+    fig.suptitle("COCO test half: mitigations on every metric (95% CI over 5 seeds)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def main(output_dir: Path | str | None = None,
-         seeds: tuple[int, ...] = SEEDS) -> dict[str, float]:
+def main(output_dir: Path | str | None = None, seeds: tuple[int, ...] = SEEDS) -> dict[str, float]:
     out = _gallery.output_dir(output_dir)
     d = data()
     methods: dict[str, list[dict[str, object]]] = {}
@@ -157,15 +174,24 @@ def main(output_dir: Path | str | None = None,
         for name, run in runs_for_seed(d, seed).items():
             methods.setdefault(name, []).append(run)
     table = biasamp.compare_mitigations(
-        methods, groups_train=d["train"]["gender"], tasks_train=d["train"][d["objects"]],
-        groups=d["test"]["gender"], tasks=d["test"][d["objects"]])
+        methods,
+        groups_train=d["train"]["gender"],
+        tasks_train=d["train"][d["objects"]],
+        groups=d["test"]["gender"],
+        tasks=d["test"][d["objects"]],
+    )
     table = table.reset_index() if "method" not in table.columns else table
     if "method" not in table.columns:
         table = table.rename(columns={table.columns[0]: "method"})
-    lines = ["# Mitigations compared on every metric (Zhao et al. 2023, table 5 in spirit)", "",
-             "COCO test half, CRF-like simulated model (see the example's docstring); mean "
-             "and 95% t-interval half-width (±) over 5 seeds.", "",
-             _gallery.markdown_table(table, floatfmt=".4f"), ""]
+    lines = [
+        "# Mitigations compared on every metric (Zhao et al. 2023, table 5 in spirit)",
+        "",
+        "COCO test half, CRF-like simulated model (see the example's docstring); mean "
+        "and 95% t-interval half-width (±) over 5 seeds.",
+        "",
+        _gallery.markdown_table(table, floatfmt=".4f"),
+        "",
+    ]
     (out / "09_mitigations.md").write_text("\n".join(lines))
     plot(table, out / "09_mitigations.png")
     key = {}

@@ -13,8 +13,9 @@ import pandas as pd
 
 GALLERY = Path(__file__).resolve().parents[1] / "docs" / "gallery"
 
-ERR_MATPLOTLIB = ("The examples draw their figures with matplotlib: "
-                  "pip install 'biasamp[plot]' (or matplotlib).")
+ERR_MATPLOTLIB = (
+    "The examples draw their figures with matplotlib: pip install 'biasamp[plot]' (or matplotlib)."
+)
 
 
 def output_dir(path: Path | str | None) -> Path:
@@ -46,6 +47,8 @@ def markdown_table(frame: pd.DataFrame, floatfmt: str = ".4f") -> str:
     """A GitHub markdown table of ``frame`` (no index), without the tabulate package."""
     header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    body = ["| " + " | ".join(_cell(v, floatfmt) for v in row) + " |"
-            for row in frame.itertuples(index=False, name=None)]
+    body = [
+        "| " + " | ".join(_cell(v, floatfmt) for v in row) + " |"
+        for row in frame.itertuples(index=False, name=None)
+    ]
     return "\n".join([header, rule, *body])

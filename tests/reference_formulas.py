@@ -8,8 +8,17 @@ from __future__ import annotations
 import numpy as np
 
 
-def brute_directional(direction, groups, tasks, preds, weights, groups_train=None,
-                      tasks_train=None, weights_train=None, tie_rule="zero"):
+def brute_directional(
+    direction,
+    groups,
+    tasks,
+    preds,
+    weights,
+    groups_train=None,
+    tasks_train=None,
+    weights_train=None,
+    tie_rule="zero",
+):
     """BiasAmp-> of Wang & Russakovsky (eq. 2); pairs with an empty conditioning set are
     left out of the mean; returns None when every pair is empty."""
     if groups_train is None:
@@ -29,12 +38,16 @@ def brute_directional(direction, groups, tasks, preds, weights, groups_train=Non
                 cond = weights * groups[:, a]
                 if cond.sum() == 0:
                     continue
-                delta = (cond * preds[:, t]).sum() / cond.sum() - (cond * tasks[:, t]).sum() / cond.sum()
+                delta = (cond * preds[:, t]).sum() / cond.sum() - (
+                    cond * tasks[:, t]
+                ).sum() / cond.sum()
             else:
                 cond = weights * tasks[:, t]
                 if cond.sum() == 0:
                     continue
-                delta = (cond * preds[:, a]).sum() / cond.sum() - (cond * groups[:, a]).sum() / cond.sum()
+                delta = (cond * preds[:, a]).sum() / cond.sum() - (
+                    cond * groups[:, a]
+                ).sum() / cond.sum()
             if tie_rule == "paper":
                 terms.append(delta if y == 1 else -delta)
             else:
@@ -42,16 +55,22 @@ def brute_directional(direction, groups, tasks, preds, weights, groups_train=Non
     return float(np.mean(terms)) if terms else None
 
 
-def brute_mals(groups_train, tasks_train, weights_train, groups_pred, tasks_pred, weights,
-               margin=0.05):
+def brute_mals(
+    groups_train, tasks_train, weights_train, groups_pred, tasks_pred, weights, margin=0.05
+):
     """BiasAmp_MALS of Zhao et al. (2017) and the number of tasks violating the margin."""
     n_groups, n_tasks = groups_train.shape[1], tasks_train.shape[1]
     total, violations = 0.0, 0
     for t in range(n_tasks):
-        c_train = np.array([(weights_train * groups_train[:, g] * tasks_train[:, t]).sum()
-                            for g in range(n_groups)])
-        c_pred = np.array([(weights * groups_pred[:, g] * tasks_pred[:, t]).sum()
-                           for g in range(n_groups)])
+        c_train = np.array(
+            [
+                (weights_train * groups_train[:, g] * tasks_train[:, t]).sum()
+                for g in range(n_groups)
+            ]
+        )
+        c_pred = np.array(
+            [(weights * groups_pred[:, g] * tasks_pred[:, t]).sum() for g in range(n_groups)]
+        )
         violated = False
         for g in range(n_groups):
             if c_train.sum() == 0:

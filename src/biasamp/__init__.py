@@ -2,7 +2,7 @@
 
 The path from data to a number is short and the same for every co-occurrence metric::
 
-    label arrays --(_inputs)--> LabelMatrix --(_counts)--> CountTable --(metric)--> result
+    label arrays --(inputs)--> LabelMatrix --(counts)--> CountTable --(metrics)--> result
 
 Public API, by concern
 ----------------------
@@ -34,17 +34,21 @@ Bundled data: :mod:`biasamp.datasets`. Command line: ``biasamp --help``.
 """
 
 # counts
-from ._counts import CountTable
-from ._pattern_counts import PatternCountTable
-from ._results import PairwiseResult
+from biasamp.counts import CountTable, PatternCountTable
+from biasamp.results import PairwiseResult
 
 # single-attribute co-occurrence metrics
-from ._directional import directional, directional_from_counts
-from ._mals import bias_scores, mals, mals_from_counts
+from biasamp.metrics import (
+    bias_scores,
+    directional,
+    directional_from_counts,
+    mals,
+    mals_from_counts,
+)
 
 # multi-attribute co-occurrence metrics
-from ._multi_attribute import (
-    MultiAttributeResult,
+from biasamp.results import MultiAttributeResult
+from biasamp.metrics import (
     multi_directional,
     multi_directional_from_counts,
     multi_mals,
@@ -52,34 +56,45 @@ from ._multi_attribute import (
 )
 
 # predictability metrics
-from ._attackers import ExactAttacker, MLPAttacker
-from ._predictability import PredictabilityResult, dpa, leakage_amplification
+from biasamp.results import PredictabilityResult
+from biasamp.predictability import ExactAttacker, MLPAttacker, dpa, leakage_amplification
 
 # uncertainty and thresholds
-from ._bootstrap import interval_from_replicates, replicate_weights
-from ._runs import RunsSummary, across_runs
-from ._thresholds import (
+from biasamp.results import interval_from_replicates
+from biasamp.counts import replicate_weights
+from biasamp.uncertainty import (
+    RunsSummary,
     ThresholdCalibration,
     ThresholdSweep,
+    across_runs,
     calibrate_thresholds,
     plot_threshold_sweep,
     threshold_sweep,
 )
 
 # mitigation
-from ._compare import compare_mitigations
-from ._oversampling import Oversampling, oversample
-from ._rba import CandidateOutputs, RBAResult, rba
+from biasamp.mitigation import (
+    CandidateOutputs,
+    Oversampling,
+    RBAResult,
+    compare_mitigations,
+    oversample,
+    rba,
+)
 
 # data larger than memory
-from ._atomic_write import atomic_output
-from ._column_roles import ColumnRoles
-from ._count_io import load_counts, save_counts
-from ._dask_counts import counts_from_dask
-from ._group_sums import counts_from_group_sums, group_sums_sql
-from ._streaming import counts_from_files, pattern_counts_from_files
+from biasamp.output import atomic_output
+from biasamp.inputs import ColumnRoles
+from biasamp.counts import load_counts, save_counts
+from biasamp.engines import (
+    counts_from_dask,
+    counts_from_files,
+    counts_from_group_sums,
+    group_sums_sql,
+    pattern_counts_from_files,
+)
 
-__version__ = "0.1.0"
+from biasamp._version import __version__
 
 __all__ = [
     # counts

@@ -15,7 +15,10 @@ T = TypeVar("T")
 
 
 def progress_iter(
-    items: Iterable[T], *, total: int | None = None, description: str = "working",
+    items: Iterable[T],
+    *,
+    total: int | None = None,
+    description: str = "working",
     enabled: bool = False,
 ) -> Iterator[T]:
     """Yield ``items``, showing a progress bar when ``enabled`` is true.
@@ -46,8 +49,13 @@ def progress_iter(
 
     if total is None and hasattr(items, "__len__"):
         total = len(items)  # type: ignore[arg-type]
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TimeRemainingColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(description, total=total)
         for item in items:

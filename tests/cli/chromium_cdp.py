@@ -19,8 +19,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "chromium",
-                       "chromium-browser", "google-chrome")
+CHROMIUM_CANDIDATES = (
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+)
 
 #: Flags: headless, no sandbox (containers), nothing that talks to the network.
 CHROMIUM_FLAGS = (
@@ -45,8 +50,11 @@ CHROMIUM_FLAGS = (
 def find_chromium() -> str | None:
     """The path of a Chromium executable, or None."""
     for name in CHROMIUM_CANDIDATES:
-        path = shutil.which(name) if not name.startswith("/") else (name if os.path.exists(name)
-                                                                     else None)
+        path = (
+            shutil.which(name)
+            if not name.startswith("/")
+            else (name if os.path.exists(name) else None)
+        )
         if path:
             return path
     return None
@@ -75,8 +83,11 @@ class Chromium:
 
         self.process = subprocess.Popen(
             [executable, *CHROMIUM_FLAGS, f"--user-data-dir={user_data_dir}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            pass_fds=(3, 4), preexec_fn=child_fds,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            pass_fds=(3, 4),
+            preexec_fn=child_fds,
         )
         os.close(cmd_read)
         os.close(out_write)
@@ -97,8 +108,9 @@ class Chromium:
                     self._inbox.put(json.loads(message))
         self._inbox.put(None)
 
-    def send(self, method: str, params: dict[str, Any] | None = None, *,
-             session: bool = True) -> dict[str, Any]:
+    def send(
+        self, method: str, params: dict[str, Any] | None = None, *, session: bool = True
+    ) -> dict[str, Any]:
         """Send a command and wait for its answer (events seen meanwhile are kept)."""
         self._next_id += 1
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
@@ -121,8 +133,7 @@ class Chromium:
         except queue.Empty as exc:
             raise CDPError(f"no answer to {waiting_for} within {self.timeout} s") from exc
         if message is None:
-            err = self.process.stderr.read().decode(errors="replace") if self.process.stderr \
-                else ""
+            err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
             raise CDPError(f"the browser exited while waiting for {waiting_for}: {err[-2000:]}")
         return message
 
@@ -142,9 +153,9 @@ class Chromium:
         """Attach to the initial page target (flattened session)."""
         targets = self.send("Target.getTargets", session=False)["targetInfos"]
         page = next(t for t in targets if t["type"] == "page")
-        self.session = self.send("Target.attachToTarget",
-                                 {"targetId": page["targetId"], "flatten": True},
-                                 session=False)["sessionId"]
+        self.session = self.send(
+            "Target.attachToTarget", {"targetId": page["targetId"], "flatten": True}, session=False
+        )["sessionId"]
 
     def close(self) -> None:
         try:

@@ -32,14 +32,20 @@ def test_demo_t_to_a_with_perfect_gender_is_zero():
 
     test = load_coco_gender("test")
     objects = test.columns[2:]
-    zero = directional(direction="T->A", groups=test["gender"], tasks=test[objects],
-                       groups_pred=test["gender"])
+    zero = directional(
+        direction="T->A", groups=test["gender"], tasks=test[objects], groups_pred=test["gender"]
+    )
     assert zero.value == 0.0
 
 
 def test_demo_command_prints_the_tables():
-    out = subprocess.run([sys.executable, "-m", "biasamp.cli.main", "demo", "--top", "3"],
-                         capture_output=True, text=True, check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "biasamp.cli.main", "demo", "--top", "3"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     assert "BiasAmp T->A" in out.stdout
     assert "BiasAmp_MALS" in out.stdout
     assert "Top 3 pairs" in out.stdout

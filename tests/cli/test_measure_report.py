@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli.audit import ERR_DELIMITER_ARG, ERR_THRESHOLD
+from biasamp.cli.arguments import ERR_DELIMITER_ARG, ERR_THRESHOLD
 from biasamp.cli.inputs import (
     ERR_DELIMITER,
     ERR_DUPLICATE_IDS,
@@ -48,10 +48,22 @@ def worked_example(pred_gender: bool = True) -> tuple[pd.DataFrame, pd.DataFrame
     gender = ["woman"] * 66 + ["man"] * 34 + ["woman"] * 20 + ["man"] * 80
     activity = ["cooking"] * 100 + ["skiing"] * 100
     train = pd.DataFrame({"gender": gender, "activity": activity})
-    predicted = (["woman"] * 66 + ["woman"] * 18 + ["man"] * 16
-                 + ["man"] * 10 + ["woman"] * 10 + ["man"] * 80)
-    test = pd.DataFrame({"id": [f"t{i}" for i in range(200)], "gender": gender,
-                         "activity": activity, "pred_activity": activity})
+    predicted = (
+        ["woman"] * 66
+        + ["woman"] * 18
+        + ["man"] * 16
+        + ["man"] * 10
+        + ["woman"] * 10
+        + ["man"] * 80
+    )
+    test = pd.DataFrame(
+        {
+            "id": [f"t{i}" for i in range(200)],
+            "gender": gender,
+            "activity": activity,
+            "pred_activity": activity,
+        }
+    )
     if pred_gender:
         test["pred_gender"] = predicted
     return train, test
@@ -61,9 +73,25 @@ def test_measure_categorical_layout_worked_example_json_and_gate(tmp_path):
     train, test = worked_example()
     train.to_csv(tmp_path / "train.csv", index=False)
     test.to_csv(tmp_path / "test.csv", index=False)
-    proc = run_cli("measure", "test.csv", "--train", "train.csv", "--group", "gender",
-                   "--task", "activity", "--pred-prefix", "pred_", "--json", "out.json",
-                   "--fail-above", "mals=0.1", "--fail-above", "t2a=0.2", cwd=tmp_path)
+    proc = run_cli(
+        "measure",
+        "test.csv",
+        "--train",
+        "train.csv",
+        "--group",
+        "gender",
+        "--task",
+        "activity",
+        "--pred-prefix",
+        "pred_",
+        "--json",
+        "out.json",
+        "--fail-above",
+        "mals=0.1",
+        "--fail-above",
+        "t2a=0.2",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 1, proc.stderr  # mals 0.14 > 0.1
     assert "gate mals <= 0.1: FAILED" in proc.stdout
     assert "gate directional-t2a <= 0.2: passed" in proc.stdout
@@ -78,14 +106,37 @@ def test_measure_categorical_layout_worked_example_json_and_gate(tmp_path):
     assert sum(p["contribution"] for p in mals_doc["pairs"]) == pytest.approx(0.14)
     assert mals_doc["interval"] is None and mals_doc["n_boot"] == 0
     sha = hashlib.sha256((tmp_path / "test.csv").read_bytes()).hexdigest()
-    assert doc["inputs"][0] == {"role": "data", "path": "test.csv", "format": "csv",
-                                "sha256": sha, "rows": 200}
+    assert doc["inputs"][0] == {
+        "role": "data",
+        "path": "test.csv",
+        "format": "csv",
+        "sha256": sha,
+        "rows": 200,
+    }
     assert [g["passed"] for g in doc["gates"]] == [False, True]
     assert doc["settings"]["group"] == "gender"
     # the gate passes under a looser bound (in process: same code path, no launch)
-    assert main(["measure", str(tmp_path / "test.csv"), "--train", str(tmp_path / "train.csv"),
-                 "--group", "gender", "--task", "activity", "--pred-prefix", "pred_",
-                 "--fail-above", "mals=0.2", "--top", "0"]) == 0
+    assert (
+        main(
+            [
+                "measure",
+                str(tmp_path / "test.csv"),
+                "--train",
+                str(tmp_path / "train.csv"),
+                "--group",
+                "gender",
+                "--task",
+                "activity",
+                "--pred-prefix",
+                "pred_",
+                "--fail-above",
+                "mals=0.2",
+                "--top",
+                "0",
+            ]
+        )
+        == 0
+    )
 
 
 def test_report_indicator_layout_json_is_valid_and_matches_the_library(indicator_report):
@@ -103,9 +154,14 @@ def test_report_indicator_layout_json_is_valid_and_matches_the_library(indicator
     train = pd.read_csv(root / "train.csv")
     scores = pd.read_parquet(root / "scores.parquet").set_index("image_id").loc[truth["image_id"]]
     tasks = ["cup", "ski", XSS_TASK, "$x^2$ \\alpha"]
-    want = directional(direction="A->T", groups=truth[[XSS_GROUP, "other"]], tasks=truth[tasks],
-                       tasks_pred=(scores[tasks] > 0.5).astype(int).reset_index(drop=True),
-                       groups_train=train[[XSS_GROUP, "other"]], tasks_train=train[tasks])
+    want = directional(
+        direction="A->T",
+        groups=truth[[XSS_GROUP, "other"]],
+        tasks=truth[tasks],
+        tasks_pred=(scores[tasks] > 0.5).astype(int).reset_index(drop=True),
+        groups_train=train[[XSS_GROUP, "other"]],
+        tasks_train=train[tasks],
+    )
     assert doc["metrics"][0]["value"] == pytest.approx(want.value, abs=1e-15)
     assert XSS_GROUP in indicator_report["stdout"]  # printed as text, not markup
 
@@ -130,38 +186,68 @@ def _error_case(tmp_path: Path, name: str) -> tuple[list[str], str]:
     data.write_text(good)
     base = ["measure", "data.csv", "--group", "g", "--task-cols", "t"]
     if name == "missing column":
-        return ["measure", "data.csv", "--group", "gender", "--task-cols", "t",
-                "--pred-prefix", "p_"], ERR_MISSING_COLUMN.format(
-            file="data.csv", column="gender", option="--group", columns="'id', 'g', 't'")
+        return [
+            "measure",
+            "data.csv",
+            "--group",
+            "gender",
+            "--task-cols",
+            "t",
+            "--pred-prefix",
+            "p_",
+        ], ERR_MISSING_COLUMN.format(
+            file="data.csv", column="gender", option="--group", columns="'id', 'g', 't'"
+        )
     if name == "non-binary value":
         data.write_text("id,g,t,p_t\na,m,1,1\nb,w,0,3\n")
         return [*base, "--pred-prefix", "p_"], ERR_NOT_BINARY.format(
-            file="data.csv", column="p_t", value=3, row=2)
+            file="data.csv", column="p_t", value=3, row=2
+        )
     if name == "id missing":
         (tmp_path / "pred.csv").write_text("id,t\na,1\n")
         return [*base, "--pred", "pred.csv", "--id", "id"], ERR_ID_MISSING.format(
-            column="id", count=1, file_a="data.csv", file_b="pred.csv", examples="'b'")
+            column="id", count=1, file_a="data.csv", file_b="pred.csv", examples="'b'"
+        )
     if name == "duplicate ids":
         (tmp_path / "pred.csv").write_text("id,t\na,1\nb,0\nb,1\n")
         return [*base, "--pred", "pred.csv", "--id", "id"], ERR_DUPLICATE_IDS.format(
-            file="pred.csv", column="id", count=1, examples="'b'")
+            file="pred.csv", column="id", count=1, examples="'b'"
+        )
     if name == "empty file":
         data.write_text("")
         return [*base, "--pred-prefix", "p_"], ERR_EMPTY_FILE.format(file="data.csv")
     if name == "wrong delimiter":
         data.write_text("g;t;p_t\nm;1;1\n")
         return [*base, "--pred-prefix", "p_"], ERR_DELIMITER.format(
-            file="data.csv", header="g;t;p_t", char=";", expected=",")
+            file="data.csv", header="g;t;p_t", char=";", expected=","
+        )
     if name == "malformed parquet":
         (tmp_path / "data.parquet").write_bytes(b"PAR1garbage")
-        return ["measure", "data.parquet", "--group", "g", "--task-cols", "t",
-                "--pred-prefix", "p_"], "data.parquet: not a readable Parquet file ("
+        return [
+            "measure",
+            "data.parquet",
+            "--group",
+            "g",
+            "--task-cols",
+            "t",
+            "--pred-prefix",
+            "p_",
+        ], "data.parquet: not a readable Parquet file ("
     raise AssertionError(name)
 
 
-@pytest.mark.parametrize("name", ["missing column", "non-binary value", "id missing",
-                                  "duplicate ids", "empty file", "wrong delimiter",
-                                  "malformed parquet"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "missing column",
+        "non-binary value",
+        "id missing",
+        "duplicate ids",
+        "empty file",
+        "wrong delimiter",
+        "malformed parquet",
+    ],
+)
 def test_input_errors_exit_2_naming_file_column_and_problem(tmp_path, name):
     args, message = _error_case(tmp_path, name)
     proc = run_cli(*args, cwd=tmp_path)
@@ -186,8 +272,16 @@ def test_usage_errors_exit_2(tmp_path, capsys):
 def test_gate_on_a_metric_not_computed_and_missing_inputs_are_usage_errors(tmp_path, capsys):
     train, test = worked_example(pred_gender=False)
     test.to_csv(tmp_path / "test.csv", index=False)
-    args = ["measure", str(tmp_path / "test.csv"), "--group", "gender", "--task", "activity",
-            "--pred-prefix", "pred_"]
+    args = [
+        "measure",
+        str(tmp_path / "test.csv"),
+        "--group",
+        "gender",
+        "--task",
+        "activity",
+        "--pred-prefix",
+        "pred_",
+    ]
     assert main([*args, "--fail-above", "mals=0.1"]) == 2
     assert "--fail-above mals: the metric is not computed" in _flat(capsys.readouterr().err)
     assert main([*args, "--metric", "t2a"]) == 2
@@ -202,10 +296,24 @@ def test_long_layout_and_cell_warnings_in_process(tmp_path, capsys):
     test = test.assign(activity=np.where(np.arange(200) == 0, "juggling", test["activity"]))
     test[["id", "gender", "pred_gender"]].to_csv(tmp_path / "images.csv", index=False)
     test[["id", "activity"]].rename(columns={"activity": "label"}).to_csv(
-        tmp_path / "labels.csv", index=False)
-    code = main(["measure", str(tmp_path / "images.csv"), "--id", "id", "--group", "gender",
-                 "--tasks-long", str(tmp_path / "labels.csv"), "--pred-prefix", "pred_",
-                 "--json", str(tmp_path / "o.json")])
+        tmp_path / "labels.csv", index=False
+    )
+    code = main(
+        [
+            "measure",
+            str(tmp_path / "images.csv"),
+            "--id",
+            "id",
+            "--group",
+            "gender",
+            "--tasks-long",
+            str(tmp_path / "labels.csv"),
+            "--pred-prefix",
+            "pred_",
+            "--json",
+            str(tmp_path / "o.json"),
+        ]
+    )
     assert code == 0
     out = _flat(capsys.readouterr().out)
     assert "evaluation split: 1 of 6 group x task cells are empty" in out
@@ -222,9 +330,18 @@ def test_help_of_each_command_has_the_contract_and_examples(capsys):
             main([command, "--help"])
         assert info.value.code == 0
         text = capsys.readouterr().out
-        for needle in ("Input contract:", "--group-cols", "--task-prefix", "--tasks-long",
-                       "--pred-prefix", "--threshold", "--fail-above", "Examples:",
-                       f"biasamp {command} ", "Exit codes"):
+        for needle in (
+            "Input contract:",
+            "--group-cols",
+            "--task-prefix",
+            "--tasks-long",
+            "--pred-prefix",
+            "--threshold",
+            "--fail-above",
+            "Examples:",
+            f"biasamp {command} ",
+            "Exit codes",
+        ):
             assert needle in text, (command, needle)
     with pytest.raises(SystemExit):
         main(["--help"])
@@ -235,10 +352,28 @@ def test_bootstrap_interval_reaches_the_json(tmp_path, capsys):
     train, test = worked_example()
     train.to_csv(tmp_path / "train.csv", index=False)
     test.to_csv(tmp_path / "test.csv", index=False)
-    args = ["measure", str(tmp_path / "test.csv"), "--train", str(tmp_path / "train.csv"),
-            "--group", "gender", "--task", "activity", "--pred-prefix", "pred_",
-            "--metric", "mals", "--metric", "t2a", "--n-boot", "200", "--seed", "3",
-            "--json", str(tmp_path / "b.json")]
+    args = [
+        "measure",
+        str(tmp_path / "test.csv"),
+        "--train",
+        str(tmp_path / "train.csv"),
+        "--group",
+        "gender",
+        "--task",
+        "activity",
+        "--pred-prefix",
+        "pred_",
+        "--metric",
+        "mals",
+        "--metric",
+        "t2a",
+        "--n-boot",
+        "200",
+        "--seed",
+        "3",
+        "--json",
+        str(tmp_path / "b.json"),
+    ]
     assert main(args) == 0
     doc = json.loads((tmp_path / "b.json").read_text())
     jsonschema.validate(doc, load_schema())
@@ -256,8 +391,18 @@ def test_chunk_size_gives_the_same_numbers_and_rejects_non_positive(tmp_path, ca
     train, test = worked_example()
     train.to_csv(tmp_path / "train.csv", index=False)
     test.to_parquet(tmp_path / "test.parquet", index=False)
-    base = ["measure", str(tmp_path / "test.parquet"), "--train", str(tmp_path / "train.csv"),
-            "--group", "gender", "--task", "activity", "--pred-prefix", "pred_"]
+    base = [
+        "measure",
+        str(tmp_path / "test.parquet"),
+        "--train",
+        str(tmp_path / "train.csv"),
+        "--group",
+        "gender",
+        "--task",
+        "activity",
+        "--pred-prefix",
+        "pred_",
+    ]
     values = []
     for extra in ([], ["--chunk-size", "7"], ["--chunk-size", "1000000"]):
         out = tmp_path / f"out{len(values)}.json"
@@ -277,14 +422,25 @@ def test_a_threshold_that_is_not_a_finite_number_is_a_usage_error(value, tmp_pat
     path = tmp_path / "d.csv"
     path.write_text("g,t,p_t\nm,1,0.7\nw,0,0.2\n", encoding="utf-8")
     with pytest.raises(SystemExit) as info:
-        main(["measure", str(path), "--group", "g", "--task-cols", "t", "--pred-prefix", "p_",
-              f"--threshold={value}"])
+        main(
+            [
+                "measure",
+                str(path),
+                "--group",
+                "g",
+                "--task-cols",
+                "t",
+                "--pred-prefix",
+                "p_",
+                f"--threshold={value}",
+            ]
+        )
     assert info.value.code == 2
     assert ERR_THRESHOLD.format(got=value) in capsys.readouterr().err
 
 
 def test_a_gate_fails_on_an_undefined_value():
-    from biasamp.cli.audit import Gate
+    from biasamp.cli.arguments import Gate
 
     assert Gate("mals", 0.1, float("nan")).failed
     assert Gate("mals", 0.1, 0.2).failed and not Gate("mals", 0.1, 0.1).failed

@@ -47,10 +47,13 @@ def test_report_renders_in_headless_chromium(indicator_report, tmp_path):
             browser.send(domain)
         browser.send("Page.navigate", {"url": url})
         browser.wait_for_event("Page.loadEventFired")
-        page = browser.send("Runtime.evaluate", {"expression": CHECK_PAGE, "awaitPromise": True,
-                                                 "returnByValue": True})["result"]["value"]
-        shot = browser.send("Page.captureScreenshot",
-                            {"format": "png", "captureBeyondViewport": True})
+        page = browser.send(
+            "Runtime.evaluate",
+            {"expression": CHECK_PAGE, "awaitPromise": True, "returnByValue": True},
+        )["result"]["value"]
+        shot = browser.send(
+            "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}
+        )
         events = list(browser.events)
     png = base64.b64decode(shot["data"])
     assert png.startswith(b"\x89PNG")
@@ -71,8 +74,11 @@ def test_report_renders_in_headless_chromium(indicator_report, tmp_path):
     assert events_of(events, "Runtime.consoleAPICalled") == []
     assert events_of(events, "Runtime.exceptionThrown") == []
     assert events_of(events, "Page.javascriptDialogOpening") == []
-    assert [e["entry"] for e in events_of(events, "Log.entryAdded")
-            if e["entry"]["level"] in ("error", "warning")] == []
+    assert [
+        e["entry"]
+        for e in events_of(events, "Log.entryAdded")
+        if e["entry"]["level"] in ("error", "warning")
+    ] == []
     # no network request: only the file itself and inline data: images
     requests = [e["request"]["url"] for e in events_of(events, "Network.requestWillBeSent")]
     assert url in requests

@@ -38,16 +38,21 @@ def _categorical(n: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     gender = rng.choice(["man", "woman", "other"], size=n, p=[0.5, 0.4, 0.1])
     p_cook = np.where(gender == "woman", 0.6, 0.3)
-    activity = np.where(rng.random(n) < p_cook, "cooking",
-                        rng.choice(["skiing", "reading"], size=n))
+    activity = np.where(
+        rng.random(n) < p_cook, "cooking", rng.choice(["skiing", "reading"], size=n)
+    )
     flip_g = rng.random(n) < 0.2
     flip_t = rng.random(n) < 0.25
-    return pd.DataFrame({
-        "gender": gender, "activity": activity,
-        "pred_gender": np.where(flip_g, rng.choice(["man", "woman", "other"], size=n), gender),
-        "pred_activity": np.where(flip_t, rng.choice(["cooking", "skiing", "reading"], size=n),
-                                  activity),
-    })
+    return pd.DataFrame(
+        {
+            "gender": gender,
+            "activity": activity,
+            "pred_gender": np.where(flip_g, rng.choice(["man", "woman", "other"], size=n), gender),
+            "pred_activity": np.where(
+                flip_t, rng.choice(["cooking", "skiing", "reading"], size=n), activity
+            ),
+        }
+    )
 
 
 def _indicators(n: int, seed: int, *, preds: bool = True) -> pd.DataFrame:
@@ -103,17 +108,29 @@ LAYOUTS = {
 def test_streamed_audit_equals_the_in_memory_audit(tmp_path, suffix, layout):
     make, columns = LAYOUTS[layout]
     data = _write(make(700, 1), tmp_path / f"test{suffix}")
-    train = _write(make(500, 2)[[c for c in make(1, 2).columns if not c.startswith("pred_")]],
-                   tmp_path / f"train{suffix}")
-    args = ["measure", str(data), "--train", str(train), *columns, "--pred-prefix", "pred_",
-            "--chunk-size", "64"]
+    train = _write(
+        make(500, 2)[[c for c in make(1, 2).columns if not c.startswith("pred_")]],
+        tmp_path / f"train{suffix}",
+    )
+    args = [
+        "measure",
+        str(data),
+        "--train",
+        str(train),
+        *columns,
+        "--pred-prefix",
+        "pred_",
+        "--chunk-size",
+        "64",
+    ]
     doc = _compare(args, tmp_path)
     assert [m["key"] for m in doc["metrics"]] == ["mals", "directional-a2t", "directional-t2a"]
     assert [f["role"] for f in doc["inputs"]] == ["data", "train"]
     assert [f["rows"] for f in doc["inputs"]] == [700, 500]
     # without a training file the evaluation ground truth fixes names and signs
-    doc = _compare(["measure", str(data), *columns, "--pred-prefix", "pred_",
-                    "--chunk-size", "100"], tmp_path)
+    doc = _compare(
+        ["measure", str(data), *columns, "--pred-prefix", "pred_", "--chunk-size", "100"], tmp_path
+    )
     assert [m["key"] for m in doc["metrics"]] == ["directional-a2t", "directional-t2a"]
     assert doc["skipped"] == {"mals": "needs groups_train, tasks_train"}
 
@@ -123,9 +140,24 @@ def test_streamed_bootstrap_interval_equals_the_in_memory_one(tmp_path, suffix):
     # more than 4096 rows: the Poisson weights span two random blocks and many chunks
     data = _write(_indicators(5000, 3), tmp_path / f"test{suffix}")
     train = _write(_indicators(800, 4, preds=False), tmp_path / f"train{suffix}")
-    args = ["measure", str(data), "--train", str(train), "--group-cols", "man,woman",
-            "--task-prefix", "obj_", "--pred-prefix", "pred_", "--n-boot", "25", "--seed", "7",
-            "--ci", "0.9"]
+    args = [
+        "measure",
+        str(data),
+        "--train",
+        str(train),
+        "--group-cols",
+        "man,woman",
+        "--task-prefix",
+        "obj_",
+        "--pred-prefix",
+        "pred_",
+        "--n-boot",
+        "25",
+        "--seed",
+        "7",
+        "--ci",
+        "0.9",
+    ]
     doc = _compare(args, tmp_path, "--chunk-size", "999")
     for metric in doc["metrics"]:
         assert metric["n_boot"] == 25 and metric["interval"]["level"] == 0.9
@@ -139,13 +171,38 @@ def test_streamed_bootstrap_matches_the_library(tmp_path):
     train_frame, test_frame = worked_example()
     data = _write(test_frame, tmp_path / "test.csv")
     train = _write(train_frame, tmp_path / "train.csv")
-    doc = _doc(["measure", str(data), "--train", str(train), "--group", "gender", "--task",
-                "activity", "--pred-prefix", "pred_", "--metric", "mals", "--n-boot", "50",
-                "--seed", "11", "--chunk-size", "30"], tmp_path / "o.json")
+    doc = _doc(
+        [
+            "measure",
+            str(data),
+            "--train",
+            str(train),
+            "--group",
+            "gender",
+            "--task",
+            "activity",
+            "--pred-prefix",
+            "pred_",
+            "--metric",
+            "mals",
+            "--n-boot",
+            "50",
+            "--seed",
+            "11",
+            "--chunk-size",
+            "30",
+        ],
+        tmp_path / "o.json",
+    )
     assert doc["settings"]["streamed"] is True
-    want = mals(groups_train=train_frame["gender"], tasks_train=train_frame["activity"],
-                groups_pred=test_frame["pred_gender"], tasks_pred=test_frame["pred_activity"],
-                n_boot=50, random_state=11)
+    want = mals(
+        groups_train=train_frame["gender"],
+        tasks_train=train_frame["activity"],
+        groups_pred=test_frame["pred_gender"],
+        tasks_pred=test_frame["pred_activity"],
+        n_boot=50,
+        random_state=11,
+    )
     got = doc["metrics"][0]
     assert got["value"] == pytest.approx(0.14, abs=1e-12)
     assert (got["interval"]["low"], got["interval"]["high"]) == want.ci
@@ -158,8 +215,10 @@ def test_duckdb_engine_equals_numpy(tmp_path, suffix):
     for layout in ("categorical", "indicator"):
         make, columns = LAYOUTS[layout]
         data = _write(make(400, 5), tmp_path / f"test{suffix}")
-        train = _write(make(300, 6)[[c for c in make(1, 6).columns
-                                     if not c.startswith("pred_")]], tmp_path / f"train{suffix}")
+        train = _write(
+            make(300, 6)[[c for c in make(1, 6).columns if not c.startswith("pred_")]],
+            tmp_path / f"train{suffix}",
+        )
         base = ["measure", str(data), "--train", str(train), *columns, "--pred-prefix", "pred_"]
         numpy_doc = _doc(base, tmp_path / "numpy.json")
         duck_doc = _doc([*base, "--engine", "duckdb"], tmp_path / "duck.json")
@@ -183,49 +242,79 @@ def _error_files(tmp_path: Path, name: str, suffix: str) -> tuple[list[str], str
         frame.loc[250, "pred_obj_2"] = 3
         columns = ["--group-cols", "man,woman", "--task-prefix", "obj_"]
         train = frame[["man", "woman", "obj_0", "obj_1", "obj_2", "obj_3"]]
-        message = ERR_NOT_BINARY.format(file="test" + suffix, column="pred_obj_2", value=3,
-                                        row=251)
+        message = ERR_NOT_BINARY.format(file="test" + suffix, column="pred_obj_2", value=3, row=251)
     elif name == "missing value":
         frame = frame.astype(object)
         frame.loc[200, "pred_activity"] = None
-        message = ERR_MISSING_VALUES.format(file="test" + suffix, column="pred_activity",
-                                            count=1, row=201)
+        message = ERR_MISSING_VALUES.format(
+            file="test" + suffix, column="pred_activity", count=1, row=201
+        )
     elif name == "label not in training":
         frame.loc[123, "activity"] = "juggling"
         message = ERR_UNKNOWN_EVAL_LABELS.format(
-            file="test" + suffix, column="activity", examples="'juggling'",
-            train="train" + suffix)
+            file="test" + suffix, column="activity", examples="'juggling'", train="train" + suffix
+        )
     elif name == "predicted label unknown":
         frame.loc[123, "pred_gender"] = "robot"
         message = ERR_UNKNOWN_PRED_LABELS.format(
-            file="test" + suffix, column="pred_gender", examples="'robot'",
-            sources="the training file train" + suffix)
+            file="test" + suffix,
+            column="pred_gender",
+            examples="'robot'",
+            sources="the training file train" + suffix,
+        )
     elif name == "missing column":
         frame = frame.drop(columns="activity")
         message = ERR_MISSING_COLUMN.format(
-            file="test" + suffix, column="activity", option="--task",
-            columns="'gender', 'pred_gender', 'pred_activity'")
+            file="test" + suffix,
+            column="activity",
+            option="--task",
+            columns="'gender', 'pred_gender', 'pred_activity'",
+        )
     else:
         raise AssertionError(name)
     _write(frame, tmp_path / f"test{suffix}")
     _write(train, tmp_path / f"train{suffix}")
-    return ["measure", "test" + suffix, "--train", "train" + suffix, *columns,
-            "--pred-prefix", "pred_", "--chunk-size", "40"], message
+    return [
+        "measure",
+        "test" + suffix,
+        "--train",
+        "train" + suffix,
+        *columns,
+        "--pred-prefix",
+        "pred_",
+        "--chunk-size",
+        "40",
+    ], message
 
 
 @pytest.mark.parametrize("engine", ["numpy", "duckdb"])
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
-@pytest.mark.parametrize("name", ["non-binary value", "missing value", "label not in training",
-                                  "predicted label unknown", "missing column"])
-def test_streamed_errors_exit_2_naming_file_and_column(tmp_path, monkeypatch, capsys, name,
-                                                       suffix, engine):
+@pytest.mark.parametrize(
+    "name",
+    [
+        "non-binary value",
+        "missing value",
+        "label not in training",
+        "predicted label unknown",
+        "missing column",
+    ],
+)
+def test_streamed_errors_exit_2_naming_file_and_column(
+    tmp_path, monkeypatch, capsys, name, suffix, engine
+):
     if engine == "duckdb":
         pytest.importorskip("duckdb")
     monkeypatch.chdir(tmp_path)
     args, message = _error_files(tmp_path, name, suffix)
     for stream in ("on", "off"):  # the same message on both paths
-        assert main([*args, "--stream", stream, "--engine", engine]
-                    if stream == "on" else [*args, "--stream", stream]) == 2
+        assert (
+            main(
+                [*args, "--stream", stream, "--engine", engine]
+                if stream == "on"
+                else [*args, "--stream", stream]
+            )
+            == 2
+        )
         captured = capsys.readouterr()
         assert captured.out == ""
         assert message in _flat(captured.err), captured.err
@@ -237,24 +326,55 @@ def test_text_in_an_indicator_column_after_the_first_csv_block(tmp_path, monkeyp
     frame = _indicators(60_000, 9).astype(object)
     frame.loc[59_000, "obj_1"] = "yes"
     frame.to_csv("test.csv", index=False)
-    assert main(["measure", "test.csv", "--group-cols", "man,woman", "--task-prefix", "obj_",
-                 "--pred-prefix", "pred_", "--stream", "on"]) == 2
+    assert (
+        main(
+            [
+                "measure",
+                "test.csv",
+                "--group-cols",
+                "man,woman",
+                "--task-prefix",
+                "obj_",
+                "--pred-prefix",
+                "pred_",
+                "--stream",
+                "on",
+            ]
+        )
+        == 2
+    )
     message = ERR_NOT_BINARY.format(file="test.csv", column="obj_1", value="yes", row=59_001)
     assert message in _flat(capsys.readouterr().err)
 
 
 def test_stream_on_and_duckdb_say_why_streaming_does_not_apply(tmp_path, capsys):
     data = _write(_categorical(50, 1), tmp_path / "test.csv")
-    base = ["measure", str(data), "--group", "gender", "--task", "activity",
-            "--pred-prefix", "pred_"]
+    base = [
+        "measure",
+        str(data),
+        "--group",
+        "gender",
+        "--task",
+        "activity",
+        "--pred-prefix",
+        "pred_",
+    ]
     cases = [
-        (["--metric", "dpa-a2t", "--stream", "on"],
-         ERR_STREAM_NOT_APPLICABLE.format(reason="metric(s) dpa-a2t need the rows (streamed: "
-                                                 "mals, directional-a2t, directional-t2a)")),
-        (["--id", "gender", "--engine", "duckdb"],
-         ERR_ENGINE_NEEDS_STREAM.format(reason="--id: unique ids are checked in memory")),
-        (["--stream", "off", "--engine", "duckdb"],
-         ERR_ENGINE_NEEDS_STREAM.format(reason="--stream off")),
+        (
+            ["--metric", "dpa-a2t", "--stream", "on"],
+            ERR_STREAM_NOT_APPLICABLE.format(
+                reason="metric(s) dpa-a2t need the rows (streamed: "
+                "mals, directional-a2t, directional-t2a)"
+            ),
+        ),
+        (
+            ["--id", "gender", "--engine", "duckdb"],
+            ERR_ENGINE_NEEDS_STREAM.format(reason="--id: unique ids are checked in memory"),
+        ),
+        (
+            ["--stream", "off", "--engine", "duckdb"],
+            ERR_ENGINE_NEEDS_STREAM.format(reason="--stream off"),
+        ),
     ]
     for extra, message in cases:
         assert main([*base, *extra]) == 2
@@ -265,12 +385,21 @@ def test_stream_on_and_duckdb_say_why_streaming_does_not_apply(tmp_path, capsys)
     assert "semi.csv: only ',' delimited CSV is streamed" in _flat(capsys.readouterr().err)
     assert _doc(semi, tmp_path / "semi.json")["settings"]["streamed"] is False
     # a numeric label column is read in memory (automatically), with the same numbers
-    frame = _categorical(80, 2).assign(gender=lambda f: f["gender"].map(
-        {"man": 0, "woman": 1, "other": 2}), pred_gender=lambda f: f["pred_gender"].map(
-        {"man": 0, "woman": 1, "other": 2}))
+    frame = _categorical(80, 2).assign(
+        gender=lambda f: f["gender"].map({"man": 0, "woman": 1, "other": 2}),
+        pred_gender=lambda f: f["pred_gender"].map({"man": 0, "woman": 1, "other": 2}),
+    )
     _write(frame, tmp_path / "numeric.csv")
-    args = ["measure", str(tmp_path / "numeric.csv"), "--group", "gender", "--task",
-            "activity", "--pred-prefix", "pred_"]
+    args = [
+        "measure",
+        str(tmp_path / "numeric.csv"),
+        "--group",
+        "gender",
+        "--task",
+        "activity",
+        "--pred-prefix",
+        "pred_",
+    ]
     assert _doc(args, tmp_path / "n.json")["settings"]["streamed"] is False
     assert main([*args, "--stream", "on"]) == 2
     assert "label column 'gender' is read as int64, not text" in _flat(capsys.readouterr().err)
@@ -281,15 +410,33 @@ def test_streamed_report_writes_html_json_and_gates(tmp_path):
     train_frame, test_frame = worked_example()
     data = _write(test_frame.drop(columns="id"), tmp_path / "test.parquet")
     train = _write(train_frame, tmp_path / "train.parquet")
-    args = ["report", str(data), "--train", str(train), "--group", "gender", "--task",
-            "activity", "--pred-prefix", "pred_", "--html", str(tmp_path / "r.html"),
-            "--json", str(tmp_path / "r.json"), "--fail-above", "mals=0.1", "--n-boot", "20"]
+    args = [
+        "report",
+        str(data),
+        "--train",
+        str(train),
+        "--group",
+        "gender",
+        "--task",
+        "activity",
+        "--pred-prefix",
+        "pred_",
+        "--html",
+        str(tmp_path / "r.html"),
+        "--json",
+        str(tmp_path / "r.json"),
+        "--fail-above",
+        "mals=0.1",
+        "--n-boot",
+        "20",
+    ]
     assert main(args) == 1  # mals 0.14 > 0.1
     doc = json.loads((tmp_path / "r.json").read_text())
     jsonschema.validate(doc, load_schema())
     assert doc["settings"]["streamed"] is True and doc["command"] == "report"
-    assert doc["gates"] == [{"metric": "mals", "bound": 0.1, "value": pytest.approx(0.14),
-                             "passed": False}]
+    assert doc["gates"] == [
+        {"metric": "mals", "bound": 0.1, "value": pytest.approx(0.14), "passed": False}
+    ]
     page = (tmp_path / "r.html").read_text()
     import hashlib
 

@@ -112,11 +112,14 @@ def test_08_rba(tmp_path: Path) -> None:
         assert key[f"{tag}: Viol. after"] < key[f"{tag}: Viol. before"]
         assert key[f"{tag}: Amp. bias after"] < 0.75 * key[f"{tag}: Amp. bias before"]
         assert key[f"{tag}: group accuracy after"] == pytest.approx(
-            key[f"{tag}: group accuracy before"], abs=0.01)
+            key[f"{tag}: group accuracy before"], abs=0.01
+        )
     assert key["imsitu: task accuracy after"] == pytest.approx(
-        key["imsitu: task accuracy before"], abs=0.01)
+        key["imsitu: task accuracy before"], abs=0.01
+    )
     assert key["coco: task macro-F1 after"] == pytest.approx(
-        key["coco: task macro-F1 before"], abs=0.03)
+        key["coco: task macro-F1 before"], abs=0.03
+    )
     # The simulated models start where the paper's CRFs did (table 2: 0.042-0.050, 0.032-0.040).
     assert key["imsitu: Amp. bias before"] == pytest.approx(0.0548, abs=0.002)
     assert key["coco: Amp. bias before"] == pytest.approx(0.0395, abs=0.002)
@@ -141,8 +144,10 @@ def test_04_multi_attribute_digits(tmp_path: Path) -> None:
     assert key["blurred: group accuracy"] < key["advantage 1: group accuracy"] - 0.05
     assert key["blurred: Multi T->A"] > key["advantage 1: Multi T->A"]
     # Advantage 2: signed single-attribute deltas cancel, absolute ones do not.
-    assert (key["advantage 2: absolute mean of single-attribute deltas"]
-            > abs(key["advantage 2: signed mean of single-attribute deltas"]) + 0.5)
+    assert (
+        key["advantage 2: absolute mean of single-attribute deltas"]
+        > abs(key["advantage 2: signed mean of single-attribute deltas"]) + 0.5
+    )
 
 
 def test_05_directional_heatmaps(tmp_path: Path) -> None:

@@ -9,16 +9,17 @@ the registry, checks the cells and the ``--fail-above`` gates, and returns an
 from __future__ import annotations
 
 import argparse
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._counts import CountTable
-from .._mals import bias_score_matrix
-from .._thresholds import threshold_sweep
+from biasamp.counts._count_table import CountTable
+from biasamp.metrics._mals import bias_score_matrix
+from biasamp.uncertainty._thresholds import threshold_sweep
+
+from .arguments import Gate, layout_from_args
 from .calibrate import calibrate_from_files, check_threshold_labels, read_thresholds
 from .inputs import AuditData, Layout, load_audit
 from .metrics import (
@@ -27,13 +28,10 @@ from .metrics import (
     Settings,
     check_metric_inputs,
     compute_metric,
-    resolve_metric,
 )
 from .streaming import (
-    ENGINES,
     ERR_ENGINE_NEEDS_STREAM,
     ERR_STREAM_NOT_APPLICABLE,
-    STREAM_MODES,
     StreamedData,
     StreamPlan,
     compute_streamed_metric,
@@ -41,249 +39,18 @@ from .streaming import (
     plan_streaming,
 )
 
-__all__ = ["Audit", "Gate", "INPUT_CONTRACT", "add_audit_arguments", "parse_gate", "run_audit"]
+__all__ = ["Audit", "run_audit"]
 
-ERR_GATE_FORMAT = "--fail-above: expected METRIC=VALUE (for example mals=0.02), got {got!r}."
 ERR_GATE_METRIC = (
     "--fail-above {key}: the metric is not computed in this run (computed: {computed})."
 )
+
 ERR_NO_METRICS = (
     "No metric can be computed from these inputs: {reasons}. Give predictions with "
     "--pred-prefix, --pred or --pred-tasks-long."
 )
-ERR_N_BOOT = "--n-boot: expected a non-negative integer, got {got!r}."
-ERR_CI = "--ci: expected a level in (0, 1), got {got!r}."
-ERR_THRESHOLD = "--threshold: expected a finite number, got {got!r}."
-ERR_DELIMITER_ARG = "--delimiter: expected one character (or '\\t' / tab for a tab), got {got!r}."
+
 ERR_CALIBRATE_PRED = "--calibrate-pred needs --calibrate-on (the validation file it scores)."
-
-INPUT_CONTRACT = """\
-Input contract:
-  One row per instance, in a CSV (.csv, .tsv, optionally .gz) or Parquet file.
-  Group   --group COL              one categorical column (one label per row)
-          --group-cols A,B         0/1 indicator columns, one per group
-  Tasks   --task COL               one categorical column
-          --task-cols T1,T2        0/1 indicator columns
-          --task-prefix obj_       every column starting with obj_ (label = rest of the name)
-          --tasks-long FILE        long table of (id, label) rows for thousands of labels
-                                   (--id names the id column, --long-label the label column)
-  Predictions of column C are column {pred-prefix}C:
-          --pred-prefix pred_      in the data file itself
-          --pred FILE --id ID      in another file joined on ID (every id in both files,
-                                   no duplicates); its columns use the ground-truth names
-                                   unless --pred-prefix is given
-          --pred-tasks-long FILE   predicted tasks as a long (id, label) table
-  Scores  prediction indicator columns may hold scores; a prediction is positive when
-          score > threshold (one rule everywhere): --threshold 0.5 for every label,
-          --thresholds FILE from 'biasamp calibrate', or --calibrate-on VAL_FILE
-          (validation file in the data file's layout; --calibrate-pred FILE when
-          its scores are in another file joined on --id).
-  Train   --train FILE             training ground truth, same layout as the data file
-                                   (--train-tasks-long FILE with --tasks-long). Its labels
-                                   are canonical: an evaluation or predicted label it
-                                   lacks is an error. Without it the evaluation ground
-                                   truth is canonical.
-  Values  indicators are 0 or 1; labels are text; missing values are errors.
-  Errors name the file, the column and the problem; exit code 2.
-  Streaming: with group, tasks and --pred-prefix predictions in one file (CSV with ','
-          or Parquet; --train alike), no --pred/--id/long tables/thresholds, and only
-          mals, directional-a2t, directional-t2a, the files are counted chunk by chunk
-          (memory ~ --chunk-size x columns; --engine numpy|duckdb). --stream on
-          requires it, --stream off reads every row in memory.
-
-Exit codes: 0 success, 1 a --fail-above bound was exceeded, 2 usage or input error.
-"""
-
-
-@dataclass(frozen=True)
-class Gate:
-    """A ``--fail-above METRIC=VALUE`` bound and its outcome."""
-
-    key: str
-    bound: float
-    value: float | None = None
-
-    @property
-    def failed(self) -> bool:
-        # an undefined (NaN) value must not pass a CI gate silently
-        return self.value is not None and not self.value <= self.bound
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.key, "bound": self.bound, "value": self.value,
-                "passed": not self.failed}
-
-
-def parse_gate(text: str) -> Gate:
-    """Parse ``METRIC=VALUE`` (argparse ``type``: errors exit with code 2)."""
-    key, sep, value = text.partition("=")
-    try:
-        bound = float(value)
-    except ValueError:
-        bound = math.nan
-    if not sep or not key.strip() or not math.isfinite(bound):
-        raise argparse.ArgumentTypeError(ERR_GATE_FORMAT.format(got=text))
-    try:
-        spec = resolve_metric(key.strip())
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc).replace("--metric", "--fail-above")) from exc
-    return Gate(spec.key, bound)
-
-
-def _n_boot(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(ERR_N_BOOT.format(got=text))
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _ci(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(ERR_CI.format(got=text))
-    return value
-
-
-def _threshold(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):  # score > nan is never true: every prediction would be 0
-        raise argparse.ArgumentTypeError(ERR_THRESHOLD.format(got=text))
-    return value
-
-
-def _delimiter(text: str) -> str:
-    """One character; the two-character ``\\t`` a shell passes for '\\t', and ``tab``, mean a tab."""
-    if text in ("\\t", "tab", "TAB"):
-        return "\t"
-    if len(text) != 1:  # pandas would read a longer one as a regular expression
-        raise argparse.ArgumentTypeError(ERR_DELIMITER_ARG.format(got=text))
-    return text
-
-
-def _column_list(text: str) -> tuple[str, ...]:
-    columns = tuple(c.strip() for c in text.split(",") if c.strip())
-    if not columns:
-        raise argparse.ArgumentTypeError("expected a comma-separated list of column names")
-    return columns
-
-
-def _metric_name(text: str) -> str:
-    try:
-        return resolve_metric(text).key
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
-
-
-def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool = False) -> None:
-    """The input-contract options: files and columns (``scores_only``: for calibrate)."""
-    files = parser.add_argument_group("files")
-    files.add_argument("data", help=("validation file (CSV or Parquet): ground truth, and scores "
-                                     "with --pred-prefix") if scores_only else
-                       "evaluation file (CSV or Parquet): ground truth, and predictions with "
-                       "--pred-prefix")
-    files.add_argument("--pred", metavar="FILE", help="predictions file joined on --id")
-    if not scores_only:
-        files.add_argument("--train", metavar="FILE", help="training ground truth (same "
-                           "layout); its labels are canonical")
-    files.add_argument("--id", metavar="COL", help="id column joining the files")
-    files.add_argument("--delimiter", metavar="CHAR", type=_delimiter,
-                       help="CSV delimiter (default ',' or tab for .tsv)")
-    files.add_argument("--chunk-size", metavar="ROWS", type=int,
-                       help="rows read per chunk (default: about 4 million cells per chunk); "
-                            "memory while reading grows with it")
-    if not scores_only:
-        files.add_argument("--stream", choices=STREAM_MODES, default="auto",
-                           help="count the files chunk by chunk with bounded memory: auto "
-                                "(default) when the layout allows it (see 'Streaming' below), "
-                                "on (an error says why it does not apply), off (read in memory)")
-        files.add_argument("--engine", choices=ENGINES, default="numpy",
-                           help="streaming counts: numpy (pyarrow chunks, default) or duckdb "
-                                "(one SQL aggregation; pip install 'biasamp[duckdb]')")
-    columns = parser.add_argument_group("columns")
-    group = columns.add_mutually_exclusive_group(required=True)
-    group.add_argument("--group", metavar="COL", help="categorical group column")
-    group.add_argument("--group-cols", metavar="A,B", type=_column_list,
-                       help="0/1 group indicator columns, comma-separated")
-    task = columns.add_mutually_exclusive_group(required=True)
-    task.add_argument("--task", metavar="COL", help="categorical task column")
-    task.add_argument("--task-cols", metavar="T1,T2", type=_column_list,
-                      help="0/1 task indicator columns, comma-separated")
-    task.add_argument("--task-prefix", metavar="PREFIX",
-                      help="every column starting with PREFIX is a task indicator")
-    task.add_argument("--tasks-long", metavar="FILE",
-                      help="long table of (id, label) task rows (needs --id)")
-    columns.add_argument("--long-label", metavar="COL", default="label",
-                         help="label column of the long tables (default 'label')")
-    columns.add_argument("--pred-prefix", metavar="PREFIX",
-                         help="the prediction of column C is column PREFIX+C")
-    if scores_only:
-        return
-    columns.add_argument("--pred-tasks-long", metavar="FILE",
-                         help="predicted tasks as a long (id, label) table")
-    columns.add_argument("--train-tasks-long", metavar="FILE",
-                         help="training tasks as a long (id, label) table")
-    scores = parser.add_argument_group("scores (predicted positive when score > threshold)")
-    scores.add_argument("--threshold", type=_threshold, metavar="T",
-                        help="binarise prediction scores: score > T is 1 (labels without a "
-                        "calibrated threshold)")
-    calibrated = scores.add_mutually_exclusive_group()
-    calibrated.add_argument("--thresholds", metavar="FILE",
-                            help="per-label thresholds written by 'biasamp calibrate'")
-    calibrated.add_argument("--calibrate-on", metavar="VAL_FILE",
-                            help="calibrate per-label thresholds on this validation file (same "
-                            "layout as the data file, scores as prediction columns)")
-    scores.add_argument("--calibrate-pred", metavar="FILE",
-                        help="validation scores in another file joined on --id (with "
-                        "--calibrate-on)")
-    scores.add_argument("--ties", choices=("nearest", "fewer", "more"), default="nearest",
-                        help="calibration: count to take when scores tie (default nearest)")
-
-
-def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
-    """The input-contract options (and metric options) shared by measure and report."""
-    add_layout_arguments(parser)
-    metrics = parser.add_argument_group("metrics")
-    metrics.add_argument("--metric", action="append", type=_metric_name, metavar="NAME",
-                         help="metric to compute, repeatable: " + ", ".join(REGISTRY)
-                         + " (default: " + ", ".join(k for k, s in REGISTRY.items() if s.default)
-                         + ", those the inputs allow)")
-    metrics.add_argument("--n-boot", type=_n_boot, default=0, metavar="B",
-                         help="bootstrap replicates for intervals (default 0: none)")
-    metrics.add_argument("--ci", type=_ci, default=0.95, help="interval level (default 0.95)")
-    metrics.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    metrics.add_argument("--n-iter", type=_positive_int, default=10, metavar="K",
-                         help="attacker iterations of dpa-a2t, dpa-t2a, leakage (default 10)")
-    metrics.add_argument("--margin", type=float, default=0.05,
-                         help="MALS margin for violations and the report's band (default 0.05)")
-    metrics.add_argument("--min-cell", type=int, default=5, metavar="N",
-                         help="warn about group x task cells with fewer than N instances "
-                              "(default 5)")
-    output = parser.add_argument_group("output")
-    output.add_argument("--json", metavar="FILE", help="write the results as JSON (schema v1)")
-    output.add_argument("--top", type=int, default=10, metavar="K",
-                        help="pairs shown per metric (default 10)")
-    output.add_argument("--fail-above", action="append", type=parse_gate, default=[],
-                        metavar="METRIC=VALUE",
-                        help="exit with code 1 when METRIC exceeds VALUE (repeatable)")
-    output.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
 @dataclass
@@ -305,15 +72,6 @@ class Audit:
         return [g for g in self.gates if g.failed]
 
 
-def layout_from_args(args: argparse.Namespace) -> Layout:
-    return Layout(
-        group=args.group, group_cols=args.group_cols, task=args.task, task_cols=args.task_cols,
-        task_prefix=args.task_prefix, tasks_long=args.tasks_long, id=args.id,
-        pred_prefix=args.pred_prefix, long_label=args.long_label, delimiter=args.delimiter,
-        chunk_size=args.chunk_size,
-    )
-
-
 def _examples(pairs: list[tuple[Any, Any]], k: int = 3) -> str:
     shown = ", ".join(f"({g}, {t})" for g, t in pairs[:k])
     return shown + (", ..." if len(pairs) > k else "")
@@ -321,11 +79,18 @@ def _examples(pairs: list[tuple[Any, Any]], k: int = 3) -> str:
 
 def cell_warnings(data: AuditData, *, min_cell: int) -> list[str]:
     """Warnings about empty or tiny group x task cells of the ground truth."""
-    splits = [("evaluation", CountTable.from_arrays(groups=data.groups, tasks=data.tasks,
-                                                    **data.names()))]
+    splits = [
+        ("evaluation", CountTable.from_arrays(groups=data.groups, tasks=data.tasks, **data.names()))
+    ]
     if data.has("groups_train"):
-        splits.append(("training", CountTable.from_arrays(
-            groups=data.groups_train, tasks=data.tasks_train, **data.names())))
+        splits.append(
+            (
+                "training",
+                CountTable.from_arrays(
+                    groups=data.groups_train, tasks=data.tasks_train, **data.names()
+                ),
+            )
+        )
     return table_cell_warnings(splits, min_cell=min_cell)
 
 
@@ -334,18 +99,26 @@ def table_cell_warnings(splits: list[tuple[str, CountTable]], *, min_cell: int) 
     out: list[str] = []
     for name, table in splits:
         joint = table.joint[("groups", "tasks")]
-        for label, mask in (("empty", joint == 0), (f"tiny (< {min_cell} instances)",
-                                                     (joint > 0) & (joint < min_cell))):
+        for label, mask in (
+            ("empty", joint == 0),
+            (f"tiny (< {min_cell} instances)", (joint > 0) & (joint < min_cell)),
+        ):
             if mask.any():
                 gi, ti = np.nonzero(mask)
-                pairs = [(table.group_names[g], table.task_names[t]) for g, t in zip(gi, ti,
-                                                                                     strict=True)]
-                out.append(f"{name} split: {len(pairs)} of {joint.size} group x task cells are "
-                           f"{label}, for example {_examples(pairs)}.")
-        empty_groups = [g for g, c in zip(table.group_names, table.totals["groups"], strict=True)
-                        if c == 0]
+                pairs = [
+                    (table.group_names[g], table.task_names[t]) for g, t in zip(gi, ti, strict=True)
+                ]
+                out.append(
+                    f"{name} split: {len(pairs)} of {joint.size} group x task cells are "
+                    f"{label}, for example {_examples(pairs)}."
+                )
+        empty_groups = [
+            g for g, c in zip(table.group_names, table.totals["groups"], strict=True) if c == 0
+        ]
         if empty_groups:
-            out.append(f"{name} split: group(s) with no instances: {', '.join(map(str, empty_groups))}.")
+            out.append(
+                f"{name} split: group(s) with no instances: {', '.join(map(str, empty_groups))}."
+            )
     return out
 
 
@@ -366,32 +139,61 @@ def bias_comparison(data: AuditData | StreamedData) -> pd.DataFrame | None:
     else:
         reference = CountTable.from_arrays(
             groups=data.groups_train if data.has("groups_train") else data.groups,
-            tasks=data.tasks_train if data.has("groups_train") else data.tasks, **data.names())
-        predicted = CountTable.from_arrays(groups=getattr(data, group_role),
-                                           tasks=getattr(data, task_role), **data.names())
+            tasks=data.tasks_train if data.has("groups_train") else data.tasks,
+            **data.names(),
+        )
+        predicted = CountTable.from_arrays(
+            groups=getattr(data, group_role), tasks=getattr(data, task_role), **data.names()
+        )
         group_role, task_role = "groups", "tasks"
     b_train = bias_score_matrix(reference.joint[("groups", "tasks")])[0].T
     b_pred = bias_score_matrix(predicted.joint[(group_role, task_role)])[0].T
     names_t = np.asarray(reference.task_names, dtype=object)
     names_g = np.asarray(reference.group_names, dtype=object)
-    frame = pd.DataFrame({
-        "task": np.repeat(names_t, len(names_g)),
-        "group": np.tile(names_g, len(names_t)),
-        "b_train": b_train.reshape(-1),
-        "b_pred": b_pred.reshape(-1),
-    })
-    frame.attrs["reference"] = "training" if data.has("groups_train") \
-        else "evaluation ground truth"
-    frame.attrs["predicted"] = ("predicted groups" if data.has("groups_pred") else "true groups") \
-        + " x " + ("predicted tasks" if data.has("tasks_pred") else "true tasks")
+    frame = pd.DataFrame(
+        {
+            "task": np.repeat(names_t, len(names_g)),
+            "group": np.tile(names_g, len(names_t)),
+            "b_train": b_train.reshape(-1),
+            "b_pred": b_pred.reshape(-1),
+        }
+    )
+    frame.attrs["reference"] = "training" if data.has("groups_train") else "evaluation ground truth"
+    frame.attrs["predicted"] = (
+        ("predicted groups" if data.has("groups_pred") else "true groups")
+        + " x "
+        + ("predicted tasks" if data.has("tasks_pred") else "true tasks")
+    )
     return frame
 
 
 def _settings_dict(args: argparse.Namespace, keys: list[str]) -> dict[str, Any]:
-    names = ("group", "group_cols", "task", "task_cols", "task_prefix", "tasks_long", "id",
-             "pred_prefix", "pred_tasks_long", "train_tasks_long", "long_label", "delimiter",
-             "threshold", "thresholds", "calibrate_on", "calibrate_pred", "ties", "n_boot",
-             "ci", "seed", "n_iter", "margin", "min_cell", "engine")
+    names = (
+        "group",
+        "group_cols",
+        "task",
+        "task_cols",
+        "task_prefix",
+        "tasks_long",
+        "id",
+        "pred_prefix",
+        "pred_tasks_long",
+        "train_tasks_long",
+        "long_label",
+        "delimiter",
+        "threshold",
+        "thresholds",
+        "calibrate_on",
+        "calibrate_pred",
+        "ties",
+        "n_boot",
+        "ci",
+        "seed",
+        "n_iter",
+        "margin",
+        "min_cell",
+        "engine",
+    )
     out = {name: getattr(args, name, None) for name in names}
     out = {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
     out["metrics"] = keys
@@ -399,37 +201,47 @@ def _settings_dict(args: argparse.Namespace, keys: list[str]) -> dict[str, Any]:
     return out
 
 
-def _thresholds(args: argparse.Namespace, layout: Layout, *, progress: bool
-                ) -> tuple[dict[str, float], str | None]:
+def _thresholds(
+    args: argparse.Namespace, layout: Layout, *, progress: bool
+) -> tuple[dict[str, float], str | None]:
     """Per-label thresholds from --thresholds or --calibrate-on (and where they came from)."""
     if getattr(args, "calibrate_pred", None) and not args.calibrate_on:
         raise ValueError(ERR_CALIBRATE_PRED)
     if args.thresholds:
         return read_thresholds(args.thresholds), args.thresholds
     if args.calibrate_on:
-        calibration, _ = calibrate_from_files(layout, data=args.calibrate_on,
-                                              pred=args.calibrate_pred, ties=args.ties,
-                                              progress=progress)
+        calibration, _ = calibrate_from_files(
+            layout,
+            data=args.calibrate_on,
+            pred=args.calibrate_pred,
+            ties=args.ties,
+            progress=progress,
+        )
         return {str(k): float(v) for k, v in calibration.thresholds.items()}, args.calibrate_on
     return {}, None
 
 
 SWEEP_GRID = np.round(np.linspace(0.05, 0.95, 19), 2)
-_SWEPT = {"mals": ("mals", None), "directional-a2t": ("directional", "A->T"),
-          "directional-t2a": ("directional", "T->A")}
+_SWEPT = {
+    "mals": ("mals", None),
+    "directional-a2t": ("directional", "A->T"),
+    "directional-t2a": ("directional", "T->A"),
+}
 
 
 def sweep_grid(data: AuditData) -> np.ndarray:
     """0.05, 0.10, ..., 0.95 for scores in [0, 1]; else the 5%, 10%, ..., 95% quantiles."""
-    values = np.concatenate([np.ravel(s) for s in (data.group_scores, data.task_scores)
-                             if s is not None])
+    values = np.concatenate(
+        [np.ravel(s) for s in (data.group_scores, data.task_scores) if s is not None]
+    )
     if values.min() >= 0 and values.max() <= 1:
         return SWEEP_GRID
     return np.unique(np.quantile(values, SWEEP_GRID))
 
 
-def threshold_sweeps(data: AuditData, results: dict[str, Any], *, progress: bool = False
-                     ) -> dict[str, Any] | None:
+def threshold_sweeps(
+    data: AuditData, results: dict[str, Any], *, progress: bool = False
+) -> dict[str, Any] | None:
     """The threshold sweep of each computed co-occurrence metric whose predictions are scores.
 
     One grid for every scored label (``score > threshold``); the labels' own
@@ -444,8 +256,11 @@ def threshold_sweeps(data: AuditData, results: dict[str, Any], *, progress: bool
         if key not in _SWEPT:
             continue
         metric, direction = _SWEPT[key]
-        kwargs: dict[str, Any] = {**data.names(), "groups_train": data.groups_train,
-                                  "tasks_train": data.tasks_train}
+        kwargs: dict[str, Any] = {
+            **data.names(),
+            "groups_train": data.groups_train,
+            "tasks_train": data.tasks_train,
+        }
         roles = {"groups": data.group_scores, "tasks": data.task_scores}
         if direction == "A->T":
             roles["groups"] = None
@@ -459,19 +274,25 @@ def threshold_sweeps(data: AuditData, results: dict[str, Any], *, progress: bool
             if scores is None and direction is None:
                 kwargs[f"{role}_pred"] = getattr(data, f"{role}_pred")
         sweeps[key] = threshold_sweep(
-            metric, thresholds=grid, progress=progress,
-            groups_scores=None if roles["groups"] is None else pd.DataFrame(
-                roles["groups"], columns=list(data.group_names)),
-            tasks_scores=None if roles["tasks"] is None else pd.DataFrame(
-                roles["tasks"], columns=list(data.task_names)),
-            **kwargs)
+            metric,
+            thresholds=grid,
+            progress=progress,
+            groups_scores=None
+            if roles["groups"] is None
+            else pd.DataFrame(roles["groups"], columns=list(data.group_names)),
+            tasks_scores=None
+            if roles["tasks"] is None
+            else pd.DataFrame(roles["tasks"], columns=list(data.task_names)),
+            **kwargs,
+        )
     return sweeps or None
 
 
 def sizes_table(results: dict[str, Any]) -> pd.DataFrame | None:
     """``by_size`` of the multi-attribute results, stacked with a ``metric`` column."""
-    frames = [r.by_size.assign(metric=key) for key, r in results.items()
-              if isinstance(r, CombinationView)]
+    frames = [
+        r.by_size.assign(metric=key) for key, r in results.items() if isinstance(r, CombinationView)
+    ]
     return pd.concat(frames, ignore_index=True) if frames else None
 
 
@@ -491,8 +312,9 @@ def _streaming_plan(args: argparse.Namespace, layout: Layout) -> StreamPlan | No
     return plan
 
 
-def _metric_keys(args: argparse.Namespace, data: AuditData | StreamedData
-                 ) -> tuple[list[str], dict[str, str]]:
+def _metric_keys(
+    args: argparse.Namespace, data: AuditData | StreamedData
+) -> tuple[list[str], dict[str, str]]:
     """The metrics to compute (``--metric`` or the default set the inputs allow), the skipped
     ones with why, after checking that every ``--fail-above`` gate names a computed one."""
     skipped: dict[str, str] = {}
@@ -521,19 +343,29 @@ def _metric_warnings(args: argparse.Namespace, results: dict[str, Any]) -> list[
     warnings: list[str] = []
     for key in results:
         if args.n_boot and REGISTRY[key].iterations:
-            warnings.append(f"{key}: --n-boot does not apply; its interval is over the "
-                            f"--n-iter {args.n_iter} attacker iterations (Student t).")
+            warnings.append(
+                f"{key}: --n-boot does not apply; its interval is over the "
+                f"--n-iter {args.n_iter} attacker iterations (Student t)."
+            )
     for key, result in results.items():
         n_empty = getattr(result, "n_empty", 0)
         if n_empty:
-            warnings.append(f"{key}: {n_empty} pair(s) have an empty conditioning set "
-                            "(see the metric's docs for how they count).")
+            warnings.append(
+                f"{key}: {n_empty} pair(s) have an empty conditioning set "
+                "(see the metric's docs for how they count)."
+            )
     return warnings
 
 
 def _settings(args: argparse.Namespace, *, progress: bool) -> Settings:
-    return Settings(n_boot=args.n_boot, ci=args.ci, seed=args.seed, margin=args.margin,
-                    progress=progress, n_iter=args.n_iter)
+    return Settings(
+        n_boot=args.n_boot,
+        ci=args.ci,
+        seed=args.seed,
+        margin=args.margin,
+        progress=progress,
+        n_iter=args.n_iter,
+    )
 
 
 def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: bool) -> Audit:
@@ -548,12 +380,17 @@ def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: 
     splits = [("evaluation", data.evaluation)]
     if data.train is not None:
         splits.append(("training", data.train))
-    warnings = table_cell_warnings(splits, min_cell=args.min_cell) + _metric_warnings(args,
-                                                                                      results)
+    warnings = table_cell_warnings(splits, min_cell=args.min_cell) + _metric_warnings(args, results)
     gates = [Gate(g.key, g.bound, float(results[g.key].value)) for g in args.fail_above]
-    return Audit(data=data, results=results,
-                 settings={**_settings_dict(args, keys), "streamed": True}, gates=gates,
-                 warnings=warnings, skipped=skipped, comparison=bias_comparison(data))
+    return Audit(
+        data=data,
+        results=results,
+        settings={**_settings_dict(args, keys), "streamed": True},
+        gates=gates,
+        warnings=warnings,
+        skipped=skipped,
+        comparison=bias_comparison(data),
+    )
 
 
 def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) -> Audit:
@@ -570,9 +407,15 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
         return run_streamed_audit(plan, args, progress=progress)
     thresholds, source = _thresholds(args, layout, progress=progress)
     data = load_audit(
-        layout, data=args.data, pred=args.pred, train=args.train,
-        pred_tasks_long=args.pred_tasks_long, train_tasks_long=args.train_tasks_long,
-        threshold=args.threshold, thresholds=thresholds, progress=progress,
+        layout,
+        data=args.data,
+        pred=args.pred,
+        train=args.train,
+        pred_tasks_long=args.pred_tasks_long,
+        train_tasks_long=args.train_tasks_long,
+        threshold=args.threshold,
+        thresholds=thresholds,
+        progress=progress,
     )
     if thresholds:
         check_threshold_labels(source, thresholds, data)
@@ -581,8 +424,14 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
     results = {key: compute_metric(REGISTRY[key], data, settings) for key in keys}
     warnings = cell_warnings(data, min_cell=args.min_cell) + _metric_warnings(args, results)
     gates = [Gate(g.key, g.bound, float(results[g.key].value)) for g in args.fail_above]
-    return Audit(data=data, results=results,
-                 settings={**_settings_dict(args, keys), "streamed": False}, gates=gates,
-                 warnings=warnings, skipped=skipped, comparison=bias_comparison(data),
-                 sweep=threshold_sweeps(data, results, progress=progress) if sweep else None,
-                 by_size=sizes_table(results))
+    return Audit(
+        data=data,
+        results=results,
+        settings={**_settings_dict(args, keys), "streamed": False},
+        gates=gates,
+        warnings=warnings,
+        skipped=skipped,
+        comparison=bias_comparison(data),
+        sweep=threshold_sweeps(data, results, progress=progress) if sweep else None,
+        by_size=sizes_table(results),
+    )

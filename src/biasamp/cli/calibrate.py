@@ -36,8 +36,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .._atomic_write import atomic_output
-from .._thresholds import ThresholdCalibration, calibrate_thresholds
+from biasamp.output._atomic import atomic_output
+from biasamp.uncertainty._thresholds import ThresholdCalibration, calibrate_thresholds
+
+from .arguments import add_layout_arguments, layout_from_args
 from .inputs import AuditData, InputError, Layout, load_audit
 
 __all__ = ["add_parser", "calibrate_from_files", "read_thresholds", "run", "write_thresholds"]
@@ -101,15 +103,22 @@ def _score_frames(data: AuditData) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.concat(scores, axis=1), pd.concat(truth, axis=1)
 
 
-def calibrate_from_files(layout: Layout, *, data: str | Path, pred: str | Path | None = None,
-                         ties: str = "nearest", progress: bool = False,
-                         ) -> tuple[ThresholdCalibration, AuditData]:
+def calibrate_from_files(
+    layout: Layout,
+    *,
+    data: str | Path,
+    pred: str | Path | None = None,
+    ties: str = "nearest",
+    progress: bool = False,
+) -> tuple[ThresholdCalibration, AuditData]:
     """Thresholds calibrated on a validation file (see the module docs)."""
     audit = load_audit(layout, data=data, pred=pred, threshold=0.5, progress=progress)
     if audit.scores is None:
         raise InputError(ERR_NO_SCORES.format(file=pred or data))
-    names = [*(audit.group_names if audit.group_scores is not None else ()),
-             *(audit.task_names if audit.task_scores is not None else ())]
+    names = [
+        *(audit.group_names if audit.group_scores is not None else ()),
+        *(audit.task_names if audit.task_scores is not None else ()),
+    ]
     seen: set[str] = set()
     for name in names:
         if name in seen:
@@ -119,15 +128,21 @@ def calibrate_from_files(layout: Layout, *, data: str | Path, pred: str | Path |
     return calibrate_thresholds(scores, truth, ties=ties), audit
 
 
-def write_thresholds(path: str | Path, calibration: ThresholdCalibration, *,
-                     source: dict[str, Any] | None = None) -> Path:
+def write_thresholds(
+    path: str | Path, calibration: ThresholdCalibration, *, source: dict[str, Any] | None = None
+) -> Path:
     """Write thresholds as JSON (``.json``) or CSV, atomically; return the path."""
     path = Path(path)
     frame = calibration.to_frame().reset_index(names="label")
     frame["label"] = frame["label"].astype(str)
     if path.suffix.lower() == ".json":
-        doc = {"schema": THRESHOLDS_SCHEMA, "schema_version": 1, "rule": "score > threshold",
-               **calibration.to_dict(), "source": source or {}}
+        doc = {
+            "schema": THRESHOLDS_SCHEMA,
+            "schema_version": 1,
+            "rule": "score > threshold",
+            **calibration.to_dict(),
+            "source": source or {},
+        }
         with atomic_output(path, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     else:
@@ -147,18 +162,25 @@ def read_thresholds(path: str | Path) -> dict[str, float]:
             rows = doc["labels"] if isinstance(doc, dict) else None
             pairs = [(str(r["label"]), r["threshold"]) for r in rows]
         except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(ERR_THRESHOLDS_FILE.format(
-                file=path, detail="expected the JSON written by 'biasamp calibrate' with "
-                f"'labels': [{{'label', 'threshold'}}, ...]; {type(exc).__name__}: {exc}")) from exc
+            raise InputError(
+                ERR_THRESHOLDS_FILE.format(
+                    file=path,
+                    detail="expected the JSON written by 'biasamp calibrate' with "
+                    f"'labels': [{{'label', 'threshold'}}, ...]; {type(exc).__name__}: {exc}",
+                )
+            ) from exc
     else:
         try:
             frame = pd.read_csv(path, dtype={"label": str}, keep_default_na=False)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             raise InputError(ERR_THRESHOLDS_FILE.format(file=path, detail=str(exc))) from exc
         if not {"label", "threshold"} <= set(frame.columns):
-            raise InputError(ERR_THRESHOLDS_FILE.format(
-                file=path, detail=f"expected columns 'label' and 'threshold', got "
-                f"{list(frame.columns)}"))
+            raise InputError(
+                ERR_THRESHOLDS_FILE.format(
+                    file=path,
+                    detail=f"expected columns 'label' and 'threshold', got {list(frame.columns)}",
+                )
+            )
         pairs = list(zip(frame["label"].astype(str), frame["threshold"], strict=True))
     out: dict[str, float] = {}
     for label, value in pairs:
@@ -174,56 +196,74 @@ def read_thresholds(path: str | Path) -> dict[str, float]:
     return out
 
 
-def check_threshold_labels(path: str | Path, thresholds: dict[str, float],
-                           data: AuditData) -> None:
+def check_threshold_labels(path: str | Path, thresholds: dict[str, float], data: AuditData) -> None:
     """Every label of a thresholds file must be a score column of the audit."""
     scored = set(data.thresholds)
     unknown = [label for label in thresholds if label not in scored]
     if unknown:
         shown = ", ".join(repr(u) for u in unknown[:5])
-        raise InputError(ERR_THRESHOLDS_LABELS.format(
-            file=path, examples=shown, scored=", ".join(map(repr, sorted(scored))) or "none"))
+        raise InputError(
+            ERR_THRESHOLDS_LABELS.format(
+                file=path, examples=shown, scored=", ".join(map(repr, sorted(scored))) or "none"
+            )
+        )
 
 
 def print_calibration(console: Console, calibration: ThresholdCalibration) -> None:
-    table = Table(title=Text(f"Thresholds (score > threshold is positive), n={calibration.n}, "
-                             f"ties={calibration.ties}"), title_justify="left")
+    table = Table(
+        title=Text(
+            f"Thresholds (score > threshold is positive), n={calibration.n}, "
+            f"ties={calibration.ties}"
+        ),
+        title_justify="left",
+    )
     for name in ("label", "threshold", "target count", "predicted count"):
         table.add_column(name, justify="left" if name == "label" else "right")
     frame = calibration.to_frame()
     for label, row in frame.iterrows():
-        table.add_row(Text(str(label)), f"{row['threshold']:.6g}", f"{int(row['target_count'])}",
-                      f"{int(row['predicted_count'])}")
+        table.add_row(
+            Text(str(label)),
+            f"{row['threshold']:.6g}",
+            f"{int(row['target_count'])}",
+            f"{int(row['predicted_count'])}",
+        )
     console.print(table)
 
 
 def run(args: argparse.Namespace) -> int:
-    from .audit import layout_from_args
 
     layout = layout_from_args(args)
-    calibration, audit = calibrate_from_files(layout, data=args.data, pred=args.pred,
-                                              ties=args.ties)
+    calibration, audit = calibrate_from_files(
+        layout, data=args.data, pred=args.pred, ties=args.ties
+    )
     console = Console()
     print_calibration(console, calibration)
     if args.output:
-        source = {f.role: {"path": f.path, "sha256": f.sha256, "rows": f.n_rows}
-                  for f in audit.files}
+        source = {
+            f.role: {"path": f.path, "sha256": f.sha256, "rows": f.n_rows} for f in audit.files
+        }
         write_thresholds(args.output, calibration, source=source)
         console.print(Text(f"thresholds written to {args.output}"))
     return 0
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from .audit import add_layout_arguments
 
     parser = subparsers.add_parser(
-        "calibrate", help="per-label decision thresholds from a validation file",
-        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "calibrate",
+        help="per-label decision thresholds from a validation file",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_layout_arguments(parser, scores_only=True)
     out = parser.add_argument_group("calibration")
-    out.add_argument("--ties", choices=("nearest", "fewer", "more"), default="nearest",
-                     help="achievable count to take when scores tie at the cut (default nearest)")
-    out.add_argument("--output", "-o", metavar="FILE",
-                     help="write the thresholds: .json, or CSV otherwise")
+    out.add_argument(
+        "--ties",
+        choices=("nearest", "fewer", "more"),
+        default="nearest",
+        help="achievable count to take when scores tie at the cut (default nearest)",
+    )
+    out.add_argument(
+        "--output", "-o", metavar="FILE", help="write the thresholds: .json, or CSV otherwise"
+    )
     parser.set_defaults(run=run)

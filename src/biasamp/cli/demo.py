@@ -15,10 +15,11 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from .._directional import directional
-from .._mals import bias_scores, mals
-from .._results import PairwiseResult
-from .._thresholds import calibrate_thresholds
+from biasamp.metrics._directional import directional
+from biasamp.metrics._mals import bias_scores, mals
+from biasamp.results._base import PairwiseResult
+from biasamp.uncertainty._thresholds import calibrate_thresholds
+
 from ..datasets import load_coco_gender
 
 HELP = """Audit a real model on real data (bundled COCO 2014 gender x objects labels).
@@ -66,12 +67,17 @@ def run_demo(*, seed: int = 0) -> DemoResult:
     def audit(predicted: np.ndarray) -> tuple[PairwiseResult, PairwiseResult]:
         t_to_a = directional(
             direction="T->A",
-            groups=test["gender"], tasks=test[objects], groups_pred=predicted,
-            groups_train=train["gender"], tasks_train=train[objects],
+            groups=test["gender"],
+            tasks=test[objects],
+            groups_pred=predicted,
+            groups_train=train["gender"],
+            tasks_train=train[objects],
         )
         mals_result = mals(
-            groups_train=train["gender"], tasks_train=train[objects],
-            groups_pred=predicted, tasks_pred=test[objects],
+            groups_train=train["gender"],
+            tasks_train=train[objects],
+            groups_pred=predicted,
+            tasks_pred=test[objects],
         )
         return t_to_a, mals_result
 
@@ -79,7 +85,8 @@ def run_demo(*, seed: int = 0) -> DemoResult:
     # images predicted "man" on the training split equals the true share there
     p_man_train = model.predict_proba(train[objects].to_numpy())[:, man_column]
     calibration = calibrate_thresholds(
-        p_man_train[:, None], (train["gender"].to_numpy() == "man")[:, None].astype(int))
+        p_man_train[:, None], (train["gender"].to_numpy() == "man")[:, None].astype(int)
+    )
     threshold = float(calibration.thresholds.iloc[0])
     p_man_test = model.predict_proba(test[objects].to_numpy())[:, man_column]
     calibrated = np.where(p_man_test > threshold, "man", "woman")
@@ -104,14 +111,22 @@ def _pairs_table(result: PairwiseResult, k: int) -> Table:
     for col in ("group", "task", "P(A|T) true", "P(Â|T) pred", "delta", "y", "contribution"):
         table.add_column(col, justify="left" if col in ("group", "task") else "right")
     for row in result.top(k).itertuples(index=False):
-        table.add_row(str(row.group), str(row.task), f"{row.p_true:.3f}", f"{row.p_pred:.3f}",
-                      f"{row.delta:+.3f}", f"{row.y:+d}", f"{row.contribution:+.5f}")
+        table.add_row(
+            str(row.group),
+            str(row.task),
+            f"{row.p_true:.3f}",
+            f"{row.p_pred:.3f}",
+            f"{row.delta:+.3f}",
+            f"{row.y:+d}",
+            f"{row.contribution:+.5f}",
+        )
     return table
 
 
 def _scores_table(scores: pd.DataFrame, k: int) -> Table:
-    table = Table(title=f"Training bias scores b(t, g): the {k} most skewed objects",
-                  title_justify="left")
+    table = Table(
+        title=f"Training bias scores b(t, g): the {k} most skewed objects", title_justify="left"
+    )
     table.add_column("object")
     for g in scores.columns:
         table.add_column(f"b(t, {g})", justify="right")
@@ -158,8 +173,10 @@ def run(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "demo", help="audit a real gender-from-objects model on bundled COCO labels",
-        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "demo",
+        help="audit a real gender-from-objects model on bundled COCO labels",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--top", type=int, default=10, help="number of pairs to show (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="random_state of the model (default 0)")

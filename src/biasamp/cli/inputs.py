@@ -24,7 +24,7 @@ Parquet file.
 
 Label sets
 ----------
-The library's rule (:mod:`biasamp._inputs`): the training split's names are
+The library's rule (:mod:`biasamp.inputs._label_matrix`): the training split's names are
 canonical. With ``--train``, the group and task names are those of the
 training file, and a label of the evaluation ground truth, the predictions or a
 long table that the training file does not have is an error naming the file and
@@ -74,18 +74,23 @@ ERR_DELIMITER = (
 )
 ERR_PARQUET = "{file}: not a readable Parquet file ({detail})."
 ERR_DUPLICATE_COLUMNS = (
-    "{file}: the header names the column(s) {columns} more than once; column names must be "
-    "unique."
+    "{file}: the header names the column(s) {columns} more than once; column names must be unique."
 )
 ERR_CSV = "{file}: cannot parse the file as delimited text ({detail})."
 ERR_NO_PYARROW = "{file}: reading Parquet needs pyarrow: pip install 'biasamp[parquet]'."
-ERR_MISSING_COLUMN = "{file}: column {column!r} ({option}) not found; the file has columns {columns}."
+ERR_MISSING_COLUMN = (
+    "{file}: column {column!r} ({option}) not found; the file has columns {columns}."
+)
 ERR_NO_PREFIX_COLUMNS = (
     "{file}: no column starts with {prefix!r} ({option}); the file has columns {columns}."
 )
-ERR_NOT_BINARY = "{file}, column {column!r}: values must be 0 or 1; found {value!r} in data row {row}."
+ERR_NOT_BINARY = (
+    "{file}, column {column!r}: values must be 0 or 1; found {value!r} in data row {row}."
+)
 HINT_SCORES = " Prediction scores need --threshold."
-ERR_NOT_NUMERIC = "{file}, column {column!r}: expected a number (a score); found {value!r} in data row {row}."
+ERR_NOT_NUMERIC = (
+    "{file}, column {column!r}: expected a number (a score); found {value!r} in data row {row}."
+)
 ERR_MISSING_VALUES = (
     "{file}, column {column!r}: {count} missing value(s), the first in data row {row}."
 )
@@ -116,7 +121,9 @@ ERR_PARTIAL_PREDICTIONS = (
 )
 ERR_NEEDS_ID = "{option} needs --id (the column that joins the files)."
 ERR_LAYOUT = "{what}: give exactly one of {options}."
-ERR_LONG_PRED_GROUPS = "--pred-tasks-long gives predicted tasks; predicted groups come from --pred-prefix or --pred."
+ERR_LONG_PRED_GROUPS = (
+    "--pred-tasks-long gives predicted tasks; predicted groups come from --pred-prefix or --pred."
+)
 
 _FORMAT_CSV = "csv"
 _FORMAT_PARQUET = "parquet"
@@ -159,8 +166,13 @@ class FileInfo:
     n_rows: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "path": self.path, "format": self.format,
-                "sha256": self.sha256, "rows": self.n_rows}
+        return {
+            "role": self.role,
+            "path": self.path,
+            "format": self.format,
+            "sha256": self.sha256,
+            "rows": self.n_rows,
+        }
 
 
 @dataclass(frozen=True)
@@ -230,8 +242,9 @@ def _check_delimiter(path: Path, columns: Sequence[str], delimiter: str) -> None
     header = str(columns[0])
     for char in _DELIMITER_CANDIDATES:
         if char != delimiter and char in header:
-            raise InputError(ERR_DELIMITER.format(file=path, header=header, char=char,
-                                                  expected=delimiter))
+            raise InputError(
+                ERR_DELIMITER.format(file=path, header=header, char=char, expected=delimiter)
+            )
 
 
 def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str, list[str]]:
@@ -259,8 +272,9 @@ def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str,
     _check_delimiter(path, columns, sep)
     if len(columns) > 1:
         # pandas renames a repeated name 'a' to 'a.1': read the header line as it is
-        raw = pd.read_csv(path, sep=sep, nrows=1, header=None, dtype=str,
-                          compression=_compression(path)).iloc[0]
+        raw = pd.read_csv(
+            path, sep=sep, nrows=1, header=None, dtype=str, compression=_compression(path)
+        ).iloc[0]
         _check_unique_columns(path, [str(c) for c in raw if isinstance(c, str)])
     return fmt, columns
 
@@ -317,8 +331,14 @@ def _convert_label(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: 
     series = frame[column]
     missing = series.isna().to_numpy()
     if missing.any():
-        raise InputError(ERR_MISSING_VALUES.format(
-            file=path, column=column, count=int(missing.sum()), row=offset + _first_row(missing) + 1))
+        raise InputError(
+            ERR_MISSING_VALUES.format(
+                file=path,
+                column=column,
+                count=int(missing.sum()),
+                row=offset + _first_row(missing) + 1,
+            )
+        )
     return series.astype(str).to_numpy(dtype=object)
 
 
@@ -336,37 +356,54 @@ def _numeric_block(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: 
         if bad.any():
             row = _first_row(bad)
             template = ERR_NOT_NUMERIC if block.kind == "score" else ERR_NOT_BINARY
-            message = template.format(file=path, column=column, value=raw.iloc[row],
-                                      row=offset + row + 1)
+            message = template.format(
+                file=path, column=column, value=raw.iloc[row], row=offset + row + 1
+            )
             if block.kind == "indicator" and block.role.endswith("_pred"):
                 message += HINT_SCORES
             raise InputError(message)
     return sub.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)  # pragma: no cover
 
 
-def _convert_numeric(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
+def _convert_numeric(
+    frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int
+) -> np.ndarray:
     values = _numeric_block(frame, block, path, offset)
     missing = np.isnan(values)
     if missing.any():
         col = int(np.argmax(missing.any(axis=0)))
         column = block.columns[col]
-        raise InputError(ERR_MISSING_VALUES.format(
-            file=path, column=column, count=int(missing[:, col].sum()),
-            row=offset + _first_row(missing[:, col]) + 1))
+        raise InputError(
+            ERR_MISSING_VALUES.format(
+                file=path,
+                column=column,
+                count=int(missing[:, col].sum()),
+                row=offset + _first_row(missing[:, col]) + 1,
+            )
+        )
     if block.kind == "score":
         bad = ~np.isfinite(values)
         if bad.any():
             row, col = np.argwhere(bad)[0]
-            raise InputError(ERR_NOT_NUMERIC.format(file=path, column=block.columns[col],
-                                                    value=values[row, col], row=offset + row + 1))
+            raise InputError(
+                ERR_NOT_NUMERIC.format(
+                    file=path,
+                    column=block.columns[col],
+                    value=values[row, col],
+                    row=offset + row + 1,
+                )
+            )
         return values
     bad = (values != 0) & (values != 1)
     if bad.any():
         row, col = np.argwhere(bad)[0]
         value = values[row, col]
         message = ERR_NOT_BINARY.format(
-            file=path, column=block.columns[col],
-            value=int(value) if float(value).is_integer() else float(value), row=offset + row + 1)
+            file=path,
+            column=block.columns[col],
+            value=int(value) if float(value).is_integer() else float(value),
+            row=offset + row + 1,
+        )
         if block.role.endswith("_pred"):
             message += HINT_SCORES
         raise InputError(message)
@@ -390,14 +427,20 @@ def _check_columns(path: Path, header: Sequence[str], blocks: Sequence[ColumnBlo
     for block in blocks:
         for column in block.columns:
             if column not in present:
-                raise InputError(ERR_MISSING_COLUMN.format(
-                    file=path, column=column, option=block.option,
-                    columns=_columns_text(header)))
+                raise InputError(
+                    ERR_MISSING_COLUMN.format(
+                        file=path, column=column, option=block.option, columns=_columns_text(header)
+                    )
+                )
 
 
 def _read_csv_chunks(
-    path: Path, blocks: Sequence[ColumnBlock], delimiter: str, chunk_rows: int,
-    advance: Callable[[int], None], on_chunk: Callable[[pd.DataFrame], None],
+    path: Path,
+    blocks: Sequence[ColumnBlock],
+    delimiter: str,
+    chunk_rows: int,
+    advance: Callable[[int], None],
+    on_chunk: Callable[[pd.DataFrame], None],
 ) -> str:
     """Stream a delimited file through ``on_chunk``; return the SHA-256 of its bytes."""
     usecols = list(dict.fromkeys(c for b in blocks for c in b.columns))
@@ -407,8 +450,13 @@ def _read_csv_chunks(
         buffered = io.BufferedReader(reader, buffer_size=1 << 20)
         try:
             chunks = pd.read_csv(
-                buffered, sep=delimiter, usecols=usecols, dtype=text_columns,
-                keep_default_na=False, na_values=[""], chunksize=chunk_rows,
+                buffered,
+                sep=delimiter,
+                usecols=usecols,
+                dtype=text_columns,
+                keep_default_na=False,
+                na_values=[""],
+                chunksize=chunk_rows,
                 compression=_compression(path),
             )
             with chunks:
@@ -445,8 +493,11 @@ def read_blocks(
     uses it to name the column and row of a value it refused.
     """
     path = Path(path)
-    fmt, columns = (_file_format(path), list(header)) if header is not None else read_header(
-        path, delimiter=delimiter)
+    fmt, columns = (
+        (_file_format(path), list(header))
+        if header is not None
+        else read_header(path, delimiter=delimiter)
+    )
     _check_columns(path, columns, blocks)
     n_cols = max(1, sum(len(b.columns) for b in blocks))
     if chunk_rows is None:
@@ -457,8 +508,14 @@ def read_blocks(
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
     size = path.stat().st_size
-    with Progress(TextColumn("reading {task.description}"), BarColumn(), DownloadColumn(),
-                  console=Console(stderr=True), transient=True, disable=not progress) as bar:
+    with Progress(
+        TextColumn("reading {task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not progress,
+    ) as bar:
         task = bar.add_task(path.name, total=size)
 
         def advance(done: int) -> None:
@@ -486,6 +543,7 @@ def read_blocks(
                 raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
             digest = file_sha256(path)
         else:
+
             def on_chunk(chunk: pd.DataFrame) -> None:
                 nonlocal offset
                 for key, arr in _convert_chunk(chunk, blocks, path, offset).items():
@@ -493,8 +551,9 @@ def read_blocks(
                         parts[key].append(arr)
                 offset += len(chunk)
 
-            digest = _read_csv_chunks(path, blocks, _default_delimiter(path, delimiter),
-                                      chunk_rows, advance, on_chunk)
+            digest = _read_csv_chunks(
+                path, blocks, _default_delimiter(path, delimiter), chunk_rows, advance, on_chunk
+            )
     if offset == 0:
         raise InputError(ERR_NO_ROWS.format(file=path))
     arrays = {key: np.concatenate(chunks, axis=0) for key, chunks in parts.items() if chunks}
@@ -527,8 +586,11 @@ class Layout:
             raise InputError(ERR_LAYOUT.format(what="group", options="--group, --group-cols"))
         task_options = [self.task, self.task_cols, self.task_prefix, self.tasks_long]
         if sum(option is not None for option in task_options) != 1:
-            raise InputError(ERR_LAYOUT.format(
-                what="tasks", options="--task, --task-cols, --task-prefix, --tasks-long"))
+            raise InputError(
+                ERR_LAYOUT.format(
+                    what="tasks", options="--task, --task-cols, --task-prefix, --tasks-long"
+                )
+            )
         if self.tasks_long is not None and self.id is None:
             raise InputError(ERR_NEEDS_ID.format(option="--tasks-long"))
 
@@ -557,20 +619,27 @@ class Layout:
         if self.task_prefix is not None:
             excluded = set(self.group_columns()) | {self.id}
             found = tuple(
-                c for c in header
-                if c.startswith(self.task_prefix) and c not in excluded
+                c
+                for c in header
+                if c.startswith(self.task_prefix)
+                and c not in excluded
                 and not (self.pred_prefix and c.startswith(self.pred_prefix))
             )
             if not found:
-                raise InputError(ERR_NO_PREFIX_COLUMNS.format(
-                    file=path, prefix=self.task_prefix, option="--task-prefix",
-                    columns=_columns_text(header)))
+                raise InputError(
+                    ERR_NO_PREFIX_COLUMNS.format(
+                        file=path,
+                        prefix=self.task_prefix,
+                        option="--task-prefix",
+                        columns=_columns_text(header),
+                    )
+                )
             return found, "--task-prefix"
         return (), "--tasks-long"
 
     def task_name(self, column: str) -> str:
         if self.task_prefix:
-            return column[len(self.task_prefix):]
+            return column[len(self.task_prefix) :]
         return column
 
 
@@ -632,15 +701,21 @@ def _pred_column(layout: Layout, column: str) -> str:
 
 
 def _prediction_blocks(
-    layout: Layout, path: Path, header: Sequence[str], group_cols: tuple[str, ...],
-    task_cols: tuple[str, ...], scored: bool,
+    layout: Layout,
+    path: Path,
+    header: Sequence[str],
+    group_cols: tuple[str, ...],
+    task_cols: tuple[str, ...],
+    scored: bool,
 ) -> list[ColumnBlock]:
     """Blocks of the predicted groups / tasks found in ``header`` (at least one)."""
     option = "--pred-prefix" if layout.pred_prefix else "--pred"
     present = set(header)
     blocks: list[ColumnBlock] = []
-    for role, cols, kind in (("groups_pred", group_cols, layout.group_kind),
-                             ("tasks_pred", task_cols, layout.task_kind)):
+    for role, cols, kind in (
+        ("groups_pred", group_cols, layout.group_kind),
+        ("tasks_pred", task_cols, layout.task_kind),
+    ):
         if not cols:
             continue
         wanted = tuple(_pred_column(layout, c) for c in cols)
@@ -649,8 +724,15 @@ def _prediction_blocks(
             continue
         if len(found) < len(wanted):
             missing = next(c for c in wanted if c not in present)
-            raise InputError(ERR_PARTIAL_PREDICTIONS.format(
-                file=path, role=role.split("_")[0], column=missing, option=option, present=found[0]))
+            raise InputError(
+                ERR_PARTIAL_PREDICTIONS.format(
+                    file=path,
+                    role=role.split("_")[0],
+                    column=missing,
+                    option=option,
+                    present=found[0],
+                )
+            )
         block_kind = "label" if kind == "label" else ("score" if scored else "indicator")
         blocks.append(ColumnBlock(role, block_kind, wanted, option))
     return blocks
@@ -660,50 +742,95 @@ def _check_ids(ids: np.ndarray, path: Path, column: str) -> pd.Index:
     index = pd.Index(ids)
     if not index.is_unique:
         dups = pd.unique(ids[index.duplicated()])
-        raise InputError(ERR_DUPLICATE_IDS.format(file=path, column=column, count=len(dups),
-                                                  examples=_shown(dups)))
+        raise InputError(
+            ERR_DUPLICATE_IDS.format(
+                file=path, column=column, count=len(dups), examples=_shown(dups)
+            )
+        )
     return index
 
 
-def _align(index_a: pd.Index, ids_b: np.ndarray, path_a: Path, path_b: Path,
-           column: str, *, both_ways: bool = True) -> np.ndarray:
+def _align(
+    index_a: pd.Index,
+    ids_b: np.ndarray,
+    path_a: Path,
+    path_b: Path,
+    column: str,
+    *,
+    both_ways: bool = True,
+) -> np.ndarray:
     """Positions in ``ids_b`` of each id of ``index_a`` (every id must be in both)."""
     index_b = pd.Index(ids_b)
     positions = index_b.get_indexer(index_a)
     if (positions < 0).any():
         missing = index_a[positions < 0]
-        raise InputError(ERR_ID_MISSING.format(column=column, count=len(missing), file_a=path_a,
-                                               file_b=path_b, examples=_shown(list(missing))))
+        raise InputError(
+            ERR_ID_MISSING.format(
+                column=column,
+                count=len(missing),
+                file_a=path_a,
+                file_b=path_b,
+                examples=_shown(list(missing)),
+            )
+        )
     if both_ways:
         extra = index_b.difference(index_a)
         if len(extra):
-            raise InputError(ERR_ID_MISSING.format(column=column, count=len(extra), file_a=path_b,
-                                                   file_b=path_a, examples=_shown(list(extra))))
+            raise InputError(
+                ERR_ID_MISSING.format(
+                    column=column,
+                    count=len(extra),
+                    file_a=path_b,
+                    file_b=path_a,
+                    examples=_shown(list(extra)),
+                )
+            )
     return positions
 
 
 def read_long_table(
-    path: str | Path, *, id_col: str, label_col: str, delimiter: str | None = None,
-    role: str = "tasks_long", option: str = "--tasks-long", progress: bool = False,
+    path: str | Path,
+    *,
+    id_col: str,
+    label_col: str,
+    delimiter: str | None = None,
+    role: str = "tasks_long",
+    option: str = "--tasks-long",
+    progress: bool = False,
     chunk_rows: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, FileInfo]:
     """The ``(id, label)`` rows of a long table, as two string arrays."""
-    blocks = [ColumnBlock("id", "id", (id_col,), "--id"),
-              ColumnBlock("label", "label", (label_col,), f"{option} (--long-label)")]
-    arrays, info = read_blocks(path, blocks, role=role, delimiter=delimiter, progress=progress,
-                               chunk_rows=chunk_rows)
+    blocks = [
+        ColumnBlock("id", "id", (id_col,), "--id"),
+        ColumnBlock("label", "label", (label_col,), f"{option} (--long-label)"),
+    ]
+    arrays, info = read_blocks(
+        path, blocks, role=role, delimiter=delimiter, progress=progress, chunk_rows=chunk_rows
+    )
     return arrays["id"], arrays["label"], info
 
 
 def _long_to_sparse(
-    ids: np.ndarray, labels: np.ndarray, row_index: pd.Index, names: tuple[str, ...],
-    path: Path, main_path: Path, column: str,
+    ids: np.ndarray,
+    labels: np.ndarray,
+    row_index: pd.Index,
+    names: tuple[str, ...],
+    path: Path,
+    main_path: Path,
+    column: str,
 ) -> sp.csr_matrix:
     rows = row_index.get_indexer(ids)
     if (rows < 0).any():
         missing = pd.unique(ids[rows < 0])
-        raise InputError(ERR_ID_MISSING.format(column=column, count=len(missing), file_a=path,
-                                               file_b=main_path, examples=_shown(missing)))
+        raise InputError(
+            ERR_ID_MISSING.format(
+                column=column,
+                count=len(missing),
+                file_a=path,
+                file_b=main_path,
+                examples=_shown(missing),
+            )
+        )
     cols = pd.Index(names).get_indexer(labels)
     matrix = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(row_index), len(names)))
     matrix.sum_duplicates()
@@ -720,8 +847,13 @@ def _sources(train_path: Path | None) -> str:
     return f"the training file {train_path}" if train_path is not None else "the data file"
 
 
-def _canonical_names(evaluation: np.ndarray, train: np.ndarray | None, eval_path: Path,
-                     column: str, train_path: Path | None) -> tuple[str, ...]:
+def _canonical_names(
+    evaluation: np.ndarray,
+    train: np.ndarray | None,
+    eval_path: Path,
+    column: str,
+    train_path: Path | None,
+) -> tuple[str, ...]:
     """The training labels when there is a training split (evaluation labels must be among
     them), else the evaluation labels; sorted."""
     if train is None:
@@ -729,27 +861,41 @@ def _canonical_names(evaluation: np.ndarray, train: np.ndarray | None, eval_path
     names = _label_names(train)
     unknown = pd.Index(pd.unique(evaluation)).difference(pd.Index(names))
     if len(unknown):
-        raise InputError(ERR_UNKNOWN_EVAL_LABELS.format(
-            file=eval_path, column=column, examples=_shown(list(unknown)), train=train_path))
+        raise InputError(
+            ERR_UNKNOWN_EVAL_LABELS.format(
+                file=eval_path, column=column, examples=_shown(list(unknown)), train=train_path
+            )
+        )
     return names
 
 
-def _check_pred_labels(pred: np.ndarray, names: tuple[str, ...], path: Path, column: str,
-                       sources: str) -> None:
+def _check_pred_labels(
+    pred: np.ndarray, names: tuple[str, ...], path: Path, column: str, sources: str
+) -> None:
     unknown = pd.Index(pd.unique(pred)).difference(pd.Index(names))
     if len(unknown):
-        raise InputError(ERR_UNKNOWN_PRED_LABELS.format(
-            file=path, column=column, examples=_shown(list(unknown)), sources=sources))
+        raise InputError(
+            ERR_UNKNOWN_PRED_LABELS.format(
+                file=path, column=column, examples=_shown(list(unknown)), sources=sources
+            )
+        )
 
 
-def _check_same_columns(path: Path, cols: Sequence[str], reference: Path,
-                        ref_cols: Sequence[str], what: str) -> None:
+def _check_same_columns(
+    path: Path, cols: Sequence[str], reference: Path, ref_cols: Sequence[str], what: str
+) -> None:
     if set(cols) != set(ref_cols):
         missing = [c for c in ref_cols if c not in set(cols)]
         unexpected = [c for c in cols if c not in set(ref_cols)]
-        raise InputError(ERR_COLUMN_SETS.format(
-            file=path, what=what, reference=reference, missing=_shown(missing) or "none",
-            unexpected=_shown(unexpected) or "none"))
+        raise InputError(
+            ERR_COLUMN_SETS.format(
+                file=path,
+                what=what,
+                reference=reference,
+                missing=_shown(missing) or "none",
+                unexpected=_shown(unexpected) or "none",
+            )
+        )
 
 
 def load_audit(
@@ -792,8 +938,9 @@ def load_audit(
     if pred is not None and layout.id is None:
         raise InputError(ERR_NEEDS_ID.format(option="--pred"))
     if (pred_tasks_long or train_tasks_long) and layout.tasks_long is None:
-        raise InputError(ERR_LAYOUT.format(what="long task tables",
-                                           options="--tasks-long with them"))
+        raise InputError(
+            ERR_LAYOUT.format(what="long task tables", options="--tasks-long with them")
+        )
     _, header = read_header(data_path, delimiter=layout.delimiter)
     group_cols = layout.group_columns()
     task_cols, task_option = layout.task_columns(data_path, header)
@@ -807,28 +954,49 @@ def load_audit(
     if layout.pred_prefix and pred is None:
         pred_blocks = _prediction_blocks(layout, data_path, header, group_cols, task_cols, scored)
         if not pred_blocks and pred_tasks_long is None:
-            raise InputError(ERR_NO_PREDICTIONS_FOUND.format(
-                file=data_path, group_col=repr(_pred_column(layout, group_cols[0])),
-                task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none"))
-    arrays, info = read_blocks(data_path, blocks + pred_blocks, role="data",
-                               delimiter=layout.delimiter, header=header, progress=progress,
-                               chunk_rows=layout.chunk_size)
+            raise InputError(
+                ERR_NO_PREDICTIONS_FOUND.format(
+                    file=data_path,
+                    group_col=repr(_pred_column(layout, group_cols[0])),
+                    task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none",
+                )
+            )
+    arrays, info = read_blocks(
+        data_path,
+        blocks + pred_blocks,
+        role="data",
+        delimiter=layout.delimiter,
+        header=header,
+        progress=progress,
+        chunk_rows=layout.chunk_size,
+    )
     files = [info]
     index = _check_ids(arrays["id"], data_path, layout.id) if layout.id is not None else None
 
     if pred is not None:
         pred_path = Path(pred)
         _, pred_header = read_header(pred_path, delimiter=layout.delimiter)
-        pred_blocks = _prediction_blocks(layout, pred_path, pred_header, group_cols, task_cols,
-                                         scored)
+        pred_blocks = _prediction_blocks(
+            layout, pred_path, pred_header, group_cols, task_cols, scored
+        )
         if not pred_blocks:
-            raise InputError(ERR_NO_PREDICTIONS_FOUND.format(
-                file=pred_path, group_col=repr(_pred_column(layout, group_cols[0])),
-                task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none"))
+            raise InputError(
+                ERR_NO_PREDICTIONS_FOUND.format(
+                    file=pred_path,
+                    group_col=repr(_pred_column(layout, group_cols[0])),
+                    task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none",
+                )
+            )
         id_block = ColumnBlock("id", "id", (layout.id,), "--id")
-        pred_arrays, pred_info = read_blocks(pred_path, [id_block, *pred_blocks], role="predictions",
-                                             delimiter=layout.delimiter, header=pred_header,
-                                             progress=progress, chunk_rows=layout.chunk_size)
+        pred_arrays, pred_info = read_blocks(
+            pred_path,
+            [id_block, *pred_blocks],
+            role="predictions",
+            delimiter=layout.delimiter,
+            header=pred_header,
+            progress=progress,
+            chunk_rows=layout.chunk_size,
+        )
         files.append(pred_info)
         _check_ids(pred_arrays["id"], pred_path, layout.id)
         positions = _align(index, pred_arrays["id"], data_path, pred_path, layout.id)
@@ -848,9 +1016,15 @@ def load_audit(
             train_blocks.append(ColumnBlock("tasks", layout.task_kind, task_cols, task_option))
         if layout.tasks_long is not None:
             train_blocks.append(ColumnBlock("id", "id", (layout.id,), "--id"))
-        train_arrays, train_info = read_blocks(train_path, train_blocks, role="train",
-                                               delimiter=layout.delimiter, header=train_header,
-                                               progress=progress, chunk_rows=layout.chunk_size)
+        train_arrays, train_info = read_blocks(
+            train_path,
+            train_blocks,
+            role="train",
+            delimiter=layout.delimiter,
+            header=train_header,
+            progress=progress,
+            chunk_rows=layout.chunk_size,
+        )
         files.append(train_info)
         if layout.tasks_long is not None:
             train_index = _check_ids(train_arrays["id"], train_path, layout.id)
@@ -859,12 +1033,17 @@ def load_audit(
     thresholds = dict(thresholds or {})
     group_scores = task_scores = None
     if layout.group_kind == "label":
-        group_names = _canonical_names(arrays["groups"], train_arrays.get("groups"),
-                                       data_path, group_cols[0], train_path)
+        group_names = _canonical_names(
+            arrays["groups"], train_arrays.get("groups"), data_path, group_cols[0], train_path
+        )
         if "groups_pred" in arrays:
-            _check_pred_labels(arrays["groups_pred"], group_names,
-                               Path(pred) if pred else data_path,
-                               _pred_column(layout, group_cols[0]), _sources(train_path))
+            _check_pred_labels(
+                arrays["groups_pred"],
+                group_names,
+                Path(pred) if pred else data_path,
+                _pred_column(layout, group_cols[0]),
+                _sources(train_path),
+            )
     else:
         group_names = group_cols
         if scored and "groups_pred" in arrays:
@@ -874,11 +1053,17 @@ def load_audit(
     # --- tasks
     tasks_train = train_arrays.get("tasks")
     if layout.task_kind == "label":
-        task_names = _canonical_names(arrays["tasks"], tasks_train, data_path, task_cols[0],
-                                      train_path)
+        task_names = _canonical_names(
+            arrays["tasks"], tasks_train, data_path, task_cols[0], train_path
+        )
         if "tasks_pred" in arrays:
-            _check_pred_labels(arrays["tasks_pred"], task_names, Path(pred) if pred else data_path,
-                               _pred_column(layout, task_cols[0]), _sources(train_path))
+            _check_pred_labels(
+                arrays["tasks_pred"],
+                task_names,
+                Path(pred) if pred else data_path,
+                _pred_column(layout, task_cols[0]),
+                _sources(train_path),
+            )
         tasks = arrays["tasks"]
     elif layout.task_kind == "indicator":
         task_names = tuple(layout.task_name(c) for c in task_cols)
@@ -889,36 +1074,69 @@ def load_audit(
     else:
         long_path = Path(layout.tasks_long)
         ids, labels, long_info = read_long_table(
-            long_path, id_col=layout.id, label_col=layout.long_label,
-            delimiter=layout.delimiter, progress=progress, chunk_rows=layout.chunk_size)
+            long_path,
+            id_col=layout.id,
+            label_col=layout.long_label,
+            delimiter=layout.delimiter,
+            progress=progress,
+            chunk_rows=layout.chunk_size,
+        )
         files.append(long_info)
         long_tables = {"tasks": (long_path, ids, labels, index, data_path)}
         if pred_tasks_long is not None:
             p_ids, p_labels, p_info = read_long_table(
-                pred_tasks_long, id_col=layout.id, label_col=layout.long_label,
-                delimiter=layout.delimiter, role="pred_tasks_long", option="--pred-tasks-long",
-                progress=progress, chunk_rows=layout.chunk_size)
+                pred_tasks_long,
+                id_col=layout.id,
+                label_col=layout.long_label,
+                delimiter=layout.delimiter,
+                role="pred_tasks_long",
+                option="--pred-tasks-long",
+                progress=progress,
+                chunk_rows=layout.chunk_size,
+            )
             files.append(p_info)
             long_tables["tasks_pred"] = (Path(pred_tasks_long), p_ids, p_labels, index, data_path)
         if train_tasks_long is not None:
             if train_index is None:
-                raise InputError(ERR_LAYOUT.format(what="--train-tasks-long",
-                                                   options="--train with it"))
+                raise InputError(
+                    ERR_LAYOUT.format(what="--train-tasks-long", options="--train with it")
+                )
             t_ids, t_labels, t_info = read_long_table(
-                train_tasks_long, id_col=layout.id, label_col=layout.long_label,
-                delimiter=layout.delimiter, role="train_tasks_long", option="--train-tasks-long",
-                progress=progress, chunk_rows=layout.chunk_size)
+                train_tasks_long,
+                id_col=layout.id,
+                label_col=layout.long_label,
+                delimiter=layout.delimiter,
+                role="train_tasks_long",
+                option="--train-tasks-long",
+                progress=progress,
+                chunk_rows=layout.chunk_size,
+            )
             files.append(t_info)
-            long_tables["tasks_train"] = (Path(train_tasks_long), t_ids, t_labels, train_index,
-                                          train_path)
+            long_tables["tasks_train"] = (
+                Path(train_tasks_long),
+                t_ids,
+                t_labels,
+                train_index,
+                train_path,
+            )
         train_long = long_tables.get("tasks_train")
-        task_names = _canonical_names(labels, None if train_long is None else train_long[2],
-                                      long_path, layout.long_label,
-                                      None if train_long is None else train_long[0])
+        task_names = _canonical_names(
+            labels,
+            None if train_long is None else train_long[2],
+            long_path,
+            layout.long_label,
+            None if train_long is None else train_long[0],
+        )
         if "tasks_pred" in long_tables:
-            _check_pred_labels(p_labels, task_names, Path(pred_tasks_long), layout.long_label,
-                               "the training long table" if train_long is not None
-                               else "the ground-truth long table")
+            _check_pred_labels(
+                p_labels,
+                task_names,
+                Path(pred_tasks_long),
+                layout.long_label,
+                "the training long table"
+                if train_long is not None
+                else "the ground-truth long table",
+            )
         matrices = {
             role: _long_to_sparse(i, lab, row_index, task_names, path, main, layout.id)
             for role, (path, i, lab, row_index, main) in long_tables.items()
@@ -927,25 +1145,37 @@ def load_audit(
         arrays["tasks_pred"] = matrices.get("tasks_pred", arrays.get("tasks_pred"))
         tasks_train = matrices.get("tasks_train")
     if train_path is not None and tasks_train is None:
-        raise InputError(ERR_LAYOUT.format(what="--train with --tasks-long",
-                                           options="--train-tasks-long"))
+        raise InputError(
+            ERR_LAYOUT.format(what="--train with --tasks-long", options="--train-tasks-long")
+        )
     used = {}
     if scored:
         names = (group_names if group_scores is not None else ()) + (
-            task_names if task_scores is not None else ())
-        used = {str(name): float(thresholds.get(str(name), 0.5 if threshold is None else threshold))
-                for name in names}
+            task_names if task_scores is not None else ()
+        )
+        used = {
+            str(name): float(thresholds.get(str(name), 0.5 if threshold is None else threshold))
+            for name in names
+        }
     return AuditData(
-        groups=arrays["groups"], tasks=tasks, group_names=tuple(group_names),
-        task_names=tuple(task_names), groups_pred=arrays.get("groups_pred"),
-        tasks_pred=arrays.get("tasks_pred"), groups_train=train_arrays.get("groups"),
-        tasks_train=tasks_train, group_scores=group_scores, task_scores=task_scores,
-        files=files, thresholds=used,
+        groups=arrays["groups"],
+        tasks=tasks,
+        group_names=tuple(group_names),
+        task_names=tuple(task_names),
+        groups_pred=arrays.get("groups_pred"),
+        tasks_pred=arrays.get("tasks_pred"),
+        groups_train=train_arrays.get("groups"),
+        tasks_train=tasks_train,
+        group_scores=group_scores,
+        task_scores=task_scores,
+        files=files,
+        thresholds=used,
     )
 
 
-def _binarise(scores: np.ndarray, names: Sequence[str], threshold: float | None,
-              thresholds: dict[str, float]) -> np.ndarray:
+def _binarise(
+    scores: np.ndarray, names: Sequence[str], threshold: float | None, thresholds: dict[str, float]
+) -> np.ndarray:
     default = 0.5 if threshold is None else float(threshold)
     cut = np.array([float(thresholds.get(str(name), default)) for name in names])
     return (scores > cut[None, :]).astype(np.uint8)

@@ -12,8 +12,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from .._results import _json_safe, frame_records
+from biasamp._version import __version__
+from biasamp.results._base import _json_safe, frame_records
+
 from .audit import Audit
 from .metrics import REGISTRY
 
@@ -34,8 +35,12 @@ def _interval(result: Any) -> dict[str, Any] | None:
     ci = getattr(result, "ci", None)
     if ci is None:
         return None
-    return {"low": ci[0], "high": ci[1], "level": getattr(result, "ci_level", None),
-            "se": getattr(result, "se", None)}
+    return {
+        "low": ci[0],
+        "high": ci[1],
+        "level": getattr(result, "ci_level", None),
+        "se": getattr(result, "se", None),
+    }
 
 
 def metric_record(key: str, result: Any, *, seed: int | None) -> dict[str, Any]:
@@ -46,24 +51,26 @@ def metric_record(key: str, result: Any, *, seed: int | None) -> dict[str, Any]:
     for row in pairs:
         row["group"] = str(row["group"])
         row["task"] = str(row["task"])
-    return _json_safe({
-        "key": key,
-        "metric": result.metric,
-        "name": getattr(result, "name", REGISTRY[key].title if key in REGISTRY else key),
-        "direction": getattr(result, "direction", None),
-        "value": result.value,
-        "interval": _interval(result),
-        "n_boot": n_boot,
-        "seed": seed if n_boot else None,
-        "n": result.n,
-        "n_train": result.n_train,
-        "n_pairs": result.n_pairs,
-        "n_empty": result.n_empty,
-        "params": result.params,
-        "extras": result.extras,
-        "pairs": pairs,
-        **({"by_size": frame_records(result.by_size)} if hasattr(result, "by_size") else {}),
-    })
+    return _json_safe(
+        {
+            "key": key,
+            "metric": result.metric,
+            "name": getattr(result, "name", REGISTRY[key].title if key in REGISTRY else key),
+            "direction": getattr(result, "direction", None),
+            "value": result.value,
+            "interval": _interval(result),
+            "n_boot": n_boot,
+            "seed": seed if n_boot else None,
+            "n": result.n,
+            "n_train": result.n_train,
+            "n_pairs": result.n_pairs,
+            "n_empty": result.n_empty,
+            "params": result.params,
+            "extras": result.extras,
+            "pairs": pairs,
+            **({"by_size": frame_records(result.by_size)} if hasattr(result, "by_size") else {}),
+        }
+    )
 
 
 def audit_document(audit: Audit, *, command: str) -> dict[str, Any]:
@@ -76,10 +83,14 @@ def audit_document(audit: Audit, *, command: str) -> dict[str, Any]:
         "command": command,
         "inputs": [f.to_dict() for f in data.files],
         "settings": audit.settings,
-        "labels": {"groups": [str(g) for g in data.group_names],
-                   "tasks": [str(t) for t in data.task_names]},
-        "metrics": [metric_record(key, result, seed=audit.settings.get("seed"))
-                    for key, result in audit.results.items()],
+        "labels": {
+            "groups": [str(g) for g in data.group_names],
+            "tasks": [str(t) for t in data.task_names],
+        },
+        "metrics": [
+            metric_record(key, result, seed=audit.settings.get("seed"))
+            for key, result in audit.results.items()
+        ],
         "skipped": dict(audit.skipped),
         "gates": [g.to_dict() for g in audit.gates],
         "warnings": list(audit.warnings),
@@ -87,15 +98,21 @@ def audit_document(audit: Audit, *, command: str) -> dict[str, Any]:
     if data.thresholds:
         doc["thresholds"] = dict(data.thresholds)
     if audit.sweep:
-        doc["sweeps"] = {key: {"metric": s.metric, "direction": s.direction, "mean": s.mean,
-                               "table": frame_records(s.table[["threshold", "value"]])}
-                         for key, s in audit.sweep.items()}
+        doc["sweeps"] = {
+            key: {
+                "metric": s.metric,
+                "direction": s.direction,
+                "mean": s.mean,
+                "table": frame_records(s.table[["threshold", "value"]]),
+            }
+            for key, s in audit.sweep.items()
+        }
     return _json_safe(doc)
 
 
 def write_json(path: str | Path, document: dict[str, Any]) -> Path:
     """Write the document (UTF-8, sorted keys off, 2-space indent); return the path."""
-    from .._atomic_write import atomic_output
+    from biasamp.output._atomic import atomic_output
 
     path = Path(path)
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

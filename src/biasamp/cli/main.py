@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.markup import escape
 
-from .. import __version__
+from biasamp._version import __version__
+
 from . import calibrate, demo, measure, mitigate, report
 
 EXIT_OK = 0
@@ -59,8 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except (ValueError, TypeError, OSError, ImportError) as exc:
-        console.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, highlight=False,
-                      soft_wrap=True)
+        console.print(
+            f"[bold red]error:[/] {escape(str(exc))}", markup=True, highlight=False, soft_wrap=True
+        )
         return EXIT_USAGE
 
 

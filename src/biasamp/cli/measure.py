@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from rich.console import Console
 
-from .audit import INPUT_CONTRACT, add_audit_arguments, run_audit
+from .arguments import INPUT_CONTRACT, add_audit_arguments, show_progress
+from .audit import run_audit
 from .json_output import audit_document, write_json
 from .terminal import print_audit
 
 __all__ = ["add_parser", "run"]
 
+
 def _metric_lines() -> str:
     from .metrics import REGISTRY
 
-    return "\n".join(f"  {k:<16} {s.description}" + ("" if s.default else " [opt-in]")
-                     for k, s in REGISTRY.items())
+    return "\n".join(
+        f"  {k:<16} {s.description}" + ("" if s.default else " [opt-in]")
+        for k, s in REGISTRY.items()
+    )
 
 
 HELP = """Compute bias-amplification metrics from prediction files.
@@ -56,12 +59,8 @@ Metrics (--metric):
 HELP = HELP.replace("{INPUT_CONTRACT}", INPUT_CONTRACT).replace("{METRICS}", _metric_lines())
 
 
-def _progress(args: argparse.Namespace) -> bool:
-    return not args.no_progress and sys.stderr.isatty()
-
-
 def run(args: argparse.Namespace) -> int:
-    audit = run_audit(args, progress=_progress(args))
+    audit = run_audit(args, progress=show_progress(args))
     print_audit(Console(), audit, top=args.top)
     if args.json:
         write_json(args.json, audit_document(audit, command="measure"))
@@ -70,8 +69,10 @@ def run(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "measure", help="compute bias-amplification metrics from files",
-        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "measure",
+        help="compute bias-amplification metrics from files",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_audit_arguments(parser)
     parser.set_defaults(run=run)

@@ -28,15 +28,27 @@ from typing import Any
 
 import pandas as pd
 
-from .. import _directional, _mals, _multi_attribute, _predictability
+from biasamp.metrics import _directional, _mals, _multi_attribute
+from biasamp.predictability import _predictability
+
 from .inputs import AuditData
 
-__all__ = ["CombinationView", "MetricSpec", "PredictabilityView", "REGISTRY", "Settings",
-           "check_metric_inputs", "compute_metric", "resolve_metric"]
+__all__ = [
+    "CombinationView",
+    "MetricSpec",
+    "PredictabilityView",
+    "REGISTRY",
+    "Settings",
+    "check_metric_inputs",
+    "compute_metric",
+    "resolve_metric",
+]
 
 ERR_UNKNOWN_METRIC = "--metric: unknown metric {name!r}; choose from {choices}."
 ERR_METRIC_NEEDS = "--metric {key}: needs {missing} ({hint})."
-ERR_NO_BOOTSTRAP = "--n-boot: the metric {key} has no bootstrap interval in this version of biasamp."
+ERR_NO_BOOTSTRAP = (
+    "--n-boot: the metric {key} has no bootstrap interval in this version of biasamp."
+)
 
 _ROLE_HINTS = {
     "groups_pred": "predicted groups: --pred-prefix or --pred",
@@ -108,30 +120,61 @@ def _train(data: AuditData) -> dict[str, Any]:
 
 
 def _mals_arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
-    return {**_train(data), "groups_pred": data.groups_pred, "tasks_pred": data.tasks_pred,
-            "margin": settings.margin, **data.names()}
+    return {
+        **_train(data),
+        "groups_pred": data.groups_pred,
+        "tasks_pred": data.tasks_pred,
+        "margin": settings.margin,
+        **data.names(),
+    }
 
 
 def _directional_arguments(direction: str) -> Callable[[AuditData, Settings], dict[str, Any]]:
     def arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
-        pred = ({"tasks_pred": data.tasks_pred} if direction == "A->T"
-                else {"groups_pred": data.groups_pred})
-        return {"direction": direction, "groups": data.groups, "tasks": data.tasks, **pred,
-                **_train(data), **data.names()}
+        pred = (
+            {"tasks_pred": data.tasks_pred}
+            if direction == "A->T"
+            else {"groups_pred": data.groups_pred}
+        )
+        return {
+            "direction": direction,
+            "groups": data.groups,
+            "tasks": data.tasks,
+            **pred,
+            **_train(data),
+            **data.names(),
+        }
+
     return arguments
 
 
 def _multi_mals_arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
-    return {**_train(data), "groups": data.groups, "tasks": data.tasks,
-            "groups_pred": data.groups_pred, "tasks_pred": data.tasks_pred, **data.names()}
+    return {
+        **_train(data),
+        "groups": data.groups,
+        "tasks": data.tasks,
+        "groups_pred": data.groups_pred,
+        "tasks_pred": data.tasks_pred,
+        **data.names(),
+    }
 
 
 def _multi_directional_arguments(direction: str) -> Callable[[AuditData, Settings], dict[str, Any]]:
     def arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
-        pred = ({"tasks_pred": data.tasks_pred} if direction == "A->T"
-                else {"groups_pred": data.groups_pred})
-        return {"direction": direction, "groups": data.groups, "tasks": data.tasks, **pred,
-                **_train(data), **data.names()}
+        pred = (
+            {"tasks_pred": data.tasks_pred}
+            if direction == "A->T"
+            else {"groups_pred": data.groups_pred}
+        )
+        return {
+            "direction": direction,
+            "groups": data.groups,
+            "tasks": data.tasks,
+            **pred,
+            **_train(data),
+            **data.names(),
+        }
+
     return arguments
 
 
@@ -141,16 +184,29 @@ def _iteration_settings(settings: Settings) -> dict[str, Any]:
 
 def _dpa_arguments(direction: str) -> Callable[[AuditData, Settings], dict[str, Any]]:
     def arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
-        pred = ({"tasks_pred": data.tasks_pred} if direction == "A->T"
-                else {"groups_pred": data.groups_pred})
-        return {"direction": direction, "groups": data.groups, "tasks": data.tasks, **pred,
-                **_iteration_settings(settings)}
+        pred = (
+            {"tasks_pred": data.tasks_pred}
+            if direction == "A->T"
+            else {"groups_pred": data.groups_pred}
+        )
+        return {
+            "direction": direction,
+            "groups": data.groups,
+            "tasks": data.tasks,
+            **pred,
+            **_iteration_settings(settings),
+        }
+
     return arguments
 
 
 def _leakage_arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
-    return {"groups": data.groups, "tasks": data.tasks, "tasks_pred": data.tasks_pred,
-            **_iteration_settings(settings)}
+    return {
+        "groups": data.groups,
+        "tasks": data.tasks,
+        "tasks_pred": data.tasks_pred,
+        **_iteration_settings(settings),
+    }
 
 
 class _View:
@@ -183,14 +239,19 @@ class CombinationView(_View):
 
     def top(self, k: int = 10, *, by: str = "contribution") -> pd.DataFrame:
         frame = self.by_pair
-        order = frame[by].abs().sort_values(ascending=False, na_position="last",
-                                            kind="stable").index
+        order = (
+            frame[by].abs().sort_values(ascending=False, na_position="last", kind="stable").index
+        )
         return frame.loc[order].head(k).reset_index(drop=True)
 
 
-_EMPTY_PAIRS = pd.DataFrame({"group": pd.Series([], dtype=object),
-                             "task": pd.Series([], dtype=object),
-                             "contribution": pd.Series([], dtype=float)})
+_EMPTY_PAIRS = pd.DataFrame(
+    {
+        "group": pd.Series([], dtype=object),
+        "task": pd.Series([], dtype=object),
+        "contribution": pd.Series([], dtype=float),
+    }
+)
 
 
 class PredictabilityView(_View):
@@ -214,88 +275,128 @@ class PredictabilityView(_View):
     def extras(self) -> dict[str, Any]:
         r = self.result
         quality = ("psi_d", "psi_m") if r.metric == "dpa" else ("lambda_d", "lambda_m")
-        out: dict[str, Any] = {quality[0]: r.psi_d, quality[1]: r.psi_m, "n_iter": r.n_iter,
-                               "std": r.std, "attacker": r.attacker, "quality": r.quality,
-                               "perturbation": r.perturbation}
+        out: dict[str, Any] = {
+            quality[0]: r.psi_d,
+            quality[1]: r.psi_m,
+            "n_iter": r.n_iter,
+            "std": r.std,
+            "attacker": r.attacker,
+            "quality": r.quality,
+            "perturbation": r.perturbation,
+        }
         if r.model_accuracy is not None:
             out["model_accuracy"] = float(r.model_accuracy)
         return out
 
     @property
     def params(self) -> dict[str, Any]:
-        return {k: v for k, v in self.result.params.items()
-                if isinstance(v, (str, int, float, bool, type(None)))}
+        return {
+            k: v
+            for k, v in self.result.params.items()
+            if isinstance(v, (str, int, float, bool, type(None)))
+        }
 
 
 REGISTRY: dict[str, MetricSpec] = {
     spec.key: spec
     for spec in (
         MetricSpec(
-            key="mals", title="BiasAmp_MALS",
+            key="mals",
+            title="BiasAmp_MALS",
             needs=("groups_train", "tasks_train", "groups_pred", "tasks_pred"),
-            function=_mals.mals, arguments=_mals_arguments,
+            function=_mals.mals,
+            arguments=_mals_arguments,
             description="Zhao et al. 2017: predicted vs training bias of the biased pairs",
         ),
         MetricSpec(
-            key="directional-a2t", title="BiasAmp A->T",
+            key="directional-a2t",
+            title="BiasAmp A->T",
             needs=("groups", "tasks", "tasks_pred"),
-            function=_directional.directional, arguments=_directional_arguments("A->T"),
+            function=_directional.directional,
+            arguments=_directional_arguments("A->T"),
             aliases=("a2t", "A->T", "a->t", "directional-A->T"),
             description="Wang & Russakovsky 2021: does the group change the task predictions?",
         ),
         MetricSpec(
-            key="directional-t2a", title="BiasAmp T->A",
+            key="directional-t2a",
+            title="BiasAmp T->A",
             needs=("groups", "tasks", "groups_pred"),
-            function=_directional.directional, arguments=_directional_arguments("T->A"),
+            function=_directional.directional,
+            arguments=_directional_arguments("T->A"),
             aliases=("t2a", "T->A", "t->a", "directional-T->A"),
             description="Wang & Russakovsky 2021: does the task change the group predictions?",
         ),
         MetricSpec(
-            key="multi-mals", title="Multi_MALS",
-            needs=("groups_train", "tasks_train", "tasks_multilabel", "groups_pred",
-                   "tasks_pred"),
-            function=_multi_attribute.multi_mals, arguments=_multi_mals_arguments,
-            default=False, view=CombinationView, aliases=("multi_mals",),
+            key="multi-mals",
+            title="Multi_MALS",
+            needs=("groups_train", "tasks_train", "tasks_multilabel", "groups_pred", "tasks_pred"),
+            function=_multi_attribute.multi_mals,
+            arguments=_multi_mals_arguments,
+            default=False,
+            view=CombinationView,
+            aliases=("multi_mals",),
             description="Zhao et al. 2023: MALS over combinations of tasks",
         ),
         MetricSpec(
-            key="multi-a2t", title="Multi A->T",
+            key="multi-a2t",
+            title="Multi A->T",
             needs=("groups_train", "tasks_train", "tasks_multilabel", "tasks_pred"),
             function=_multi_attribute.multi_directional,
-            arguments=_multi_directional_arguments("A->T"), default=False,
-            view=CombinationView, aliases=("multi-directional-a2t", "multi-G->M"),
+            arguments=_multi_directional_arguments("A->T"),
+            default=False,
+            view=CombinationView,
+            aliases=("multi-directional-a2t", "multi-G->M"),
             description="Zhao et al. 2023: does the group change the predicted combinations?",
         ),
         MetricSpec(
-            key="multi-t2a", title="Multi T->A",
+            key="multi-t2a",
+            title="Multi T->A",
             needs=("groups_train", "tasks_train", "tasks_multilabel", "groups_pred"),
             function=_multi_attribute.multi_directional,
-            arguments=_multi_directional_arguments("T->A"), default=False,
-            view=CombinationView, aliases=("multi-directional-t2a", "multi-M->G"),
+            arguments=_multi_directional_arguments("T->A"),
+            default=False,
+            view=CombinationView,
+            aliases=("multi-directional-t2a", "multi-M->G"),
             description="Zhao et al. 2023: do task combinations change the group predictions?",
         ),
         MetricSpec(
-            key="dpa-a2t", title="DPA A->T", needs=("groups", "tasks", "tasks_pred"),
-            function=_predictability.dpa, arguments=_dpa_arguments("A->T"), default=False,
-            view=PredictabilityView, iterations=True, aliases=("dpa-A->T",),
-            description="Tokas et al.: predictability of the task outputs from the group "
-                        "(trains attackers)",
-        ),
-        MetricSpec(
-            key="dpa-t2a", title="DPA T->A", needs=("groups", "tasks", "groups_pred"),
-            function=_predictability.dpa, arguments=_dpa_arguments("T->A"), default=False,
-            view=PredictabilityView, iterations=True, aliases=("dpa-T->A",),
-            description="Tokas et al.: predictability of the group outputs from the tasks "
-                        "(trains attackers)",
-        ),
-        MetricSpec(
-            key="leakage", title="Leakage amplification",
+            key="dpa-a2t",
+            title="DPA A->T",
             needs=("groups", "tasks", "tasks_pred"),
-            function=_predictability.leakage_amplification, arguments=_leakage_arguments,
-            default=False, view=PredictabilityView, iterations=True,
+            function=_predictability.dpa,
+            arguments=_dpa_arguments("A->T"),
+            default=False,
+            view=PredictabilityView,
+            iterations=True,
+            aliases=("dpa-A->T",),
+            description="Tokas et al.: predictability of the task outputs from the group "
+            "(trains attackers)",
+        ),
+        MetricSpec(
+            key="dpa-t2a",
+            title="DPA T->A",
+            needs=("groups", "tasks", "groups_pred"),
+            function=_predictability.dpa,
+            arguments=_dpa_arguments("T->A"),
+            default=False,
+            view=PredictabilityView,
+            iterations=True,
+            aliases=("dpa-T->A",),
+            description="Tokas et al.: predictability of the group outputs from the tasks "
+            "(trains attackers)",
+        ),
+        MetricSpec(
+            key="leakage",
+            title="Leakage amplification",
+            needs=("groups", "tasks", "tasks_pred"),
+            function=_predictability.leakage_amplification,
+            arguments=_leakage_arguments,
+            default=False,
+            view=PredictabilityView,
+            iterations=True,
             aliases=("leakage-amplification", "la"),
             description="Wang et al. 2019: group leakage of the task outputs minus that of "
-                        "the truth (trains attackers)",
+            "the truth (trains attackers)",
         ),
     )
 }
@@ -323,8 +424,9 @@ def check_metric_inputs(spec: MetricSpec, data: Any) -> None:
     missing = spec.missing(data)
     if missing:
         hints = "; ".join(dict.fromkeys(_ROLE_HINTS.get(r, r) for r in missing))
-        raise ValueError(ERR_METRIC_NEEDS.format(key=spec.key, missing=", ".join(missing),
-                                                 hint=hints))
+        raise ValueError(
+            ERR_METRIC_NEEDS.format(key=spec.key, missing=", ".join(missing), hint=hints)
+        )
 
 
 def compute_metric(spec: MetricSpec, data: AuditData, settings: Settings) -> Any:

@@ -46,8 +46,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .._atomic_write import atomic_output
-from .._rba import rba
+from biasamp.mitigation._rba import rba
+from biasamp.output._atomic import atomic_output
+
+from .arguments import column_list, delimiter, show_progress
 from .inputs import (
     ColumnBlock,
     InputError,
@@ -111,21 +113,36 @@ Examples:
 """
 
 
-def _score_matrix(path: Path, header: list[str], columns: list[str], what: str, per: str,
-                  structure: str, sep: str) -> tuple[str, ...]:
+def _score_matrix(
+    path: Path, header: list[str], columns: list[str], what: str, per: str, structure: str, sep: str
+) -> tuple[str, ...]:
     present = set(header)
     for column in columns:
         if column not in present:
-            raise InputError(ERR_SCORE_COLUMN.format(
-                file=path, column=column, what=what, structure=structure, sep=sep, per=per,
-                columns=_columns_text(header)))
+            raise InputError(
+                ERR_SCORE_COLUMN.format(
+                    file=path,
+                    column=column,
+                    what=what,
+                    structure=structure,
+                    sep=sep,
+                    per=per,
+                    columns=_columns_text(header),
+                )
+            )
     return tuple(columns)
 
 
 def read_rba_scores(
-    path: str | Path, *, structure: str, group_names: tuple[str, ...],
-    task_names: tuple[str, ...], sep: str = "|", id_col: str | None = None,
-    delimiter: str | None = None, progress: bool = False,
+    path: str | Path,
+    *,
+    structure: str,
+    group_names: tuple[str, ...],
+    task_names: tuple[str, ...],
+    sep: str = "|",
+    id_col: str | None = None,
+    delimiter: str | None = None,
+    progress: bool = False,
 ) -> tuple[Any, np.ndarray | None, Any]:
     """The scores of :func:`biasamp.rba` from a scores file (layout in the module docs).
 
@@ -141,50 +158,105 @@ def read_rba_scores(
     if id_col is not None:
         blocks.append(ColumnBlock("id", "id", (id_col,), "--id"))
     if structure == "single":
-        blocks.append(ColumnBlock("pairs", "score", _score_matrix(
-            path, header, pair_cols, "(group, task) score", "(group, task) pair", structure, sep),
-            "--structure single"))
+        blocks.append(
+            ColumnBlock(
+                "pairs",
+                "score",
+                _score_matrix(
+                    path,
+                    header,
+                    pair_cols,
+                    "(group, task) score",
+                    "(group, task) pair",
+                    structure,
+                    sep,
+                ),
+                "--structure single",
+            )
+        )
     else:
-        blocks.append(ColumnBlock("group", "score", _score_matrix(
-            path, header, [str(g) for g in group_names], "group score", "group",
-            structure, sep), "--structure multilabel"))
-        blocks.append(ColumnBlock("present", "score", _score_matrix(
-            path, header, pair_cols, "task-present score", "(group, task) pair",
-            structure, sep), "--structure multilabel"))
+        blocks.append(
+            ColumnBlock(
+                "group",
+                "score",
+                _score_matrix(
+                    path,
+                    header,
+                    [str(g) for g in group_names],
+                    "group score",
+                    "group",
+                    structure,
+                    sep,
+                ),
+                "--structure multilabel",
+            )
+        )
+        blocks.append(
+            ColumnBlock(
+                "present",
+                "score",
+                _score_matrix(
+                    path,
+                    header,
+                    pair_cols,
+                    "task-present score",
+                    "(group, task) pair",
+                    structure,
+                    sep,
+                ),
+                "--structure multilabel",
+            )
+        )
         absent_cols = [f"{c}{sep}absent" for c in pair_cols]
         found = [c for c in absent_cols if c in set(header)]
         if found and len(found) < len(absent_cols):
             missing = next(c for c in absent_cols if c not in set(header))
-            raise InputError(ERR_PARTIAL_ABSENT.format(file=path, column=missing,
-                                                       present=found[0]))
+            raise InputError(ERR_PARTIAL_ABSENT.format(file=path, column=missing, present=found[0]))
         if found:
-            blocks.append(ColumnBlock("absent", "score", tuple(absent_cols),
-                                      "--structure multilabel"))
-    arrays, info = read_blocks(path, blocks, role="scores", delimiter=delimiter, header=header,
-                               progress=progress)
+            blocks.append(
+                ColumnBlock("absent", "score", tuple(absent_cols), "--structure multilabel")
+            )
+    arrays, info = read_blocks(
+        path, blocks, role="scores", delimiter=delimiter, header=header, progress=progress
+    )
     ids = arrays.get("id")
     if structure == "single":
         return arrays["pairs"].reshape(-1, n_g, n_t), ids, info
     present = arrays["present"].reshape(-1, n_g, n_t)
-    absent = arrays["absent"].reshape(-1, n_g, n_t) if "absent" in arrays else np.zeros_like(
-        present)
+    absent = (
+        arrays["absent"].reshape(-1, n_g, n_t) if "absent" in arrays else np.zeros_like(present)
+    )
     return (arrays["group"], np.stack([present, absent], axis=-1)), ids, info
 
 
-def _read_truth(path: Path, layout: Layout, task_cols: tuple[str, ...], task_option: str,
-                *, id_col: str | None, delimiter: str | None, progress: bool,
-                ) -> tuple[dict[str, np.ndarray], Any]:
-    blocks = [ColumnBlock("groups", layout.group_kind, layout.group_columns(),
-                          layout.group_option()),
-              ColumnBlock("tasks", layout.task_kind, task_cols, task_option)]
+def _read_truth(
+    path: Path,
+    layout: Layout,
+    task_cols: tuple[str, ...],
+    task_option: str,
+    *,
+    id_col: str | None,
+    delimiter: str | None,
+    progress: bool,
+) -> tuple[dict[str, np.ndarray], Any]:
+    blocks = [
+        ColumnBlock("groups", layout.group_kind, layout.group_columns(), layout.group_option()),
+        ColumnBlock("tasks", layout.task_kind, task_cols, task_option),
+    ]
     if id_col is not None:
         blocks.append(ColumnBlock("id", "id", (id_col,), "--id"))
     return read_blocks(path, blocks, role=path.name, delimiter=delimiter, progress=progress)
 
 
-def _prediction_frame(layout: Layout, task_cols: tuple[str, ...], groups_pred: Any,
-                      tasks_pred: Any, group_names: tuple[str, ...],
-                      task_names: tuple[str, ...], prefix: str) -> pd.DataFrame:
+def _prediction_frame(
+    layout: Layout,
+    task_cols: tuple[str, ...],
+    groups_pred: Any,
+    tasks_pred: Any,
+    group_names: tuple[str, ...],
+    task_names: tuple[str, ...],
+    prefix: str,
+) -> pd.DataFrame:
     out: dict[str, Any] = {}
     groups_pred = np.asarray(groups_pred, dtype=object)
     if layout.group is not None:
@@ -210,40 +282,76 @@ def _write_csv(path: str | Path, frame: pd.DataFrame) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .measure import _progress
 
-    progress = _progress(args)
+    progress = show_progress(args)
     if not args.sep:
         raise ValueError(ERR_SEP.format(got=args.sep))
-    layout = Layout(group=args.group, group_cols=args.group_cols, task=args.task,
-                    task_cols=args.task_cols, task_prefix=args.task_prefix, id=args.id,
-                    delimiter=args.delimiter)
+    layout = Layout(
+        group=args.group,
+        group_cols=args.group_cols,
+        task=args.task,
+        task_cols=args.task_cols,
+        task_prefix=args.task_prefix,
+        id=args.id,
+        delimiter=args.delimiter,
+    )
     if args.structure == "multilabel" and layout.task_kind != "indicator":
         raise InputError(ERR_MULTILABEL_TASKS)
     train_path = Path(args.train)
     _, train_header = read_header(train_path, delimiter=args.delimiter)
     task_cols, task_option = layout.task_columns(train_path, train_header)
-    train_layout = Layout(group=args.group, group_cols=args.group_cols, task=args.task,
-                          task_cols=args.task_cols, task_prefix=args.task_prefix,
-                          delimiter=args.delimiter)
-    train, _ = _read_truth(train_path, train_layout, task_cols, task_option, id_col=None,
-                           delimiter=args.delimiter, progress=progress)
-    group_names = (_label_names(train["groups"]) if layout.group_kind == "label"
-                   else tuple(layout.group_columns()))
-    task_names = (_label_names(train["tasks"]) if layout.task_kind == "label"
-                  else tuple(layout.task_name(c) for c in task_cols))
+    train_layout = Layout(
+        group=args.group,
+        group_cols=args.group_cols,
+        task=args.task,
+        task_cols=args.task_cols,
+        task_prefix=args.task_prefix,
+        delimiter=args.delimiter,
+    )
+    train, _ = _read_truth(
+        train_path,
+        train_layout,
+        task_cols,
+        task_option,
+        id_col=None,
+        delimiter=args.delimiter,
+        progress=progress,
+    )
+    group_names = (
+        _label_names(train["groups"])
+        if layout.group_kind == "label"
+        else tuple(layout.group_columns())
+    )
+    task_names = (
+        _label_names(train["tasks"])
+        if layout.task_kind == "label"
+        else tuple(layout.task_name(c) for c in task_cols)
+    )
     scores, ids, info = read_rba_scores(
-        args.scores, structure=args.structure, group_names=group_names, task_names=task_names,
-        sep=args.sep, id_col=args.id, delimiter=args.delimiter, progress=progress)
+        args.scores,
+        structure=args.structure,
+        group_names=group_names,
+        task_names=task_names,
+        sep=args.sep,
+        id_col=args.id,
+        delimiter=args.delimiter,
+        progress=progress,
+    )
     n = info.n_rows
     # ids are carried to the output: duplicates would only surface when it is measured
     index = _check_ids(ids, Path(args.scores), args.id) if ids is not None else None
     truth_kwargs: dict[str, Any] = {}
     if args.truth:
         truth_path = Path(args.truth)
-        truth, truth_info = _read_truth(truth_path, layout, task_cols, task_option,
-                                        id_col=args.id, delimiter=args.delimiter,
-                                        progress=progress)
+        truth, truth_info = _read_truth(
+            truth_path,
+            layout,
+            task_cols,
+            task_option,
+            id_col=args.id,
+            delimiter=args.delimiter,
+            progress=progress,
+        )
         # the training labels are canonical: name the file and column of an unknown one
         for role, column in (("groups", args.group), ("tasks", args.task)):
             if column is not None:
@@ -253,37 +361,60 @@ def run(args: argparse.Namespace) -> int:
             positions = _align(index, truth["id"], Path(args.scores), truth_path, args.id)
             truth = {k: v[positions] for k, v in truth.items()}
         elif truth_info.n_rows != n:
-            raise InputError(ERR_ROWS.format(file=truth_path, got=truth_info.n_rows,
-                                             scores=args.scores, expected=n))
+            raise InputError(
+                ERR_ROWS.format(
+                    file=truth_path, got=truth_info.n_rows, scores=args.scores, expected=n
+                )
+            )
         truth_kwargs = {"groups": truth["groups"], "tasks": truth["tasks"]}
-    result = rba(scores, structure=args.structure, groups_train=train["groups"],
-                 tasks_train=train["tasks"], group_names=group_names, task_names=task_names,
-                 margin=args.margin, eta=args.eta, max_iter=args.max_iter, progress=progress,
-                 **truth_kwargs)
+    result = rba(
+        scores,
+        structure=args.structure,
+        groups_train=train["groups"],
+        tasks_train=train["tasks"],
+        group_names=group_names,
+        task_names=task_names,
+        margin=args.margin,
+        eta=args.eta,
+        max_iter=args.max_iter,
+        progress=progress,
+        **truth_kwargs,
+    )
     prefix = args.pred_prefix
     frames = {args.output: (result.groups_pred, result.tasks_pred)}
     if args.output_before:
         frames[args.output_before] = (result.groups_pred_before, result.tasks_pred_before)
     for path, (g_pred, t_pred) in frames.items():
-        frame = _prediction_frame(layout, task_cols, g_pred, t_pred, group_names, task_names,
-                                  prefix)
+        frame = _prediction_frame(
+            layout, task_cols, g_pred, t_pred, group_names, task_names, prefix
+        )
         if ids is not None:
             frame.insert(0, args.id, ids)
         _write_csv(path, frame)
     console = Console()
     status = "converged" if result.converged else f"stopped at --max-iter {args.max_iter}"
-    console.print(Text(f"RBA ({args.structure}, margin {args.margin:g}, eta {args.eta:g}): "
-                       f"{result.n_iter} iterations, {status}; {n} instances, "
-                       f"{len(group_names)} groups, {len(task_names)} tasks"))
+    console.print(
+        Text(
+            f"RBA ({args.structure}, margin {args.margin:g}, eta {args.eta:g}): "
+            f"{result.n_iter} iterations, {status}; {n} instances, "
+            f"{len(group_names)} groups, {len(task_names)} tasks"
+        )
+    )
     table = Table(title="Table 2 row (Zhao et al. 2017)", title_justify="left")
     frame = result.table()
     table.add_column("")
     for column in frame.columns:
         table.add_column(Text(str(column)), justify="right")
     for label in frame.index:
-        table.add_row(str(label), *(
-            f"{int(frame.at[label, c])}" if pd.api.types.is_integer_dtype(frame[c])
-            else f"{float(frame.at[label, c]):.4f}" for c in frame.columns))
+        table.add_row(
+            str(label),
+            *(
+                f"{int(frame.at[label, c])}"
+                if pd.api.types.is_integer_dtype(frame[c])
+                else f"{float(frame.at[label, c]):.4f}"
+                for c in frame.columns
+            ),
+        )
     console.print(table)
     console.print(Text(f"calibrated predictions written to {args.output}"))
     return 0
@@ -296,50 +427,81 @@ def _sep(text: str) -> str:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from .audit import _column_list, _delimiter
 
     parser = subparsers.add_parser(
-        "mitigate", help="reduce bias amplification with RBA (calibrated predictions)",
-        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "mitigate",
+        help="reduce bias amplification with RBA (calibrated predictions)",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     files = parser.add_argument_group("files")
     files.add_argument("scores", help="scores file (CSV or Parquet), layout above")
-    files.add_argument("--train", metavar="FILE", required=True,
-                       help="training ground truth (fixes the training bias and the names)")
-    files.add_argument("--truth", metavar="FILE",
-                       help="evaluation ground truth (training layout) for the performance "
-                       "columns")
-    files.add_argument("--id", metavar="COL", help="id column (carried to the output; joins "
-                       "--truth)")
-    files.add_argument("--delimiter", metavar="CHAR", type=_delimiter,
-                       help="CSV delimiter (default ',')")
-    files.add_argument("--output", "-o", metavar="FILE", required=True,
-                       help="CSV of calibrated predictions")
-    files.add_argument("--output-before", metavar="FILE",
-                       help="CSV of the uncalibrated predictions (same layout)")
+    files.add_argument(
+        "--train",
+        metavar="FILE",
+        required=True,
+        help="training ground truth (fixes the training bias and the names)",
+    )
+    files.add_argument(
+        "--truth",
+        metavar="FILE",
+        help="evaluation ground truth (training layout) for the performance columns",
+    )
+    files.add_argument(
+        "--id", metavar="COL", help="id column (carried to the output; joins --truth)"
+    )
+    files.add_argument(
+        "--delimiter", metavar="CHAR", type=delimiter, help="CSV delimiter (default ',')"
+    )
+    files.add_argument(
+        "--output", "-o", metavar="FILE", required=True, help="CSV of calibrated predictions"
+    )
+    files.add_argument(
+        "--output-before", metavar="FILE", help="CSV of the uncalibrated predictions (same layout)"
+    )
     columns = parser.add_argument_group("columns")
     group = columns.add_mutually_exclusive_group(required=True)
     group.add_argument("--group", metavar="COL", help="categorical group column of --train")
-    group.add_argument("--group-cols", metavar="A,B", type=_column_list,
-                       help="0/1 group indicator columns of --train")
+    group.add_argument(
+        "--group-cols",
+        metavar="A,B",
+        type=column_list,
+        help="0/1 group indicator columns of --train",
+    )
     task = columns.add_mutually_exclusive_group(required=True)
     task.add_argument("--task", metavar="COL", help="categorical task column (single)")
-    task.add_argument("--task-cols", metavar="T1,T2", type=_column_list,
-                      help="0/1 task indicator columns")
-    task.add_argument("--task-prefix", metavar="PREFIX",
-                      help="every column starting with PREFIX is a task indicator")
-    columns.add_argument("--sep", default="|", type=_sep,
-                         help="separator in score column names (default '|')")
-    columns.add_argument("--pred-prefix", default="pred_", metavar="PREFIX",
-                         help="prefix of the output's prediction columns (default pred_)")
+    task.add_argument(
+        "--task-cols", metavar="T1,T2", type=column_list, help="0/1 task indicator columns"
+    )
+    task.add_argument(
+        "--task-prefix",
+        metavar="PREFIX",
+        help="every column starting with PREFIX is a task indicator",
+    )
+    columns.add_argument(
+        "--sep", default="|", type=_sep, help="separator in score column names (default '|')"
+    )
+    columns.add_argument(
+        "--pred-prefix",
+        default="pred_",
+        metavar="PREFIX",
+        help="prefix of the output's prediction columns (default pred_)",
+    )
     rba_group = parser.add_argument_group("RBA")
-    rba_group.add_argument("--structure", choices=("single", "multilabel"), required=True,
-                           help="the output structure (see the layout above)")
-    rba_group.add_argument("--margin", type=float, default=0.05,
-                           help="allowed bias change (gamma, default 0.05)")
-    rba_group.add_argument("--max-iter", type=int, default=100, metavar="K",
-                           help="maximum inferences (default 100)")
-    rba_group.add_argument("--eta", type=float, default=1.0,
-                           help="multiplier step size (default 1.0; see biasamp.rba)")
+    rba_group.add_argument(
+        "--structure",
+        choices=("single", "multilabel"),
+        required=True,
+        help="the output structure (see the layout above)",
+    )
+    rba_group.add_argument(
+        "--margin", type=float, default=0.05, help="allowed bias change (gamma, default 0.05)"
+    )
+    rba_group.add_argument(
+        "--max-iter", type=int, default=100, metavar="K", help="maximum inferences (default 100)"
+    )
+    rba_group.add_argument(
+        "--eta", type=float, default=1.0, help="multiplier step size (default 1.0; see biasamp.rba)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.set_defaults(run=run)

@@ -6,10 +6,11 @@ import argparse
 
 from rich.console import Console
 
-from .._report import write_report
-from .audit import INPUT_CONTRACT, Audit, add_audit_arguments, run_audit
+from biasamp.report._html import write_report
+
+from .arguments import INPUT_CONTRACT, add_audit_arguments, show_progress
+from .audit import Audit, run_audit
 from .json_output import audit_document, write_json
-from .measure import _progress
 from .terminal import print_audit
 
 __all__ = ["add_parser", "run", "write_audit_report"]
@@ -40,30 +41,41 @@ Examples:
 """
 
 
-def write_audit_report(path: str, audit: Audit, *, top: int, title: str,
-                       image_format: str = "svg") -> None:
+def write_audit_report(
+    path: str, audit: Audit, *, top: int, title: str, image_format: str = "svg"
+) -> None:
     """Write the HTML report of an audit."""
     data = audit.data
     write_report(
-        path, results=audit.results, comparison=audit.comparison, sweep=audit.sweep,
-        by_size=audit.by_size, inputs=[f.to_dict() for f in data.files],
+        path,
+        results=audit.results,
+        comparison=audit.comparison,
+        sweep=audit.sweep,
+        by_size=audit.by_size,
+        inputs=[f.to_dict() for f in data.files],
         settings=audit.settings,
         labels={"groups": data.group_names, "tasks": data.task_names},
-        thresholds=data.thresholds, warnings=audit.warnings, gates=audit.gates,
-        skipped=audit.skipped, title=title, top=top,
-        margin=float(audit.settings.get("margin") or 0.05), image_format=image_format,
+        thresholds=data.thresholds,
+        warnings=audit.warnings,
+        gates=audit.gates,
+        skipped=audit.skipped,
+        title=title,
+        top=top,
+        margin=float(audit.settings.get("margin") or 0.05),
+        image_format=image_format,
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._plotting import require_matplotlib
+    from biasamp.results._plotting import require_matplotlib
 
     require_matplotlib()  # fail before the work, with an install hint
-    audit = run_audit(args, progress=_progress(args), sweep=True)
+    audit = run_audit(args, progress=show_progress(args), sweep=True)
     console = Console()
     print_audit(console, audit, top=args.top)
-    write_audit_report(args.html, audit, top=args.top, title=args.title,
-                       image_format=args.image_format)
+    write_audit_report(
+        args.html, audit, top=args.top, title=args.title, image_format=args.image_format
+    )
     console.print(f"report written to {args.html}", markup=False, highlight=False)
     if args.json:
         write_json(args.json, audit_document(audit, command="report"))
@@ -72,13 +84,19 @@ def run(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "report", help="compute the metrics and write a self-contained HTML report",
-        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "report",
+        help="compute the metrics and write a self-contained HTML report",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_audit_arguments(parser)
     report = parser.add_argument_group("report")
     report.add_argument("--html", metavar="FILE", required=True, help="the HTML file to write")
     report.add_argument("--title", default="biasamp report", help="title of the report")
-    report.add_argument("--image-format", choices=("svg", "png"), default="svg",
-                        help="format of the inline figures (default svg)")
+    report.add_argument(
+        "--image-format",
+        choices=("svg", "png"),
+        default="svg",
+        help="format of the inline figures (default svg)",
+    )
     parser.set_defaults(run=run)

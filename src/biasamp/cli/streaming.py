@@ -21,7 +21,7 @@ Passes over a file: a SHA-256 pass over its bytes, a pass over the label
 columns (categorical layouts: the label sets and their checks, with the same
 messages as the in-memory path), one counting pass, and with ``--n-boot`` one
 more counting pass under Poisson replicate weights
-(:func:`biasamp._bootstrap.evaluation_replicates`), drawn by global row index,
+(:func:`biasamp.counts._replicates.evaluation_replicates`), drawn by global row index,
 so the interval equals the in-memory bootstrap exactly. The bootstrap pass
 always runs on the numpy engine (its weights are per row). When the streaming
 layer refuses a value, the file is re-read chunk by chunk by the in-memory
@@ -39,11 +39,13 @@ from typing import Any
 
 import numpy as np
 
-from .._bootstrap import evaluation_replicates, interval_from_tables
-from .._counts import CountTable
-from .._directional import directional_arrays, directional_from_counts
-from .._mals import mals_arrays, mals_from_counts
-from .._streaming import counts_from_files, file_schema, iter_file_batches
+from biasamp.counts._count_table import CountTable
+from biasamp.engines._file_formats import file_schema
+from biasamp.engines._files import counts_from_files, iter_file_batches
+from biasamp.metrics._bootstrap import evaluation_replicates, interval_from_tables
+from biasamp.metrics._directional import directional_arrays, directional_from_counts
+from biasamp.metrics._mals import mals_arrays, mals_from_counts
+
 from .inputs import (
     _CHUNK_CELLS,
     _FORMAT_CSV,
@@ -70,8 +72,16 @@ from .inputs import (
 )
 from .metrics import REGISTRY, Settings
 
-__all__ = ["ENGINES", "STREAM_MODES", "STREAMED_METRICS", "StreamPlan", "StreamedData",
-           "compute_streamed_metric", "load_streamed", "plan_streaming"]
+__all__ = [
+    "ENGINES",
+    "STREAM_MODES",
+    "STREAMED_METRICS",
+    "StreamPlan",
+    "StreamedData",
+    "compute_streamed_metric",
+    "load_streamed",
+    "plan_streaming",
+]
 
 #: The metrics the streaming path computes from count tables.
 STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a")
@@ -155,20 +165,21 @@ def _layout_reason(args: argparse.Namespace, layout: Layout) -> str | None:
         return "long task tables are read in memory"
     if layout.id is not None:
         return "--id: unique ids are checked in memory"
-    if (args.threshold is not None or args.thresholds or args.calibrate_on
-            or args.calibrate_pred):
+    if args.threshold is not None or args.thresholds or args.calibrate_on or args.calibrate_pred:
         return "prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory"
     if not layout.pred_prefix:
         return "no predictions in the data file (--pred-prefix)"
     others = [k for k in _requested_metrics(args) if k not in STREAMED_METRICS]
     if others:
-        return (f"metric(s) {', '.join(others)} need the rows (streamed: "
-                f"{', '.join(STREAMED_METRICS)})")
+        return (
+            f"metric(s) {', '.join(others)} need the rows (streamed: {', '.join(STREAMED_METRICS)})"
+        )
     return None
 
 
-def _file_reason(path: Path, fmt: str, layout: Layout, blocks: tuple[ColumnBlock, ...]
-                 ) -> str | None:
+def _file_reason(
+    path: Path, fmt: str, layout: Layout, blocks: tuple[ColumnBlock, ...]
+) -> str | None:
     """Why a file cannot be streamed (None: it can); header errors are raised as InputError."""
     import pyarrow as pa
 
@@ -189,8 +200,9 @@ def _file_reason(path: Path, fmt: str, layout: Layout, blocks: tuple[ColumnBlock
             if block.kind == "label":
                 if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
                     return f"{path}: label column {column!r} is read as {kind}, not text"
-            elif not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
-                      or pa.types.is_boolean(kind)):
+            elif not (
+                pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+            ):
                 return f"{path}: indicator column {column!r} is read as {kind}"
     return None
 
@@ -209,14 +221,20 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
     _, header = read_header(data_path, delimiter=layout.delimiter)
     group_cols = layout.group_columns()
     task_cols, task_option = layout.task_columns(data_path, header)
-    truth = (ColumnBlock("groups", layout.group_kind, group_cols, layout.group_option()),
-             ColumnBlock("tasks", layout.task_kind, task_cols, task_option))
+    truth = (
+        ColumnBlock("groups", layout.group_kind, group_cols, layout.group_option()),
+        ColumnBlock("tasks", layout.task_kind, task_cols, task_option),
+    )
     _check_columns(data_path, header, truth)
     pred_blocks = _prediction_blocks(layout, data_path, header, group_cols, task_cols, False)
     if not pred_blocks:
-        raise InputError(ERR_NO_PREDICTIONS_FOUND.format(
-            file=data_path, group_col=repr(_pred_column(layout, group_cols[0])),
-            task_col=repr(_pred_column(layout, task_cols[0]))))
+        raise InputError(
+            ERR_NO_PREDICTIONS_FOUND.format(
+                file=data_path,
+                group_col=repr(_pred_column(layout, group_cols[0])),
+                task_col=repr(_pred_column(layout, task_cols[0])),
+            )
+        )
     blocks = truth + tuple(pred_blocks)
     train_path = Path(args.train) if args.train else None
     train_blocks: tuple[ColumnBlock, ...] = ()
@@ -236,8 +254,15 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
     engine = getattr(args, "engine", "numpy")
     if engine == "duckdb" and importlib.util.find_spec("duckdb") is None:
         raise ImportError(ERR_NO_DUCKDB)
-    return StreamPlan(data=data_path, train=train_path, formats=formats, blocks=blocks,
-                      train_blocks=train_blocks, layout=layout, engine=engine), ""
+    return StreamPlan(
+        data=data_path,
+        train=train_path,
+        formats=formats,
+        blocks=blocks,
+        train_blocks=train_blocks,
+        layout=layout,
+        engine=engine,
+    ), ""
 
 
 # --- counting --------------------------------------------------------------------------
@@ -251,8 +276,9 @@ def _chunk_rows(layout: Layout, blocks: tuple[ColumnBlock, ...], n_boot: int = 0
     return max(_MIN_CHUNK_ROWS, _CHUNK_CELLS // (n_cols + 3 * n_boot))
 
 
-def _diagnose(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], role: str,
-              exc: Exception) -> InputError:
+def _diagnose(
+    plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], role: str, exc: Exception
+) -> InputError:
     """The in-memory validator's error for a file the streaming layer refused.
 
     Re-reads the file chunk by chunk without keeping the chunks; raises its
@@ -260,16 +286,23 @@ def _diagnose(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], rol
     returns an error with the streaming layer's message (which names the file
     and the chunk).
     """
-    read_blocks(path, blocks, role=role, delimiter=plan.layout.delimiter,
-                chunk_rows=_chunk_rows(plan.layout, blocks), keep=False)
+    read_blocks(
+        path,
+        blocks,
+        role=role,
+        delimiter=plan.layout.delimiter,
+        chunk_rows=_chunk_rows(plan.layout, blocks),
+        keep=False,
+    )
     detail = str(exc)
     if not detail.startswith(str(path)):
         detail = f"{path}: {detail}"
     return InputError(ERR_STREAM_VALUE.format(detail=detail))
 
 
-def _label_sets(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], role: str
-                ) -> tuple[dict[str, np.ndarray], int]:
+def _label_sets(
+    plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], role: str
+) -> tuple[dict[str, np.ndarray], int]:
     """Distinct values of each label block of a file (one pass over those columns only)."""
     import pyarrow.compute as pc
 
@@ -279,8 +312,9 @@ def _label_sets(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], r
     n_rows = 0
     chunk = _chunk_rows(plan.layout, tuple(labels))
     try:
-        for batch in iter_file_batches(str(path), columns, chunk_size=chunk,
-                                       file_format=plan.formats[path]):
+        for batch in iter_file_batches(
+            str(path), columns, chunk_size=chunk, file_format=plan.formats[path]
+        ):
             n_rows += batch.num_rows
             for block, values in zip(labels, batch.columns, strict=True):
                 if values.null_count:
@@ -290,8 +324,13 @@ def _label_sets(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], r
         raise _diagnose(plan, path, blocks, role, exc) from exc
     for block in labels:
         if "" in seen[block.role]:  # an empty CSV field: missing in the in-memory reader
-            raise _diagnose(plan, path, blocks, role, ValueError(
-                f"column {block.columns[0]!r} has missing values"))
+            raise _diagnose(
+                plan,
+                path,
+                blocks,
+                role,
+                ValueError(f"column {block.columns[0]!r} has missing values"),
+            )
     return {r: np.array(sorted(v), dtype=object) for r, v in seen.items()}, n_rows
 
 
@@ -303,23 +342,42 @@ def _role_specs(plan: StreamPlan, blocks: tuple[ColumnBlock, ...]) -> dict[str, 
         if block.kind == "label":
             specs[block.role] = block.columns[0]
             continue
-        truth = (layout.group_columns() if block.role.startswith("groups")
-                 else [b for b in plan.blocks if b.role == "tasks"][0].columns)
+        truth = (
+            layout.group_columns()
+            if block.role.startswith("groups")
+            else [b for b in plan.blocks if b.role == "tasks"][0].columns
+        )
         name = (lambda c: c) if block.role.startswith("groups") else layout.task_name
-        specs[block.role] = {column: name(t) for column, t in zip(block.columns, truth,
-                                                                  strict=True)}
+        specs[block.role] = {
+            column: name(t) for column, t in zip(block.columns, truth, strict=True)
+        }
     return specs
 
 
-def _count(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], role: str, *,
-           names: dict[str, tuple[str, ...]], engine: str, chunk_size: int,
-           replicates: Any = None, progress: bool = False) -> CountTable:
+def _count(
+    plan: StreamPlan,
+    path: Path,
+    blocks: tuple[ColumnBlock, ...],
+    role: str,
+    *,
+    names: dict[str, tuple[str, ...]],
+    engine: str,
+    chunk_size: int,
+    replicates: Any = None,
+    progress: bool = False,
+) -> CountTable:
     try:
         return counts_from_files(
-            str(path), **_role_specs(plan, blocks), **names, chunk_size=chunk_size,
-            engine=engine, file_format=plan.formats[path], replicates=replicates,
+            str(path),
+            **_role_specs(plan, blocks),
+            **names,
+            chunk_size=chunk_size,
+            engine=engine,
+            file_format=plan.formats[path],
+            replicates=replicates,
             names_source=f"the {'training' if role == 'train' else 'data'} file {path}",
-            progress=progress)
+            progress=progress,
+        )
     except ImportError as exc:
         raise ImportError(ERR_NO_DUCKDB) from exc
     except (ValueError, TypeError) as exc:
@@ -340,54 +398,107 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
             if n_train == 0:
                 raise InputError(ERR_NO_ROWS.format(file=plan.train))
     out = []
-    for truth, pred, fixed in (("groups", "groups_pred", layout.group_columns()),
-                               ("tasks", "tasks_pred", None)):
+    for truth, pred, fixed in (
+        ("groups", "groups_pred", layout.group_columns()),
+        ("tasks", "tasks_pred", None),
+    ):
         block = next(b for b in plan.blocks if b.role == truth)
         if block.kind != "label":
-            out.append(tuple(fixed) if fixed is not None
-                       else tuple(layout.task_name(c) for c in block.columns))
+            out.append(
+                tuple(fixed)
+                if fixed is not None
+                else tuple(layout.task_name(c) for c in block.columns)
+            )
             continue
-        names = _canonical_names(data_labels[truth], train_labels.get(truth), plan.data,
-                                 block.columns[0], plan.train)
+        names = _canonical_names(
+            data_labels[truth], train_labels.get(truth), plan.data, block.columns[0], plan.train
+        )
         if pred in data_labels:
-            _check_pred_labels(data_labels[pred], names, plan.data,
-                               _pred_column(layout, block.columns[0]), _sources(plan.train))
+            _check_pred_labels(
+                data_labels[pred],
+                names,
+                plan.data,
+                _pred_column(layout, block.columns[0]),
+                _sources(plan.train),
+            )
         out.append(names)
     return out[0], out[1]
 
 
-def load_streamed(plan: StreamPlan, *, n_boot: int = 0, seed: int | None = 0,
-                  progress: bool = False) -> StreamedData:
+def load_streamed(
+    plan: StreamPlan, *, n_boot: int = 0, seed: int | None = 0, progress: bool = False
+) -> StreamedData:
     """Count the training and evaluation files of a plan into tables (and replicate tables)."""
     group_names, task_names = _names(plan)
     names = {"group_names": group_names, "task_names": task_names}
     files: list[FileInfo] = []
     train = None
     if plan.train is not None:
-        train = _count(plan, plan.train, plan.train_blocks, "train", names=names,
-                       engine=plan.engine, chunk_size=_chunk_rows(plan.layout, plan.train_blocks),
-                       progress=progress)
+        train = _count(
+            plan,
+            plan.train,
+            plan.train_blocks,
+            "train",
+            names=names,
+            engine=plan.engine,
+            chunk_size=_chunk_rows(plan.layout, plan.train_blocks),
+            progress=progress,
+        )
         if train.n_rows == 0:
             raise InputError(ERR_NO_ROWS.format(file=plan.train))
-    evaluation = _count(plan, plan.data, plan.blocks, "data", names=names, engine=plan.engine,
-                        chunk_size=_chunk_rows(plan.layout, plan.blocks), progress=progress)
+    evaluation = _count(
+        plan,
+        plan.data,
+        plan.blocks,
+        "data",
+        names=names,
+        engine=plan.engine,
+        chunk_size=_chunk_rows(plan.layout, plan.blocks),
+        progress=progress,
+    )
     if evaluation.n_rows == 0:
         raise InputError(ERR_NO_ROWS.format(file=plan.data))
-    files.append(FileInfo(role="data", path=str(plan.data), format=plan.formats[plan.data],
-                          sha256=file_sha256(plan.data), n_rows=int(evaluation.n_rows)))
+    files.append(
+        FileInfo(
+            role="data",
+            path=str(plan.data),
+            format=plan.formats[plan.data],
+            sha256=file_sha256(plan.data),
+            n_rows=int(evaluation.n_rows),
+        )
+    )
     if train is not None and plan.train is not None:
-        files.append(FileInfo(role="train", path=str(plan.train),
-                              format=plan.formats[plan.train], sha256=file_sha256(plan.train),
-                              n_rows=int(train.n_rows)))
+        files.append(
+            FileInfo(
+                role="train",
+                path=str(plan.train),
+                format=plan.formats[plan.train],
+                sha256=file_sha256(plan.train),
+                n_rows=int(train.n_rows),
+            )
+        )
     replicates = None
     if n_boot:
         # per-row Poisson weights: the numpy engine, whatever --engine says
-        replicates = _count(plan, plan.data, plan.blocks, "data", names=names, engine="numpy",
-                            chunk_size=_chunk_rows(plan.layout, plan.blocks, n_boot),
-                            replicates=evaluation_replicates(n_boot, random_state=seed),
-                            progress=progress)
-    return StreamedData(group_names=group_names, task_names=task_names, evaluation=evaluation,
-                        train=train, replicates=replicates, files=files)
+        replicates = _count(
+            plan,
+            plan.data,
+            plan.blocks,
+            "data",
+            names=names,
+            engine="numpy",
+            chunk_size=_chunk_rows(plan.layout, plan.blocks, n_boot),
+            replicates=evaluation_replicates(n_boot, random_state=seed),
+            progress=progress,
+        )
+    return StreamedData(
+        group_names=group_names,
+        task_names=task_names,
+        evaluation=evaluation,
+        train=train,
+        replicates=replicates,
+        files=files,
+    )
 
 
 # --- metrics ---------------------------------------------------------------------------
@@ -415,7 +526,9 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
 
         def compute(ev: CountTable, tr: CountTable | None) -> dict[str, np.ndarray]:
             return directional_arrays(ev, direction=direction, train=tr)
+
     if data.replicates is None:
         return result
-    return interval_from_tables(result, data.replicates, data.train, compute=compute,
-                                n_boot=settings.n_boot, ci=settings.ci)
+    return interval_from_tables(
+        result, data.replicates, data.train, compute=compute, n_boot=settings.n_boot, ci=settings.ci
+    )

@@ -46,14 +46,26 @@ def _interval(result: Any) -> str:
 
 def _summary_table(audit: Audit) -> Table:
     table = Table(title="Bias amplification", title_justify="left")
-    for name, justify in (("metric", "left"), ("value", "right"), ("interval", "right"),
-                          ("n", "right"), ("n train", "right"), ("pairs", "right"),
-                          ("empty pairs", "right")):
+    for name, justify in (
+        ("metric", "left"),
+        ("value", "right"),
+        ("interval", "right"),
+        ("n", "right"),
+        ("n train", "right"),
+        ("pairs", "right"),
+        ("empty pairs", "right"),
+    ):
         table.add_column(name, justify=justify)
     for key, result in audit.results.items():
-        table.add_row(Text(f"{key} ({result.name})"), _fmt(result.value), _interval(result),
-                      f"{result.n:g}", "-" if result.n_train is None else f"{result.n_train:g}",
-                      str(result.n_pairs), str(result.n_empty))
+        table.add_row(
+            Text(f"{key} ({result.name})"),
+            _fmt(result.value),
+            _interval(result),
+            f"{result.n:g}",
+            "-" if result.n_train is None else f"{result.n_train:g}",
+            str(result.n_pairs),
+            str(result.n_empty),
+        )
     return table
 
 
@@ -67,8 +79,12 @@ def _pairs_table(key: str, result: Any, k: int) -> Table:
         table.add_column(header, justify="right")
     table.add_column("contribution", justify="right")
     for row in top.to_dict(orient="records"):
-        table.add_row(Text(str(row["group"])), Text(str(row["task"])),
-                      *(_fmt(row[c], f) for c, _, f in shown), _fmt(row["contribution"], "{:+.5f}"))
+        table.add_row(
+            Text(str(row["group"])),
+            Text(str(row["task"])),
+            *(_fmt(row[c], f) for c, _, f in shown),
+            _fmt(row["contribution"], "{:+.5f}"),
+        )
     return table
 
 
@@ -77,13 +93,19 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
     data = audit.data
     files = ", ".join(f"{f.role}={f.path} ({f.n_rows} rows)" for f in data.files)
     console.print(Text(f"inputs: {files}"))
-    console.print(Text(f"{len(data.group_names)} groups, {len(data.task_names)} tasks"
-                       + (f"; thresholds: {len(data.thresholds)} labels" if data.thresholds
-                          else "")))
+    console.print(
+        Text(
+            f"{len(data.group_names)} groups, {len(data.task_names)} tasks"
+            + (f"; thresholds: {len(data.thresholds)} labels" if data.thresholds else "")
+        )
+    )
     console.print(_summary_table(audit))
     for key, result in audit.results.items():
-        extras = {k: (f"{v:.4g}" if isinstance(v, float) else v)
-                  for k, v in result.extras.items() if isinstance(v, (int, float, str))}
+        extras = {
+            k: (f"{v:.4g}" if isinstance(v, float) else v)
+            for k, v in result.extras.items()
+            if isinstance(v, (int, float, str))
+        }
         if extras:
             console.print(Text(f"{key}: " + ", ".join(f"{k}={v}" for k, v in extras.items())))
         if top > 0 and len(result.by_pair):
@@ -93,12 +115,21 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
         for name in ("metric", "size", "combinations", "pairs", "value"):
             sizes.add_column(name, justify="left" if name == "metric" else "right")
         for row in audit.by_size.itertuples(index=False):
-            sizes.add_row(row.metric, str(row.size), str(row.n_combinations), str(row.n_pairs),
-                          _fmt(row.value))
+            sizes.add_row(
+                row.metric,
+                str(row.size),
+                str(row.n_combinations),
+                str(row.n_pairs),
+                _fmt(row.value),
+            )
         console.print(sizes)
     for key, sweep in (audit.sweep or {}).items():
-        console.print(Text(f"{key}: mean over the threshold sweep {_fmt(sweep.mean)} "
-                           f"({len(sweep.thresholds)} thresholds)"))
+        console.print(
+            Text(
+                f"{key}: mean over the threshold sweep {_fmt(sweep.mean)} "
+                f"({len(sweep.thresholds)} thresholds)"
+            )
+        )
     for key, why in audit.skipped.items():
         console.print(Text(f"skipped {key}: {why}", style="dim"))
     for message in audit.warnings:
@@ -106,5 +137,9 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
     for gate in audit.gates:
         style = "bold red" if gate.failed else "green"
         verdict = "FAILED" if gate.failed else "passed"
-        console.print(Text(f"gate {gate.key} <= {gate.bound:g}: {verdict} "
-                           f"(value {_fmt(gate.value)})", style=style))
+        console.print(
+            Text(
+                f"gate {gate.key} <= {gate.bound:g}: {verdict} (value {_fmt(gate.value)})",
+                style=style,
+            )
+        )

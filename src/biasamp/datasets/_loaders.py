@@ -16,8 +16,7 @@ _IMSITU_SPLITS = ("train", "val", "test")
 
 def _read(name: str, **kwargs: object) -> pd.DataFrame:
     with resources.files("biasamp.datasets").joinpath("data", name).open("rb") as handle:
-        return pd.read_csv(handle, compression="gzip" if name.endswith(".gz") else None,
-                           **kwargs)
+        return pd.read_csv(handle, compression="gzip" if name.endswith(".gz") else None, **kwargs)
 
 
 def load_coco_gender(split: str = "val") -> pd.DataFrame:

@@ -1,0 +1,377 @@
+"""Argument handling shared by the sub-commands: the input contract's options and their types.
+
+``measure``, ``report``, ``calibrate`` and ``mitigate`` declare their options here,
+so one option means one thing in every command and no command module imports
+another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from .inputs import Layout
+from .metrics import REGISTRY, resolve_metric
+from .streaming import ENGINES, STREAM_MODES
+
+__all__ = [
+    "INPUT_CONTRACT",
+    "Gate",
+    "add_audit_arguments",
+    "add_layout_arguments",
+    "column_list",
+    "delimiter",
+    "layout_from_args",
+    "parse_gate",
+    "show_progress",
+]
+
+ERR_GATE_FORMAT = "--fail-above: expected METRIC=VALUE (for example mals=0.02), got {got!r}."
+
+ERR_N_BOOT = "--n-boot: expected a non-negative integer, got {got!r}."
+
+ERR_CI = "--ci: expected a level in (0, 1), got {got!r}."
+
+ERR_THRESHOLD = "--threshold: expected a finite number, got {got!r}."
+
+ERR_DELIMITER_ARG = "--delimiter: expected one character (or '\\t' / tab for a tab), got {got!r}."
+
+INPUT_CONTRACT = """\
+Input contract:
+  One row per instance, in a CSV (.csv, .tsv, optionally .gz) or Parquet file.
+  Group   --group COL              one categorical column (one label per row)
+          --group-cols A,B         0/1 indicator columns, one per group
+  Tasks   --task COL               one categorical column
+          --task-cols T1,T2        0/1 indicator columns
+          --task-prefix obj_       every column starting with obj_ (label = rest of the name)
+          --tasks-long FILE        long table of (id, label) rows for thousands of labels
+                                   (--id names the id column, --long-label the label column)
+  Predictions of column C are column {pred-prefix}C:
+          --pred-prefix pred_      in the data file itself
+          --pred FILE --id ID      in another file joined on ID (every id in both files,
+                                   no duplicates); its columns use the ground-truth names
+                                   unless --pred-prefix is given
+          --pred-tasks-long FILE   predicted tasks as a long (id, label) table
+  Scores  prediction indicator columns may hold scores; a prediction is positive when
+          score > threshold (one rule everywhere): --threshold 0.5 for every label,
+          --thresholds FILE from 'biasamp calibrate', or --calibrate-on VAL_FILE
+          (validation file in the data file's layout; --calibrate-pred FILE when
+          its scores are in another file joined on --id).
+  Train   --train FILE             training ground truth, same layout as the data file
+                                   (--train-tasks-long FILE with --tasks-long). Its labels
+                                   are canonical: an evaluation or predicted label it
+                                   lacks is an error. Without it the evaluation ground
+                                   truth is canonical.
+  Values  indicators are 0 or 1; labels are text; missing values are errors.
+  Errors name the file, the column and the problem; exit code 2.
+  Streaming: with group, tasks and --pred-prefix predictions in one file (CSV with ','
+          or Parquet; --train alike), no --pred/--id/long tables/thresholds, and only
+          mals, directional-a2t, directional-t2a, the files are counted chunk by chunk
+          (memory ~ --chunk-size x columns; --engine numpy|duckdb). --stream on
+          requires it, --stream off reads every row in memory.
+
+Exit codes: 0 success, 1 a --fail-above bound was exceeded, 2 usage or input error.
+"""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A ``--fail-above METRIC=VALUE`` bound and its outcome."""
+
+    key: str
+    bound: float
+    value: float | None = None
+
+    @property
+    def failed(self) -> bool:
+        # an undefined (NaN) value must not pass a CI gate silently
+        return self.value is not None and not self.value <= self.bound
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.key,
+            "bound": self.bound,
+            "value": self.value,
+            "passed": not self.failed,
+        }
+
+
+def parse_gate(text: str) -> Gate:
+    """Parse ``METRIC=VALUE`` (argparse ``type``: errors exit with code 2)."""
+    key, sep, value = text.partition("=")
+    try:
+        bound = float(value)
+    except ValueError:
+        bound = math.nan
+    if not sep or not key.strip() or not math.isfinite(bound):
+        raise argparse.ArgumentTypeError(ERR_GATE_FORMAT.format(got=text))
+    try:
+        spec = resolve_metric(key.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("--metric", "--fail-above")) from exc
+    return Gate(spec.key, bound)
+
+
+def _n_boot(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(ERR_N_BOOT.format(got=text))
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _ci(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(ERR_CI.format(got=text))
+    return value
+
+
+def _threshold(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):  # score > nan is never true: every prediction would be 0
+        raise argparse.ArgumentTypeError(ERR_THRESHOLD.format(got=text))
+    return value
+
+
+def delimiter(text: str) -> str:
+    """One character; the two-character ``\\t`` a shell passes for '\\t', and ``tab``, mean a tab."""
+    if text in ("\\t", "tab", "TAB"):
+        return "\t"
+    if len(text) != 1:  # pandas would read a longer one as a regular expression
+        raise argparse.ArgumentTypeError(ERR_DELIMITER_ARG.format(got=text))
+    return text
+
+
+def column_list(text: str) -> tuple[str, ...]:
+    columns = tuple(c.strip() for c in text.split(",") if c.strip())
+    if not columns:
+        raise argparse.ArgumentTypeError("expected a comma-separated list of column names")
+    return columns
+
+
+def _metric_name(text: str) -> str:
+    try:
+        return resolve_metric(text).key
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool = False) -> None:
+    """The input-contract options: files and columns (``scores_only``: for calibrate)."""
+    files = parser.add_argument_group("files")
+    files.add_argument(
+        "data",
+        help=("validation file (CSV or Parquet): ground truth, and scores with --pred-prefix")
+        if scores_only
+        else "evaluation file (CSV or Parquet): ground truth, and predictions with --pred-prefix",
+    )
+    files.add_argument("--pred", metavar="FILE", help="predictions file joined on --id")
+    if not scores_only:
+        files.add_argument(
+            "--train",
+            metavar="FILE",
+            help="training ground truth (same layout); its labels are canonical",
+        )
+    files.add_argument("--id", metavar="COL", help="id column joining the files")
+    files.add_argument(
+        "--delimiter",
+        metavar="CHAR",
+        type=delimiter,
+        help="CSV delimiter (default ',' or tab for .tsv)",
+    )
+    files.add_argument(
+        "--chunk-size",
+        metavar="ROWS",
+        type=int,
+        help="rows read per chunk (default: about 4 million cells per chunk); "
+        "memory while reading grows with it",
+    )
+    if not scores_only:
+        files.add_argument(
+            "--stream",
+            choices=STREAM_MODES,
+            default="auto",
+            help="count the files chunk by chunk with bounded memory: auto "
+            "(default) when the layout allows it (see 'Streaming' below), "
+            "on (an error says why it does not apply), off (read in memory)",
+        )
+        files.add_argument(
+            "--engine",
+            choices=ENGINES,
+            default="numpy",
+            help="streaming counts: numpy (pyarrow chunks, default) or duckdb "
+            "(one SQL aggregation; pip install 'biasamp[duckdb]')",
+        )
+    columns = parser.add_argument_group("columns")
+    group = columns.add_mutually_exclusive_group(required=True)
+    group.add_argument("--group", metavar="COL", help="categorical group column")
+    group.add_argument(
+        "--group-cols",
+        metavar="A,B",
+        type=column_list,
+        help="0/1 group indicator columns, comma-separated",
+    )
+    task = columns.add_mutually_exclusive_group(required=True)
+    task.add_argument("--task", metavar="COL", help="categorical task column")
+    task.add_argument(
+        "--task-cols",
+        metavar="T1,T2",
+        type=column_list,
+        help="0/1 task indicator columns, comma-separated",
+    )
+    task.add_argument(
+        "--task-prefix",
+        metavar="PREFIX",
+        help="every column starting with PREFIX is a task indicator",
+    )
+    task.add_argument(
+        "--tasks-long", metavar="FILE", help="long table of (id, label) task rows (needs --id)"
+    )
+    columns.add_argument(
+        "--long-label",
+        metavar="COL",
+        default="label",
+        help="label column of the long tables (default 'label')",
+    )
+    columns.add_argument(
+        "--pred-prefix", metavar="PREFIX", help="the prediction of column C is column PREFIX+C"
+    )
+    if scores_only:
+        return
+    columns.add_argument(
+        "--pred-tasks-long", metavar="FILE", help="predicted tasks as a long (id, label) table"
+    )
+    columns.add_argument(
+        "--train-tasks-long", metavar="FILE", help="training tasks as a long (id, label) table"
+    )
+    scores = parser.add_argument_group("scores (predicted positive when score > threshold)")
+    scores.add_argument(
+        "--threshold",
+        type=_threshold,
+        metavar="T",
+        help="binarise prediction scores: score > T is 1 (labels without a calibrated threshold)",
+    )
+    calibrated = scores.add_mutually_exclusive_group()
+    calibrated.add_argument(
+        "--thresholds", metavar="FILE", help="per-label thresholds written by 'biasamp calibrate'"
+    )
+    calibrated.add_argument(
+        "--calibrate-on",
+        metavar="VAL_FILE",
+        help="calibrate per-label thresholds on this validation file (same "
+        "layout as the data file, scores as prediction columns)",
+    )
+    scores.add_argument(
+        "--calibrate-pred",
+        metavar="FILE",
+        help="validation scores in another file joined on --id (with --calibrate-on)",
+    )
+    scores.add_argument(
+        "--ties",
+        choices=("nearest", "fewer", "more"),
+        default="nearest",
+        help="calibration: count to take when scores tie (default nearest)",
+    )
+
+
+def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The input-contract options (and metric options) shared by measure and report."""
+    add_layout_arguments(parser)
+    metrics = parser.add_argument_group("metrics")
+    metrics.add_argument(
+        "--metric",
+        action="append",
+        type=_metric_name,
+        metavar="NAME",
+        help="metric to compute, repeatable: "
+        + ", ".join(REGISTRY)
+        + " (default: "
+        + ", ".join(k for k, s in REGISTRY.items() if s.default)
+        + ", those the inputs allow)",
+    )
+    metrics.add_argument(
+        "--n-boot",
+        type=_n_boot,
+        default=0,
+        metavar="B",
+        help="bootstrap replicates for intervals (default 0: none)",
+    )
+    metrics.add_argument("--ci", type=_ci, default=0.95, help="interval level (default 0.95)")
+    metrics.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    metrics.add_argument(
+        "--n-iter",
+        type=_positive_int,
+        default=10,
+        metavar="K",
+        help="attacker iterations of dpa-a2t, dpa-t2a, leakage (default 10)",
+    )
+    metrics.add_argument(
+        "--margin",
+        type=float,
+        default=0.05,
+        help="MALS margin for violations and the report's band (default 0.05)",
+    )
+    metrics.add_argument(
+        "--min-cell",
+        type=int,
+        default=5,
+        metavar="N",
+        help="warn about group x task cells with fewer than N instances (default 5)",
+    )
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", metavar="FILE", help="write the results as JSON (schema v1)")
+    output.add_argument(
+        "--top", type=int, default=10, metavar="K", help="pairs shown per metric (default 10)"
+    )
+    output.add_argument(
+        "--fail-above",
+        action="append",
+        type=parse_gate,
+        default=[],
+        metavar="METRIC=VALUE",
+        help="exit with code 1 when METRIC exceeds VALUE (repeatable)",
+    )
+    output.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def layout_from_args(args: argparse.Namespace) -> Layout:
+    return Layout(
+        group=args.group,
+        group_cols=args.group_cols,
+        task=args.task,
+        task_cols=args.task_cols,
+        task_prefix=args.task_prefix,
+        tasks_long=args.tasks_long,
+        id=args.id,
+        pred_prefix=args.pred_prefix,
+        long_label=args.long_label,
+        delimiter=args.delimiter,
+        chunk_size=args.chunk_size,
+    )
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Progress bars on standard error, unless --no-progress or stderr is not a terminal."""
+    return not args.no_progress and sys.stderr.isatty()

@@ -1,0 +1,558 @@
+"""Task patterns and the combination set M of the multi-attribute metrics.
+
+Two ideas make the multi-attribute metrics linear in the number of rows:
+
+* **Patterns.** A row's exact task set is its *pattern*. Rows with the same
+  pattern behave the same way for every combination, so the metrics only need
+  weighted counts per distinct pattern (and group). Patterns are encoded as
+  packed bit words (32 tasks per ``uint32`` word) and stored as fixed-width
+  byte keys, so tables of different chunks can be merged by key.
+* **Containment.** A row belongs to a combination ``m`` when its pattern
+  contains ``m``. The sparse pattern-by-combination containment matrix ``C``
+  (``C[p, m] = 1`` iff ``m`` is a subset of pattern ``p``) turns pattern
+  counts into combination counts with one sparse product.
+
+``C`` is built column by column along a prefix tree of the combinations, with
+the tasks of every combination ordered rarest first: the patterns holding a
+prefix ``(t1, ..., td)`` are those of the parent prefix that also hold
+``td``. Every step is a vectorised gather over all prefixes of one depth, so
+the work is proportional to the patterns that hold each distinct prefix, and
+rare prefixes shrink quickly. The same step counts the supports of the
+candidates of the level-wise Apriori search (:func:`frequent_combinations`),
+whose candidates are exactly "a frequent k-set plus one later task".
+
+Combination modes (see ``docs/metrics/multi_attribute.md``):
+
+``"observed"``
+    As the reference code builds M: the distinct exact task sets of training
+    rows with at least ``min_count`` rows (weight) and between ``min_size`` and
+    ``max_size`` tasks, kept when at least ``min_count`` evaluation
+    ground-truth rows contain them.
+``"subsets"``
+    Every combination of ``min_size..max_size`` tasks contained in at least
+    ``min_count`` training rows and at least ``min_count`` evaluation
+    ground-truth rows (a frequent-itemset problem, solved with Apriori: a
+    combination can only be frequent when all its subsets are).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "Combinations",
+    "check_combination_options",
+    "containment_counts",
+    "frequent_combinations",
+    "keys_to_indicator",
+    "observed_combinations",
+    "pattern_keys",
+]
+
+ERR_MODE = "combinations: expected 'observed' or 'subsets', got {got!r}."
+ERR_MIN_SIZE = "min_size: expected an integer >= 1, got {got!r}."
+ERR_MAX_SIZE = "max_size: expected None or an integer >= 1, got {got!r}."
+ERR_SIZE_ORDER = "min_size ({min_size}) is larger than max_size ({max_size}); no combination fits."
+ERR_MIN_COUNT = "min_count: expected a positive number, got {got!r}."
+ERR_MAX_COMBINATIONS = "max_combinations: expected a positive integer, got {got!r}."
+ERR_TOO_MANY = (
+    "combinations={mode!r}: {what} {count:,} combinations, more than max_combinations="
+    "{limit:,}. Raise min_count, lower max_size, or raise max_combinations if you have the memory."
+)
+ERR_EMPTY_OBSERVED_TRAIN = (
+    "The combination set M is empty: no training task set has at least min_count={min_count} "
+    "rows and between min_size={min_size} and max_size={max_size} tasks."
+)
+ERR_EMPTY_OBSERVED_EVAL = (
+    "The combination set M is empty: none of the {count} training task sets with at least "
+    "min_count={min_count} rows is contained in at least min_count evaluation ground-truth rows."
+)
+ERR_EMPTY_SUBSETS = (
+    "The combination set M is empty: no combination of {min_size} to {max_size} tasks occurs "
+    "in at least min_count={min_count} training rows and min_count evaluation ground-truth rows."
+)
+
+#: Entries gathered per vectorised step (bounds the memory of one step).
+_CHUNK = 1 << 23
+_WORD = 32
+
+
+def check_combination_options(
+    combinations: str, min_size: Any, max_size: Any, min_count: Any, max_combinations: Any
+) -> tuple[int, int | None, float, int]:
+    """Validate the combination options; return ``(min_size, max_size, min_count, max_comb)``."""
+    if combinations not in ("observed", "subsets"):
+        raise ValueError(ERR_MODE.format(got=combinations))
+    if isinstance(min_size, bool) or not isinstance(min_size, (int, np.integer)) or min_size < 1:
+        raise ValueError(ERR_MIN_SIZE.format(got=min_size))
+    if max_size is not None and (
+        isinstance(max_size, bool) or not isinstance(max_size, (int, np.integer)) or max_size < 1
+    ):
+        raise ValueError(ERR_MAX_SIZE.format(got=max_size))
+    if max_size is not None and min_size > max_size:
+        raise ValueError(ERR_SIZE_ORDER.format(min_size=min_size, max_size=max_size))
+    if (
+        isinstance(min_count, bool)
+        or not isinstance(min_count, (int, float, np.number))
+        or not np.isfinite(min_count)
+        or min_count <= 0
+    ):
+        raise ValueError(ERR_MIN_COUNT.format(got=min_count))
+    if (
+        isinstance(max_combinations, bool)
+        or not isinstance(max_combinations, (int, np.integer))
+        or max_combinations < 1
+    ):
+        raise ValueError(ERR_MAX_COMBINATIONS.format(got=max_combinations))
+    return (
+        int(min_size),
+        None if max_size is None else int(max_size),
+        float(min_count),
+        int(max_combinations),
+    )
+
+
+# ----------------------------------------------------------------------------- patterns
+def _n_words(n_tasks: int) -> int:
+    return max(1, -(-n_tasks // _WORD))
+
+
+def pattern_keys(values: np.ndarray | sp.spmatrix, n_tasks: int) -> np.ndarray:
+    """The pattern key of every row of a 0/1 ``(n, T)`` matrix: shape (n,), fixed-width bytes.
+
+    Bit ``t % 32`` of word ``t // 32`` is set when the row holds task ``t``.
+    Sums of distinct powers of two below 2**32 are exact in float64, so the
+    words come from one (sparse) matrix product.
+    """
+    n_words = _n_words(n_tasks)
+    tasks = np.arange(n_tasks)
+    basis = sp.csr_matrix(
+        (np.ldexp(1.0, tasks % _WORD), (tasks, tasks // _WORD)), shape=(n_tasks, n_words)
+    )
+    if sp.issparse(values):
+        words = np.asarray((sp.csr_matrix(values) @ basis).toarray())
+    else:
+        words = np.asarray((basis.T @ np.asarray(values, dtype=np.float64).T).T)
+    words = np.ascontiguousarray(words.astype(np.uint32))
+    return words.view(np.dtype((np.void, 4 * n_words))).ravel()
+
+
+def keys_to_indicator(keys: np.ndarray, n_tasks: int) -> np.ndarray:
+    """The ``(P, T)`` boolean task indicator of pattern keys (inverse of :func:`pattern_keys`)."""
+    n_words = _n_words(n_tasks)
+    words = np.ascontiguousarray(keys).view(np.uint32).reshape(len(keys), n_words)
+    shifts = np.arange(_WORD, dtype=np.uint32)
+    bits = ((words[:, :, None] >> shifts) & np.uint32(1)).astype(bool)
+    return bits.reshape(len(keys), n_words * _WORD)[:, :n_tasks]
+
+
+def items_to_keys(items: np.ndarray, sizes: np.ndarray, n_tasks: int) -> np.ndarray:
+    """Pattern keys of combinations given as a padded ``(K, L)`` item array."""
+    k = items.shape[0]
+    indicator = np.zeros((k, n_tasks), dtype=np.float64)
+    rows = np.repeat(np.arange(k), sizes)
+    indicator[rows, items[np.arange(items.shape[1])[None, :] < sizes[:, None]]] = 1.0
+    return pattern_keys(indicator, n_tasks)
+
+
+# ----------------------------------------------------------------------------- combinations
+@dataclass(frozen=True)
+class Combinations:
+    """A set of task combinations.
+
+    Attributes
+    ----------
+    items : ndarray of shape (K, L)
+        Task indices of each combination in ascending order, padded with -1.
+    sizes : ndarray of shape (K,)
+        Number of tasks of each combination.
+    task_names : tuple
+        Names of the task indices.
+    """
+
+    items: np.ndarray
+    sizes: np.ndarray
+    task_names: tuple[Any, ...]
+
+    def __len__(self) -> int:
+        return int(self.sizes.shape[0])
+
+    def names(self) -> list[tuple[Any, ...]]:
+        """Each combination as a tuple of task names."""
+        names = np.asarray(self.task_names, dtype=object)
+        return [tuple(names[row[:s]]) for row, s in zip(self.items, self.sizes, strict=True)]
+
+    def keys(self) -> np.ndarray:
+        return items_to_keys(self.items, self.sizes, len(self.task_names))
+
+
+def _canonical(
+    items_rank: np.ndarray, sizes: np.ndarray, order: np.ndarray, task_names: tuple[Any, ...]
+) -> tuple[Combinations, np.ndarray]:
+    """Map rank-ordered items back to task indices, sort items and combinations.
+
+    Returns the combinations (by size, then lexicographically by task index) and
+    the permutation applied to the input rows.
+    """
+    width = items_rank.shape[1] if items_rank.size else 1
+    valid = np.arange(width)[None, :] < sizes[:, None]
+    tasks = np.where(valid, order[np.where(valid, items_rank, 0)], np.iinfo(np.int64).max)
+    tasks = np.sort(tasks, axis=1)
+    keys = [tasks[:, j] for j in range(width - 1, -1, -1)] + [sizes]
+    perm = np.lexsort(keys)
+    tasks = tasks[perm]
+    tasks[tasks == np.iinfo(np.int64).max] = -1
+    return Combinations(tasks, sizes[perm].astype(np.int64), task_names), perm
+
+
+def _task_columns(pattern_bool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSC-like (ptr, patterns) of the patterns holding each task."""
+    task_idx, pat_idx = np.nonzero(pattern_bool.T)
+    ptr = np.zeros(pattern_bool.shape[1] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(task_idx, minlength=pattern_bool.shape[1]), out=ptr[1:])
+    return ptr, pat_idx.astype(np.int64)
+
+
+def _chunks(lengths: np.ndarray) -> list[tuple[int, int]]:
+    """Split ``range(len(lengths))`` into runs whose lengths sum to about ``_CHUNK``."""
+    if lengths.size == 0:
+        return []
+    cum = np.cumsum(lengths)
+    cuts = np.searchsorted(cum, np.arange(_CHUNK, cum[-1], _CHUNK), side="right")
+    bounds = np.unique(np.concatenate([[0], cuts, [len(lengths)]]))
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+def _gather(ptr: np.ndarray, pats: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Entries of the columns ``nodes``: (position of the node in ``nodes``, pattern)."""
+    lengths = ptr[nodes + 1] - ptr[nodes]
+    total = int(lengths.sum())
+    owner = np.repeat(np.arange(len(nodes)), lengths)
+    offset = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return owner, pats[np.repeat(ptr[nodes], lengths) + offset]
+
+
+def _extend(
+    ptr: np.ndarray,
+    pats: np.ndarray,
+    parents: np.ndarray,
+    tasks: np.ndarray,
+    pattern_bool: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of the children ``(parent, task)``: the parent's patterns that hold the task."""
+    lengths = ptr[parents + 1] - ptr[parents]
+    counts = np.zeros(len(parents), dtype=np.int64)
+    pieces = []
+    for start, stop in _chunks(lengths):
+        owner, cand = _gather(ptr, pats, parents[start:stop])
+        keep = pattern_bool[cand, tasks[start:stop][owner]]
+        pieces.append(cand[keep])
+        counts[start:stop] = np.bincount(owner[keep], minlength=stop - start)
+    new_ptr = np.zeros(len(parents) + 1, dtype=np.int64)
+    np.cumsum(counts, out=new_ptr[1:])
+    new_pats = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+    return new_ptr, new_pats
+
+
+def _rarest_first(pattern_bool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Task order by ascending number of patterns holding the task, and each task's rank."""
+    freq = pattern_bool.sum(axis=0)
+    order = np.argsort(freq, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return order, rank
+
+
+def _masks(pattern_bool: np.ndarray) -> np.ndarray:
+    """Each row of a (P, T) boolean matrix as ``ceil(T / 64)`` uint64 words: (P, W)."""
+    n, n_tasks = pattern_bool.shape
+    n_words = max(1, -(-n_tasks // 64))
+    padded = np.zeros((n, n_words * 64), dtype=bool)
+    padded[:, :n_tasks] = pattern_bool
+    packed = np.packbits(padded.reshape(n, n_words, 64), axis=-1, bitorder="little")
+    return np.ascontiguousarray(packed).view(np.uint64).reshape(n, n_words)
+
+
+#: Pattern x combination x word checks per dense block (bounds the memory of one block).
+_BLOCK = 1 << 18
+
+
+def containment_counts(
+    pattern_bool: np.ndarray, combos: Combinations, weights: np.ndarray
+) -> np.ndarray:
+    """``C^T @ weights`` for the containment matrix ``C[p, m] = 1`` iff pattern ``p``
+    holds every task of combination ``m``, without building ``C``: (K, k).
+
+    The combinations are sorted by their tasks ranked rarest first and split
+    along the prefix tree: a node (a shared prefix) holds the patterns that
+    contain the prefix and the combinations below it. A node whose patterns x
+    combinations block is small (at most ``_BLOCK`` checks) is finished with one
+    dense bit-mask test (``pattern & m == m``) and one matrix product with the
+    node's weight rows; a larger node is split by the next task, keeping only
+    the patterns that hold it. The work is the blocks tested, not all pattern x
+    combination pairs and never the rows.
+    """
+    n_pat, n_tasks = pattern_bool.shape
+    k = len(combos)
+    weights = np.asarray(weights, dtype=np.float64)
+    out = np.zeros((k, weights.shape[1]))
+    if k == 0:
+        return out
+    masks = _masks(pattern_bool)
+    n_words = masks.shape[1]
+    order, rank = _rarest_first(pattern_bool)
+    width = combos.items.shape[1]
+    valid = np.arange(width)[None, :] < combos.sizes[:, None]
+    ranks = np.sort(np.where(valid, rank[np.where(valid, combos.items, 0)], n_tasks), axis=1)
+    perm = np.lexsort(ranks.T[::-1])
+    ranks = ranks[perm]
+    combo_masks = np.zeros((k, n_tasks), dtype=bool)
+    combo_masks[np.nonzero(valid)[0], combos.items[valid]] = True
+    combo_masks = _masks(combo_masks)[perm]
+    word_of = order // 64
+    bit_of = np.uint64(1) << (order % 64).astype(np.uint64)
+    sorted_out = np.zeros_like(out)
+    stack = [(np.arange(n_pat), 0, k, 0)]
+    while stack:
+        db, lo, hi, depth = stack.pop()
+        if db.size == 0:
+            continue
+        node = masks[db]
+        if db.size * (hi - lo) * n_words <= _BLOCK or depth >= width:
+            want = combo_masks[lo:hi]
+            # (combinations x patterns), so nonzero() comes out row-sorted: CSR directly
+            hit = ((want[:, None, :] & node[None, :, :]) == want[:, None, :]).all(axis=-1)
+            c, p = np.nonzero(hit)
+            ptr = np.zeros(hi - lo + 1, dtype=np.int64)
+            np.cumsum(np.bincount(c, minlength=hi - lo), out=ptr[1:])
+            pairs = sp.csr_matrix((np.ones(p.size), db[p], ptr), shape=(hi - lo, n_pat))
+            sorted_out[lo:hi] += pairs @ weights
+            continue
+        column = ranks[lo:hi, depth]
+        cuts = np.nonzero(np.diff(column))[0] + 1
+        starts = np.concatenate([[0], cuts])
+        stops = np.concatenate([cuts, [hi - lo]])
+        for a, b in zip(starts, stops, strict=True):
+            r = column[a]
+            if r == n_tasks:  # combinations that end here hold the whole node
+                sorted_out[lo + a : lo + b] += weights[db].sum(axis=0)
+                continue
+            has = (node[:, word_of[r]] & bit_of[r]).astype(bool)
+            stack.append((db[has], lo + a, lo + b, depth + 1))
+    out[perm] = sorted_out
+    return out
+
+
+def observed_combinations(
+    pattern_bool: np.ndarray,
+    train_exact: np.ndarray,
+    eval_support: np.ndarray,
+    task_names: tuple[Any, ...],
+    weights: np.ndarray,
+    *,
+    min_size: int,
+    max_size: int | None,
+    min_count: float,
+    max_combinations: int,
+) -> tuple[Combinations, np.ndarray]:
+    """M as the reference builds it, and ``C^T @ weights`` over its combinations: (K, k).
+
+    ``train_exact[p]`` is the training weight of rows whose task set is exactly
+    pattern ``p``; ``eval_support`` the evaluation ground-truth weight per pattern.
+    """
+    sizes = pattern_bool.sum(axis=1)
+    top = np.inf if max_size is None else max_size
+    candidate = (train_exact >= min_count) & (sizes >= min_size) & (sizes <= top)
+    idx = np.nonzero(candidate)[0]
+    if idx.size == 0:
+        raise ValueError(
+            ERR_EMPTY_OBSERVED_TRAIN.format(
+                min_count=_fmt(min_count), min_size=min_size, max_size=max_size
+            )
+        )
+    if idx.size > max_combinations:
+        raise ValueError(
+            ERR_TOO_MANY.format(
+                mode="observed",
+                what="the training split has",
+                count=idx.size,
+                limit=max_combinations,
+            )
+        )
+    width = int(sizes[idx].max())
+    pat_idx, task_idx = np.nonzero(pattern_bool[idx])
+    items = np.full((idx.size, width), -1, dtype=np.int64)
+    position = np.arange(task_idx.size) - np.repeat(np.cumsum(sizes[idx]) - sizes[idx], sizes[idx])
+    items[pat_idx, position] = task_idx
+    combos = Combinations(items, sizes[idx].astype(np.int64), task_names)
+    stacked = np.column_stack([eval_support, weights])
+    counts = containment_counts(pattern_bool, combos, stacked)
+    keep = counts[:, 0] >= min_count
+    if not keep.any():
+        raise ValueError(ERR_EMPTY_OBSERVED_EVAL.format(count=idx.size, min_count=_fmt(min_count)))
+    order = np.arange(len(task_names))
+    combos, perm = _canonical(items[keep], combos.sizes[keep], order, task_names)
+    return combos, counts[keep][perm, 1:]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def frequent_combinations(
+    pattern_bool: np.ndarray,
+    support_train: np.ndarray,
+    support_eval: np.ndarray,
+    task_names: tuple[Any, ...],
+    *,
+    min_size: int,
+    max_size: int | None,
+    min_count: float,
+    max_combinations: int,
+) -> tuple[Combinations, sp.csc_matrix]:
+    """Every combination of ``min_size..max_size`` tasks contained in at least ``min_count``
+    training and evaluation rows (level-wise Apriori), with its containment matrix.
+
+    ``support_train[p]`` and ``support_eval[p]`` are the weights of the rows
+    whose task set is pattern ``p``. Level ``k + 1`` candidates join two
+    frequent k-sets that share their first ``k - 1`` tasks (tasks ranked rarest
+    first) and are pruned unless every k-subset is frequent; supports are
+    counted with :func:`_extend`. Raises when a level would exceed
+    ``max_combinations`` candidates.
+    """
+    n_tasks = pattern_bool.shape[1]
+    order, rank = _rarest_first(pattern_bool)
+    ptr, pats = _task_columns(pattern_bool)
+    top = n_tasks if max_size is None else min(max_size, n_tasks)
+
+    def _supports(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        owner = np.repeat(np.arange(len(p) - 1), np.diff(p))
+        s_train = np.bincount(owner, weights=support_train[q], minlength=len(p) - 1)
+        s_eval = np.bincount(owner, weights=support_eval[q], minlength=len(p) - 1)
+        return (s_train >= min_count) & (s_eval >= min_count)
+
+    # level 1, in rank order
+    ptr, pats = _extend_select(ptr, pats, order)
+    keep = _supports(ptr, pats)
+    level = np.arange(n_tasks)[keep][:, None]  # ranks
+    ptr, pats = _extend_select(ptr, pats, np.nonzero(keep)[0])
+    kept_items, kept_sizes, owners, entries = [], [], [], []
+    total = 0
+    size = 1
+    while True:
+        if size >= min_size and len(level):
+            total += len(level)
+            if total > max_combinations:
+                raise ValueError(
+                    ERR_TOO_MANY.format(
+                        mode="subsets",
+                        what=f"sizes {min_size}..{size} already hold",
+                        count=total,
+                        limit=max_combinations,
+                    )
+                )
+            owner, pat = _gather(ptr, pats, np.arange(len(level)))
+            offset = sum(len(x) for x in kept_items)
+            owners.append(owner + offset)
+            entries.append(pat)
+            padded = np.full((len(level), top), -1, dtype=np.int64)
+            padded[:, :size] = level
+            kept_items.append(padded)
+            kept_sizes.append(np.full(len(level), size, dtype=np.int64))
+        if size >= top or len(level) < 2:
+            break
+        parents, new = _join(level, max_combinations, size + 1)
+        if parents.size == 0:
+            break
+        cand = np.concatenate([level[parents], new[:, None]], axis=1)
+        cand_ok = _all_subsets_frequent(level, cand)
+        parents, new, cand = parents[cand_ok], new[cand_ok], cand[cand_ok]
+        ptr_c, pats_c = _extend(ptr, pats, parents, order[new], pattern_bool)
+        keep = _supports(ptr_c, pats_c)
+        ptr, pats = _extend_select(ptr_c, pats_c, np.nonzero(keep)[0])
+        level = cand[keep]
+        size += 1
+    if not kept_items:
+        raise ValueError(
+            ERR_EMPTY_SUBSETS.format(
+                min_size=min_size, max_size=max_size, min_count=_fmt(min_count)
+            )
+        )
+    items_rank = np.concatenate(kept_items)
+    sizes = np.concatenate(kept_sizes)
+    rows = np.concatenate(entries)
+    cols = np.concatenate(owners)
+    contain = sp.csc_matrix(
+        (np.ones(rows.size), (rows, cols)), shape=(pattern_bool.shape[0], len(sizes))
+    )
+    width = int(sizes.max())
+    combos, perm = _canonical(items_rank[:, :width], sizes, order, task_names)
+    return combos, sp.csc_matrix(contain[:, perm])
+
+
+def _extend_select(
+    ptr: np.ndarray, pats: np.ndarray, nodes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The columns ``nodes`` only, in that order."""
+    owner, pat = _gather(ptr, pats, nodes)
+    new_ptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, minlength=len(nodes)), out=new_ptr[1:])
+    return new_ptr, pat
+
+
+def _join(
+    level: np.ndarray, max_combinations: int, next_size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Apriori join of lexicographically sorted k-sets: (parent row, new last item)."""
+    n = len(level)
+    if level.shape[1] == 1:
+        starts = np.zeros(n, dtype=np.int64)
+        ends = np.full(n, n, dtype=np.int64)
+    else:
+        prefix = level[:, :-1]
+        new_group = np.ones(n, dtype=bool)
+        new_group[1:] = (prefix[1:] != prefix[:-1]).any(axis=1)
+        group = np.cumsum(new_group) - 1
+        first = np.nonzero(new_group)[0]
+        starts = first[group]
+        ends = np.append(first[1:], n)[group]
+    later = ends - np.arange(n) - 1
+    count = int(later.sum())
+    if count > max_combinations:
+        raise ValueError(
+            ERR_TOO_MANY.format(
+                mode="subsets",
+                what=f"size {next_size} would have",
+                count=count,
+                limit=max_combinations,
+            )
+        )
+    del starts
+    parents = np.repeat(np.arange(n), later)
+    offset = np.arange(count) - np.repeat(np.cumsum(later) - later, later)
+    partner = parents + 1 + offset
+    return parents, level[partner, -1]
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    rows = np.ascontiguousarray(rows.astype(">i4"))
+    return rows.view(np.dtype((np.void, 4 * rows.shape[1]))).ravel()
+
+
+def _all_subsets_frequent(level: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Apriori pruning: every k-subset of each candidate is in ``level``."""
+    k1 = cand.shape[1]
+    ok = np.ones(len(cand), dtype=bool)
+    if k1 <= 2 or len(cand) == 0:
+        return ok
+    known = np.sort(_row_keys(level))
+    # dropping the last or the second-to-last item gives the two joined sets
+    for drop in range(k1 - 2):
+        sub = _row_keys(np.delete(cand, drop, axis=1))
+        pos = np.minimum(np.searchsorted(known, sub), len(known) - 1)
+        ok &= known[pos] == sub
+    return ok

@@ -1,0 +1,476 @@
+"""The count table: the additive, mergeable state behind every co-occurrence metric.
+
+Every co-occurrence metric in biasamp (bias scores, BiasAmp_MALS, BiasAmp->)
+is a function of a handful of weighted counts of one split:
+
+* ``n``: the total weight of the rows (the number of instances);
+* ``totals[role]``: per-label totals of a role, ``sum_i w_i X_i``;
+* ``joint[(group_role, task_role)]``: the group x task co-occurrence counts
+  ``sum_i w_i G_i^T T_i`` for ground truth, predictions, and ground truth
+  crossed with predictions.
+
+Counts add up, so a table can be filled chunk by chunk (:meth:`CountTable.update`),
+tables of separate chunks or workers can be merged (:meth:`CountTable.merge`,
+``+``), and the metric is computed once from the total. This mirrors the
+update / merge / compute state of torchmetrics.
+
+A table may carry a leading *replicate* axis: with ``replicate_weights`` of
+shape ``(B, n)`` every count gets shape ``(B, ...)``. The metric cores are
+written for arbitrary leading axes, so a bootstrap is one matrix product.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from biasamp.inputs._collections import collection_kind, counter_for
+from biasamp.inputs._label_matrix import (
+    LabelMatrix,
+    as_label_matrix,
+    as_sample_weight,
+    check_same_length,
+)
+from biasamp.inputs._roles import GROUP_ROLES, TASK_ROLES
+
+__all__ = [
+    "CountTable",
+    "empty_count_table",
+    "MergeableCounts",
+    "GROUP_ROLES",
+    "TASK_ROLES",
+    "JOINT_KEYS",
+    "label_matrices",
+]
+
+#: The group x task cross products a table keeps, when both roles are present.
+JOINT_KEYS = (
+    ("groups", "tasks"),
+    ("groups_pred", "tasks_pred"),
+    ("groups", "tasks_pred"),
+    ("groups_pred", "tasks"),
+)
+
+ERR_MISSING_ROLE = "{metric} needs {role}, which this count table does not hold (it has {have})."
+ERR_MERGE_NAMES = "Cannot merge count tables: their {what} names differ ({a} vs {b})."
+ERR_MERGE_ROLES = "Cannot merge count tables: they hold different roles ({a} vs {b})."
+ERR_MERGE_BATCH = "Cannot merge count tables: replicate shapes differ ({a} vs {b})."
+ERR_NO_ROLES = "A count table needs at least one group role and one task role; got {have}."
+ERR_REPLICATE_SHAPE = "replicate_weights: expected shape (B, {n}), got {shape}."
+ERR_COLLECTION_REPLICATE_WEIGHTS = (
+    "replicate_weights: a (B, n) array cannot be split over Dask partitions; "
+    "pass replicates=PoissonReplicates(...) to counts_from_dask instead."
+)
+ERR_JOINT_FRAME = (
+    "joint: expected a DataFrame with tasks as rows and groups as columns, got {what}."
+)
+
+
+def _as_dense(values: np.ndarray | sp.csr_matrix) -> np.ndarray:
+    if sp.issparse(values):
+        return np.asarray(values.toarray(), dtype=np.float64)
+    return np.asarray(values, dtype=np.float64)
+
+
+def _weighted_totals(x: np.ndarray | sp.csr_matrix, w: np.ndarray) -> np.ndarray:
+    """``w @ x``: shape (k,) for w of shape (n,), (B, k) for w of shape (B, n)."""
+    if sp.issparse(x):
+        return np.asarray((x.T @ w.T).T, dtype=np.float64)
+    return np.asarray(w @ x, dtype=np.float64)
+
+
+def _weighted_crossprod(g: np.ndarray, t: np.ndarray | sp.csr_matrix, w: np.ndarray) -> np.ndarray:
+    """``G^T diag(w) T``: (|G|, |T|) for w of shape (n,), (B, |G|, |T|) for w of shape (B, n)."""
+    if w.ndim == 1:
+        gw = g * w[:, None]
+        if sp.issparse(t):
+            return np.asarray((t.T @ gw).T, dtype=np.float64)
+        return gw.T @ np.asarray(t, dtype=np.float64)
+    # replicate weights: one product per group column, each (B, n) @ (n, |T|)
+    out = np.empty((w.shape[0], g.shape[1], t.shape[1]), dtype=np.float64)
+    for j in range(g.shape[1]):  # loop over groups (few), never over rows or pairs
+        wg = w * g[:, j][None, :]
+        if sp.issparse(t):
+            out[:, j, :] = np.asarray((t.T @ wg.T).T)
+        else:
+            out[:, j, :] = wg @ t
+    return out
+
+
+def label_matrices(
+    *,
+    groups: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    soft: bool = False,
+    names_source: str | None = None,
+) -> dict[str, LabelMatrix]:
+    """Validate the label arrays of one split into one label space (see :meth:`CountTable.from_arrays`).
+
+    Returns a dict of role -> :class:`LabelMatrix` for the roles given.
+    """
+    arrays = {
+        "groups": groups,
+        "tasks": tasks,
+        "groups_pred": groups_pred,
+        "tasks_pred": tasks_pred,
+    }
+    matrices: dict[str, LabelMatrix] = {}
+    for kind, roles, names in (
+        ("group", GROUP_ROLES, group_names),
+        ("task", TASK_ROLES, task_names),
+    ):
+        source = (names_source or f"{kind}_names") if names is not None else None
+        for role in roles:
+            if arrays[role] is None:
+                continue
+            matrices[role] = as_label_matrix(
+                arrays[role],
+                arg=role,
+                names=names,
+                source=source,
+                soft=soft and role.endswith("_pred"),
+            )
+            if names is None:
+                names, source = matrices[role].names, role
+    return matrices
+
+
+class MergeableCounts:
+    """What every additive count table shares: roles, the replicate axis, merge
+    checks, ``update`` and ``+``. Subclasses define ``roles``, ``merge`` and
+    ``from_arrays``; :class:`CountTable` and ``PatternCountTable`` are the two."""
+
+    group_names: tuple[Any, ...]
+    task_names: tuple[Any, ...]
+    n: np.ndarray
+    joint: dict[tuple[str, str], np.ndarray]
+
+    @property
+    def roles(self) -> frozenset[str]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """Leading replicate shape of every count (``()`` for a plain table)."""
+        return tuple(np.shape(self.n))
+
+    def require(self, *roles: str, metric: str) -> None:
+        """Raise ``ValueError`` unless every role in ``roles`` is present."""
+        for role in roles:
+            if role not in self.roles:
+                raise ValueError(
+                    ERR_MISSING_ROLE.format(metric=metric, role=role, have=sorted(self.roles))
+                )
+
+    def check_mergeable(self, other: MergeableCounts) -> None:
+        """Raise ``ValueError`` unless ``other`` has the same names, roles and replicate shape."""
+        if self.group_names != other.group_names:
+            raise ValueError(
+                ERR_MERGE_NAMES.format(what="group", a=self.group_names, b=other.group_names)
+            )
+        if self.task_names != other.task_names:
+            raise ValueError(
+                ERR_MERGE_NAMES.format(what="task", a=self.task_names, b=other.task_names)
+            )
+        if self.roles != other.roles or set(self.joint) != set(other.joint):
+            raise ValueError(ERR_MERGE_ROLES.format(a=sorted(self.roles), b=sorted(other.roles)))
+        if self.batch_shape != other.batch_shape:
+            raise ValueError(ERR_MERGE_BATCH.format(a=self.batch_shape, b=other.batch_shape))
+
+    def merge(self, other: Any) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def __add__(self, other: Any) -> Any:
+        return self.merge(other)
+
+    def update(self, **arrays: Any) -> Any:
+        """Count another chunk of rows (same keywords as ``from_arrays``) and merge it.
+
+        Returns the merged table; the chunk must use this table's label names.
+        """
+        arrays.setdefault("group_names", self.group_names)
+        arrays.setdefault("task_names", self.task_names)
+        return self.merge(type(self).from_arrays(**arrays))  # type: ignore[attr-defined]
+
+
+@dataclass
+class CountTable(MergeableCounts):
+    """Additive group x task counts of one split.
+
+    Build one with :meth:`from_arrays`, grow it with :meth:`update`, combine
+    tables with :meth:`merge` (or ``+``), and pass it to a metric's
+    ``*_from_counts`` function, or as ``counts_train=`` to a metric.
+
+    Attributes
+    ----------
+    group_names, task_names : tuple
+        Label names in column order.
+    n : ndarray of shape batch_shape
+        Total weight of the rows.
+    totals : dict of role -> ndarray of shape (*batch_shape, k)
+        Per-label weighted totals of each role present.
+    joint : dict of (group_role, task_role) -> ndarray of shape (*batch_shape, |G|, |T|)
+        Weighted co-occurrence counts.
+    n_rows : int
+        Number of input rows seen (unweighted).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from biasamp import CountTable
+    >>> table = CountTable.from_arrays(groups=["m", "w", "m"], tasks=["ski", "cook", "cook"])
+    >>> table.joint[("groups", "tasks")]
+    array([[1., 1.],
+           [1., 0.]])
+    >>> chunked = CountTable.from_arrays(groups=["m"], tasks=["ski"],
+    ...     group_names=["m", "w"], task_names=["cook", "ski"])
+    >>> chunked = chunked.update(groups=["w", "m"], tasks=["cook", "cook"])
+    >>> bool(np.array_equal(chunked.joint[("groups", "tasks")], table.joint[("groups", "tasks")]))
+    True
+    """
+
+    group_names: tuple[Any, ...]
+    task_names: tuple[Any, ...]
+    n: np.ndarray
+    totals: dict[str, np.ndarray] = field(default_factory=dict)
+    joint: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    n_rows: int = 0
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_label_matrices(
+        cls,
+        matrices: Mapping[str, LabelMatrix],
+        *,
+        sample_weight: np.ndarray | None = None,
+        replicate_weights: np.ndarray | None = None,
+    ) -> CountTable:
+        """Count already-validated label matrices of one split.
+
+        ``matrices`` maps roles (``groups``, ``tasks``, ``groups_pred``,
+        ``tasks_pred``) to :class:`LabelMatrix` objects of equal length.
+        ``replicate_weights`` of shape ``(B, n)`` multiplies ``sample_weight``
+        row-wise and gives every count a leading axis of length B.
+        """
+        present = {role: m for role, m in matrices.items() if m is not None}
+        groups = [r for r in GROUP_ROLES if r in present]
+        tasks = [r for r in TASK_ROLES if r in present]
+        if not groups or not tasks:
+            raise ValueError(ERR_NO_ROLES.format(have=sorted(present)))
+        n = check_same_length(**present)
+        w = as_sample_weight(sample_weight, n) if sample_weight is not None else np.ones(n)
+        if replicate_weights is not None:
+            rw = np.asarray(replicate_weights, dtype=np.float64)
+            if rw.ndim != 2 or rw.shape[1] != n:
+                raise ValueError(ERR_REPLICATE_SHAPE.format(n=n, shape=rw.shape))
+            w = rw * w[None, :]
+        group_names = present[groups[0]].names
+        task_names = present[tasks[0]].names
+        dense_groups = {r: _as_dense(present[r].values) for r in groups}
+        totals = {r: _weighted_totals(dense_groups[r], w) for r in groups}
+        totals.update({r: _weighted_totals(present[r].values, w) for r in tasks})
+        joint = {
+            (g, t): _weighted_crossprod(dense_groups[g], present[t].values, w)
+            for g, t in JOINT_KEYS
+            if g in present and t in present
+        }
+        return cls(
+            group_names=tuple(group_names),
+            task_names=tuple(task_names),
+            n=np.asarray(w.sum(axis=-1), dtype=np.float64),
+            totals=totals,
+            joint=joint,
+            n_rows=n,
+        )
+
+    @classmethod
+    def from_arrays(
+        cls,
+        *,
+        groups: Any = None,
+        tasks: Any = None,
+        groups_pred: Any = None,
+        tasks_pred: Any = None,
+        sample_weight: Any = None,
+        group_names: Sequence[Any] | None = None,
+        task_names: Sequence[Any] | None = None,
+        soft: bool = False,
+        replicate_weights: np.ndarray | None = None,
+        names_source: str | None = None,
+    ) -> CountTable:
+        """Validate label arrays of one split and count them.
+
+        Parameters
+        ----------
+        groups, groups_pred : array-like of shape (n,) or (n, |G|), optional
+            Ground-truth and predicted groups.
+        tasks, tasks_pred : array-like of shape (n,) or (n, |T|), optional
+            Ground-truth and predicted tasks (dense, DataFrame or scipy.sparse).
+        sample_weight : array-like of shape (n,), optional
+            Non-negative row weights.
+        group_names, task_names : sequence, optional
+            Canonical label names; by default the ground truth (or, without
+            it, the predictions) fixes them.
+        soft : bool, default False
+            Accept probabilities in [0, 1] for the predicted roles.
+        replicate_weights : ndarray of shape (B, n), optional
+            Bootstrap weights; every count gains a leading axis of length B.
+        names_source : str, optional
+            Where ``group_names`` / ``task_names`` came from (for example
+            ``"the training split"``), named in label-mismatch errors.
+        """
+        kind = collection_kind(groups, tasks, groups_pred, tasks_pred, sample_weight)
+        if kind is not None:
+            # a distributed collection: the engine registered for it counts it
+            # (Dask: one table per partition, tree-merged; biasamp.engines)
+            if replicate_weights is not None:
+                raise ValueError(ERR_COLLECTION_REPLICATE_WEIGHTS)
+            return counter_for(kind)(
+                groups=groups,
+                tasks=tasks,
+                groups_pred=groups_pred,
+                tasks_pred=tasks_pred,
+                sample_weight=sample_weight,
+                group_names=group_names,
+                task_names=task_names,
+                soft=soft,
+                names_source=names_source,
+            )
+        matrices = label_matrices(
+            groups=groups,
+            tasks=tasks,
+            groups_pred=groups_pred,
+            tasks_pred=tasks_pred,
+            group_names=group_names,
+            task_names=task_names,
+            soft=soft,
+            names_source=names_source,
+        )
+        return cls.from_label_matrices(
+            matrices, sample_weight=sample_weight, replicate_weights=replicate_weights
+        )
+
+    @classmethod
+    def from_joint(
+        cls,
+        joint: pd.DataFrame,
+        *,
+        group_totals: Mapping[Any, float] | Sequence[float] | None = None,
+        task_totals: Mapping[Any, float] | Sequence[float] | None = None,
+        n: float | None = None,
+    ) -> CountTable:
+        """A ground-truth table from co-occurrence counts or rates (tasks x groups).
+
+        Use it for a training side known only as aggregate statistics, such as
+        occupation x gender counts from labour statistics (Wang et al. 2021,
+        section 5.3). By default each instance is taken to have one group and
+        one task: group totals are column sums, task totals are row sums, and
+        ``n`` is the grand total. Pass the totals for multi-label tasks.
+        """
+        if not isinstance(joint, pd.DataFrame):
+            raise TypeError(ERR_JOINT_FRAME.format(what=type(joint).__name__))
+        counts = joint.to_numpy(dtype=np.float64).T  # (|G|, |T|)
+        if not np.isfinite(counts).all():
+            raise ValueError(
+                f"joint: contains NaN or infinite values ({int((~np.isfinite(counts)).sum())} entries)."
+            )
+        if (counts < 0).any():
+            raise ValueError("joint: counts must be non-negative.")
+        g_names, t_names = tuple(joint.columns), tuple(joint.index)
+
+        def _totals(values: Any, names: tuple[Any, ...], default: np.ndarray) -> np.ndarray:
+            if values is None:
+                return default
+            if isinstance(values, Mapping):
+                return np.array([float(values[k]) for k in names])
+            return np.asarray(values, dtype=np.float64)
+
+        g_tot = _totals(group_totals, g_names, counts.sum(axis=1))
+        t_tot = _totals(task_totals, t_names, counts.sum(axis=0))
+        total = float(counts.sum()) if n is None else float(n)
+        if total <= 0:
+            raise ValueError("joint: the table is empty (total count 0).")
+        return cls(
+            group_names=g_names,
+            task_names=t_names,
+            n=np.asarray(total),
+            totals={"groups": g_tot, "tasks": t_tot},
+            joint={("groups", "tasks"): counts},
+            n_rows=0,
+        )
+
+    # ----------------------------------------------------------- combine
+    @property
+    def roles(self) -> frozenset[str]:
+        """The roles this table holds counts for."""
+        return frozenset(self.totals)
+
+    def merge(self, other: CountTable) -> CountTable:
+        """The table of both splits' rows together (counts add)."""
+        self.check_mergeable(other)
+        return CountTable(
+            group_names=self.group_names,
+            task_names=self.task_names,
+            n=self.n + other.n,
+            totals={r: self.totals[r] + other.totals[r] for r in self.totals},
+            joint={k: self.joint[k] + other.joint[k] for k in self.joint},
+            n_rows=self.n_rows + other.n_rows,
+        )
+
+    def replicate(self, index: int | tuple[int, ...]) -> CountTable:
+        """One replicate of a table with a replicate axis, as a plain table."""
+        return CountTable(
+            group_names=self.group_names,
+            task_names=self.task_names,
+            n=np.asarray(self.n[index]),
+            totals={r: v[index] for r, v in self.totals.items()},
+            joint={k: v[index] for k, v in self.joint.items()},
+            n_rows=self.n_rows,
+        )
+
+    def joint_frame(self, key: tuple[str, str] = ("groups", "tasks")) -> pd.DataFrame:
+        """One joint count matrix as a DataFrame with tasks as rows and groups as columns."""
+        self.require(*key, metric="joint_frame")
+        if self.batch_shape:
+            raise ValueError(
+                "joint_frame: the table has a replicate axis; take .replicate(i) first."
+            )
+        return pd.DataFrame(
+            self.joint[key].T,
+            index=pd.Index(self.task_names, name="task"),
+            columns=pd.Index(self.group_names, name="group"),
+        )
+
+    def __repr__(self) -> str:
+        batch = f", replicates={self.batch_shape}" if self.batch_shape else ""
+        return (
+            f"CountTable(n={float(np.sum(self.n)) if not self.batch_shape else '...'}, "
+            f"groups={len(self.group_names)}, tasks={len(self.task_names)}, "
+            f"roles={sorted(self.roles)}{batch})"
+        )
+
+
+def empty_count_table(
+    roles: Sequence[str], group_names: Sequence[Any], task_names: Sequence[Any]
+) -> CountTable:
+    """A table of zeros with the given roles and label names (the identity of ``merge``)."""
+    ng, nt = len(group_names), len(task_names)
+    totals = {r: np.zeros(ng if r in GROUP_ROLES else nt) for r in roles}
+    joint = {(g, t): np.zeros((ng, nt)) for g, t in JOINT_KEYS if g in roles and t in roles}
+    return CountTable(
+        group_names=tuple(group_names),
+        task_names=tuple(task_names),
+        n=np.asarray(0.0),
+        totals=totals,
+        joint=joint,
+        n_rows=0,
+    )

@@ -1,0 +1,23 @@
+"""The adapter layer: label arrays from any library in, one :class:`LabelMatrix` out.
+
+Everything that enters biasamp (metric arguments, count-table chunks, file
+columns, engine inputs) passes through here, so the rest of the package sees one
+kind of array. Column roles (which file or SQL columns hold which role) live
+here too, and so does the detection of distributed collections, whose counting
+engine is registered by :mod:`biasamp.engines`.
+"""
+
+from biasamp.inputs._collections import collection_kind, counter_for, register_counter
+from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
+from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, as_sample_weight
+
+__all__ = [
+    "ColumnRoles",
+    "LabelMatrix",
+    "RoleColumns",
+    "as_label_matrix",
+    "as_sample_weight",
+    "collection_kind",
+    "counter_for",
+    "register_counter",
+]

@@ -1,0 +1,27 @@
+"""Co-occurrence metrics: count tables in, results out.
+
+Single-attribute: :func:`bias_scores`, :func:`mals` (BiasAmp_MALS),
+:func:`directional` (BiasAmp->). Multi-attribute: :func:`multi_mals`,
+:func:`multi_directional`. Each has a ``*_from_counts`` form.
+"""
+
+from biasamp.metrics._directional import directional, directional_from_counts
+from biasamp.metrics._mals import bias_scores, mals, mals_from_counts
+from biasamp.metrics._multi_attribute import (
+    multi_directional,
+    multi_directional_from_counts,
+    multi_mals,
+    multi_mals_from_counts,
+)
+
+__all__ = [
+    "bias_scores",
+    "directional",
+    "directional_from_counts",
+    "mals",
+    "mals_from_counts",
+    "multi_directional",
+    "multi_directional_from_counts",
+    "multi_mals",
+    "multi_mals_from_counts",
+]

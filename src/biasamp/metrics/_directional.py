@@ -1,0 +1,384 @@
+"""BiasAmp-> (directional bias amplification), Wang & Russakovsky, ICML 2021.
+
+.. math::
+
+    \\mathrm{BiasAmp}_{\\to} = \\frac{1}{|A||T|} \\sum_{a,t} y_{at}\\Delta_{at}
+    + (1 - y_{at})(-\\Delta_{at})
+
+    y_{at} = 1[P(A_a=1, T_t=1) > P(A_a=1) P(T_t=1)]  \\quad \\text{(training split)}
+
+    \\Delta_{at} = P(\\hat T_t=1 | A_a=1) - P(T_t=1 | A_a=1)  \\quad (A\\to T)
+
+    \\Delta_{at} = P(\\hat A_a=1 | T_t=1) - P(A_a=1 | T_t=1)  \\quad (T\\to A)
+
+Choices where the paper and the reference code differ (see ``docs/metrics/directional.md``):
+
+* **Ties** (``P(a,t) = P(a)P(t)`` on the training split, including groups or
+  tasks absent from it): ``tie_rule="zero"`` (default) follows the reference
+  code, ``y = sign(...)`` so a tied pair contributes 0 and still counts in the
+  mean. ``tie_rule="paper"`` follows eq. 2 literally: ``y = 0`` so the pair
+  contributes ``-Delta``.
+* **Empty conditioning sets** (a group with no evaluation rows for A->T, a
+  task with no evaluation rows for T->A): ``empty="exclude"`` (default) leaves
+  the pair out of the mean, like the reference's ``nanmean``; the number left
+  out is ``result.n_empty`` and those rows of ``by_pair`` have ``empty=True``.
+  ``empty="error"`` raises instead. If every pair is empty, it raises.
+* **Training rows**: every training row counts in ``n``, including rows that
+  belong to no group (a 2-D group row of zeros), as in the reference's array
+  version. Filter rows first if you want only rows with a group.
+* **No training side**: the signs come from the evaluation ground truth, as
+  the reference code does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp.counts._count_table import CountTable
+from biasamp.metrics._bootstrap import bootstrap_pairwise, check_bootstrap_args
+from biasamp.metrics._splits import count_training_split, evaluation_split
+from biasamp.results._base import PairwiseResult, pair_frame
+
+__all__ = ["directional", "directional_from_counts", "normalize_direction"]
+
+ERR_DIRECTION = "direction: expected 'A->T' or 'T->A', got {got!r}."
+ERR_NEEDS_PRED = "direction={direction!r} needs {arg} (the model's predictions)."
+ERR_TIE_RULE = "tie_rule: expected 'zero' or 'paper', got {got!r}."
+ERR_EMPTY_RULE = "empty: expected 'exclude' or 'error', got {got!r}."
+ERR_EMPTY_PAIRS = (
+    "{count} (group, task) pair(s) have an empty conditioning set in the evaluation split "
+    "({what} never occurs), for example {examples}. Pass empty='exclude' to leave them out."
+)
+ERR_ALL_EMPTY = "Every (group, task) pair has an empty conditioning set; the metric is undefined."
+
+_DIRECTION_ALIASES = {
+    "A->T": "A->T",
+    "AT": "A->T",
+    "A2T": "A->T",
+    "G->M": "A->T",
+    "G->T": "A->T",
+    "T->A": "T->A",
+    "TA": "T->A",
+    "T2A": "T->A",
+    "M->G": "T->A",
+    "T->G": "T->A",
+}
+
+
+def normalize_direction(direction: str) -> str:
+    """Return ``"A->T"`` or ``"T->A"`` for the accepted spellings (also ``→``, G->M, M->G)."""
+    key = str(direction).strip().upper().replace("→", "->").replace(" ", "")
+    if key not in _DIRECTION_ALIASES:
+        raise ValueError(ERR_DIRECTION.format(got=direction))
+    return _DIRECTION_ALIASES[key]
+
+
+def _check_rules(tie_rule: str, empty: str) -> None:
+    if tie_rule not in ("zero", "paper"):
+        raise ValueError(ERR_TIE_RULE.format(got=tie_rule))
+    if empty not in ("exclude", "error"):
+        raise ValueError(ERR_EMPTY_RULE.format(got=empty))
+
+
+def training_signs(train: CountTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``y_at`` in {-1, 0, 1}, ``P(a, t)`` and ``P(a)P(t)`` of a training table.
+
+    The sign is decided on counts (``n * c(a,t)`` against ``c(a) c(t)``) with a
+    relative tolerance of 1e-12, so exact ties are ties. The counts are first
+    divided by a power of two near ``n`` (exact in floating point), so that huge
+    weights do not overflow the products.
+    """
+    n_raw = np.asarray(train.n, dtype=np.float64)
+    scale = np.exp2(-np.floor(np.log2(np.maximum(n_raw, 1.0))))[..., None, None]
+    n = n_raw[..., None, None] * scale
+    joint = train.joint[("groups", "tasks")] * scale
+    expected = (train.totals["groups"][..., :, None] * scale) * (
+        train.totals["tasks"][..., None, :] * scale
+    )
+    diff = n * joint - expected
+    tolerance = 1e-12 * np.maximum(n * n, 1.0)
+    y = np.where(np.abs(diff) <= tolerance, 0.0, np.sign(diff))
+    return y, joint / n, expected / (n * n)
+
+
+def directional_arrays(
+    evaluation: CountTable,
+    *,
+    direction: str,
+    train: CountTable | None = None,
+    tie_rule: str = "zero",
+) -> dict[str, np.ndarray]:
+    """The per-pair arrays of BiasAmp-> (works on tables with a replicate axis).
+
+    Returns a dict with ``y``, ``p_true``, ``p_pred``, ``delta``, ``values``
+    (the pair terms), ``defined`` (non-empty conditioning set),
+    ``condition_count`` and ``value``; the last has the table's batch shape.
+    """
+    direction = normalize_direction(direction)
+    pred_role = "tasks_pred" if direction == "A->T" else "groups_pred"
+    evaluation.require("groups", "tasks", pred_role, metric=f"directional({direction})")
+    signs_from = train if train is not None else evaluation
+    y, p_joint_train, p_expected_train = training_signs(signs_from)
+    joint = evaluation.joint[("groups", "tasks")]
+    if direction == "A->T":
+        joint_pred = evaluation.joint[("groups", "tasks_pred")]
+        cond = np.broadcast_to(evaluation.totals["groups"][..., :, None], joint.shape)
+    else:
+        joint_pred = evaluation.joint[("groups_pred", "tasks")]
+        cond = np.broadcast_to(evaluation.totals["tasks"][..., None, :], joint.shape)
+    defined = cond > 0
+    safe = np.where(defined, cond, 1.0)
+    p_true = np.where(defined, joint / safe, np.nan)
+    p_pred = np.where(defined, joint_pred / safe, np.nan)
+    delta = p_pred - p_true
+    if tie_rule == "paper":
+        values = np.where(y > 0, delta, -delta)
+    else:
+        values = y * delta
+    n_defined = defined.sum(axis=(-2, -1))
+    total = np.where(defined, values, 0.0).sum(axis=(-2, -1))
+    value = np.where(n_defined > 0, total / np.maximum(n_defined, 1), np.nan)
+    return {
+        "y": np.broadcast_to(y, joint.shape),
+        "p_joint_train": np.broadcast_to(p_joint_train, joint.shape),
+        "p_expected_train": np.broadcast_to(p_expected_train, joint.shape),
+        "p_true": p_true,
+        "p_pred": p_pred,
+        "delta": delta,
+        "values": np.where(defined, values, np.nan),
+        "defined": defined,
+        "condition_count": cond,
+        "value": value,
+    }
+
+
+def directional_from_counts(
+    evaluation: CountTable,
+    *,
+    direction: str,
+    train: CountTable | None = None,
+    tie_rule: str = "zero",
+    empty: str = "exclude",
+) -> PairwiseResult:
+    """BiasAmp-> from count tables (see :func:`directional`).
+
+    Parameters
+    ----------
+    evaluation : CountTable
+        Evaluation split with ``groups``, ``tasks`` and ``tasks_pred`` (A->T)
+        or ``groups_pred`` (T->A).
+    direction : {"A->T", "T->A"}
+    train : CountTable, optional
+        Training split with ``groups`` and ``tasks``; fixes the signs. Without
+        it the evaluation ground truth fixes them.
+    tie_rule, empty : str
+        See :func:`directional`.
+    """
+    _check_rules(tie_rule, empty)
+    direction = normalize_direction(direction)
+    arrays = directional_arrays(evaluation, direction=direction, train=train, tie_rule=tie_rule)
+    defined = arrays["defined"]
+    n_empty = int((~defined).sum())
+    if not defined.any():
+        raise ValueError(ERR_ALL_EMPTY)
+    if n_empty and empty == "error":
+        gi, ti = np.nonzero(~defined)
+        examples = ", ".join(
+            f"({evaluation.group_names[g]!r}, {evaluation.task_names[t]!r})"
+            for g, t in list(zip(gi, ti, strict=True))[:3]
+        )
+        what = "the group" if direction == "A->T" else "the task"
+        raise ValueError(ERR_EMPTY_PAIRS.format(count=n_empty, what=what, examples=examples))
+    n_defined = int(defined.sum())
+    by_pair = pair_frame(
+        evaluation,
+        {
+            "p_joint_train": arrays["p_joint_train"],
+            "p_expected_train": arrays["p_expected_train"],
+            "y": arrays["y"].astype(np.int64),
+            "condition_count": arrays["condition_count"],
+            "p_true": arrays["p_true"],
+            "p_pred": arrays["p_pred"],
+            "delta": arrays["delta"],
+            "contribution": np.where(defined, arrays["values"] / n_defined, 0.0),
+            "empty": ~defined,
+        },
+    )
+    return PairwiseResult(
+        metric="directional",
+        value=float(arrays["value"]),
+        by_pair=by_pair,
+        direction=direction,
+        n=float(evaluation.n),
+        n_train=None if train is None else float(train.n),
+        n_pairs=n_defined,
+        n_empty=n_empty,
+        params={
+            "tie_rule": tie_rule,
+            "empty": empty,
+            "signs_from": "train" if train is not None else "evaluation",
+        },
+    )
+
+
+def directional(
+    *,
+    direction: str,
+    groups: Any,
+    tasks: Any,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    groups_train: Any = None,
+    tasks_train: Any = None,
+    counts_train: CountTable | pd.DataFrame | None = None,
+    sample_weight: Any = None,
+    sample_weight_train: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    soft: bool = False,
+    tie_rule: str = "zero",
+    empty: str = "exclude",
+    n_boot: int | None = None,
+    ci: float = 0.95,
+    random_state: Any = None,
+    bootstrap: str = "poisson",
+    resample_train: bool = False,
+    progress: bool = False,
+) -> PairwiseResult:
+    """Directional bias amplification, BiasAmp-> (Wang & Russakovsky, 2021).
+
+    Parameters
+    ----------
+    direction : {"A->T", "T->A"}
+        ``"A->T"``: does the group change the task predictions? Needs
+        ``tasks_pred``. ``"T->A"``: does the task change the group
+        predictions? Needs ``groups_pred``.
+    groups : array-like of shape (n,) or (n, |A|)
+        Ground-truth groups of the evaluation split (labels or 0/1 indicators).
+    tasks : array-like of shape (n,) or (n, |T|), DataFrame or scipy.sparse
+        Ground-truth tasks of the evaluation split.
+    groups_pred, tasks_pred : array-like, optional
+        The model's predictions on the same rows; with ``soft=True``,
+        probabilities in [0, 1] (expected counts, Wang et al. appendix A.3).
+    groups_train, tasks_train : array-like, optional
+        Ground truth of the training split; fixes the sign ``y_at``. Without
+        a training side the evaluation ground truth fixes it.
+    counts_train : CountTable or DataFrame, optional
+        The training side as counts instead of labels (for example labour
+        statistics, tasks as rows and groups as columns).
+    sample_weight, sample_weight_train : array-like of shape (n,), optional
+        Non-negative row weights (zero allowed).
+    group_names, task_names : sequence, optional
+        Canonical label names when there is no training side.
+    soft : bool, default False
+        Accept probabilities as predictions.
+    tie_rule : {"zero", "paper"}, default "zero"
+        How a pair with no training correlation counts (module docs).
+    empty : {"exclude", "error"}, default "exclude"
+        What happens to pairs whose conditioning set is empty (module docs).
+        In bootstrap replicates, pairs empty in a replicate are always left
+        out of that replicate's mean.
+    n_boot : int, optional
+        Number of bootstrap replicates; ``None`` (default) computes no interval.
+    ci : float, default 0.95
+        Level of the percentile interval.
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
+        Seed of the bootstrap.
+    bootstrap : {"poisson", "multinomial"}, default "poisson"
+        Replicate weights: Poisson(1) per row, or the classic bootstrap.
+    resample_train : bool, default False
+        Also resample the training rows (by default the training side, and so
+        the signs ``y_at``, are fixed and only evaluation rows are resampled).
+    progress : bool, default False
+        Show a progress bar while counting the replicates.
+
+    Returns
+    -------
+    PairwiseResult
+        ``value`` is the mean of the pair terms; ``by_pair`` holds, per
+        (group, task): ``p_joint_train`` = P(a, t) and ``p_expected_train`` =
+        P(a)P(t) on the training split, ``y`` (the sign), ``condition_count``
+        (the evaluation count of the conditioning group or task), ``p_true`` and
+        ``p_pred`` (the conditional probabilities of ``delta``), ``delta``, and
+        ``contribution`` (the pair's term divided by the number of pairs).
+        With ``n_boot``: ``ci`` (low, high), ``ci_level``, ``se``,
+        ``replicates`` (B,), and ``by_pair`` columns ``ci_low`` / ``ci_high``,
+        the percentile interval of the pair's ``delta`` (``docs/uncertainty.md``).
+
+    Examples
+    --------
+    Shortcoming 2 of Wang & Russakovsky (section 3.2): group 1 has 60 instances
+    with T=0 and 30 with T=1, group 2 has 10 and 20; the model predicts T=0 for
+    every member of group 1 and T=1 for every member of group 2.
+
+    >>> import numpy as np
+    >>> from biasamp import directional
+    >>> groups = ["g1", "g1", "g2", "g2"]
+    >>> tasks = np.array([[0], [1], [0], [1]])
+    >>> weights = [60, 30, 10, 20]
+    >>> result = directional(direction="A->T", groups=groups, tasks=tasks,
+    ...                      tasks_pred=np.array([[0], [0], [1], [1]]), sample_weight=weights)
+    >>> round(result.value, 4)
+    0.3333
+    """
+    train = count_training_split(
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        counts_train=counts_train,
+        sample_weight_train=sample_weight_train,
+        group_names=group_names,
+        task_names=task_names,
+    )
+    _check_rules(tie_rule, empty)
+    direction = normalize_direction(direction)
+    if direction == "A->T" and tasks_pred is None:
+        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="tasks_pred"))
+    if direction == "T->A" and groups_pred is None:
+        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="groups_pred"))
+    if n_boot is not None:
+        check_bootstrap_args(
+            n_boot=n_boot,
+            ci=ci,
+            bootstrap=bootstrap,
+            resample_train=resample_train,
+            progress=progress,
+        )
+    split = evaluation_split(
+        train=train,
+        groups=groups,
+        tasks=tasks,
+        groups_pred=groups_pred if direction == "T->A" else None,
+        tasks_pred=tasks_pred if direction == "A->T" else None,
+        sample_weight=sample_weight,
+        group_names=group_names,
+        task_names=task_names,
+        soft=soft,
+    )
+    result = directional_from_counts(
+        split.table, direction=direction, train=train, tie_rule=tie_rule, empty=empty
+    )
+    if n_boot is None:
+        return result
+    return bootstrap_pairwise(
+        result,
+        split=split,
+        metric=f"directional {direction}",
+        compute=lambda ev, tr: directional_arrays(
+            ev, direction=direction, train=tr, tie_rule=tie_rule
+        ),
+        n_boot=n_boot,
+        ci=ci,
+        random_state=random_state,
+        bootstrap=bootstrap,
+        resample_train=resample_train,
+        progress=progress,
+        sample_weight=sample_weight,
+        train=train,
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        sample_weight_train=sample_weight_train,
+    )

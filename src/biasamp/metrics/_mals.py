@@ -1,0 +1,307 @@
+"""Bias scores and BiasAmp_MALS (Zhao et al., EMNLP 2017, "Men Also Like Shopping").
+
+.. math::
+
+    b(t, g) = \\frac{c(t, g)}{\\sum_{g'} c(t, g')}
+
+    \\mathrm{BiasAmp}_{MALS} = \\frac{1}{|T|} \\sum_g \\sum_{t : b^*(t,g) > 1/|G|}
+    \\tilde b(t, g) - b^*(t, g)
+
+``b*`` comes from the training ground truth, ``b~`` from the predicted groups
+crossed with the predicted tasks. Rules (see ``docs/metrics/mals.md``):
+
+* The threshold is strict: a pair with ``b*(t, g) = 1/|G|`` exactly is not
+  biased and does not count (decided on counts, so it is exact).
+* The sum is divided by ``|T|``, the number of tasks in the label space,
+  including tasks that never occur in training (they have no biased pair).
+* A task that is never predicted has no ``b~``: its pairs contribute 0 while
+  the divisor stays ``|T|``, as the reference's ``nansum / len`` does. Such
+  pairs are counted in ``result.n_empty`` and flagged ``empty=True``.
+* ``violations`` counts tasks whose predicted bias is more than ``margin``
+  from the training bias for some group (Table 2, "Viol."), among tasks that
+  occur both in training and in the predictions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp.counts._count_table import CountTable
+from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT
+from biasamp.metrics._bootstrap import bootstrap_pairwise, check_bootstrap_args
+from biasamp.metrics._splits import count_training_split, evaluation_split
+from biasamp.results._base import PairwiseResult, pair_frame
+
+__all__ = ["bias_scores", "mals", "mals_from_counts"]
+
+ERR_MARGIN = "margin: expected a number in [0, 1], got {got!r}."
+ERR_MALS_TRAIN = "mals needs the training side: groups_train and tasks_train, or counts_train."
+ERR_EMPTY_TASKS = "empty: expected 'drop', 'nan' or 'error', got {got!r}."
+ERR_EMPTY_TASK_ROWS = (
+    "{count} task(s) never co-occur with any group, so their bias score is undefined: {examples}. "
+    "Pass empty='drop' or empty='nan'."
+)
+
+
+def bias_score_matrix(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``b(t, g)`` as a (..., |G|, |T|) array from joint counts, and the defined mask (|T|,)."""
+    per_task = joint.sum(axis=-2, keepdims=True)
+    defined = per_task > 0
+    scores = np.where(defined, joint / np.where(defined, per_task, 1.0), np.nan)
+    return scores, np.broadcast_to(defined, joint.shape)
+
+
+def mals_arrays(
+    train: CountTable, predictions: CountTable, *, margin: float = 0.05
+) -> dict[str, np.ndarray]:
+    """Per-pair arrays of BiasAmp_MALS (works on tables with a replicate axis)."""
+    train.require("groups", "tasks", metric="mals (training side)")
+    predictions.require("groups_pred", "tasks_pred", metric="mals (predictions)")
+    joint_train = train.joint[("groups", "tasks")]
+    joint_pred = predictions.joint[("groups_pred", "tasks_pred")]
+    b_train, def_train = bias_score_matrix(joint_train)
+    b_pred, def_pred = bias_score_matrix(joint_pred)
+    n_groups = joint_train.shape[-2]
+    biased = n_groups * joint_train > joint_train.sum(axis=-2, keepdims=True)
+    delta = b_pred - b_train
+    used = biased & def_pred
+    values = np.where(used, delta, 0.0)
+    n_tasks = joint_train.shape[-1]
+    both = def_train & def_pred
+    off = np.where(both, np.abs(delta), 0.0) > margin
+    violations = off.any(axis=-2).sum(axis=-1)
+    return {
+        "b_train": b_train,
+        "b_pred": b_pred,
+        "biased": np.broadcast_to(biased, joint_pred.shape),
+        "delta": delta,
+        "contribution": values / n_tasks,
+        "empty": np.broadcast_to(biased & ~def_pred, joint_pred.shape),
+        "violation": np.broadcast_to(off.any(axis=-2, keepdims=True), joint_pred.shape),
+        "value": values.sum(axis=(-2, -1)) / n_tasks,
+        "violations": violations,
+    }
+
+
+def mals_from_counts(
+    train: CountTable, predictions: CountTable, *, margin: float = 0.05
+) -> PairwiseResult:
+    """BiasAmp_MALS from a training table (``groups``, ``tasks``) and a prediction
+    table (``groups_pred``, ``tasks_pred``); see :func:`mals`."""
+    if not isinstance(margin, (int, float, np.number)) or not 0 <= float(margin) <= 1:
+        raise ValueError(ERR_MARGIN.format(got=margin))
+    arrays = mals_arrays(train, predictions, margin=float(margin))
+    by_pair = pair_frame(
+        predictions,
+        {
+            "b_train": arrays["b_train"],
+            "b_pred": arrays["b_pred"],
+            "biased": arrays["biased"],
+            "delta": arrays["delta"],
+            "contribution": arrays["contribution"],
+            "violation": arrays["violation"],
+            "empty": arrays["empty"],
+        },
+    )
+    return PairwiseResult(
+        metric="mals",
+        value=float(arrays["value"]),
+        by_pair=by_pair,
+        n=float(predictions.n),
+        n_train=float(train.n),
+        n_pairs=int(arrays["biased"].sum()),
+        n_empty=int(arrays["empty"].sum()),
+        params={"margin": float(margin), "threshold": 1.0 / len(train.group_names)},
+        extras={"violations": int(arrays["violations"]), "n_tasks": len(train.task_names)},
+    )
+
+
+def mals(
+    *,
+    groups_train: Any = None,
+    tasks_train: Any = None,
+    groups_pred: Any,
+    tasks_pred: Any,
+    margin: float = 0.05,
+    counts_train: CountTable | pd.DataFrame | None = None,
+    sample_weight: Any = None,
+    sample_weight_train: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    soft: bool = False,
+    n_boot: int | None = None,
+    ci: float = 0.95,
+    random_state: Any = None,
+    bootstrap: str = "poisson",
+    resample_train: bool = False,
+    progress: bool = False,
+) -> PairwiseResult:
+    """BiasAmp_MALS, the mean bias amplification of Zhao et al. (2017).
+
+    Parameters
+    ----------
+    groups_train, tasks_train : array-like of shape (n_train,) or (n_train, k)
+        Training ground truth; fixes ``b*`` and the label names.
+    groups_pred, tasks_pred : array-like of shape (n,) or (n, k)
+        The model's predicted groups and tasks on the evaluation rows.
+    margin : float, default 0.05
+        Tolerance for ``violations``.
+    counts_train : CountTable or DataFrame, optional
+        The training side as counts (tasks x groups) instead of labels.
+    sample_weight : array-like of shape (n,), optional
+        Weights of the prediction rows.
+    sample_weight_train : array-like of shape (n_train,), optional
+        Weights of the training rows.
+    group_names, task_names : sequence, optional
+        Canonical label names (otherwise the training split fixes them).
+    soft : bool, default False
+        Accept predicted probabilities (expected counts).
+    n_boot : int, optional
+        Number of bootstrap replicates; ``None`` (default) computes no interval.
+    ci : float, default 0.95
+        Level of the percentile interval.
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
+        Seed of the bootstrap.
+    bootstrap : {"poisson", "multinomial"}, default "poisson"
+        Replicate weights: Poisson(1) per row, or the classic bootstrap.
+    resample_train : bool, default False
+        Also resample the training rows (by default ``b*`` and the set of
+        biased pairs are fixed and only the prediction rows are resampled).
+    progress : bool, default False
+        Show a progress bar while counting the replicates.
+
+    Returns
+    -------
+    PairwiseResult
+        ``value``, ``violations`` (also ``result.extras["violations"]``), and
+        ``by_pair`` with ``b_train``, ``b_pred``, ``biased`` (b* > 1/|G|),
+        ``delta``, ``contribution``, ``violation`` (the task violates the margin)
+        and ``empty`` (a biased pair whose task is never predicted).
+        With ``n_boot``: ``ci`` (low, high), ``ci_level``, ``se``,
+        ``replicates`` (B,), and ``by_pair`` columns ``ci_low`` / ``ci_high``,
+        the percentile interval of the pair's ``delta`` (``docs/uncertainty.md``).
+
+    Examples
+    --------
+    Zhao et al.'s example: cooking is 66% women in training, 84% in predictions.
+
+    >>> from biasamp import mals
+    >>> result = mals(groups_train=["w", "m"], tasks_train=["cook", "cook"],
+    ...               sample_weight_train=[66, 34],
+    ...               groups_pred=["w", "m"], tasks_pred=["cook", "cook"],
+    ...               sample_weight=[84, 16])
+    >>> round(result.value, 2), result.violations
+    (0.18, 1)
+    """
+    train = count_training_split(
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        counts_train=counts_train,
+        sample_weight_train=sample_weight_train,
+        group_names=group_names,
+        task_names=task_names,
+    )
+    if train is None:
+        raise ValueError(ERR_MALS_TRAIN)
+    if n_boot is not None:
+        check_bootstrap_args(
+            n_boot=n_boot,
+            ci=ci,
+            bootstrap=bootstrap,
+            resample_train=resample_train,
+            progress=progress,
+        )
+    split = evaluation_split(
+        train=train,
+        groups_pred=groups_pred,
+        tasks_pred=tasks_pred,
+        sample_weight=sample_weight,
+        soft=soft,
+    )
+    result = mals_from_counts(train, split.table, margin=margin)
+    if n_boot is None:
+        return result
+    return bootstrap_pairwise(
+        result,
+        split=split,
+        metric="mals",
+        compute=lambda ev, tr: mals_arrays(tr, ev, margin=float(margin)),
+        n_boot=n_boot,
+        ci=ci,
+        random_state=random_state,
+        bootstrap=bootstrap,
+        resample_train=resample_train,
+        progress=progress,
+        sample_weight=sample_weight,
+        train=train,
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        sample_weight_train=sample_weight_train,
+    )
+
+
+def bias_scores(
+    groups: Any,
+    tasks: Any,
+    *,
+    sample_weight: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    empty: str = "drop",
+) -> pd.DataFrame:
+    """Bias scores ``b(t, g) = P(g | t)`` (Zhao et al. 2017, eq. 1).
+
+    Parameters
+    ----------
+    groups : array-like of shape (n,) or (n, |G|)
+    tasks : array-like of shape (n,) or (n, |T|), DataFrame or scipy.sparse
+    sample_weight : array-like of shape (n,), optional
+    group_names, task_names : sequence, optional
+        Canonical label names.
+    empty : {"drop", "nan", "error"}, default "drop"
+        Tasks that co-occur with no group have no score: drop their rows,
+        keep them as NaN rows, or raise.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tasks as rows, groups as columns; each row sums to 1.
+
+    Examples
+    --------
+    >>> from biasamp import bias_scores
+    >>> bias_scores(["m", "w", "w", "m"], ["cook", "cook", "cook", "ski"])  # doctest: +NORMALIZE_WHITESPACE
+    group         m         w
+    task
+    cook   0.333333  0.666667
+    ski    1.000000  0.000000
+    """
+    if empty not in ("drop", "nan", "error"):
+        raise ValueError(ERR_EMPTY_TASKS.format(got=empty))
+    table = CountTable.from_arrays(
+        groups=groups,
+        tasks=tasks,
+        sample_weight=sample_weight,
+        group_names=group_names,
+        task_names=task_names,
+    )
+    if float(table.n) <= 0:
+        raise ValueError(ERR_EMPTY_SPLIT.format(arg="groups"))
+    scores, defined = bias_score_matrix(table.joint[("groups", "tasks")])
+    frame = pd.DataFrame(
+        scores.T,
+        index=pd.Index(table.task_names, name="task"),
+        columns=pd.Index(table.group_names, name="group"),
+    )
+    missing = ~defined[0]
+    if missing.any():
+        if empty == "error":
+            names = [table.task_names[i] for i in np.nonzero(missing)[0]]
+            raise ValueError(ERR_EMPTY_TASK_ROWS.format(count=len(names), examples=names[:5]))
+        if empty == "drop":
+            frame = frame.loc[~missing]
+    return frame

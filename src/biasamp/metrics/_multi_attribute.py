@@ -1,0 +1,964 @@
+"""Multi-attribute bias amplification, Zhao, Andrews & Xiang (ICML 2023).
+
+Both metrics are the single-attribute ones computed over a set M of task
+*combinations* instead of single tasks: a row belongs to combination ``m``
+when its task set contains every task of ``m``.
+
+.. math::
+
+    \\mathrm{Multi}_{MALS} = \\frac{1}{|M|} \\sum_{g} \\sum_{m \\in M} |\\Delta_{gm}|,
+    \\quad \\Delta_{gm} = 1[b_{train}(m, g) > 1/|G|]\\,(b_{pred}(m, g) - b_{train}(m, g))
+
+    \\mathrm{Multi}_{\\to} = \\frac{1}{|G||M|} \\sum_{g} \\sum_{m \\in M} |\\Delta_{gm}|,
+    \\quad \\Delta_{gm} = P(\\hat m | g) - P(m | g) \\;(G\\to M) \\text{ or }
+    P(\\hat g | m) - P(g | m) \\;(M\\to G)
+
+``absolute=False`` replaces ``|Delta|`` by the raw terms of the single-attribute
+metrics (``Delta`` for MALS, ``y_gm Delta`` for the directional metric), the
+"raw" row of the paper's table 3. Choices (all in ``docs/metrics/multi_attribute.md``):
+
+* **Threshold 1/|G|** (the paper), not the reference code's 1/(|G|-1),
+  which makes Multi_MALS 0 for every binary group.
+* **All |G| groups** enter the means (the paper); the reference drops one group.
+* **Directional baseline**: ``P(m | g)`` and ``P(g | m)`` come from the
+  evaluation ground truth (``baseline="evaluation"``, as the reference code
+  and Wang & Russakovsky do); ``baseline="train"`` follows the paper's formula
+  literally (training ground truth).
+* **variance** is the population variance of the raw signed ``Delta_gm``
+  (what the reference reports): over all |G| x |M| pairs for Multi_MALS
+  (0 for pairs that are not biased), over the pairs with a non-empty
+  conditioning set for Multi->. Pairs whose combination is never predicted
+  are left out (the reference's ``nanvar``).
+* **Empty pairs**: a combination never predicted (MALS) contributes 0 while
+  the divisor stays |M|; a pair with an empty conditioning set (directional)
+  leaves the mean, as in the single-attribute metrics.
+* **Bootstrap**: the evaluation rows are resampled; M and the training side
+  stay fixed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from biasamp.counts._combinations import (
+    Combinations,
+    check_combination_options,
+    containment_counts,
+    frequent_combinations,
+    keys_to_indicator,
+    observed_combinations,
+)
+from biasamp.counts._count_table import CountTable
+from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.inputs._label_matrix import (
+    ERR_EMPTY_SPLIT,
+    LabelMatrix,
+    as_label_matrix,
+    as_sample_weight,
+)
+from biasamp.metrics._directional import (
+    ERR_ALL_EMPTY,
+    ERR_NEEDS_PRED,
+    _check_rules,
+    directional_arrays,
+    normalize_direction,
+)
+from biasamp.metrics._mals import mals_arrays
+from biasamp.results._multi_attribute import MultiAttributeResult
+
+__all__ = [
+    "MultiAttributeResult",
+    "multi_directional",
+    "multi_directional_from_counts",
+    "multi_mals",
+    "multi_mals_from_counts",
+]
+
+ERR_BASELINE = "baseline: expected 'evaluation' or 'train', got {got!r}."
+ERR_ABSOLUTE = "absolute: expected True or False, got {got!r}."
+ERR_EMPTY_MULTI_PAIRS = (
+    "{count} (group, combination) pair(s) have an empty conditioning set ({what} never occurs), "
+    "for example {examples}. Pass empty='exclude' to leave them out."
+)
+ERR_TABLE_TYPE = "{arg}: expected a PatternCountTable, got {type_name}."
+ERR_TABLE_NAMES = "{arg}: its {kind} names differ from the training table's ({a} vs {b})."
+ERR_TABLE_BATCH = "{arg}: the table has a replicate axis; M is chosen on a plain table."
+
+_DEFAULT_MAX_COMBINATIONS = 1_000_000
+_BOOT_CHUNK = 16  # replicates per pass (bounds memory: chunk x |G| x patterns)
+_WEIGHT_CHUNK_BYTES = 1 << 25  # float64 replicate weights drawn at a time (32 MB)
+
+
+# ----------------------------------------------------------------------------- result
+@dataclass(frozen=True)
+class _CombinationSpace:
+    """M and the way to turn pattern counts into combination counts, fixed for one computation.
+
+    ``observed`` mode keeps the pattern indicator and counts containment on the
+    fly (:func:`containment_counts`); ``subsets`` mode keeps the sparse
+    containment matrix the Apriori search built.
+    """
+
+    combos: Combinations
+    names: list[tuple[Any, ...]]
+    vocabulary: np.ndarray
+    indicator: np.ndarray
+    matrix: sp.csc_matrix | None
+
+    def counts(self, weights: np.ndarray) -> np.ndarray:
+        """``C^T @ weights`` for weights laid out on the vocabulary: (K, k)."""
+        if self.matrix is not None:
+            return np.asarray(self.matrix.T @ weights)
+        return containment_counts(self.indicator, self.combos, weights)
+
+    def table(self, counts: PatternCountTable) -> CountTable:
+        """The :class:`CountTable` of ``counts`` whose tasks are the combinations."""
+        weights, spec = _layout(counts, self.vocabulary)
+        return _combination_table(counts, self.names, self.counts(weights), spec)
+
+
+def _layout(table: PatternCountTable, vocabulary: np.ndarray) -> tuple[np.ndarray, list]:
+    """Every per-pattern array of a table as columns of one (V, k) matrix, and how to undo it."""
+    blocks, spec, start = [], [], 0
+    items = [("totals", role, v) for role, v in table.pattern_totals.items()]
+    items += [("joint", key, v) for key, v in table.joint.items()]
+    for kind, key, values in items:
+        role = key if kind == "totals" else key[1]
+        flat = values.reshape(-1, values.shape[-1])
+        block = np.zeros((len(vocabulary), flat.shape[0]))
+        block[np.searchsorted(vocabulary, table.patterns[role])] = flat.T
+        blocks.append(block)
+        spec.append((kind, key, values.shape[:-1], start, start + flat.shape[0]))
+        start += flat.shape[0]
+    return np.hstack(blocks), spec
+
+
+def _combination_table(
+    table: PatternCountTable, names: list[tuple[Any, ...]], counts: np.ndarray, spec: list
+) -> CountTable:
+    totals: dict[str, np.ndarray] = dict(table.group_totals)
+    joint: dict[tuple[str, str], np.ndarray] = {}
+    for kind, key, shape, a, b in spec:
+        values = counts[:, a:b].T.reshape(shape + (counts.shape[0],))
+        if kind == "totals":
+            totals[key] = values
+        else:
+            joint[key] = values
+    return CountTable(
+        group_names=table.group_names,
+        task_names=tuple(names),
+        n=table.n,
+        totals=totals,
+        joint=joint,
+        n_rows=table.n_rows,
+    )
+
+
+def _in_vocabulary(vocabulary: np.ndarray, table: PatternCountTable, role: str) -> np.ndarray:
+    """A table's per-pattern totals of ``role`` laid out on the vocabulary."""
+    out = np.zeros(len(vocabulary))
+    out[np.searchsorted(vocabulary, table.patterns[role])] = table.pattern_totals[role]
+    return out
+
+
+def build_combination_space(
+    train: PatternCountTable,
+    evaluation: PatternCountTable,
+    *,
+    combinations: str,
+    min_size: int,
+    max_size: int | None,
+    min_count: float,
+    max_combinations: int,
+) -> tuple[_CombinationSpace, CountTable, CountTable]:
+    """Choose M from plain (no replicate axis) tables; return it with both combination tables."""
+    keys = [table.patterns[r] for table in (train, evaluation) for r in table.patterns]
+    vocabulary = np.unique(np.concatenate(keys))
+    indicator = keys_to_indicator(vocabulary, len(train.task_names))
+    support_train = _in_vocabulary(vocabulary, train, "tasks")
+    support_eval = _in_vocabulary(vocabulary, evaluation, "tasks")
+    options = {
+        "min_size": min_size,
+        "max_size": max_size,
+        "min_count": min_count,
+        "max_combinations": max_combinations,
+    }
+    w_train, spec_train = _layout(train, vocabulary)
+    w_eval, spec_eval = _layout(evaluation, vocabulary)
+    weights = np.hstack([w_train, w_eval])
+    if combinations == "observed":
+        combos, counts = observed_combinations(
+            indicator, support_train, support_eval, train.task_names, weights, **options
+        )
+        matrix = None
+    else:
+        combos, matrix = frequent_combinations(
+            indicator, support_train, support_eval, train.task_names, **options
+        )
+        counts = np.asarray(matrix.T @ weights)
+    names = combos.names()
+    space = _CombinationSpace(combos, names, vocabulary, indicator, matrix)
+    split = w_train.shape[1]
+    return (
+        space,
+        _combination_table(train, names, counts[:, :split], spec_train),
+        _combination_table(evaluation, names, counts[:, split:], spec_eval),
+    )
+
+
+# ----------------------------------------------------------------------------- cores
+def _directional_core(
+    train: CountTable,
+    evaluation: CountTable,
+    *,
+    direction: str,
+    absolute: bool,
+    tie_rule: str,
+    baseline: str,
+) -> dict[str, np.ndarray]:
+    arrays = directional_arrays(evaluation, direction=direction, train=train, tie_rule=tie_rule)
+    defined = arrays["defined"]
+    p_true = arrays["p_true"]
+    if baseline == "train":
+        joint = train.joint[("groups", "tasks")]
+        if direction == "A->T":
+            cond = np.broadcast_to(train.totals["groups"][..., :, None], joint.shape)
+        else:
+            cond = np.broadcast_to(train.totals["tasks"][..., None, :], joint.shape)
+        defined = defined & (cond > 0)
+        p_true = np.broadcast_to(
+            np.where(cond > 0, joint / np.where(cond > 0, cond, 1.0), np.nan), defined.shape
+        )
+    delta = np.where(defined, arrays["p_pred"] - p_true, np.nan)
+    y = arrays["y"]
+    if absolute:
+        terms = np.abs(delta)
+    elif tie_rule == "paper":
+        terms = np.where(y > 0, delta, -delta)
+    else:
+        terms = y * delta
+    n_defined = defined.sum(axis=(-2, -1))
+    total = np.where(defined, terms, 0.0).sum(axis=(-2, -1))
+    value = np.where(n_defined > 0, total / np.maximum(n_defined, 1), np.nan)
+    return {
+        **arrays,
+        "p_true": p_true,
+        "defined": defined,
+        "delta": delta,
+        "terms": terms,
+        "value": value,
+        "variance": _variance(delta, defined),
+    }
+
+
+def _mals_core(
+    train: CountTable, predictions: CountTable, *, absolute: bool
+) -> dict[str, np.ndarray]:
+    arrays = mals_arrays(train, predictions)
+    biased = arrays["biased"]
+    raw = arrays["delta"]  # b_pred - b_train, NaN where the combination is never predicted
+    empty = arrays["empty"]  # biased and never predicted
+    masked = np.where(biased, raw, 0.0)  # Delta_gm; NaN only on empty pairs
+    terms = np.where(biased & ~empty, np.abs(masked) if absolute else masked, 0.0)
+    n_comb = raw.shape[-1]
+    return {
+        **arrays,
+        "masked": masked,
+        "terms": terms,
+        "value": terms.sum(axis=(-2, -1)) / n_comb,
+        "variance": _variance(masked, ~empty),
+    }
+
+
+def _variance(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Population variance of ``values`` over ``mask`` along the last two axes."""
+    mask = np.broadcast_to(mask, values.shape)
+    count = mask.sum(axis=(-2, -1))
+    safe = np.where(mask, values, 0.0)
+    mean = safe.sum(axis=(-2, -1)) / np.maximum(count, 1)
+    dev = np.where(mask, values - mean[..., None, None], 0.0)
+    var = (dev**2).sum(axis=(-2, -1)) / np.maximum(count, 1)
+    return np.where(count > 0, var, np.nan)
+
+
+# ----------------------------------------------------------------------------- frames
+def _frame(
+    space: _CombinationSpace,
+    train: CountTable,
+    evaluation: CountTable,
+    columns: dict[str, np.ndarray],
+) -> pd.DataFrame:
+    """Tidy (combination, group) rows from (|G|, |M|) arrays, combinations varying slowest."""
+    n_g, n_m = len(train.group_names), len(space.names)
+    combos = np.empty(n_m, dtype=object)
+    combos[:] = space.names
+    data: dict[str, Any] = {
+        "combination": np.repeat(combos, n_g),
+        "size": np.repeat(space.combos.sizes, n_g),
+        "group": np.tile(np.asarray(train.group_names, dtype=object), n_m),
+        "support_train": np.repeat(train.totals["tasks"], n_g),
+        "support_eval": np.repeat(evaluation.totals["tasks"], n_g)
+        if "tasks" in evaluation.totals
+        else np.full(n_m * n_g, np.nan),
+    }
+    for name, arr in columns.items():
+        data[name] = np.broadcast_to(np.asarray(arr), (n_g, n_m)).T.reshape(-1)
+    return pd.DataFrame(data)
+
+
+def _by_size(frame: pd.DataFrame, *, metric: str) -> pd.DataFrame:
+    """The metric restricted to the combinations of each size."""
+    rows = []
+    for size, part in frame.groupby("size", sort=True):
+        n_comb = part["combination"].nunique()
+        if metric == "multi_mals":
+            value = part["term"].sum() / n_comb
+            keep = ~part["empty"].to_numpy()
+            deltas = np.where(part["biased"].to_numpy(), part["delta"].to_numpy(), 0.0)[keep]
+            n_pairs = int(part["biased"].sum())
+        else:
+            keep = ~part["empty"].to_numpy()
+            value = part["term"].to_numpy()[keep].mean() if keep.any() else np.nan
+            deltas = part["delta"].to_numpy()[keep]
+            n_pairs = int(keep.sum())
+        variance = float(np.var(deltas)) if deltas.size else np.nan
+        rows.append(
+            {
+                "size": int(size),
+                "n_combinations": int(n_comb),
+                "n_pairs": n_pairs,
+                "value": float(value),
+                "variance": variance,
+            }
+        )
+    return pd.DataFrame(rows, columns=["size", "n_combinations", "n_pairs", "value", "variance"])
+
+
+# ----------------------------------------------------------------------------- from counts
+def _check_tables(train: Any, evaluation: Any) -> None:
+    for arg, table in (("train", train), ("evaluation", evaluation)):
+        if not isinstance(table, PatternCountTable):
+            raise TypeError(ERR_TABLE_TYPE.format(arg=arg, type_name=type(table).__name__))
+        if table.batch_shape:
+            raise ValueError(ERR_TABLE_BATCH.format(arg=arg))
+    for kind in ("group", "task"):
+        a, b = getattr(train, f"{kind}_names"), getattr(evaluation, f"{kind}_names")
+        if tuple(a) != tuple(b):
+            raise ValueError(
+                ERR_TABLE_NAMES.format(arg="evaluation", kind=kind, a=list(a), b=list(b))
+            )
+    train.require("groups", "tasks", metric="multi-attribute metrics (training side)")
+    evaluation.require("tasks", metric="multi-attribute metrics (evaluation ground truth)")
+    for arg, table in (("groups_train", train), ("groups", evaluation)):
+        if float(table.n) <= 0:
+            raise ValueError(ERR_EMPTY_SPLIT.format(arg=arg))
+
+
+def _check_absolute(absolute: Any) -> bool:
+    if not isinstance(absolute, (bool, np.bool_)):
+        raise TypeError(ERR_ABSOLUTE.format(got=absolute))
+    return bool(absolute)
+
+
+def multi_mals_from_counts(
+    train: PatternCountTable,
+    evaluation: PatternCountTable,
+    *,
+    combinations: str = "observed",
+    min_size: int = 1,
+    max_size: int | None = None,
+    min_count: float = 1,
+    max_combinations: int = _DEFAULT_MAX_COMBINATIONS,
+    absolute: bool = True,
+) -> MultiAttributeResult:
+    """Multi_MALS from pattern count tables (see :func:`multi_mals`).
+
+    ``train`` needs ``groups`` and ``tasks``; ``evaluation`` needs ``tasks``
+    (ground truth, to choose M), ``groups_pred`` and ``tasks_pred``.
+    """
+    return _multi_mals(
+        train,
+        evaluation,
+        combinations=combinations,
+        min_size=min_size,
+        max_size=max_size,
+        min_count=min_count,
+        max_combinations=max_combinations,
+        absolute=absolute,
+    )[0]
+
+
+def _multi_mals(
+    train: PatternCountTable,
+    evaluation: PatternCountTable,
+    *,
+    combinations: str,
+    min_size: int,
+    max_size: int | None,
+    min_count: float,
+    max_combinations: int,
+    absolute: bool,
+) -> tuple[MultiAttributeResult, Any]:
+    """The result and a function of a replicate-axis evaluation table -> replicate values."""
+    absolute = _check_absolute(absolute)
+    opts = check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
+    _check_tables(train, evaluation)
+    evaluation.require("groups_pred", "tasks_pred", metric="multi_mals (predictions)")
+    space, train_ct, eval_ct = build_combination_space(
+        train,
+        evaluation,
+        combinations=combinations,
+        **dict(zip(("min_size", "max_size", "min_count", "max_combinations"), opts, strict=True)),
+    )
+    arrays = _mals_core(train_ct, eval_ct, absolute=absolute)
+    n_comb = len(space.names)
+    frame = _frame(
+        space,
+        train_ct,
+        eval_ct,
+        {
+            "count_train": train_ct.joint[("groups", "tasks")],
+            "b_train": arrays["b_train"],
+            "count_pred": eval_ct.joint[("groups_pred", "tasks_pred")],
+            "b_pred": arrays["b_pred"],
+            "biased": arrays["biased"],
+            "delta": arrays["delta"],
+            "term": arrays["terms"],
+            "contribution": arrays["terms"] / n_comb,
+            "empty": arrays["empty"],
+        },
+    )
+    result = MultiAttributeResult(
+        metric="multi_mals",
+        value=float(arrays["value"]),
+        variance=float(arrays["variance"]),
+        by_combination=frame,
+        by_size=_by_size(frame, metric="multi_mals"),
+        absolute=absolute,
+        n=float(evaluation.n),
+        n_train=float(train.n),
+        n_combinations=n_comb,
+        n_pairs=int(arrays["biased"].sum()),
+        n_empty=int(arrays["empty"].sum()),
+        params={
+            "combinations": combinations,
+            "min_size": opts[0],
+            "max_size": opts[1],
+            "min_count": opts[2],
+            "threshold": 1.0 / len(train.group_names),
+        },
+    )
+    return result, lambda reps: _mals_core(train_ct, space.table(reps), absolute=absolute)["value"]
+
+
+def multi_directional_from_counts(
+    train: PatternCountTable,
+    evaluation: PatternCountTable,
+    *,
+    direction: str,
+    combinations: str = "observed",
+    min_size: int = 1,
+    max_size: int | None = None,
+    min_count: float = 1,
+    max_combinations: int = _DEFAULT_MAX_COMBINATIONS,
+    absolute: bool = True,
+    tie_rule: str = "zero",
+    empty: str = "exclude",
+    baseline: str = "evaluation",
+) -> MultiAttributeResult:
+    """Multi-> from pattern count tables (see :func:`multi_directional`).
+
+    ``train`` needs ``groups`` and ``tasks``; ``evaluation`` needs ``groups``,
+    ``tasks`` and ``tasks_pred`` (A->T) or ``groups_pred`` (T->A).
+    """
+    return _multi_directional(
+        train,
+        evaluation,
+        direction=direction,
+        combinations=combinations,
+        min_size=min_size,
+        max_size=max_size,
+        min_count=min_count,
+        max_combinations=max_combinations,
+        absolute=absolute,
+        tie_rule=tie_rule,
+        empty=empty,
+        baseline=baseline,
+    )[0]
+
+
+def _multi_directional(
+    train: PatternCountTable,
+    evaluation: PatternCountTable,
+    *,
+    direction: str,
+    combinations: str,
+    min_size: int,
+    max_size: int | None,
+    min_count: float,
+    max_combinations: int,
+    absolute: bool,
+    tie_rule: str,
+    empty: str,
+    baseline: str,
+) -> tuple[MultiAttributeResult, Any]:
+    """The result and a function of a replicate-axis evaluation table -> replicate values."""
+    absolute = _check_absolute(absolute)
+    _check_rules(tie_rule, empty)
+    direction = normalize_direction(direction)
+    if baseline not in ("evaluation", "train"):
+        raise ValueError(ERR_BASELINE.format(got=baseline))
+    opts = check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
+    _check_tables(train, evaluation)
+    pred_role = "tasks_pred" if direction == "A->T" else "groups_pred"
+    evaluation.require("groups", pred_role, metric=f"multi_directional({direction})")
+    space, train_ct, eval_ct = build_combination_space(
+        train,
+        evaluation,
+        combinations=combinations,
+        **dict(zip(("min_size", "max_size", "min_count", "max_combinations"), opts, strict=True)),
+    )
+    core = dict(direction=direction, absolute=absolute, tie_rule=tie_rule, baseline=baseline)
+    arrays = _directional_core(train_ct, eval_ct, **core)
+    defined = arrays["defined"]
+    if not defined.any():
+        raise ValueError(ERR_ALL_EMPTY)
+    n_empty = int((~defined).sum())
+    if n_empty and empty == "error":
+        gi, mi = np.nonzero(~defined)
+        examples = ", ".join(
+            f"({train.group_names[g]!r}, {space.names[m]!r})"
+            for g, m in list(zip(gi, mi, strict=True))[:3]
+        )
+        what = "the group" if direction == "A->T" else "the combination"
+        raise ValueError(ERR_EMPTY_MULTI_PAIRS.format(count=n_empty, what=what, examples=examples))
+    n_defined = int(defined.sum())
+    terms = arrays["terms"]
+    frame = _frame(
+        space,
+        train_ct,
+        eval_ct,
+        {
+            "count_train": train_ct.joint[("groups", "tasks")],
+            "p_joint_train": arrays["p_joint_train"],
+            "p_expected_train": arrays["p_expected_train"],
+            "y": arrays["y"].astype(np.int64),
+            "condition_count": arrays["condition_count"],
+            "p_true": arrays["p_true"],
+            "p_pred": arrays["p_pred"],
+            "delta": arrays["delta"],
+            "term": terms,
+            "contribution": np.where(defined, terms / n_defined, 0.0),
+            "empty": ~defined,
+        },
+    )
+    result = MultiAttributeResult(
+        metric="multi_directional",
+        value=float(arrays["value"]),
+        variance=float(arrays["variance"]),
+        by_combination=frame,
+        by_size=_by_size(frame, metric="multi_directional"),
+        direction=direction,
+        absolute=absolute,
+        n=float(evaluation.n),
+        n_train=float(train.n),
+        n_combinations=len(space.names),
+        n_pairs=n_defined,
+        n_empty=n_empty,
+        params={
+            "combinations": combinations,
+            "min_size": opts[0],
+            "max_size": opts[1],
+            "min_count": opts[2],
+            "tie_rule": tie_rule,
+            "empty": empty,
+            "baseline": baseline,
+        },
+    )
+    return result, lambda reps: _directional_core(train_ct, space.table(reps), **core)["value"]
+
+
+# ----------------------------------------------------------------------------- arrays
+_TRAIN_SOURCE = "the training split"
+
+
+def _validate(
+    arrays: dict[str, tuple[Any, str]],
+    *,
+    group_names: Sequence[Any] | None,
+    task_names: Sequence[Any] | None,
+    source: str | None,
+) -> dict[str, LabelMatrix]:
+    """LabelMatrix per role; ``arrays`` maps role -> (value, argument name)."""
+    out: dict[str, LabelMatrix] = {}
+    for kind, roles, names in (
+        ("group", ("groups", "groups_pred"), group_names),
+        ("task", ("tasks", "tasks_pred"), task_names),
+    ):
+        src = (source or f"{kind}_names") if names is not None else None
+        for role in roles:
+            if role not in arrays or arrays[role][0] is None:
+                continue
+            value, arg = arrays[role]
+            out[role] = as_label_matrix(value, arg=arg, names=names, source=src)
+            if names is None:
+                names, src = out[role].names, arg
+    return out
+
+
+def _tables(
+    *,
+    groups_train: Any,
+    tasks_train: Any,
+    sample_weight_train: Any,
+    groups: Any,
+    tasks: Any,
+    groups_pred: Any,
+    tasks_pred: Any,
+    sample_weight: Any,
+    group_names: Sequence[Any] | None,
+    task_names: Sequence[Any] | None,
+) -> tuple[PatternCountTable, PatternCountTable, dict[str, LabelMatrix], np.ndarray]:
+    train_m = _validate(
+        {"groups": (groups_train, "groups_train"), "tasks": (tasks_train, "tasks_train")},
+        group_names=group_names,
+        task_names=task_names,
+        source=None,
+    )
+    train = PatternCountTable.from_label_matrices(train_m, sample_weight=sample_weight_train)
+    if float(train.n) <= 0:
+        raise ValueError(ERR_EMPTY_SPLIT.format(arg="groups_train"))
+    eval_m = _validate(
+        {
+            "groups": (groups, "groups"),
+            "tasks": (tasks, "tasks"),
+            "groups_pred": (groups_pred, "groups_pred"),
+            "tasks_pred": (tasks_pred, "tasks_pred"),
+        },
+        group_names=train.group_names,
+        task_names=train.task_names,
+        source=_TRAIN_SOURCE,
+    )
+    n_eval = next(iter(eval_m.values())).n_rows
+    weights = as_sample_weight(sample_weight, n_eval)
+    evaluation = PatternCountTable.from_label_matrices(eval_m, sample_weight=weights)
+    if float(evaluation.n) <= 0:
+        raise ValueError(ERR_EMPTY_SPLIT.format(arg="groups" if groups is not None else "tasks"))
+    return train, evaluation, eval_m, weights
+
+
+def _compact_weights(source: Any, n_rows: int) -> np.ndarray:
+    """All replicate weights, shape (B, n), drawn in row chunks and stored as uint8
+    (an eighth of float64; Poisson weights never exceed 12). Falls back to float64
+    if a weight does not fit (a multinomial draw on very few rows)."""
+    out = np.empty((source.n_boot, n_rows), dtype=np.uint8)
+    step = max(1, _WEIGHT_CHUNK_BYTES // (8 * source.n_boot))
+    for start in range(0, n_rows, step):
+        chunk = source.rows(start, min(start + step, n_rows))  # (rows, B) float64
+        if chunk.max(initial=0.0) > np.iinfo(np.uint8).max:
+            return source.weights(0, n_rows)
+        out[:, start : start + chunk.shape[0]] = chunk.T
+    return out
+
+
+def _bootstrap(
+    result: MultiAttributeResult,
+    compute: Any,
+    eval_m: dict[str, LabelMatrix],
+    weights: np.ndarray,
+    *,
+    n_boot: int | None,
+    ci: float,
+    random_state: Any,
+    bootstrap: str,
+) -> MultiAttributeResult:
+    """Fill ``ci``, ``se`` and ``replicates`` by resampling the evaluation rows."""
+    if n_boot is None:
+        return result
+    from biasamp.counts._replicates import make_replicates
+    from biasamp.results._intervals import check_ci, interval_from_replicates
+
+    level = check_ci(ci)
+    n_rows = next(iter(eval_m.values())).n_rows
+    source = make_replicates(n_rows, n_boot, random_state=random_state, method=bootstrap)
+    all_weights = _compact_weights(source, n_rows)
+    values = []
+    for start in range(0, all_weights.shape[0], _BOOT_CHUNK):
+        table = PatternCountTable.from_label_matrices(
+            eval_m,
+            sample_weight=weights,
+            replicate_weights=all_weights[start : start + _BOOT_CHUNK].astype(np.float64),
+        )
+        values.append(np.atleast_1d(compute(table)))
+    reps = np.concatenate(values)
+    low, high, se = interval_from_replicates(reps, ci=level)
+    result.ci, result.ci_level, result.se, result.replicates = (
+        (float(low), float(high)),
+        level,
+        float(se),
+        reps,
+    )
+    result.params.update({"n_boot": int(n_boot), "bootstrap": bootstrap})
+    return result
+
+
+def multi_mals(
+    *,
+    groups_train: Any,
+    tasks_train: Any,
+    tasks: Any,
+    groups_pred: Any,
+    tasks_pred: Any,
+    groups: Any = None,
+    combinations: str = "observed",
+    min_size: int = 1,
+    max_size: int | None = None,
+    min_count: float = 1,
+    max_combinations: int = _DEFAULT_MAX_COMBINATIONS,
+    absolute: bool = True,
+    sample_weight: Any = None,
+    sample_weight_train: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    n_boot: int | None = None,
+    ci: float = 0.95,
+    random_state: Any = None,
+    bootstrap: str = "poisson",
+) -> MultiAttributeResult:
+    """Undirected multi-attribute bias amplification, Multi_MALS (Zhao et al., 2023, eq. 2).
+
+    Parameters
+    ----------
+    groups_train : array-like of shape (n_train,) or (n_train, |G|)
+        Training ground-truth groups; fix ``b_train`` and the label names.
+    tasks_train : array-like of shape (n_train, |T|), DataFrame or scipy.sparse
+        Training ground-truth 0/1 tasks.
+    tasks : array-like of shape (n, |T|)
+        Evaluation ground-truth tasks: M keeps combinations that occur in them.
+    groups_pred, tasks_pred : array-like of shape (n,) / (n, |G|) and (n, |T|)
+        The model's predicted groups and 0/1 tasks on the evaluation rows;
+        ``b_pred(m, g)`` is the share of group ``g`` among the rows whose
+        predicted tasks contain ``m``.
+    groups : array-like, optional
+        Evaluation ground-truth groups (validated, shown in ``n``; not used
+        by the metric).
+    combinations : {"observed", "subsets"}, default "observed"
+        How M is built: ``"observed"`` as the reference code (the distinct
+        exact training task sets), ``"subsets"`` every combination of
+        ``min_size..max_size`` tasks occurring in both splits (the paper's
+        footnote 2). See ``docs/metrics/multi_attribute.md``.
+    min_size, max_size : int, default 1 and None
+        Sizes of the combinations in M (``max_size=None``: no limit).
+    min_count : float, default 1
+        A combination must occur (by containment, or as an exact training set in
+        "observed" mode) in at least this many rows (sum of weights).
+    max_combinations : int, default 1_000_000
+        Raise instead of building more combinations than this.
+    absolute : bool, default True
+        ``|Delta|`` (the paper's metric) or the raw ``Delta`` (table 3, row a).
+    sample_weight, sample_weight_train : array-like, optional
+        Non-negative row weights of the evaluation and training rows.
+    group_names, task_names : sequence, optional
+        Canonical label names.
+    n_boot : int, optional
+        Bootstrap replicates of the evaluation rows for ``ci`` and ``se``.
+    ci : float, default 0.95
+        Confidence level of the percentile interval.
+    random_state : int, Generator or None
+        Seed of the bootstrap.
+    bootstrap : {"poisson", "multinomial"}, default "poisson"
+        Replicate weights (see :mod:`biasamp.counts._replicates`).
+
+    Returns
+    -------
+    MultiAttributeResult
+        ``value`` = X, ``variance`` (population variance of the raw signed
+        Delta over all |G| x |M| pairs, 0 for unbiased pairs),
+        ``by_combination`` (``count_train``, ``b_train``, ``count_pred``,
+        ``b_pred``, ``biased`` = b_train > 1/|G|, ``delta`` = b_pred - b_train,
+        ``term``, ``contribution``, ``empty``), ``by_size``, ``top(k)``.
+
+    Examples
+    --------
+    Two groups; {a, b} is 80% group g in training and 100% in the predictions:
+
+    >>> import numpy as np
+    >>> from biasamp import multi_mals
+    >>> tasks = np.array([[1, 1], [1, 1], [1, 0], [0, 1]])
+    >>> result = multi_mals(groups_train=["g", "h", "g", "h"], tasks_train=tasks,
+    ...                     sample_weight_train=[8, 2, 1, 1],
+    ...                     tasks=tasks, groups_pred=["g", "g", "h", "g"], tasks_pred=tasks,
+    ...                     combinations="subsets", min_size=2)
+    >>> result.n_combinations, round(result.value, 2)
+    (1, 0.2)
+    """
+    absolute = _check_absolute(absolute)
+    check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
+    train, evaluation, eval_m, weights = _tables(
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        sample_weight_train=sample_weight_train,
+        groups=groups,
+        tasks=tasks,
+        groups_pred=groups_pred,
+        tasks_pred=tasks_pred,
+        sample_weight=sample_weight,
+        group_names=group_names,
+        task_names=task_names,
+    )
+    options = dict(
+        combinations=combinations,
+        min_size=min_size,
+        max_size=max_size,
+        min_count=min_count,
+        max_combinations=max_combinations,
+        absolute=absolute,
+    )
+    result, replicate_values = _multi_mals(train, evaluation, **options)
+    return _bootstrap(
+        result,
+        replicate_values,
+        eval_m,
+        weights,
+        n_boot=n_boot,
+        ci=ci,
+        random_state=random_state,
+        bootstrap=bootstrap,
+    )
+
+
+def multi_directional(
+    *,
+    direction: str,
+    groups_train: Any,
+    tasks_train: Any,
+    groups: Any,
+    tasks: Any,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    combinations: str = "observed",
+    min_size: int = 1,
+    max_size: int | None = None,
+    min_count: float = 1,
+    max_combinations: int = _DEFAULT_MAX_COMBINATIONS,
+    absolute: bool = True,
+    tie_rule: str = "zero",
+    empty: str = "exclude",
+    baseline: str = "evaluation",
+    sample_weight: Any = None,
+    sample_weight_train: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    n_boot: int | None = None,
+    ci: float = 0.95,
+    random_state: Any = None,
+    bootstrap: str = "poisson",
+) -> MultiAttributeResult:
+    """Directional multi-attribute bias amplification, Multi-> (Zhao et al., 2023, eq. 3).
+
+    Parameters
+    ----------
+    direction : {"A->T", "T->A"}
+        ``"A->T"`` (the paper's ``"G->M"``): does the group change the
+        predicted combinations? Needs ``tasks_pred``. ``"T->A"`` (``"M->G"``):
+        do the combinations change the group predictions? Needs ``groups_pred``.
+    groups_train, tasks_train : array-like
+        Training ground truth: chooses M ("observed") and fixes the signs
+        ``y_gm = sign(P(g, m) - P(g) P(m))``.
+    groups, tasks : array-like of shape (n,) / (n, |G|) and (n, |T|)
+        Evaluation ground truth.
+    groups_pred, tasks_pred : array-like, optional
+        The model's predictions on the evaluation rows (0/1).
+    combinations, min_size, max_size, min_count, max_combinations
+        How M is built (see :func:`multi_mals`).
+    absolute : bool, default True
+        ``|Delta|`` (the paper) or the raw ``y_gm Delta`` terms of BiasAmp->.
+    tie_rule : {"zero", "paper"}, default "zero"
+        Raw terms of pairs with no training correlation (as :func:`biasamp.directional`).
+    empty : {"exclude", "error"}, default "exclude"
+        Pairs whose conditioning set is empty in the evaluation split.
+    baseline : {"evaluation", "train"}, default "evaluation"
+        Where ``P(m | g)`` / ``P(g | m)`` of ``Delta`` come from: the evaluation
+        ground truth (reference code, BiasAmp->) or the training split (the
+        paper's formula read literally).
+    sample_weight, sample_weight_train, group_names, task_names
+        As in :func:`biasamp.directional`.
+    n_boot, ci, random_state, bootstrap
+        Bootstrap of the evaluation rows (see :func:`multi_mals`).
+
+    Returns
+    -------
+    MultiAttributeResult
+        ``value`` = X (mean over the (group, combination) pairs with a
+        non-empty conditioning set), ``variance`` (population variance of the
+        raw ``Delta`` over those pairs), ``by_combination`` with the columns of
+        :func:`biasamp.directional`'s ``by_pair`` plus ``term``.
+
+    Examples
+    --------
+    Group g has {a, b} in 4 of its 5 rows, group h in 1 of 5; the model
+    predicts {a, b} for every row of g and none of h:
+
+    >>> import numpy as np
+    >>> from biasamp import multi_directional
+    >>> tasks = np.array([[1, 1], [1, 0]] * 2)
+    >>> result = multi_directional(direction="G->M",
+    ...     groups_train=["g", "g", "h", "h"], tasks_train=tasks,
+    ...     sample_weight_train=[4, 1, 1, 4],
+    ...     groups=["g", "g", "h", "h"], tasks=tasks, sample_weight=[4, 1, 1, 4],
+    ...     tasks_pred=np.array([[1, 1], [1, 1], [1, 0], [1, 0]]),
+    ...     combinations="subsets", min_size=2)
+    >>> result.direction, round(result.value, 2)
+    ('A->T', 0.2)
+    """
+    absolute = _check_absolute(absolute)
+    _check_rules(tie_rule, empty)
+    direction = normalize_direction(direction)
+    if baseline not in ("evaluation", "train"):
+        raise ValueError(ERR_BASELINE.format(got=baseline))
+    check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
+    if direction == "A->T" and tasks_pred is None:
+        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="tasks_pred"))
+    if direction == "T->A" and groups_pred is None:
+        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="groups_pred"))
+    train, evaluation, eval_m, weights = _tables(
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        sample_weight_train=sample_weight_train,
+        groups=groups,
+        tasks=tasks,
+        groups_pred=groups_pred if direction == "T->A" else None,
+        tasks_pred=tasks_pred if direction == "A->T" else None,
+        sample_weight=sample_weight,
+        group_names=group_names,
+        task_names=task_names,
+    )
+    options = dict(
+        direction=direction,
+        combinations=combinations,
+        min_size=min_size,
+        max_size=max_size,
+        min_count=min_count,
+        max_combinations=max_combinations,
+        absolute=absolute,
+        tie_rule=tie_rule,
+        empty=empty,
+        baseline=baseline,
+    )
+    result, replicate_values = _multi_directional(train, evaluation, **options)
+    return _bootstrap(
+        result,
+        replicate_values,
+        eval_m,
+        weights,
+        n_boot=n_boot,
+        ci=ci,
+        random_state=random_state,
+        bootstrap=bootstrap,
+    )

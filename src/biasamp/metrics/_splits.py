@@ -1,0 +1,197 @@
+"""Count the training and evaluation splits of a metric call with one label space.
+
+The training split fixes the canonical label names (see :mod:`biasamp.inputs._label_matrix`
+for the rule); the evaluation split is validated against them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp.counts._count_table import CountTable, label_matrices
+from biasamp.inputs._collections import any_dask_collection
+from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT, LabelMatrix
+
+__all__ = [
+    "EvaluationSplit",
+    "count_training_split",
+    "evaluation_split",
+    "evaluation_label_matrices",
+    "check_not_empty",
+]
+
+ERR_TRAIN_PAIR = "groups_train and tasks_train must be given together (got only {given})."
+ERR_TRAIN_TWICE = (
+    "Give the training side either as groups_train/tasks_train or as counts_train, not both."
+)
+ERR_COUNTS_TYPE = (
+    "counts_train: expected a CountTable or a DataFrame of tasks x groups counts, got {type_name}."
+)
+ERR_COUNTS_NAMES = "counts_train: its {kind} names {got} differ from {kind}_names {expected}."
+
+_TRAIN_SOURCE = "the training split"
+
+
+def check_not_empty(table: CountTable, arg: str) -> None:
+    """Raise ``ValueError`` when a split's total weight is zero."""
+    if np.any(np.asarray(table.n) <= 0):
+        raise ValueError(ERR_EMPTY_SPLIT.format(arg=arg))
+
+
+def count_training_split(
+    *,
+    groups_train: Any,
+    tasks_train: Any,
+    counts_train: CountTable | pd.DataFrame | None = None,
+    sample_weight_train: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+) -> CountTable | None:
+    """The training split's count table, or ``None`` when no training side is given."""
+    if counts_train is not None:
+        if groups_train is not None or tasks_train is not None:
+            raise ValueError(ERR_TRAIN_TWICE)
+        if isinstance(counts_train, pd.DataFrame):
+            counts_train = CountTable.from_joint(counts_train)
+        if not isinstance(counts_train, CountTable):
+            raise TypeError(ERR_COUNTS_TYPE.format(type_name=type(counts_train).__name__))
+        for kind, names, got in (
+            ("group", group_names, counts_train.group_names),
+            ("task", task_names, counts_train.task_names),
+        ):
+            if names is not None and tuple(names) != tuple(got):
+                raise ValueError(
+                    ERR_COUNTS_NAMES.format(kind=kind, got=list(got), expected=list(names))
+                )
+        counts_train.require("groups", "tasks", metric="counts_train")
+        check_not_empty(counts_train, "counts_train")
+        return counts_train
+    if groups_train is None and tasks_train is None:
+        return None
+    if groups_train is None or tasks_train is None:
+        given = "groups_train" if groups_train is not None else "tasks_train"
+        raise ValueError(ERR_TRAIN_PAIR.format(given=given))
+    table = CountTable.from_arrays(
+        groups=groups_train,
+        tasks=tasks_train,
+        sample_weight=sample_weight_train,
+        group_names=group_names,
+        task_names=task_names,
+    )
+    check_not_empty(table, "groups_train" if sample_weight_train is None else "sample_weight_train")
+    return table
+
+
+@dataclass(frozen=True)
+class EvaluationSplit:
+    """The evaluation split of a metric call: its count table and, for in-memory
+    inputs, the validated label matrices (the bootstrap reweights their rows).
+    For Dask inputs ``matrices`` is ``None`` and ``dask_arrays`` keeps the
+    collections, which the bootstrap counts again per partition."""
+
+    table: CountTable
+    matrices: dict[str, LabelMatrix] | None
+    dask_arrays: dict[str, Any] | None = None
+
+
+def evaluation_split(
+    *,
+    train: CountTable | None,
+    groups: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    sample_weight: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    soft: bool = False,
+) -> EvaluationSplit:
+    """Validate and count the evaluation split in the training split's label space."""
+    # rows exist (0 rows fail earlier), so total weight 0 comes from the weights
+    empty_arg = (
+        "sample_weight"
+        if sample_weight is not None
+        else "groups"
+        if groups is not None
+        else "groups_pred"
+    )
+    if any_dask_collection(groups, tasks, groups_pred, tasks_pred, sample_weight):
+        # Dask inputs: CountTable.from_arrays counts them partition by partition
+        table = CountTable.from_arrays(
+            groups=groups,
+            tasks=tasks,
+            groups_pred=groups_pred,
+            tasks_pred=tasks_pred,
+            sample_weight=sample_weight,
+            soft=soft,
+            **_label_space(train, group_names, task_names),
+        )
+        check_not_empty(table, empty_arg)
+        dask_arrays = {
+            "groups": groups,
+            "tasks": tasks,
+            "groups_pred": groups_pred,
+            "tasks_pred": tasks_pred,
+            "sample_weight": sample_weight,
+            "soft": soft,
+            "group_names": table.group_names,
+            "task_names": table.task_names,
+        }
+        return EvaluationSplit(table, None, dask_arrays)
+    matrices = evaluation_label_matrices(
+        train=train,
+        groups=groups,
+        tasks=tasks,
+        groups_pred=groups_pred,
+        tasks_pred=tasks_pred,
+        group_names=group_names,
+        task_names=task_names,
+        soft=soft,
+    )
+    table = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
+    check_not_empty(table, empty_arg)
+    return EvaluationSplit(table, matrices)
+
+
+def _label_space(
+    train: CountTable | None, group_names: Sequence[Any] | None, task_names: Sequence[Any] | None
+) -> dict[str, Any]:
+    if train is not None:
+        return {
+            "group_names": train.group_names,
+            "task_names": train.task_names,
+            "names_source": _TRAIN_SOURCE,
+        }
+    return {"group_names": group_names, "task_names": task_names, "names_source": None}
+
+
+def evaluation_label_matrices(
+    *,
+    train: CountTable | None,
+    groups: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    soft: bool = False,
+) -> dict[str, LabelMatrix]:
+    """The evaluation split's validated label matrices, in the training split's label space."""
+    source = None
+    if train is not None:
+        group_names, task_names, source = train.group_names, train.task_names, _TRAIN_SOURCE
+    return label_matrices(
+        groups=groups,
+        tasks=tasks,
+        groups_pred=groups_pred,
+        tasks_pred=tasks_pred,
+        group_names=group_names,
+        task_names=task_names,
+        soft=soft,
+        names_source=source,
+    )

@@ -1,0 +1,479 @@
+"""Predictability-based bias amplification: DPA and leakage amplification.
+
+DPA (Tokas, Nair & Kerner, "DPA: A one-stop metric to measure bias
+amplification in classification datasets"):
+
+.. math::
+
+    \\Psi^D = Q(f(X), Y'), \\quad \\Psi^M = Q(f(X), \\hat Y), \\quad
+    \\mathrm{DPA} = \\frac{\\Psi^M - \\Psi^D}{\\Psi^M + \\Psi^D} \\in [-1, 1]
+
+``A->T``: the attacker's input ``X`` is the true group ``A``; it predicts
+the tasks, ``Y' = T'`` (the ground truth perturbed to the model's accuracy)
+and ``Y^ = T^`` (the model's task outputs). ``T->A``: ``X`` is the true task
+``T``; it predicts ``A'`` and ``A^``. The input is the same fixed prior on
+both sides (Wang & Russakovsky's notion of direction).
+
+Leakage amplification (Wang et al., ICCV 2019, "Balanced Datasets Are Not
+Enough"): the attacker predicts the group from the tasks,
+
+.. math::
+
+    \\lambda^D = Q(f(T'), A), \\quad \\lambda^M = Q(f(\\hat T), A), \\quad
+    LA = \\lambda^M - \\lambda^D.
+
+Both average over ``n_iter`` iterations; each iteration draws a fresh
+perturbation, a fresh train/test split (shared by the data and model sides),
+and fresh attackers (the same seed on both sides, so identical targets give
+identical fits and perfect predictions give DPA = 0 exactly). See
+``docs/metrics/dpa.md`` and ``docs/metrics/leakage.md`` for every choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from biasamp.counts._replicates import ERR_RANDOM_STATE
+from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
+from biasamp.metrics._directional import ERR_NEEDS_PRED, normalize_direction
+from biasamp.predictability._attackers import resolve_attacker
+from biasamp.predictability._perturbation import (
+    ERR_PERTURB_CONTINUOUS,
+    ERR_PERTURBATION,
+    PERTURBATIONS,
+    match_accuracy,
+    model_accuracy,
+)
+from biasamp.predictability._quality import resolve_quality
+from biasamp.predictability._targets import (
+    Target,
+    continuous_matrix,
+    label_target,
+    prediction_target,
+)
+from biasamp.results._predictability import PredictabilityResult
+
+__all__ = ["PredictabilityResult", "dpa", "leakage_amplification"]
+
+ERR_N_ITER = "n_iter: expected an integer >= 1, got {got!r}."
+ERR_TEST_SIZE = (
+    "test_size: expected a float in (0, 1) or an integer number of rows in [1, n - 1] "
+    "that leaves both parts non-empty (n = {n}), got {got!r}."
+)
+ERR_CI_LEVEL = "ci_level: expected a float in (0, 1), got {got!r}."
+#: Seed of the one perturbation "auto" inspects in leakage_amplification (fixed, so the
+#: choice is deterministic and the iterations' random stream is untouched).
+_AUTO_PROBE_SEED = 0
+ERR_RANDOM_STATE_NEGATIVE = "random_state: expected a non-negative integer, got {got!r}."
+ERR_ZERO_QUALITY = (
+    "Psi_M + Psi_D = 0 in iteration {it}: both attackers have the worst possible quality, "
+    "so DPA is undefined. Use another quality function (for example 'inverse_ce')."
+)
+
+
+def _check_n_iter(n_iter: Any) -> int:
+    if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 1:
+        raise ValueError(ERR_N_ITER.format(got=n_iter))
+    return int(n_iter)
+
+
+def _n_test(test_size: Any, n: int) -> int:
+    if isinstance(test_size, (float, np.floating)) and 0 < test_size < 1:
+        n_test = int(np.ceil(test_size * n))
+    elif isinstance(test_size, (int, np.integer)) and not isinstance(test_size, bool):
+        n_test = int(test_size)
+    else:
+        raise ValueError(ERR_TEST_SIZE.format(n=n, got=test_size))
+    if not 1 <= n_test <= n - 1:
+        raise ValueError(ERR_TEST_SIZE.format(n=n, got=test_size))
+    return n_test
+
+
+def _generator(random_state: Any) -> np.random.Generator:
+    """``numpy.random.default_rng(random_state)``, with errors that name the argument."""
+    accepted = (
+        int,
+        np.integer,
+        np.random.Generator,
+        np.random.RandomState,
+        np.random.SeedSequence,
+        np.random.BitGenerator,
+    )
+    if random_state is not None and (
+        isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, accepted)
+    ):
+        raise TypeError(ERR_RANDOM_STATE.format(type_name=type(random_state).__name__))
+    if isinstance(random_state, (int, np.integer)) and random_state < 0:
+        raise ValueError(ERR_RANDOM_STATE_NEGATIVE.format(got=random_state))
+    return np.random.default_rng(random_state)
+
+
+def _seed_record(random_state: Any) -> int | None:
+    """The seed recorded in ``params`` (an integer seed only)."""
+    return int(random_state) if isinstance(random_state, (int, np.integer)) else None
+
+
+def _check_ci_level(ci_level: Any) -> float:
+    if not isinstance(ci_level, (float, np.floating)) or not 0 < ci_level < 1:
+        raise ValueError(ERR_CI_LEVEL.format(got=ci_level))
+    return float(ci_level)
+
+
+def _interval(values: np.ndarray, level: float) -> tuple[tuple[float, float] | None, float]:
+    if values.size < 2:
+        return None, 0.0
+    from scipy import stats  # lazy: keeps `import biasamp` fast
+
+    std = float(np.std(values, ddof=1))
+    half = float(stats.t.ppf(0.5 + level / 2, values.size - 1)) * std / np.sqrt(values.size)
+    mean = float(np.mean(values))
+    return (float(mean - half), float(mean + half)), std
+
+
+def _labels(x: Any, arg: str) -> tuple[LabelMatrix, Target]:
+    one_d = (np.ndim(x) == 1) if not sp.issparse(x) and not hasattr(x, "columns") else False
+    matrix = as_label_matrix(x, arg=arg)
+    return matrix, label_target(matrix, one_d=one_d)
+
+
+def _as_input(t: Target) -> np.ndarray | sp.csr_matrix:
+    """A target used as attacker input: one-hot CSR for multiclass codes, else dense."""
+    if t.kind == "multiclass" and not t.soft:
+        n = t.n
+        return sp.csr_matrix((np.ones(n), t.values, np.arange(n + 1)), shape=(n, t.k))
+    return np.asarray(t.values, dtype=np.float64)
+
+
+def _iterations(n_iter: int, progress: bool, description: str) -> Any:
+    if not progress:
+        return range(n_iter)
+    from rich.progress import track
+
+    return track(range(n_iter), description=description, total=n_iter)
+
+
+def _split(rng: np.random.Generator, n: int, n_test: int) -> tuple[np.ndarray, np.ndarray]:
+    perm = rng.permutation(n)
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def _rows(X: Any, idx: np.ndarray) -> Any:
+    return X[idx]
+
+
+def _check_perturbation(perturbation: str, continuous: bool) -> str:
+    if perturbation not in PERTURBATIONS:
+        raise ValueError(ERR_PERTURBATION.format(choices=PERTURBATIONS, got=perturbation))
+    if continuous and perturbation != "none":
+        raise ValueError(ERR_PERTURB_CONTINUOUS.format(got=perturbation))
+    return perturbation
+
+
+# --- DPA ------------------------------------------------------------------------------------------
+
+
+def dpa(
+    *,
+    direction: str,
+    groups: Any,
+    tasks: Any,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    attacker: Any = "auto",
+    quality: str | Callable[..., float] = "inverse_ce",
+    n_iter: int = 10,
+    test_size: float | int = 0.2,
+    perturbation: str = "paper",
+    use_scores: bool = False,
+    continuous: bool = False,
+    ci_level: float = 0.95,
+    random_state: int | np.random.Generator | None = None,
+    progress: bool = False,
+) -> PredictabilityResult:
+    """Directional Predictability Amplification (Tokas et al.).
+
+    Parameters
+    ----------
+    direction : {"A->T", "T->A"}
+        ``"A->T"``: how well the true group predicts the model's task outputs,
+        relative to the (perturbed) true tasks. Needs ``tasks_pred``.
+        ``"T->A"``: how well the true tasks predict the model's group outputs.
+        Needs ``groups_pred``.
+    groups : array-like of shape (n,) or (n, |A|)
+        True groups: labels or 0/1 indicators (DataFrame, scipy.sparse).
+    tasks : array-like of shape (n,) or (n, |T|)
+        True tasks: labels (multiclass) or a 0/1 indicator matrix (multilabel).
+    groups_pred, tasks_pred : array-like, optional
+        The model's outputs on the same rows: labels, 0/1 indicators,
+        probabilities or scores/logits of shape (n, k) (or (n,) for two labels).
+    attacker : "auto", "exact", "logistic", "mlp", attacker object or scikit-learn classifier
+        See :mod:`biasamp.predictability._attackers`. "auto" picks "exact" for discrete
+        inputs with few distinct patterns, else "logistic".
+    quality : str or callable, default "inverse_ce"
+        "inverse_ce" (the paper's, appendix I), "accuracy", "f1",
+        "one_minus_ce", "inverse_rmse", or ``f(y_true, y_pred) -> float``
+        with 0 = no predictability and higher = more.
+    n_iter : int, default 10
+        Iterations (fresh perturbation, split and attackers each).
+    test_size : float or int, default 0.2
+        Held-out share (or number) of rows on which the attackers are scored.
+    perturbation : {"paper", "per_entry", "confusion", "none"}, default "paper"
+        How the ground truth is perturbed to the model's accuracy.
+    use_scores : bool, default False
+        Train the model-side attacker on the model's scores instead of its
+        hard labels (the default keeps both sides hard, see the docs).
+    continuous : bool, default False
+        Groups, tasks and predictions are real values (regression targets,
+        appendix D.1); implies ``perturbation="none"`` and needs
+        ``quality="inverse_rmse"`` or a callable.
+    ci_level : float, default 0.95
+    random_state : int, Generator or None
+    progress : bool, default False
+        Show a progress bar over iterations.
+
+    Returns
+    -------
+    PredictabilityResult
+        ``value`` (mean DPA), ``ci``, ``values``, ``psi_d`` / ``psi_m`` and
+        their per-iteration arrays, the attacker used.
+
+    Examples
+    --------
+    A model that predicts the majority task of each group (A->T), on a
+    dataset where group "a" does task "x" 60% of the time:
+
+    >>> import numpy as np
+    >>> from biasamp import dpa
+    >>> groups = np.repeat(["a", "b"], 500)
+    >>> tasks = np.array((["x"] * 300 + ["y"] * 200) + (["x"] * 200 + ["y"] * 300))
+    >>> tasks_pred = np.repeat(["x", "y"], 500)
+    >>> result = dpa(direction="A->T", groups=groups, tasks=tasks, tasks_pred=tasks_pred,
+    ...              random_state=0)
+    >>> result.attacker, result.value > 0.9
+    ('exact', True)
+    """
+    direction = normalize_direction(direction)
+    n_iter = _check_n_iter(n_iter)
+    ci_level = _check_ci_level(ci_level)
+    if continuous and perturbation == "paper":
+        perturbation = "none"
+    perturbation = _check_perturbation(perturbation, continuous)
+    pred = tasks_pred if direction == "A->T" else groups_pred
+    if pred is None:
+        arg = "tasks_pred" if direction == "A->T" else "groups_pred"
+        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg=arg))
+    pred_arg = "tasks_pred" if direction == "A->T" else "groups_pred"
+    if continuous:
+        g = continuous_matrix(groups, arg="groups")
+        t = continuous_matrix(tasks, arg="tasks")
+        p = continuous_matrix(pred, arg=pred_arg)
+        check_same_length(groups=g, tasks=t, **{pred_arg: p})
+        inputs, truth_values = (g, t) if direction == "A->T" else (t, g)
+        names = tuple(range(truth_values.shape[1]))
+        truth = Target("continuous", truth_values, names)
+        if p.shape[1] != truth_values.shape[1]:
+            raise ValueError(
+                f"{pred_arg}: expected {truth_values.shape[1]} columns, got {p.shape[1]}."
+            )
+        model_target = Target("continuous", p, names)
+        acc = None
+    else:
+        g_matrix, g_target = _labels(groups, "groups")
+        t_matrix, t_target = _labels(tasks, "tasks")
+        check_same_length(groups=g_matrix, tasks=t_matrix)
+        if direction == "A->T":
+            inputs, truth = g_matrix.values, t_target
+        else:
+            inputs, truth = t_matrix.values, g_target
+        source = "tasks" if direction == "A->T" else "groups"
+        model_target = prediction_target(pred, truth, arg=pred_arg, source=source)
+        check_same_length(**{source: truth.values, pred_arg: model_target.values})
+        acc = model_accuracy(truth, model_target)
+        if not use_scores:
+            model_target = model_target.hard()
+    n = truth.n
+    n_test = _n_test(test_size, n)
+    q = resolve_quality(quality, truth.kind)
+    if not q.builtin:
+        q.check_orientation(truth)
+    chosen, reason = resolve_attacker(attacker, [inputs], truth.kind)
+    prepared = chosen.prepare(inputs, arg="groups" if direction == "A->T" else "tasks")
+    rng = _generator(random_state)
+    d_vals, m_vals, vals = np.empty(n_iter), np.empty(n_iter), np.empty(n_iter)
+    for it in _iterations(n_iter, progress, f"DPA {direction}"):
+        seed = int(rng.integers(2**31 - 1))
+        it_rng = np.random.default_rng(seed)
+        perturbed = match_accuracy(
+            truth, model_target, scheme=perturbation, rng=it_rng, accuracy=acc
+        )
+        train, test = _split(it_rng, n, n_test)
+        x_tr, x_te = _rows(prepared, train), _rows(prepared, test)
+        p_d = chosen.fit_predict(x_tr, perturbed.take(train), x_te, seed)
+        p_m = chosen.fit_predict(x_tr, model_target.take(train), x_te, seed)
+        d_vals[it] = q(perturbed.take(test), p_d, side="data")
+        m_vals[it] = q(model_target.take(test), p_m, side="model")
+        total = d_vals[it] + m_vals[it]
+        if total <= 0:
+            raise ValueError(ERR_ZERO_QUALITY.format(it=it))
+        vals[it] = (m_vals[it] - d_vals[it]) / total
+    ci, std = _interval(vals, ci_level)
+    return PredictabilityResult(
+        metric="dpa",
+        value=float(np.mean(vals)),
+        values=vals,
+        data_quality=d_vals,
+        model_quality=m_vals,
+        direction=direction,
+        ci=ci,
+        ci_level=ci_level,
+        std=std,
+        attacker=chosen.name,
+        attacker_reason=reason,
+        quality=q.name,
+        perturbation=perturbation,
+        model_accuracy=acc,
+        n=n,
+        n_iter=n_iter,
+        test_size=n_test / n,
+        params={
+            "use_scores": use_scores,
+            "continuous": continuous,
+            "target_kind": truth.kind,
+            "random_state": _seed_record(random_state),
+        },
+    )
+
+
+# --- leakage amplification --------------------------------------------------------------------------
+
+
+def leakage_amplification(
+    *,
+    groups: Any,
+    tasks: Any,
+    tasks_pred: Any,
+    attacker: Any = "auto",
+    quality: str | Callable[..., float] = "accuracy",
+    n_iter: int = 10,
+    test_size: float | int = 0.2,
+    perturbation: str = "per_entry",
+    use_scores: bool = False,
+    ci_level: float = 0.95,
+    random_state: int | np.random.Generator | None = None,
+    progress: bool = False,
+) -> PredictabilityResult:
+    """Leakage amplification, LA = lambda_M - lambda_D (Wang et al., ICCV 2019).
+
+    The attacker predicts the true group from the true tasks perturbed to the
+    model's accuracy (lambda_D) and from the model's task outputs (lambda_M).
+
+    Parameters
+    ----------
+    groups : array-like of shape (n,) or (n, |A|)
+        True groups, the attacker's target.
+    tasks : array-like of shape (n,) or (n, |T|)
+        True tasks (labels or 0/1 indicators).
+    tasks_pred : array-like of shape (n,) or (n, |T|)
+        The model's task outputs: labels, indicators, probabilities or logits.
+    attacker : see :func:`dpa`
+        "auto" picks "exact" only when both inputs (perturbed truth and model
+        outputs) are discrete with few patterns.
+    quality : str or callable, default "accuracy"
+        Wang et al. score the attacker by accuracy.
+    n_iter, test_size, ci_level, random_state, progress : see :func:`dpa`
+    perturbation : {"per_entry", "paper", "confusion", "none"}, default "per_entry"
+        Wang et al. flip every entry independently.
+    use_scores : bool, default False
+        Feed the model's scores (not its hard labels) to the model-side attacker.
+
+    Returns
+    -------
+    PredictabilityResult
+        ``value`` (mean LA), ``ci``, ``lambda_d`` / ``lambda_m`` and their
+        per-iteration arrays, the attacker used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from biasamp import leakage_amplification
+    >>> groups = np.repeat(["a", "b"], 500)
+    >>> tasks = np.array((["x"] * 300 + ["y"] * 200) + (["x"] * 200 + ["y"] * 300))
+    >>> result = leakage_amplification(groups=groups, tasks=tasks,
+    ...                                tasks_pred=np.repeat(["x", "y"], 500), random_state=0)
+    >>> round(result.lambda_m, 2), result.value > 0.3
+    (1.0, True)
+    """
+    n_iter = _check_n_iter(n_iter)
+    ci_level = _check_ci_level(ci_level)
+    perturbation = _check_perturbation(perturbation, False)
+    if tasks_pred is None:
+        raise ValueError(ERR_NEEDS_PRED.format(direction="leakage", arg="tasks_pred"))
+    g_matrix, g_target = _labels(groups, "groups")
+    t_matrix, t_target = _labels(tasks, "tasks")
+    check_same_length(groups=g_matrix, tasks=t_matrix)
+    pred = prediction_target(tasks_pred, t_target, arg="tasks_pred", source="tasks")
+    check_same_length(tasks=t_target.values, tasks_pred=pred.values)
+    acc = model_accuracy(t_target, pred)
+    model_inputs = _as_input(pred if use_scores else pred.hard())
+    n = g_target.n
+    n_test = _n_test(test_size, n)
+    q = resolve_quality(quality, g_target.kind)
+    if not q.builtin:
+        q.check_orientation(g_target)
+    auto_inputs = [t_matrix.values, model_inputs]
+    if isinstance(attacker, str) and attacker.strip().lower() == "auto":
+        # the data side sees the *perturbed* truth, whose random flips can create many
+        # more patterns than the truth has: "auto" must judge that input too
+        probe = match_accuracy(
+            t_target,
+            pred,
+            scheme=perturbation,
+            rng=np.random.default_rng(_AUTO_PROBE_SEED),
+            accuracy=acc,
+        )
+        auto_inputs.insert(1, _as_input(probe))
+    chosen, reason = resolve_attacker(attacker, auto_inputs, g_target.kind)
+    prepared_m = chosen.prepare(model_inputs, arg="tasks_pred")
+    rng = _generator(random_state)
+    d_vals, m_vals = np.empty(n_iter), np.empty(n_iter)
+    for it in _iterations(n_iter, progress, "Leakage"):
+        seed = int(rng.integers(2**31 - 1))
+        it_rng = np.random.default_rng(seed)
+        perturbed = match_accuracy(t_target, pred, scheme=perturbation, rng=it_rng, accuracy=acc)
+        prepared_d = chosen.prepare(_as_input(perturbed), arg="tasks")
+        train, test = _split(it_rng, n, n_test)
+        y_tr, y_te = g_target.take(train), g_target.take(test)
+        p_d = chosen.fit_predict(_rows(prepared_d, train), y_tr, _rows(prepared_d, test), seed)
+        p_m = chosen.fit_predict(_rows(prepared_m, train), y_tr, _rows(prepared_m, test), seed)
+        d_vals[it] = q(y_te, p_d, side="data")
+        m_vals[it] = q(y_te, p_m, side="model")
+    vals = m_vals - d_vals
+    ci, std = _interval(vals, ci_level)
+    return PredictabilityResult(
+        metric="leakage_amplification",
+        value=float(np.mean(vals)),
+        values=vals,
+        data_quality=d_vals,
+        model_quality=m_vals,
+        direction=None,
+        ci=ci,
+        ci_level=ci_level,
+        std=std,
+        attacker=chosen.name,
+        attacker_reason=reason,
+        quality=q.name,
+        perturbation=perturbation,
+        model_accuracy=acc,
+        n=n,
+        n_iter=n_iter,
+        test_size=n_test / n,
+        params={
+            "use_scores": use_scores,
+            "target_kind": g_target.kind,
+            "random_state": _seed_record(random_state),
+        },
+    )

@@ -1,0 +1,471 @@
+"""A self-contained HTML report of bias-amplification results.
+
+One HTML file with no external request: no CDN, no script, no web font. The
+figures are drawn with matplotlib's non-interactive backends (no pyplot, so
+the caller's backend is untouched) and embedded as ``data:`` URIs in ``<img>``
+elements (SVG by default, PNG on request); an SVG inside ``<img>`` can run no
+script and load nothing. A Content-Security-Policy meta tag forbids every
+request but inline images and styles, as a second line of defence.
+
+Label names, column names, file paths and settings are untrusted text: every
+one is HTML-escaped, and in figures ``$`` is escaped so matplotlib never
+parses mathtext.
+
+Contents: a summary table (value, interval, n, pairs, gates), warnings,
+training vs predicted bias per task with the margin band (Zhao et al. 2017,
+figures 2 and 3), per metric the group x task delta heatmap and the top pairs
+with interval bars, the threshold sweep (when given), amplification by
+combination size (when given), and the inputs and settings used.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp.results import _plotting
+
+__all__ = ["CSP", "render_report", "write_report"]
+
+ERR_IMAGE_FORMAT = "image_format: expected 'svg' or 'png', got {got!r}."
+ERR_NO_RESULTS = "results: the report needs at least one result."
+
+#: The Content-Security-Policy of the report: nothing but inline images and styles.
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2rem auto;
+max-width:1100px;padding:0 1rem;color:#222;line-height:1.45}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.25rem;margin-top:2.2rem;
+border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{font-size:1.05rem}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.88rem}
+th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:right;vertical-align:top}
+th{background:#f4f4f4}td.l,th.l{text-align:left}td.mono{font-family:monospace;font-size:.8rem;
+word-break:break-all;text-align:left}
+figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:.85rem;color:#555}.fail{color:#b2182b;font-weight:bold}
+.pass{color:#1a9850}.warn{color:#8a6d3b}.muted{color:#777;font-size:.85rem}
+"""
+
+
+def _e(value: Any) -> str:
+    """HTML-escape any value (quotes included)."""
+    return html.escape(str(value), quote=True)
+
+
+def _num(value: Any, spec: str = "{:+.4f}") -> str:
+    if value is None:
+        return "n/a"
+    try:
+        if isinstance(value, float) and not math.isfinite(value):
+            return "n/a"
+        return spec.format(value)
+    except (TypeError, ValueError):
+        return _e(value)
+
+
+def _figure_html(fig: Any, *, alt: str, caption: str, image_format: str) -> str:
+    buffer = io.BytesIO()
+    if image_format == "svg":
+        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+        mime = "image/svg+xml"
+    else:
+        fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+        mime = "image/png"
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return (
+        f'<figure><img class="figure" alt="{_e(alt)}" src="data:{mime};base64,{data}">'
+        f"<figcaption>{_e(caption)}</figcaption></figure>"
+    )
+
+
+def _new_figure(width: float, height: float, ncols: int = 1) -> tuple[Any, Any]:
+    _plotting.require_matplotlib()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(1, ncols)
+    return fig, axes
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], left: int = 1) -> str:
+    """An HTML table; ``rows`` cells must already be escaped. The first ``left`` columns are
+    left-aligned."""
+    head = "".join(
+        f'<th class="{"l" if i < left else ""}">{_e(h)}</th>' for i, h in enumerate(headers)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td class="{"l" if i < left else ""}">{c}</td>' for i, c in enumerate(row))
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _interval(result: Any) -> str:
+    ci = getattr(result, "ci", None)
+    if ci is None:
+        return "-"
+    return f"[{_num(ci[0])}, {_num(ci[1])}] ({_num(result.ci_level, '{:.0%}')})"
+
+
+def _summary(results: Mapping[str, Any], gates: Sequence[Any]) -> str:
+    by_key = {g.key: g for g in gates}
+    rows = []
+    for key, result in results.items():
+        gate = by_key.get(key)
+        if gate is None:
+            verdict = "-"
+        else:
+            cls = "fail" if gate.failed else "pass"
+            word = "exceeded" if gate.failed else "passed"
+            verdict = f'<span class="{cls}">{word} (bound {_num(gate.bound, "{:g}")})</span>'
+        rows.append(
+            [
+                f"{_e(key)}<br><span class='muted'>{_e(result.name)}</span>",
+                _num(result.value),
+                _interval(result),
+                _num(result.n, "{:g}"),
+                "-" if result.n_train is None else _num(result.n_train, "{:g}"),
+                _num(result.n_pairs, "{:d}"),
+                _num(result.n_empty, "{:d}"),
+                verdict,
+            ]
+        )
+    return _table(
+        ["metric", "value", "interval", "n", "n train", "pairs", "empty pairs", "gate"], rows
+    )
+
+
+def _pairs_table(result: Any, k: int) -> str:
+    top = result.top(k)
+    stats = [
+        c
+        for c in (
+            "size",
+            "b_train",
+            "b_pred",
+            "p_true",
+            "p_pred",
+            "delta",
+            "ci_low",
+            "ci_high",
+            "y",
+        )
+        if c in top.columns
+    ]
+    rows = []
+    for row in top.to_dict(orient="records"):
+        cells = [_e(row["group"]), _e(row["task"])]
+        for c in stats:
+            cells.append(_num(row[c], "{:+d}" if c == "y" else "{:d}" if c == "size" else "{:.3f}"))
+        cells.append(_num(row["contribution"], "{:+.5f}"))
+        rows.append(cells)
+    return _table(["group", "task", *stats, "contribution"], rows, left=2)
+
+
+def _metric_section(key: str, result: Any, *, k: int, image_format: str) -> str:
+    parts = [f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>"]
+    frame = result.by_pair
+    if not len(frame):  # no pairs (predictability metrics): the numbers behind the value
+        extras = getattr(result, "extras", {}) or {}
+        rows = [
+            [_e(k), _num(v, "{:.4f}") if isinstance(v, float) else _e(v)] for k, v in extras.items()
+        ]
+        return "\n".join([*parts, _table(["statistic", "value"], rows)] if rows else parts)
+    if "delta" in frame.columns and np.isfinite(frame["delta"].to_numpy(dtype=float)).any():
+        n_groups = frame["group"].nunique()
+        n_tasks = min(frame["task"].nunique(), 40)
+        fig, ax = _new_figure(max(6.0, 0.22 * n_tasks + 2.5), max(2.2, 0.35 * n_groups + 1.8))
+        _plotting.plot_delta_heatmap(result, ax=ax)
+        parts.append(
+            _figure_html(
+                fig,
+                alt=f"{key}: group x task delta heatmap",
+                caption="delta = predicted - true conditional probability per group x task "
+                "(red: more in the predictions; grey: undefined).",
+                image_format=image_format,
+            )
+        )
+    top = result.top(k)
+    finite = np.isfinite(
+        top["delta" if "delta" in top.columns else "contribution"].to_numpy(dtype=float)
+    )
+    if finite.any():
+        fig, ax = _new_figure(7.5, max(2.2, 0.3 * int(finite.sum()) + 1.2))
+        _plotting.plot_top_pairs(result, k=k, ax=ax)
+        has_ci = _plotting.pair_interval_columns(top) is not None
+        parts.append(
+            _figure_html(
+                fig,
+                alt=f"{key}: top pairs",
+                caption=f"The {int(finite.sum())} pairs with the largest contributions; "
+                + (
+                    "bars are bootstrap intervals of delta."
+                    if has_ci
+                    else "no per-pair intervals (run with --n-boot for the headline interval)."
+                ),
+                image_format=image_format,
+            )
+        )
+    parts.append(_pairs_table(result, k))
+    return "\n".join(parts)
+
+
+def _comparison_section(comparison: pd.DataFrame, *, margin: float, image_format: str) -> str:
+    fig, axes = _new_figure(10.0, 4.6, ncols=2)
+    _plotting.plot_bias_comparison(comparison, margin=margin, ax=axes[0])
+    ax = axes[1]
+    groups = list(pd.unique(comparison["group"]))
+    shown = comparison[comparison["group"] == groups[0]] if len(groups) == 2 else comparison
+    x = shown["b_train"].to_numpy(dtype=float)
+    y = shown["b_pred"].to_numpy(dtype=float) - x
+    keep = np.isfinite(x) & np.isfinite(y)
+    ax.scatter(x[keep], y[keep], s=12, color="#4d4d4d")
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    for offset in (-margin, margin):
+        ax.axhline(offset, color="#3182bd", linewidth=0.8, linestyle=":")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("training bias")
+    ax.set_ylabel("predicted - training bias")
+    ax.set_title("Amplification against training bias", fontsize=10)
+    reference = comparison.attrs.get("reference", "training")
+    predicted = comparison.attrs.get("predicted", "predictions")
+    n_out = int((np.abs(y[keep]) > margin).sum())
+    figure = _figure_html(
+        fig,
+        alt="training vs predicted bias per task",
+        caption=f"Bias b(t, g) = P(g | t) from the {reference} (x) against the {predicted} (y); "
+        f"{n_out} point(s) lie outside the ±{margin:g} band (Zhao et al. 2017, "
+        "figures 2 and 3).",
+        image_format=image_format,
+    )
+    return "<h2>Training vs predicted bias</h2>\n" + figure
+
+
+def _sweep_section(sweep: Any, *, image_format: str) -> str:
+    """Threshold sweep: a mapping of metric -> ThresholdSweep (one panel each, drawn by
+    :func:`biasamp.plot_threshold_sweep`) or a DataFrame (``threshold`` + one column per
+    metric)."""
+    if isinstance(sweep, pd.DataFrame):
+        fig, ax = _new_figure(7.0, 4.0)
+        _plotting.plot_threshold_sweep(sweep, ax=ax)
+        means = ""
+    else:
+        from biasamp.uncertainty._thresholds import plot_threshold_sweep
+
+        fig, axes = _new_figure(5.0 * len(sweep), 3.6, ncols=len(sweep))
+        axes = np.atleast_1d(axes)
+        for ax, (key, item) in zip(axes, sweep.items(), strict=True):
+            plot_threshold_sweep(item, ax=ax, label=_plotting.plot_text(key))
+            ax.set_title(_plotting.plot_text(key, 60), fontsize=10)
+            ax.set_ylabel("value")
+        means = _table(
+            ["metric", "mean over the grid", "thresholds"],
+            [
+                [
+                    _e(key),
+                    _num(item.mean),
+                    _e(
+                        f"{item.thresholds.min():g} .. "
+                        f"{item.thresholds.max():g} ({len(item.thresholds)})"
+                    ),
+                ]
+                for key, item in sweep.items()
+            ],
+        )
+    return (
+        "<h2>Threshold sweep</h2>"
+        + _figure_html(
+            fig,
+            alt="threshold sweep",
+            caption="Each metric recomputed with every prediction score "
+            "binarised at the same threshold (predicted positive when score > threshold); the "
+            "dashed line is the mean over the grid, a threshold-free summary.",
+            image_format=image_format,
+        )
+        + means
+    )
+
+
+def _settings_section(
+    inputs: Sequence[Mapping[str, Any]],
+    settings: Mapping[str, Any],
+    labels: Mapping[str, Sequence[Any]] | None,
+    thresholds: Mapping[str, float] | None,
+    version: str,
+) -> str:
+    parts = ["<h2>Inputs and settings</h2>"]
+    if inputs:
+        rows = [
+            [
+                _e(f.get("role", "")),
+                _e(f.get("path", "")),
+                _e(f.get("format", "")),
+                _num(f.get("rows"), "{:d}"),
+                f'<span class="mono">{_e(f.get("sha256", ""))}</span>',
+            ]
+            for f in inputs
+        ]
+        parts.append(_table(["role", "file", "format", "rows", "sha256"], rows, left=3))
+    rows = [[_e(k), _e(v)] for k, v in settings.items() if v not in (None, [], "")]
+    rows.append(["biasamp version", _e(version)])
+    parts.append(_table(["setting", "value"], rows, left=2))
+    if labels:
+        for kind, names in labels.items():
+            names = [str(n) for n in names]
+            shown = ", ".join(names[:60]) + (
+                f", ... ({len(names)} in all)" if len(names) > 60 else ""
+            )
+            parts.append(f"<p><b>{_e(kind)}</b> ({len(names)}): {_e(shown)}</p>")
+    if thresholds:
+        rows = [[_e(k), _num(v, "{:.4g}")] for k, v in thresholds.items()]
+        parts.append("<h3>Decision thresholds</h3>" + _table(["label", "threshold"], rows))
+    return "\n".join(parts)
+
+
+def render_report(
+    *,
+    results: Mapping[str, Any],
+    comparison: pd.DataFrame | None = None,
+    sweep: pd.DataFrame | None = None,
+    by_size: pd.DataFrame | None = None,
+    inputs: Sequence[Mapping[str, Any]] = (),
+    settings: Mapping[str, Any] | None = None,
+    labels: Mapping[str, Sequence[Any]] | None = None,
+    thresholds: Mapping[str, float] | None = None,
+    warnings: Sequence[str] = (),
+    gates: Sequence[Any] = (),
+    skipped: Mapping[str, str] | None = None,
+    title: str = "biasamp report",
+    top: int = 10,
+    margin: float = 0.05,
+    image_format: str = "svg",
+) -> str:
+    """The report as one self-contained HTML string.
+
+    Parameters
+    ----------
+    results : mapping of name -> PairwiseResult
+        The metrics, in display order.
+    comparison : DataFrame, optional
+        ``group``, ``task``, ``b_train``, ``b_pred`` per pair (training vs
+        predicted bias figure).
+    sweep : mapping of name -> ThresholdSweep, or DataFrame, optional
+        Threshold sweeps (:func:`biasamp.threshold_sweep`), one panel per metric;
+        or a DataFrame with ``threshold`` and one column per metric.
+    by_size : DataFrame, optional
+        ``size``, ``value`` (and ``metric``): amplification by combination size.
+    inputs : sequence of dict
+        Input files: ``role``, ``path``, ``format``, ``rows``, ``sha256``.
+    settings : mapping, optional
+        Settings used, shown as a table.
+    labels : mapping, optional
+        Label names per kind (``{"groups": [...], "tasks": [...]}``).
+    thresholds : mapping, optional
+        Decision threshold per label.
+    warnings : sequence of str
+    gates : sequence of Gate
+        ``--fail-above`` outcomes (objects with ``key``, ``bound``, ``failed``).
+    skipped : mapping, optional
+        Metrics not computed and why.
+    title : str
+    top : int, default 10
+        Pairs shown per metric.
+    margin : float, default 0.05
+        Half-width of the band in the bias figure.
+    image_format : {"svg", "png"}, default "svg"
+
+    Returns
+    -------
+    str
+        The HTML document.
+
+    Examples
+    --------
+    >>> from biasamp import mals
+    >>> from biasamp.report._html import render_report
+    >>> result = mals(groups_train=["w", "m", "w"], tasks_train=["cook", "cook", "ski"],
+    ...               groups_pred=["w", "w", "m"], tasks_pred=["cook", "cook", "ski"])
+    >>> page = render_report(results={"mals": result}, title="<b>audit</b>")
+    >>> page.startswith("<!DOCTYPE html>"), "&lt;b&gt;audit&lt;/b&gt;" in page, "<script" in page
+    (True, True, False)
+    """
+    if image_format not in ("svg", "png"):
+        raise ValueError(ERR_IMAGE_FORMAT.format(got=image_format))
+    if not results:
+        raise ValueError(ERR_NO_RESULTS)
+    _plotting.require_matplotlib()
+    from biasamp._version import __version__
+
+    body = [
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="muted">biasamp {_e(__version__)}: bias amplification report. '
+        "Positive values: the model amplifies the bias of its data.</p>",
+        "<h2>Summary</h2>",
+        _summary(results, gates),
+    ]
+    if skipped:
+        body.append(
+            "<ul>"
+            + "".join(
+                f'<li class="muted">not computed: {_e(k)} ({_e(v)})</li>'
+                for k, v in skipped.items()
+            )
+            + "</ul>"
+        )
+    if warnings:
+        body.append(
+            "<h3>Warnings</h3><ul>"
+            + "".join(f'<li class="warn">{_e(w)}</li>' for w in warnings)
+            + "</ul>"
+        )
+    if comparison is not None and len(comparison):
+        body.append(_comparison_section(comparison, margin=margin, image_format=image_format))
+    body.append("<h2>Metrics</h2>")
+    for key, result in results.items():
+        body.append(_metric_section(key, result, k=top, image_format=image_format))
+    if sweep is not None and len(sweep):
+        body.append(_sweep_section(sweep, image_format=image_format))
+    if by_size is not None and len(by_size):
+        fig, ax = _new_figure(7.0, 4.0)
+        _plotting.plot_by_size(by_size, ax=ax)
+        body.append(
+            "<h2>Amplification by combination size</h2>"
+            + _figure_html(
+                fig,
+                alt="amplification by combination size",
+                caption="Multi-attribute amplification for combinations of 1, 2, ... attributes.",
+                image_format=image_format,
+            )
+        )
+    body.append(_settings_section(inputs, settings or {}, labels, thresholds, __version__))
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
+
+
+def write_report(path: str | Path, **kwargs: Any) -> Path:
+    """Write :func:`render_report` to ``path`` (UTF-8); return the path."""
+    from biasamp.output._atomic import atomic_output
+
+    path = Path(path)
+    page = render_report(**kwargs)
+    with atomic_output(path, "w", encoding="utf-8") as handle:
+        handle.write(page)
+    return path

@@ -1,0 +1,15 @@
+"""Result types shared by every metric, their intervals and their plots."""
+
+from biasamp.results._base import MetricResult, PairwiseResult
+from biasamp.results._intervals import BootstrapInterval, interval_from_replicates
+from biasamp.results._multi_attribute import MultiAttributeResult
+from biasamp.results._predictability import PredictabilityResult
+
+__all__ = [
+    "BootstrapInterval",
+    "MetricResult",
+    "MultiAttributeResult",
+    "PairwiseResult",
+    "PredictabilityResult",
+    "interval_from_replicates",
+]

@@ -1,0 +1,212 @@
+"""Result objects returned by the metrics.
+
+A result carries the headline number (``value``, ``float(result)``), the
+per-pair table (``by_pair``) whose ``contribution`` column sums to the value,
+the settings used, and, when a bootstrap was asked for, the interval.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from biasamp.counts._count_table import CountTable
+
+__all__ = ["MetricResult", "PairwiseResult", "pair_frame"]
+
+
+def _json_safe(value: Any) -> Any:
+    """Convert numpy / pandas scalars and containers into JSON-safe Python objects."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_json_safe(v) for v in value.tolist()]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if isinstance(value, (str, int)) or value is None:
+        return value
+    return str(value)
+
+
+def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A DataFrame as JSON-safe records (NaN becomes None)."""
+    return [_json_safe(r) for r in frame.to_dict(orient="records")]
+
+
+def pair_frame(table: CountTable, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """A tidy (group, task) frame from (|G|, |T|) arrays, groups varying slowest."""
+    n_g, n_t = len(table.group_names), len(table.task_names)
+    data: dict[str, Any] = {
+        "group": np.repeat(np.asarray(table.group_names, dtype=object), n_t),
+        "task": np.tile(np.asarray(table.task_names, dtype=object), n_g),
+    }
+    for name, arr in columns.items():
+        data[name] = np.asarray(arr).reshape(-1)
+    return pd.DataFrame(data)
+
+
+@dataclass(repr=False, kw_only=True)
+class MetricResult:
+    """What every co-occurrence result shares: the headline number, sizes, the
+    settings, metric-specific extras, and the bootstrap interval when asked for.
+
+    Subclasses add their per-pair (or per-combination) table; ``top(k)`` ranks
+    the rows of ``by_pair`` by the absolute value of a column.
+    """
+
+    metric: str
+    value: float
+    direction: str | None = None
+    n: float = 0.0
+    n_train: float | None = None
+    n_pairs: int = 0
+    n_empty: int = 0
+    params: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)
+    ci: tuple[float, float] | None = None
+    ci_level: float | None = None
+    se: float | None = None
+    replicates: np.ndarray | None = None
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __getattr__(self, name: str) -> Any:
+        extras = self.__dict__.get("extras", {})
+        if name in extras:
+            return extras[name]
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+
+    def top(self, k: int = 10, *, by: str = "contribution") -> pd.DataFrame:
+        """The ``k`` rows of ``by_pair`` with the largest absolute ``by``, largest first
+        (ties keep their table order)."""
+        frame = self.by_pair  # type: ignore[attr-defined]
+        order = (
+            frame[by].abs().sort_values(ascending=False, na_position="last", kind="stable").index
+        )
+        return frame.loc[order].head(k).reset_index(drop=True)
+
+
+@dataclass(repr=False, kw_only=True)
+class PairwiseResult(MetricResult):
+    """The result of a pairwise (group x task) co-occurrence metric.
+
+    Attributes
+    ----------
+    metric : str
+        ``"mals"`` or ``"directional"`` (other metrics subclass or reuse this).
+    value : float
+        The headline number; also ``float(result)``.
+    by_pair : pandas.DataFrame
+        One row per (group, task) pair with the statistics that produced it and
+        ``contribution``, the pair's share of ``value`` (the column sums to it).
+    direction : str or None
+        ``"A->T"`` or ``"T->A"`` for directional metrics.
+    n : float
+        Total weight of the evaluation (or prediction) rows.
+    n_train : float or None
+        Total weight of the training rows.
+    n_pairs : int
+        Pairs averaged over (the denominator of the mean).
+    n_empty : int
+        Pairs left out because their conditioning set is empty (see the docs
+        of each metric for the rule).
+    params : dict
+        Settings used.
+    extras : dict
+        Metric-specific numbers (for example ``violations`` for MALS).
+    ci, ci_level, se, replicates
+        Bootstrap interval, its level, standard error and replicate values,
+        when ``n_boot`` was given.
+    """
+
+    by_pair: pd.DataFrame
+
+    @property
+    def name(self) -> str:
+        """Display name, for example ``BiasAmp A->T``."""
+        labels = {"mals": "BiasAmp_MALS", "directional": "BiasAmp"}
+        base = labels.get(self.metric, self.metric)
+        return f"{base} {self.direction}" if self.direction else base
+
+    def summary(self, k: int = 5) -> str:
+        """A short human-readable summary."""
+        lines = [f"{self.name} = {self.value:+.4f}"]
+        if self.ci is not None:
+            lines[0] += f"  [{self.ci[0]:+.4f}, {self.ci[1]:+.4f}] ({self.ci_level:.0%} CI)"
+        lines.append(
+            f"  n={self.n:g}"
+            + (f", n_train={self.n_train:g}" if self.n_train is not None else "")
+            + f", pairs={self.n_pairs}"
+            + (f", empty pairs left out={self.n_empty}" if self.n_empty else "")
+        )
+        for key, val in self.extras.items():
+            if np.isscalar(val):
+                lines.append(f"  {key}={val}")
+        top = self.top(k)
+        if len(top):
+            lines.append("  top pairs:")
+            for row in top.itertuples(index=False):
+                lines.append(
+                    f"    {row.group!s:>12} x {row.task!s:<20} contribution {row.contribution:+.4f}"
+                )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+    def plot(self, kind: str = "pairs", *, ax: Any = None, **kwargs: Any) -> Any:
+        """Plot the result with matplotlib (an optional dependency); return the Axes.
+
+        Parameters
+        ----------
+        kind : {"pairs", "heatmap", "bias"}, default "pairs"
+            ``"pairs"``: the top pairs' ``delta`` as bars (``k=10``), with
+            interval bars when available. ``"heatmap"``: the group x task
+            ``delta`` matrix (``max_tasks=40``). ``"bias"``: training against
+            predicted bias per task with the margin band (MALS results only).
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure by default.
+        **kwargs
+            Passed to the plotting function of ``kind``.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        from biasamp.results._plotting import plot_result
+
+        return plot_result(self, kind=kind, ax=ax, **kwargs)
+
+    def to_dict(self, *, pairs: bool = True) -> dict[str, Any]:
+        """A JSON-safe dictionary of the result (``pairs=False`` leaves out ``by_pair``)."""
+        out: dict[str, Any] = {
+            "metric": self.metric,
+            "direction": self.direction,
+            "value": self.value,
+            "n": self.n,
+            "n_train": self.n_train,
+            "n_pairs": self.n_pairs,
+            "n_empty": self.n_empty,
+            "params": self.params,
+            "extras": self.extras,
+            "ci": list(self.ci) if self.ci is not None else None,
+            "ci_level": self.ci_level,
+            "se": self.se,
+            "n_boot": None if self.replicates is None else int(len(self.replicates)),
+        }
+        if pairs:
+            out["by_pair"] = frame_records(self.by_pair)
+        return _json_safe(out)

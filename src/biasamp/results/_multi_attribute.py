@@ -1,0 +1,136 @@
+"""The result of a multi-attribute metric (Multi_MALS, Multi->)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from biasamp.results._base import MetricResult, _json_safe, frame_records
+
+__all__ = ["MultiAttributeResult"]
+
+
+@dataclass(repr=False, kw_only=True)
+class MultiAttributeResult(MetricResult):
+    """The result of a multi-attribute bias amplification metric.
+
+    Attributes
+    ----------
+    metric : str
+        ``"multi_mals"`` or ``"multi_directional"``.
+    value : float
+        X, the mean over (group, combination) pairs (also ``float(result)``).
+    variance : float
+        Population variance of the raw signed ``Delta_gm`` (the reference
+        code's ``nanvar``); see the module docs for the pairs it covers.
+    by_combination : pandas.DataFrame
+        One row per (combination, group): ``combination`` (tuple of task
+        names), ``size``, ``group``, ``support_train`` / ``support_eval``
+        (rows containing the combination), the statistics of the metric,
+        ``delta``, ``term`` and ``contribution`` (sums to ``value``).
+    by_size : pandas.DataFrame
+        Per combination size: ``n_combinations``, ``value`` (the metric over
+        the combinations of that size only), ``variance`` (the paper's figure 2).
+    direction : str or None
+        ``"A->T"`` (the paper's G->M) or ``"T->A"`` (M->G).
+    absolute : bool
+        Whether the terms are absolute differences.
+    n, n_train : float
+        Total weight of the evaluation and training rows.
+    n_combinations : int
+        |M|.
+    n_pairs, n_empty : int
+        Pairs in the mean (biased pairs for MALS) and pairs left out as empty.
+    params, extras : dict
+        Settings used and metric-specific numbers.
+    ci, ci_level, se, replicates
+        Bootstrap interval, level, standard error and replicate values.
+    """
+
+    variance: float
+    by_combination: pd.DataFrame
+    by_size: pd.DataFrame
+    absolute: bool = True
+    n_combinations: int = 0
+
+    @property
+    def by_pair(self) -> pd.DataFrame:
+        """Alias of :attr:`by_combination` (the name the pairwise results use)."""
+        return self.by_combination
+
+    @property
+    def name(self) -> str:
+        """Display name: ``Multi_MALS`` or ``Multi A->T (G->M)``."""
+        if self.metric == "multi_mals":
+            base = "Multi_MALS"
+        else:
+            paper = {"A->T": "G->M", "T->A": "M->G"}[str(self.direction)]
+            base = f"Multi {self.direction} ({paper})"
+        return base if self.absolute else f"{base} [raw]"
+
+    def summary(self, k: int = 5) -> str:
+        """A short human-readable summary."""
+        head = f"{self.name} = {self.value:+.4f}, variance {self.variance:.4f}"
+        if self.ci is not None:
+            head += f"  [{self.ci[0]:+.4f}, {self.ci[1]:+.4f}] ({self.ci_level:.0%} CI)"
+        lines = [
+            head,
+            (
+                f"  n={self.n:g}"
+                + (f", n_train={self.n_train:g}" if self.n_train is not None else "")
+                + f", combinations={self.n_combinations} ({self.params.get('combinations')}), "
+                + f"pairs={self.n_pairs}"
+                + (f", empty left out={self.n_empty}" if self.n_empty else "")
+            ),
+        ]
+        if len(self.by_size) > 1:
+            sizes = ", ".join(
+                f"|m|={int(r.size)}: {r.value:+.4f} ({int(r.n_combinations)})"
+                for r in self.by_size.itertuples(index=False)
+            )
+            lines.append(f"  by size: {sizes}")
+        top = self.top(k)
+        if len(top):
+            lines.append("  top combinations:")
+            for row in top.itertuples(index=False):
+                combo = "{" + ", ".join(str(t) for t in row.combination) + "}"
+                lines.append(
+                    f"    {row.group!s:>12} x {combo:<40} delta {row.delta:+.4f}"
+                    f"  contribution {row.contribution:+.4f}"
+                )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+    def to_dict(self, *, combinations: bool = True) -> dict[str, Any]:
+        """A JSON-safe dictionary (``combinations=False`` leaves out ``by_combination``)."""
+        out: dict[str, Any] = {
+            "metric": self.metric,
+            "direction": self.direction,
+            "absolute": self.absolute,
+            "value": self.value,
+            "variance": self.variance,
+            "n": self.n,
+            "n_train": self.n_train,
+            "n_combinations": self.n_combinations,
+            "n_pairs": self.n_pairs,
+            "n_empty": self.n_empty,
+            "params": self.params,
+            "extras": self.extras,
+            "ci": list(self.ci) if self.ci is not None else None,
+            "ci_level": self.ci_level,
+            "se": self.se,
+            "n_boot": None if self.replicates is None else int(len(self.replicates)),
+            "by_size": frame_records(self.by_size),
+        }
+        if combinations:
+            frame = self.by_combination.copy()
+            frame["combination"] = [list(c) for c in frame["combination"]]
+            out["by_combination"] = frame_records(frame)
+        return _json_safe(out)
+
+
+# ----------------------------------------------------------------------------- M

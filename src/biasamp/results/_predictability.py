@@ -1,0 +1,132 @@
+"""The result of a predictability metric (DPA, leakage amplification)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from biasamp.results._base import _json_safe
+
+__all__ = ["PredictabilityResult"]
+
+
+@dataclass(repr=False)
+class PredictabilityResult:
+    """The result of :func:`dpa` or :func:`leakage_amplification`.
+
+    Attributes
+    ----------
+    metric : {"dpa", "leakage_amplification"}
+    value : float
+        Mean of the per-iteration values; also ``float(result)``.
+    values : ndarray of shape (n_iter,)
+        The metric in each iteration.
+    data_quality, model_quality : ndarray of shape (n_iter,)
+        Per-iteration attacker quality on the (perturbed) ground truth and on
+        the model's outputs: Psi_D and Psi_M for DPA, lambda_D and lambda_M
+        for leakage. ``psi_d``, ``psi_m``, ``lambda_d``, ``lambda_m`` are their
+        means.
+    direction : str or None
+        ``"A->T"`` or ``"T->A"`` for DPA.
+    ci : (float, float) or None
+        Student-t interval of the mean over iterations (needs ``n_iter >= 2``).
+    std : float
+        Standard deviation of ``values`` (ddof=1; 0 with one iteration).
+    attacker, attacker_reason : str
+        The attacker used and why ("auto" records what it picked).
+    quality, perturbation : str
+    model_accuracy : float or None
+        Accuracy of the model's outputs that the perturbation matched.
+    n : int
+        Number of rows.
+    """
+
+    metric: str
+    value: float
+    values: np.ndarray
+    data_quality: np.ndarray
+    model_quality: np.ndarray
+    direction: str | None
+    ci: tuple[float, float] | None
+    ci_level: float
+    std: float
+    attacker: str
+    attacker_reason: str
+    quality: str
+    perturbation: str
+    model_accuracy: float | None
+    n: int
+    n_iter: int
+    test_size: float
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    @property
+    def psi_d(self) -> float:
+        """Mean data-side quality (Psi_D)."""
+        return float(np.mean(self.data_quality))
+
+    @property
+    def psi_m(self) -> float:
+        """Mean model-side quality (Psi_M)."""
+        return float(np.mean(self.model_quality))
+
+    lambda_d = psi_d
+    lambda_m = psi_m
+
+    @property
+    def name(self) -> str:
+        return f"DPA {self.direction}" if self.metric == "dpa" else "Leakage amplification"
+
+    def summary(self) -> str:
+        d, m = ("Psi_D", "Psi_M") if self.metric == "dpa" else ("lambda_D", "lambda_M")
+        line = f"{self.name} = {self.value:+.4f}"
+        if self.ci is not None:
+            line += f"  [{self.ci[0]:+.4f}, {self.ci[1]:+.4f}] ({self.ci_level:.0%} CI)"
+        acc = "" if self.model_accuracy is None else f", model accuracy {self.model_accuracy:.4f}"
+        return "\n".join(
+            [
+                line,
+                f"  {d} = {self.psi_d:.4f}, {m} = {self.psi_m:.4f} (quality {self.quality!r})",
+                f"  attacker {self.attacker!r} ({self.attacker_reason})",
+                f"  n={self.n}, n_iter={self.n_iter}, test_size={self.test_size:g}, "
+                f"perturbation {self.perturbation!r}{acc}",
+            ]
+        )
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dictionary of the result."""
+        return _json_safe(
+            {
+                "metric": self.metric,
+                "direction": self.direction,
+                "value": self.value,
+                "ci": None if self.ci is None else list(self.ci),
+                "ci_level": self.ci_level,
+                "std": self.std,
+                "values": self.values,
+                "data_quality": self.data_quality,
+                "model_quality": self.model_quality,
+                "data_quality_mean": self.psi_d,
+                "model_quality_mean": self.psi_m,
+                "attacker": self.attacker,
+                "attacker_reason": self.attacker_reason,
+                "quality": self.quality,
+                "perturbation": self.perturbation,
+                "model_accuracy": self.model_accuracy,
+                "n": self.n,
+                "n_iter": self.n_iter,
+                "test_size": self.test_size,
+                "params": self.params,
+            }
+        )
+
+
+# --- checks and helpers -------------------------------------------------------------------------

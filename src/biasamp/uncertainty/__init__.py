@@ -1,0 +1,24 @@
+"""Measuring well: summaries across runs, threshold calibration and sweeps.
+
+Bootstrap intervals are an option of every metric (``n_boot``); their replicate
+weights live in :mod:`biasamp.counts` and their summaries in :mod:`biasamp.results`.
+"""
+
+from biasamp.uncertainty._runs import RunsSummary, across_runs
+from biasamp.uncertainty._thresholds import (
+    ThresholdCalibration,
+    ThresholdSweep,
+    calibrate_thresholds,
+    plot_threshold_sweep,
+    threshold_sweep,
+)
+
+__all__ = [
+    "RunsSummary",
+    "ThresholdCalibration",
+    "ThresholdSweep",
+    "across_runs",
+    "calibrate_thresholds",
+    "plot_threshold_sweep",
+    "threshold_sweep",
+]

@@ -1,0 +1,246 @@
+"""Input validation: every bad input raises an error that names the argument and the problem."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from biasamp import directional, mals
+from biasamp.inputs._label_matrix import (
+    ERR_COLUMNS_DIFFER,
+    ERR_EMPTY,
+    ERR_EMPTY_SPLIT,
+    ERR_LENGTH,
+    ERR_MISSING_LABEL,
+    ERR_N_COLUMNS,
+    ERR_NAN,
+    ERR_NDIM,
+    ERR_NON_BINARY,
+    ERR_SOFT_RANGE,
+    ERR_TYPE,
+    ERR_WEIGHT_NEGATIVE,
+    ERR_WEIGHT_SHAPE,
+    as_label_matrix,
+)
+from biasamp.metrics._splits import ERR_TRAIN_PAIR, ERR_TRAIN_TWICE
+
+
+def _msg(template, **kw):
+    return re.escape(template.format(**kw))
+
+
+G = ["m", "w", "m", "w"]
+T = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+
+
+def test_one_hot_from_labels_and_categorical_order():
+    m = as_label_matrix(pd.Categorical(["b", "a", "b"], categories=["b", "a", "c"]), arg="groups")
+    assert m.names == ("b", "a", "c")
+    assert m.dense().tolist() == [[1, 0, 0], [0, 1, 0], [1, 0, 0]]
+    m = as_label_matrix(np.array([3, 1, 3]), arg="groups")
+    assert m.names == (1, 3)
+
+
+def test_dataframe_columns_reordered_to_canonical():
+    frame = pd.DataFrame({"y": [1, 0], "x": [0, 1]})
+    m = as_label_matrix(frame, arg="tasks", names=("x", "y"), source="tasks_train")
+    assert m.dense().tolist() == [[0, 1], [1, 0]]
+
+
+def test_sparse_and_dense_agree():
+    dense = as_label_matrix(T, arg="tasks")
+    sparse = as_label_matrix(sp.csr_matrix(T), arg="tasks")
+    assert np.array_equal(dense.dense(), sparse.dense())
+
+
+def test_mismatched_lengths():
+    with pytest.raises(
+        ValueError,
+        match=_msg(
+            ERR_LENGTH, details="groups has 4 rows, tasks has 3 rows, tasks_pred has 4 rows"
+        ),
+    ):
+        directional(direction="A->T", groups=G, tasks=T[:3], tasks_pred=T)
+
+
+def test_non_binary_values():
+    bad = T.copy()
+    bad[0, 0] = 2
+    with pytest.raises(ValueError, match=_msg(ERR_NON_BINARY, arg="tasks_pred", examples="2.0")):
+        directional(direction="A->T", groups=G, tasks=T, tasks_pred=bad)
+
+
+def test_soft_values_out_of_range():
+    with pytest.raises(
+        ValueError, match=_msg(ERR_SOFT_RANGE, arg="tasks_pred", low=-0.5, high=1.0)
+    ):
+        directional(
+            direction="A->T",
+            groups=G,
+            tasks=T,
+            soft=True,
+            tasks_pred=np.array([[1, 0], [0, 1], [-0.5, 1], [0, 0]]),
+        )
+
+
+def test_soft_does_not_relax_ground_truth():
+    with pytest.raises(ValueError, match="tasks: indicator values must be 0 or 1"):
+        directional(direction="A->T", groups=G, tasks=T * 0.5, tasks_pred=T, soft=True)
+
+
+@pytest.mark.parametrize("bad_value", [np.nan, np.inf])
+def test_nan_and_inf(bad_value):
+    bad = T.astype(float)
+    bad[1, 1] = bad_value
+    with pytest.raises(ValueError, match=_msg(ERR_NAN, arg="tasks", count=1)):
+        directional(direction="A->T", groups=G, tasks=bad, tasks_pred=T)
+    with pytest.raises(ValueError, match=_msg(ERR_NAN, arg="tasks", count=1)):
+        as_label_matrix(sp.csr_matrix(bad), arg="tasks")
+
+
+def test_missing_labels():
+    with pytest.raises(ValueError, match=_msg(ERR_MISSING_LABEL, arg="groups", count=1)):
+        directional(direction="A->T", groups=["m", None, "m", "w"], tasks=T, tasks_pred=T)
+    with pytest.raises(ValueError, match=_msg(ERR_MISSING_LABEL, arg="groups", count=1)):
+        directional(
+            direction="A->T", groups=pd.Series(["m", np.nan, "m", "w"]), tasks=T, tasks_pred=T
+        )
+
+
+def test_negative_and_misshaped_weights():
+    with pytest.raises(ValueError, match=_msg(ERR_WEIGHT_NEGATIVE, arg="sample_weight", count=1)):
+        directional(direction="A->T", groups=G, tasks=T, tasks_pred=T, sample_weight=[1, -1, 1, 1])
+    with pytest.raises(
+        ValueError, match=_msg(ERR_WEIGHT_SHAPE, arg="sample_weight", n=4, shape=(3,))
+    ):
+        directional(direction="A->T", groups=G, tasks=T, tasks_pred=T, sample_weight=[1, 1, 1])
+    with pytest.raises(ValueError, match=_msg(ERR_NAN, arg="sample_weight", count=1)):
+        directional(
+            direction="A->T", groups=G, tasks=T, tasks_pred=T, sample_weight=[1, np.nan, 1, 1]
+        )
+
+
+def test_zero_weights_allowed_but_all_zero_is_empty():
+    kept = directional(
+        direction="A->T", groups=G, tasks=T, tasks_pred=T, sample_weight=[1, 1, 0, 0]
+    )
+    assert kept.n == 2
+    with pytest.raises(ValueError, match=_msg(ERR_EMPTY_SPLIT, arg="sample_weight")):
+        directional(direction="A->T", groups=G, tasks=T, tasks_pred=T, sample_weight=[0] * 4)
+    with pytest.raises(ValueError, match=_msg(ERR_EMPTY_SPLIT, arg="sample_weight_train")):
+        directional(
+            direction="A->T",
+            groups=G,
+            tasks=T,
+            tasks_pred=T,
+            groups_train=G,
+            tasks_train=T,
+            sample_weight_train=[0] * 4,
+        )
+
+
+def test_empty_split():
+    with pytest.raises(ValueError, match=_msg(ERR_EMPTY, arg="groups")):
+        directional(direction="A->T", groups=[], tasks=[], tasks_pred=[])
+    with pytest.raises(ValueError, match=_msg(ERR_EMPTY, arg="tasks")):
+        as_label_matrix(np.zeros((0, 3)), arg="tasks")
+
+
+def test_unknown_prediction_label():
+    with pytest.raises(
+        ValueError,
+        match=r"groups_pred: 1 label\(s\) not in the canonical label "
+        r"set \(from the training split\): 'x'",
+    ):
+        directional(
+            direction="T->A",
+            groups=G,
+            tasks=T,
+            groups_pred=["m", "x", "m", "w"],
+            groups_train=G,
+            tasks_train=T,
+        )
+
+
+def test_label_sets_differ_across_splits():
+    train = pd.DataFrame(T, columns=["ski", "cook"])
+    test = pd.DataFrame(T, columns=["ski", "sew"])
+    with pytest.raises(
+        ValueError,
+        match=_msg(
+            ERR_COLUMNS_DIFFER,
+            arg="tasks",
+            source="(from the training split)",
+            missing="'cook'",
+            unexpected="'sew'",
+        ),
+    ):
+        directional(
+            direction="A->T",
+            groups=G,
+            tasks=test,
+            tasks_pred=test,
+            groups_train=G,
+            tasks_train=train,
+        )
+    with pytest.raises(
+        ValueError,
+        match=_msg(
+            ERR_N_COLUMNS, arg="tasks", got=3, expected=2, source="(from the training split)"
+        ),
+    ):
+        directional(
+            direction="A->T",
+            groups=G,
+            tasks=np.zeros((4, 3)),
+            tasks_pred=T,
+            groups_train=G,
+            tasks_train=train,
+        )
+
+
+def test_three_dimensional_input():
+    with pytest.raises(ValueError, match=_msg(ERR_NDIM, arg="tasks", ndim=3)):
+        directional(direction="A->T", groups=G, tasks=np.zeros((4, 2, 2)), tasks_pred=T)
+
+
+def test_unsupported_type():
+    with pytest.raises(TypeError, match=_msg(ERR_TYPE, arg="groups", type_name="set")):
+        directional(direction="A->T", groups={"m"}, tasks=T, tasks_pred=T)
+
+
+def test_training_side_given_half_or_twice():
+    with pytest.raises(ValueError, match=_msg(ERR_TRAIN_PAIR, given="groups_train")):
+        directional(direction="A->T", groups=G, tasks=T, tasks_pred=T, groups_train=G)
+    with pytest.raises(ValueError, match=re.escape(ERR_TRAIN_TWICE)):
+        mals(
+            groups_train=G,
+            tasks_train=T,
+            counts_train=pd.DataFrame({"m": [1], "w": [1]}),
+            groups_pred=G,
+            tasks_pred=T,
+        )
+
+
+def test_row_with_no_group_counts_in_no_group():
+    groups = np.array([[1, 0], [0, 1], [0, 0]])
+    result = directional(
+        direction="T->A",
+        groups=groups,
+        tasks=["x", "x", "x"],
+        groups_pred=np.array([[1, 0], [1, 0], [0, 0]]),
+    )
+    # P(A_0 | x) = 1/3 true, 2/3 predicted; P(A_1 | x) = 1/3 true, 0 predicted
+    assert result.by_pair["p_true"].tolist() == pytest.approx([1 / 3, 1 / 3])
+    assert result.by_pair["p_pred"].tolist() == pytest.approx([2 / 3, 0])
+
+
+@pytest.mark.parametrize(
+    "labels", [pd.Series([["a"], ["a", "b"]]), np.array([{"a"}, {"a", "b"}], dtype=object)]
+)
+def test_lists_of_labels_name_the_argument(labels):
+    # A Series of lists used to fail inside pandas with "unhashable type: 'list'".
+    with pytest.raises(TypeError, match=r"^tasks: 1-D labels must be hashable.*indicator"):
+        as_label_matrix(labels, arg="tasks")

@@ -1,0 +1,106 @@
+"""The HTML report (biasamp.report._html) and the plots (biasamp.results._plotting, PairwiseResult.plot)."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasamp import directional, mals
+from biasamp.report._html import CSP, ERR_IMAGE_FORMAT, render_report
+from biasamp.results._plotting import ERR_MATPLOTLIB, ERR_PLOT_KIND, plot_text
+
+EVIL = [
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "</style><b>x",
+    "a & b",
+    "$\\frac{1}{0}$",
+    "{{7*7}}",
+]
+
+
+@pytest.fixture(scope="module")
+def results():
+    rng = np.random.default_rng(0)
+    n = 200
+    groups = rng.choice(EVIL[:2], n)
+    tasks = pd.DataFrame((rng.random((n, 4)) < 0.4).astype(int), columns=EVIL[2:])
+    pred = pd.DataFrame((rng.random((n, 4)) < 0.4).astype(int), columns=EVIL[2:])
+    return {
+        "mals": mals(
+            groups_train=groups,
+            tasks_train=tasks,
+            groups_pred=rng.choice(EVIL[:2], n),
+            tasks_pred=pred,
+        ),
+        "a2t": directional(direction="A->T", groups=groups, tasks=tasks, tasks_pred=pred),
+    }
+
+
+def test_every_untrusted_string_is_escaped(results):
+    comparison = results["mals"].by_pair[["group", "task", "b_train", "b_pred"]]
+    page = render_report(
+        results=results,
+        comparison=comparison,
+        title=EVIL[0],
+        inputs=[{"role": "data", "path": EVIL[1], "format": "csv", "rows": 3, "sha256": "0" * 64}],
+        settings={"group": EVIL[0], "task_cols": EVIL[2:]},
+        warnings=[EVIL[1]],
+        labels={"groups": EVIL[:2], "tasks": EVIL[2:]},
+        skipped={"x": EVIL[0]},
+        image_format="png",
+    )
+    body = page.split("<body>", 1)[1]
+    assert "<script" not in page and "<img src=x" not in page and "</style><b>" not in body
+    assert re.findall(r"<img [^>]*>", page) == re.findall(
+        r'<img class="figure" alt="[^"<>]*" src="data:image/png;base64,[A-Za-z0-9+/=]+">', page
+    )
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+    assert "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;" in body
+    assert "a &amp; b" in body
+    assert f'content="{CSP.replace(chr(39), "&#x27;")}"' in page
+
+
+def test_report_checks_its_options(results):
+    with pytest.raises(ValueError, match=re.escape(ERR_IMAGE_FORMAT.format(got="gif"))):
+        render_report(results=results, image_format="gif")
+    with pytest.raises(ValueError, match="at least one result"):
+        render_report(results={})
+
+
+def test_plot_returns_axes_and_escapes_mathtext(results):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
+
+    for kind in ("pairs", "heatmap", "bias"):
+        ax = results["mals"].plot(kind)
+        assert isinstance(ax, Axes)
+        ax.figure.canvas.draw()  # mathtext in a label would raise here
+        plt.close(ax.figure)
+    fig, ax = plt.subplots()
+    assert results["a2t"].plot("heatmap", ax=ax, max_tasks=2) is ax
+    assert len(ax.get_xticklabels()) == 2
+    plt.close(fig)
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_PLOT_KIND.format(choices="pairs, heatmap, bias", got="pie"))
+    ):
+        results["a2t"].plot("pie")
+    with pytest.raises(ValueError, match="no 'b_train' column"):
+        results["a2t"].plot("bias")
+    assert plot_text("$x$") == r"\$x\$" and plot_text("a" * 50).endswith("…")
+
+
+def test_missing_matplotlib_gives_an_install_hint(results, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(ImportError) as info:
+        results["a2t"].plot()
+    assert str(info.value) == ERR_MATPLOTLIB
+    with pytest.raises(ImportError, match="biasamp\\[plot\\]"):
+        render_report(results=results)
