@@ -18,6 +18,7 @@ from biasamp.inputs._label_matrix import as_label_matrix
 from biasamp.metrics._directional import directional
 from biasamp.metrics._mals import mals
 from biasamp.metrics._multi_attribute import multi_directional, multi_mals
+from biasamp.results._intervals import check_ci
 
 __all__ = ["compare_mitigations", "MetricContext", "default_metrics"]
 
@@ -28,7 +29,6 @@ ERR_RUN_KEYS = (
 )
 ERR_NO_RUNS = "methods[{method!r}]: expected at least one run, got an empty list."
 ERR_UNKNOWN_METRIC = "metrics: unknown metric {name!r}; known: {known}."
-ERR_CI = "ci: expected a number in (0, 1), got {got!r}."
 
 
 @dataclass(frozen=True)
@@ -210,8 +210,7 @@ def compare_mitigations(
     """
     if not isinstance(methods, Mapping) or not methods:
         raise ValueError(ERR_NO_METHODS)
-    if not isinstance(ci, (int, float)) or not 0 < ci < 1:
-        raise ValueError(ERR_CI.format(got=ci))
+    ci = check_ci(ci)
     known = default_metrics()
     if metrics is None:
         chosen = known
