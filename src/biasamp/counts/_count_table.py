@@ -17,18 +17,33 @@ update / merge / compute state of torchmetrics.
 A table may carry a leading *replicate* axis: with ``replicate_weights`` of
 shape ``(B, n)`` every count gets shape ``(B, ...)``. The metric cores are
 written for arbitrary leading axes, so a bootstrap is one matrix product.
+
+Streaming and the online bootstrap
+----------------------------------
+:meth:`CountTable.empty` declares the label names up front (so a chunk may
+lack any label) and takes its roles from the first chunk. With ``n_boot=B``
+the table also keeps ``replicates``: B Poisson(1)-weighted copies of itself,
+updated with every chunk. Row ``i`` of the stream gets the weights
+``PoissonReplicates(B, random_state=...).weights(i, i + 1)``, which depend only
+on ``(random_state, i)``; the table tracks the global position of its next row
+(``next_row``), and a worker that counts rows elsewhere in the stream passes
+``row_offset=``. So the replicates, and the interval the ``*_from_counts``
+metrics then return, do not depend on how the rows were chunked or split across
+processes, and equal those of ``biasamp.directional(..., n_boot=B,
+random_state=...)`` on the same rows in the same order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp.counts._poisson import PoissonReplicates
 from biasamp.inputs._collections import collection_kind, counter_for
 from biasamp.inputs._label_matrix import (
     LabelMatrix,
@@ -66,6 +81,24 @@ ERR_COLLECTION_REPLICATE_WEIGHTS = (
     "replicate_weights: a (B, n) array cannot be split over Dask partitions; "
     "pass replicates=PoissonReplicates(...) to counts_from_dask instead."
 )
+ERR_MERGE_BOOTSTRAP = (
+    "Cannot merge count tables: their online bootstraps differ ({a} vs {b}); create every "
+    "table with the same n_boot and the same integer random_state."
+)
+ERR_ROW_OFFSET = "row_offset: expected a non-negative integer, got {got!r}."
+ERR_UPDATE_REPLICATE_WEIGHTS = (
+    "replicate_weights: this table draws its own replicate weights (it was created with "
+    "n_boot); pass the rows only."
+)
+ERR_UPDATE_COLLECTION = (
+    "update: a table with n_boot counts arrays in memory; count a Dask collection with "
+    "counts_from_dask(..., replicates=PoissonReplicates(...)) instead."
+)
+ERR_EMPTY_NAMES = "{arg}: expected a non-empty sequence of distinct label names, got {got!r}."
+
+#: Replicate weights drawn at a time by the online bootstrap (float64 entries, 32 MB).
+_REPLICATE_CHUNK_ENTRIES = 4_000_000
+
 ERR_JOINT_FRAME = (
     "joint: expected a DataFrame with tasks as rows and groups as columns, got {what}."
 )
@@ -192,14 +225,178 @@ class MergeableCounts:
     def __add__(self, other: Any) -> Any:
         return self.merge(other)
 
-    def update(self, **arrays: Any) -> Any:
+    # ------------------------------------------------------- streaming
+    bootstrap: PoissonReplicates | None
+    replicates: Any
+    next_row: int
+
+    @classmethod
+    def _declared(
+        cls, group_names: Sequence[Any], task_names: Sequence[Any], bootstrap: Any
+    ) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @classmethod
+    def empty(
+        cls,
+        *,
+        group_names: Sequence[Any],
+        task_names: Sequence[Any],
+        n_boot: int | None = None,
+        random_state: Any = None,
+    ) -> Any:
+        """A table with no rows yet whose label names are declared up front.
+
+        Its roles come from the first chunk given to :meth:`update`; every
+        chunk may use any subset of the declared labels. With ``n_boot`` the
+        table keeps B Poisson(1)-weighted replicate tables (the online
+        bootstrap, see the module docs); the ``*_from_counts`` metrics then
+        return an interval.
+
+        Parameters
+        ----------
+        group_names, task_names : sequence
+            The label names, in column order (1-D chunks may hold any of them;
+            2-D chunks have one column per name, in this order).
+        n_boot : int, optional
+            Number of bootstrap replicates B kept alongside the counts.
+        random_state : None, int, Generator, RandomState or SeedSequence
+            Seed of the replicate weights. Tables that will be merged (chunks
+            counted by different workers) need the same integer seed.
+
+        Returns
+        -------
+        CountTable or PatternCountTable
+            A table with ``n_rows == 0`` and no roles; it is the identity of
+            :meth:`merge`.
+        """
+        names = {}
+        for arg, values in (("group_names", group_names), ("task_names", task_names)):
+            if isinstance(values, (str, bytes)) or values is None:
+                raise ValueError(ERR_EMPTY_NAMES.format(arg=arg, got=values))
+            values = tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+            if not values or len(set(values)) != len(values):
+                raise ValueError(ERR_EMPTY_NAMES.format(arg=arg, got=values))
+            names[arg] = values
+        bootstrap = None
+        if n_boot is not None:
+            bootstrap = PoissonReplicates(n_boot, random_state=random_state, stream=0)
+        return cls._declared(names["group_names"], names["task_names"], bootstrap)
+
+    @property
+    def n_boot(self) -> int | None:
+        """Number of online-bootstrap replicates kept (``None`` without them)."""
+        return None if self.bootstrap is None else self.bootstrap.n_boot
+
+    def _check_bootstrap(self, other: MergeableCounts) -> None:
+        a, b = self.bootstrap, other.bootstrap
+        key_a = None if a is None else (a.n_boot, a.entropy, a.stream)
+        key_b = None if b is None else (b.n_boot, b.entropy, b.stream)
+        if key_a != key_b:
+            raise ValueError(ERR_MERGE_BOOTSTRAP.format(a=key_a, b=key_b))
+
+    def _merge_blank(self, other: MergeableCounts) -> Any:
+        """``merge`` when either side has no rows and no roles yet (a declared empty table)."""
+        if self.group_names != other.group_names:
+            raise ValueError(
+                ERR_MERGE_NAMES.format(what="group", a=self.group_names, b=other.group_names)
+            )
+        if self.task_names != other.task_names:
+            raise ValueError(
+                ERR_MERGE_NAMES.format(what="task", a=self.task_names, b=other.task_names)
+            )
+        self._check_bootstrap(other)
+        filled = other if not self.roles else self
+        return replace(
+            filled,
+            n_rows=self.n_rows + other.n_rows,
+            next_row=max(self.next_row, other.next_row),
+        )
+
+    def _merge_stream_fields(self, other: MergeableCounts) -> dict[str, Any]:
+        """The streaming fields of ``self + other`` (bootstrap, replicates, next row)."""
+        self._check_bootstrap(other)
+        replicates = None
+        if self.replicates is not None and other.replicates is not None:
+            replicates = self.replicates.merge(other.replicates)
+        return {
+            "bootstrap": self.bootstrap,
+            "replicates": replicates,
+            "next_row": max(self.next_row, other.next_row),
+        }
+
+    def _start_row(self, row_offset: Any) -> int:
+        if row_offset is None:
+            return int(self.next_row)
+        if (
+            isinstance(row_offset, (bool, np.bool_))
+            or not isinstance(row_offset, (int, np.integer))
+            or row_offset < 0
+        ):
+            raise ValueError(ERR_ROW_OFFSET.format(got=row_offset))
+        return int(row_offset)
+
+    def update(self, *, row_offset: int | None = None, **arrays: Any) -> Any:
         """Count another chunk of rows (same keywords as ``from_arrays``) and merge it.
 
-        Returns the merged table; the chunk must use this table's label names.
+        Returns the merged table (this table is not changed). The chunk's
+        labels must lie within this table's label names; labels absent from
+        the chunk count zero.
+
+        Parameters
+        ----------
+        row_offset : int, optional
+            Global position (0-based) of the chunk's first row in the whole
+            stream. By default the chunk follows the rows counted so far
+            (``next_row``). Only the online bootstrap (``n_boot``) uses it:
+            give it when workers count different parts of one stream, so that
+            every row gets the replicate weights of its global position.
+        **arrays
+            ``groups``, ``tasks``, ``groups_pred``, ``tasks_pred``,
+            ``sample_weight`` and the other keywords of ``from_arrays``.
         """
+        start = self._start_row(row_offset)
         arrays.setdefault("group_names", self.group_names)
         arrays.setdefault("task_names", self.task_names)
-        return self.merge(type(self).from_arrays(**arrays))  # type: ignore[attr-defined]
+        if self.bootstrap is None:
+            chunk = type(self).from_arrays(**arrays)  # type: ignore[attr-defined]
+        else:
+            chunk = self._count_with_replicates(arrays, start, self.bootstrap)
+        chunk.next_row = start + chunk.n_rows
+        if self.roles:
+            return self.merge(chunk)
+        return self._merge_blank(chunk)
+
+    def _count_with_replicates(
+        self, arrays: dict[str, Any], start: int, bootstrap: PoissonReplicates
+    ) -> Any:
+        """One chunk's table and its replicate table (weights of rows ``start:start + n``)."""
+        if arrays.pop("replicate_weights", None) is not None:
+            raise ValueError(ERR_UPDATE_REPLICATE_WEIGHTS)
+        sample_weight = arrays.pop("sample_weight", None)
+        roles = {r: arrays.pop(r, None) for r in GROUP_ROLES + TASK_ROLES}
+        if collection_kind(*roles.values(), sample_weight) is not None:
+            raise ValueError(ERR_UPDATE_COLLECTION)
+        matrices = label_matrices(**roles, **arrays)
+        n = check_same_length(**matrices)
+        weight = as_sample_weight(sample_weight, n)
+        cls = type(self)
+        if arrays.get("soft") and not getattr(cls, "_accepts_soft", False):
+            raise TypeError(f"{cls.__name__}.update() got an unexpected keyword argument 'soft'")
+        chunk = cls.from_label_matrices(matrices, sample_weight=weight)  # type: ignore[attr-defined]
+        step = max(1, _REPLICATE_CHUNK_ENTRIES // bootstrap.n_boot)
+        replicates = None
+        for a in range(0, n, step):  # bounded memory: (B, step) weights at a time
+            b = min(a + step, n)
+            part = cls.from_label_matrices(  # type: ignore[attr-defined]
+                {r: m.take(slice(a, b)) for r, m in matrices.items()},  # type: ignore[arg-type]
+                sample_weight=weight[a:b],
+                replicate_weights=bootstrap.weights(start + a, start + b),
+            )
+            replicates = part if replicates is None else replicates.merge(part)
+        chunk.bootstrap = bootstrap
+        chunk.replicates = replicates
+        return chunk
 
 
 @dataclass
@@ -244,8 +441,24 @@ class CountTable(MergeableCounts):
     totals: dict[str, np.ndarray] = field(default_factory=dict)
     joint: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     n_rows: int = 0
+    bootstrap: PoissonReplicates | None = field(default=None, repr=False)
+    replicates: CountTable | None = field(default=None, repr=False)
+    next_row: int = 0
+
+    _accepts_soft = True
 
     # ------------------------------------------------------------------ build
+    @classmethod
+    def _declared(
+        cls, group_names: Sequence[Any], task_names: Sequence[Any], bootstrap: Any
+    ) -> CountTable:
+        return cls(
+            group_names=tuple(group_names),
+            task_names=tuple(task_names),
+            n=np.asarray(0.0),
+            bootstrap=bootstrap,
+        )
+
     @classmethod
     def from_label_matrices(
         cls,
@@ -415,7 +628,14 @@ class CountTable(MergeableCounts):
         return frozenset(self.totals)
 
     def merge(self, other: CountTable) -> CountTable:
-        """The table of both splits' rows together (counts add)."""
+        """The table of both splits' rows together (counts add).
+
+        Replicates of the online bootstrap add too (both tables need the same
+        ``n_boot`` and seed). A table with no roles yet (from :meth:`empty`)
+        is the identity.
+        """
+        if not self.roles or not other.roles:
+            return self._merge_blank(other)  # type: ignore[no-any-return]
         self.check_mergeable(other)
         return CountTable(
             group_names=self.group_names,
@@ -424,6 +644,7 @@ class CountTable(MergeableCounts):
             totals={r: self.totals[r] + other.totals[r] for r in self.totals},
             joint={k: self.joint[k] + other.joint[k] for k in self.joint},
             n_rows=self.n_rows + other.n_rows,
+            **self._merge_stream_fields(other),
         )
 
     def replicate(self, index: int | tuple[int, ...]) -> CountTable:
@@ -452,6 +673,8 @@ class CountTable(MergeableCounts):
 
     def __repr__(self) -> str:
         batch = f", replicates={self.batch_shape}" if self.batch_shape else ""
+        if self.bootstrap is not None:
+            batch += f", n_boot={self.bootstrap.n_boot}"
         return (
             f"CountTable(n={float(np.sum(self.n)) if not self.batch_shape else '...'}, "
             f"groups={len(self.group_names)}, tasks={len(self.task_names)}, "

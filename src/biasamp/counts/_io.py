@@ -6,6 +6,11 @@ The file is written to a temporary file and renamed (:func:`atomic_output`),
 so an interrupted run never leaves a truncated table behind. Label names are
 stored as JSON (strings, integers, floats, booleans); ``numpy.load`` runs with
 ``allow_pickle=False``.
+
+A table with an online bootstrap (:meth:`CountTable.empty` with ``n_boot``)
+keeps its replicate counts, its seed and its next row position (format 2), so
+tables saved by separate workers load and merge into exactly the table one
+process would have counted: any job system can reduce them, no pickle involved.
 """
 
 from __future__ import annotations
@@ -17,11 +22,12 @@ from typing import Any
 import numpy as np
 
 from biasamp.counts._count_table import CountTable
+from biasamp.counts._poisson import PoissonReplicates
 from biasamp.output._atomic import atomic_output
 
 __all__ = ["save_counts", "load_counts"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the online bootstrap (replicates, seed, next row)
 ERR_SAVE_TYPE = "table: expected a CountTable, got {type_name}."
 ERR_NAMES_JSON = (
     "table: label names must be strings, integers, floats or booleans to be saved; got {examples}."
@@ -41,6 +47,13 @@ def _plain(value: Any) -> Any:
 
 def _json_array(obj: Any) -> np.ndarray:
     return np.frombuffer(json.dumps(obj).encode("utf-8"), dtype=np.uint8)
+
+
+def _table_arrays(table: CountTable, prefix: str) -> dict[str, np.ndarray]:
+    arrays = {f"{prefix}n": np.asarray(table.n, dtype=np.float64)}
+    arrays.update({f"{prefix}totals__{r}": np.asarray(v) for r, v in table.totals.items()})
+    arrays.update({f"{prefix}joint__{g}__{t}": np.asarray(v) for (g, t), v in table.joint.items()})
+    return arrays
 
 
 def save_counts(table: CountTable, path: str | os.PathLike[str]) -> None:
@@ -65,17 +78,26 @@ def save_counts(table: CountTable, path: str | os.PathLike[str]) -> None:
     """
     if not isinstance(table, CountTable):
         raise TypeError(ERR_SAVE_TYPE.format(type_name=type(table).__name__))
-    meta = {
-        "format": FORMAT_VERSION,
+    meta: dict[str, Any] = {
+        "format": 1 if table.bootstrap is None else FORMAT_VERSION,
         "group_names": [_plain(v) for v in table.group_names],
         "task_names": [_plain(v) for v in table.task_names],
         "totals": sorted(table.totals),
         "joint": [list(k) for k in table.joint],
         "n_rows": int(table.n_rows),
     }
-    arrays = {"meta": _json_array(meta), "n": np.asarray(table.n, dtype=np.float64)}
-    arrays.update({f"totals__{r}": np.asarray(v) for r, v in table.totals.items()})
-    arrays.update({f"joint__{g}__{t}": np.asarray(v) for (g, t), v in table.joint.items()})
+    arrays = _table_arrays(table, "")
+    if table.bootstrap is not None:
+        meta["next_row"] = int(table.next_row)
+        meta["bootstrap"] = {
+            "n_boot": int(table.bootstrap.n_boot),
+            "entropy": str(table.bootstrap.entropy),  # may exceed 64 bits
+            "stream": int(table.bootstrap.stream),
+        }
+        meta["has_replicates"] = table.replicates is not None
+        if table.replicates is not None:
+            arrays.update(_table_arrays(table.replicates, "replicates__"))
+    arrays["meta"] = _json_array(meta)
     with atomic_output(path, "wb") as handle:
         np.savez(handle, **arrays)
 
@@ -93,13 +115,25 @@ def load_counts(path: str | os.PathLike[str]) -> CountTable:
             raise ValueError(
                 ERR_VERSION.format(path=path, got=meta["format"], supported=FORMAT_VERSION)
             )
-        totals = {r: data[f"totals__{r}"] for r in meta["totals"]}
-        joint = {(g, t): data[f"joint__{g}__{t}"] for g, t in meta["joint"]}
-        return CountTable(
-            group_names=tuple(meta["group_names"]),
-            task_names=tuple(meta["task_names"]),
-            n=np.asarray(data["n"]),
-            totals=totals,
-            joint=joint,
-            n_rows=int(meta["n_rows"]),
-        )
+
+        def _table(prefix: str) -> CountTable:
+            return CountTable(
+                group_names=tuple(meta["group_names"]),
+                task_names=tuple(meta["task_names"]),
+                n=np.asarray(data[f"{prefix}n"]),
+                totals={r: data[f"{prefix}totals__{r}"] for r in meta["totals"]},
+                joint={(g, t): data[f"{prefix}joint__{g}__{t}"] for g, t in meta["joint"]},
+                n_rows=int(meta["n_rows"]),
+            )
+
+        table = _table("")
+        if "bootstrap" in meta:
+            spec = meta["bootstrap"]
+            bootstrap = PoissonReplicates(
+                int(spec["n_boot"]), random_state=int(spec["entropy"]), stream=int(spec["stream"])
+            )
+            table.bootstrap = bootstrap
+            table.next_row = int(meta["next_row"])
+            if meta.get("has_replicates"):
+                table.replicates = _table("replicates__")
+        return table

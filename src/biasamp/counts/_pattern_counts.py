@@ -34,6 +34,7 @@ from biasamp.counts._count_table import (
     MergeableCounts,
     label_matrices,
 )
+from biasamp.counts._poisson import PoissonReplicates
 from biasamp.inputs._label_matrix import LabelMatrix, as_sample_weight, check_same_length
 from biasamp.inputs._roles import GROUP_ROLES, TASK_ROLES
 
@@ -106,8 +107,24 @@ class PatternCountTable(MergeableCounts):
     pattern_totals: dict[str, np.ndarray] = field(default_factory=dict)
     joint: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     n_rows: int = 0
+    bootstrap: PoissonReplicates | None = field(default=None, repr=False)
+    replicates: PatternCountTable | None = field(default=None, repr=False)
+    next_row: int = 0
+
+    _accepts_soft = False
 
     # ------------------------------------------------------------------ build
+    @classmethod
+    def _declared(
+        cls, group_names: Sequence[Any], task_names: Sequence[Any], bootstrap: Any
+    ) -> PatternCountTable:
+        return cls(
+            group_names=tuple(group_names),
+            task_names=tuple(task_names),
+            n=np.asarray(0.0),
+            bootstrap=bootstrap,
+        )
+
     @classmethod
     def from_label_matrices(
         cls,
@@ -214,7 +231,13 @@ class PatternCountTable(MergeableCounts):
         return frozenset(self.group_totals) | frozenset(self.pattern_totals)
 
     def merge(self, other: PatternCountTable) -> PatternCountTable:
-        """The table of both splits' rows together (counts add, patterns unite by key)."""
+        """The table of both splits' rows together (counts add, patterns unite by key).
+
+        Replicates of the online bootstrap merge too; a table with no roles yet
+        (from :meth:`empty`) is the identity.
+        """
+        if not self.roles or not other.roles:
+            return self._merge_blank(other)  # type: ignore[no-any-return]
         self.check_mergeable(other)
         patterns, pattern_totals, joint = {}, {}, {}
         for role in self.patterns:
@@ -240,6 +263,7 @@ class PatternCountTable(MergeableCounts):
             pattern_totals=pattern_totals,
             joint=joint,
             n_rows=self.n_rows + other.n_rows,
+            **self._merge_stream_fields(other),
         )
 
     # ----------------------------------------------------------- views

@@ -150,11 +150,17 @@ class PoissonReplicates:
         self.n_boot = check_n_boot(n_boot)
         self.entropy = seed_entropy(random_state)
         self.stream = int(stream)
+        self._last_block: tuple[int, np.ndarray] | None = None
 
     def _block(self, block: int) -> np.ndarray:
+        cached = self._last_block
+        if cached is not None and cached[0] == block:
+            return cached[1]  # small sequential chunks (batches) reuse their block
         seq = np.random.SeedSequence(self.entropy, spawn_key=(self.stream, 0, block))
         rng = np.random.Generator(np.random.PCG64(seq))
-        return _poisson1(rng, BLOCK_ROWS * self.n_boot).reshape(BLOCK_ROWS, self.n_boot)
+        values = _poisson1(rng, BLOCK_ROWS * self.n_boot).reshape(BLOCK_ROWS, self.n_boot)
+        self._last_block = (block, values)
+        return values
 
     def rows(self, start: int, stop: int, *, out: np.ndarray | None = None) -> np.ndarray:
         """Weights of rows ``start:stop`` as a float64 array of shape (stop - start, B).

@@ -32,6 +32,7 @@ __all__ = [
     "bootstrap_pairwise",
     "check_bootstrap_args",
     "evaluation_replicates",
+    "interval_from_streamed_tables",
     "interval_from_tables",
     "replicate_splits",
     "with_interval",
@@ -267,4 +268,35 @@ def interval_from_tables(
         bootstrap=bootstrap,
         resample_train=resample_train,
         pair_column="delta",
+    )
+
+
+def interval_from_streamed_tables(
+    result: Any,
+    evaluation: CountTable,
+    train: CountTable | None,
+    *,
+    compute: Callable[[CountTable, CountTable | None], dict[str, np.ndarray]],
+    ci: float,
+) -> Any:
+    """The interval of an online bootstrap, when ``evaluation`` carries one.
+
+    ``evaluation.replicates`` (from :meth:`CountTable.empty` with ``n_boot``)
+    are the replicate evaluation tables; a ``train`` table with replicates of
+    its own is resampled alongside. Returns ``result`` unchanged otherwise.
+    """
+    if evaluation.replicates is None or evaluation.bootstrap is None:
+        return result
+    check_ci(ci)
+    resample_train = train is not None and train.replicates is not None
+    rep_train = train.replicates if resample_train and train is not None else train
+    return interval_from_tables(
+        result,
+        evaluation.replicates,
+        rep_train,
+        compute=compute,
+        n_boot=evaluation.bootstrap.n_boot,
+        ci=ci,
+        bootstrap="poisson",
+        resample_train=resample_train,
     )

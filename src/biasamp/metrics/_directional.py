@@ -39,7 +39,11 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
-from biasamp.metrics._bootstrap import bootstrap_pairwise, check_bootstrap_args
+from biasamp.metrics._bootstrap import (
+    bootstrap_pairwise,
+    check_bootstrap_args,
+    interval_from_streamed_tables,
+)
 from biasamp.metrics._splits import count_training_split, evaluation_split
 from biasamp.results._base import PairwiseResult, pair_frame
 
@@ -163,6 +167,7 @@ def directional_from_counts(
     train: CountTable | None = None,
     tie_rule: str = "zero",
     empty: str = "exclude",
+    ci: float = 0.95,
 ) -> PairwiseResult:
     """BiasAmp-> from count tables (see :func:`directional`).
 
@@ -177,6 +182,25 @@ def directional_from_counts(
         it the evaluation ground truth fixes them.
     tie_rule, empty : str
         See :func:`directional`.
+    ci : float, default 0.95
+        Level of the percentile interval, used when ``evaluation`` carries the
+        replicates of an online bootstrap (:meth:`CountTable.empty` with
+        ``n_boot``); the result then has ``ci``, ``se`` and ``replicates`` as
+        with ``directional(..., n_boot=...)``. A ``train`` table with
+        replicates of its own is resampled too (``resample_train``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from biasamp import CountTable, directional_from_counts
+    >>> table = CountTable.empty(group_names=["m", "w"], task_names=["cook", "ski"],
+    ...                          n_boot=200, random_state=0)
+    >>> for _ in range(3):  # three batches of a stream
+    ...     table = table.update(groups=["m", "w", "w", "m"], tasks=["ski", "cook", "cook", "ski"],
+    ...                          tasks_pred=["ski", "cook", "ski", "ski"])
+    >>> result = directional_from_counts(table, direction="A->T")
+    >>> round(result.value, 3), result.replicates.shape
+    (-0.25, (200,))
     """
     _check_rules(tie_rule, empty)
     direction = normalize_direction(direction)
@@ -208,7 +232,7 @@ def directional_from_counts(
             "empty": ~defined,
         },
     )
-    return PairwiseResult(
+    result = PairwiseResult(
         metric="directional",
         value=float(arrays["value"]),
         by_pair=by_pair,
@@ -222,6 +246,15 @@ def directional_from_counts(
             "empty": empty,
             "signs_from": "train" if train is not None else "evaluation",
         },
+    )
+    return interval_from_streamed_tables(
+        result,
+        evaluation,
+        train,
+        compute=lambda ev, tr: directional_arrays(
+            ev, direction=direction, train=tr, tie_rule=tie_rule
+        ),
+        ci=ci,
     )
 
 

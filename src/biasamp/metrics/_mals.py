@@ -32,7 +32,11 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable
 from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT
-from biasamp.metrics._bootstrap import bootstrap_pairwise, check_bootstrap_args
+from biasamp.metrics._bootstrap import (
+    bootstrap_pairwise,
+    check_bootstrap_args,
+    interval_from_streamed_tables,
+)
 from biasamp.metrics._splits import count_training_split, evaluation_split
 from biasamp.results._base import PairwiseResult, pair_frame
 
@@ -88,10 +92,27 @@ def mals_arrays(
 
 
 def mals_from_counts(
-    train: CountTable, predictions: CountTable, *, margin: float = 0.05
+    train: CountTable, predictions: CountTable, *, margin: float = 0.05, ci: float = 0.95
 ) -> PairwiseResult:
     """BiasAmp_MALS from a training table (``groups``, ``tasks``) and a prediction
-    table (``groups_pred``, ``tasks_pred``); see :func:`mals`."""
+    table (``groups_pred``, ``tasks_pred``); see :func:`mals`.
+
+    When ``predictions`` carries the replicates of an online bootstrap
+    (:meth:`CountTable.empty` with ``n_boot``), the result has the ``ci``-level
+    percentile interval, ``se`` and ``replicates``, as ``mals(..., n_boot=...)``;
+    a ``train`` table with replicates of its own is resampled too.
+
+    Examples
+    --------
+    >>> from biasamp import CountTable, mals_from_counts
+    >>> train = CountTable.from_arrays(groups=["w", "w", "m"], tasks=["cook", "cook", "cook"])
+    >>> stream = CountTable.empty(group_names=["m", "w"], task_names=["cook"],
+    ...                           n_boot=100, random_state=0)
+    >>> stream = stream.update(groups_pred=["w", "w", "w", "m"], tasks_pred=["cook"] * 4)
+    >>> result = mals_from_counts(train, stream)
+    >>> round(result.value, 4), len(result.replicates)
+    (0.0833, 100)
+    """
     if not isinstance(margin, (int, float, np.number)) or not 0 <= float(margin) <= 1:
         raise ValueError(ERR_MARGIN.format(got=margin))
     arrays = mals_arrays(train, predictions, margin=float(margin))
@@ -107,7 +128,7 @@ def mals_from_counts(
             "empty": arrays["empty"],
         },
     )
-    return PairwiseResult(
+    result = PairwiseResult(
         metric="mals",
         value=float(arrays["value"]),
         by_pair=by_pair,
@@ -117,6 +138,13 @@ def mals_from_counts(
         n_empty=int(arrays["empty"].sum()),
         params={"margin": float(margin), "threshold": 1.0 / len(train.group_names)},
         extras={"violations": int(arrays["violations"]), "n_tasks": len(train.task_names)},
+    )
+    return interval_from_streamed_tables(
+        result,
+        predictions,
+        train,
+        compute=lambda ev, tr: mals_arrays(tr, ev, margin=float(margin)),
+        ci=ci,
     )
 
 

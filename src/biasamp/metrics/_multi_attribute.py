@@ -376,13 +376,19 @@ def multi_mals_from_counts(
     min_count: float = 1,
     max_combinations: int = _DEFAULT_MAX_COMBINATIONS,
     absolute: bool = True,
+    ci: float = 0.95,
 ) -> MultiAttributeResult:
     """Multi_MALS from pattern count tables (see :func:`multi_mals`).
 
     ``train`` needs ``groups`` and ``tasks``; ``evaluation`` needs ``tasks``
     (ground truth, to choose M), ``groups_pred`` and ``tasks_pred``.
+
+    When ``evaluation`` carries the replicates of an online bootstrap
+    (:meth:`PatternCountTable.empty` with ``n_boot``), the result has the
+    ``ci``-level percentile interval, ``se`` and ``replicates`` (M and the
+    training side stay fixed).
     """
-    return _multi_mals(
+    result, compute = _multi_mals(
         train,
         evaluation,
         combinations=combinations,
@@ -391,7 +397,8 @@ def multi_mals_from_counts(
         min_count=min_count,
         max_combinations=max_combinations,
         absolute=absolute,
-    )[0]
+    )
+    return _streamed_interval(result, compute, evaluation, ci=ci)
 
 
 def _multi_mals(
@@ -471,13 +478,19 @@ def multi_directional_from_counts(
     tie_rule: str = "zero",
     empty: str = "exclude",
     baseline: str = "evaluation",
+    ci: float = 0.95,
 ) -> MultiAttributeResult:
     """Multi-> from pattern count tables (see :func:`multi_directional`).
 
     ``train`` needs ``groups`` and ``tasks``; ``evaluation`` needs ``groups``,
     ``tasks`` and ``tasks_pred`` (A->T) or ``groups_pred`` (T->A).
+
+    When ``evaluation`` carries the replicates of an online bootstrap
+    (:meth:`PatternCountTable.empty` with ``n_boot``), the result has the
+    ``ci``-level percentile interval, ``se`` and ``replicates`` (M and the
+    training side stay fixed).
     """
-    return _multi_directional(
+    result, compute = _multi_directional(
         train,
         evaluation,
         direction=direction,
@@ -490,7 +503,8 @@ def multi_directional_from_counts(
         tie_rule=tie_rule,
         empty=empty,
         baseline=baseline,
-    )[0]
+    )
+    return _streamed_interval(result, compute, evaluation, ci=ci)
 
 
 def _multi_directional(
@@ -665,6 +679,27 @@ def _compact_weights(source: Any, n_rows: int) -> np.ndarray:
             return source.weights(0, n_rows)
         out[:, start : start + chunk.shape[0]] = chunk.T
     return out
+
+
+def _streamed_interval(
+    result: MultiAttributeResult, compute: Any, evaluation: PatternCountTable, *, ci: float
+) -> MultiAttributeResult:
+    """Fill ``ci``, ``se`` and ``replicates`` from the online bootstrap of ``evaluation``."""
+    if evaluation.replicates is None or evaluation.bootstrap is None:
+        return result
+    from biasamp.results._intervals import check_ci, interval_from_replicates
+
+    level = check_ci(ci)
+    reps = np.atleast_1d(compute(evaluation.replicates))
+    low, high, se = interval_from_replicates(reps, ci=level)
+    result.ci, result.ci_level, result.se, result.replicates = (
+        (float(low), float(high)),
+        level,
+        float(se),
+        reps,
+    )
+    result.params.update({"n_boot": int(evaluation.bootstrap.n_boot), "bootstrap": "poisson"})
+    return result
 
 
 def _bootstrap(

@@ -1,0 +1,298 @@
+"""Streaming count tables: declared label names, the online bootstrap, row offsets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from biasamp import (
+    CountTable,
+    PatternCountTable,
+    directional,
+    directional_from_counts,
+    load_counts,
+    mals,
+    mals_from_counts,
+    multi_directional_from_counts,
+    save_counts,
+)
+from biasamp.counts._count_table import (
+    ERR_EMPTY_NAMES,
+    ERR_MERGE_BOOTSTRAP,
+    ERR_ROW_OFFSET,
+    ERR_UPDATE_REPLICATE_WEIGHTS,
+)
+
+GROUPS = ("m", "w", "x")
+TASKS = ("cook", "ski", "surf", "read")
+
+
+def _rows(n: int, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {
+        "groups": rng.choice(GROUPS, size=n),
+        "tasks": rng.choice(TASKS, size=n),
+        "groups_pred": rng.choice(GROUPS, size=n),
+        "tasks_pred": rng.choice(TASKS, size=n),
+    }
+
+
+def _chunks(rows: dict[str, np.ndarray], cuts: list[int]) -> list[dict[str, np.ndarray]]:
+    edges = [0, *cuts, len(rows["groups"])]
+    return [{k: v[a:b] for k, v in rows.items()} for a, b in zip(edges, edges[1:], strict=False)]
+
+
+def _assert_tables_equal(a: CountTable, b: CountTable) -> None:
+    assert a.group_names == b.group_names and a.task_names == b.task_names
+    assert a.roles == b.roles and a.n_rows == b.n_rows
+    np.testing.assert_array_equal(a.n, b.n)
+    for role in a.totals:
+        np.testing.assert_array_equal(a.totals[role], b.totals[role])
+    for key in a.joint:
+        np.testing.assert_array_equal(a.joint[key], b.joint[key])
+
+
+def test_empty_table_accepts_a_label_missing_from_the_first_chunk():
+    rows = _rows(60, 0)
+    first = {k: v.copy() for k, v in rows.items()}
+    # the first chunk has no "x" group and no "read" task at all
+    first["groups"][:10] = "m"
+    first["groups_pred"][:10] = "w"
+    first["tasks"][:10] = "cook"
+    first["tasks_pred"][:10] = "ski"
+    table = CountTable.empty(group_names=GROUPS, task_names=TASKS)
+    assert table.n_rows == 0 and table.roles == frozenset()
+    for chunk in _chunks(first, [10, 25, 40]):
+        table = table.update(**chunk)
+    whole = CountTable.from_arrays(**first, group_names=GROUPS, task_names=TASKS)
+    _assert_tables_equal(table, whole)
+    assert table.next_row == 60
+
+
+def test_empty_pattern_table_equals_from_arrays():
+    rng = np.random.default_rng(1)
+    tasks = rng.integers(0, 2, size=(50, 4))
+    tasks[:8, 3] = 0  # task 3 absent from the first chunk
+    groups = rng.choice(["m", "w"], size=50)
+    groups[:8] = "m"  # and group "w" too
+    table = PatternCountTable.empty(group_names=["m", "w"], task_names=[0, 1, 2, 3])
+    for a, b in [(0, 8), (8, 30), (30, 50)]:
+        table = table.update(groups=groups[a:b], tasks=tasks[a:b], tasks_pred=tasks[a:b])
+    whole = PatternCountTable.from_arrays(groups=groups, tasks=tasks, tasks_pred=tasks)
+    for role in whole.patterns:
+        np.testing.assert_array_equal(table.patterns[role], whole.patterns[role])
+        np.testing.assert_array_equal(table.pattern_totals[role], whole.pattern_totals[role])
+    for key in whole.joint:
+        np.testing.assert_array_equal(table.joint[key], whole.joint[key])
+    assert table.n_rows == whole.n_rows == 50
+
+
+def test_empty_validates_names():
+    with pytest.raises(ValueError, match=r"group_names: expected a non-empty"):
+        CountTable.empty(group_names=[], task_names=["a"])
+    with pytest.raises(ValueError, match=r"task_names: expected a non-empty"):
+        CountTable.empty(group_names=["a"], task_names=["b", "b"])
+    assert ERR_EMPTY_NAMES.startswith("{arg}")
+
+
+def test_chunk_with_an_undeclared_label_fails():
+    table = CountTable.empty(group_names=["m", "w"], task_names=["cook"])
+    with pytest.raises(ValueError, match="not in the canonical label set"):
+        table.update(groups=["m", "z"], tasks=["cook", "cook"])
+
+
+def test_empty_is_the_identity_of_merge():
+    rows = _rows(20, 2)
+    table = CountTable.from_arrays(**rows, group_names=GROUPS, task_names=TASKS)
+    blank = CountTable.empty(group_names=GROUPS, task_names=TASKS)
+    _assert_tables_equal(blank + table, table)
+    _assert_tables_equal(table + blank, table)
+
+
+@pytest.mark.parametrize("cuts", [[], [1], [7, 8, 30], list(range(5, 200, 13))])
+def test_streamed_replicates_equal_one_chunk_exactly(cuts):
+    rows = _rows(200, 3)
+    one = CountTable.empty(group_names=GROUPS, task_names=TASKS, n_boot=50, random_state=7)
+    one = one.update(**rows)
+    streamed = CountTable.empty(group_names=GROUPS, task_names=TASKS, n_boot=50, random_state=7)
+    for chunk in _chunks(rows, cuts):
+        streamed = streamed.update(**chunk)
+    _assert_tables_equal(streamed.replicates, one.replicates)
+    for direction in ("A->T", "T->A"):
+        a = directional_from_counts(streamed, direction=direction)
+        b = directional_from_counts(one, direction=direction)
+        assert a.ci == b.ci and a.se == b.se
+        np.testing.assert_array_equal(a.replicates, b.replicates)
+        np.testing.assert_array_equal(a.by_pair["ci_low"], b.by_pair["ci_low"])
+
+
+def test_streamed_interval_equals_the_in_memory_bootstrap():
+    rows = _rows(300, 4)
+    table = CountTable.empty(group_names=GROUPS, task_names=TASKS, n_boot=80, random_state=11)
+    for chunk in _chunks(rows, [50, 51, 170]):
+        table = table.update(**chunk)
+    for direction in ("A->T", "T->A"):
+        streamed = directional_from_counts(table, direction=direction, ci=0.9)
+        memory = directional(
+            direction=direction,
+            **rows,
+            group_names=GROUPS,
+            task_names=TASKS,
+            n_boot=80,
+            random_state=11,
+            ci=0.9,
+        )
+        assert streamed.value == memory.value
+        assert streamed.ci == memory.ci and streamed.ci_level == 0.9
+        np.testing.assert_array_equal(streamed.replicates, memory.replicates)
+    train_rows = _rows(100, 5)
+    train = CountTable.from_arrays(
+        groups=train_rows["groups"],
+        tasks=train_rows["tasks"],
+        group_names=GROUPS,
+        task_names=TASKS,
+    )
+    streamed = mals_from_counts(train, table)
+    memory = mals(
+        groups_train=train_rows["groups"],
+        tasks_train=train_rows["tasks"],
+        groups_pred=rows["groups_pred"],
+        tasks_pred=rows["tasks_pred"],
+        group_names=GROUPS,
+        task_names=TASKS,
+        n_boot=80,
+        random_state=11,
+    )
+    assert streamed.value == memory.value and streamed.ci == memory.ci
+
+
+def test_workers_with_row_offsets_merge_to_the_sequential_table():
+    rows = _rows(9000, 6)  # crosses the 4096-row blocks of the weight stream
+    kw = {"group_names": GROUPS, "task_names": TASKS, "n_boot": 20, "random_state": 3}
+    sequential = CountTable.empty(**kw).update(**rows)
+    parts = _chunks(rows, [3000, 7000])
+    offsets = [0, 3000, 7000]
+    workers = [
+        CountTable.empty(**kw).update(**part, row_offset=offset)
+        for part, offset in zip(parts, offsets, strict=True)
+    ]
+    merged = workers[2] + workers[0] + workers[1]  # any order
+    _assert_tables_equal(merged, sequential)
+    _assert_tables_equal(merged.replicates, sequential.replicates)
+    assert merged.next_row == 9000
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    cuts=st.lists(st.integers(1, 59), max_size=6, unique=True).map(sorted),
+    seed=st.integers(0, 2**16),
+)
+def test_any_chunking_gives_the_same_replicates(cuts, seed):
+    rows = _rows(60, seed)
+    kw = {"group_names": GROUPS, "task_names": TASKS, "n_boot": 8, "random_state": seed}
+    one = CountTable.empty(**kw).update(**rows)
+    streamed = CountTable.empty(**kw)
+    for chunk in _chunks(rows, cuts):
+        streamed = streamed.update(**chunk)
+    _assert_tables_equal(streamed.replicates, one.replicates)
+
+
+def test_merging_different_bootstraps_fails():
+    rows = _rows(10, 8)
+    a = CountTable.empty(group_names=GROUPS, task_names=TASKS, n_boot=5, random_state=1)
+    b = CountTable.empty(group_names=GROUPS, task_names=TASKS, n_boot=5, random_state=2)
+    message = ERR_MERGE_BOOTSTRAP.split("(")[0]
+    with pytest.raises(ValueError, match=message):
+        a.update(**rows) + b.update(**rows)
+    plain = CountTable.from_arrays(**rows, group_names=GROUPS, task_names=TASKS)
+    with pytest.raises(ValueError, match=message):
+        a.update(**rows) + plain
+
+
+def test_row_offset_and_replicate_weights_are_checked():
+    table = CountTable.empty(group_names=GROUPS, task_names=TASKS, n_boot=5, random_state=1)
+    rows = _rows(4, 9)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match=ERR_ROW_OFFSET.format(got=repr(bad)).split(",")[0]):
+            table.update(**rows, row_offset=bad)
+    with pytest.raises(ValueError, match="draws its own replicate weights"):
+        table.update(**rows, replicate_weights=np.ones((5, 4)))
+    assert "replicate_weights" in ERR_UPDATE_REPLICATE_WEIGHTS
+
+
+def test_soft_predictions_stream():
+    rng = np.random.default_rng(10)
+    probs = rng.random((40, 4))
+    groups = rng.choice(GROUPS, size=40)
+    tasks = rng.integers(0, 2, size=(40, 4))
+    table = CountTable.empty(group_names=GROUPS, task_names=TASKS, n_boot=10, random_state=0)
+    for a in range(0, 40, 9):
+        table = table.update(
+            groups=groups[a : a + 9], tasks=tasks[a : a + 9], tasks_pred=probs[a : a + 9], soft=True
+        )
+    whole = CountTable.from_arrays(
+        groups=groups,
+        tasks=tasks,
+        tasks_pred=probs,
+        soft=True,
+        group_names=GROUPS,
+        task_names=TASKS,
+    )
+    np.testing.assert_allclose(
+        table.joint[("groups", "tasks_pred")], whole.joint[("groups", "tasks_pred")], rtol=1e-12
+    )
+    with pytest.raises(TypeError, match="soft"):
+        PatternCountTable.empty(group_names=GROUPS, task_names=TASKS, n_boot=3).update(
+            groups=groups, tasks=tasks, tasks_pred=probs, soft=True
+        )
+
+
+def test_pattern_table_online_bootstrap_gives_multi_attribute_intervals():
+    rng = np.random.default_rng(12)
+    n = 400
+    groups = rng.choice(["m", "w"], size=n)
+    tasks = rng.integers(0, 2, size=(n, 3))
+    pred = np.where(rng.random((n, 3)) < 0.8, tasks, 1 - tasks)
+    train = PatternCountTable.from_arrays(groups=groups, tasks=tasks)
+    kw = {"group_names": ["m", "w"], "task_names": [0, 1, 2], "n_boot": 30, "random_state": 4}
+    streamed = PatternCountTable.empty(**kw)
+    for a in range(0, n, 64):
+        streamed = streamed.update(
+            groups=groups[a : a + 64], tasks=tasks[a : a + 64], tasks_pred=pred[a : a + 64]
+        )
+    one = PatternCountTable.empty(**kw).update(groups=groups, tasks=tasks, tasks_pred=pred)
+    a = multi_directional_from_counts(train, streamed, direction="A->T")
+    b = multi_directional_from_counts(train, one, direction="A->T")
+    assert a.value == b.value
+    assert a.ci is not None and a.ci == b.ci
+    np.testing.assert_array_equal(a.replicates, b.replicates)
+
+
+def test_save_load_merge_without_pickle(tmp_path):
+    """Any job system can reduce tables: save each worker's table, load and add them."""
+    rows = _rows(500, 13)
+    kw = {"group_names": GROUPS, "task_names": TASKS, "n_boot": 25, "random_state": 5}
+    paths = []
+    for i, (a, b) in enumerate([(0, 120), (120, 500)]):
+        part = {k: v[a:b] for k, v in rows.items()}
+        table = CountTable.empty(**kw).update(**part, row_offset=a)
+        paths.append(tmp_path / f"worker{i}.npz")
+        save_counts(table, paths[-1])
+    with np.load(paths[0], allow_pickle=False) as data:  # plain arrays only
+        assert all(data[name].dtype != object for name in data.files)
+    merged = load_counts(paths[0]) + load_counts(paths[1])
+    sequential = CountTable.empty(**kw).update(**rows)
+    _assert_tables_equal(merged, sequential)
+    _assert_tables_equal(merged.replicates, sequential.replicates)
+    assert merged.n_boot == 25 and merged.next_row == 500
+    a = directional_from_counts(merged, direction="A->T")
+    b = directional_from_counts(sequential, direction="A->T")
+    assert a.ci == b.ci
+    # a plain table round-trips as before
+    plain = CountTable.from_arrays(**rows, group_names=GROUPS, task_names=TASKS)
+    save_counts(plain, tmp_path / "plain.npz")
+    loaded = load_counts(tmp_path / "plain.npz")
+    _assert_tables_equal(loaded, plain)
+    assert loaded.replicates is None
