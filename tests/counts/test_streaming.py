@@ -296,3 +296,35 @@ def test_save_load_merge_without_pickle(tmp_path):
     loaded = load_counts(tmp_path / "plain.npz")
     _assert_tables_equal(loaded, plain)
     assert loaded.replicates is None
+
+
+def test_row_index_in_any_order_equals_the_sequential_table():
+    rows = _rows(9000, 14)
+    kw = {"group_names": GROUPS, "task_names": TASKS, "n_boot": 12, "random_state": 8}
+    sequential = CountTable.empty(**kw).update(**rows)
+    permutation = np.random.default_rng(0).permutation(9000)
+    # two "processes", each with an interleaved shuffled half, in batches of 500
+    merged = None
+    for rank in range(2):
+        mine = permutation[rank::2]
+        table = CountTable.empty(**kw)
+        for a in range(0, len(mine), 500):
+            idx = mine[a : a + 500]
+            table = table.update(**{k: v[idx] for k, v in rows.items()}, row_index=idx)
+        merged = table if merged is None else merged + table
+    _assert_tables_equal(merged, sequential)
+    _assert_tables_equal(merged.replicates, sequential.replicates)
+    assert merged.next_row == 9000
+
+
+def test_row_index_is_checked():
+    table = CountTable.empty(group_names=GROUPS, task_names=TASKS, n_boot=3, random_state=0)
+    rows = _rows(4, 15)
+    with pytest.raises(ValueError, match="not both"):
+        table.update(**rows, row_offset=0, row_index=[0, 1, 2, 3])
+    with pytest.raises(ValueError, match="row_index: expected one non-negative"):
+        table.update(**rows, row_index=[0, 1, 2])
+    with pytest.raises(ValueError, match="row_index: expected one non-negative"):
+        table.update(**rows, row_index=[0, -1, 2, 3])
+    with pytest.raises(ValueError, match="row_index: expected one non-negative"):
+        table.update(**rows, row_index=[0.0, 1.0, 2.0, 3.0])

@@ -86,6 +86,8 @@ ERR_MERGE_BOOTSTRAP = (
     "table with the same n_boot and the same integer random_state."
 )
 ERR_ROW_OFFSET = "row_offset: expected a non-negative integer, got {got!r}."
+ERR_ROW_INDEX = "row_index: expected one non-negative integer position per row, got {got}."
+ERR_OFFSET_AND_INDEX = "Give row_offset or row_index, not both."
 ERR_UPDATE_REPLICATE_WEIGHTS = (
     "replicate_weights: this table draws its own replicate weights (it was created with "
     "n_boot); pass the rows only."
@@ -336,7 +338,7 @@ class MergeableCounts:
             raise ValueError(ERR_ROW_OFFSET.format(got=row_offset))
         return int(row_offset)
 
-    def update(self, *, row_offset: int | None = None, **arrays: Any) -> Any:
+    def update(self, *, row_offset: int | None = None, row_index: Any = None, **arrays: Any) -> Any:
         """Count another chunk of rows (same keywords as ``from_arrays``) and merge it.
 
         Returns the merged table (this table is not changed). The chunk's
@@ -351,24 +353,52 @@ class MergeableCounts:
             (``next_row``). Only the online bootstrap (``n_boot``) uses it:
             give it when workers count different parts of one stream, so that
             every row gets the replicate weights of its global position.
+        row_index : array-like of int of shape (n,), optional
+            The global position of every row of the chunk, when the rows are
+            not contiguous (for example the dataset indices a shuffling or
+            distributed sampler gives one process). Not with ``row_offset``.
         **arrays
             ``groups``, ``tasks``, ``groups_pred``, ``tasks_pred``,
             ``sample_weight`` and the other keywords of ``from_arrays``.
         """
         start = self._start_row(row_offset)
+        index = None
+        if row_index is not None:
+            if row_offset is not None:
+                raise ValueError(ERR_OFFSET_AND_INDEX)
+            index = np.asarray(row_index)
+            if index.ndim != 1 or (index.size and index.dtype.kind not in "iu"):
+                raise ValueError(
+                    ERR_ROW_INDEX.format(got=f"shape {index.shape}, dtype {index.dtype}")
+                )
+            if index.size and index.min() < 0:
+                raise ValueError(
+                    ERR_ROW_INDEX.format(got=f"a negative position {int(index.min())}")
+                )
         arrays.setdefault("group_names", self.group_names)
         arrays.setdefault("task_names", self.task_names)
         if self.bootstrap is None:
             chunk = type(self).from_arrays(**arrays)  # type: ignore[attr-defined]
         else:
-            chunk = self._count_with_replicates(arrays, start, self.bootstrap)
-        chunk.next_row = start + chunk.n_rows
+            chunk = self._count_with_replicates(arrays, start, self.bootstrap, index)
+        if index is not None:
+            if len(index) != chunk.n_rows:
+                raise ValueError(
+                    ERR_ROW_INDEX.format(got=f"{len(index)} positions for {chunk.n_rows} rows")
+                )
+            chunk.next_row = max(self.next_row, int(index.max()) + 1 if index.size else 0)
+        else:
+            chunk.next_row = start + chunk.n_rows
         if self.roles:
             return self.merge(chunk)
         return self._merge_blank(chunk)
 
     def _count_with_replicates(
-        self, arrays: dict[str, Any], start: int, bootstrap: PoissonReplicates
+        self,
+        arrays: dict[str, Any],
+        start: int,
+        bootstrap: PoissonReplicates,
+        index: np.ndarray | None = None,
     ) -> Any:
         """One chunk's table and its replicate table (weights of rows ``start:start + n``)."""
         if arrays.pop("replicate_weights", None) is not None:
@@ -379,6 +409,8 @@ class MergeableCounts:
             raise ValueError(ERR_UPDATE_COLLECTION)
         matrices = label_matrices(**roles, **arrays)
         n = check_same_length(**matrices)
+        if index is not None and len(index) != n:
+            raise ValueError(ERR_ROW_INDEX.format(got=f"{len(index)} positions for {n} rows"))
         weight = as_sample_weight(sample_weight, n)
         cls = type(self)
         if arrays.get("soft") and not getattr(cls, "_accepts_soft", False):
@@ -391,7 +423,9 @@ class MergeableCounts:
             part = cls.from_label_matrices(  # type: ignore[attr-defined]
                 {r: m.take(slice(a, b)) for r, m in matrices.items()},  # type: ignore[arg-type]
                 sample_weight=weight[a:b],
-                replicate_weights=bootstrap.weights(start + a, start + b),
+                replicate_weights=bootstrap.weights(start + a, start + b)
+                if index is None
+                else bootstrap.at(index[a:b]).T,
             )
             replicates = part if replicates is None else replicates.merge(part)
         chunk.bootstrap = bootstrap

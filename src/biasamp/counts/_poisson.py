@@ -16,6 +16,7 @@ __all__ = [
     "BLOCK_ROWS",
     "ERR_N_BOOT",
     "ERR_RANDOM_STATE",
+    "ERR_INDEX",
     "ERR_RANGE",
     "PoissonReplicates",
     "check_n_boot",
@@ -27,6 +28,7 @@ BLOCK_ROWS = 4096
 
 ERR_N_BOOT = "n_boot: expected a positive integer, got {got!r}."
 ERR_RANGE = "rows {start}:{stop} are outside 0:{n_rows}."
+ERR_INDEX = "row_index: expected a 1-D array of non-negative integer row positions, got {got}."
 ERR_RANDOM_STATE = (
     "random_state: expected None, an int, a numpy Generator, RandomState or SeedSequence, "
     "got {type_name}."
@@ -182,3 +184,27 @@ class PoissonReplicates:
     def weights(self, start: int, stop: int) -> np.ndarray:
         """Weights of rows ``start:stop`` as an array of shape (B, stop - start)."""
         return self.rows(start, stop).T
+
+    def at(self, index: Any) -> np.ndarray:
+        """Weights of the rows at global positions ``index`` (any order), shape (len, B).
+
+        Row ``index[j]`` gets the same weights as in :meth:`rows`; positions
+        may repeat and need not be sorted (for example the dataset indices a
+        shuffling ``DistributedSampler`` hands one process). Each distinct
+        block of ``BLOCK_ROWS`` positions touched is drawn once per call.
+        """
+        index = np.asarray(index)
+        if index.ndim != 1 or (index.size and index.dtype.kind not in "iu"):
+            raise ValueError(ERR_INDEX.format(got=f"shape {index.shape}, dtype {index.dtype}"))
+        index = index.astype(np.int64)
+        if index.size and index.min() < 0:
+            raise ValueError(ERR_INDEX.format(got=f"a negative position {int(index.min())}"))
+        out = np.empty((index.size, self.n_boot), dtype=np.float64)
+        blocks = index // BLOCK_ROWS
+        order = np.argsort(blocks, kind="stable")
+        unique, first = np.unique(blocks[order], return_index=True)
+        bounds = np.append(first, index.size)
+        for k, block in enumerate(unique):  # loop over distinct blocks, not rows
+            rows = order[bounds[k] : bounds[k + 1]]
+            out[rows] = self._block(int(block))[index[rows] - int(block) * BLOCK_ROWS]
+        return out
