@@ -1,0 +1,18 @@
+"""biasamp metrics as torchmetrics classes, for training and evaluation loops.
+
+Install with ``pip install "biasamp[torch]"``. This module imports torch and
+torchmetrics; ``import biasamp`` never does (nothing else in biasamp imports
+this module).
+
+:class:`DirectionalBiasAmplification` (BiasAmp->, both directions) and
+:class:`MALSBiasAmplification` (BiasAmp_MALS) are ``torchmetrics.Metric``
+subclasses: ``update(groups=..., tasks=..., tasks_pred=...)`` per batch,
+``compute()`` for the value as a 0-d tensor, ``compute_result()`` for the full
+biasamp result (per-pair table, top pairs, interval with ``n_boot``). States are
+count tables reduced by summation, so values are exact across batches and
+processes (``torch.distributed``). See ``docs/training_loop.md``.
+"""
+
+from biasamp.torchmetrics._metrics import DirectionalBiasAmplification, MALSBiasAmplification
+
+__all__ = ["DirectionalBiasAmplification", "MALSBiasAmplification"]

@@ -1,0 +1,546 @@
+"""torchmetrics classes for BiasAmp-> and BiasAmp_MALS.
+
+Each metric's state is the arrays of a :class:`biasamp.CountTable` (``n``,
+per-role ``totals_*``, group x task ``joint_*``; with ``n_boot`` the same
+arrays of the B online-bootstrap replicates, prefixed ``rep_``), registered
+with ``add_state(..., dist_reduce_fx="sum")`` in float64 (``n_rows`` in
+int64). Counts of 0/1 labels are integers, so sums across batches and
+processes are exact and ``compute()`` equals the one-shot
+:func:`biasamp.directional` / :func:`biasamp.mals` value on the same rows.
+
+``update`` counts a batch on the CPU with the same code as the functional API
+(tensors on any device are copied to the CPU), then adds the counts to the
+states on the metric's device. Replicate weights are Poisson(1) draws keyed by
+each row's global position in the evaluation stream (see
+:meth:`biasamp.CountTable.empty`): positions follow the rows this metric has
+seen, or come from ``row_offset=`` / ``row_index=`` (required under
+``torch.distributed`` with ``n_boot``, so each process's rows get their own
+weights).
+
+Multi-attribute metrics are not offered as torchmetrics classes: their state,
+a :class:`biasamp.PatternCountTable`, holds one count per *distinct task set
+seen*, a variable-length set of byte keys that differs between processes.
+torchmetrics states must be tensors reduced element-wise (``"sum"``) or
+concatenated (``"cat"``, after which the keys would need merging by value in
+``compute``); a fixed-shape alternative needs one slot per possible task set,
+``2**|T|`` (``2**79`` for COCO objects). Stream multi-attribute counts with
+``PatternCountTable.empty(...).update(...)`` per batch instead, and merge the
+tables of several processes with ``+``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from torchmetrics import Metric
+
+from biasamp.counts._count_table import JOINT_KEYS, CountTable
+from biasamp.counts._poisson import seed_entropy
+from biasamp.metrics._directional import (
+    _check_rules,
+    directional_from_counts,
+    normalize_direction,
+)
+from biasamp.metrics._mals import ERR_MALS_TRAIN, ERR_MARGIN, mals_from_counts
+from biasamp.metrics._splits import count_training_split
+from biasamp.results._base import PairwiseResult
+from biasamp.results._intervals import check_ci
+from biasamp.torchmetrics._tensors import check_threshold, to_numpy_labels
+
+__all__ = ["DirectionalBiasAmplification", "MALSBiasAmplification"]
+
+ERR_NUM = "{arg}: expected a positive integer, got {got!r}."
+ERR_NAMES_LENGTH = "{arg}: expected {k} distinct names ({count_arg}={k}), got {got!r}."
+ERR_NEEDS_INPUT = "{metric}.update needs {role}."
+ERR_SOFT = "soft: expected True or False, got {got!r}."
+ERR_DISTRIBUTED_POSITIONS = (
+    "{metric}: with n_boot under torch.distributed, pass each row's global position in the "
+    "evaluation set: row_index= (for example the dataset indices of the batch) or row_offset= "
+    "(the position of the batch's first row). Otherwise rows of different processes would "
+    "share bootstrap weights."
+)
+
+
+def _check_num(value: Any, arg: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(ERR_NUM.format(arg=arg, got=value))
+    return int(value)
+
+
+def _names(names: Sequence[Any] | None, k: int, arg: str, count_arg: str) -> tuple[Any, ...]:
+    if names is None:
+        return tuple(range(k))
+    if isinstance(names, (str, bytes)):
+        raise ValueError(ERR_NAMES_LENGTH.format(arg=arg, k=k, count_arg=count_arg, got=names))
+    values = tuple(v.item() if isinstance(v, np.generic) else v for v in names)
+    if len(values) != k or len(set(values)) != k:
+        raise ValueError(ERR_NAMES_LENGTH.format(arg=arg, k=k, count_arg=count_arg, got=names))
+    return values
+
+
+def _world_size() -> int:
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        return int(torch.distributed.get_world_size())
+    return 1
+
+
+def _as_numpy(x: Any) -> Any:
+    detach = getattr(x, "detach", None)
+    return np.asarray(detach().cpu().numpy()) if detach is not None else x
+
+
+class _CountTableMetric(Metric):
+    """A torchmetrics ``Metric`` whose state is a :class:`~biasamp.CountTable`."""
+
+    is_differentiable = False
+    higher_is_better: bool | None = None
+    full_state_update = False
+
+    _metric_name = "count table metric"
+
+    def __init__(
+        self,
+        *,
+        roles: tuple[str, ...],
+        num_groups: int,
+        num_tasks: int,
+        group_names: Sequence[Any] | None,
+        task_names: Sequence[Any] | None,
+        groups_train: Any,
+        tasks_train: Any,
+        counts_train: CountTable | pd.DataFrame | None,
+        sample_weight_train: Any,
+        soft: bool,
+        threshold: Any,
+        n_boot: int | None,
+        ci: float,
+        random_state: Any,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.num_groups = _check_num(num_groups, "num_groups")
+        self.num_tasks = _check_num(num_tasks, "num_tasks")
+        self.group_names = _names(group_names, self.num_groups, "group_names", "num_groups")
+        self.task_names = _names(task_names, self.num_tasks, "task_names", "num_tasks")
+        if not isinstance(soft, (bool, np.bool_)):
+            raise ValueError(ERR_SOFT.format(got=soft))
+        self.soft = bool(soft)
+        self.threshold = check_threshold(threshold, self.soft)
+        self.ci = float(check_ci(ci))
+        self._roles = roles
+        self._joint_keys = [(g, t) for g, t in JOINT_KEYS if g in roles and t in roles]
+        entropy = None if n_boot is None else seed_entropy(random_state)
+        # the per-batch counter: label names 0..k-1 (tensors carry class indices)
+        self._template = CountTable.empty(
+            group_names=range(self.num_groups),
+            task_names=range(self.num_tasks),
+            n_boot=n_boot,
+            random_state=entropy,
+        )
+        self.n_boot = self._template.n_boot
+        self._train = self._training_table(
+            groups_train, tasks_train, counts_train, sample_weight_train
+        )
+        self._next_row = 0
+        self._in_forward = False
+        prefixes = [""] if self.n_boot is None else ["", "rep_"]
+        for prefix in prefixes:
+            batch = () if prefix == "" else (int(self.n_boot),)  # type: ignore[arg-type]
+            self.add_state(
+                prefix + "n", torch.zeros(batch, dtype=torch.float64), dist_reduce_fx="sum"
+            )
+            for role in roles:
+                k = self.num_groups if role.startswith("groups") else self.num_tasks
+                self.add_state(
+                    f"{prefix}totals_{role}",
+                    torch.zeros(batch + (k,), dtype=torch.float64),
+                    dist_reduce_fx="sum",
+                )
+            for g, t in self._joint_keys:
+                self.add_state(
+                    f"{prefix}joint_{g}__{t}",
+                    torch.zeros(batch + (self.num_groups, self.num_tasks), dtype=torch.float64),
+                    dist_reduce_fx="sum",
+                )
+        self.add_state("n_rows", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
+
+    # ------------------------------------------------------------ training side
+    def _training_labels(self, values: Any, names: tuple[Any, ...]) -> Any:
+        """Class indices (tensor or integer array) become names; other forms pass as they are."""
+        if values is None:
+            return None
+        array = _as_numpy(values)
+        if np.ndim(array) == 1 and np.asarray(array).dtype.kind in "iu":
+            index = np.asarray(array, dtype=np.int64)
+            if index.size and (index.min() < 0 or index.max() >= len(names)):
+                return array  # the adapter layer names the bad labels
+            return np.asarray(names, dtype=object)[index]
+        return array
+
+    def _training_table(
+        self, groups_train: Any, tasks_train: Any, counts_train: Any, sample_weight_train: Any
+    ) -> CountTable | None:
+        table = count_training_split(
+            groups_train=self._training_labels(groups_train, self.group_names),
+            tasks_train=self._training_labels(tasks_train, self.task_names),
+            counts_train=counts_train,
+            sample_weight_train=_as_numpy(sample_weight_train),
+            group_names=self.group_names,
+            task_names=self.task_names,
+        )
+        return table
+
+    # ------------------------------------------------------------------ update
+    def update(
+        self,
+        *,
+        groups: Any = None,
+        tasks: Any = None,
+        groups_pred: Any = None,
+        tasks_pred: Any = None,
+        sample_weight: Any = None,
+        row_offset: int | None = None,
+        row_index: Any = None,
+    ) -> None:
+        """Count one batch of rows.
+
+        Parameters
+        ----------
+        groups, groups_pred : Tensor of shape (n,) or (n, num_groups)
+            Class indices, multi-hot 0/1, or (predictions) scores with
+            ``threshold`` / probabilities with ``soft``. Roles the metric does
+            not use are ignored (so one ``MetricCollection`` call can feed
+            several metrics).
+        tasks, tasks_pred : Tensor of shape (n,) or (n, num_tasks)
+            As for the groups.
+        sample_weight : Tensor of shape (n,), optional
+            Non-negative row weights.
+        row_offset : int, optional
+            Global position of the batch's first row in the evaluation set
+            (online bootstrap only; by default the rows follow those seen).
+        row_index : Tensor of int of shape (n,), optional
+            Global position of every row (for example the dataset indices of
+            a shuffled or distributed sampler).
+        """
+        given = {
+            "groups": groups,
+            "tasks": tasks,
+            "groups_pred": groups_pred,
+            "tasks_pred": tasks_pred,
+        }
+        arrays = {}
+        for role in self._roles:
+            if given[role] is None:
+                raise ValueError(ERR_NEEDS_INPUT.format(metric=type(self).__name__, role=role))
+            arrays[role] = to_numpy_labels(
+                given[role],
+                arg=role,
+                k=self.num_groups if role.startswith("groups") else self.num_tasks,
+                prediction=role.endswith("_pred"),
+                threshold=self.threshold,
+            )
+        index = None if row_index is None else np.asarray(_as_numpy(row_index))
+        if self.n_boot is not None and row_offset is None and index is None:
+            if _world_size() > 1:
+                raise ValueError(ERR_DISTRIBUTED_POSITIONS.format(metric=type(self).__name__))
+            row_offset = self._next_row
+        chunk = self._template.update(
+            **arrays,
+            sample_weight=None if sample_weight is None else _as_numpy(sample_weight),
+            soft=self.soft,
+            row_offset=row_offset,
+            row_index=index,
+        )
+        self._next_row = max(self._next_row, int(chunk.next_row))
+        self._add_counts(chunk, "")
+        if chunk.replicates is not None:
+            self._add_counts(chunk.replicates, "rep_")
+        self.n_rows += int(chunk.n_rows)
+
+    def _add_counts(self, table: CountTable, prefix: str) -> None:
+        device = self.n_rows.device
+
+        def add(name: str, values: np.ndarray) -> None:
+            state = getattr(self, prefix + name)
+            state += torch.as_tensor(np.asarray(values), dtype=torch.float64, device=device)
+
+        add("n", table.n)
+        for role in self._roles:
+            add(f"totals_{role}", table.totals[role])
+        for g, t in self._joint_keys:
+            add(f"joint_{g}__{t}", table.joint[(g, t)])
+
+    # ----------------------------------------------------------------- compute
+    def _state_table(self, prefix: str) -> CountTable:
+        def get(name: str) -> np.ndarray:
+            value: torch.Tensor = getattr(self, prefix + name)
+            return np.asarray(value.detach().cpu().numpy(), dtype=np.float64)
+
+        return CountTable(
+            group_names=self.group_names,
+            task_names=self.task_names,
+            n=get("n"),
+            totals={role: get(f"totals_{role}") for role in self._roles},
+            joint={(g, t): get(f"joint_{g}__{t}") for g, t in self._joint_keys},
+            n_rows=int(self.n_rows.item()),
+        )
+
+    def count_table(self) -> CountTable:
+        """The counts of this process's rows so far as a :class:`~biasamp.CountTable`.
+
+        Label names are ``group_names`` / ``task_names``; with ``n_boot`` the
+        table carries its replicates, so it can be saved with
+        :func:`biasamp.save_counts` and merged with ``+`` outside torch.
+        """
+        table = self._state_table("")
+        if self.n_boot is not None:
+            table.bootstrap = self._template.bootstrap
+            table.replicates = self._state_table("rep_")
+            table.next_row = self._next_row
+        return table
+
+    def _result(self) -> PairwiseResult:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def compute(self) -> torch.Tensor:
+        """The metric value over every row seen (all processes) as a 0-d float64 tensor."""
+        return torch.tensor(self._result().value, dtype=torch.float64, device=self.n_rows.device)
+
+    def compute_result(self) -> PairwiseResult:
+        """The full biasamp result over every row seen: ``value``, ``by_pair``, ``top()``,
+        and with ``n_boot`` the interval (``ci``, ``se``, ``replicates``).
+
+        Under ``torch.distributed`` the states are synchronised first, like
+        ``compute()``, so every process must call it.
+        """
+        with self.sync_context(
+            dist_sync_fn=self.dist_sync_fn,
+            should_sync=self._to_sync,
+            should_unsync=self._should_unsync,
+        ):
+            return self._result()
+
+    # ------------------------------------------------------- row positions
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Update with a batch and return the metric on that batch alone (torchmetrics rule)."""
+        self._in_forward = True
+        try:
+            return super().forward(*args, **kwargs)
+        finally:
+            self._in_forward = False
+
+    def reset(self) -> None:
+        """Forget every row seen (and restart the bootstrap's row positions at 0)."""
+        super().reset()
+        if not getattr(self, "_in_forward", False):  # forward resets to count one batch
+            self._next_row = 0
+
+
+class DirectionalBiasAmplification(_CountTableMetric):
+    """Directional bias amplification BiasAmp-> (Wang & Russakovsky 2021) as a torchmetrics metric.
+
+    Parameters
+    ----------
+    direction : {"A->T", "T->A"}
+        ``"A->T"`` needs ``groups``, ``tasks`` and ``tasks_pred`` in
+        ``update``; ``"T->A"`` needs ``groups``, ``tasks`` and ``groups_pred``.
+    num_groups, num_tasks : int
+        Number of groups |A| and tasks |T| (columns of a multi-hot tensor,
+        range of class indices).
+    groups_train, tasks_train : Tensor or array-like, optional
+        Training ground truth (class indices, multi-hot, or label names from
+        ``group_names`` / ``task_names``); fixes the signs ``y_at``. Without a
+        training side the evaluation ground truth fixes them.
+    counts_train : CountTable or DataFrame, optional
+        The training side as counts (tasks x groups), instead of labels.
+    sample_weight_train : array-like of shape (n_train,), optional
+        Weights of the training rows.
+    group_names, task_names : sequence, optional
+        Names of the columns / class indices, used in ``compute_result()``
+        (default ``0 .. num - 1``).
+    soft : bool, default False
+        Predictions are probabilities, counted as expected counts.
+    threshold : float or sequence of float, optional
+        Predictions are scores; positive when ``score > threshold`` (one
+        threshold, or one per column).
+    tie_rule, empty : str
+        As in :func:`biasamp.directional`.
+    n_boot : int, optional
+        Keep B online-bootstrap replicates; ``compute_result()`` then has a
+        percentile interval (equal to ``biasamp.directional(..., n_boot=B,
+        random_state=...)`` on the same rows in the same order).
+    ci : float, default 0.95
+        Level of the interval.
+    random_state : None or int, optional
+        Seed of the replicate weights; give every process the same integer.
+    **kwargs
+        torchmetrics options (``dist_sync_on_step``, ``sync_on_compute``,
+        ``compute_on_cpu``, ...).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from biasamp.torchmetrics import DirectionalBiasAmplification
+    >>> metric = DirectionalBiasAmplification(direction="A->T", num_groups=2, num_tasks=1)
+    >>> groups = torch.tensor([0, 0, 1, 1])                     # class indices
+    >>> tasks = torch.tensor([[0], [1], [0], [1]])              # multi-hot
+    >>> weights = torch.tensor([60.0, 30.0, 10.0, 20.0])
+    >>> metric.update(groups=groups, tasks=tasks, tasks_pred=torch.tensor([[0], [0], [1], [1]]),
+    ...               sample_weight=weights)
+    >>> metric.compute()
+    tensor(0.3333, dtype=torch.float64)
+    >>> metric.compute_result().by_pair[["group", "task", "delta"]]
+      group task     delta
+    0     0    0 -0.333333
+    1     1    0  0.333333
+    """
+
+    _metric_name = "directional"
+    plot_lower_bound = -1.0
+    plot_upper_bound = 1.0
+
+    def __init__(
+        self,
+        direction: str,
+        num_groups: int,
+        num_tasks: int,
+        *,
+        groups_train: Any = None,
+        tasks_train: Any = None,
+        counts_train: CountTable | pd.DataFrame | None = None,
+        sample_weight_train: Any = None,
+        group_names: Sequence[Any] | None = None,
+        task_names: Sequence[Any] | None = None,
+        soft: bool = False,
+        threshold: float | Sequence[float] | None = None,
+        tie_rule: str = "zero",
+        empty: str = "exclude",
+        n_boot: int | None = None,
+        ci: float = 0.95,
+        random_state: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        direction = normalize_direction(direction)
+        _check_rules(tie_rule, empty)
+        pred_role = "tasks_pred" if direction == "A->T" else "groups_pred"
+        super().__init__(
+            roles=("groups", "tasks", pred_role),
+            num_groups=num_groups,
+            num_tasks=num_tasks,
+            group_names=group_names,
+            task_names=task_names,
+            groups_train=groups_train,
+            tasks_train=tasks_train,
+            counts_train=counts_train,
+            sample_weight_train=sample_weight_train,
+            soft=soft,
+            threshold=threshold,
+            n_boot=n_boot,
+            ci=ci,
+            random_state=random_state,
+            **kwargs,
+        )
+        self.direction = direction
+        self.tie_rule = tie_rule
+        self.empty = empty
+
+    def _result(self) -> PairwiseResult:
+        return directional_from_counts(
+            self.count_table(),
+            direction=self.direction,
+            train=self._train,
+            tie_rule=self.tie_rule,
+            empty=self.empty,
+            ci=self.ci,
+        )
+
+
+class MALSBiasAmplification(_CountTableMetric):
+    """BiasAmp_MALS (Zhao et al. 2017) as a torchmetrics metric.
+
+    ``update`` needs only the predictions, ``groups_pred`` and ``tasks_pred``;
+    the training side (``groups_train`` and ``tasks_train``, or
+    ``counts_train``) is required and fixes ``b*`` and the biased pairs.
+
+    Parameters
+    ----------
+    num_groups, num_tasks : int
+        Number of groups and tasks.
+    groups_train, tasks_train : Tensor or array-like
+        Training ground truth (class indices, multi-hot, or label names).
+    counts_train : CountTable or DataFrame, optional
+        The training side as counts instead.
+    margin : float, default 0.05
+        Tolerance of ``violations`` (in ``compute_result().extras``).
+    sample_weight_train, group_names, task_names, soft, threshold, n_boot, ci, random_state, **kwargs
+        As for :class:`DirectionalBiasAmplification`.
+
+    Examples
+    --------
+    Zhao et al.'s example: cooking is 66% women in training, 84% in predictions.
+
+    >>> import torch
+    >>> from biasamp.torchmetrics import MALSBiasAmplification
+    >>> metric = MALSBiasAmplification(
+    ...     num_groups=2, num_tasks=1, group_names=["w", "m"], task_names=["cook"],
+    ...     groups_train=torch.tensor([0, 1]), tasks_train=torch.tensor([0, 0]),
+    ...     sample_weight_train=[66, 34])
+    >>> metric.update(groups_pred=torch.tensor([0, 1]), tasks_pred=torch.tensor([0, 0]),
+    ...               sample_weight=torch.tensor([84.0, 16.0]))
+    >>> round(float(metric.compute()), 2), metric.compute_result().violations
+    (0.18, 1)
+    """
+
+    _metric_name = "mals"
+    plot_lower_bound = -1.0
+    plot_upper_bound = 1.0
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_tasks: int,
+        *,
+        groups_train: Any = None,
+        tasks_train: Any = None,
+        counts_train: CountTable | pd.DataFrame | None = None,
+        sample_weight_train: Any = None,
+        margin: float = 0.05,
+        group_names: Sequence[Any] | None = None,
+        task_names: Sequence[Any] | None = None,
+        soft: bool = False,
+        threshold: float | Sequence[float] | None = None,
+        n_boot: int | None = None,
+        ci: float = 0.95,
+        random_state: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        if not isinstance(margin, (int, float, np.number)) or not 0 <= float(margin) <= 1:
+            raise ValueError(ERR_MARGIN.format(got=margin))
+        super().__init__(
+            roles=("groups_pred", "tasks_pred"),
+            num_groups=num_groups,
+            num_tasks=num_tasks,
+            group_names=group_names,
+            task_names=task_names,
+            groups_train=groups_train,
+            tasks_train=tasks_train,
+            counts_train=counts_train,
+            sample_weight_train=sample_weight_train,
+            soft=soft,
+            threshold=threshold,
+            n_boot=n_boot,
+            ci=ci,
+            random_state=random_state,
+            **kwargs,
+        )
+        if self._train is None:
+            raise ValueError(ERR_MALS_TRAIN)
+        self.margin = float(margin)
+
+    def _result(self) -> PairwiseResult:
+        assert self._train is not None
+        return mals_from_counts(self._train, self.count_table(), margin=self.margin, ci=self.ci)

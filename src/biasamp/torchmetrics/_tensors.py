@@ -1,0 +1,98 @@
+"""Tensors in, numpy label arrays out: what the torchmetrics classes accept in ``update``.
+
+A role's tensor may be
+
+* 1-D integer class indices in ``[0, k)`` (one label per row);
+* 2-D ``(n, k)`` multi-hot 0/1 (bool, integer or float);
+* 2-D ``(n, k)`` probabilities or scores of a *prediction* role, made 0/1 with
+  ``threshold`` (positive when ``score > threshold``, biasamp's rule) or used
+  as expected counts with ``soft=True``.
+
+Tensors on any device are detached and copied to the CPU; numpy arrays and
+lists are accepted as well. Validation (range, 0/1, shapes) is the adapter
+layer's (:func:`biasamp.inputs.as_label_matrix`), so messages match the
+functional API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from biasamp.inputs._label_matrix import ERR_NAN
+
+__all__ = ["ERR_INDEX_DTYPE", "ERR_THRESHOLD", "check_threshold", "to_numpy_labels"]
+
+ERR_INDEX_DTYPE = (
+    "{arg}: a 1-D tensor must hold integer class indices in [0, {k}), got dtype {dtype}; "
+    "pass scores as a 2-D (n, {k}) tensor with threshold= or soft=True."
+)
+ERR_INDEX_RANGE = "{arg}: class indices must lie in [0, {k}); found values in [{low}, {high}]."
+ERR_THRESHOLD = (
+    "threshold: expected None, a number or a sequence of one number per column, got {got!r}."
+)
+ERR_THRESHOLD_AND_SOFT = "Give threshold= or soft=True, not both."
+
+
+def check_threshold(threshold: Any, soft: bool) -> float | np.ndarray | None:
+    """Validate ``threshold`` (a number or one per column) against ``soft``."""
+    if threshold is None:
+        return None
+    if soft:
+        raise ValueError(ERR_THRESHOLD_AND_SOFT)
+    if isinstance(threshold, (bool, np.bool_)):
+        raise ValueError(ERR_THRESHOLD.format(got=threshold))
+    if isinstance(threshold, (int, float, np.number)):
+        if not np.isfinite(threshold):
+            raise ValueError(ERR_THRESHOLD.format(got=threshold))
+        return float(threshold)
+    if isinstance(threshold, Sequence) or isinstance(threshold, np.ndarray):
+        values = np.asarray(threshold, dtype=np.float64)
+        if values.ndim != 1 or not np.isfinite(values).all():
+            raise ValueError(ERR_THRESHOLD.format(got=threshold))
+        return values
+    raise ValueError(ERR_THRESHOLD.format(got=threshold))
+
+
+def _as_numpy(x: Any) -> np.ndarray:
+    detach = getattr(x, "detach", None)
+    if detach is not None:  # a torch tensor, on any device
+        return np.asarray(detach().cpu().numpy())
+    return np.asarray(x)
+
+
+def to_numpy_labels(
+    x: Any,
+    *,
+    arg: str,
+    k: int,
+    prediction: bool,
+    threshold: float | np.ndarray | None,
+) -> np.ndarray:
+    """One role's tensor as a numpy array :func:`biasamp.inputs.as_label_matrix` accepts.
+
+    Returns 1-D integer indices (with label names ``range(k)``) or a 2-D
+    ``(n, k)`` float array; thresholding applies to 2-D predictions only.
+    """
+    values = _as_numpy(x)
+    if values.ndim == 1:
+        if values.dtype.kind not in "iu":
+            raise TypeError(ERR_INDEX_DTYPE.format(arg=arg, k=k, dtype=values.dtype))
+        if values.size and (values.min() < 0 or values.max() >= k):
+            raise ValueError(
+                ERR_INDEX_RANGE.format(arg=arg, k=k, low=values.min(), high=values.max())
+            )
+        return values.astype(np.int64, copy=False)
+    if values.ndim == 2 and values.dtype.kind == "b":
+        return values
+    if values.ndim == 2 and prediction and threshold is not None:
+        scores = values.astype(np.float64, copy=False)
+        finite = np.isfinite(scores)
+        if not finite.all():
+            raise ValueError(ERR_NAN.format(arg=arg, count=int((~finite).sum())))
+        if np.ndim(threshold) == 1 and np.shape(threshold)[0] != scores.shape[1]:
+            raise ValueError(ERR_THRESHOLD.format(got=threshold))
+        return (scores > threshold).astype(np.float64)
+    return values.astype(np.float64, copy=False) if values.dtype.kind in "iuf" else values

@@ -1,0 +1,158 @@
+"""A real torch.distributed run: two processes (gloo, 127.0.0.1), each counting half the rows.
+
+``compute()`` synchronises the count states (a sum), so every rank must report
+the single-process value, with and without the online bootstrap.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("torchmetrics")
+if not torch.distributed.is_available():  # pragma: no cover - depends on the torch build
+    pytest.skip("torch.distributed is not available", allow_module_level=True)
+
+from biasamp import directional, mals  # noqa: E402
+
+N, G, T, WORLD = 1000, 2, 6, 2
+N_BOOT, SEED = 40, 123
+
+
+def _data() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(42)
+    groups = rng.integers(0, G, size=N)
+    tasks = (rng.random((N, T)) < 0.25 + 0.3 * groups[:, None]).astype(np.int64)
+    return {
+        "groups": groups,
+        "tasks": tasks,
+        "tasks_pred": np.where(rng.random((N, T)) < 0.85, tasks, 1 - tasks),
+        "groups_pred": np.where(rng.random(N) < 0.8, groups, 1 - groups),
+        "train_groups": rng.integers(0, G, size=N),
+        "train_tasks": (rng.random((N, T)) < 0.3).astype(np.int64),
+    }
+
+
+def _worker(rank: int, port: int, out_dir: str) -> None:
+    import torch.distributed as dist
+
+    from biasamp.torchmetrics import DirectionalBiasAmplification, MALSBiasAmplification
+    from biasamp.torchmetrics._metrics import ERR_DISTRIBUTED_POSITIONS
+
+    dist.init_process_group(
+        "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD
+    )
+    try:
+        d = _data()
+        half = slice(rank * N // WORLD, (rank + 1) * N // WORLD)  # contiguous halves
+        interleaved = np.arange(rank, N, WORLD)  # what a DistributedSampler hands out
+        report: dict[str, object] = {}
+        for direction in ("A->T", "T->A"):
+            plain = DirectionalBiasAmplification(direction, G, T)
+            boot = DirectionalBiasAmplification(direction, G, T, n_boot=N_BOOT, random_state=SEED)
+            shuffled = DirectionalBiasAmplification(
+                direction, G, T, n_boot=N_BOOT, random_state=SEED
+            )
+            for a in range(half.start, half.stop, 128):  # batches of 128 rows
+                rows = slice(a, min(a + 128, half.stop))
+                batch = {k: torch.tensor(d[k][rows]) for k in ("groups", "tasks")}
+                batch["tasks_pred"] = torch.tensor(d["tasks_pred"][rows])
+                batch["groups_pred"] = torch.tensor(d["groups_pred"][rows])
+                plain.update(**batch)
+                boot.update(**batch, row_offset=a)
+            for a in range(0, len(interleaved), 100):
+                idx = interleaved[a : a + 100]
+                shuffled.update(
+                    **{k: torch.tensor(d[k][idx]) for k in ("groups", "tasks", "tasks_pred")},
+                    groups_pred=torch.tensor(d["groups_pred"][idx]),
+                    row_index=torch.tensor(idx),
+                )
+            report[direction] = {
+                "value": float(plain.compute()),
+                "boot_value": float(boot.compute()),
+                "boot_ci": list(boot.compute_result().ci),
+                "shuffled_ci": list(shuffled.compute_result().ci),
+                "local_rows": int(plain.n_rows),  # unsynced again after compute
+            }
+        mals_metric = MALSBiasAmplification(
+            G, T, groups_train=d["train_groups"], tasks_train=d["train_tasks"]
+        )
+        mals_metric.update(
+            groups_pred=torch.tensor(d["groups_pred"][half]),
+            tasks_pred=torch.tensor(d["tasks_pred"][half]),
+        )
+        report["mals"] = float(mals_metric.compute())
+        # without row positions the online bootstrap refuses to run under torch.distributed
+        try:
+            DirectionalBiasAmplification("A->T", G, T, n_boot=4, random_state=0).update(
+                groups=torch.tensor(d["groups"][half]),
+                tasks=torch.tensor(d["tasks"][half]),
+                tasks_pred=torch.tensor(d["tasks_pred"][half]),
+            )
+            report["positions_error"] = None
+        except ValueError as exc:
+            report["positions_error"] = str(exc)
+            assert str(exc) == ERR_DISTRIBUTED_POSITIONS.format(
+                metric="DirectionalBiasAmplification"
+            )
+        Path(out_dir, f"rank{rank}.json").write_text(json.dumps(report))
+    finally:
+        dist.destroy_process_group()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_two_process_gloo_run_equals_one_process(tmp_path):
+    torch.multiprocessing.spawn(
+        _worker, args=(_free_port(), str(tmp_path)), nprocs=WORLD, join=True
+    )
+    reports = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(WORLD)]
+    d = _data()
+    for direction in ("A->T", "T->A"):
+        pred = {"tasks_pred": d["tasks_pred"]} if direction == "A->T" else {}
+        pred = pred or {"groups_pred": d["groups_pred"]}
+        single = directional(
+            direction=direction,
+            groups=d["groups"],
+            tasks=d["tasks"],
+            **pred,
+            group_names=range(G),
+            task_names=range(T),
+        )
+        boot = directional(
+            direction=direction,
+            groups=d["groups"],
+            tasks=d["tasks"],
+            **pred,
+            group_names=range(G),
+            task_names=range(T),
+            n_boot=N_BOOT,
+            random_state=SEED,
+        )
+        for report in reports:
+            got = report[direction]
+            assert abs(got["value"] - single.value) <= 1e-12
+            assert abs(got["boot_value"] - single.value) <= 1e-12
+            np.testing.assert_allclose(got["boot_ci"], boot.ci, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(got["shuffled_ci"], boot.ci, rtol=0, atol=1e-12)
+            assert got["local_rows"] == N // WORLD
+    single_mals = mals(
+        groups_train=d["train_groups"],
+        tasks_train=d["train_tasks"],
+        groups_pred=d["groups_pred"],
+        tasks_pred=d["tasks_pred"],
+        group_names=range(G),
+        task_names=range(T),
+    )
+    for report in reports:
+        assert abs(report["mals"] - single_mals.value) <= 1e-12
+        assert report["positions_error"] is not None

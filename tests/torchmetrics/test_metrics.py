@@ -1,0 +1,333 @@
+"""biasamp.torchmetrics: batched updates equal the one-shot functional metrics."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("torchmetrics")
+
+from biasamp import CountTable, directional, mals  # noqa: E402
+from biasamp.torchmetrics import (  # noqa: E402
+    DirectionalBiasAmplification,
+    MALSBiasAmplification,
+)
+from biasamp.torchmetrics._metrics import (  # noqa: E402
+    ERR_NAMES_LENGTH,
+    ERR_NEEDS_INPUT,
+    ERR_NUM,
+)
+from biasamp.torchmetrics._tensors import ERR_INDEX_DTYPE, ERR_THRESHOLD_AND_SOFT  # noqa: E402
+
+N, G, T = 800, 3, 5
+
+
+def _data(seed: int = 0, n: int = N) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, G, size=n)
+    tasks = (rng.random((n, T)) < 0.3 + 0.1 * groups[:, None] / G).astype(np.int64)
+    scores = np.clip(tasks * 0.6 + rng.random((n, T)) * 0.5, 0, 1)
+    group_scores = rng.dirichlet(np.ones(G), size=n)
+    return {
+        "groups": groups,
+        "tasks": tasks,
+        "tasks_scores": scores,
+        "tasks_pred": (scores > 0.5).astype(np.int64),
+        "groups_pred": np.where(rng.random(n) < 0.7, groups, rng.integers(0, G, size=n)),
+        "groups_scores": group_scores,
+        "train_groups": rng.integers(0, G, size=2 * n),
+        "train_tasks": (rng.random((2 * n, T)) < 0.35).astype(np.int64),
+    }
+
+
+def _batches(n: int, count: int = 8) -> list[slice]:
+    edges = np.linspace(0, n, count + 1).astype(int)
+    return [slice(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+
+@pytest.mark.parametrize("direction", ["A->T", "T->A"])
+@pytest.mark.parametrize("with_train", [False, True])
+def test_directional_batched_equals_one_shot(direction, with_train):
+    d = _data(1)
+    train = (
+        {
+            "groups_train": torch.tensor(d["train_groups"]),
+            "tasks_train": torch.tensor(d["train_tasks"]),
+        }
+        if with_train
+        else {}
+    )
+    metric = DirectionalBiasAmplification(direction, G, T, **train)
+    for rows in _batches(N):
+        metric.update(
+            groups=torch.tensor(d["groups"][rows]),
+            tasks=torch.tensor(d["tasks"][rows]),
+            tasks_pred=torch.tensor(d["tasks_pred"][rows]),
+            groups_pred=torch.tensor(d["groups_pred"][rows]),
+        )
+    value = metric.compute()
+    assert value.dtype == torch.float64 and value.ndim == 0
+    expected = directional(
+        direction=direction,
+        groups=d["groups"],
+        tasks=d["tasks"],
+        tasks_pred=d["tasks_pred"] if direction == "A->T" else None,
+        groups_pred=d["groups_pred"] if direction == "T->A" else None,
+        groups_train=d["train_groups"] if with_train else None,
+        tasks_train=d["train_tasks"] if with_train else None,
+        group_names=range(G),
+        task_names=range(T),
+    )
+    assert abs(float(value) - expected.value) <= 1e-12
+    result = metric.compute_result()
+    np.testing.assert_allclose(
+        result.by_pair["delta"], expected.by_pair["delta"], rtol=0, atol=1e-12
+    )
+    assert list(result.by_pair["group"]) == list(expected.by_pair["group"])
+    assert int(metric.n_rows) == N
+
+
+def test_mals_batched_equals_one_shot():
+    d = _data(2)
+    metric = MALSBiasAmplification(
+        G, T, groups_train=torch.tensor(d["train_groups"]), tasks_train=d["train_tasks"], margin=0.1
+    )
+    for rows in _batches(N):
+        metric.update(
+            groups_pred=torch.tensor(d["groups_pred"][rows]),
+            tasks_pred=torch.tensor(d["tasks_pred"][rows]),
+        )
+    expected = mals(
+        groups_train=d["train_groups"],
+        tasks_train=d["train_tasks"],
+        groups_pred=d["groups_pred"],
+        tasks_pred=d["tasks_pred"],
+        group_names=range(G),
+        task_names=range(T),
+        margin=0.1,
+    )
+    assert abs(float(metric.compute()) - expected.value) <= 1e-12
+    result = metric.compute_result()
+    assert result.violations == expected.violations
+    np.testing.assert_allclose(result.by_pair["delta"], expected.by_pair["delta"], atol=1e-12)
+
+
+def test_tensor_forms_give_the_functional_value():
+    d = _data(3)
+    one_hot_groups = np.eye(G, dtype=bool)[d["groups"]]
+    expected = directional(
+        direction="A->T",
+        groups=d["groups"],
+        tasks=d["tasks"],
+        tasks_pred=d["tasks_pred"],
+        group_names=range(G),
+        task_names=range(T),
+    ).value
+    # multi-hot bool groups, float 0/1 tasks, scores with a threshold
+    metric = DirectionalBiasAmplification("A->T", G, T, threshold=0.5)
+    for rows in _batches(N):
+        metric.update(
+            groups=torch.tensor(one_hot_groups[rows]),
+            tasks=torch.tensor(d["tasks"][rows], dtype=torch.float32),
+            tasks_pred=torch.tensor(d["tasks_scores"][rows], dtype=torch.float64),
+        )
+    assert abs(float(metric.compute()) - expected) <= 1e-12
+    # one threshold per column
+    per_column = DirectionalBiasAmplification("A->T", G, T, threshold=[0.5] * T)
+    per_column.update(
+        groups=torch.tensor(d["groups"]),
+        tasks=torch.tensor(d["tasks"]),
+        tasks_pred=torch.tensor(d["tasks_scores"]),
+    )
+    assert abs(float(per_column.compute()) - expected) <= 1e-12
+    # soft predictions: expected counts, as directional(soft=True)
+    soft = DirectionalBiasAmplification("T->A", G, T, soft=True)
+    for rows in _batches(N):
+        soft.update(
+            groups=torch.tensor(d["groups"][rows]),
+            tasks=torch.tensor(d["tasks"][rows]),
+            groups_pred=torch.tensor(d["groups_scores"][rows]),
+        )
+    soft_expected = directional(
+        direction="T->A",
+        groups=d["groups"],
+        tasks=d["tasks"],
+        groups_pred=d["groups_scores"],
+        soft=True,
+        group_names=range(G),
+        task_names=range(T),
+    ).value
+    assert abs(float(soft.compute()) - soft_expected) <= 1e-12
+
+
+def test_online_bootstrap_equals_the_functional_bootstrap():
+    d = _data(4)
+    metric = DirectionalBiasAmplification("A->T", G, T, n_boot=64, random_state=9, ci=0.9)
+    for rows in _batches(N):
+        metric.update(
+            groups=torch.tensor(d["groups"][rows]),
+            tasks=torch.tensor(d["tasks"][rows]),
+            tasks_pred=torch.tensor(d["tasks_pred"][rows]),
+        )
+    result = metric.compute_result()
+    expected = directional(
+        direction="A->T",
+        groups=d["groups"],
+        tasks=d["tasks"],
+        tasks_pred=d["tasks_pred"],
+        group_names=range(G),
+        task_names=range(T),
+        n_boot=64,
+        random_state=9,
+        ci=0.9,
+    )
+    assert result.ci == expected.ci and result.ci_level == 0.9
+    np.testing.assert_array_equal(result.replicates, expected.replicates)
+    # the same table outside torch
+    table = metric.count_table()
+    assert isinstance(table, CountTable) and table.n_boot == 64 and table.next_row == N
+
+
+def test_reset_forward_and_merge_state():
+    d = _data(5)
+    kw = {"groups_train": d["train_groups"], "tasks_train": d["train_tasks"]}
+    metric = DirectionalBiasAmplification("A->T", G, T, n_boot=16, random_state=1, **kw)
+    first, second = slice(0, 400), slice(400, N)
+
+    def batch(rows: slice) -> dict[str, torch.Tensor]:
+        return {
+            "groups": torch.tensor(d["groups"][rows]),
+            "tasks": torch.tensor(d["tasks"][rows]),
+            "tasks_pred": torch.tensor(d["tasks_pred"][rows]),
+        }
+
+    def functional(rows: slice, **extra) -> float:
+        return directional(
+            direction="A->T",
+            groups=d["groups"][rows],
+            tasks=d["tasks"][rows],
+            tasks_pred=d["tasks_pred"][rows],
+            groups_train=d["train_groups"],
+            tasks_train=d["train_tasks"],
+            **extra,
+        )
+
+    # forward returns the batch value and accumulates the global state
+    batch_value = metric(**batch(first))
+    assert abs(float(batch_value) - functional(first).value) <= 1e-12
+    metric(**batch(second))
+    whole = functional(slice(0, N), n_boot=16, random_state=1)
+    assert abs(float(metric.compute()) - whole.value) <= 1e-12
+    assert metric.compute_result().ci == whole.ci  # forward kept the row positions
+    # reset forgets everything, including row positions
+    metric.reset()
+    assert int(metric.n_rows) == 0
+    metric.update(**batch(first))
+    assert metric.compute_result().ci == functional(first, n_boot=16, random_state=1).ci
+    # merge_state: another metric's rows (given their positions) add up
+    other = DirectionalBiasAmplification("A->T", G, T, n_boot=16, random_state=1, **kw)
+    other.update(**batch(second), row_offset=400)
+    metric.merge_state(other)
+    assert abs(float(metric.compute()) - whole.value) <= 1e-12
+    assert metric.compute_result().ci == whole.ci
+
+
+def test_label_names_and_counts_train():
+    d = _data(6)
+    train = CountTable.from_arrays(
+        groups=np.array(["a", "b", "c"])[d["train_groups"]],
+        tasks=d["train_tasks"],
+        task_names=list("vwxyz"),
+    )
+    metric = DirectionalBiasAmplification(
+        "A->T", G, T, counts_train=train, group_names=["a", "b", "c"], task_names=list("vwxyz")
+    )
+    metric.update(
+        groups=torch.tensor(d["groups"]),
+        tasks=torch.tensor(d["tasks"]),
+        tasks_pred=torch.tensor(d["tasks_pred"]),
+    )
+    result = metric.compute_result()
+    assert set(result.by_pair["group"]) == {"a", "b", "c"}
+    expected = directional(
+        direction="A->T",
+        groups=np.array(["a", "b", "c"])[d["groups"]],
+        tasks=d["tasks"],
+        tasks_pred=d["tasks_pred"],
+        counts_train=train,
+    )
+    assert abs(result.value - expected.value) <= 1e-12
+    # training labels given as names
+    by_name = DirectionalBiasAmplification(
+        "A->T",
+        G,
+        T,
+        groups_train=np.array(["a", "b", "c"])[d["train_groups"]],
+        tasks_train=d["train_tasks"],
+        group_names=["a", "b", "c"],
+        task_names=list("vwxyz"),
+    )
+    by_name.update(
+        groups=torch.tensor(d["groups"]),
+        tasks=torch.tensor(d["tasks"]),
+        tasks_pred=torch.tensor(d["tasks_pred"]),
+    )
+    assert abs(float(by_name.compute()) - expected.value) <= 1e-12
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match=ERR_NUM.format(arg="num_groups", got=0)):
+        DirectionalBiasAmplification("A->T", 0, 3)
+    with pytest.raises(ValueError, match="direction"):
+        DirectionalBiasAmplification("sideways", 2, 3)
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_NAMES_LENGTH.split("(")[0].format(arg="group_names", k=2))
+    ):
+        DirectionalBiasAmplification("A->T", 2, 3, group_names=["m"])
+    with pytest.raises(ValueError, match="needs the training side"):
+        MALSBiasAmplification(2, 3)
+    with pytest.raises(ValueError, match=ERR_THRESHOLD_AND_SOFT):
+        DirectionalBiasAmplification("A->T", 2, 3, soft=True, threshold=0.5)
+    metric = DirectionalBiasAmplification("A->T", 2, 3)
+    with pytest.raises(
+        ValueError,
+        match=ERR_NEEDS_INPUT.format(metric="DirectionalBiasAmplification", role="tasks_pred"),
+    ):
+        metric.update(groups=torch.tensor([0, 1]), tasks=torch.tensor([0, 1]))
+    with pytest.raises(
+        TypeError, match=re.escape(ERR_INDEX_DTYPE.split(",")[0].format(arg="groups", k=2))
+    ):
+        metric.update(
+            groups=torch.tensor([0.2, 0.8]),
+            tasks=torch.tensor([0, 1]),
+            tasks_pred=torch.tensor([0, 1]),
+        )
+    with pytest.raises(ValueError, match=r"class indices must lie in \[0, 2\)"):
+        metric.update(
+            groups=torch.tensor([0, 2]), tasks=torch.tensor([0, 1]), tasks_pred=torch.tensor([0, 1])
+        )
+    with pytest.raises(ValueError, match="indicator values must be 0 or 1"):
+        metric.update(
+            groups=torch.tensor([0, 1]),
+            tasks=torch.tensor([0, 1]),
+            tasks_pred=torch.tensor([[0.3, 0.2, 0.1], [0.9, 0.0, 0.0]]),
+        )
+    scored = DirectionalBiasAmplification("A->T", 2, 3, threshold=0.5)
+    with pytest.raises(ValueError, match="tasks_pred: contains NaN"):
+        scored.update(
+            groups=torch.tensor([0, 1]),
+            tasks=torch.tensor([0, 1]),
+            tasks_pred=torch.tensor([[float("nan"), 0.2, 0.1], [0.9, 0.0, 0.0]]),
+        )
+    assert int(metric.n_rows) == 0  # failed updates count nothing
+
+
+def test_import_biasamp_does_not_import_torch():
+    code = "import sys, biasamp; print('torch' in sys.modules or 'torchmetrics' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
