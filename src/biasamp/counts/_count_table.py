@@ -188,6 +188,7 @@ class MergeableCounts:
     task_names: tuple[Any, ...]
     n: np.ndarray
     joint: dict[tuple[str, str], np.ndarray]
+    n_rows: int
 
     @property
     def roles(self) -> frozenset[str]:  # pragma: no cover - overridden
@@ -308,7 +309,7 @@ class MergeableCounts:
                 ERR_MERGE_NAMES.format(what="task", a=self.task_names, b=other.task_names)
             )
         self._check_bootstrap(other)
-        filled = other if not self.roles else self
+        filled: Any = other if not self.roles else self
         return replace(
             filled,
             n_rows=self.n_rows + other.n_rows,

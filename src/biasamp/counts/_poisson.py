@@ -42,7 +42,7 @@ def seed_entropy(random_state: Any) -> int:
     advanced by one draw; a ``SeedSequence`` gives 128 bits of its state.
     """
     if random_state is None:
-        return int(np.random.SeedSequence().entropy)
+        return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
     if isinstance(random_state, (bool, np.bool_)):
         raise TypeError(ERR_RANDOM_STATE.format(type_name=type(random_state).__name__))
     if isinstance(random_state, (int, np.integer)):

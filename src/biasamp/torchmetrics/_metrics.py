@@ -194,6 +194,12 @@ class _CountTableMetric(Metric):
         )
         return table
 
+    def _tensor(self, name: str) -> torch.Tensor:
+        """The state tensor ``name``."""
+        value = getattr(self, name)
+        assert isinstance(value, torch.Tensor)
+        return value
+
     # ------------------------------------------------------------------ update
     def update(
         self,
@@ -259,14 +265,15 @@ class _CountTableMetric(Metric):
         self._add_counts(chunk, "")
         if chunk.replicates is not None:
             self._add_counts(chunk.replicates, "rep_")
-        self.n_rows += int(chunk.n_rows)
+        self._tensor("n_rows").add_(int(chunk.n_rows))
 
     def _add_counts(self, table: CountTable, prefix: str) -> None:
-        device = self.n_rows.device
+        device = self._tensor("n_rows").device
 
         def add(name: str, values: np.ndarray) -> None:
-            state = getattr(self, prefix + name)
-            state += torch.as_tensor(np.asarray(values), dtype=torch.float64, device=device)
+            self._tensor(prefix + name).add_(
+                torch.as_tensor(np.asarray(values), dtype=torch.float64, device=device)
+            )
 
         add("n", table.n)
         for role in self._roles:
@@ -277,7 +284,7 @@ class _CountTableMetric(Metric):
     # ----------------------------------------------------------------- compute
     def _state_table(self, prefix: str) -> CountTable:
         def get(name: str) -> np.ndarray:
-            value: torch.Tensor = getattr(self, prefix + name)
+            value = self._tensor(prefix + name)
             return np.asarray(value.detach().cpu().numpy(), dtype=np.float64)
 
         return CountTable(
@@ -286,7 +293,7 @@ class _CountTableMetric(Metric):
             n=get("n"),
             totals={role: get(f"totals_{role}") for role in self._roles},
             joint={(g, t): get(f"joint_{g}__{t}") for g, t in self._joint_keys},
-            n_rows=int(self.n_rows.item()),
+            n_rows=int(self._tensor("n_rows").item()),
         )
 
     def count_table(self) -> CountTable:
@@ -308,7 +315,8 @@ class _CountTableMetric(Metric):
 
     def compute(self) -> torch.Tensor:
         """The metric value over every row seen (all processes) as a 0-d float64 tensor."""
-        return torch.tensor(self._result().value, dtype=torch.float64, device=self.n_rows.device)
+        device = self._tensor("n_rows").device
+        return torch.tensor(self._result().value, dtype=torch.float64, device=device)
 
     def compute_result(self) -> PairwiseResult:
         """The full biasamp result over every row seen: ``value``, ``by_pair``, ``top()``,
