@@ -143,7 +143,7 @@ def mals_from_counts(
         result,
         predictions,
         train,
-        compute=lambda ev, tr: mals_arrays(tr, ev, margin=float(margin)),
+        compute=lambda ev, tr: mals_arrays(train if tr is None else tr, ev, margin=float(margin)),
         ci=ci,
     )
 

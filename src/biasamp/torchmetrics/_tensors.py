@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from biasamp.inputs._label_matrix import ERR_NAN
 
@@ -70,11 +71,11 @@ def to_numpy_labels(
     k: int,
     prediction: bool,
     threshold: float | np.ndarray | None,
-) -> np.ndarray:
+) -> np.ndarray | sp.csr_matrix:
     """One role's tensor as a numpy array :func:`biasamp.inputs.as_label_matrix` accepts.
 
-    Returns 1-D integer indices (with label names ``range(k)``) or a 2-D
-    ``(n, k)`` float array; thresholding applies to 2-D predictions only.
+    Returns a one-hot CSR matrix for 1-D class indices, or a 2-D ``(n, k)``
+    array; thresholding applies to 2-D predictions only.
     """
     values = _as_numpy(x)
     if values.ndim == 1:
@@ -84,7 +85,12 @@ def to_numpy_labels(
             raise ValueError(
                 ERR_INDEX_RANGE.format(arg=arg, k=k, low=values.min(), high=values.max())
             )
-        return values.astype(np.int64, copy=False)
+        # one-hot as CSR: no label lookup needed, and memory stays O(n) for any k
+        n = values.shape[0]
+        return sp.csr_matrix(
+            (np.ones(n), values.astype(np.int64, copy=False), np.arange(n + 1, dtype=np.int64)),
+            shape=(n, k),
+        )
     if values.ndim == 2 and values.dtype.kind == "b":
         return values
     if values.ndim == 2 and prediction and threshold is not None:
