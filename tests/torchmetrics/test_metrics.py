@@ -331,3 +331,67 @@ def test_import_biasamp_does_not_import_torch():
     code = "import sys, biasamp; print('torch' in sys.modules or 'torchmetrics' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_metric_collection_feeds_each_metric_its_roles():
+    from torchmetrics import MetricCollection
+
+    d = _data(7)
+    train = {"groups_train": d["train_groups"], "tasks_train": d["train_tasks"]}
+    collection = MetricCollection(
+        {
+            "a2t": DirectionalBiasAmplification("A->T", G, T, **train),
+            "t2a": DirectionalBiasAmplification("T->A", G, T, **train),
+            "mals": MALSBiasAmplification(G, T, **train),
+        }
+    )
+    for rows in _batches(N):
+        collection.update(
+            groups=torch.tensor(d["groups"][rows]),
+            tasks=torch.tensor(d["tasks"][rows]),
+            groups_pred=torch.tensor(d["groups_pred"][rows]),
+            tasks_pred=torch.tensor(d["tasks_pred"][rows]),
+        )
+    values = collection.compute()
+    names = {"group_names": range(G), "task_names": range(T)}
+    for key, direction, pred in (("a2t", "A->T", "tasks_pred"), ("t2a", "T->A", "groups_pred")):
+        expected = directional(
+            direction=direction,
+            groups=d["groups"],
+            tasks=d["tasks"],
+            **{pred: d[pred]},
+            groups_train=d["train_groups"],
+            tasks_train=d["train_tasks"],
+            **names,
+        )
+        assert abs(float(values[key]) - expected.value) <= 1e-12
+    expected_mals = mals(
+        groups_train=d["train_groups"],
+        tasks_train=d["train_tasks"],
+        groups_pred=d["groups_pred"],
+        tasks_pred=d["tasks_pred"],
+        **names,
+    )
+    assert abs(float(values["mals"]) - expected_mals.value) <= 1e-12
+
+
+def test_plot_returns_a_figure():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    d = _data(8)
+    metric = DirectionalBiasAmplification("A->T", G, T)
+    values = []
+    for rows in _batches(N, 4):
+        metric.update(
+            groups=torch.tensor(d["groups"][rows]),
+            tasks=torch.tensor(d["tasks"][rows]),
+            tasks_pred=torch.tensor(d["tasks_pred"][rows]),
+        )
+        values.append(metric.compute())
+    fig, ax = metric.plot(values)
+    assert len(ax.lines) >= 1
+    plt.close(fig)

@@ -332,6 +332,12 @@ class _CountTableMetric(Metric):
         ):
             return self._result()
 
+    def plot(self, val: Any = None, ax: Any = None) -> Any:
+        """Plot the value (or a sequence of values, for example one per epoch) the
+        torchmetrics way; returns ``(figure, axes)``. For the per-pair picture use
+        ``compute_result().plot()``."""
+        return self._plot(val, ax)
+
     # ------------------------------------------------------- row positions
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Update with a batch and return the metric on that batch alone (torchmetrics rule)."""
