@@ -328,3 +328,33 @@ def test_row_index_is_checked():
         table.update(**rows, row_index=[0, -1, 2, 3])
     with pytest.raises(ValueError, match="row_index: expected one non-negative"):
         table.update(**rows, row_index=[0.0, 1.0, 2.0, 3.0])
+
+
+def test_pattern_tables_save_load_and_merge_without_pickle(tmp_path):
+    rng = np.random.default_rng(16)
+    n = 600
+    groups = rng.choice(["m", "w"], size=n)
+    tasks = (rng.random((n, 40)) < 0.04).astype(int)  # two 32-bit words per pattern key
+    pred = np.where(rng.random((n, 40)) < 0.97, tasks, 1 - tasks)
+    kw = {"group_names": ["m", "w"], "task_names": list(range(40)), "n_boot": 10, "random_state": 2}
+    for i, (a, b) in enumerate([(0, 250), (250, 600)]):
+        table = PatternCountTable.empty(**kw).update(
+            groups=groups[a:b], tasks=tasks[a:b], tasks_pred=pred[a:b], row_offset=a
+        )
+        save_counts(table, tmp_path / f"w{i}.npz")
+    loaded = [load_counts(tmp_path / f"w{i}.npz") for i in range(2)]
+    assert all(isinstance(t, PatternCountTable) for t in loaded)
+    merged = loaded[0] + loaded[1]
+    one = PatternCountTable.empty(**kw).update(groups=groups, tasks=tasks, tasks_pred=pred)
+    for a, b in ((merged, one), (merged.replicates, one.replicates)):
+        for role in b.patterns:
+            np.testing.assert_array_equal(a.patterns[role], b.patterns[role])
+            np.testing.assert_array_equal(a.pattern_totals[role], b.pattern_totals[role])
+        for key in b.joint:
+            np.testing.assert_array_equal(a.joint[key], b.joint[key])
+        for role in b.group_totals:
+            np.testing.assert_array_equal(a.group_totals[role], b.group_totals[role])
+    train = PatternCountTable.from_arrays(groups=groups, tasks=tasks)
+    x = multi_directional_from_counts(train, merged, direction="A->T")
+    y = multi_directional_from_counts(train, one, direction="A->T")
+    assert x.value == y.value and x.ci == y.ci

@@ -8,7 +8,9 @@ stored as JSON (strings, integers, floats, booleans); ``numpy.load`` runs with
 ``allow_pickle=False``.
 
 A table with an online bootstrap (:meth:`CountTable.empty` with ``n_boot``)
-keeps its replicate counts, its seed and its next row position (format 2), so
+keeps its replicate counts, its seed and its next row position (format 2, as
+are :class:`PatternCountTable` files, whose pattern keys are stored as uint32
+words), so
 tables saved by separate workers load and merge into exactly the table one
 process would have counted: any job system can reduce them, no pickle involved.
 """
@@ -22,13 +24,14 @@ from typing import Any
 import numpy as np
 
 from biasamp.counts._count_table import CountTable
+from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.counts._poisson import PoissonReplicates
 from biasamp.output._atomic import atomic_output
 
 __all__ = ["save_counts", "load_counts"]
 
-FORMAT_VERSION = 2  # 2: the online bootstrap (replicates, seed, next row)
-ERR_SAVE_TYPE = "table: expected a CountTable, got {type_name}."
+FORMAT_VERSION = 2  # 2: online bootstrap (replicates, seed, next row), pattern tables
+ERR_SAVE_TYPE = "table: expected a CountTable or PatternCountTable, got {type_name}."
 ERR_NAMES_JSON = (
     "table: label names must be strings, integers, floats or booleans to be saved; got {examples}."
 )
@@ -49,20 +52,31 @@ def _json_array(obj: Any) -> np.ndarray:
     return np.frombuffer(json.dumps(obj).encode("utf-8"), dtype=np.uint8)
 
 
-def _table_arrays(table: CountTable, prefix: str) -> dict[str, np.ndarray]:
+def _table_arrays(table: CountTable | PatternCountTable, prefix: str) -> dict[str, np.ndarray]:
     arrays = {f"{prefix}n": np.asarray(table.n, dtype=np.float64)}
-    arrays.update({f"{prefix}totals__{r}": np.asarray(v) for r, v in table.totals.items()})
+    if isinstance(table, PatternCountTable):
+        arrays.update(
+            {f"{prefix}group_totals__{r}": np.asarray(v) for r, v in table.group_totals.items()}
+        )
+        arrays.update(
+            {f"{prefix}pattern_totals__{r}": np.asarray(v) for r, v in table.pattern_totals.items()}
+        )
+        for role, keys in table.patterns.items():  # fixed-width keys as uint32 words
+            words = np.ascontiguousarray(keys).view(np.uint32).reshape(len(keys), -1)
+            arrays[f"{prefix}patterns__{role}"] = words
+    else:
+        arrays.update({f"{prefix}totals__{r}": np.asarray(v) for r, v in table.totals.items()})
     arrays.update({f"{prefix}joint__{g}__{t}": np.asarray(v) for (g, t), v in table.joint.items()})
     return arrays
 
 
-def save_counts(table: CountTable, path: str | os.PathLike[str]) -> None:
+def save_counts(table: CountTable | PatternCountTable, path: str | os.PathLike[str]) -> None:
     """Write ``table`` to ``path`` (``.npz``) atomically.
 
     Parameters
     ----------
-    table : CountTable
-        A table, with or without a replicate axis.
+    table : CountTable or PatternCountTable
+        A table, with or without a replicate axis or an online bootstrap.
     path : str or path-like
         Output file; replaced only once the new file is complete.
 
@@ -76,16 +90,22 @@ def save_counts(table: CountTable, path: str | os.PathLike[str]) -> None:
     >>> load_counts(path).joint_frame().loc["ski", "m"]
     np.float64(1.0)
     """
-    if not isinstance(table, CountTable):
+    if not isinstance(table, (CountTable, PatternCountTable)):
         raise TypeError(ERR_SAVE_TYPE.format(type_name=type(table).__name__))
+    patterns = isinstance(table, PatternCountTable)
     meta: dict[str, Any] = {
-        "format": 1 if table.bootstrap is None else FORMAT_VERSION,
+        "format": 1 if table.bootstrap is None and not patterns else FORMAT_VERSION,
         "group_names": [_plain(v) for v in table.group_names],
         "task_names": [_plain(v) for v in table.task_names],
-        "totals": sorted(table.totals),
         "joint": [list(k) for k in table.joint],
         "n_rows": int(table.n_rows),
     }
+    if isinstance(table, PatternCountTable):
+        meta["kind"] = "patterns"
+        meta["group_totals"] = sorted(table.group_totals)
+        meta["pattern_totals"] = sorted(table.pattern_totals)
+    else:
+        meta["totals"] = sorted(table.totals)
     arrays = _table_arrays(table, "")
     if table.bootstrap is not None:
         meta["next_row"] = int(table.next_row)
@@ -102,8 +122,11 @@ def save_counts(table: CountTable, path: str | os.PathLike[str]) -> None:
         np.savez(handle, **arrays)
 
 
-def load_counts(path: str | os.PathLike[str]) -> CountTable:
-    """Read a table written by :func:`save_counts` (no pickle)."""
+def load_counts(path: str | os.PathLike[str]) -> Any:
+    """Read a table written by :func:`save_counts` (no pickle).
+
+    Returns a :class:`CountTable`, or a :class:`PatternCountTable` when one was saved.
+    """
     with open(path, "rb") as handle:
         if handle.read(4) != b"PK\x03\x04":  # np.load would suggest unpickling it
             raise ValueError(ERR_NOT_NPZ.format(path=path))
@@ -116,14 +139,28 @@ def load_counts(path: str | os.PathLike[str]) -> CountTable:
                 ERR_VERSION.format(path=path, got=meta["format"], supported=FORMAT_VERSION)
             )
 
-        def _table(prefix: str) -> CountTable:
-            return CountTable(
-                group_names=tuple(meta["group_names"]),
-                task_names=tuple(meta["task_names"]),
-                n=np.asarray(data[f"{prefix}n"]),
-                totals={r: data[f"{prefix}totals__{r}"] for r in meta["totals"]},
-                joint={(g, t): data[f"{prefix}joint__{g}__{t}"] for g, t in meta["joint"]},
-                n_rows=int(meta["n_rows"]),
+        def _table(prefix: str) -> CountTable | PatternCountTable:
+            names = {
+                "group_names": tuple(meta["group_names"]),
+                "task_names": tuple(meta["task_names"]),
+                "n": np.asarray(data[f"{prefix}n"]),
+                "joint": {(g, t): data[f"{prefix}joint__{g}__{t}"] for g, t in meta["joint"]},
+                "n_rows": int(meta["n_rows"]),
+            }
+            if meta.get("kind") != "patterns":
+                totals = {r: data[f"{prefix}totals__{r}"] for r in meta["totals"]}
+                return CountTable(totals=totals, **names)
+            keys = {}
+            for role in meta["pattern_totals"]:
+                words = np.ascontiguousarray(data[f"{prefix}patterns__{role}"], dtype=np.uint32)
+                keys[role] = words.view(np.dtype((np.void, 4 * words.shape[1]))).ravel()
+            return PatternCountTable(
+                patterns=keys,
+                group_totals={r: data[f"{prefix}group_totals__{r}"] for r in meta["group_totals"]},
+                pattern_totals={
+                    r: data[f"{prefix}pattern_totals__{r}"] for r in meta["pattern_totals"]
+                },
+                **names,
             )
 
         table = _table("")

@@ -24,8 +24,8 @@ torchmetrics states must be tensors reduced element-wise (``"sum"``) or
 concatenated (``"cat"``, after which the keys would need merging by value in
 ``compute``); a fixed-shape alternative needs one slot per possible task set,
 ``2**|T|`` (``2**79`` for COCO objects). Stream multi-attribute counts with
-``PatternCountTable.empty(...).update(...)`` per batch instead, and merge the
-tables of several processes with ``+``.
+``PatternCountTable.empty(...).update(...)`` per batch instead, save each
+process's table with :func:`biasamp.save_counts` and merge them with ``+``.
 """
 
 from __future__ import annotations
