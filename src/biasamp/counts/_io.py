@@ -10,9 +10,9 @@ stored as JSON (strings, integers, floats, booleans); ``numpy.load`` runs with
 A table with an online bootstrap (:meth:`CountTable.empty` with ``n_boot``)
 keeps its replicate counts, its seed and its next row position (format 2, as
 are :class:`PatternCountTable` files, whose pattern keys are stored as uint32
-words), so
-tables saved by separate workers load and merge into exactly the table one
-process would have counted: any job system can reduce them, no pickle involved.
+words), so tables saved by separate workers load and merge into exactly the
+table one process would have counted: any job system can reduce them, no
+pickle involved.
 """
 
 from __future__ import annotations
