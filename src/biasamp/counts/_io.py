@@ -53,7 +53,7 @@ def _json_array(obj: Any) -> np.ndarray:
 
 
 def _table_arrays(table: CountTable | PatternCountTable, prefix: str) -> dict[str, np.ndarray]:
-    arrays = {f"{prefix}n": np.asarray(table.n, dtype=np.float64)}
+    arrays: dict[str, np.ndarray] = {f"{prefix}n": np.asarray(table.n, dtype=np.float64)}
     if isinstance(table, PatternCountTable):
         arrays.update(
             {f"{prefix}group_totals__{r}": np.asarray(v) for r, v in table.group_totals.items()}
@@ -119,7 +119,7 @@ def save_counts(table: CountTable | PatternCountTable, path: str | os.PathLike[s
             arrays.update(_table_arrays(table.replicates, "replicates__"))
     arrays["meta"] = _json_array(meta)
     with atomic_output(path, "wb") as handle:
-        np.savez(handle, **arrays)
+        np.savez(handle, **arrays)  # type: ignore[arg-type]  # numpy stubs: allow_pickle
 
 
 def load_counts(path: str | os.PathLike[str]) -> Any:
@@ -140,7 +140,7 @@ def load_counts(path: str | os.PathLike[str]) -> Any:
             )
 
         def _table(prefix: str) -> CountTable | PatternCountTable:
-            names = {
+            names: dict[str, Any] = {
                 "group_names": tuple(meta["group_names"]),
                 "task_names": tuple(meta["task_names"]),
                 "n": np.asarray(data[f"{prefix}n"]),
