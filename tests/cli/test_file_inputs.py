@@ -1,4 +1,4 @@
-"""Reading audit inputs from files (biasamp.cli.inputs): layouts, streaming, every error."""
+"""Reading audit inputs from files (biasamp.cli._files, biasamp.cli.inputs): layouts, streaming, every error."""
 
 from __future__ import annotations
 
@@ -9,24 +9,26 @@ import pandas as pd
 import pytest
 
 from biasamp import directional, mals
-from biasamp.cli import inputs
-from biasamp.cli.inputs import (
-    ERR_COLUMN_SETS,
+from biasamp.cli import _files
+from biasamp.cli._files import (
     ERR_DELIMITER,
     ERR_DUPLICATE_COLUMNS,
-    ERR_DUPLICATE_IDS,
     ERR_EMPTY_FILE,
-    ERR_ID_MISSING,
     ERR_MISSING_COLUMN,
     ERR_MISSING_VALUES,
     ERR_NO_ROWS,
     ERR_NOT_BINARY,
     ERR_NOT_FOUND,
     ERR_PARQUET,
+    HINT_SCORES,
+)
+from biasamp.cli.inputs import (
+    ERR_COLUMN_SETS,
+    ERR_DUPLICATE_IDS,
+    ERR_ID_MISSING,
     ERR_PARTIAL_PREDICTIONS,
     ERR_UNKNOWN_EVAL_LABELS,
     ERR_UNKNOWN_PRED_LABELS,
-    HINT_SCORES,
     ColumnBlock,
     InputError,
     Layout,
@@ -151,8 +153,8 @@ def test_chunked_reading_equals_one_shot(tmp_path, monkeypatch):
     test = _frame(250, 5)
     test.to_csv(tmp_path / "test.csv.gz", index=False, compression="gzip")
     one_shot = load_audit(CATEGORICAL, data=tmp_path / "test.csv.gz", threshold=0.3)
-    monkeypatch.setattr(inputs, "_CHUNK_CELLS", 1)
-    monkeypatch.setattr(inputs, "_MIN_CHUNK_ROWS", 7)  # 36 chunks of 7 rows (the last 5)
+    monkeypatch.setattr(_files, "_CHUNK_CELLS", 1)
+    monkeypatch.setattr(_files, "_MIN_CHUNK_ROWS", 7)  # 36 chunks of 7 rows (the last 5)
     chunked = load_audit(CATEGORICAL, data=tmp_path / "test.csv.gz", threshold=0.3)
     for role in ("groups", "tasks", "groups_pred", "tasks_pred"):
         np.testing.assert_array_equal(getattr(one_shot, role), getattr(chunked, role))

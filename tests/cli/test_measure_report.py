@@ -25,14 +25,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli.arguments import ERR_DELIMITER_ARG, ERR_THRESHOLD
-from biasamp.cli.inputs import (
+from biasamp.cli._files import (
     ERR_DELIMITER,
-    ERR_DUPLICATE_IDS,
     ERR_EMPTY_FILE,
-    ERR_ID_MISSING,
     ERR_MISSING_COLUMN,
     ERR_NOT_BINARY,
+)
+from biasamp.cli.arguments import ERR_DELIMITER_ARG, ERR_THRESHOLD
+from biasamp.cli.inputs import (
+    ERR_DUPLICATE_IDS,
+    ERR_ID_MISSING,
 )
 from biasamp.cli.json_output import load_schema
 from biasamp.cli.main import main

@@ -15,10 +15,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli.inputs import (
+from biasamp.cli._files import (
     ERR_MISSING_COLUMN,
     ERR_MISSING_VALUES,
     ERR_NOT_BINARY,
+)
+from biasamp.cli.inputs import (
     ERR_UNKNOWN_EVAL_LABELS,
     ERR_UNKNOWN_PRED_LABELS,
 )

@@ -1,4 +1,4 @@
-"""Reading audit inputs from files: the input contract of the command line.
+"""Assembling an audit from its input files: the input contract of the command line.
 
 Layouts
 -------
@@ -30,10 +30,10 @@ training file, and a label of the evaluation ground truth, the predictions or a
 long table that the training file does not have is an error naming the file and
 the column. Without ``--train``, the evaluation ground truth is canonical.
 
-Every file is read once, streamed in chunks that keep only the needed columns
-as compact arrays (uint8 indicators, label strings); its SHA-256 is computed
-from the same bytes (Parquet files are hashed in a separate streamed pass,
-since only their needed column chunks are read). Nothing is unpickled.
+Every file is read once by :mod:`biasamp.cli._files` (formats, streamed
+chunks of the needed columns, SHA-256); this module decides which columns each
+file must have, joins files on ``--id``, checks the label sets and thresholds
+scores, and returns an :class:`AuditData`.
 
 Errors are :class:`InputError` (a ``ValueError``) whose messages, module
 constants, name the file, the column and the problem.
@@ -41,16 +41,26 @@ constants, name the file, the column and the problem.
 
 from __future__ import annotations
 
-import hashlib
-import io
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+
+from ._files import (
+    ColumnBlock,
+    FileInfo,
+    InputError,
+    _check_columns,
+    _columns_text,
+    _shown,
+    read_blocks,
+    read_header,
+    read_long_table,
+)
 
 __all__ = [
     "AuditData",
@@ -65,34 +75,8 @@ __all__ = [
 ]
 
 # --- error messages (reused by the tests) ---------------------------------
-ERR_NOT_FOUND = "{file}: file not found."
-ERR_EMPTY_FILE = "{file}: the file is empty."
-ERR_NO_ROWS = "{file}: the file has a header but no data rows."
-ERR_DELIMITER = (
-    "{file}: the header is a single column {header!r} containing {char!r}; the file seems to "
-    "be delimited by {char!r}, not {expected!r}. Pass --delimiter {char!r}."
-)
-ERR_PARQUET = "{file}: not a readable Parquet file ({detail})."
-ERR_DUPLICATE_COLUMNS = (
-    "{file}: the header names the column(s) {columns} more than once; column names must be unique."
-)
-ERR_CSV = "{file}: cannot parse the file as delimited text ({detail})."
-ERR_NO_PYARROW = "{file}: reading Parquet needs pyarrow: pip install 'biasamp[parquet]'."
-ERR_MISSING_COLUMN = (
-    "{file}: column {column!r} ({option}) not found; the file has columns {columns}."
-)
 ERR_NO_PREFIX_COLUMNS = (
     "{file}: no column starts with {prefix!r} ({option}); the file has columns {columns}."
-)
-ERR_NOT_BINARY = (
-    "{file}, column {column!r}: values must be 0 or 1; found {value!r} in data row {row}."
-)
-HINT_SCORES = " Prediction scores need --threshold."
-ERR_NOT_NUMERIC = (
-    "{file}, column {column!r}: expected a number (a score); found {value!r} in data row {row}."
-)
-ERR_MISSING_VALUES = (
-    "{file}, column {column!r}: {count} missing value(s), the first in data row {row}."
 )
 ERR_DUPLICATE_IDS = "{file}, column {column!r}: {count} duplicate id(s), for example {examples}."
 ERR_ID_MISSING = (
@@ -125,439 +109,7 @@ ERR_LONG_PRED_GROUPS = (
     "--pred-tasks-long gives predicted tasks; predicted groups come from --pred-prefix or --pred."
 )
 
-_FORMAT_CSV = "csv"
-_FORMAT_PARQUET = "parquet"
-_PARQUET_MAGIC = b"PAR1"
-_DELIMITER_CANDIDATES = (",", ";", "\t", "|")
-_CHUNK_CELLS = 4_000_000  # cells per chunk when streaming
-_MIN_CHUNK_ROWS = 1000
 ERR_CHUNK_SIZE = "--chunk-size: expected a positive number of rows, got {got}."
-_MAX_SHOWN = 5
-
-
-class InputError(ValueError):
-    """A problem with an input file; the message names the file, column and problem."""
-
-
-def _shown(values: Sequence[Any]) -> str:
-    values = list(values)
-    text = ", ".join(repr(v) for v in values[:_MAX_SHOWN])
-    if len(values) > _MAX_SHOWN:
-        text += f", ... ({len(values)} in all)"
-    return text
-
-
-def _columns_text(columns: Sequence[str]) -> str:
-    columns = list(columns)
-    text = ", ".join(repr(c) for c in columns[:12])
-    if len(columns) > 12:
-        text += f", ... ({len(columns)} in all)"
-    return text
-
-
-@dataclass(frozen=True)
-class FileInfo:
-    """Provenance of one input file (for the JSON output and the report)."""
-
-    role: str
-    path: str
-    format: str
-    sha256: str
-    n_rows: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "role": self.role,
-            "path": self.path,
-            "format": self.format,
-            "sha256": self.sha256,
-            "rows": self.n_rows,
-        }
-
-
-@dataclass(frozen=True)
-class ColumnBlock:
-    """Columns of a file that make up one array.
-
-    ``kind`` is ``"label"`` (one categorical column, read as strings),
-    ``"id"`` (one id column, strings), ``"indicator"`` (0/1 columns, uint8) or
-    ``"score"`` (numeric columns, float64). ``option`` is the command-line
-    option the columns came from, for error messages.
-    """
-
-    role: str
-    kind: str
-    columns: tuple[str, ...]
-    option: str
-
-
-# --- file format, header, hashing -------------------------------------------------
-
-
-def _file_format(path: Path) -> str:
-    try:
-        with path.open("rb") as handle:
-            magic = handle.read(4)
-    except FileNotFoundError as exc:
-        raise InputError(ERR_NOT_FOUND.format(file=path)) from exc
-    except IsADirectoryError as exc:
-        raise InputError(ERR_CSV.format(file=path, detail="it is a directory")) from exc
-    suffixes = [s.lower() for s in path.suffixes]
-    if magic == _PARQUET_MAGIC or (suffixes and suffixes[-1] in (".parquet", ".pq")):
-        return _FORMAT_PARQUET
-    return _FORMAT_CSV
-
-
-def _default_delimiter(path: Path, delimiter: str | None) -> str:
-    if delimiter is not None:
-        return delimiter
-    suffixes = [s.lower() for s in path.suffixes]
-    return "\t" if ".tsv" in suffixes else ","
-
-
-def _compression(path: Path) -> str | None:
-    suffix = path.suffix.lower()
-    return {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}.get(suffix)
-
-
-def _parquet_module(path: Path) -> Any:
-    try:
-        import pyarrow.parquet as pq
-    except ImportError as exc:  # pragma: no cover - pyarrow is a test dependency
-        raise InputError(ERR_NO_PYARROW.format(file=path)) from exc
-    return pq
-
-
-def _open_parquet(path: Path) -> Any:
-    pq = _parquet_module(path)
-    try:
-        return pq.ParquetFile(path)
-    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ... for bad files
-        raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
-
-
-def _check_delimiter(path: Path, columns: Sequence[str], delimiter: str) -> None:
-    if len(columns) != 1:
-        return
-    header = str(columns[0])
-    for char in _DELIMITER_CANDIDATES:
-        if char != delimiter and char in header:
-            raise InputError(
-                ERR_DELIMITER.format(file=path, header=header, char=char, expected=delimiter)
-            )
-
-
-def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str, list[str]]:
-    """The format (``"csv"`` or ``"parquet"``) and the column names of a file.
-
-    Reads only the header line of a CSV file, only the footer of a Parquet file.
-    """
-    path = Path(path)
-    fmt = _file_format(path)
-    if fmt == _FORMAT_PARQUET:
-        parquet = _open_parquet(path)
-        names = [str(name) for name in parquet.schema_arrow.names]
-        _check_unique_columns(path, names)
-        return fmt, names
-    if path.stat().st_size == 0:
-        raise InputError(ERR_EMPTY_FILE.format(file=path))
-    sep = _default_delimiter(path, delimiter)
-    try:
-        frame = pd.read_csv(path, sep=sep, nrows=0, compression=_compression(path))
-    except pd.errors.EmptyDataError as exc:
-        raise InputError(ERR_EMPTY_FILE.format(file=path)) from exc
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as exc:
-        raise InputError(ERR_CSV.format(file=path, detail=str(exc).strip())) from exc
-    columns = [str(c) for c in frame.columns]
-    _check_delimiter(path, columns, sep)
-    if len(columns) > 1:
-        # pandas renames a repeated name 'a' to 'a.1': read the header line as it is
-        raw = pd.read_csv(
-            path, sep=sep, nrows=1, header=None, dtype=str, compression=_compression(path)
-        ).iloc[0]
-        _check_unique_columns(path, [str(c) for c in raw if isinstance(c, str)])
-    return fmt, columns
-
-
-def _check_unique_columns(path: Path, columns: Sequence[str]) -> None:
-    repeated = pd.Index(columns)
-    repeated = list(pd.unique(repeated[repeated.duplicated()]))
-    if repeated:
-        raise InputError(ERR_DUPLICATE_COLUMNS.format(file=path, columns=_shown(repeated)))
-
-
-class _HashingReader(io.RawIOBase):
-    """A binary reader that feeds every byte it passes on into a SHA-256."""
-
-    def __init__(self, raw: BinaryIO) -> None:
-        self._raw = raw
-        self.sha256 = hashlib.sha256()
-        self.bytes_read = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        data = self._raw.read(len(buffer))
-        n = len(data)
-        buffer[:n] = data
-        self.sha256.update(data)
-        self.bytes_read += n
-        return n
-
-    def drain(self) -> None:
-        while self.readinto(bytearray(1 << 20)):
-            pass
-
-
-def file_sha256(path: str | Path) -> str:
-    """SHA-256 of a file, streamed in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-# --- chunk conversion ------------------------------------------------------------------
-
-
-def _first_row(mask: np.ndarray) -> int:
-    return int(np.argmax(mask.any(axis=1) if mask.ndim == 2 else mask))
-
-
-def _convert_label(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
-    column = block.columns[0]
-    series = frame[column]
-    missing = series.isna().to_numpy()
-    if missing.any():
-        raise InputError(
-            ERR_MISSING_VALUES.format(
-                file=path,
-                column=column,
-                count=int(missing.sum()),
-                row=offset + _first_row(missing) + 1,
-            )
-        )
-    return series.astype(str).to_numpy(dtype=object)
-
-
-def _numeric_block(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
-    sub = frame[list(block.columns)]
-    try:
-        return sub.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError):
-        pass
-    # a column holds text: find the first value that is not a number
-    for column in block.columns:
-        raw = sub[column]
-        coerced = pd.to_numeric(raw, errors="coerce")
-        bad = (coerced.isna() & raw.notna()).to_numpy()
-        if bad.any():
-            row = _first_row(bad)
-            template = ERR_NOT_NUMERIC if block.kind == "score" else ERR_NOT_BINARY
-            message = template.format(
-                file=path, column=column, value=raw.iloc[row], row=offset + row + 1
-            )
-            if block.kind == "indicator" and block.role.endswith("_pred"):
-                message += HINT_SCORES
-            raise InputError(message)
-    return sub.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)  # pragma: no cover
-
-
-def _convert_numeric(
-    frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int
-) -> np.ndarray:
-    values = _numeric_block(frame, block, path, offset)
-    missing = np.isnan(values)
-    if missing.any():
-        col = int(np.argmax(missing.any(axis=0)))
-        column = block.columns[col]
-        raise InputError(
-            ERR_MISSING_VALUES.format(
-                file=path,
-                column=column,
-                count=int(missing[:, col].sum()),
-                row=offset + _first_row(missing[:, col]) + 1,
-            )
-        )
-    if block.kind == "score":
-        bad = ~np.isfinite(values)
-        if bad.any():
-            row, col = np.argwhere(bad)[0]
-            raise InputError(
-                ERR_NOT_NUMERIC.format(
-                    file=path,
-                    column=block.columns[col],
-                    value=values[row, col],
-                    row=offset + row + 1,
-                )
-            )
-        return values
-    bad = (values != 0) & (values != 1)
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        value = values[row, col]
-        message = ERR_NOT_BINARY.format(
-            file=path,
-            column=block.columns[col],
-            value=int(value) if float(value).is_integer() else float(value),
-            row=offset + row + 1,
-        )
-        if block.role.endswith("_pred"):
-            message += HINT_SCORES
-        raise InputError(message)
-    return values.astype(np.uint8)
-
-
-def _convert_chunk(
-    frame: pd.DataFrame, blocks: Sequence[ColumnBlock], path: Path, offset: int
-) -> dict[str, np.ndarray]:
-    out: dict[str, np.ndarray] = {}
-    for block in blocks:
-        if block.kind in ("label", "id"):
-            out[block.role] = _convert_label(frame, block, path, offset)
-        else:
-            out[block.role] = _convert_numeric(frame, block, path, offset)
-    return out
-
-
-def _check_columns(path: Path, header: Sequence[str], blocks: Sequence[ColumnBlock]) -> None:
-    present = set(header)
-    for block in blocks:
-        for column in block.columns:
-            if column not in present:
-                raise InputError(
-                    ERR_MISSING_COLUMN.format(
-                        file=path, column=column, option=block.option, columns=_columns_text(header)
-                    )
-                )
-
-
-def _read_csv_chunks(
-    path: Path,
-    blocks: Sequence[ColumnBlock],
-    delimiter: str,
-    chunk_rows: int,
-    advance: Callable[[int], None],
-    on_chunk: Callable[[pd.DataFrame], None],
-) -> str:
-    """Stream a delimited file through ``on_chunk``; return the SHA-256 of its bytes."""
-    usecols = list(dict.fromkeys(c for b in blocks for c in b.columns))
-    text_columns = {b.columns[0]: str for b in blocks if b.kind in ("label", "id")}
-    with path.open("rb") as raw:
-        reader = _HashingReader(raw)
-        buffered = io.BufferedReader(reader, buffer_size=1 << 20)
-        try:
-            chunks = pd.read_csv(
-                buffered,
-                sep=delimiter,
-                usecols=usecols,
-                dtype=text_columns,
-                keep_default_na=False,
-                na_values=[""],
-                chunksize=chunk_rows,
-                compression=_compression(path),
-            )
-            with chunks:
-                for chunk in chunks:
-                    advance(reader.bytes_read)
-                    on_chunk(chunk)
-        except pd.errors.EmptyDataError as exc:
-            raise InputError(ERR_EMPTY_FILE.format(file=path)) from exc
-        except (pd.errors.ParserError, UnicodeDecodeError, EOFError) as exc:
-            raise InputError(ERR_CSV.format(file=path, detail=str(exc).strip())) from exc
-        reader.drain()
-        advance(reader.bytes_read)
-        return reader.sha256.hexdigest()
-
-
-def read_blocks(
-    path: str | Path,
-    blocks: Sequence[ColumnBlock],
-    *,
-    role: str,
-    delimiter: str | None = None,
-    header: Sequence[str] | None = None,
-    progress: bool = False,
-    chunk_rows: int | None = None,
-    keep: bool = True,
-) -> tuple[dict[str, np.ndarray], FileInfo]:
-    """Read the columns of ``blocks`` from a file, once, in chunks of ``chunk_rows``
-    rows (default: about four million cells per chunk).
-
-    Returns one array per block role (strings for ``label``/``id`` blocks,
-    ``(n, k)`` uint8 for ``indicator``, float64 for ``score``) and the file's
-    :class:`FileInfo` with its SHA-256. ``keep=False`` validates every chunk
-    and drops it (bounded memory; the arrays are empty): the streaming path
-    uses it to name the column and row of a value it refused.
-    """
-    path = Path(path)
-    fmt, columns = (
-        (_file_format(path), list(header))
-        if header is not None
-        else read_header(path, delimiter=delimiter)
-    )
-    _check_columns(path, columns, blocks)
-    n_cols = max(1, sum(len(b.columns) for b in blocks))
-    if chunk_rows is None:
-        chunk_rows = max(_MIN_CHUNK_ROWS, _CHUNK_CELLS // n_cols)
-    parts: dict[str, list[np.ndarray]] = {b.role: [] for b in blocks}
-    offset = 0
-    from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
-
-    size = path.stat().st_size
-    with Progress(
-        TextColumn("reading {task.description}"),
-        BarColumn(),
-        DownloadColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=not progress,
-    ) as bar:
-        task = bar.add_task(path.name, total=size)
-
-        def advance(done: int) -> None:
-            bar.update(task, completed=done)
-
-        if fmt == _FORMAT_PARQUET:
-            parquet = _open_parquet(path)
-            usecols = list(dict.fromkeys(c for b in blocks for c in b.columns))
-            try:
-                batches = parquet.iter_batches(batch_size=chunk_rows, columns=usecols)
-                for batch in batches:
-                    frame = batch.to_pandas()
-                    for b in blocks:
-                        if b.kind in ("label", "id"):
-                            col = b.columns[0]
-                            frame[col] = frame[col].where(frame[col].isna(), frame[col].astype(str))
-                    for key, arr in _convert_chunk(frame, blocks, path, offset).items():
-                        if keep:
-                            parts[key].append(arr)
-                    offset += len(frame)
-                    advance(int(size * offset / max(parquet.metadata.num_rows, 1)))
-            except InputError:
-                raise
-            except Exception as exc:  # corrupt pages raise ArrowInvalid / OSError
-                raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
-            digest = file_sha256(path)
-        else:
-
-            def on_chunk(chunk: pd.DataFrame) -> None:
-                nonlocal offset
-                for key, arr in _convert_chunk(chunk, blocks, path, offset).items():
-                    if keep:
-                        parts[key].append(arr)
-                offset += len(chunk)
-
-            digest = _read_csv_chunks(
-                path, blocks, _default_delimiter(path, delimiter), chunk_rows, advance, on_chunk
-            )
-    if offset == 0:
-        raise InputError(ERR_NO_ROWS.format(file=path))
-    arrays = {key: np.concatenate(chunks, axis=0) for key, chunks in parts.items() if chunks}
-    return arrays, FileInfo(role=role, path=str(path), format=fmt, sha256=digest, n_rows=offset)
 
 
 # --- layout -----------------------------------------------------------------------
@@ -786,28 +338,6 @@ def _align(
                 )
             )
     return positions
-
-
-def read_long_table(
-    path: str | Path,
-    *,
-    id_col: str,
-    label_col: str,
-    delimiter: str | None = None,
-    role: str = "tasks_long",
-    option: str = "--tasks-long",
-    progress: bool = False,
-    chunk_rows: int | None = None,
-) -> tuple[np.ndarray, np.ndarray, FileInfo]:
-    """The ``(id, label)`` rows of a long table, as two string arrays."""
-    blocks = [
-        ColumnBlock("id", "id", (id_col,), "--id"),
-        ColumnBlock("label", "label", (label_col,), f"{option} (--long-label)"),
-    ]
-    arrays, info = read_blocks(
-        path, blocks, role=role, delimiter=delimiter, progress=progress, chunk_rows=chunk_rows
-    )
-    return arrays["id"], arrays["label"], info
 
 
 def _long_to_sparse(

@@ -49,19 +49,9 @@ from rich.text import Text
 from biasamp.mitigation._rba import rba
 from biasamp.output._atomic import atomic_output
 
+from ._files import ColumnBlock, InputError, _columns_text, read_blocks, read_header
 from .arguments import column_list, delimiter, show_progress
-from .inputs import (
-    ColumnBlock,
-    InputError,
-    Layout,
-    _align,
-    _canonical_names,
-    _check_ids,
-    _columns_text,
-    _label_names,
-    read_blocks,
-    read_header,
-)
+from .inputs import Layout, _align, _canonical_names, _check_ids, _label_names
 
 __all__ = ["add_parser", "read_rba_scores", "run"]
 

@@ -46,29 +46,31 @@ from biasamp.metrics._bootstrap import evaluation_replicates, interval_from_tabl
 from biasamp.metrics._directional import directional_arrays, directional_from_counts
 from biasamp.metrics._mals import mals_arrays, mals_from_counts
 
-from .inputs import (
+from ._files import (
     _CHUNK_CELLS,
     _FORMAT_CSV,
     _MIN_CHUNK_ROWS,
-    ERR_NO_PREDICTIONS_FOUND,
     ERR_NO_ROWS,
     ColumnBlock,
     FileInfo,
     InputError,
-    Layout,
-    _canonical_names,
     _check_columns,
-    _check_pred_labels,
-    _check_same_columns,
     _compression,
     _default_delimiter,
     _file_format,
-    _pred_column,
-    _prediction_blocks,
-    _sources,
     file_sha256,
     read_blocks,
     read_header,
+)
+from .inputs import (
+    ERR_NO_PREDICTIONS_FOUND,
+    Layout,
+    _canonical_names,
+    _check_pred_labels,
+    _check_same_columns,
+    _pred_column,
+    _prediction_blocks,
+    _sources,
 )
 from .metrics import REGISTRY, Settings
 
