@@ -36,6 +36,8 @@ from typing import Any, BinaryIO
 import numpy as np
 import pandas as pd
 
+from biasamp.engines._file_formats import check_field_counts
+
 __all__ = [
     "ColumnBlock",
     "FileInfo",
@@ -391,6 +393,10 @@ def _read_csv_chunks(
     on_chunk: Callable[[pd.DataFrame], None],
 ) -> str:
     """Stream a delimited file through ``on_chunk``; return the SHA-256 of its bytes."""
+    try:  # pandas drops a row's extra fields outside usecols and pads a short row
+        check_field_counts(path, delimiter=delimiter, compression=_compression(path))
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     usecols = list(dict.fromkeys(c for b in blocks for c in b.columns))
     text_columns = {b.columns[0]: str for b in blocks if b.kind in ("label", "id")}
     with path.open("rb") as raw:

@@ -10,8 +10,11 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from biasamp.output._targets import OutputTarget, check_outputs
 
 from .inputs import Layout
 from .metrics import REGISTRY, resolve_metric
@@ -22,7 +25,9 @@ __all__ = [
     "Gate",
     "add_audit_arguments",
     "add_layout_arguments",
+    "check_command_outputs",
     "column_list",
+    "console_for",
     "delimiter",
     "layout_from_args",
     "parse_gate",
@@ -375,3 +380,44 @@ def layout_from_args(args: argparse.Namespace) -> Layout:
 def show_progress(args: argparse.Namespace) -> bool:
     """Progress bars on standard error, unless --no-progress or stderr is not a terminal."""
     return not args.no_progress and sys.stderr.isatty()
+
+
+#: Every option of any command that names an input file (an output may not be one).
+INPUT_OPTIONS = (
+    ("data", "DATA"),
+    ("scores", "SCORES"),
+    ("pred", "--pred"),
+    ("train", "--train"),
+    ("truth", "--truth"),
+    ("tasks_long", "--tasks-long"),
+    ("pred_tasks_long", "--pred-tasks-long"),
+    ("train_tasks_long", "--train-tasks-long"),
+    ("thresholds", "--thresholds"),
+    ("calibrate_on", "--calibrate-on"),
+    ("calibrate_pred", "--calibrate-pred"),
+)
+
+
+def check_command_outputs(
+    args: argparse.Namespace, outputs: Sequence[tuple[str, str]]
+) -> dict[str, OutputTarget]:
+    """Check a command's outputs before any work: ``outputs`` is ``(attribute, option)``.
+
+    Returns the checked targets by attribute (options not given are absent).
+    Raises :class:`~biasamp.output._targets.OutputError` for an output that is
+    a directory, a device, a FIFO, a read-only file, one of the inputs or
+    another output (``docs/cli.md``, "Output files").
+    """
+    inputs = [(option, getattr(args, attr, None)) for attr, option in INPUT_OPTIONS]
+    given = [(attr, option) for attr, option in outputs if getattr(args, attr, None) is not None]
+    targets = check_outputs(
+        [(option, getattr(args, attr)) for attr, option in given], inputs=inputs
+    )
+    return {attr: target for (attr, _), target in zip(given, targets, strict=True)}
+
+
+def console_for(targets: dict[str, OutputTarget]) -> Any:
+    """The console of the human-readable output: standard error when an output is ``-``."""
+    from rich.console import Console
+
+    return Console(stderr=any(target.stdout for target in targets.values()))

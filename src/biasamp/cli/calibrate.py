@@ -37,9 +37,12 @@ from rich.table import Table
 from rich.text import Text
 
 from biasamp.output._atomic import atomic_output
+from biasamp.output._csv import unescape_cell, unescape_cells, write_csv
+from biasamp.output._targets import OutputTarget
 from biasamp.uncertainty._thresholds import ThresholdCalibration, calibrate_thresholds
 
-from .arguments import add_layout_arguments, layout_from_args
+from ._files import check_field_counts
+from .arguments import add_layout_arguments, check_command_outputs, console_for, layout_from_args
 from .inputs import AuditData, InputError, Layout, load_audit
 
 __all__ = ["add_parser", "calibrate_from_files", "read_thresholds", "run", "write_thresholds"]
@@ -129,13 +132,21 @@ def calibrate_from_files(
 
 
 def write_thresholds(
-    path: str | Path, calibration: ThresholdCalibration, *, source: dict[str, Any] | None = None
-) -> Path:
-    """Write thresholds as JSON (``.json``) or CSV, atomically; return the path."""
-    path = Path(path)
+    path: str | Path | OutputTarget,
+    calibration: ThresholdCalibration,
+    *,
+    source: dict[str, Any] | None = None,
+) -> str | Path | OutputTarget:
+    """Write thresholds as JSON (``.json``) or CSV, atomically; return the path.
+
+    ``-`` writes CSV to standard output. CSV cells are spreadsheet-safe
+    (:func:`biasamp.output._csv.spreadsheet_safe`); :func:`read_thresholds`
+    reads them back exactly.
+    """
+    suffix = Path(path.path if isinstance(path, OutputTarget) else path).suffix
     frame = calibration.to_frame().reset_index(names="label")
     frame["label"] = frame["label"].astype(str)
-    if path.suffix.lower() == ".json":
+    if suffix.lower() == ".json":
         doc = {
             "schema": THRESHOLDS_SCHEMA,
             "schema_version": 1,
@@ -147,7 +158,7 @@ def write_thresholds(
             handle.write(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     else:
         with atomic_output(path, "w", encoding="utf-8", newline="") as handle:
-            frame.to_csv(handle, index=False, float_format="%.17g")
+            write_csv(handle, frame, float_format="%.17g")
     return path
 
 
@@ -171,9 +182,11 @@ def read_thresholds(path: str | Path) -> dict[str, float]:
             ) from exc
     else:
         try:
-            frame = pd.read_csv(path, dtype={"label": str}, keep_default_na=False)
+            check_field_counts(path, delimiter=",")
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False, index_col=False)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             raise InputError(ERR_THRESHOLDS_FILE.format(file=path, detail=str(exc))) from exc
+        frame.columns = [unescape_cell(str(c)) for c in frame.columns]
         if not {"label", "threshold"} <= set(frame.columns):
             raise InputError(
                 ERR_THRESHOLDS_FILE.format(
@@ -181,7 +194,8 @@ def read_thresholds(path: str | Path) -> dict[str, float]:
                     detail=f"expected columns 'label' and 'threshold', got {list(frame.columns)}",
                 )
             )
-        pairs = list(zip(frame["label"].astype(str), frame["threshold"], strict=True))
+        labels = unescape_cells(frame["label"].astype(str))
+        pairs = list(zip(labels, frame["threshold"], strict=True))
     out: dict[str, float] = {}
     for label, value in pairs:
         try:
@@ -231,18 +245,18 @@ def print_calibration(console: Console, calibration: ThresholdCalibration) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-
+    targets = check_command_outputs(args, [("output", "--output")])  # before any work
     layout = layout_from_args(args)
     calibration, audit = calibrate_from_files(
         layout, data=args.data, pred=args.pred, ties=args.ties
     )
-    console = Console()
+    console = console_for(targets)
     print_calibration(console, calibration)
-    if args.output:
+    if "output" in targets:
         source = {
             f.role: {"path": f.path, "sha256": f.sha256, "rows": f.n_rows} for f in audit.files
         }
-        write_thresholds(args.output, calibration, source=source)
+        write_thresholds(targets["output"], calibration, source=source)
         console.print(Text(f"thresholds written to {args.output}"))
     return 0
 

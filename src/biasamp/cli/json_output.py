@@ -13,12 +13,21 @@ from pathlib import Path
 from typing import Any
 
 from biasamp._version import __version__
+from biasamp.output._atomic import atomic_output
+from biasamp.output._targets import OutputTarget
 from biasamp.results._base import _json_safe, frame_records
 
 from .audit import Audit
 from .metrics import REGISTRY
 
-__all__ = ["SCHEMA_NAME", "SCHEMA_VERSION", "audit_document", "load_schema", "write_json"]
+__all__ = [
+    "SCHEMA_NAME",
+    "SCHEMA_VERSION",
+    "audit_document",
+    "json_text",
+    "load_schema",
+    "write_json",
+]
 
 SCHEMA_NAME = "biasamp-result"
 SCHEMA_VERSION = 1
@@ -110,12 +119,14 @@ def audit_document(audit: Audit, *, command: str) -> dict[str, Any]:
     return _json_safe(doc)
 
 
-def write_json(path: str | Path, document: dict[str, Any]) -> Path:
-    """Write the document (UTF-8, sorted keys off, 2-space indent); return the path."""
-    from biasamp.output._atomic import atomic_output
+def json_text(document: dict[str, Any]) -> str:
+    """The document as text (UTF-8 characters kept, 2-space indent, no NaN)."""
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
-    path = Path(path)
-    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+def write_json(path: str | Path | OutputTarget, document: dict[str, Any]) -> str | Path:
+    """Write the document atomically (``-``: standard output); return the path."""
+    text = json_text(document)
     with atomic_output(path, "w", encoding="utf-8") as handle:
         handle.write(text)
-    return path
+    return path.path if isinstance(path, OutputTarget) else path

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
-
-from .arguments import INPUT_CONTRACT, add_audit_arguments, show_progress
+from .arguments import (
+    INPUT_CONTRACT,
+    add_audit_arguments,
+    check_command_outputs,
+    console_for,
+    show_progress,
+)
 from .audit import run_audit
 from .json_output import audit_document, write_json
 from .terminal import print_audit
@@ -60,10 +64,11 @@ HELP = HELP.replace("{INPUT_CONTRACT}", INPUT_CONTRACT).replace("{METRICS}", _me
 
 
 def run(args: argparse.Namespace) -> int:
+    targets = check_command_outputs(args, [("json", "--json")])  # before any work
     audit = run_audit(args, progress=show_progress(args))
-    print_audit(Console(), audit, top=args.top)
-    if args.json:
-        write_json(args.json, audit_document(audit, command="measure"))
+    print_audit(console_for(targets), audit, top=args.top)
+    if "json" in targets:
+        write_json(targets["json"], audit_document(audit, command="measure"))
     return 1 if audit.failed_gates else 0
 
 

@@ -42,15 +42,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from biasamp.mitigation._rba import rba
-from biasamp.output._atomic import atomic_output
+from biasamp.output._atomic import OutputBatch
+from biasamp.output._csv import write_csv
 
 from ._files import ColumnBlock, InputError, _columns_text, read_blocks, read_header
-from .arguments import column_list, delimiter, show_progress
+from .arguments import check_command_outputs, column_list, console_for, delimiter, show_progress
 from .inputs import Layout, _align, _canonical_names, _check_ids, _label_names
 
 __all__ = ["add_parser", "read_rba_scores", "run"]
@@ -266,13 +266,10 @@ def _prediction_frame(
     return pd.DataFrame(out)
 
 
-def _write_csv(path: str | Path, frame: pd.DataFrame) -> None:
-    with atomic_output(path, "w", encoding="utf-8", newline="") as handle:
-        frame.to_csv(handle, index=False)
-
-
 def run(args: argparse.Namespace) -> int:
-
+    targets = check_command_outputs(  # before any work
+        args, [("output_before", "--output-before"), ("output", "--output")]
+    )
     progress = show_progress(args)
     if not args.sep:
         raise ValueError(ERR_SEP.format(got=args.sep))
@@ -371,17 +368,24 @@ def run(args: argparse.Namespace) -> int:
         **truth_kwargs,
     )
     prefix = args.pred_prefix
-    frames = {args.output: (result.groups_pred, result.tasks_pred)}
-    if args.output_before:
-        frames[args.output_before] = (result.groups_pred_before, result.tasks_pred_before)
-    for path, (g_pred, t_pred) in frames.items():
-        frame = _prediction_frame(
-            layout, task_cols, g_pred, t_pred, group_names, task_names, prefix
-        )
-        if ids is not None:
-            frame.insert(0, args.id, ids)
-        _write_csv(path, frame)
-    console = Console()
+    frames = {"output": (result.groups_pred, result.tasks_pred)}
+    if "output_before" in targets:
+        frames["output_before"] = (result.groups_pred_before, result.tasks_pred_before)
+    # every temporary first, then the renames back to back, --output (the calibrated
+    # predictions) last: when it is new, so is --output-before (docs/cli.md, "Output files")
+    with OutputBatch() as batch:
+        for attr in ("output_before", "output"):
+            if attr not in frames:
+                continue
+            g_pred, t_pred = frames[attr]
+            frame = _prediction_frame(
+                layout, task_cols, g_pred, t_pred, group_names, task_names, prefix
+            )
+            if ids is not None:
+                frame.insert(0, args.id, ids)
+            with batch.open(targets[attr], "w", encoding="utf-8", newline="") as handle:
+                write_csv(handle, frame)
+    console = console_for(targets)
     status = "converged" if result.converged else f"stopped at --max-iter {args.max_iter}"
     console.print(
         Text(

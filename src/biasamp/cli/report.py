@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from rich.console import Console
+from biasamp.output._atomic import OutputBatch
+from biasamp.report._html import render_report, write_report
 
-from biasamp.report._html import write_report
-
-from .arguments import INPUT_CONTRACT, add_audit_arguments, show_progress
+from .arguments import (
+    INPUT_CONTRACT,
+    add_audit_arguments,
+    check_command_outputs,
+    console_for,
+    show_progress,
+)
 from .audit import Audit, run_audit
-from .json_output import audit_document, write_json
+from .json_output import audit_document, json_text
 from .terminal import print_audit
 
 __all__ = ["add_parser", "run", "write_audit_report"]
@@ -41,44 +47,55 @@ Examples:
 """
 
 
+def _report_kwargs(audit: Audit, *, top: int, title: str, image_format: str) -> dict[str, Any]:
+    data = audit.data
+    return {
+        "results": audit.results,
+        "comparison": audit.comparison,
+        "sweep": audit.sweep,
+        "by_size": audit.by_size,
+        "inputs": [f.to_dict() for f in data.files],
+        "settings": audit.settings,
+        "labels": {"groups": data.group_names, "tasks": data.task_names},
+        "thresholds": data.thresholds,
+        "warnings": audit.warnings,
+        "gates": audit.gates,
+        "skipped": audit.skipped,
+        "title": title,
+        "top": top,
+        "margin": float(audit.settings.get("margin") or 0.05),
+        "image_format": image_format,
+    }
+
+
 def write_audit_report(
     path: str, audit: Audit, *, top: int, title: str, image_format: str = "svg"
 ) -> None:
     """Write the HTML report of an audit."""
-    data = audit.data
-    write_report(
-        path,
-        results=audit.results,
-        comparison=audit.comparison,
-        sweep=audit.sweep,
-        by_size=audit.by_size,
-        inputs=[f.to_dict() for f in data.files],
-        settings=audit.settings,
-        labels={"groups": data.group_names, "tasks": data.task_names},
-        thresholds=data.thresholds,
-        warnings=audit.warnings,
-        gates=audit.gates,
-        skipped=audit.skipped,
-        title=title,
-        top=top,
-        margin=float(audit.settings.get("margin") or 0.05),
-        image_format=image_format,
-    )
+    write_report(path, **_report_kwargs(audit, top=top, title=title, image_format=image_format))
 
 
 def run(args: argparse.Namespace) -> int:
     from biasamp.results._plotting import require_matplotlib
 
     require_matplotlib()  # fail before the work, with an install hint
+    targets = check_command_outputs(args, [("html", "--html"), ("json", "--json")])
     audit = run_audit(args, progress=show_progress(args), sweep=True)
-    console = Console()
+    console = console_for(targets)
     print_audit(console, audit, top=args.top)
-    write_audit_report(
-        args.html, audit, top=args.top, title=args.title, image_format=args.image_format
+    page = render_report(
+        **_report_kwargs(audit, top=args.top, title=args.title, image_format=args.image_format)
     )
+    json_document = audit_document(audit, command="report") if "json" in targets else None
+    # every temporary first, then the renames back to back; the JSON, renamed last, is
+    # the commit marker: when it is new, so is the HTML (docs/cli.md, "Output files")
+    with OutputBatch() as batch:
+        with batch.open(targets["html"], "w", encoding="utf-8") as handle:
+            handle.write(page)
+        if json_document is not None:
+            with batch.open(targets["json"], "w", encoding="utf-8") as handle:
+                handle.write(json_text(json_document))
     console.print(f"report written to {args.html}", markup=False, highlight=False)
-    if args.json:
-        write_json(args.json, audit_document(audit, command="report"))
     return 1 if audit.failed_gates else 0
 
 

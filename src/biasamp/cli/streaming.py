@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from biasamp.counts._count_table import CountTable
-from biasamp.engines._file_formats import file_schema
+from biasamp.engines._file_formats import RaggedRowError, file_schema
 from biasamp.engines._files import counts_from_files, iter_file_batches
 from biasamp.metrics._bootstrap import evaluation_replicates, interval_from_tables
 from biasamp.metrics._directional import directional_arrays, directional_from_counts
@@ -192,6 +192,8 @@ def _file_reason(
             return f"{path}: only plain or .gz CSV is streamed"
     try:
         schema = file_schema(str(path), fmt)
+    except RaggedRowError as exc:
+        raise InputError(str(exc)) from None
     except Exception as exc:  # pyarrow cannot read it: the in-memory reader explains why
         return f"{path}: pyarrow cannot read it ({str(exc).strip()})"
     for block in blocks:

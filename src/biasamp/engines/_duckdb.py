@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
-from biasamp.engines._file_formats import file_format_of, file_schema
+from biasamp.engines._file_formats import check_field_counts, file_format_of, file_schema
 from biasamp.engines._group_sums import counts_from_group_sums, group_sums_sql
 from biasamp.inputs._column_roles import ColumnRoles
 
@@ -49,6 +49,9 @@ def _source(paths: Sequence[str], file_format: str | None) -> str:
     formats = {file_format_of(p, file_format) for p in paths}
     if len(formats) > 1:
         raise ValueError(ERR_MIXED_FORMATS.format(formats=sorted(formats)))
+    if formats == {"csv"}:
+        for path in paths:  # DuckDB's sniffer would read a ragged file as one text column
+            check_field_counts(path)
     listing = "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
     if formats == {"parquet"}:
         return f"read_parquet({listing}, filename = true)"

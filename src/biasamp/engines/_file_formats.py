@@ -10,13 +10,30 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ERR_FILE_FORMAT", "ERR_FORMAT_ARG", "ERR_PYARROW", "file_format_of", "file_schema"]
+__all__ = [
+    "ERR_FIELD_COUNT",
+    "ERR_FILE_FORMAT",
+    "ERR_FORMAT_ARG",
+    "ERR_PYARROW",
+    "RaggedRowError",
+    "RaggedRows",
+    "check_field_counts",
+    "file_format_of",
+    "file_schema",
+]
 
 ERR_FILE_FORMAT = (
     "{path}: cannot tell the file format from its name; pass file_format='parquet' or 'csv'."
 )
 ERR_FORMAT_ARG = "file_format: expected 'parquet' or 'csv', got {got!r}."
 ERR_PYARROW = "Reading files needs pyarrow: pip install 'biasamp[parquet]'."
+ERR_FIELD_COUNT = (
+    "{file}, line {line}: {got} field(s) where the header has {expected}; every row must have "
+    "one field per column (the row reads {text!r})."
+)
+#: Compressions pyarrow's CSV reader opens by file name; others are checked with :mod:`csv`.
+_ARROW_COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
+_PY_COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 
 def _pyarrow() -> Any:
@@ -50,11 +67,131 @@ def _schema(path: str, fmt: str) -> Any:
         return pq.read_schema(path)
     import pyarrow.csv as pcsv
 
-    with pcsv.open_csv(path) as reader:
-        schema = reader.schema
+    ragged = RaggedRows()
+    try:
+        with pcsv.open_csv(
+            path, parse_options=pcsv.ParseOptions(invalid_row_handler=ragged)
+        ) as reader:
+            schema = reader.schema
+    except pa.ArrowInvalid:
+        if ragged.first is None:
+            raise
+        check_field_counts(path)  # names the line
+        raise ragged.error(path) from None
     return pa.schema(schema)
 
 
 def file_schema(path: str, file_format: str | None = None) -> Any:
     """The pyarrow schema of a Parquet file, or the inferred one of a CSV file."""
     return _schema(path, file_format_of(path, file_format))
+
+
+class RaggedRowError(ValueError):
+    """A delimited file with a row of more or fewer fields than its header."""
+
+
+class RaggedRows:
+    """A pyarrow ``invalid_row_handler`` that records the first bad row and stops the read."""
+
+    def __init__(self) -> None:
+        self.first: tuple[int, int, int | None, str] | None = None
+
+    def __call__(self, row: Any) -> str:
+        if self.first is None:
+            self.first = (row.expected_columns, row.actual_columns, row.number, row.text)
+        return "error"
+
+    def error(self, path: str | os.PathLike[str]) -> RaggedRowError:
+        """The error naming the file and line of the recorded row."""
+        assert self.first is not None
+        expected, got, number, text = self.first
+        return RaggedRowError(
+            ERR_FIELD_COUNT.format(file=path, line=number, got=got, expected=expected, text=text)
+        )
+
+
+def _check_with_csv_module(path: Path, delimiter: str, compression: str | None) -> None:
+    """The same check without pyarrow (or for .xz / .zip files): a row at a time."""
+    import csv
+
+    import pandas as pd
+
+    handle = pd.io.common.get_handle(
+        path, "r", encoding="utf-8", compression=compression, newline=""
+    )
+    with handle:
+        reader = csv.reader(handle.handle, delimiter=delimiter)
+        header = next(reader, None)
+        if header is None:
+            return
+        for row in reader:
+            if row and len(row) != len(header):
+                raise RaggedRowError(
+                    ERR_FIELD_COUNT.format(
+                        file=path,
+                        line=reader.line_num,
+                        got=len(row),
+                        expected=len(header),
+                        text=delimiter.join(row),
+                    )
+                )
+
+
+def check_field_counts(
+    path: str | os.PathLike[str], *, delimiter: str = ",", compression: str | None = None
+) -> None:
+    """Refuse a delimited file whose rows do not all have as many fields as its header.
+
+    pandas and pyarrow, asked for some columns only, drop a row's extra fields
+    and pad a short row with missing values; this check reads the whole file
+    once (with pyarrow when installed, single-threaded so the line is known) and
+    raises ``ValueError`` naming the file and the first bad line (the header is
+    line 1). Blank lines are skipped, as the readers skip them.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from biasamp.engines._file_formats import check_field_counts
+    >>> path = os.path.join(tempfile.mkdtemp(), "ragged.csv")
+    >>> with open(path, "w") as handle:
+    ...     _ = handle.write("a,b\n1,0\n0,1,1\n")
+    >>> check_field_counts(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...ragged.csv, line 3: 3 field(s) where the header has 2; ...
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if compression is None and suffix in _PY_COMPRESSIONS:
+        compression = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}[
+            suffix
+        ]
+    try:
+        pa = _pyarrow()
+        import pyarrow.csv as pcsv
+    except ImportError:  # pragma: no cover - pyarrow is a test dependency
+        _check_with_csv_module(path, delimiter, compression)
+        return
+    arrow_compression = {"gzip": "gzip", "bz2": "bz2", "zstd": "zstd", None: None}
+    if compression not in arrow_compression:
+        _check_with_csv_module(path, delimiter, compression)
+        return
+    source = pa.input_stream(str(path), compression=arrow_compression[compression])
+    ragged = RaggedRows()
+    try:
+        with source:
+            reader = pcsv.open_csv(
+                source,
+                read_options=pcsv.ReadOptions(use_threads=False, block_size=1 << 24),
+                parse_options=pcsv.ParseOptions(delimiter=delimiter, invalid_row_handler=ragged),
+                convert_options=pcsv.ConvertOptions(
+                    include_columns=[], include_missing_columns=False
+                ),
+            )
+            with reader:
+                for _ in reader:
+                    pass
+    except (pa.ArrowInvalid, OSError, StopIteration, UnicodeDecodeError):
+        if ragged.first is not None:
+            raise ragged.error(path) from None
+        return  # empty or undecodable files: the reader that follows names the problem

@@ -26,8 +26,10 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable, empty_count_table
 from biasamp.engines._file_formats import (
+    RaggedRows,
     _pyarrow,
     _schema,
+    check_field_counts,
     file_format_of,
     file_schema,
 )
@@ -136,15 +138,23 @@ def iter_file_batches(
     import pyarrow.csv as pcsv
 
     block = max(1 << 20, min(chunk_size * max(len(columns), 1) * 4, 1 << 28))
-    reader = pcsv.open_csv(
-        path,
-        read_options=pcsv.ReadOptions(block_size=block),
-        convert_options=pcsv.ConvertOptions(include_columns=list(columns)),
-    )
-    with reader:
-        for batch in reader:
-            for start in range(0, batch.num_rows, chunk_size):
-                yield batch.slice(start, chunk_size)
+    ragged = RaggedRows()
+    try:
+        reader = pcsv.open_csv(
+            path,
+            read_options=pcsv.ReadOptions(block_size=block),
+            parse_options=pcsv.ParseOptions(invalid_row_handler=ragged),
+            convert_options=pcsv.ConvertOptions(include_columns=list(columns)),
+        )
+        with reader:
+            for batch in reader:
+                for start in range(0, batch.num_rows, chunk_size):
+                    yield batch.slice(start, chunk_size)
+    except ValueError:  # ArrowInvalid
+        if ragged.first is None:
+            raise
+        check_field_counts(path)  # the threaded reader does not know the line: find it
+        raise ragged.error(path) from None
 
 
 def _label_names_from_files(
