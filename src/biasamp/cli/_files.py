@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.engines._file_formats import check_field_counts
+from biasamp.output._csv import unescape_cell, unescape_cells
 
 __all__ = [
     "ColumnBlock",
@@ -218,7 +219,7 @@ def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str,
         raise InputError(ERR_EMPTY_FILE.format(file=path)) from exc
     except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as exc:
         raise InputError(ERR_CSV.format(file=path, detail=str(exc).strip())) from exc
-    columns = [str(c) for c in frame.columns]
+    columns = [unescape_cell(str(c)) for c in frame.columns]  # spreadsheet-safe names
     _check_delimiter(path, columns, sep)
     if len(columns) > 1:
         # pandas renames a repeated name 'a' to 'a.1': read the header line as it is
@@ -226,6 +227,7 @@ def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str,
             path, sep=sep, nrows=1, header=None, dtype=str, compression=_compression(path)
         ).iloc[0]
         _check_unique_columns(path, [str(c) for c in raw if isinstance(c, str)])
+        _check_unique_columns(path, columns)
     return fmt, columns
 
 
@@ -397,8 +399,14 @@ def _read_csv_chunks(
         check_field_counts(path, delimiter=delimiter, compression=_compression(path))
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    usecols = list(dict.fromkeys(c for b in blocks for c in b.columns))
-    text_columns = {b.columns[0]: str for b in blocks if b.kind in ("label", "id")}
+    # header names and text cells are read back from their spreadsheet-safe form
+    raw_names = pd.read_csv(path, sep=delimiter, nrows=0, compression=_compression(path)).columns
+    raw_of = {unescape_cell(str(name)): name for name in raw_names}
+    wanted = list(dict.fromkeys(c for b in blocks for c in b.columns))
+    usecols = [raw_of.get(c, c) for c in wanted]
+    text = [b.columns[0] for b in blocks if b.kind in ("label", "id")]
+    text_columns = {raw_of.get(c, c): str for c in text}
+    renamed = {raw_of.get(c, c): c for c in wanted}
     with path.open("rb") as raw:
         reader = _HashingReader(raw)
         buffered = io.BufferedReader(reader, buffer_size=1 << 20)
@@ -416,6 +424,9 @@ def _read_csv_chunks(
             with chunks:
                 for chunk in chunks:
                     advance(reader.bytes_read)
+                    chunk = chunk.rename(columns=renamed)
+                    for column in text:
+                        chunk[column] = unescape_cells(chunk[column])
                     on_chunk(chunk)
         except pd.errors.EmptyDataError as exc:
             raise InputError(ERR_EMPTY_FILE.format(file=path)) from exc

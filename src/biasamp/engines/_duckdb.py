@@ -23,6 +23,7 @@ from biasamp.counts._count_table import CountTable
 from biasamp.engines._file_formats import check_field_counts, file_format_of, file_schema
 from biasamp.engines._group_sums import counts_from_group_sums, group_sums_sql
 from biasamp.inputs._column_roles import ColumnRoles
+from biasamp.output._csv import unescape_cells
 
 __all__ = ["counts_from_files_duckdb", "distinct_rows_duckdb", "duckdb_connection"]
 
@@ -64,6 +65,25 @@ def _is_boolean(path: str, column: str, file_format: str | None) -> bool:
     return bool(pa.types.is_boolean(file_schema(path, file_format).field(column).type))
 
 
+def _unescape_labels(
+    frame: pd.DataFrame,
+    paths: Sequence[str],
+    roles: ColumnRoles,
+    file_format: str | None,
+    *,
+    aliased: bool,
+) -> pd.DataFrame:
+    """Label keys of CSV files read back from their spreadsheet-safe form, as the other
+    readers do (:mod:`biasamp.output._csv`)."""
+    if file_format_of(paths[0], file_format) != "csv":
+        return frame
+    for rc in roles.present().values():
+        if rc.is_label:
+            column = f"k_{rc.role}" if aliased else rc.label_column  # group sums' key alias
+            frame[column] = unescape_cells(frame[column].astype(object))
+    return frame
+
+
 def counts_from_files_duckdb(
     paths: Sequence[str],
     roles: ColumnRoles,
@@ -91,6 +111,7 @@ def counts_from_files_duckdb(
         frame = con.execute(sql).df()
     finally:
         con.close()
+    frame = _unescape_labels(frame, paths, roles, file_format, aliased=True)
     return counts_from_group_sums(
         frame,
         roles,
@@ -132,6 +153,7 @@ def distinct_rows_duckdb(
     )
     con = duckdb_connection(memory_limit=memory_limit)
     try:
-        return con.execute(sql).df()
+        frame = con.execute(sql).df()
     finally:
         con.close()
+    return _unescape_labels(frame, paths, roles, file_format, aliased=False)

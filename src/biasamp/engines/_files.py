@@ -34,6 +34,7 @@ from biasamp.engines._file_formats import (
     file_schema,
 )
 from biasamp.inputs._column_roles import ColumnRoles
+from biasamp.output._csv import ESCAPED_CELL
 
 __all__ = [
     "counts_from_files",
@@ -148,6 +149,7 @@ def iter_file_batches(
         )
         with reader:
             for batch in reader:
+                batch = _unescape_text(batch)
                 for start in range(0, batch.num_rows, chunk_size):
                     yield batch.slice(start, chunk_size)
     except ValueError:  # ArrowInvalid
@@ -155,6 +157,24 @@ def iter_file_batches(
             raise
         check_field_counts(path)  # the threaded reader does not know the line: find it
         raise ragged.error(path) from None
+
+
+def _unescape_text(batch: Any) -> Any:
+    """Text cells of a CSV batch read back from their spreadsheet-safe form
+    (:mod:`biasamp.output._csv`: a leading ``'`` before ``= + - @``, tab, CR or ``'`` goes)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = []
+    changed = False
+    for column in batch.columns:
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            escaped = pc.fill_null(pc.match_substring_regex(column, ESCAPED_CELL), False)
+            if pc.any(escaped).as_py():
+                column = pc.if_else(escaped, pc.utf8_slice_codeunits(column, 1), column)
+                changed = True
+        columns.append(column)
+    return pa.RecordBatch.from_arrays(columns, schema=batch.schema) if changed else batch
 
 
 def _label_names_from_files(

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "ESCAPED_CELL",
     "escape_cell",
     "escape_cells",
     "spreadsheet_safe",
@@ -37,8 +38,9 @@ __all__ = [
 #: Text that a spreadsheet would read as a formula, or that reading back would change.
 _NEEDS_QUOTE = r"(?:[=+@\t\r]|'[=+\-@\t\r']|-(?!(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z))"
 _NEEDS_QUOTE_RE = re.compile(_NEEDS_QUOTE, re.DOTALL)
-#: A cell written escaped: the quote and what made it needed.
-_ESCAPED = r"'[=+\-@\t\r']"
+#: A cell written escaped: the quote and what made it needed (a regex anchored at the start).
+ESCAPED_CELL = r"^'[=+\-@\t\r']"
+_ESCAPED = ESCAPED_CELL
 _ESCAPED_RE = re.compile(_ESCAPED, re.DOTALL)
 
 
