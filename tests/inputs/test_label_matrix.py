@@ -244,3 +244,22 @@ def test_lists_of_labels_name_the_argument(labels):
     # A Series of lists used to fail inside pandas with "unhashable type: 'list'".
     with pytest.raises(TypeError, match=r"^tasks: 1-D labels must be hashable.*indicator"):
         as_label_matrix(labels, arg="tasks")
+
+
+@pytest.mark.parametrize("dtype", [str, bytes, object])
+def test_a_2d_array_of_text_0_1_is_read_like_the_same_dataframe(dtype):
+    text = np.array([["1", "0"], ["0", "1"], ["1", "1"]]).astype(dtype)
+    if dtype is bytes:
+        text = np.char.encode(np.array([["1", "0"], ["0", "1"], ["1", "1"]]))
+    frame = pd.DataFrame(np.array([["1", "0"], ["0", "1"], ["1", "1"]]))
+    from_array = as_label_matrix(text, arg="tasks")
+    from_frame = as_label_matrix(frame, arg="tasks")
+    np.testing.assert_array_equal(from_array.values, from_frame.values)
+    assert from_array.names == from_frame.names
+
+
+def test_a_2d_array_of_other_text_names_the_argument():
+    with pytest.raises(TypeError, match=r"^tasks: a 2-D indicator matrix must be numeric"):
+        as_label_matrix(np.array([["yes", "0"], ["0", "1"]]), arg="tasks")
+    with pytest.raises(ValueError, match=r"^tasks: indicator values must be 0 or 1"):
+        as_label_matrix(np.array([["2", "0"], ["0", "1"]]), arg="tasks")

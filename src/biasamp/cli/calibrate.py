@@ -183,6 +183,9 @@ def read_thresholds(path: str | Path) -> dict[str, float]:
     else:
         try:
             check_field_counts(path, delimiter=",")
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        try:
             frame = pd.read_csv(path, dtype=str, keep_default_na=False, index_col=False)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             raise InputError(ERR_THRESHOLDS_FILE.format(file=path, detail=str(exc))) from exc

@@ -101,6 +101,11 @@ ERR_EMPTY_NAMES = "{arg}: expected a non-empty sequence of distinct label names,
 #: Replicate weights drawn at a time by the online bootstrap (float64 entries, 32 MB).
 _REPLICATE_CHUNK_ENTRIES = 4_000_000
 
+ERR_COUNT_OVERFLOW = (
+    "sample_weight: the weighted counts overflow float64 (a total is {value}); the metrics do "
+    "not depend on the scale of the weights, so divide the weights by a constant (for example "
+    "by their largest value)."
+)
 ERR_JOINT_FRAME = (
     "joint: expected a DataFrame with tasks as rows and groups as columns, got {what}."
 )
@@ -177,6 +182,18 @@ def label_matrices(
             if names is None:
                 names, source = matrices[role].names, role
     return matrices
+
+
+def check_finite_counts(*groups: Any) -> None:
+    """Raise :data:`ERR_COUNT_OVERFLOW` when a count (array, sparse matrix or dict of them)
+    is not finite: the weights' totals do not fit in float64."""
+    for group in groups:
+        values = group.values() if isinstance(group, Mapping) else [group]
+        for value in values:
+            data = value.data if sp.issparse(value) else np.asarray(value, dtype=np.float64)
+            bad = ~np.isfinite(data)
+            if bad.any():
+                raise ValueError(ERR_COUNT_OVERFLOW.format(value=float(data[bad].flat[0])))
 
 
 class MergeableCounts:
@@ -482,6 +499,9 @@ class CountTable(MergeableCounts):
 
     _accepts_soft = True
 
+    def __post_init__(self) -> None:
+        check_finite_counts(self.n, self.totals, self.joint)
+
     # ------------------------------------------------------------------ build
     @classmethod
     def _declared(
@@ -524,17 +544,19 @@ class CountTable(MergeableCounts):
         group_names = present[groups[0]].names
         task_names = present[tasks[0]].names
         dense_groups = {r: _as_dense(present[r].values) for r in groups}
-        totals = {r: _weighted_totals(dense_groups[r], w) for r in groups}
-        totals.update({r: _weighted_totals(present[r].values, w) for r in tasks})
-        joint = {
-            (g, t): _weighted_crossprod(dense_groups[g], present[t].values, w)
-            for g, t in JOINT_KEYS
-            if g in present and t in present
-        }
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow: a clear error below
+            totals = {r: _weighted_totals(dense_groups[r], w) for r in groups}
+            totals.update({r: _weighted_totals(present[r].values, w) for r in tasks})
+            joint = {
+                (g, t): _weighted_crossprod(dense_groups[g], present[t].values, w)
+                for g, t in JOINT_KEYS
+                if g in present and t in present
+            }
+            n_total = np.asarray(w.sum(axis=-1), dtype=np.float64)
         return cls(
             group_names=tuple(group_names),
             task_names=tuple(task_names),
-            n=np.asarray(w.sum(axis=-1), dtype=np.float64),
+            n=n_total,
             totals=totals,
             joint=joint,
             n_rows=n,

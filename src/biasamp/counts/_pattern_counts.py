@@ -32,6 +32,7 @@ from biasamp.counts._count_table import (
     ERR_REPLICATE_SHAPE,
     JOINT_KEYS,
     MergeableCounts,
+    check_finite_counts,
     label_matrices,
 )
 from biasamp.counts._poisson import PoissonReplicates
@@ -112,6 +113,9 @@ class PatternCountTable(MergeableCounts):
     next_row: int = 0
 
     _accepts_soft = False
+
+    def __post_init__(self) -> None:
+        check_finite_counts(self.n, self.group_totals, self.pattern_totals, self.joint)
 
     # ------------------------------------------------------------------ build
     @classmethod

@@ -76,8 +76,8 @@ def _schema(path: str, fmt: str) -> Any:
     except pa.ArrowInvalid:
         if ragged.first is None:
             raise
-        check_field_counts(path)  # names the line
-        raise ragged.error(path) from None
+        check_field_counts(path)  # names the line (a quoted newline is not a bad row)
+        raise
     return pa.schema(schema)
 
 
@@ -183,7 +183,9 @@ def check_field_counts(
             reader = pcsv.open_csv(
                 source,
                 read_options=pcsv.ReadOptions(use_threads=False, block_size=1 << 24),
-                parse_options=pcsv.ParseOptions(delimiter=delimiter, invalid_row_handler=ragged),
+                parse_options=pcsv.ParseOptions(
+                    delimiter=delimiter, invalid_row_handler=ragged, newlines_in_values=True
+                ),
                 convert_options=pcsv.ConvertOptions(
                     include_columns=[], include_missing_columns=False
                 ),

@@ -348,9 +348,13 @@ def as_label_matrix(
             return LabelMatrix(matrix, label_names, arg, soft=False)
         if arr.ndim != 2:
             raise ValueError(ERR_NDIM.format(arg=arg, ndim=arr.ndim))
-        if arr.dtype.kind not in "biuf":
+        # text '0'/'1' is parsed as the same DataFrame's to_numpy(float64) parses it
+        if arr.dtype.kind not in "biufUSO":
             raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=arr.dtype))
-        values = np.asarray(arr, dtype=np.float64)
+        try:
+            values = np.asarray(arr, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=arr.dtype)) from exc
         if arr.dtype != np.bool_:  # bool arrays are 0/1 by construction
             _check_values(values, arg, soft)
     if values.shape[0] == 0:

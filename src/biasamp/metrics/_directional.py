@@ -92,21 +92,26 @@ def training_signs(train: CountTable) -> tuple[np.ndarray, np.ndarray, np.ndarra
     """``y_at`` in {-1, 0, 1}, ``P(a, t)`` and ``P(a)P(t)`` of a training table.
 
     The sign is decided on counts (``n * c(a,t)`` against ``c(a) c(t)``) with a
-    relative tolerance of 1e-12, so exact ties are ties. The counts are first
-    divided by a power of two near ``n`` (exact in floating point), so that huge
-    weights do not overflow the products.
+    tolerance of 1e-12 relative to the larger of the two, so exact ties are ties
+    whatever the scale of the weights. The counts are first divided by a power
+    of two near ``n`` (exact in floating point), so that huge weights do not
+    overflow the products and tiny ones do not underflow them.
     """
     n_raw = np.asarray(train.n, dtype=np.float64)
-    scale = np.exp2(-np.floor(np.log2(np.maximum(n_raw, 1.0))))[..., None, None]
+    positive = n_raw > 0
+    exponent = np.floor(np.log2(np.where(positive, n_raw, 1.0)))
+    scale = np.exp2(-exponent)[..., None, None]
     n = n_raw[..., None, None] * scale
     joint = train.joint[("groups", "tasks")] * scale
     expected = (train.totals["groups"][..., :, None] * scale) * (
         train.totals["tasks"][..., None, :] * scale
     )
-    diff = n * joint - expected
-    tolerance = 1e-12 * np.maximum(n * n, 1.0)
+    observed = n * joint
+    diff = observed - expected
+    tolerance = 1e-12 * np.maximum(observed, expected)
     y = np.where(np.abs(diff) <= tolerance, 0.0, np.sign(diff))
-    return y, joint / n, expected / (n * n)
+    safe_n = np.where(n > 0, n, 1.0)
+    return y, joint / safe_n, expected / (safe_n * safe_n)
 
 
 def directional_arrays(

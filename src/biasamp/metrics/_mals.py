@@ -59,6 +59,22 @@ def bias_score_matrix(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return scores, np.broadcast_to(defined, joint.shape)
 
 
+def is_biased(joint: np.ndarray) -> np.ndarray:
+    """``b(t, g) > 1/|G|``, decided on counts: ``|G| c(t, g) > sum_g' c(t, g')``.
+
+    Scale-free: each task's counts are divided by a power of two near their
+    total (exact), so huge weights cannot overflow ``|G| c(t, g)``, and the
+    comparison has a tolerance of 1e-12 relative to the total, so a tie is a tie
+    whatever the scale of the weights (their sums round differently).
+    """
+    per_task = joint.sum(axis=-2, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exponent = np.floor(np.log2(np.where(per_task > 0, per_task, 1.0)))
+    scale = np.exp2(-exponent)
+    scaled, total = joint * scale, per_task * scale
+    return joint.shape[-2] * scaled - total > 1e-12 * total
+
+
 def mals_arrays(
     train: CountTable, predictions: CountTable, *, margin: float = 0.05
 ) -> dict[str, np.ndarray]:
@@ -69,8 +85,7 @@ def mals_arrays(
     joint_pred = predictions.joint[("groups_pred", "tasks_pred")]
     b_train, def_train = bias_score_matrix(joint_train)
     b_pred, def_pred = bias_score_matrix(joint_pred)
-    n_groups = joint_train.shape[-2]
-    biased = n_groups * joint_train > joint_train.sum(axis=-2, keepdims=True)
+    biased = is_biased(joint_train)
     delta = b_pred - b_train
     used = biased & def_pred
     values = np.where(used, delta, 0.0)
