@@ -43,9 +43,7 @@ def _message(path: Path, line: int, got: int, text: str) -> str:
     return ERR_FIELD_COUNT.format(file=path, line=line, got=got, expected=4, text=text)
 
 
-@pytest.mark.parametrize(
-    "bad, got", [("m,a,w,b,9", 5), ("m,a,w,b,", 5), ("m,a,w", 3), ("m", 1)]
-)
+@pytest.mark.parametrize("bad, got", [("m,a,w,b,9", 5), ("m,a,w,b,", 5), ("m,a,w", 3), ("m", 1)])
 @pytest.mark.parametrize("name", ["r.csv", "r.csv.gz"])
 def test_the_check_names_file_and_line(tmp_path, bad, got, name):
     path = _ragged(tmp_path, 10, 6, bad, name)

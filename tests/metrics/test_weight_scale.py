@@ -96,13 +96,16 @@ def _metrics(train: dict, test: dict, w_train: np.ndarray, w: np.ndarray) -> dic
         **single_train,
         **common,
     )
-    out.update({f"sweep {t}": v for t, v in zip(sweep.table["threshold"], sweep.table["value"])})
+    out.update(
+        {
+            f"sweep {t}": v
+            for t, v in zip(sweep.table["threshold"], sweep.table["value"], strict=True)
+        }
+    )
     return out
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1),
     exponent=st.floats(-300, 300, allow_nan=False),

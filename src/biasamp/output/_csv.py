@@ -104,5 +104,11 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_csv(handle: IO[str], frame: pd.DataFrame, **to_csv: Any) -> None:
-    """Write ``frame`` as spreadsheet-safe CSV to an open text handle, without its index."""
-    spreadsheet_safe(frame).to_csv(handle, index=False, **to_csv)
+    """Write ``frame`` as spreadsheet-safe CSV to an open text handle, without its index.
+
+    Rows end with CRLF (RFC 4180), so a field holding a carriage return or a
+    line feed is quoted (Python's CSV writer quotes the characters of the line
+    terminator only) and every reader sees the rows the frame has. Open the
+    handle with ``newline=""``.
+    """
+    spreadsheet_safe(frame).to_csv(handle, index=False, lineterminator="\r\n", **to_csv)

@@ -24,6 +24,7 @@ import base64
 import html
 import io
 import math
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,9 @@ figcaption{font-size:.85rem;color:#555}.fail{color:#b2182b;font-weight:bold}
 
 
 def _e(value: Any) -> str:
-    """HTML-escape any value (quotes included)."""
-    return html.escape(str(value), quote=True)
+    """HTML-escape any value (quotes included; a carriage return as ``&#13;``, which HTML
+    parsers would otherwise turn into a line feed)."""
+    return html.escape(str(value), quote=True).replace("\r", "&#13;")
 
 
 def _num(value: Any, spec: str = "{:+.4f}") -> str:
@@ -74,12 +76,17 @@ def _num(value: Any, spec: str = "{:+.4f}") -> str:
 
 def _figure_html(fig: Any, *, alt: str, caption: str, image_format: str) -> str:
     buffer = io.BytesIO()
-    if image_format == "svg":
-        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-        mime = "image/svg+xml"
-    else:
-        fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-        mime = "image/png"
+    with warnings.catch_warnings():
+        # a label with a control or rare character has no glyph: drawn as a box, not an error
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+        if image_format == "svg":
+            fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+            mime = "image/svg+xml"
+        else:
+            fig.savefig(
+                buffer, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None}
+            )
+            mime = "image/png"
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return (
         f'<figure><img class="figure" alt="{_e(alt)}" src="data:{mime};base64,{data}">'
