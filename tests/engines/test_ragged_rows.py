@@ -8,6 +8,8 @@ instead, naming the file and the line (the header is line 1).
 from __future__ import annotations
 
 import gzip
+import lzma
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +20,12 @@ from biasamp import CountTable, counts_from_files, pattern_counts_from_files
 from biasamp.cli._files import ColumnBlock, InputError, read_blocks
 from biasamp.cli.calibrate import read_thresholds
 from biasamp.cli.main import EXIT_USAGE, main
-from biasamp.engines._file_formats import ERR_FIELD_COUNT, RaggedRowError, check_field_counts
+from biasamp.engines._file_formats import (
+    ERR_FIELD_COUNT,
+    RaggedRowError,
+    _check_with_csv_module,
+    check_field_counts,
+)
 
 pytest.importorskip("pyarrow")
 
@@ -34,6 +41,11 @@ def _ragged(tmp_path: Path, n_rows: int, bad_row: int, bad: str, name: str = "r.
     text = HEADER + "\n" + "\n".join(rows) + "\n"
     if name.endswith(".gz"):
         path.write_bytes(gzip.compress(text.encode()))
+    elif name.endswith(".xz"):
+        path.write_bytes(lzma.compress(text.encode()))
+    elif name.endswith(".zip"):
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr(name[: -len(".zip")], text)
     else:
         path.write_text(text)
     return path
@@ -44,12 +56,20 @@ def _message(path: Path, line: int, got: int, text: str) -> str:
 
 
 @pytest.mark.parametrize("bad, got", [("m,a,w,b,9", 5), ("m,a,w,b,", 5), ("m,a,w", 3), ("m", 1)])
-@pytest.mark.parametrize("name", ["r.csv", "r.csv.gz"])
+@pytest.mark.parametrize("name", ["r.csv", "r.csv.gz", "r.csv.xz", "r.csv.zip"])
 def test_the_check_names_file_and_line(tmp_path, bad, got, name):
+    """pyarrow reads plain, .gz (and .bz2, .zst) files; the csv-module fallback the rest."""
     path = _ragged(tmp_path, 10, 6, bad, name)
     with pytest.raises(RaggedRowError) as info:
         check_field_counts(path)
     assert str(info.value) == _message(path, 8, got, bad)
+
+
+def test_the_fallback_without_pyarrow_agrees(tmp_path):
+    path = _ragged(tmp_path, 10, 6, "m,a,w", "plain.csv")
+    with pytest.raises(RaggedRowError) as info:
+        _check_with_csv_module(path, ",", None)
+    assert str(info.value) == _message(path, 8, 3, "m,a,w")
 
 
 def test_quoted_delimiters_and_newlines_are_not_fields(tmp_path):

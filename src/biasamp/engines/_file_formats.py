@@ -6,6 +6,7 @@ engine (:mod:`biasamp.engines._duckdb`), so neither imports the other's internal
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -110,17 +111,35 @@ class RaggedRows:
         )
 
 
+def _open_text(path: Path, compression: str | None) -> Any:
+    """A text handle (UTF-8, no newline translation) on a possibly compressed file."""
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    if compression == "zip":
+        archive = zipfile.ZipFile(path)
+        return io.TextIOWrapper(archive.open(archive.namelist()[0]), encoding="utf-8", newline="")
+    if compression == "zstd":  # pragma: no cover - only without pyarrow
+        import zstandard
+
+        raw = zstandard.ZstdDecompressor().stream_reader(path.open("rb"))
+        return io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    opener: Any = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(compression or "", open)
+    return opener(path, "rt", encoding="utf-8", newline="")
+
+
 def _check_with_csv_module(path: Path, delimiter: str, compression: str | None) -> None:
     """The same check without pyarrow (or for .xz / .zip files): a row at a time."""
     import csv
 
-    import pandas as pd
-
-    handle = pd.io.common.get_handle(
-        path, "r", encoding="utf-8", compression=compression, newline=""
-    )
+    try:
+        handle = _open_text(path, compression)
+    except ImportError:  # pragma: no cover - pandas cannot read it either
+        return
     with handle:
-        reader = csv.reader(handle.handle, delimiter=delimiter)
+        reader = csv.reader(handle, delimiter=delimiter)
         header = next(reader, None)
         if header is None:
             return

@@ -98,7 +98,7 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` with every text cell and column name escaped (:func:`escape_cell`)."""
     out = frame.copy()
     for position in range(out.shape[1]):  # by position: column names may repeat
-        out.isetitem(position, escape_cells(out.iloc[:, position]))
+        out.isetitem(position, escape_cells(out.iloc[:, position]).to_numpy())
     out.columns = [escape_cell(c) if isinstance(c, str) else c for c in out.columns]
     return out
 
