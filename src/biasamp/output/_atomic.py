@@ -285,7 +285,8 @@ class OutputBatch:
             raise RuntimeError(ERR_BATCH_DONE)
         if mode not in ("w", "wb"):
             raise ValueError(ERR_ATOMIC_MODE.format(got=mode))
-        target = path if isinstance(path, OutputTarget) else check_output(path)
+        # checked again (a target checked before a long computation may have changed since)
+        target = check_output(path.path if isinstance(path, OutputTarget) else path)
         if target.file is None:
             handle, release = _stdout_handle(mode, open_kwargs)
             try:

@@ -5,13 +5,14 @@ and refuses, with a message naming the path and the problem, every target that
 the atomic writer (:mod:`biasamp.output._atomic`) could not replace safely:
 
 * ``-`` is standard output (no file is created);
-* a symbolic link is followed: the file it points to is replaced, the link
-  stays (as ``sponge`` does; ``install`` and ``rsync`` would replace the link);
+* a symbolic link is followed: the file it points to is replaced atomically and
+  the link stays (``sponge`` writes through a link, not atomically; ``install``
+  and ``rsync`` replace the link with a file);
 * an existing target must be a regular file the user may write
   (:func:`os.access`): directories, devices, FIFOs and sockets are refused, and
-  so is a read-only file (``install`` and ``rsync`` would replace it, since they
-  only need the directory to be writable; biasamp treats the file's mode as the
-  owner's wish, as ``sponge`` and ``cp`` do);
+  so is a read-only file (``install``, ``rsync`` and ``sponge`` replace it, since
+  renaming needs only the directory to be writable; biasamp takes the file's mode
+  as its owner's wish, as ``cp`` does);
 * the target's directory must exist and be writable, since the new file is
   written beside the target and renamed over it;
 * an output may not be one of the command's inputs (same file, through any
@@ -121,7 +122,7 @@ def check_output(path: str | os.PathLike[str], *, option: str = "output") -> Out
     >>> import os, tempfile
     >>> from biasamp.output._targets import check_output
     >>> folder = tempfile.mkdtemp()
-    >>> check_output(folder)
+    >>> check_output(folder)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     biasamp.output._targets.OutputError: ...: cannot write the output: it is a directory, not a regular file.
