@@ -48,8 +48,13 @@ def _split(rng: np.random.Generator, n: int) -> dict[str, object]:
     }
 
 
-def _metrics(train: dict, test: dict, w_train: np.ndarray, w: np.ndarray) -> dict[str, float]:
+def _metrics(
+    train: dict, test: dict, w_train: np.ndarray, w: np.ndarray, unit: float = 1.0
+) -> dict[str, float]:
+    """Every metric at weights ``w_train``, ``w``; ``unit`` is the weight of one row, the unit
+    of the multi-attribute ``min_count`` (a threshold in the weights' unit, not a tolerance)."""
     common = {"sample_weight": w, "group_names": GROUPS, "task_names": TASKS}
+    multi = {"min_count": unit}
     single_train = {
         "groups_train": train["groups"],
         "tasks_train": train["tasks"],
@@ -78,6 +83,7 @@ def _metrics(train: dict, test: dict, w_train: np.ndarray, w: np.ndarray) -> dic
             tasks_pred=test["tasks_pred"],
             **single_train,
             **common,
+            **multi,
         ).value
     out["multi mals"] = multi_mals(
         tasks=test["tasks"],
@@ -85,6 +91,7 @@ def _metrics(train: dict, test: dict, w_train: np.ndarray, w: np.ndarray) -> dic
         tasks_pred=test["tasks_pred"],
         **single_train,
         **common,
+        **multi,
     ).value
     sweep = threshold_sweep(
         "directional",
@@ -122,7 +129,7 @@ def test_scaling_every_weight_changes_no_metric(seed, exponent, uniform):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # no silent overflow on the way
         base = _metrics(train, test, w_train, w)
-        scaled = _metrics(train, test, w_train * factor, w * factor)
+        scaled = _metrics(train, test, w_train * factor, w * factor, unit=factor)
     for key, value in base.items():
         assert np.isfinite(value), key
         assert abs(scaled[key] - value) <= 1e-9, (key, value, scaled[key], factor)
@@ -134,7 +141,7 @@ def test_uniform_tiny_or_huge_weights_equal_unit_weights(factor):
     rng = np.random.default_rng(0)
     train, test = _split(rng, 200), _split(rng, 100)
     base = _metrics(train, test, np.ones(200), np.ones(100))
-    scaled = _metrics(train, test, np.full(200, factor), np.full(100, factor))
+    scaled = _metrics(train, test, np.full(200, factor), np.full(100, factor), unit=factor)
     assert base["directional A->T"] != 0.0
     for key, value in base.items():
         assert scaled[key] == pytest.approx(value, abs=1e-12), key

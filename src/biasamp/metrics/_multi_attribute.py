@@ -167,15 +167,6 @@ def _in_vocabulary(vocabulary: np.ndarray, table: PatternCountTable, role: str) 
     return out
 
 
-def _in_rows(support: np.ndarray, table: PatternCountTable) -> np.ndarray:
-    """Weights divided by the split's mean weight, so ``min_count`` counts rows of average
-    weight whatever the weights' scale (a relative 1e-12 absorbs the rounding of sums)."""
-    total = float(np.asarray(table.n).sum())
-    if total <= 0 or table.n_rows <= 0:
-        return support
-    return support * (table.n_rows / total) * (1.0 + 1e-12)
-
-
 def build_combination_space(
     train: PatternCountTable,
     evaluation: PatternCountTable,
@@ -190,13 +181,13 @@ def build_combination_space(
     keys = [table.patterns[r] for table in (train, evaluation) for r in table.patterns]
     vocabulary = np.unique(np.concatenate(keys))
     indicator = keys_to_indicator(vocabulary, len(train.task_names))
-    # min_count is in rows: supports in units of the split's mean weight (scale-free)
-    support_train = _in_rows(_in_vocabulary(vocabulary, train, "tasks"), train)
-    support_eval = _in_rows(_in_vocabulary(vocabulary, evaluation, "tasks"), evaluation)
+    support_train = _in_vocabulary(vocabulary, train, "tasks")
+    support_eval = _in_vocabulary(vocabulary, evaluation, "tasks")
     options = {
         "min_size": min_size,
         "max_size": max_size,
-        "min_count": min_count,
+        # min_count is in the weights' unit; 1e-12 relative absorbs the rounding of their sums
+        "min_count": min_count * (1.0 - 1e-12),
         "max_combinations": max_combinations,
     }
     w_train, spec_train = _layout(train, vocabulary)
@@ -802,9 +793,9 @@ def multi_mals(
         Sizes of the combinations in M (``max_size=None``: no limit).
     min_count : float, default 1
         A combination must occur (by containment, or as an exact training set in
-        "observed" mode) in at least this many rows: the sum of the weights of
-        those rows divided by the split's mean weight (with unit weights, rows;
-        scaling every weight by a constant changes nothing).
+        "observed" mode) in at least this many rows (sum of weights, so in the
+        weights' unit: multiplying every weight by ``c`` needs ``min_count * c``
+        for the same M; sums within 1e-12 of it count).
     max_combinations : int, default 1_000_000
         Raise instead of building more combinations than this.
     absolute : bool, default True
