@@ -122,7 +122,7 @@ def _open_text(path: Path, compression: str | None) -> Any:
         archive = zipfile.ZipFile(path)
         return io.TextIOWrapper(archive.open(archive.namelist()[0]), encoding="utf-8", newline="")
     if compression == "zstd":  # pragma: no cover - only without pyarrow
-        import zstandard
+        import zstandard  # type: ignore[import-not-found]
 
         raw = zstandard.ZstdDecompressor().stream_reader(path.open("rb"))
         return io.TextIOWrapper(raw, encoding="utf-8", newline="")
