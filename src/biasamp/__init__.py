@@ -76,6 +76,7 @@ from biasamp.uncertainty import (
 from biasamp.mitigation import (
     CandidateOutputs,
     Oversampling,
+    RBAConvergenceWarning,
     RBAResult,
     compare_mitigations,
     oversample,
@@ -132,6 +133,7 @@ __all__ = [
     # mitigation
     "CandidateOutputs",
     "Oversampling",
+    "RBAConvergenceWarning",
     "RBAResult",
     "compare_mitigations",
     "oversample",

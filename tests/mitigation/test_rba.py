@@ -4,6 +4,7 @@ and the Lagrangian theory the history must obey."""
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -15,19 +16,21 @@ from hypothesis import strategies as st
 import biasamp
 from biasamp import CandidateOutputs, rba
 from biasamp.mitigation._rba import (
-    ERR_CANDIDATE_MISSING,
     ERR_ETA,
-    ERR_MULTILABEL_SCORES,
     ERR_PENALTY,
-    ERR_SCORE_SHAPE,
     ERR_STRUCTURE,
-    _CandidateProblem,
     _constraint_values,
-    _MultilabelProblem,
     _pair_weights,
-    _SingleProblem,
     rba_constraints,
 )
+from biasamp.mitigation._rba_inference import (
+    ERR_CANDIDATE_MISSING,
+    ERR_MULTILABEL_SCORES,
+    ERR_SCORE_SHAPE,
+)
+from biasamp.mitigation._rba_inference import CandidateProblem as _CandidateProblem
+from biasamp.mitigation._rba_inference import MultilabelProblem as _MultilabelProblem
+from biasamp.mitigation._rba_inference import SingleProblem as _SingleProblem
 
 # ----------------------------------------------------------------- brute force
 
@@ -169,6 +172,7 @@ def test_candidate_inference_matches_brute_force(seed):
     )
 
 
+@pytest.mark.filterwarnings("ignore::biasamp.RBAConvergenceWarning")
 def test_candidates_equal_single_structure():
     """A 'single' problem written as candidates (one per pair) gives the same RBA run."""
     rng = np.random.default_rng(3)
@@ -407,6 +411,7 @@ def test_constraint_value_is_monotone_in_its_multiplier():
             previous = value
 
 
+@pytest.mark.filterwarnings("ignore::biasamp.RBAConvergenceWarning")
 def test_multiplier_update_is_projected_subgradient():
     """lambda_t = max(0, lambda_{t-1} + eta * A c_t) with scale='count': with one violated
     upper constraint the norm grows by exactly eta * (A c) each step until it is satisfied."""
@@ -419,6 +424,7 @@ def test_multiplier_update_is_projected_subgradient():
         scale="count",
         eta=1e-4,
         max_iter=3,
+        schedule="constant",
         constrained_tasks=["a"],
     )
     h = result.history
@@ -483,28 +489,116 @@ def test_multilabel_result_feeds_the_metrics():
     assert table.loc["after", "task macro-F1"] == pytest.approx(f1)
 
 
-def test_select_best_returns_fewest_violations():
+def test_select_best_returns_fewest_violations_then_highest_score():
     s, g_train, t_train, _ = satisfiable_single(n=60)
-    last = rba(
-        s, structure="single", groups_train=g_train, tasks_train=t_train, eta=2.0, max_iter=20
-    )  # too large a step: it oscillates
-    best = rba(
-        s,
-        structure="single",
-        groups_train=g_train,
-        tasks_train=t_train,
-        eta=2.0,
-        max_iter=20,
-        select="best",
-    )
+    kw = {"groups_train": g_train, "tasks_train": t_train, "eta": 2.0, "max_iter": 20}
+    with pytest.warns(biasamp.RBAConvergenceWarning, match="still violated"):
+        # too large a constant step: it oscillates and ends on a violated iterate
+        last = rba(s, structure="single", schedule="constant", select="last", **kw)
+    with pytest.warns(biasamp.RBAConvergenceWarning, match="still violated"):
+        best = rba(s, structure="single", schedule="constant", select="best", **kw)
     h = best.history
     pd.testing.assert_frame_equal(h, last.history)
     fewest = h["violated_constraints"].to_numpy()
-    row = len(fewest) - 1 - int(np.argmin(fewest[::-1]))  # the later of tied rows
     assert fewest[-1] > fewest.min()  # the two selections differ here
+    # by hand: among the rows with the fewest violated constraints, the highest primal
+    tied = np.nonzero(fewest == fewest.min())[0]
+    row = tied[np.argmax(h["primal"].to_numpy()[tied])]
+    assert best.selected_iteration == row + 1
+    assert last.selected_iteration == len(h)
     assert best.mals_after.value == pytest.approx(h["mals"].iloc[row])
     assert best.mals_after.extras["violations"] == h["violations"].iloc[row]
     assert last.mals_after.value == pytest.approx(h["mals"].iloc[-1])
+
+
+def test_select_best_breaks_ties_on_the_original_score():
+    from biasamp.mitigation._rba import _select
+
+    h = pd.DataFrame(
+        {"violated_constraints": [3, 1, 2, 1, 1], "primal": [9.0, 4.0, 8.0, 6.0, 6.0]}
+    )
+    assert _select(h, "best") == 3  # fewest (1), then highest primal (6), then earliest
+    assert _select(h, "last") == 4
+
+
+def test_schedules_follow_their_rules():
+    """constant: the base step every iteration; decay: base / sqrt(t); adaptive: a
+    constraint's step halves when its value changes sign with a positive multiplier."""
+    s, g_train, t_train, _ = satisfiable_single(n=60)
+    kw = {"groups_train": g_train, "tasks_train": t_train, "eta": 2.0, "max_iter": 20}
+    with pytest.warns(biasamp.RBAConvergenceWarning):
+        constant = rba(s, structure="single", schedule="constant", **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", biasamp.RBAConvergenceWarning)
+        decay = rba(s, structure="single", schedule="decay", **kw)
+    adaptive = rba(s, structure="single", schedule="adaptive", **kw)
+    step0 = constant.history["step"].iloc[0]
+    assert (constant.history["step"] == step0).all()
+    t = decay.history["iteration"].to_numpy()
+    np.testing.assert_allclose(decay.history["step"], step0 / np.sqrt(t))
+    steps = adaptive.history["step"].to_numpy()
+    assert steps[0] == step0 and (np.diff(steps) <= 0).all()
+    assert set(np.round(np.log2(step0 / steps), 9)) <= set(range(20))  # halvings only
+    # the oscillating constant step never satisfies every constraint; the adaptive one does
+    assert not constant.converged and adaptive.converged
+    assert adaptive.history["violated_constraints"].iloc[-1] == 0
+
+
+def test_bad_schedule_and_select():
+    from biasamp.mitigation._rba import ERR_SCHEDULE, ERR_SELECT
+
+    s, g_train, t_train, _ = satisfiable_single(n=20)
+    kw = {"groups_train": g_train, "tasks_train": t_train}
+    with pytest.raises(ValueError, match="schedule: expected one of"):
+        rba(s, structure="single", schedule="fast", **kw)
+    with pytest.raises(ValueError, match="select: expected one of"):
+        rba(s, structure="single", select="first", **kw)
+    assert "{got" in ERR_SCHEDULE and "{got" in ERR_SELECT
+
+
+def test_non_convergence_warns_with_the_numbers():
+    s, g_train, t_train, _ = satisfiable_single(n=60)
+    with pytest.warns(biasamp.RBAConvergenceWarning) as record:
+        result = rba(
+            s, structure="single", groups_train=g_train, tasks_train=t_train, max_iter=2
+        )
+    h = result.history
+    message = str(record[0].message)
+    violated = int(h["violated_constraints"].iloc[result.selected_iteration - 1])
+    assert f"{violated} of 6 constraints are still violated after 2 iterations" in message
+    assert f"input decoding violated {int(h['violated_constraints'].iloc[0])}" in message
+    assert not result.converged
+
+
+def test_select_last_warns_when_worse_than_the_input_on_both_counts():
+    """A run whose last iterate has more violated constraints and a lower accuracy than
+    the input is reported; select='best' returns an iterate no worse on violations."""
+    rng = np.random.default_rng(3)
+    n, names = 300, list("abcd")
+    truth_g, truth_t = rng.choice(["m", "w"], n), rng.choice(names, n)
+    s = rng.normal(size=(n, 2, 4))
+    s[np.arange(n), (truth_g == "w").astype(int), np.searchsorted(names, truth_t)] += 2.0
+    kw = {
+        "groups_train": truth_g,
+        "tasks_train": truth_t,
+        "groups": truth_g,
+        "tasks": truth_t,
+        "eta": 20.0,  # far too large: each step throws instances past the bounds
+        "max_iter": 4,
+        "schedule": "constant",
+    }
+    with pytest.warns(biasamp.RBAConvergenceWarning) as record:
+        last = rba(s, structure="single", select="last", **kw)
+    h = last.history
+    assert h["violated_constraints"].iloc[-1] > h["violated_constraints"].iloc[0]
+    before, after = last.performance_before, last.performance_after
+    assert after["task accuracy"] < before["task accuracy"]
+    assert any("worse than the input on both counts" in str(w.message) for w in record)
+    with pytest.warns(biasamp.RBAConvergenceWarning) as record:
+        best = rba(s, structure="single", select="best", **kw)
+    assert not any("worse than the input" in str(w.message) for w in record)
+    chosen = best.history["violated_constraints"].iloc[best.selected_iteration - 1]
+    assert chosen <= best.history["violated_constraints"].iloc[0]
 
 
 def test_bad_inputs():

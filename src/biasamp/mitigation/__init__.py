@@ -2,11 +2,14 @@
 
 from biasamp.mitigation._compare import compare_mitigations
 from biasamp.mitigation._oversampling import Oversampling, oversample
-from biasamp.mitigation._rba import CandidateOutputs, RBAResult, rba
+from biasamp.mitigation._rba import RBAConvergenceWarning, rba
+from biasamp.mitigation._rba_inference import CandidateOutputs
+from biasamp.mitigation._rba_result import RBAResult
 
 __all__ = [
     "CandidateOutputs",
     "Oversampling",
+    "RBAConvergenceWarning",
     "RBAResult",
     "compare_mitigations",
     "oversample",
