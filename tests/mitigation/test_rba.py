@@ -514,9 +514,7 @@ def test_select_best_returns_fewest_violations_then_highest_score():
 def test_select_best_breaks_ties_on_the_original_score():
     from biasamp.mitigation._rba import _select
 
-    h = pd.DataFrame(
-        {"violated_constraints": [3, 1, 2, 1, 1], "primal": [9.0, 4.0, 8.0, 6.0, 6.0]}
-    )
+    h = pd.DataFrame({"violated_constraints": [3, 1, 2, 1, 1], "primal": [9.0, 4.0, 8.0, 6.0, 6.0]})
     assert _select(h, "best") == 3  # fewest (1), then highest primal (6), then earliest
     assert _select(h, "last") == 4
 
@@ -559,9 +557,7 @@ def test_bad_schedule_and_select():
 def test_non_convergence_warns_with_the_numbers():
     s, g_train, t_train, _ = satisfiable_single(n=60)
     with pytest.warns(biasamp.RBAConvergenceWarning) as record:
-        result = rba(
-            s, structure="single", groups_train=g_train, tasks_train=t_train, max_iter=2
-        )
+        result = rba(s, structure="single", groups_train=g_train, tasks_train=t_train, max_iter=2)
     h = result.history
     message = str(record[0].message)
     violated = int(h["violated_constraints"].iloc[result.selected_iteration - 1])
