@@ -30,12 +30,16 @@ Data larger than memory
     :func:`counts_from_group_sums` (Spark and other SQL engines),
     :func:`save_counts` / :func:`load_counts`, :func:`atomic_output`.
 
+Keeping results
+    ``result.save(path)`` on every result type and :func:`load_result` (JSON;
+    also reads the command line's ``--json`` files).
+
 Bundled data: :mod:`biasamp.datasets`. Command line: ``biasamp --help``.
 """
 
 # counts
 from biasamp.counts import CountTable, PatternCountTable
-from biasamp.results import PairwiseResult
+from biasamp.results import PairwiseResult, load_result
 
 # single-attribute co-occurrence metrics
 from biasamp.metrics import (
@@ -75,6 +79,7 @@ from biasamp.uncertainty import (
 # mitigation
 from biasamp.mitigation import (
     CandidateOutputs,
+    MitigationComparison,
     Oversampling,
     RBAConvergenceWarning,
     RBAResult,
@@ -102,6 +107,7 @@ __all__ = [
     "CountTable",
     "PatternCountTable",
     "PairwiseResult",
+    "load_result",
     # single-attribute
     "bias_scores",
     "directional",
@@ -132,6 +138,7 @@ __all__ = [
     "threshold_sweep",
     # mitigation
     "CandidateOutputs",
+    "MitigationComparison",
     "Oversampling",
     "RBAConvergenceWarning",
     "RBAResult",

@@ -78,8 +78,22 @@ def metric_record(key: str, result: Any, *, seed: int | None) -> dict[str, Any]:
             "extras": result.extras,
             "pairs": pairs,
             **({"by_size": frame_records(result.by_size)} if hasattr(result, "by_size") else {}),
+            **_optional(result),
         }
     )
+
+
+def _optional(result: Any) -> dict[str, Any]:
+    """Keys that let :func:`biasamp.load_result` rebuild the result (schema v1 grows only)."""
+    out: dict[str, Any] = {}
+    if hasattr(result, "by_size"):  # multi-attribute
+        for name in ("variance", "absolute", "n_combinations"):
+            out[name] = getattr(result, name, None)
+    if getattr(result, "metric", None) in ("dpa", "leakage_amplification"):
+        for name in ("values", "data_quality", "model_quality"):
+            out[name] = getattr(result, name, None)
+        out["attacker_reason"] = getattr(result, "attacker_reason", None)
+    return out
 
 
 def audit_document(audit: Audit, *, command: str) -> dict[str, Any]:

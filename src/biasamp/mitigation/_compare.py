@@ -19,8 +19,9 @@ from biasamp.metrics._directional import directional
 from biasamp.metrics._mals import mals
 from biasamp.metrics._multi_attribute import multi_directional, multi_mals
 from biasamp.results._intervals import check_ci
+from biasamp.results._persist import SavableResult, register_result
 
-__all__ = ["compare_mitigations", "MetricContext", "default_metrics"]
+__all__ = ["compare_mitigations", "MetricContext", "MitigationComparison", "default_metrics"]
 
 ERR_NO_METHODS = "methods: expected a non-empty mapping of method name -> predictions."
 ERR_RUN_KEYS = (
@@ -44,6 +45,56 @@ class MetricContext:
 
 
 MetricFunction = Callable[[MetricContext, Any, Any], float]
+
+
+class _ComparisonPlot:
+    """``table.plot(...)`` draws the comparison figure; ``table.plot.bar(...)`` and the
+    other pandas plot methods still work."""
+
+    def __init__(self, table: MitigationComparison) -> None:
+        self._table = table
+
+    def __call__(self, metrics: Any = None, *, ax: Any = None) -> Any:
+        from biasamp.results._plotting_mitigation import plot_comparison
+
+        return plot_comparison(self._table, metrics=metrics, ax=ax)
+
+    def __getattr__(self, name: str) -> Any:
+        from pandas.plotting import PlotAccessor
+
+        return getattr(PlotAccessor(pd.DataFrame(self._table)), name)
+
+
+@register_result(
+    "mitigation_comparison",
+    shapes=lambda t: {"methods": int(t.shape[0]), "columns": int(t.shape[1])},
+)
+class MitigationComparison(SavableResult, pd.DataFrame):
+    """The table of :func:`compare_mitigations`: a DataFrame with ``save()`` and ``plot()``.
+
+    One row per method: ``n_runs``, one column per metric (the mean over runs) and,
+    when some method has several runs, ``"<metric> ±"`` (the half-width of the t
+    interval at level ``ci_level``). Everything a DataFrame does works; frames
+    derived from it (slices, ``round()``, ...) are plain DataFrames.
+    ``plot()`` draws one panel per metric, a bar per method with its interval;
+    ``plot.bar()`` and the other pandas plot methods are pandas'.
+    """
+
+    _metadata = ["ci_level"]
+    ci_level: float | None
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    @property
+    def plot(self) -> Any:  # type: ignore[override]
+        return _ComparisonPlot(self)
+
+    @property
+    def metrics(self) -> list[str]:
+        """The metric columns (every column but ``n_runs`` and the ``±`` half-widths)."""
+        return [c for c in self.columns if c != "n_runs" and not str(c).endswith(" ±")]
 
 
 def _train_names(x: Any, arg: str) -> tuple[Any, ...]:
@@ -163,7 +214,7 @@ def compare_mitigations(
     metrics: Sequence[str] | Mapping[str, MetricFunction] | None = None,
     margin: float = 0.05,
     ci: float = 0.95,
-) -> pd.DataFrame:
+) -> MitigationComparison:
     """Performance and every amplification metric per mitigation method, in one table.
 
     Parameters
@@ -189,8 +240,8 @@ def compare_mitigations(
 
     Returns
     -------
-    DataFrame
-        One row per method; ``n_runs``, then one column per metric with the mean
+    MitigationComparison
+        A DataFrame (with ``save()`` and ``plot()``): one row per method; ``n_runs``, then one column per metric with the mean
         over runs and, when some method has several runs, a ``"<metric> ±"`` column
         with the half-width ``t_{(1+ci)/2, r-1} s / sqrt(r)`` (NaN for a method with
         a single run: no interval can be formed from one run).
@@ -260,4 +311,6 @@ def compare_mitigations(
         order = ["n_runs"] + [c for name in chosen for c in (name, f"{name} ±")]
         frame = frame[order]
     frame["n_runs"] = frame["n_runs"].astype(int)
-    return frame
+    table = MitigationComparison(frame)
+    table.ci_level = float(ci)
+    return table

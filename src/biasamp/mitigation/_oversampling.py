@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._label_matrix import as_label_matrix, check_same_length
+from biasamp.results._persist import SavableResult, register_result
 
 __all__ = ["oversample", "Oversampling"]
 
@@ -41,8 +42,18 @@ ERR_MAX_ROUNDS = "max_rounds: expected a positive integer, got {got!r}."
 ERR_ONE_GROUP = "groups: every row needs exactly one group; {count} row(s) have {what}."
 
 
+def _shapes(result: Oversampling) -> dict[str, Any]:
+    return {
+        "n": int(result.indices.max()) + 1 if len(result.indices) else 0,  # rows 0..n-1 first
+        "n_resampled": int(len(result.indices)),
+        "groups": int(result.bias_before.shape[1]),
+        "tasks": int(result.bias_before.shape[0]),
+    }
+
+
+@register_result("oversampling", shapes=lambda r: _shapes(r))
 @dataclass
-class Oversampling:
+class Oversampling(SavableResult):
     """The result of :func:`oversample`.
 
     Attributes

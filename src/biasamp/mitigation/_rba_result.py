@@ -10,12 +10,23 @@ import numpy as np
 import pandas as pd
 
 from biasamp.results._base import PairwiseResult
+from biasamp.results._persist import SavableResult, register_result
 
 __all__ = ["RBAResult", "performance"]
 
 
+def _shapes(result: RBAResult) -> dict[str, Any]:
+    return {
+        "instances": int(len(result.groups_pred)),
+        "groups": int(result.mals_after.by_pair["group"].nunique()),
+        "tasks": int(result.mals_after.by_pair["task"].nunique()),
+        "n_iter": result.n_iter,
+    }
+
+
+@register_result("rba", shapes=lambda r: _shapes(r))
 @dataclass(repr=False)
-class RBAResult:
+class RBAResult(SavableResult):
     """Calibrated predictions of :func:`rba`, with the history of the iterations.
 
     Attributes

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from biasamp.results._persist import SavableResult, register_result
+
 if TYPE_CHECKING:
     from biasamp.counts._count_table import CountTable
 
@@ -58,7 +60,7 @@ def pair_frame(table: CountTable, columns: dict[str, np.ndarray]) -> pd.DataFram
 
 
 @dataclass(repr=False, kw_only=True)
-class MetricResult:
+class MetricResult(SavableResult):
     """What every co-occurrence result shares: the headline number, sizes, the
     settings, metric-specific extras, and the bootstrap interval when asked for.
 
@@ -99,6 +101,21 @@ class MetricResult:
         return frame.loc[order].head(k).reset_index(drop=True)
 
 
+def _labels(frame: pd.DataFrame, column: str) -> int:
+    return int(frame[column].nunique()) if column in frame.columns else 0
+
+
+def _pairwise_shapes(result: PairwiseResult) -> dict[str, Any]:
+    return {
+        "n": result.n,
+        "n_train": result.n_train,
+        "groups": _labels(result.by_pair, "group"),
+        "tasks": _labels(result.by_pair, "task"),
+        "n_boot": 0 if result.replicates is None else int(len(result.replicates)),
+    }
+
+
+@register_result("pairwise", shapes=lambda r: _pairwise_shapes(r))
 @dataclass(repr=False, kw_only=True)
 class PairwiseResult(MetricResult):
     """The result of a pairwise (group x task) co-occurrence metric.

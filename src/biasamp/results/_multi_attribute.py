@@ -8,10 +8,23 @@ from typing import Any
 import pandas as pd
 
 from biasamp.results._base import MetricResult, _json_safe, frame_records
+from biasamp.results._persist import register_result
 
 __all__ = ["MultiAttributeResult"]
 
 
+def _shapes(result: MultiAttributeResult) -> dict[str, Any]:
+    frame = result.by_combination
+    return {
+        "n": result.n,
+        "n_train": result.n_train,
+        "groups": int(frame["group"].nunique()) if "group" in frame.columns else 0,
+        "n_combinations": result.n_combinations,
+        "n_boot": 0 if result.replicates is None else int(len(result.replicates)),
+    }
+
+
+@register_result("multi_attribute", shapes=lambda r: _shapes(r))
 @dataclass(repr=False, kw_only=True)
 class MultiAttributeResult(MetricResult):
     """The result of a multi-attribute bias amplification metric.

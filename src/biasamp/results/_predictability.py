@@ -8,12 +8,14 @@ from typing import Any
 import numpy as np
 
 from biasamp.results._base import _json_safe
+from biasamp.results._persist import SavableResult, register_result
 
 __all__ = ["PredictabilityResult"]
 
 
+@register_result("predictability", shapes=lambda r: {"n": r.n, "n_iter": r.n_iter})
 @dataclass(repr=False)
-class PredictabilityResult:
+class PredictabilityResult(SavableResult):
     """The result of :func:`dpa` or :func:`leakage_amplification`.
 
     Attributes

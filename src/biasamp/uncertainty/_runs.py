@@ -29,6 +29,7 @@ import pandas as pd
 
 from biasamp.results._base import MetricResult, PairwiseResult, _json_safe, frame_records
 from biasamp.results._intervals import check_ci
+from biasamp.results._persist import SavableResult, register_result
 from biasamp.results._predictability import PredictabilityResult
 
 __all__ = ["RunsSummary", "across_runs"]
@@ -84,8 +85,9 @@ def _summary_arrays(values: np.ndarray, ci: float) -> dict[str, np.ndarray]:
     }
 
 
+@register_result("runs_summary", shapes=lambda r: {"n_runs": r.n_runs})
 @dataclass(repr=False)
-class RunsSummary:
+class RunsSummary(SavableResult):
     """Several runs of one metric, summarised (see :func:`across_runs`).
 
     Attributes

@@ -48,6 +48,7 @@ from biasamp.metrics._directional import directional, directional_arrays, normal
 from biasamp.metrics._mals import mals, mals_arrays
 from biasamp.metrics._splits import count_training_split, evaluation_label_matrices
 from biasamp.results._base import _json_safe, frame_records
+from biasamp.results._persist import SavableResult, register_result
 
 __all__ = [
     "ThresholdCalibration",
@@ -126,8 +127,9 @@ def _as_scores(
 
 
 # ------------------------------------------------------------ calibration
+@register_result("threshold_calibration", shapes=lambda r: {"n": r.n, "labels": len(r.thresholds)})
 @dataclass(repr=False)
-class ThresholdCalibration:
+class ThresholdCalibration(SavableResult):
     """Thresholds calibrated on a validation split (see :func:`calibrate_thresholds`).
 
     Attributes
@@ -308,8 +310,9 @@ def calibrate_thresholds(
 
 
 # ------------------------------------------------------------------ sweeps
+@register_result("threshold_sweep", shapes=lambda r: {"thresholds": len(r.table)})
 @dataclass(repr=False)
-class ThresholdSweep:
+class ThresholdSweep(SavableResult):
     """A metric over a grid of thresholds (see :func:`threshold_sweep`).
 
     Attributes

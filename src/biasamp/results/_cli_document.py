@@ -1,0 +1,163 @@
+"""Result objects from the command line's JSON document (``biasamp measure/report --json``).
+
+The document (schema ``biasamp-result``, ``biasamp/schema/result-v1.json``) holds one
+record per metric and, for scored predictions, the threshold sweeps. Each record
+becomes the result type the library returns for that metric:
+
+* a record with ``by_size`` (Multi_MALS, Multi->): :class:`MultiAttributeResult`;
+  the pairs' ``task`` (task names joined by `` + ``) becomes the ``combination``
+  tuple again;
+* ``metric`` ``"dpa"`` / ``"leakage_amplification"``: :class:`PredictabilityResult`,
+  with the per-iteration arrays when the record has them (``values``,
+  ``data_quality``, ``model_quality``), else one-element arrays holding the means;
+* every other record: :class:`PairwiseResult`.
+
+Replicates are not in the document, so results come back without them (their
+``ci``, ``ci_level`` and ``se`` are kept). Types that live above this layer (the
+sweep) are looked up in the result registry, never imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp.results._base import PairwiseResult
+from biasamp.results._multi_attribute import MultiAttributeResult
+from biasamp.results._predictability import PredictabilityResult
+
+__all__ = ["results_from_cli_document"]
+
+PREDICTABILITY = ("dpa", "leakage_amplification")
+COMBINATION_SEPARATOR = " + "
+
+
+def _frame(records: list[dict[str, Any]]) -> pd.DataFrame:
+    frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype == object and values.map(lambda v: v is None or isinstance(v, float)).all():
+            frame[column] = values.astype(float)  # null stands for NaN in the document
+    return frame
+
+
+def _interval(record: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    interval = record.get("interval")
+    if not interval:
+        return None, None, None
+    low = np.nan if interval.get("low") is None else float(interval["low"])
+    high = np.nan if interval.get("high") is None else float(interval["high"])
+    se = interval.get("se")
+    return (low, high), interval.get("level"), None if se is None else float(se)
+
+
+def _number(value: Any) -> float:
+    return np.nan if value is None else float(value)
+
+
+def _common(record: Mapping[str, Any]) -> dict[str, Any]:
+    ci, level, se = _interval(record)
+    return {
+        "metric": record["metric"],
+        "value": _number(record.get("value")),
+        "direction": record.get("direction"),
+        "n": float(record.get("n") or 0.0),
+        "n_train": None if record.get("n_train") is None else float(record["n_train"]),
+        "n_pairs": int(record.get("n_pairs") or 0),
+        "n_empty": int(record.get("n_empty") or 0),
+        "params": dict(record.get("params") or {}),
+        "extras": dict(record.get("extras") or {}),
+        "ci": ci,
+        "ci_level": level,
+        "se": se,
+    }
+
+
+def _pairwise(record: Mapping[str, Any]) -> PairwiseResult:
+    return PairwiseResult(by_pair=_frame(list(record.get("pairs") or [])), **_common(record))
+
+
+def _multi(record: Mapping[str, Any]) -> MultiAttributeResult:
+    pairs = _frame(list(record.get("pairs") or []))
+    if "task" in pairs.columns:
+        combos = [tuple(str(t).split(COMBINATION_SEPARATOR)) for t in pairs["task"]]
+        pairs = pairs.drop(columns=["task"])
+        pairs.insert(0, "combination", pd.Series(combos, dtype=object))
+    by_size = _frame(list(record.get("by_size") or []))
+    n_combinations = record.get("n_combinations")
+    if n_combinations is None:
+        n_combinations = int(by_size["n_combinations"].sum()) if "n_combinations" in by_size else 0
+    return MultiAttributeResult(
+        by_combination=pairs,
+        by_size=by_size,
+        variance=_number(record.get("variance")),
+        absolute=bool(record.get("absolute", True)),
+        n_combinations=int(n_combinations),
+        **_common(record),
+    )
+
+
+def _predictability(record: Mapping[str, Any]) -> PredictabilityResult:
+    extras = dict(record.get("extras") or {})
+    d_key, m_key = ("psi_d", "psi_m") if record["metric"] == "dpa" else ("lambda_d", "lambda_m")
+
+    def series(name: str, mean: Any) -> np.ndarray:
+        values = record.get(name)
+        if values is None:
+            return np.array([_number(mean)])
+        return np.array([_number(v) for v in values], dtype=np.float64)
+
+    ci, level, _ = _interval(record)
+    params = dict(record.get("params") or {})
+    return PredictabilityResult(
+        metric=record["metric"],
+        value=_number(record.get("value")),
+        values=series("values", record.get("value")),
+        data_quality=series("data_quality", extras.get(d_key)),
+        model_quality=series("model_quality", extras.get(m_key)),
+        direction=record.get("direction"),
+        ci=ci,
+        ci_level=float(level) if level is not None else float(params.get("ci_level", 0.95)),
+        std=_number(extras.get("std", np.nan)),
+        attacker=str(extras.get("attacker", "")),
+        attacker_reason=str(record.get("attacker_reason") or extras.get("attacker_reason", "")),
+        quality=str(extras.get("quality", "")),
+        perturbation=str(extras.get("perturbation", "")),
+        model_accuracy=extras.get("model_accuracy"),
+        n=int(record.get("n") or 0),
+        n_iter=int(extras.get("n_iter", params.get("n_iter", 1))),
+        test_size=float(params.get("test_size", np.nan)),
+        params=params,
+    )
+
+
+def results_from_cli_document(
+    document: Mapping[str, Any], registry: Mapping[str, type], *, file: str
+) -> dict[str, Any]:
+    """``{metric key: result}`` (and ``"sweep:<key>"``: ThresholdSweep) from a CLI document."""
+    out: dict[str, Any] = {}
+    for record in document.get("metrics") or []:
+        if record.get("metric") in PREDICTABILITY:
+            out[record["key"]] = _predictability(record)
+        elif "by_size" in record:
+            out[record["key"]] = _multi(record)
+        else:
+            out[record["key"]] = _pairwise(record)
+    sweep_type = registry.get("threshold_sweep")
+    for key, sweep in (document.get("sweeps") or {}).items():
+        if sweep_type is None:  # pragma: no cover - registered whenever biasamp is imported
+            continue
+        table = _frame(list(sweep.get("table") or []))
+        table["metric"] = sweep.get("metric")
+        table["direction"] = sweep.get("direction")
+        out[f"sweep:{key}"] = sweep_type(
+            table=table,
+            mean=_number(sweep.get("mean")),
+            metric=str(sweep.get("metric")),
+            direction=sweep.get("direction"),
+            params={"source": file},
+        )
+    return out

@@ -1,0 +1,279 @@
+"""``result.save(path)`` and ``biasamp.load_result(path)`` for every result type.
+
+Each type is built from real metric calls (with bootstrap intervals and replicates
+where the type keeps them), saved, loaded, and compared field by field: the same
+class, the same ``to_dict()``, the same value, tables equal with their dtypes and
+index, arrays equal with their dtype and shape, nested results equal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biasamp
+from biasamp.results._persist import (
+    ERR_LOAD_KIND,
+    ERR_LOAD_SCHEMA,
+    ERR_LOAD_VERSION,
+    ERR_SAVE_TYPE,
+    SAVED_SCHEMA,
+    registered_results,
+)
+
+RNG = np.random.default_rng(0)
+N = 240
+G_TRAIN = RNG.choice(["man", "woman"], N, p=[0.6, 0.4])
+T_TRAIN = pd.DataFrame((RNG.random((N, 4)) < 0.35).astype(int), columns=["cup", "ski", "a$b", "d"])
+G_PRED = RNG.choice(["man", "woman"], N, p=[0.7, 0.3])
+T_PRED = pd.DataFrame((RNG.random((N, 4)) < 0.35).astype(int), columns=list(T_TRAIN.columns))
+
+
+def assert_same(a, b, where="result"):
+    assert type(a) is type(b), where
+    if isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b, check_exact=True, obj=where)
+        for name in getattr(type(a), "_metadata", []):
+            assert_same(getattr(a, name), getattr(b, name), f"{where}.{name}")
+    elif isinstance(a, pd.Series):
+        pd.testing.assert_series_equal(a, b, check_exact=True, obj=where)
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape, where
+        np.testing.assert_array_equal(a, b, err_msg=where)
+    elif dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            assert_same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, dict):
+        assert list(a) == list(b), where
+        for k in a:
+            assert_same(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            assert_same(x, y, f"{where}[{i}]")
+    elif isinstance(a, float) and math.isnan(a):
+        assert isinstance(b, float) and math.isnan(b), where
+    else:
+        assert a == b, where
+
+
+def roundtrip(result, tmp_path, name="result.json"):
+    path = result.save(tmp_path / name)
+    loaded = biasamp.load_result(path)
+    assert_same(result, loaded)
+    if hasattr(result, "to_dict") and not isinstance(result, pd.DataFrame):
+        assert loaded.to_dict() == result.to_dict()  # JSON-safe dicts: NaN is None
+    for attr in ("value", "mean"):
+        if hasattr(result, attr) and isinstance(getattr(result, attr), float):
+            assert float(getattr(loaded, attr)) == float(getattr(result, attr)) or (
+                math.isnan(getattr(loaded, attr)) and math.isnan(getattr(result, attr))
+            )
+    return path, loaded
+
+
+def mals_result(**kw):
+    return biasamp.mals(
+        groups_train=G_TRAIN, tasks_train=T_TRAIN, groups_pred=G_PRED, tasks_pred=T_PRED, **kw
+    )
+
+
+def test_pairwise_results_with_intervals_and_replicates(tmp_path):
+    result = mals_result(n_boot=40, random_state=1)
+    assert result.replicates is not None and result.ci is not None
+    path, loaded = roundtrip(result, tmp_path)
+    assert loaded.replicates.shape == result.replicates.shape
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["schema"] == SAVED_SCHEMA and doc["schema_version"] == 1
+    assert doc["biasamp_version"] == biasamp.__version__
+    assert doc["type"] == "pairwise" and doc["class"] == "PairwiseResult"
+    assert doc["inputs"] == {
+        "n": float(N),
+        "n_train": float(N),
+        "groups": 2,
+        "tasks": 4,
+        "n_boot": 40,
+    }
+    directional = biasamp.directional(
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        tasks_pred=T_PRED,
+        direction="A->T",
+        n_boot=30,
+        random_state=2,
+    )
+    roundtrip(directional, tmp_path, "directional.json")
+
+
+def test_nan_and_infinite_values_survive_as_standard_json(tmp_path):
+    result = mals_result()
+    result.extras["odd"] = [math.inf, -math.inf, math.nan]
+    result.by_pair.loc[0, "delta"] = math.nan
+    path, loaded = roundtrip(result, tmp_path)
+    text = path.read_text(encoding="utf-8")
+    assert "NaN" not in text and "Infinity" not in text  # standard JSON only
+    assert loaded.extras["odd"][0] == math.inf and math.isnan(loaded.extras["odd"][2])
+
+
+def test_multi_attribute_results(tmp_path):
+    result = biasamp.multi_mals(
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        groups_train=G_TRAIN,
+        tasks_train=T_TRAIN,
+        groups_pred=G_PRED,
+        tasks_pred=T_PRED,
+    )
+    _, loaded = roundtrip(result, tmp_path)
+    assert isinstance(loaded.by_combination["combination"].iloc[0], tuple)
+    directional = biasamp.multi_directional(
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        groups_train=G_TRAIN,
+        tasks_train=T_TRAIN,
+        groups_pred=G_PRED,
+        tasks_pred=T_PRED,
+        direction="T->A",
+        n_boot=20,
+        random_state=0,
+    )
+    roundtrip(directional, tmp_path, "multi_directional.json")
+
+
+def test_predictability_results(tmp_path):
+    result = biasamp.dpa(
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        tasks_pred=T_PRED,
+        direction="A->T",
+        n_iter=3,
+        random_state=0,
+    )
+    roundtrip(result, tmp_path)
+
+
+def test_runs_summary_with_pairs(tmp_path):
+    runs = [mals_result(n_boot=10, random_state=s) for s in range(3)]
+    summary = biasamp.across_runs(runs)
+    assert summary.by_pair is not None
+    roundtrip(summary, tmp_path)
+
+
+def test_threshold_calibration_and_sweep(tmp_path):
+    scores = pd.DataFrame(RNG.random((N, 4)), columns=list(T_TRAIN.columns))
+    calibration = biasamp.calibrate_thresholds(scores, labels_val=T_TRAIN)
+    roundtrip(calibration, tmp_path, "calibration.json")
+    sweep = biasamp.threshold_sweep(
+        biasamp.mals,
+        thresholds=np.linspace(0.1, 0.9, 9),
+        tasks_scores=scores,
+        groups_pred=G_PRED,
+        groups_train=G_TRAIN,
+        tasks_train=T_TRAIN,
+    )
+    roundtrip(sweep, tmp_path, "sweep.json")
+
+
+def test_rba_results_multilabel_and_single(tmp_path):
+    rng = np.random.default_rng(4)
+    gs, ts = rng.normal(size=(N, 2)), rng.normal(size=(N, 2, 4, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", biasamp.RBAConvergenceWarning)
+        multi = biasamp.rba(
+            (gs, ts),
+            structure="multilabel",
+            groups_train=G_TRAIN,
+            tasks_train=T_TRAIN,
+            groups=G_PRED,
+            tasks=T_PRED,
+            max_iter=15,
+        )
+        single = biasamp.rba(
+            rng.normal(size=(N, 2, 3)),
+            structure="single",
+            groups_train=G_TRAIN,
+            tasks_train=np.array(["x", "y", "z"])[np.arange(N) % 3],
+            max_iter=10,
+        )
+    _, loaded = roundtrip(multi, tmp_path, "multi.json")
+    assert isinstance(loaded.tasks_pred, pd.DataFrame)
+    assert_same(loaded.table(), multi.table())
+    roundtrip(single, tmp_path, "single.json")
+
+
+def test_oversampling(tmp_path):
+    result = biasamp.oversample(G_TRAIN, T_TRAIN, random_state=0)
+    _, loaded = roundtrip(result, tmp_path)
+    np.testing.assert_array_equal(np.asarray(loaded), np.asarray(result))
+
+
+def test_compare_mitigations_table(tmp_path):
+    runs = {
+        "model": [{"groups_pred": G_PRED, "tasks_pred": T_PRED}] * 2,
+        "truth": {"groups_pred": G_TRAIN, "tasks_pred": T_TRAIN},
+    }
+    table = biasamp.compare_mitigations(
+        runs,
+        groups_train=G_TRAIN,
+        tasks_train=T_TRAIN,
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        metrics=["group accuracy", "BiasAmp_MALS", "Viol."],
+    )
+    assert isinstance(table, biasamp.MitigationComparison)
+    _, loaded = roundtrip(table, tmp_path)
+    assert loaded.ci_level == 0.95
+    assert isinstance(loaded.round(2), pd.DataFrame)
+
+
+def test_every_registered_type_is_covered():
+    covered = {
+        "pairwise",
+        "multi_attribute",
+        "predictability",
+        "runs_summary",
+        "threshold_calibration",
+        "threshold_sweep",
+        "rba",
+        "oversampling",
+        "mitigation_comparison",
+    }
+    assert set(registered_results()) == covered
+
+
+def test_save_is_atomic_and_load_rejects_foreign_files(tmp_path):
+    result = mals_result()
+    target = tmp_path / "kept.json"
+    target.write_text("previous", encoding="utf-8")
+    with pytest.raises(TypeError, match="cannot store"):
+        result.extras["bad"] = object()
+        result.save(target)
+    assert target.read_text(encoding="utf-8") == "previous"  # untouched on failure
+    del result.extras["bad"]
+    with pytest.raises(ValueError, match="format"):
+        result.save(target, format="pickle")
+    with pytest.raises(TypeError, match="not a result type"):
+        biasamp.results._persist.save_result(object(), target)
+    assert "registered" in ERR_SAVE_TYPE
+    (tmp_path / "other.json").write_text('{"schema": "something"}', encoding="utf-8")
+    with pytest.raises(ValueError, match="not a saved biasamp result"):
+        biasamp.load_result(tmp_path / "other.json")
+    (tmp_path / "text.json").write_text("not json", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a JSON file"):
+        biasamp.load_result(tmp_path / "text.json")
+    path = result.save(tmp_path / "ok.json")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["schema_version"] = 2
+    (tmp_path / "newer.json").write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ValueError, match="newer biasamp"):
+        biasamp.load_result(tmp_path / "newer.json")
+    doc["schema_version"], doc["type"] = 1, "pickle"
+    (tmp_path / "kind.json").write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown result type 'pickle'"):
+        biasamp.load_result(tmp_path / "kind.json")
+    assert "{file}" in ERR_LOAD_SCHEMA and "{file}" in ERR_LOAD_VERSION and "{got" in ERR_LOAD_KIND
