@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 
 import biasamp
+from biasamp.results._load import ERR_LOAD_SCHEMA
 from biasamp.results._persist import (
     ERR_LOAD_KIND,
-    ERR_LOAD_SCHEMA,
     ERR_LOAD_VERSION,
     ERR_SAVE_TYPE,
     SAVED_SCHEMA,

@@ -2,8 +2,8 @@
 
 from biasamp.results._base import MetricResult, PairwiseResult
 from biasamp.results._intervals import BootstrapInterval, interval_from_replicates
+from biasamp.results._load import load_result
 from biasamp.results._multi_attribute import MultiAttributeResult
-from biasamp.results._persist import load_result
 from biasamp.results._predictability import PredictabilityResult
 
 __all__ = [

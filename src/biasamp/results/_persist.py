@@ -32,7 +32,7 @@ number, string, ...     the same (integers stay integers)
 
 Result types register themselves with :func:`register_result` (the registry
 lives here, below every module that defines a result, so the layering holds).
-:func:`load_result` also reads the JSON written by ``biasamp measure --json`` /
+:func:`biasamp.load_result` (in ``_load.py``) also reads the JSON written by ``biasamp measure --json`` /
 ``biasamp report --json`` (schema ``biasamp-result``), giving one result per
 metric.
 """
@@ -57,9 +57,10 @@ __all__ = [
     "SAVED_SCHEMA",
     "SAVED_SCHEMA_VERSION",
     "SavableResult",
+    "build_result",
+    "check_version",
     "decode_value",
     "encode_value",
-    "load_result",
     "register_result",
     "registered_results",
     "save_result",
@@ -73,18 +74,12 @@ FORMATS = ("json",)
 ERR_SAVE_FORMAT = "format: expected one of {choices}, got {got!r}."
 ERR_SAVE_TYPE = "save: {kind} is not a result type biasamp can save (registered: {known})."
 ERR_ENCODE = "save: cannot store a value of type {type_name} (in {where})."
-ERR_LOAD_JSON = "{file}: not a JSON file ({detail})."
-ERR_LOAD_SCHEMA = (
-    "{file}: not a saved biasamp result (schema {got!r}; expected {saved!r} from "
-    "result.save() or {cli!r} from the command line's --json)."
-)
 ERR_LOAD_VERSION = (
     "{file}: schema_version {got!r} was written by a newer biasamp than {version} "
     "(which reads up to {supported}); upgrade biasamp."
 )
 ERR_LOAD_KIND = "{file}: unknown result type {got!r} (known: {known})."
 ERR_LOAD_TAG = "{file}: unknown stored type {got!r}."
-ERR_LOAD_METRIC = "metric: the file holds the metrics {known}, not {got!r}."
 
 T = TypeVar("T")
 
@@ -340,11 +335,11 @@ def decode_value(obj: Any, file: str = "the file") -> Any:
         frame.columns = columns
         return frame
     if tag == "result":
-        return _build(obj["kind"], obj["fields"], file)
+        return build_result(obj["kind"], obj["fields"], file)
     raise ValueError(ERR_LOAD_TAG.format(file=file, got=tag))
 
 
-def _build(kind: str, fields: Mapping[str, Any], file: str) -> Any:
+def build_result(kind: str, fields: Mapping[str, Any], file: str) -> Any:
     entry = _REGISTRY.get(kind)
     if entry is None:
         raise ValueError(ERR_LOAD_KIND.format(file=file, got=kind, known=sorted(_REGISTRY)))
@@ -391,70 +386,7 @@ def _headline(result: Any) -> Any:
     return None
 
 
-def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> Any:
-    """Load a result saved with ``result.save(path)``, or the metrics of a CLI ``--json`` file.
-
-    Parameters
-    ----------
-    path : str or path-like
-        A file written by ``result.save`` (any result type), or by ``biasamp
-        measure --json`` / ``biasamp report --json``.
-    metric : str, optional
-        For a command-line file: return only this metric (its key, for example
-        ``"mals"`` or ``"directional-a2t"``).
-
-    Returns
-    -------
-    result
-        For a saved result, an object of the saved type that compares equal to
-        the one saved (same ``to_dict()``, value, tables, intervals and
-        replicates). For a command-line file, a dict ``{metric key: result}``
-        (:class:`PairwiseResult` or :class:`MultiAttributeResult`, without
-        replicates, which the CLI does not write) with the threshold sweeps, when
-        the file has them, under ``"sweep:<metric key>"`` as
-        :class:`ThresholdSweep`; or the one result ``metric`` names.
-
-    Raises
-    ------
-    ValueError
-        When the file is not JSON, not a biasamp result, written by a newer
-        schema version, or names an unknown type.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> import biasamp
-    >>> summary = biasamp.across_runs([0.1, 0.12, 0.08])
-    >>> path = summary.save(os.path.join(tempfile.mkdtemp(), "runs.json"))
-    >>> biasamp.load_result(path).to_dict() == summary.to_dict()
-    True
-    """
-    file = str(path)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(ERR_LOAD_JSON.format(file=file, detail=exc)) from exc
-    schema = document.get("schema") if isinstance(document, dict) else None
-    if schema == CLI_SCHEMA:
-        _check_version(document, 1, file)
-        from biasamp.results._cli_document import results_from_cli_document
-
-        results = results_from_cli_document(document, registered_results(), file=file)
-        if metric is None:
-            return results
-        if metric not in results:
-            raise ValueError(ERR_LOAD_METRIC.format(known=sorted(results), got=metric))
-        return results[metric]
-    if schema != SAVED_SCHEMA:
-        raise ValueError(
-            ERR_LOAD_SCHEMA.format(file=file, got=schema, saved=SAVED_SCHEMA, cli=CLI_SCHEMA)
-        )
-    _check_version(document, SAVED_SCHEMA_VERSION, file)
-    return _build(document["type"], document["result"], file)
-
-
-def _check_version(document: Mapping[str, Any], supported: int, file: str) -> None:
+def check_version(document: Mapping[str, Any], supported: int, file: str) -> None:
     version = document.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version > supported:
         raise ValueError(

@@ -1,0 +1,87 @@
+"""Loading results: :func:`load_result` for saved results and the CLI's ``--json`` files."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from biasamp.results._cli_document import results_from_cli_document
+from biasamp.results._persist import (
+    CLI_SCHEMA,
+    SAVED_SCHEMA,
+    SAVED_SCHEMA_VERSION,
+    build_result,
+    check_version,
+    registered_results,
+)
+
+__all__ = ["load_result"]
+
+ERR_LOAD_JSON = "{file}: not a JSON file ({detail})."
+ERR_LOAD_SCHEMA = (
+    "{file}: not a saved biasamp result (schema {got!r}; expected {saved!r} from "
+    "result.save() or {cli!r} from the command line's --json)."
+)
+ERR_LOAD_METRIC = "metric: the file holds the metrics {known}, not {got!r}."
+
+
+def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> Any:
+    """Load a result saved with ``result.save(path)``, or the metrics of a CLI ``--json`` file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file written by ``result.save`` (any result type), or by ``biasamp
+        measure --json`` / ``biasamp report --json``.
+    metric : str, optional
+        For a command-line file: return only this metric (its key, for example
+        ``"mals"`` or ``"directional-a2t"``).
+
+    Returns
+    -------
+    result
+        For a saved result, an object of the saved type that compares equal to
+        the one saved (same ``to_dict()``, value, tables, intervals and
+        replicates). For a command-line file, a dict ``{metric key: result}``
+        (:class:`PairwiseResult` or :class:`MultiAttributeResult`, without
+        replicates, which the CLI does not write) with the threshold sweeps, when
+        the file has them, under ``"sweep:<metric key>"`` as
+        :class:`ThresholdSweep`; or the one result ``metric`` names.
+
+    Raises
+    ------
+    ValueError
+        When the file is not JSON, not a biasamp result, written by a newer
+        schema version, or names an unknown type.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import biasamp
+    >>> summary = biasamp.across_runs([0.1, 0.12, 0.08])
+    >>> path = summary.save(os.path.join(tempfile.mkdtemp(), "runs.json"))
+    >>> biasamp.load_result(path).to_dict() == summary.to_dict()
+    True
+    """
+    file = str(path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(ERR_LOAD_JSON.format(file=file, detail=exc)) from exc
+    schema = document.get("schema") if isinstance(document, dict) else None
+    if schema == CLI_SCHEMA:
+        check_version(document, 1, file)
+        results = results_from_cli_document(document, registered_results(), file=file)
+        if metric is None:
+            return results
+        if metric not in results:
+            raise ValueError(ERR_LOAD_METRIC.format(known=sorted(results), got=metric))
+        return results[metric]
+    if schema != SAVED_SCHEMA:
+        raise ValueError(
+            ERR_LOAD_SCHEMA.format(file=file, got=schema, saved=SAVED_SCHEMA, cli=CLI_SCHEMA)
+        )
+    check_version(document, SAVED_SCHEMA_VERSION, file)
+    return build_result(document["type"], document["result"], file)
