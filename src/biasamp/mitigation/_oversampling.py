@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -71,6 +71,8 @@ class Oversampling(SavableResult):
         ``"no row of the group to copy"`` or ``"max_rounds reached"`` per off task.
     n_rounds : int
         Number of rounds run.
+    params : dict
+        ``epsilon``, ``max_rounds`` and ``random_state`` used.
     """
 
     indices: np.ndarray
@@ -80,12 +82,28 @@ class Oversampling(SavableResult):
     off_tasks: list[Any]
     off_reason: dict[Any, str]
     n_rounds: int
+    params: dict[str, Any] = field(default_factory=dict)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         return self.indices if dtype is None else self.indices.astype(dtype)
 
     def __len__(self) -> int:
         return int(self.indices.shape[0])
+
+    def plot(self, *, max_tasks: int = 30, ax: Any = None) -> Any:
+        """Per task, the largest distance of a group's share from ``1/|G|`` before and
+        after, against the target band; returns the matplotlib Axes.
+
+        Parameters
+        ----------
+        max_tasks : int, default 30
+            The tasks furthest from balance before oversampling.
+        ax : matplotlib Axes, optional
+            Where to draw (a new constrained-layout figure by default).
+        """
+        from biasamp.results._plotting_mitigation import plot_oversampling
+
+        return plot_oversampling(self, max_tasks=max_tasks, ax=ax)
 
 
 def _shares(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -235,4 +253,16 @@ def oversample(
         off_tasks=[t_names[i] for i in off],
         off_reason=reason,
         n_rounds=rounds,
+        params={
+            "epsilon": float(epsilon),
+            "max_rounds": int(max_rounds),
+            "random_state": _seed(random_state),
+        },
     )
+
+
+def _seed(random_state: Any) -> Any:
+    """The seed when it is a plain integer (JSON-safe), else its type name."""
+    if random_state is None or isinstance(random_state, (int, np.integer)):
+        return None if random_state is None else int(random_state)
+    return type(random_state).__name__

@@ -96,6 +96,28 @@ class RBAResult(SavableResult):
             rows[label] = row
         return pd.DataFrame.from_dict(rows, orient="index")
 
+    def plot(self, kind: str = "table", *, ax: Any = None) -> Any:
+        """Plot the result with matplotlib (optional dependency).
+
+        Parameters
+        ----------
+        kind : {"table", "history", "bias"}, default "table"
+            ``"table"``: the paper's table 2 before and after, one panel per
+            column. ``"history"``: violated constraints and BiasAmp_MALS per
+            iteration with the returned iteration marked. ``"bias"``: training
+            against predicted bias per task before and after (figure 3).
+        ax : matplotlib Axes or sequence of Axes, optional
+            Where to draw: a new constrained-layout figure by default; one Axes
+            (the panels are inset in it) or one Axes per panel.
+
+        Returns
+        -------
+        matplotlib Axes, or a list of them for the multi-panel kinds
+        """
+        from biasamp.results._plotting_mitigation import plot_rba
+
+        return plot_rba(self, kind=kind, ax=ax)
+
     def __str__(self) -> str:
         status = "converged" if self.converged else "constraints still violated"
         head = (

@@ -75,7 +75,7 @@ def interval_from_replicates(
     Examples
     --------
     >>> import numpy as np
-    >>> from biasamp.counts._replicates import interval_from_replicates
+    >>> from biasamp import interval_from_replicates
     >>> low, high, se = interval_from_replicates(np.arange(101.0), ci=0.9)
     >>> float(low), float(high)
     (5.0, 95.0)

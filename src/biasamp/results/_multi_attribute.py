@@ -118,6 +118,25 @@ class MultiAttributeResult(MetricResult):
     def __repr__(self) -> str:
         return self.summary()
 
+    def plot(self, kind: str = "size", *, ax: Any = None, **kwargs: Any) -> Any:
+        """Plot with matplotlib (optional dependency); returns the Axes.
+
+        Parameters
+        ----------
+        kind : {"size", "combinations"}, default "size"
+            ``"size"``: the metric over the combinations of each size (the
+            paper's figure 2), with the overall value and its interval.
+            ``"combinations"``: the top combinations' ``delta`` as bars (``k=10``),
+            with interval bars when the bootstrap gave them.
+        ax : matplotlib Axes, optional
+            Where to draw (a new constrained-layout figure by default).
+        **kwargs
+            Passed on (``k`` for ``"combinations"``).
+        """
+        from biasamp.results._plotting import plot_multi_attribute
+
+        return plot_multi_attribute(self, kind=kind, ax=ax, **kwargs)
+
     def to_dict(self, *, combinations: bool = True) -> dict[str, Any]:
         """A JSON-safe dictionary (``combinations=False`` leaves out ``by_combination``)."""
         out: dict[str, Any] = {

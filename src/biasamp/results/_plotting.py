@@ -1,8 +1,12 @@
 """Plots of bias-amplification results (matplotlib, imported lazily).
 
-Every function draws on ``ax`` (a new pyplot Axes when ``ax`` is None) and
-returns the Axes. Label names are untrusted text: they are shortened and
-``$`` is escaped so that matplotlib never parses them as mathtext.
+Every function draws on ``ax`` (a new pyplot figure when ``ax`` is None) and
+returns the Axes (several Axes for multi-panel figures). New figures use
+matplotlib's constrained layout and a size that grows with the number of rows
+shown, so every label stays on the canvas with default ``savefig`` arguments;
+on an ``ax`` of yours the layout is yours. Label names are untrusted text: they
+are shortened (:data:`MAX_LABEL` characters) and ``$`` is escaped so that
+matplotlib never parses them as mathtext.
 
 Functions
 ---------
@@ -20,6 +24,16 @@ plot_threshold_sweep
     Metric values against the decision threshold.
 plot_by_size
     Amplification by combination size (multi-attribute metrics).
+plot_predictability
+    DPA / leakage: the data-side and model-side attacker quality per iteration,
+    their means and t intervals.
+plot_runs
+    The spread of one metric across runs, with both confidence intervals.
+plot_thresholds
+    Calibrated thresholds per label.
+
+The mitigation figures (RBA, oversampling, comparison tables) are in
+``_plotting_mitigation.py``.
 """
 
 from __future__ import annotations
@@ -30,11 +44,19 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "MAX_LABEL",
+    "new_axes",
+    "panel_axes",
     "plot_bias_comparison",
     "plot_by_size",
     "plot_delta_heatmap",
+    "plot_multi_attribute",
+    "plot_predictability",
     "plot_result",
+    "plot_runs",
+    "plot_text",
     "plot_threshold_sweep",
+    "plot_thresholds",
     "plot_top_pairs",
     "require_matplotlib",
 ]
@@ -47,7 +69,9 @@ ERR_PLOT_KIND = "kind: expected one of {choices}, got {got!r}."
 ERR_NO_COLUMN = "{what}: the result has no {column!r} column to plot."
 ERR_EMPTY_PLOT = "{what}: nothing to plot (no defined pairs)."
 
-_MAX_LABEL = 40
+MAX_LABEL = 40
+_MAX_LABEL = MAX_LABEL
+ERR_PANELS = "ax: expected one Axes or a sequence of {n} Axes, got {got}."
 
 
 def require_matplotlib() -> Any:
@@ -59,14 +83,81 @@ def require_matplotlib() -> Any:
     return matplotlib
 
 
-def _axes(ax: Any) -> Any:
+def new_axes(ax: Any, *, figsize: tuple[float, float] | None = None) -> Any:
+    """``ax``, or the Axes of a new constrained-layout figure."""
     require_matplotlib()
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
 
-    _, ax = plt.subplots()
+    _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
+
+
+_axes = new_axes
+
+
+def panel_axes(ax: Any, n: int, *, figsize: tuple[float, float] | None = None) -> list[Any]:
+    """``n`` Axes side by side: a new figure's, the ``n`` Axes given, or ``n`` panels
+    inset in one given Axes (whose own frame is hidden)."""
+    require_matplotlib()
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        size = figsize or (max(4.0, 3.2 * n), 3.6)
+        _, axes = plt.subplots(1, n, figsize=size, layout="constrained", squeeze=False)
+        return list(axes[0])
+    if isinstance(ax, (list, tuple, np.ndarray)):
+        axes = list(np.ravel(np.asarray(ax, dtype=object)))
+        if len(axes) != n:
+            raise ValueError(ERR_PANELS.format(n=n, got=f"{len(axes)} Axes"))
+        return axes
+    if n == 1:
+        return [ax]
+    ax.set_axis_off()
+    width = 1.0 / n
+    return [ax.inset_axes((i * width + 0.08 * width, 0.12, 0.84 * width, 0.76)) for i in range(n)]
+
+
+def _delta_label(result: Any, column: str = "delta") -> str:
+    """What ``delta`` is for this metric (MALS: a bias-score difference)."""
+    if column != "delta":
+        return column
+    metric = getattr(result, "metric", None)
+    if metric in ("mals", "multi_mals"):
+        return "bias-score difference (predicted − training)"
+    if metric in ("directional", "multi_directional"):
+        return "Δ (predicted − true conditional probability)"
+    return "delta (predicted − true)"
+
+
+def _row_labels(frame: pd.DataFrame) -> list[str]:
+    """``group × task`` (or ``group × {combination}``) per row, shortened."""
+    if "task" in frame.columns:
+        names = [str(t) for t in frame["task"]]
+    else:
+        names = [" + ".join(str(t) for t in c) for c in frame["combination"]]
+    return [
+        f"{plot_text(g, 18)} × {plot_text(t, 24)}"
+        for g, t in zip(frame["group"], names, strict=True)
+    ]
+
+
+def _bar_height(rows: int) -> float:
+    return max(2.6, 0.3 * rows + 1.4)
+
+
+def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean and Student-t interval of the mean of ``values`` (NaN bounds with one value)."""
+    values = np.asarray(values, dtype=np.float64)
+    mean = float(values.mean())
+    if len(values) < 2:
+        return mean, float("nan"), float("nan")
+    from scipy import stats
+
+    half = float(stats.t.ppf((1 + level) / 2, len(values) - 1) * values.std(ddof=1))
+    half /= np.sqrt(len(values))
+    return mean, mean - half, mean + half
 
 
 def plot_text(value: Any, limit: int = _MAX_LABEL) -> str:
@@ -105,18 +196,15 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     -------
     matplotlib Axes
     """
-    ax = _axes(ax)
     frame = result.by_pair
     column = "delta" if "delta" in frame.columns else "contribution"
     top = result.top(k)
     top = top[np.isfinite(top[column].to_numpy(dtype=float))]
     if not len(top):
         raise ValueError(ERR_EMPTY_PLOT.format(what="plot_top_pairs"))
+    ax = new_axes(ax, figsize=(6.4, _bar_height(len(top))))
     values = top[column].to_numpy(dtype=float)
-    labels = [
-        f"{plot_text(g, 18)} × {plot_text(t, 24)}"
-        for g, t in zip(top["group"], top["task"], strict=True)
-    ]
+    labels = _row_labels(top)
     y = np.arange(len(top))[::-1]
     colors = np.where(values > 0, "#b2182b", "#2166ac")
     ax.barh(y, values, color=colors, alpha=0.8)
@@ -131,8 +219,9 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     ax.axvline(0.0, color="black", linewidth=0.8)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=8)
-    ax.set_xlabel(plot_text(f"{column} (predicted - true)" if column == "delta" else column))
-    ax.set_title(plot_text(f"{result.name}: top {len(top)} pairs", 80), fontsize=10)
+    ax.set_xlabel(plot_text(_delta_label(result, column), 60))
+    what = "combinations" if "combination" in top.columns else "pairs"
+    ax.set_title(plot_text(f"{result.name}: top {len(top)} {what}", 60), fontsize=10)
     return ax
 
 
@@ -142,10 +231,10 @@ def plot_delta_heatmap(result: Any, *, max_tasks: int = 40, ax: Any = None) -> A
     Only the ``max_tasks`` tasks with the largest absolute contribution are
     shown (all of them when there are fewer). Undefined cells are grey.
     """
-    ax = _axes(ax)
     frame = result.by_pair
     if "delta" not in frame.columns:
         raise ValueError(ERR_NO_COLUMN.format(what="plot_delta_heatmap", column="delta"))
+    ax = new_axes(ax, figsize=(max(6.4, 0.22 * min(max_tasks, frame["task"].nunique()) + 3), 4.8))
     weight = frame.assign(_abs=frame["contribution"].abs()).groupby("task", sort=False)["_abs"]
     tasks = weight.sum().sort_values(ascending=False).index[:max_tasks]
     groups = pd.unique(frame["group"])
@@ -172,13 +261,13 @@ def plot_delta_heatmap(result: Any, *, max_tasks: int = 40, ax: Any = None) -> A
     ax.set_yticklabels([plot_text(g, 20) for g in groups], fontsize=8)
     ax.set_xticks(np.arange(len(tasks)))
     ax.set_xticklabels([plot_text(t, 20) for t in tasks], rotation=90, fontsize=7)
-    ax.figure.colorbar(image, ax=ax, label="delta (predicted - true)", shrink=0.8)
+    ax.figure.colorbar(image, ax=ax, label=_delta_label(result), shrink=0.8)
     shown = (
         f"{len(tasks)} of {frame['task'].nunique()} tasks"
         if len(tasks) < frame["task"].nunique()
         else f"{len(tasks)} tasks"
     )
-    ax.set_title(plot_text(f"{result.name}: delta per group x task ({shown})", 90), fontsize=10)
+    ax.set_title(plot_text(f"{result.name}: per group × task ({shown})", 70), fontsize=10)
     return ax
 
 
@@ -199,7 +288,7 @@ def plot_bias_comparison(
         are two groups (their scores mirror each other), else every group.
     ax : matplotlib Axes, optional
     """
-    ax = _axes(ax)
+    ax = new_axes(ax, figsize=(5.2, 5.2))
     groups = list(pd.unique(frame["group"]))
     if group is None and len(groups) == 2:
         group = groups[0]
@@ -248,20 +337,192 @@ def plot_threshold_sweep(frame: pd.DataFrame, *, x: str = "threshold", ax: Any =
     return ax
 
 
-def plot_by_size(frame: pd.DataFrame, *, ax: Any = None) -> Any:
-    """Amplification by combination size: ``value`` (and ``metric``) per ``size``."""
-    ax = _axes(ax)
+def plot_by_size(frame: pd.DataFrame, *, ax: Any = None, result: Any = None) -> Any:
+    """Amplification by combination size: ``value`` (one line per ``metric``) per ``size``.
+
+    With ``ci_low`` / ``ci_high`` columns, interval bars; with ``result``, its
+    overall value (and interval) as a dashed line (and band).
+    """
     for key in ("size", "value"):
         if key not in frame.columns:
             raise ValueError(ERR_NO_COLUMN.format(what="plot_by_size", column=key))
-    series = frame.groupby("metric") if "metric" in frame.columns else [("value", frame)]
+    ax = new_axes(ax, figsize=(6.0, 3.8))
+    series = (
+        frame.groupby("metric", sort=False) if "metric" in frame.columns else [("by size", frame)]
+    )
     for name, part in series:
-        ax.plot(part["size"], part["value"], marker="o", label=plot_text(name))
+        x = part["size"].to_numpy(dtype=float)
+        y = part["value"].to_numpy(dtype=float)
+        line = ax.plot(x, y, marker="o", label=plot_text(name))[0]
+        if {"ci_low", "ci_high"} <= set(part.columns):
+            err = np.vstack(
+                [y - part["ci_low"].to_numpy(float), part["ci_high"].to_numpy(float) - y]
+            )
+            ax.errorbar(
+                x,
+                y,
+                yerr=np.nan_to_num(np.clip(err, 0, None)),
+                fmt="none",
+                ecolor=line.get_color(),
+                capsize=3,
+            )
+    if result is not None:
+        ax.axhline(
+            float(result.value),
+            color="grey",
+            linestyle="--",
+            linewidth=1,
+            label=f"all sizes {float(result.value):+.4f}",
+        )
+        if result.ci is not None and np.all(np.isfinite(result.ci)):
+            ax.axhspan(
+                result.ci[0],
+                result.ci[1],
+                color="grey",
+                alpha=0.15,
+                label=f"{result.ci_level:.0%} interval",
+            )
     ax.axhline(0.0, color="black", linewidth=0.8)
-    ax.set_xlabel("number of attributes combined")
+    sizes = np.unique(frame["size"].to_numpy())
+    ax.set_xticks(sizes)
+    ax.set_xlabel("number of attributes combined |m|")
     ax.set_ylabel("amplification")
-    ax.set_title("Amplification by combination size", fontsize=10)
+    title = "Amplification by combination size"
+    if result is not None:
+        title = f"{result.name}: by combination size"
+    ax.set_title(plot_text(title, 60), fontsize=10)
     ax.legend(fontsize=7)
+    return ax
+
+
+def plot_multi_attribute(result: Any, *, kind: str = "size", ax: Any = None, **kwargs: Any) -> Any:
+    """Dispatch for :meth:`MultiAttributeResult.plot`: ``"size"`` or ``"combinations"``."""
+    if kind == "size":
+        return plot_by_size(result.by_size, ax=ax, result=result)
+    if kind == "combinations":
+        return plot_top_pairs(result, ax=ax, **kwargs)
+    raise ValueError(ERR_PLOT_KIND.format(choices="size, combinations", got=kind))
+
+
+def plot_predictability(result: Any, *, ax: Any = None) -> Any:
+    """DPA / leakage: data-side and model-side quality per iteration, means and t intervals.
+
+    Each iteration is a pair of points joined by a segment (its amplification
+    is the gap, normalised for DPA); the dashed lines are the means over
+    iterations and the bands their Student-t intervals.
+    """
+    ax = new_axes(ax, figsize=(6.4, 3.8))
+    d_name, m_name = ("Ψ_D", "Ψ_M") if result.metric == "dpa" else ("λ_D", "λ_M")
+    d = np.asarray(result.data_quality, dtype=float)
+    m = np.asarray(result.model_quality, dtype=float)
+    it = np.arange(1, len(d) + 1)
+    ax.vlines(it, np.minimum(d, m), np.maximum(d, m), color="#999999", linewidth=1)
+    for values, name, color in ((d, d_name, "#2166ac"), (m, m_name, "#b2182b")):
+        mean, low, high = t_interval(values, float(result.ci_level or 0.95))
+        ax.scatter(it, values, color=color, s=22, zorder=3, label=f"{name} per iteration")
+        ax.axhline(mean, color=color, linestyle="--", linewidth=1, label=f"{name} mean {mean:.3f}")
+        if np.isfinite(low):
+            ax.axhspan(low, high, color=color, alpha=0.12)
+    ax.set_xticks(it if len(it) <= 20 else np.linspace(1, len(it), 10).round())
+    ax.set_xlabel("iteration (attacker split)")
+    ax.set_ylabel(f"attacker quality ({plot_text(result.quality, 20)})")
+    head = f"{result.name} = {result.value:+.4f}"
+    if result.ci is not None:
+        head += f" [{result.ci[0]:+.4f}, {result.ci[1]:+.4f}]"
+    ax.set_title(plot_text(head, 70), fontsize=10)
+    ax.legend(fontsize=7, ncols=2)
+    return ax
+
+
+def plot_runs(
+    summary: Any, *, kind: str = "runs", k: int = 10, quantity: str = "delta", ax: Any = None
+) -> Any:
+    """Across runs: each run's value, the mean, and both confidence intervals.
+
+    ``kind="pairs"`` draws the ``k`` pairs with the largest absolute mean
+    ``quantity`` with their t intervals across runs (needs ``by_pair``).
+    """
+    if kind == "pairs":
+        frame = summary.by_pair
+        if frame is None or not len(frame):
+            raise ValueError(ERR_NO_COLUMN.format(what="kind='pairs'", column="by_pair"))
+        part = frame[frame["quantity"] == quantity] if "quantity" in frame.columns else frame
+        part = part[np.isfinite(part["mean"].to_numpy(dtype=float))]
+        if not len(part):
+            raise ValueError(ERR_EMPTY_PLOT.format(what="plot_runs"))
+        order = part["mean"].abs().sort_values(ascending=False, kind="stable").index[:k]
+        top = part.loc[order]
+        ax = new_axes(ax, figsize=(6.4, _bar_height(len(top))))
+        y = np.arange(len(top))[::-1]
+        mean = top["mean"].to_numpy(dtype=float)
+        err = np.vstack([mean - top["t_low"].to_numpy(float), top["t_high"].to_numpy(float) - mean])
+        ax.barh(y, mean, color=np.where(mean > 0, "#b2182b", "#2166ac"), alpha=0.8)
+        ax.errorbar(
+            mean,
+            y,
+            xerr=np.nan_to_num(np.clip(err, 0, None)),
+            fmt="none",
+            ecolor="black",
+            capsize=3,
+        )
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_yticks(y)
+        ax.set_yticklabels(_row_labels(top), fontsize=8)
+        ax.set_xlabel(plot_text(f"mean {quantity} over {summary.n_runs} runs (t interval)", 60))
+        ax.set_title(plot_text(f"{_runs_name(summary)}: top {len(top)} pairs", 60), fontsize=10)
+        return ax
+    if kind != "runs":
+        raise ValueError(ERR_PLOT_KIND.format(choices="runs, pairs", got=kind))
+    ax = new_axes(ax, figsize=(6.4, 3.6))
+    values = np.asarray(summary.values, dtype=float)
+    runs = np.arange(1, len(values) + 1)
+    ax.scatter(runs, values, color="#333333", s=24, zorder=3, label="run")
+    ax.axhline(summary.mean, color="#b2182b", linewidth=1.2, label=f"mean {summary.mean:+.4f}")
+    level = f"{summary.ci_level:.0%}"
+    ax.axhspan(
+        *summary.ci_papers, color="#fdae61", alpha=0.25, label=f"{level} CI, 1.96 σ/√n (papers)"
+    )
+    if np.all(np.isfinite(summary.ci_t)):
+        ax.axhline(summary.ci_t[0], color="#2166ac", linestyle=":", linewidth=1)
+        ax.axhline(
+            summary.ci_t[1],
+            color="#2166ac",
+            linestyle=":",
+            linewidth=1,
+            label=f"{level} CI, Student t",
+        )
+    ax.set_xticks(runs if len(runs) <= 20 else np.linspace(1, len(runs), 10).round())
+    ax.set_xlabel("run")
+    ax.set_ylabel(plot_text(_runs_name(summary), 40))
+    ax.set_title(plot_text(f"{_runs_name(summary)} across {summary.n_runs} runs", 60), fontsize=10)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def _runs_name(summary: Any) -> str:
+    name = summary.metric or "value"
+    return f"{name} {summary.direction}" if summary.direction else str(name)
+
+
+def plot_thresholds(calibration: Any, *, max_labels: int = 40, ax: Any = None) -> Any:
+    """Calibrated thresholds per label (the first ``max_labels``), positive when score > threshold."""
+    frame = calibration.to_frame().head(max_labels)
+    ax = new_axes(ax, figsize=(6.0, _bar_height(len(frame))))
+    y = np.arange(len(frame))[::-1]
+    off = (frame["target_count"] != frame["predicted_count"]).to_numpy()
+    ax.barh(y, frame["threshold"].to_numpy(dtype=float), color=np.where(off, "#fdae61", "#4393c3"))
+    ax.set_yticks(y)
+    ax.set_yticklabels([plot_text(v, 30) for v in frame.index], fontsize=8)
+    ax.set_xlabel("threshold (positive when score > threshold)")
+    shown = (
+        f"{len(frame)} of {len(calibration.thresholds)}"
+        if len(frame) < len(calibration.thresholds)
+        else f"{len(frame)}"
+    )
+    ax.set_title(
+        f"Calibrated thresholds, {shown} labels, n={calibration.n}\n(orange: off target by ties)",
+        fontsize=9,
+    )
     return ax
 
 

@@ -103,6 +103,19 @@ class PredictabilityResult(SavableResult):
     def __repr__(self) -> str:
         return self.summary()
 
+    def plot(self, *, ax: Any = None) -> Any:
+        """Data-side against model-side attacker quality per iteration, with the means
+        and their t intervals (matplotlib, optional dependency); returns the Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new constrained-layout figure by default).
+        """
+        from biasamp.results._plotting import plot_predictability
+
+        return plot_predictability(self, ax=ax)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dictionary of the result."""
         return _json_safe(

@@ -150,6 +150,24 @@ class RunsSummary(SavableResult):
     def __repr__(self) -> str:
         return self.summary()
 
+    def plot(self, kind: str = "runs", *, ax: Any = None, **kwargs: Any) -> Any:
+        """The spread across runs (matplotlib, optional dependency); returns the Axes.
+
+        Parameters
+        ----------
+        kind : {"runs", "pairs"}, default "runs"
+            ``"runs"``: each run's value, the mean and both intervals (papers'
+            and Student t). ``"pairs"``: the ``k`` pairs with the largest mean
+            ``quantity`` (default ``"delta"``) with their t intervals.
+        ax : matplotlib Axes, optional
+            Where to draw (a new constrained-layout figure by default).
+        **kwargs
+            ``k`` and ``quantity`` for ``"pairs"``.
+        """
+        from biasamp.results._plotting import plot_runs
+
+        return plot_runs(self, kind=kind, ax=ax, **kwargs)
+
     def to_dict(self, *, pairs: bool = True) -> dict[str, Any]:
         """A JSON-safe dictionary (``pairs=False`` leaves out ``by_pair``)."""
         out: dict[str, Any] = {

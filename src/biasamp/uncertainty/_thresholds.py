@@ -170,6 +170,12 @@ class ThresholdCalibration(SavableResult):
             }
         )
 
+    def plot(self, *, max_labels: int = 40, ax: Any = None) -> Any:
+        """The threshold of each label as bars (matplotlib); returns the Axes."""
+        from biasamp.results._plotting import plot_thresholds
+
+        return plot_thresholds(self, max_labels=max_labels, ax=ax)
+
     def to_dict(self) -> dict[str, Any]:
         frame = self.to_frame().reset_index(names="label")
         return _json_safe({"n": self.n, "ties": self.ties, "labels": frame_records(frame)})
@@ -856,7 +862,7 @@ def plot_threshold_sweep(
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(ERR_MATPLOTLIB) from exc
     if ax is None:
-        _, ax = plt.subplots(figsize=(5, 3.2))
+        _, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
     ordered = table.sort_values("threshold")
     ax.plot(ordered["threshold"], ordered["value"], marker="o", markersize=3, label=label or name)
     ax.axhline(
@@ -871,6 +877,6 @@ def plot_threshold_sweep(
             label=f"calibrated threshold {float(calibrated):.3g}",
         )
     ax.set_xlabel("decision threshold (predict positive when score > threshold)")
-    ax.set_ylabel(name)
+    ax.set_ylabel(name[:40])
     ax.legend(fontsize="small")
     return ax

@@ -1,0 +1,248 @@
+"""``plot()`` on every result type: each draws, accepts ``ax=``, and, on a new figure,
+keeps every piece of text inside the canvas whatever the label lengths.
+
+The canvas test draws the figure (Agg), then checks that the window extent of every
+visible, non-empty text artist lies within the figure's bounding box, with group, task,
+label and method names hundreds of characters long; it also saves with default
+``savefig`` arguments.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
+
+import biasamp  # noqa: E402
+from biasamp.results._plotting import _delta_label  # noqa: E402
+
+LONG = "a-very-long-label-name-that-goes-on-and-on-" * 5
+RNG = np.random.default_rng(0)
+N = 300
+GROUPS = np.array([f"man {LONG}", f"woman {LONG}"])
+TASK_NAMES = [f"task {i} {LONG}" for i in range(5)]
+G_TRAIN = RNG.choice(GROUPS, N, p=[0.6, 0.4])
+T_TRAIN = pd.DataFrame((RNG.random((N, 5)) < 0.35).astype(int), columns=TASK_NAMES)
+G_PRED = RNG.choice(GROUPS, N, p=[0.7, 0.3])
+T_PRED = pd.DataFrame((RNG.random((N, 5)) < 0.35).astype(int), columns=TASK_NAMES)
+SINGLE_TASKS = np.array(TASK_NAMES[:3])[RNG.integers(0, 3, N)]
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def undrawn_tick_labels(fig) -> set[int]:
+    """Tick labels matplotlib keeps for ticks outside the view limits (never drawn)."""
+    out: set[int] = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            slack = 1e-9 * max(abs(high - low), 1.0)
+            for locs, ticks in (
+                (axis.get_majorticklocs(), axis.get_major_ticks),
+                (axis.get_minorticklocs(), axis.get_minor_ticks),
+            ):
+                for loc, tick in zip(locs, ticks(len(locs)), strict=True):
+                    if not low - slack <= loc <= high + slack:
+                        out.update({id(tick.label1), id(tick.label2)})
+    return out
+
+
+def assert_text_on_canvas(fig) -> None:
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig.bbox
+    hidden = undrawn_tick_labels(fig)
+    checked = 0
+    for text in fig.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip() or id(text) in hidden:
+            continue
+        extent = text.get_window_extent(renderer)
+        assert extent.x0 >= box.x0 - 1 and extent.x1 <= box.x1 + 1, text.get_text()
+        assert extent.y0 >= box.y0 - 1 and extent.y1 <= box.y1 + 1, text.get_text()
+        checked += 1
+    assert checked > 0
+    fig.savefig(io.BytesIO(), format="png")  # default arguments
+
+
+def figure_of(axes):
+    first = axes[0] if isinstance(axes, (list, tuple)) else axes
+    return first.figure
+
+
+def mals_result(**kw):
+    return biasamp.mals(
+        groups_train=G_TRAIN, tasks_train=T_TRAIN, groups_pred=G_PRED, tasks_pred=T_PRED, **kw
+    )
+
+
+def rba_result():
+    rng = np.random.default_rng(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", biasamp.RBAConvergenceWarning)
+        return biasamp.rba(
+            rng.normal(size=(N, 2, 3)) + np.array([0.0, 0.4])[None, :, None],
+            structure="single",
+            groups_train=G_TRAIN,
+            tasks_train=SINGLE_TASKS,
+            groups=G_PRED,
+            tasks=SINGLE_TASKS,
+            group_names=sorted(GROUPS),
+            task_names=sorted(TASK_NAMES[:3]),
+            max_iter=20,
+        )
+
+
+def comparison_table():
+    runs = {
+        f"baseline {LONG}": [{"groups_pred": G_PRED, "tasks_pred": T_PRED}] * 2,
+        f"oversampling {LONG}": {"groups_pred": G_TRAIN, "tasks_pred": T_TRAIN},
+    }
+    return biasamp.compare_mitigations(
+        runs,
+        groups_train=G_TRAIN,
+        tasks_train=T_TRAIN,
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        metrics=["group accuracy", "BiasAmp_MALS", "Viol.", "BiasAmp A->T", "BiasAmp T->A"],
+    )
+
+
+CASES = {
+    "pairwise pairs": lambda: mals_result(n_boot=30, random_state=0).plot(),
+    "pairwise heatmap": lambda: mals_result().plot("heatmap"),
+    "pairwise bias": lambda: mals_result().plot("bias"),
+    "directional pairs": lambda: biasamp.directional(
+        groups=G_TRAIN, tasks=T_TRAIN, tasks_pred=T_PRED, direction="A->T"
+    ).plot(),
+    "multi size": lambda: biasamp.multi_mals(
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        groups_train=G_TRAIN,
+        tasks_train=T_TRAIN,
+        groups_pred=G_PRED,
+        tasks_pred=T_PRED,
+        n_boot=20,
+        random_state=0,
+    ).plot(),
+    "multi combinations": lambda: biasamp.multi_mals(
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        groups_train=G_TRAIN,
+        tasks_train=T_TRAIN,
+        groups_pred=G_PRED,
+        tasks_pred=T_PRED,
+    ).plot("combinations"),
+    "dpa": lambda: biasamp.dpa(
+        groups=G_TRAIN, tasks=T_TRAIN, tasks_pred=T_PRED, direction="A->T", n_iter=4, random_state=0
+    ).plot(),
+    "runs": lambda: biasamp.across_runs(
+        [mals_result(n_boot=5, random_state=s) for s in range(4)]
+    ).plot(),
+    "runs pairs": lambda: biasamp.across_runs(
+        [mals_result(n_boot=5, random_state=s) for s in range(4)]
+    ).plot("pairs"),
+    "calibration": lambda: biasamp.calibrate_thresholds(
+        pd.DataFrame(RNG.random((N, 5)), columns=TASK_NAMES), labels_val=T_TRAIN
+    ).plot(),
+    "sweep": lambda: biasamp.threshold_sweep(
+        biasamp.mals,
+        thresholds=np.linspace(0.1, 0.9, 9),
+        tasks_scores=pd.DataFrame(RNG.random((N, 5)), columns=TASK_NAMES),
+        groups_pred=G_PRED,
+        groups_train=G_TRAIN,
+        tasks_train=T_TRAIN,
+    ).plot(),
+    "rba table": lambda: rba_result().plot(),
+    "rba history": lambda: rba_result().plot("history"),
+    "rba bias": lambda: rba_result().plot("bias"),
+    "oversampling": lambda: biasamp.oversample(G_TRAIN, T_TRAIN, random_state=0).plot(),
+    "comparison": lambda: comparison_table().plot(),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_text_stays_on_the_canvas_with_long_labels(case):
+    axes = CASES[case]()
+    assert_text_on_canvas(figure_of(axes))
+
+
+def test_every_result_type_has_a_plot():
+    from biasamp.results._persist import registered_results
+
+    for kind, cls in registered_results().items():
+        if kind == "mitigation_comparison":  # a DataFrame: plot is a property
+            assert callable(comparison_table().plot)
+            continue
+        assert callable(getattr(cls, "plot", None)), kind
+
+
+def test_plots_accept_an_ax():
+    fig, ax = plt.subplots()
+    assert mals_result().plot(ax=ax) is ax
+    assert rba_result().plot("bias", ax=ax) is ax
+    fig, ax = plt.subplots()
+    panels = rba_result().plot(ax=ax)  # table panels inset in the given Axes
+    assert len(panels) == 4 and all(p.figure is fig for p in panels)
+    fig, axes = plt.subplots(1, 2)
+    assert rba_result().plot("history", ax=list(axes)) == list(axes)
+    fig, ax = plt.subplots()
+    assert comparison_table().plot("BiasAmp_MALS", ax=ax) is ax
+    with pytest.raises(ValueError, match="not a metric column"):
+        comparison_table().plot("accuracy")
+    with pytest.raises(ValueError, match="sequence of 2 Axes"):
+        rba_result().plot("history", ax=[ax])
+
+
+def test_comparison_keeps_the_pandas_plot_methods():
+    table = comparison_table()
+    ax = table.plot.barh(y="BiasAmp_MALS")
+    assert len(ax.patches) == len(table)
+
+
+def test_axis_labels_name_the_quantity():
+    mals_ax = mals_result().plot()
+    assert mals_ax.get_xlabel() == "bias-score difference (predicted − training)"
+    directional = biasamp.directional(
+        groups=G_TRAIN, tasks=T_TRAIN, tasks_pred=T_PRED, direction="A->T"
+    )
+    assert directional.plot().get_xlabel().startswith("Δ (predicted − true")
+    assert _delta_label(mals_result(), "contribution") == "contribution"
+
+
+def test_bars_and_intervals_are_the_numbers():
+    result = mals_result(n_boot=30, random_state=0)
+    ax = result.plot(k=3)
+    top = result.top(3)
+    widths = sorted(round(p.get_width(), 12) for p in ax.patches)
+    assert widths == sorted(round(v, 12) for v in top["delta"])
+    runs = biasamp.across_runs([0.1, 0.2, 0.3])
+    ax = runs.plot()
+    assert sorted(ax.collections[0].get_offsets()[:, 1].tolist()) == [0.1, 0.2, 0.3]
+
+
+def test_missing_matplotlib_gives_a_clear_error(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError("no matplotlib")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    with pytest.raises(ImportError, match="pip install"):
+        biasamp.across_runs([0.1, 0.2]).plot()
