@@ -294,6 +294,13 @@ def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool =
         help="validation scores in another file joined on --id (with --calibrate-on)",
     )
     scores.add_argument(
+        "--positive-group",
+        metavar="GROUP",
+        help="exclusive group score columns (one group per row) with two groups: the group "
+        "whose score is thresholded (default: the second in sorted order); the other group "
+        "is predicted when it is not above its threshold",
+    )
+    scores.add_argument(
         "--ties",
         choices=("nearest", "fewer", "more"),
         default="nearest",

@@ -21,6 +21,7 @@ from biasamp.uncertainty._thresholds import threshold_sweep
 
 from .arguments import Gate, layout_from_args
 from .calibrate import calibrate_from_files, check_threshold_labels, read_thresholds
+from .group_scores import positive_group
 from .inputs import AuditData, Layout, load_audit
 from .metrics import (
     REGISTRY,
@@ -186,6 +187,7 @@ def _settings_dict(args: argparse.Namespace, keys: list[str]) -> dict[str, Any]:
         "calibrate_on",
         "calibrate_pred",
         "ties",
+        "positive_group",
         "n_boot",
         "ci",
         "seed",
@@ -247,6 +249,13 @@ def threshold_sweeps(
     One grid for every scored label (``score > threshold``); the labels' own
     thresholds are not used along the sweep. A->T sweeps the task scores, T->A
     the group scores, MALS both (the unscored role keeps its predictions).
+
+    Exclusive group score columns (every row in exactly one group, see
+    :mod:`biasamp.cli.group_scores`) are one decision: with two groups the
+    positive group's score is swept (the other group is predicted below the
+    threshold); with more groups the argmax decision does not move with a
+    common threshold, so the groups keep their predictions and only task scores
+    are swept (T->A has nothing to sweep then).
     """
     if data.scores is None:
         return None
@@ -262,6 +271,15 @@ def threshold_sweeps(
             "tasks_train": data.tasks_train,
         }
         roles = {"groups": data.group_scores, "tasks": data.task_scores}
+        group_kwargs: dict[str, Any] = {}
+        if data.exclusive_groups and data.group_scores is not None:
+            if len(data.group_names) == 2:
+                positive = positive_group(data.group_names, data.positive_group)
+                column = list(data.group_names).index(positive)
+                roles["groups"] = data.group_scores[:, column]
+                group_kwargs["positive_group"] = positive
+            else:
+                roles["groups"] = None  # the argmax decision is fixed along the grid
         if direction == "A->T":
             roles["groups"] = None
             kwargs.update(direction=direction, groups=data.groups, tasks=data.tasks)
@@ -277,15 +295,21 @@ def threshold_sweeps(
             metric,
             thresholds=grid,
             progress=progress,
-            groups_scores=None
-            if roles["groups"] is None
-            else pd.DataFrame(roles["groups"], columns=list(data.group_names)),
+            groups_scores=_group_score_frame(roles["groups"], data.group_names),
+            **group_kwargs,
             tasks_scores=None
             if roles["tasks"] is None
             else pd.DataFrame(roles["tasks"], columns=list(data.task_names)),
             **kwargs,
         )
     return sweeps or None
+
+
+def _group_score_frame(scores: np.ndarray | None, names: tuple[str, ...]) -> Any:
+    """Scores as ``threshold_sweep`` takes them: 1-D for the positive group, else a frame."""
+    if scores is None or scores.ndim == 1:
+        return scores
+    return pd.DataFrame(scores, columns=list(names))
 
 
 def sizes_table(results: dict[str, Any]) -> pd.DataFrame | None:
@@ -415,6 +439,7 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
         train_tasks_long=args.train_tasks_long,
         threshold=args.threshold,
         thresholds=thresholds,
+        positive_group=getattr(args, "positive_group", None),
         progress=progress,
     )
     if thresholds:

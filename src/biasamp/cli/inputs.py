@@ -50,6 +50,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp.cli.group_scores import exclusive_group_predictions, groups_are_exclusive
+
 from ._files import (
     ColumnBlock,
     FileInfo,
@@ -221,6 +223,8 @@ class AuditData:
     task_scores: np.ndarray | None = None
     files: list[FileInfo] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)
+    exclusive_groups: bool = False
+    positive_group: str | None = None
 
     @property
     def n(self) -> int:
@@ -438,6 +442,7 @@ def load_audit(
     train_tasks_long: str | Path | None = None,
     threshold: float | None = None,
     thresholds: dict[str, float] | None = None,
+    positive_group: str | None = None,
     progress: bool = False,
 ) -> AuditData:
     """Read and validate every input file of an audit.
@@ -562,6 +567,7 @@ def load_audit(
     # --- groups: names and label checks
     thresholds = dict(thresholds or {})
     group_scores = task_scores = None
+    exclusive = False
     if layout.group_kind == "label":
         group_names = _canonical_names(
             arrays["groups"], train_arrays.get("groups"), data_path, group_cols[0], train_path
@@ -578,7 +584,17 @@ def load_audit(
         group_names = group_cols
         if scored and "groups_pred" in arrays:
             group_scores = arrays["groups_pred"]
-            arrays["groups_pred"] = _binarise(group_scores, group_names, threshold, thresholds)
+            if groups_are_exclusive(arrays["groups"], train_arrays.get("groups")):
+                exclusive = True
+                arrays["groups_pred"] = exclusive_group_predictions(
+                    group_scores,
+                    group_names,
+                    thresholds,
+                    default=0.5 if threshold is None else float(threshold),
+                    positive=positive_group,
+                )
+            else:
+                arrays["groups_pred"] = _binarise(group_scores, group_names, threshold, thresholds)
 
     # --- tasks
     tasks_train = train_arrays.get("tasks")
@@ -700,6 +716,8 @@ def load_audit(
         task_scores=task_scores,
         files=files,
         thresholds=used,
+        exclusive_groups=exclusive,
+        positive_group=positive_group,
     )
 
 

@@ -37,6 +37,7 @@ writes the uncalibrated predictions the same way.
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ import pandas as pd
 from rich.table import Table
 from rich.text import Text
 
-from biasamp.mitigation._rba import rba
+from biasamp.mitigation._rba import RBAConvergenceWarning, rba
 from biasamp.output._atomic import OutputBatch
 from biasamp.output._csv import write_csv
 
@@ -354,19 +355,23 @@ def run(args: argparse.Namespace) -> int:
                 )
             )
         truth_kwargs = {"groups": truth["groups"], "tasks": truth["tasks"]}
-    result = rba(
-        scores,
-        structure=args.structure,
-        groups_train=train["groups"],
-        tasks_train=train["tasks"],
-        group_names=group_names,
-        task_names=task_names,
-        margin=args.margin,
-        eta=args.eta,
-        max_iter=args.max_iter,
-        progress=progress,
-        **truth_kwargs,
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RBAConvergenceWarning)
+        result = rba(
+            scores,
+            structure=args.structure,
+            groups_train=train["groups"],
+            tasks_train=train["tasks"],
+            group_names=group_names,
+            task_names=task_names,
+            margin=args.margin,
+            eta=args.eta,
+            max_iter=args.max_iter,
+            schedule=args.schedule,
+            select=args.select,
+            progress=progress,
+            **truth_kwargs,
+        )
     prefix = args.pred_prefix
     frames = {"output": (result.groups_pred, result.tasks_pred)}
     if "output_before" in targets:
@@ -386,11 +391,15 @@ def run(args: argparse.Namespace) -> int:
             with batch.open(targets[attr], "w", encoding="utf-8", newline="") as handle:
                 write_csv(handle, frame)
     console = console_for(targets)
-    status = "converged" if result.converged else f"stopped at --max-iter {args.max_iter}"
+    for warning in caught:  # the numbers of a run that did not converge, on the console
+        if issubclass(warning.category, RBAConvergenceWarning):
+            console.print(Text(f"warning: {warning.message}"))
+    status = "converged" if result.converged else "constraints still violated"
     console.print(
         Text(
-            f"RBA ({args.structure}, margin {args.margin:g}, eta {args.eta:g}): "
-            f"{result.n_iter} iterations, {status}; {n} instances, "
+            f"RBA ({args.structure}, margin {args.margin:g}, eta {args.eta:g}, "
+            f"schedule {args.schedule}): {result.n_iter} iterations, returned iteration "
+            f"{result.selected_iteration} ({args.select}), {status}; {n} instances, "
             f"{len(group_names)} groups, {len(task_names)} tasks"
         )
     )
@@ -496,6 +505,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     rba_group.add_argument(
         "--eta", type=float, default=1.0, help="multiplier step size (default 1.0; see biasamp.rba)"
+    )
+    rba_group.add_argument(
+        "--schedule",
+        choices=("adaptive", "decay", "constant"),
+        default="adaptive",
+        help="step sizes: adaptive (halve a constraint's step when it overshoots; default), "
+        "decay (eta / sqrt(t)) or constant (the paper)",
+    )
+    rba_group.add_argument(
+        "--select",
+        choices=("best", "last"),
+        default="best",
+        help="the iterate written: best (fewest violated constraints, then the model's "
+        "score; default) or last (the paper)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.set_defaults(run=run)
