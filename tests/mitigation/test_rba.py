@@ -521,7 +521,8 @@ def test_select_best_breaks_ties_on_the_original_score():
 
 def test_schedules_follow_their_rules():
     """constant: the base step every iteration; decay: base / sqrt(t); adaptive: a
-    constraint's step halves when its value changes sign with a positive multiplier."""
+    constraint's step halves when its value changes sign with a positive multiplier and
+    grows back (never above the base step) while it stays violated."""
     s, g_train, t_train, _ = satisfiable_single(n=60)
     kw = {"groups_train": g_train, "tasks_train": t_train, "eta": 2.0, "max_iter": 20}
     with pytest.warns(biasamp.RBAConvergenceWarning):
@@ -534,12 +535,26 @@ def test_schedules_follow_their_rules():
     assert (constant.history["step"] == step0).all()
     t = decay.history["iteration"].to_numpy()
     np.testing.assert_allclose(decay.history["step"], step0 / np.sqrt(t))
-    steps = adaptive.history["step"].to_numpy()
-    assert steps[0] == step0 and (np.diff(steps) <= 0).all()
-    assert set(np.round(np.log2(step0 / steps), 9)) <= set(range(20))  # halvings only
+    assert (adaptive.history["step"] <= step0).all()
     # the oscillating constant step never satisfies every constraint; the adaptive one does
     assert not constant.converged and adaptive.converged
     assert adaptive.history["violated_constraints"].iloc[-1] == 0
+
+
+def test_adaptive_step_rule_by_hand():
+    from biasamp.mitigation._rba import adapt_steps
+
+    full = np.full(5, 0.8)
+    steps = np.array([0.8, 0.4, 0.4, 0.8, 0.1])
+    values = np.array([-2.0, 3.0, 1.0, 0.5, -0.1])
+    previous = np.array([1.0, 2.0, -1.0, 4.0, 0.2])
+    lam = np.array([0.5, 0.5, 0.5, 0.5, 0.0])
+    # 0: overshot (sign flip, positive multiplier) -> halved; 1: still violated -> x1.2;
+    # 2: flipped from satisfied to violated -> halved; 3: violated, x1.2 capped at 0.8;
+    # 4: sign flip but multiplier 0 (projected) -> unchanged
+    np.testing.assert_allclose(
+        adapt_steps(steps, full, values, previous, lam), [0.4, 0.48, 0.2, 0.8, 0.1]
+    )
 
 
 def test_bad_schedule_and_select():

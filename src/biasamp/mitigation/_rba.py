@@ -38,8 +38,9 @@ Choices (see ``docs/mitigation.md``):
 * Constrained tasks: every task that occurs in training, or ``constrained_tasks``.
 * Step sizes (``schedule``): ``"adaptive"`` (default) halves a constraint's step
   each time its subgradient changes sign while its multiplier is positive (the
-  multiplier overshot); ``"decay"`` uses ``eta / sqrt(t)``; ``"constant"`` is the
-  paper's fixed ``eta``.
+  multiplier overshot) and grows it by 1.2, up to the base step, while the
+  constraint stays violated; ``"decay"`` uses ``eta / sqrt(t)``; ``"constant"`` is
+  the paper's fixed ``eta``.
 * The returned iterate (``select``): ``"best"`` (default) is the iterate with the
   fewest violated constraints, ties broken by the highest original score
   ``sum_i f(y^i)`` (then the earliest); ``"last"`` is the paper's last iterate.
@@ -73,7 +74,7 @@ from biasamp.mitigation._rba_inference import (
 )
 from biasamp.mitigation._rba_result import RBAResult, performance
 
-__all__ = ["RBAConvergenceWarning", "rba", "rba_constraints"]
+__all__ = ["RBAConvergenceWarning", "adapt_steps", "rba", "rba_constraints"]
 
 PENALTIES = ("lagrangian", "reference")
 SELECTIONS = ("best", "last")
@@ -103,7 +104,8 @@ WARN_WORSE = (
     "{what} {after:.4f} against {before:.4f}. select='best' returns the best iterate."
 )
 
-_HALVE = 0.5
+_HALVE = 0.5  # adaptive schedule: a constraint's step after its multiplier overshot
+_GROW = 1.2  # ... and after it stayed violated, up to the base step (never above)
 
 
 class RBAConvergenceWarning(UserWarning):
@@ -237,8 +239,10 @@ def rba(
         iteration ``t``, the classic diminishing subgradient step.
         ``"adaptive"``: each constraint's step is halved whenever its value
         ``(A c)`` changes sign while its multiplier is positive, i.e. when the
-        multiplier overshot and the predictions flipped past the bound; this
-        stops the oscillation a constant step shows on confident scores.
+        multiplier overshot and the predictions flipped past the bound, and
+        grown by 1.2 (never above the base step) while the constraint stays
+        violated; this stops the oscillation a constant step shows on confident
+        scores without stalling short of the bound.
     constrained_tasks : sequence of task names, optional
         Tasks to constrain (default: every task that occurs in training).
     groups, tasks : array-like, optional
@@ -347,7 +351,8 @@ def rba(
     multi = multi_task_output(problem)
 
     lam = np.zeros((2, groups_c, n_tasks))
-    base_step = np.broadcast_to(step, lam.shape).copy()  # per constraint
+    full_step = np.broadcast_to(step, lam.shape).copy()  # per constraint
+    base_step = full_step.copy()
     previous: np.ndarray | None = None
     chosen: Any = None
     records: list[dict[str, float]] = []
@@ -379,8 +384,7 @@ def rba(
         if n_violated == 0:
             break
         if schedule == "adaptive" and previous is not None:
-            overshot = (values * previous < 0) & (lam > 0)
-            base_step[overshot] *= _HALVE
+            base_step = adapt_steps(base_step, full_step, values, previous, lam)
         rate = base_step / np.sqrt(it) if schedule == "decay" else base_step
         lam = np.maximum(0.0, lam + rate * values)
         previous = values
@@ -441,6 +445,36 @@ def rba(
             "n_constrained_tasks": int(constrained.sum()),
         },
     )
+
+
+def adapt_steps(
+    steps: np.ndarray,
+    full: np.ndarray,
+    values: np.ndarray,
+    previous: np.ndarray,
+    lam: np.ndarray,
+) -> np.ndarray:
+    """The adaptive schedule's next per-constraint steps.
+
+    A constraint whose value ``(A c)`` changed sign while its multiplier is positive
+    overshot: its step is halved. One still violated (positive now and before)
+    grows by 1.2, never above its base step ``full``. Others keep their step.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> steps, full = np.array([1.0, 1.0, 0.5, 0.2]), np.ones(4)
+    >>> adapt_steps(steps, full, values=np.array([-1.0, 2.0, 3.0, -1.0]),
+    ...             previous=np.array([1.0, 1.0, 1.0, -2.0]),
+    ...             lam=np.array([0.3, 0.3, 0.3, 0.0])).tolist()
+    [0.5, 1.0, 0.6, 0.2]
+    """
+    out = steps.copy()
+    overshot = (values * previous < 0) & (lam > 0)
+    out[overshot] *= _HALVE
+    stuck = (values > 0) & (previous > 0)
+    out[stuck] = np.minimum(out[stuck] * _GROW, full[stuck])
+    return out
 
 
 def _select(history: pd.DataFrame, select: str) -> int:
