@@ -181,7 +181,7 @@ class MultilabelProblem(Problem):
     def counts(self, g: np.ndarray, present: np.ndarray) -> np.ndarray:
         out = np.zeros((self.n_groups, self.n_tasks))
         for k in range(self.n_groups):  # a loop over groups (few), never over instances
-            out[k] = present[g == k].sum(axis=0)
+            out[k] = present[g == k].sum(axis=0, dtype=np.int32)  # int32: no int64 cast pass
         return out
 
 
