@@ -109,6 +109,16 @@ class Problem:
     n_groups: int
     n_tasks: int
 
+    def infer(
+        self, W: np.ndarray, chosen: Any = None
+    ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:  # pragma: no cover - abstract
+        """``(out_a, out_b, primal, counts)``: the outputs, ``sum_i f(y^i)``, pair counts."""
+        raise NotImplementedError
+
+    def state(self, out_a: np.ndarray, out_b: Any) -> Any:  # pragma: no cover - abstract
+        """What ``infer(W, chosen)`` needs to penalise only the previous outputs' pairs."""
+        raise NotImplementedError
+
 
 class MultilabelProblem(Problem):
     """One group and a set of tasks per instance; the best set decomposes per task.

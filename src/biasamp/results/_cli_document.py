@@ -128,7 +128,7 @@ def _predictability(record: Mapping[str, Any]) -> PredictabilityResult:
         perturbation=str(extras.get("perturbation", "")),
         model_accuracy=extras.get("model_accuracy"),
         n=int(record.get("n") or 0),
-        n_iter=int(extras.get("n_iter", params.get("n_iter", 1))),
+        n_iter=int(extras.get("n_iter") or params.get("n_iter") or 1),
         test_size=float(params.get("test_size", np.nan)),
         params=params,
     )

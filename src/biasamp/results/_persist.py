@@ -45,7 +45,7 @@ import math
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -286,7 +286,7 @@ def _series_values(data: list[Any], dtype: str, file: str) -> Any:
         return _objects(values)
     if dtype.startswith(("float", "int", "uint", "bool")):
         return np.array([np.nan if v is None else v for v in values], dtype=dtype)
-    return pd.array(values, dtype=dtype)
+    return pd.array(values, dtype=cast(Any, dtype))
 
 
 def _decode_index(obj: Mapping[str, Any], file: str) -> pd.Index:

@@ -105,13 +105,13 @@ def panel_axes(ax: Any, n: int, *, figsize: tuple[float, float] | None = None) -
         import matplotlib.pyplot as plt
 
         size = figsize or (max(4.0, 3.2 * n), 3.6)
-        _, axes = plt.subplots(1, n, figsize=size, layout="constrained", squeeze=False)
-        return list(axes[0])
+        _, grid = plt.subplots(1, n, figsize=size, layout="constrained", squeeze=False)
+        return list(grid[0])
     if isinstance(ax, (list, tuple, np.ndarray)):
-        axes = list(np.ravel(np.asarray(ax, dtype=object)))
-        if len(axes) != n:
-            raise ValueError(ERR_PANELS.format(n=n, got=f"{len(axes)} Axes"))
-        return axes
+        given = list(np.ravel(np.asarray(ax, dtype=object)))
+        if len(given) != n:
+            raise ValueError(ERR_PANELS.format(n=n, got=f"{len(given)} Axes"))
+        return given
     if n == 1:
         return [ax]
     ax.set_axis_off()
@@ -526,7 +526,7 @@ def plot_thresholds(calibration: Any, *, max_labels: int = 40, ax: Any = None) -
     return ax
 
 
-_KINDS = {"pairs": plot_top_pairs, "heatmap": plot_delta_heatmap}
+_KINDS: dict[str, Any] = {"pairs": plot_top_pairs, "heatmap": plot_delta_heatmap}
 
 
 def plot_result(result: Any, *, kind: str = "pairs", ax: Any = None, **kwargs: Any) -> Any:
