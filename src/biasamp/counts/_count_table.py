@@ -130,7 +130,9 @@ def _weighted_crossprod(g: np.ndarray, t: np.ndarray | sp.csr_matrix, w: np.ndar
         gw = g * w[:, None]
         if sp.issparse(t):
             return np.asarray((t.T @ gw).T, dtype=np.float64)
-        return gw.T @ np.asarray(t, dtype=np.float64)
+        # einsum, not BLAS: with |G| rows the product is memory-bound, and BLAS threads
+        # spin on a busy machine (2.5 s instead of 2 ms for 20,000 x 66 under load)
+        return np.einsum("ig,it->gt", gw, np.asarray(t, dtype=np.float64))
     # replicate weights: one product per group column, each (B, n) @ (n, |T|)
     out = np.empty((w.shape[0], g.shape[1], t.shape[1]), dtype=np.float64)
     for j in range(g.shape[1]):  # loop over groups (few), never over rows or pairs
