@@ -123,6 +123,23 @@ def test_multilabel_inference_matches_brute_force(seed, n_g, n_t):
     assert primal2 == pytest.approx(expected2)
 
 
+def test_blocked_multilabel_inference_equals_one_block(monkeypatch):
+    """The inference runs over blocks of instances; any block size gives the same outputs."""
+    import biasamp.mitigation._rba_inference as inference
+
+    rng = np.random.default_rng(8)
+    gs, ts = rng.normal(size=(103, 3)), rng.normal(size=(103, 3, 5, 2))
+    W = rng.normal(size=(3, 5))
+    whole = _MultilabelProblem(gs, ts).infer(W)
+    monkeypatch.setattr(inference, "BLOCK_ROWS", 7)
+    blocked = _MultilabelProblem(gs, ts).infer(W)
+    for a, b in zip(whole, blocked, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    bg, bs = brute_multilabel(gs[:20], ts[:20], W)
+    np.testing.assert_array_equal(blocked[0][:20], bg)
+    np.testing.assert_array_equal(blocked[1][:20], bs)
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=seeds, n_g=st.integers(2, 3), n_t=st.integers(1, 4))
 def test_single_inference_matches_brute_force(seed, n_g, n_t):
