@@ -67,8 +67,9 @@ def roundtrip(result, tmp_path, name="result.json"):
     path = result.save(tmp_path / name)
     loaded = biasamp.load_result(path)
     assert_same(result, loaded)
-    if hasattr(result, "to_dict") and not isinstance(result, pd.DataFrame):
+    if not isinstance(result, pd.DataFrame):
         assert loaded.to_dict() == result.to_dict()  # JSON-safe dicts: NaN is None
+        json.dumps(result.to_dict(), allow_nan=False)
     for attr in ("value", "mean"):
         if hasattr(result, attr) and isinstance(getattr(result, attr), float):
             assert float(getattr(loaded, attr)) == float(getattr(result, attr)) or (

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._label_matrix import as_label_matrix, check_same_length
+from biasamp.results._base import _json_safe, frame_records
 from biasamp.results._persist import SavableResult, register_result
 
 __all__ = ["oversample", "Oversampling"]
@@ -89,6 +90,21 @@ class Oversampling(SavableResult):
 
     def __len__(self) -> int:
         return int(self.indices.shape[0])
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dictionary (the row indices are left out; ``save()`` keeps them)."""
+        return _json_safe(
+            {
+                "n_resampled": len(self),
+                "n_rounds": self.n_rounds,
+                "balanced": self.balanced,
+                "off_tasks": self.off_tasks,
+                "off_reason": self.off_reason,
+                "params": self.params,
+                "bias_before": frame_records(self.bias_before.reset_index()),
+                "bias_after": frame_records(self.bias_after.reset_index()),
+            }
+        )
 
     def plot(self, *, max_tasks: int = 30, ax: Any = None) -> Any:
         """Per task, the largest distance of a group's share from ``1/|G|`` before and

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import PairwiseResult
+from biasamp.results._base import PairwiseResult, _json_safe, frame_records
 from biasamp.results._persist import SavableResult, register_result
 
 __all__ = ["RBAResult", "performance"]
@@ -95,6 +95,24 @@ class RBAResult(SavableResult):
                 row.update(perf)
             rows[label] = row
         return pd.DataFrame.from_dict(rows, orient="index")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dictionary: settings, status, the table, history and multipliers
+        (the predictions are left out; ``save()`` keeps them)."""
+        table = self.table().reset_index(names="stage")
+        return _json_safe(
+            {
+                "params": self.params,
+                "converged": self.converged,
+                "n_iter": self.n_iter,
+                "selected_iteration": self.selected_iteration,
+                "table": frame_records(table),
+                "history": frame_records(self.history),
+                "multipliers": frame_records(self.multipliers),
+                "mals_before": self.mals_before.to_dict(pairs=False),
+                "mals_after": self.mals_after.to_dict(pairs=False),
+            }
+        )
 
     def plot(self, kind: str = "table", *, ax: Any = None) -> Any:
         """Plot the result with matplotlib (optional dependency).
