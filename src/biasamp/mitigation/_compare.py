@@ -78,6 +78,21 @@ class MitigationComparison(SavableResult, pd.DataFrame):
     derived from it (slices, ``round()``, ...) are plain DataFrames.
     ``plot()`` draws one panel per metric, a bar per method with its interval;
     ``plot.bar()`` and the other pandas plot methods are pandas'.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import biasamp
+    >>> table = biasamp.compare_mitigations(
+    ...     {"model": {"groups_pred": ["m", "w", "w", "w"], "tasks_pred": ["a", "a", "a", "b"]}},
+    ...     groups_train=["m", "w", "w", "m"], tasks_train=["a", "a", "a", "b"],
+    ...     groups=["m", "w", "w", "m"], tasks=["a", "a", "a", "b"],
+    ...     metrics=["group accuracy", "BiasAmp_MALS"])
+    >>> table.metrics
+    ['group accuracy', 'BiasAmp_MALS']
+    >>> path = table.save(os.path.join(tempfile.mkdtemp(), "comparison.json"))
+    >>> biasamp.load_result(path).equals(table)
+    True
     """
 
     _metadata = ["ci_level"]
