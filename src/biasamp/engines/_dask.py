@@ -206,10 +206,12 @@ def _names_task(x: Any, arg: str) -> Any:
     raise TypeError(ERR_DASK_TYPE.format(arg=arg, type_name=type(x).__name__))
 
 
-def _count_partition(
-    index: int, offset: int | None, parts: dict[str, Any], options: dict[str, Any]
-) -> Any:
-    """One partition's table, or ``None`` for an empty partition (runs on a worker)."""
+def _count_partition(index: int, offset: int | None, parts: Any, options: dict[str, Any]) -> Any:
+    """One partition's table, or ``None`` for an empty partition (runs on a worker).
+
+    ``parts`` maps role -> the partition's block, or is one bundled pandas
+    DataFrame (see :func:`_bundle_partition`) when ``options["layout"]`` is set.
+    """
     if options.get("layout") is not None:
         try:
             parts = _unbundle(parts, options["layout"])
