@@ -105,9 +105,7 @@ def run_engine(directory: str, engine: str, tasks: int, chunk_size: int) -> dict
         teardown = None
         if engine in ("numpy", "duckdb"):
             ready = time.perf_counter()
-            table = biasamp.counts_from_files(
-                paths, **roles, engine=engine, chunk_size=chunk_size
-            )
+            table = biasamp.counts_from_files(paths, **roles, engine=engine, chunk_size=chunk_size)
         elif engine == "dask":
             import dask.dataframe as dd
             from distributed import Client, LocalCluster

@@ -166,3 +166,52 @@ def test_columns_of_different_collections(client, lake):
     np.testing.assert_array_equal(
         got.joint[("groups", "tasks")], expected.joint[("groups", "tasks")]
     )
+
+
+def test_multi_attribute_metrics_take_dask_collections(client, lake):
+    root, train, test = lake
+    tr, te = dd.read_parquet(root / "train"), dd.read_parquet(root / "test3")
+    kw = dict(n_boot=20, random_state=4)
+    got = biasamp.multi_mals(
+        groups_train=tr["gender"],
+        tasks_train=tr[TASKS],
+        tasks=te[TASKS],
+        groups_pred=te["gender_pred"],
+        tasks_pred=_preds(te),
+        **kw,
+    )
+    expected = biasamp.multi_mals(
+        groups_train=train["gender"],
+        tasks_train=train[TASKS],
+        tasks=test[TASKS],
+        groups_pred=test["gender_pred"],
+        tasks_pred=_preds(test),
+        **kw,
+    )
+    assert got.value == pytest.approx(expected.value, **TOL)
+    np.testing.assert_allclose(got.replicates, expected.replicates, rtol=0, atol=1e-12)
+    for direction in ("A->T", "T->A"):
+        got = biasamp.multi_directional(
+            direction=direction,
+            groups_train=train["gender"],  # an in-memory training split beside a Dask one
+            tasks_train=train[TASKS],
+            groups=te["gender"],
+            tasks=te[TASKS],
+            groups_pred=te["gender_pred"],
+            tasks_pred=_preds(te),
+            sample_weight=te["weight"],
+            **kw,
+        )
+        expected = biasamp.multi_directional(
+            direction=direction,
+            groups_train=train["gender"],
+            tasks_train=train[TASKS],
+            groups=test["gender"],
+            tasks=test[TASKS],
+            groups_pred=test["gender_pred"],
+            tasks_pred=_preds(test),
+            sample_weight=test["weight"],
+            **kw,
+        )
+        assert got.value == pytest.approx(expected.value, **TOL)
+        np.testing.assert_allclose(got.replicates, expected.replicates, rtol=0, atol=1e-12)
