@@ -65,6 +65,12 @@ def test_counts_equal_in_memory(spark_frames, frames):
     assert_tables_equal(weighted, in_memory(test, sample_weight=test["weight"]))
     by_prefix = counts_from_spark(test_sdf, groups="gender", tasks=TASKS, tasks_pred_prefix="pred_")
     assert by_prefix.task_names == tuple(TASKS)
+    label_tasks = counts_from_spark(
+        test_sdf, groups="gender", tasks="gender_pred"
+    )  # a label column
+    assert_tables_equal(
+        label_tasks, CountTable.from_arrays(groups=test["gender"], tasks=test["gender_pred"])
+    )
 
 
 def test_every_co_occurrence_metric_equals_in_memory(spark_frames, frames):

@@ -229,6 +229,8 @@ def counts_from_spark(
 
     Examples
     --------
+    Skipped as doctests (they need a Java runtime); ``docs/scale.md`` runs a full example.
+
     >>> import pandas as pd
     >>> from pyspark.sql import SparkSession                    # doctest: +SKIP
     >>> spark = SparkSession.builder.master("local[2]").getOrCreate()  # doctest: +SKIP
@@ -474,6 +476,8 @@ def pattern_counts_from_spark(
 
     Examples
     --------
+    Skipped as a doctest (it needs a Java runtime and the ``df`` of :func:`counts_from_spark`):
+
     >>> table = pattern_counts_from_spark(df, groups="gender", tasks=["ski", "cook"])
     ... # doctest: +SKIP
     """
