@@ -226,7 +226,8 @@ def _count_partition(index: int, offset: int | None, parts: Any, options: dict[s
         extra = {"soft": options["soft"]} if table_type is CountTable else {}
         if replicates is not None:
             n = next(iter(n_rows.values()))
-            extra["replicate_weights"] = replicates.weights(offset, offset + n)
+            start = int(offset or 0)  # offsets are computed whenever replicates are given
+            extra["replicate_weights"] = replicates.weights(start, start + n)
         return table_type.from_arrays(
             **parts,
             group_names=options["group_names"],
@@ -415,6 +416,6 @@ def counts_from_dask(
         if table_type is not CountTable or replicates is not None:
             raise ValueError(ERR_DASK_ALL_EMPTY)
 
-        roles = [arg for arg in given if arg != "sample_weight"]
-        return empty_count_table(roles, names["group"], names["task"])
+        label_roles = [arg for arg in given if arg != "sample_weight"]
+        return empty_count_table(label_roles, names["group"] or (), names["task"] or ())
     return result
