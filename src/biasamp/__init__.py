@@ -26,8 +26,9 @@ Mitigation
     :func:`compare_mitigations`.
 Data larger than memory
     :func:`counts_from_files`, :func:`pattern_counts_from_files` (numpy or DuckDB
-    engine), :func:`counts_from_dask`, :func:`group_sums_sql` and
-    :func:`counts_from_group_sums` (Spark and other SQL engines),
+    engine), :func:`counts_from_dask`, :func:`counts_from_spark` and
+    :func:`pattern_counts_from_spark` (a Spark DataFrame), :func:`group_sums_sql` and
+    :func:`counts_from_group_sums` (other SQL engines),
     :func:`save_counts` / :func:`load_counts`, :func:`atomic_output`.
 
 Keeping results
@@ -96,8 +97,10 @@ from biasamp.engines import (
     counts_from_dask,
     counts_from_files,
     counts_from_group_sums,
+    counts_from_spark,
     group_sums_sql,
     pattern_counts_from_files,
+    pattern_counts_from_spark,
 )
 
 from biasamp._version import __version__
@@ -151,9 +154,11 @@ __all__ = [
     "counts_from_dask",
     "counts_from_files",
     "counts_from_group_sums",
+    "counts_from_spark",
     "group_sums_sql",
     "load_counts",
     "pattern_counts_from_files",
+    "pattern_counts_from_spark",
     "save_counts",
     "__version__",
 ]

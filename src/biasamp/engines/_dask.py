@@ -16,9 +16,18 @@ cluster once a ``Client`` is created::
 
 Rules
 -----
-* All label arguments of a split are Dask collections with the same number of
-  partitions, row-aligned partition by partition (columns of one DataFrame
-  are). Mixing Dask and in-memory arrays in a split raises ``TypeError``.
+* All label arguments of one split are Dask collections (mixing Dask and
+  in-memory arrays raises ``TypeError``). Dask DataFrames and Series are
+  first joined into **one** DataFrame by a single blockwise step, so every
+  role column of a split is read by one projection and partitioned alike
+  (counting each column on its own let dask's optimizer give
+  ``ddf["gender"]`` fewer partitions than ``ddf[tasks]``). Columns of one
+  DataFrame always line up. Columns of different collections line up by
+  their known divisions (Dask aligns them); with unknown divisions they must
+  have the same number of partitions, and each partition's rows must match
+  (same length and index), otherwise a ``ValueError`` says how to fix it.
+  The training and evaluation splits are separate collections and are
+  counted separately, so their partitionings never need to agree.
 * **Label names of a Dask Series** (1-D labels) must be known before the
   partitions are counted, so every partition uses one label space. They are,
   in order: ``group_names`` / ``task_names`` (or the training split's); the
@@ -56,7 +65,18 @@ ERR_DASK_MIXED = (
     "{arg}: is not a Dask collection while {others} are; give every label argument of a split "
     "as Dask collections with the same partitions (or none)."
 )
-ERR_DASK_PARTITIONS = "Dask inputs have different numbers of partitions: {details}."
+ERR_DASK_PARTITIONS = (
+    "Dask inputs of one split have different numbers of partitions ({details}) and "
+    "unknown divisions, so their rows cannot be lined up. Take every column of the split "
+    'from one DataFrame (ddf["gender"], ddf[task_columns]), or give the collections a '
+    "sorted index so Dask knows their divisions (ddf.set_index(...), "
+    "dd.read_parquet(..., index=..., calculate_divisions=True))."
+)
+ERR_DASK_ROWS = (
+    "Dask inputs of one split do not line up row by row: a partition has {details}. "
+    "Take every column of the split from one DataFrame, or give the collections a sorted "
+    "index with known divisions so Dask can align them."
+)
 ERR_DASK_TYPE = (
     "{arg}: unsupported Dask collection {type_name}; pass a dask DataFrame, Series or Array."
 )
@@ -89,6 +109,74 @@ def _partitions(x: Any, arg: str) -> list[Any]:
     raise TypeError(ERR_DASK_TYPE.format(arg=arg, type_name=type(x).__name__))
 
 
+def _is_frame_like(x: Any) -> bool:
+    import dask.dataframe as dd
+
+    return isinstance(x, (dd.DataFrame, dd.Series))
+
+
+def _bundle_partition(*frames: Any, args: tuple[str, ...]) -> pd.DataFrame:
+    """One partition of every role, side by side, with positional column names (on a worker)."""
+    lengths = {arg: len(f) for arg, f in zip(args, frames, strict=True)}
+    first = frames[0]
+    if len(set(lengths.values())) > 1 or any(not f.index.equals(first.index) for f in frames):
+        details = ", ".join(f"{arg} {n} rows" for arg, n in lengths.items())
+        if len(set(lengths.values())) == 1:
+            details += " with different row indexes"
+        raise ValueError(ERR_DASK_ROWS.format(details=details))
+    pieces = []
+    for arg, f in zip(args, frames, strict=True):
+        frame = f.to_frame() if isinstance(f, pd.Series) else f
+        pieces.append(frame.set_axis([f"{arg}\x00{j}" for j in range(frame.shape[1])], axis=1))
+    return pd.concat(pieces, axis=1)
+
+
+def _unbundle(frame: pd.DataFrame, layout: dict[str, tuple[Any, ...] | None]) -> dict[str, Any]:
+    """The role arrays of a bundled partition (``None`` columns mark a Series)."""
+    parts: dict[str, Any] = {}
+    for arg, columns in layout.items():
+        own = [c for c in frame.columns if c.startswith(f"{arg}\x00")]
+        if columns is None:
+            parts[arg] = frame[own[0]]
+        else:
+            parts[arg] = frame[own].set_axis(pd.Index(list(columns), dtype=object), axis=1)
+    return parts
+
+
+def _one_frame(given: dict[str, Any]) -> tuple[Any, dict[str, tuple[Any, ...] | None]]:
+    """Every role of a split joined into one Dask DataFrame by one blockwise step.
+
+    Returns the DataFrame and the layout (role -> its column labels, ``None``
+    for a Series). Raises ``ValueError`` when the collections cannot be lined up.
+    """
+    import dask.dataframe as dd
+
+    args = tuple(given)
+    values = [given[a] for a in args]
+    known = all(v.known_divisions for v in values)
+    counts = {a: v.npartitions for a, v in given.items()}
+    if not known and len(set(counts.values())) > 1:
+        raise ValueError(
+            ERR_DASK_PARTITIONS.format(details=", ".join(f"{a} has {c}" for a, c in counts.items()))
+        )
+    layout = {a: None if isinstance(v, dd.Series) else tuple(v.columns) for a, v in given.items()}
+    if known and len({v.divisions for v in values}) > 1:
+        # line the collections up by index: every one split at the union of the divisions
+        union = sorted(set().union(*(v.divisions for v in values)))
+        values = [v.repartition(divisions=union) for v in values]
+    meta = _bundle_partition(*[v._meta for v in values], args=args)
+    combined = dd.map_partitions(
+        _bundle_partition,
+        *values,
+        args=args,
+        meta=meta,
+        align_dataframes=False,
+        enforce_metadata=False,
+        transform_divisions=False,
+    )
+    return combined, layout
+
+
 def _sorted_unique(values: np.ndarray) -> tuple[Any, ...]:
     values = np.asarray(values, dtype=object)
     values = values[~np.asarray(pd.isna(values), dtype=bool)]
@@ -118,10 +206,17 @@ def _names_task(x: Any, arg: str) -> Any:
     raise TypeError(ERR_DASK_TYPE.format(arg=arg, type_name=type(x).__name__))
 
 
-def _count_partition(
-    index: int, offset: int | None, parts: dict[str, Any], options: dict[str, Any]
-) -> Any:
-    """One partition's table, or ``None`` for an empty partition (runs on a worker)."""
+def _count_partition(index: int, offset: int | None, parts: Any, options: dict[str, Any]) -> Any:
+    """One partition's table, or ``None`` for an empty partition (runs on a worker).
+
+    ``parts`` maps role -> the partition's block, or is one bundled pandas
+    DataFrame (see :func:`_bundle_partition`) when ``options["layout"]`` is set.
+    """
+    if options.get("layout") is not None:
+        try:
+            parts = _unbundle(parts, options["layout"])
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(ERR_PARTITION.format(index=index, message=exc)) from exc
     n_rows = {arg: len(p) for arg, p in parts.items()}
     if all(n == 0 for n in n_rows.values()):
         return None
@@ -131,7 +226,8 @@ def _count_partition(
         extra = {"soft": options["soft"]} if table_type is CountTable else {}
         if replicates is not None:
             n = next(iter(n_rows.values()))
-            extra["replicate_weights"] = replicates.weights(offset, offset + n)
+            start = int(offset or 0)  # offsets are computed whenever replicates are given
+            extra["replicate_weights"] = replicates.weights(start, start + n)
         return table_type.from_arrays(
             **parts,
             group_names=options["group_names"],
@@ -236,12 +332,21 @@ def counts_from_dask(
     for arg, value in given.items():
         if not is_dask_collection(value):
             raise TypeError(ERR_DASK_MIXED.format(arg=arg, others=", ".join(dask_args)))
-    parts = {arg: _partitions(v, arg) for arg, v in given.items()}
-    counts = {arg: len(p) for arg, p in parts.items()}
-    if len(set(counts.values())) > 1:
-        raise ValueError(
-            ERR_DASK_PARTITIONS.format(details=", ".join(f"{a} has {c}" for a, c in counts.items()))
-        )
+    layout: dict[str, tuple[Any, ...] | None] | None = None
+    if all(_is_frame_like(v) for v in given.values()):
+        # one projection for every role column: one partitioning for the split
+        combined, layout = _one_frame(given)
+        blocks = list(combined.to_delayed())
+        parts = {"_bundle": blocks}
+    else:
+        parts = {arg: _partitions(v, arg) for arg, v in given.items()}
+        counts = {arg: len(p) for arg, p in parts.items()}
+        if len(set(counts.values())) > 1:
+            raise ValueError(
+                ERR_DASK_PARTITIONS.format(
+                    details=", ".join(f"{a} has {c}" for a, c in counts.items())
+                )
+            )
 
     # label names: given, known from columns/categories, or one distinct-values pass
     names = {
@@ -292,10 +397,14 @@ def counts_from_dask(
         else None,
         "replicates": replicates,
         "table_type": table_type,
+        "layout": layout,
     }
     tables = [
         dask.delayed(_count_partition)(
-            i, offsets[i], {arg: parts[arg][i] for arg in given}, options
+            i,
+            offsets[i],
+            parts["_bundle"][i] if layout is not None else {arg: parts[arg][i] for arg in given},
+            options,
         )
         for i in range(n_parts)
     ]
@@ -307,6 +416,6 @@ def counts_from_dask(
         if table_type is not CountTable or replicates is not None:
             raise ValueError(ERR_DASK_ALL_EMPTY)
 
-        roles = [arg for arg in given if arg != "sample_weight"]
-        return empty_count_table(roles, names["group"], names["task"])
+        label_roles = [arg for arg in given if arg != "sample_weight"]
+        return empty_count_table(label_roles, names["group"] or (), names["task"] or ())
     return result

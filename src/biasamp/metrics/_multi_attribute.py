@@ -38,6 +38,7 @@ metrics (``Delta`` for MALS, ``y_gm Delta`` for the directional metric), the
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +57,7 @@ from biasamp.counts._combinations import (
 )
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.inputs._collections import any_dask_collection, counter_for
 from biasamp.inputs._label_matrix import (
     ERR_EMPTY_SPLIT,
     LabelMatrix,
@@ -89,6 +91,10 @@ ERR_EMPTY_MULTI_PAIRS = (
 ERR_TABLE_TYPE = "{arg}: expected a PatternCountTable, got {type_name}."
 ERR_TABLE_NAMES = "{arg}: its {kind} names differ from the training table's ({a} vs {b})."
 ERR_TABLE_BATCH = "{arg}: the table has a replicate axis; M is chosen on a plain table."
+ERR_DASK_MULTI_BOOTSTRAP = (
+    "n_boot with Dask inputs supports bootstrap='poisson' only (Poisson weights are drawn per "
+    "partition by global row index); got bootstrap={got!r}."
+)
 
 _DEFAULT_MAX_COMBINATIONS = 1_000_000
 _BOOT_CHUNK = 16  # replicates per pass (bounds memory: chunk x |G| x patterns)
@@ -627,6 +633,35 @@ def _validate(
     return out
 
 
+@dataclass(frozen=True)
+class _DaskEvaluation:
+    """The evaluation split's Dask collections, recounted per partition by the bootstrap."""
+
+    arrays: dict[str, Any]
+
+
+def _count_dask_split(
+    arrays: dict[str, Any],
+    *,
+    group_names: Sequence[Any] | None,
+    task_names: Sequence[Any] | None,
+    source: str | None,
+    replicates: Any = None,
+) -> PatternCountTable:
+    """A split of Dask collections counted per partition (the registered Dask engine)."""
+    given = {role: value for role, value in arrays.items() if value is not None}
+    table = counter_for("dask")(
+        **given,
+        group_names=group_names,
+        task_names=task_names,
+        names_source=source,
+        replicates=replicates,
+        table_type=PatternCountTable,
+    )
+    assert isinstance(table, PatternCountTable)
+    return table
+
+
 def _tables(
     *,
     groups_train: Any,
@@ -639,16 +674,48 @@ def _tables(
     sample_weight: Any,
     group_names: Sequence[Any] | None,
     task_names: Sequence[Any] | None,
-) -> tuple[PatternCountTable, PatternCountTable, dict[str, LabelMatrix], np.ndarray]:
-    train_m = _validate(
-        {"groups": (groups_train, "groups_train"), "tasks": (tasks_train, "tasks_train")},
-        group_names=group_names,
-        task_names=task_names,
-        source=None,
-    )
-    train = PatternCountTable.from_label_matrices(train_m, sample_weight=sample_weight_train)
+) -> tuple[
+    PatternCountTable, PatternCountTable, dict[str, LabelMatrix] | _DaskEvaluation, np.ndarray
+]:
+    # each split is counted on its own: Dask collections by partition, arrays in memory
+    if any_dask_collection(groups_train, tasks_train, sample_weight_train):
+        train = _count_dask_split(
+            {"groups": groups_train, "tasks": tasks_train, "sample_weight": sample_weight_train},
+            group_names=group_names,
+            task_names=task_names,
+            source=None,
+        )
+    else:
+        train_m = _validate(
+            {"groups": (groups_train, "groups_train"), "tasks": (tasks_train, "tasks_train")},
+            group_names=group_names,
+            task_names=task_names,
+            source=None,
+        )
+        train = PatternCountTable.from_label_matrices(train_m, sample_weight=sample_weight_train)
     if float(train.n) <= 0:
         raise ValueError(ERR_EMPTY_SPLIT.format(arg="groups_train"))
+    empty_arg = "groups" if groups is not None else "tasks"
+    if any_dask_collection(groups, tasks, groups_pred, tasks_pred, sample_weight):
+        arrays = {
+            "groups": groups,
+            "tasks": tasks,
+            "groups_pred": groups_pred,
+            "tasks_pred": tasks_pred,
+            "sample_weight": sample_weight,
+        }
+        evaluation = _count_dask_split(
+            arrays,
+            group_names=train.group_names,
+            task_names=train.task_names,
+            source=_TRAIN_SOURCE,
+        )
+        if float(evaluation.n) <= 0:
+            raise ValueError(ERR_EMPTY_SPLIT.format(arg=empty_arg))
+        dask_eval = _DaskEvaluation(
+            {**arrays, "group_names": train.group_names, "task_names": train.task_names}
+        )
+        return train, evaluation, dask_eval, np.ones(0)
     eval_m = _validate(
         {
             "groups": (groups, "groups"),
@@ -664,8 +731,19 @@ def _tables(
     weights = as_sample_weight(sample_weight, n_eval)
     evaluation = PatternCountTable.from_label_matrices(eval_m, sample_weight=weights)
     if float(evaluation.n) <= 0:
-        raise ValueError(ERR_EMPTY_SPLIT.format(arg="groups" if groups is not None else "tasks"))
+        raise ValueError(ERR_EMPTY_SPLIT.format(arg=empty_arg))
     return train, evaluation, eval_m, weights
+
+
+def _replicate_range(table: PatternCountTable, start: int, stop: int) -> PatternCountTable:
+    """Replicates ``start:stop`` of a table with a leading replicate axis."""
+    return dataclasses.replace(
+        table,
+        n=table.n[start:stop],
+        group_totals={k: v[start:stop] for k, v in table.group_totals.items()},
+        pattern_totals={k: v[start:stop] for k, v in table.pattern_totals.items()},
+        joint={k: v[start:stop] for k, v in table.joint.items()},
+    )
 
 
 def _compact_weights(source: Any, n_rows: int) -> np.ndarray:
@@ -706,7 +784,7 @@ def _streamed_interval(
 def _bootstrap(
     result: MultiAttributeResult,
     compute: Any,
-    eval_m: dict[str, LabelMatrix],
+    eval_m: dict[str, LabelMatrix] | _DaskEvaluation,
     weights: np.ndarray,
     *,
     n_boot: int | None,
@@ -721,18 +799,33 @@ def _bootstrap(
     from biasamp.results._intervals import check_ci, interval_from_replicates
 
     level = check_ci(ci)
-    n_rows = next(iter(eval_m.values())).n_rows
-    source = make_replicates(n_rows, n_boot, random_state=random_state, method=bootstrap)
-    all_weights = _compact_weights(source, n_rows)
-    values = []
-    for start in range(0, all_weights.shape[0], _BOOT_CHUNK):
-        table = PatternCountTable.from_label_matrices(
-            eval_m,
-            sample_weight=weights,
-            replicate_weights=all_weights[start : start + _BOOT_CHUNK].astype(np.float64),
+    if isinstance(eval_m, _DaskEvaluation):
+        # Dask: each partition draws the Poisson weights of its global rows
+        if bootstrap != "poisson":
+            raise ValueError(ERR_DASK_MULTI_BOOTSTRAP.format(got=bootstrap))
+        arrays = dict(eval_m.arrays)
+        names = {"group_names": arrays.pop("group_names"), "task_names": arrays.pop("task_names")}
+        replicates = make_replicates(1, n_boot, random_state=random_state, method="poisson")
+        table = _count_dask_split(arrays, **names, source=_TRAIN_SOURCE, replicates=replicates)
+        reps = np.concatenate(
+            [
+                np.atleast_1d(compute(_replicate_range(table, start, start + _BOOT_CHUNK)))
+                for start in range(0, n_boot, _BOOT_CHUNK)
+            ]
         )
-        values.append(np.atleast_1d(compute(table)))
-    reps = np.concatenate(values)
+    else:
+        n_rows = next(iter(eval_m.values())).n_rows
+        source = make_replicates(n_rows, n_boot, random_state=random_state, method=bootstrap)
+        all_weights = _compact_weights(source, n_rows)
+        values = []
+        for start in range(0, all_weights.shape[0], _BOOT_CHUNK):
+            table = PatternCountTable.from_label_matrices(
+                eval_m,
+                sample_weight=weights,
+                replicate_weights=all_weights[start : start + _BOOT_CHUNK].astype(np.float64),
+            )
+            values.append(np.atleast_1d(compute(table)))
+        reps = np.concatenate(values)
     low, high, se = interval_from_replicates(reps, ci=level)
     result.ci, result.ci_level, result.se, result.replicates = (
         (float(low), float(high)),

@@ -1,0 +1,552 @@
+"""Count tables from Spark DataFrames: one aggregation on the cluster, a few rows collected.
+
+:func:`counts_from_spark` runs the group-sums SQL (:func:`biasamp.group_sums_sql`,
+Spark dialect) over the DataFrame: one ``GROUP BY`` whose result has one row per
+distinct group key, with the per-column counts of invalid values computed on
+the cluster too. Only that small result reaches the driver, where
+:func:`biasamp.counts_from_group_sums` turns it into a :class:`CountTable`.
+:func:`pattern_counts_from_spark` counts the rows of every distinct (group,
+task set) the same way, for the multi-attribute metrics.
+
+Bootstrap (``n_boot``): every row gets the Poisson(1) weights the in-memory
+bootstrap gives the row with the same number (``PoissonReplicates``, stream
+0: the weights of row ``i`` depend only on ``random_state`` and ``i``). The
+row number is read from the ``row_id`` column the user names, so the Spark
+replicate table equals the in-memory one on the rows in ``row_id`` order.
+The weights are drawn inside Spark by ``mapInPandas``: each partition counts
+its rows into a replicate table with the in-memory code and sends back one
+binary row (``numpy.save`` bytes, read with ``allow_pickle=False``).
+
+Spark is imported only inside these functions (``pip install 'biasamp[spark]'``).
+"""
+
+from __future__ import annotations
+
+import io
+import uuid
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp.counts._count_table import JOINT_KEYS, CountTable
+from biasamp.counts._replicates import PoissonReplicates, seed_entropy
+from biasamp.engines._group_sums import (
+    ERR_BAD_VALUES,
+    ERR_BAD_WEIGHTS,
+    counts_from_group_sums,
+    group_sums_sql,
+)
+from biasamp.inputs._column_roles import ColumnRoles
+from biasamp.inputs._roles import GROUP_ROLES
+
+__all__ = ["counts_from_spark", "pattern_counts_from_spark"]
+
+ERR_SPARK_MISSING = (
+    "counts_from_spark needs pyspark and Java 17: pip install 'biasamp[spark]' (see the README)."
+)
+ERR_SPARK_FRAME = "df: expected a pyspark.sql.DataFrame, got {type_name}."
+ERR_SPARK_INDICATOR_TYPE = (
+    "{role}: column {column!r} has Spark type {got}; indicator columns must be numeric or boolean."
+)
+ERR_SPARK_COLUMN = "{role}: column {column!r}: {message}"
+ERR_ROW_ID_COLUMN = "row_id: column {column!r} is not in the DataFrame (it has {examples})."
+ERR_ROW_ID_TYPE = "row_id: column {column!r} has Spark type {got}; row ids must be integers."
+ERR_ROW_ID_VALUES = (
+    "row_id: column {column!r} has {missing} missing, {negative} negative and {repeated} "
+    "repeated value(s); row ids must be distinct non-negative integers."
+)
+ERR_ROW_ID_WITHOUT_BOOT = "row_id: only used with n_boot (it numbers the rows for the bootstrap)."
+ERR_N_BOOT = "n_boot: expected a positive integer or None, got {got!r}."
+
+_ROW = "__biasamp_row"
+
+
+def _check_frame(df: Any) -> None:
+    module = type(df).__module__
+    if not (module.startswith("pyspark.sql") and hasattr(df, "sparkSession")):
+        raise TypeError(ERR_SPARK_FRAME.format(type_name=type(df).__name__))
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _check_types(df: Any, roles: ColumnRoles) -> list[str]:
+    """Check that indicator columns are numeric or boolean; return the boolean ones."""
+    from pyspark.sql import types as T
+
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    boolean = []
+    for role, rc in roles.present().items():
+        if rc.is_label:
+            continue
+        for column in rc.indicator_columns:
+            kind = fields[column]
+            if isinstance(kind, T.BooleanType):
+                boolean.append(column)
+            elif not isinstance(kind, (T.NumericType, T.NullType)):
+                raise TypeError(
+                    ERR_SPARK_INDICATOR_TYPE.format(
+                        role=role, column=column, got=kind.simpleString()
+                    )
+                )
+    return boolean
+
+
+def _resolve(df: Any, **specs: Any) -> ColumnRoles:
+    _check_frame(df)
+    return ColumnRoles.resolve(list(df.columns), **specs)
+
+
+def _run_sql(df: Any, make_sql: Any) -> pd.DataFrame:
+    """Run ``make_sql(view_name)`` over ``df`` as a temporary view; collect the (small) result."""
+    spark = df.sparkSession
+    view = f"biasamp_{uuid.uuid4().hex}"
+    df.createOrReplaceTempView(view)
+    try:
+        result = spark.sql(make_sql(view))
+        rows = result.collect()
+        columns = list(result.columns)
+    finally:
+        spark.catalog.dropTempView(view)
+    return pd.DataFrame([list(r) for r in rows], columns=columns)
+
+
+def _check_group_keys(frame: pd.DataFrame, roles: ColumnRoles) -> None:
+    """Name the column of a group indicator with values other than 0/1 (they are keys)."""
+    for role, rc in roles.present().items():
+        if role not in GROUP_ROLES or rc.is_label:
+            continue
+        for j, column in enumerate(rc.indicator_columns):
+            values = pd.to_numeric(frame[f"k_{role}_{j}"], errors="coerce").to_numpy(
+                dtype=np.float64
+            )
+            bad = ~((values == 0) | (values == 1))
+            if bad.any():
+                raise ValueError(
+                    ERR_BAD_VALUES.format(
+                        where="",
+                        role=role,
+                        count=int(frame.loc[bad, "n_rows"].sum()),
+                        column=column,
+                        allowed="0 or 1",
+                    )
+                )
+
+
+def _name_column(exc: Exception, roles: ColumnRoles) -> Exception:
+    """The error with the role's label column named (label errors name only the role)."""
+    message = str(exc)
+    for role, rc in roles.present().items():
+        if rc.is_label and message.startswith(f"{role}:"):
+            text = ERR_SPARK_COLUMN.format(
+                role=role, column=rc.label_column, message=message[len(role) + 1 :].strip()
+            )
+            return type(exc)(text)
+    return exc
+
+
+def _check_n_boot(n_boot: Any) -> int | None:
+    if n_boot is None:
+        return None
+    if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, (int, np.integer)):
+        raise ValueError(ERR_N_BOOT.format(got=n_boot))
+    if n_boot < 1:
+        raise ValueError(ERR_N_BOOT.format(got=n_boot))
+    return int(n_boot)
+
+
+def counts_from_spark(
+    df: Any,
+    *,
+    groups: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    sample_weight: str | None = None,
+    groups_prefix: str | None = None,
+    tasks_prefix: str | None = None,
+    groups_pred_prefix: str | None = None,
+    tasks_pred_prefix: str | None = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    soft: bool = False,
+    names_source: str | None = None,
+    n_boot: int | None = None,
+    random_state: Any = None,
+    row_id: str | None = None,
+) -> CountTable:
+    """Count the labels of a Spark DataFrame into a :class:`CountTable`, on the cluster.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        One split's rows, with the role columns (any number of partitions).
+    groups, tasks, groups_pred, tasks_pred : str, list of str or dict, optional
+        Column roles: a label column name, indicator column names, or a dict of
+        indicator column -> label name (see :class:`ColumnRoles`).
+    sample_weight : str, optional
+        A column of non-negative row weights.
+    groups_prefix, tasks_prefix, groups_pred_prefix, tasks_pred_prefix : str, optional
+        Select a role's indicator columns by prefix (stripped from the label names).
+    group_names, task_names : sequence, optional
+        Canonical label names, e.g. ``train.group_names`` for an evaluation split.
+    soft : bool, default False
+        Predicted indicator columns may hold probabilities in [0, 1].
+    names_source : str, optional
+        Where ``group_names`` / ``task_names`` came from, for error messages.
+    n_boot : int, optional
+        Add a leading axis of ``n_boot`` Poisson bootstrap replicates, with
+        the weights the in-memory bootstrap gives each row number.
+    random_state : None, int or Generator
+        Seed of the replicates (as for the metrics' ``random_state``).
+    row_id : str, optional
+        With ``n_boot``: an integer column numbering the rows ``0 .. n-1``
+        (distinct, non-negative; checked on the cluster). Row ``i`` gets the
+        weights of in-memory row ``i``, so the replicates equal the in-memory
+        ones for the rows in ``row_id`` order. Without it the rows are
+        numbered by ``monotonically_increasing_id()``: reproducible only for
+        the same partitioning of the same data, and not equal to an
+        in-memory run.
+
+    Returns
+    -------
+    CountTable
+        Equal to :meth:`CountTable.from_arrays` on the collected columns
+        (integer counts exactly; with ``n_boot`` every count has shape
+        ``(n_boot, ...)``).
+
+    Raises
+    ------
+    ValueError
+        Naming the column: a label outside ``group_names`` / ``task_names``, a
+        missing value, an indicator other than 0/1, a negative weight.
+    TypeError
+        ``df`` is not a Spark DataFrame, or an indicator column is not numeric.
+
+    Examples
+    --------
+    Skipped as doctests (they need a Java runtime); ``docs/scale.md`` runs a full example.
+
+    >>> import pandas as pd
+    >>> from pyspark.sql import SparkSession                    # doctest: +SKIP
+    >>> spark = SparkSession.builder.master("local[2]").getOrCreate()  # doctest: +SKIP
+    >>> df = spark.createDataFrame(pd.DataFrame(
+    ...     {"gender": ["m", "w", "w"], "ski": [1, 0, 1]}))      # doctest: +SKIP
+    >>> counts_from_spark(df, groups="gender", tasks=["ski"]).joint[("groups", "tasks")]
+    ... # doctest: +SKIP
+    array([[1.],
+           [1.]])
+    """
+    try:
+        import pyspark  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - exercised without pyspark
+        raise ImportError(ERR_SPARK_MISSING) from exc
+    n_boot = _check_n_boot(n_boot)
+    if row_id is not None and n_boot is None:
+        raise ValueError(ERR_ROW_ID_WITHOUT_BOOT)
+    roles = _resolve(
+        df,
+        groups=groups,
+        tasks=tasks,
+        groups_pred=groups_pred,
+        tasks_pred=tasks_pred,
+        sample_weight=sample_weight,
+        groups_prefix=groups_prefix,
+        tasks_prefix=tasks_prefix,
+        groups_pred_prefix=groups_pred_prefix,
+        tasks_pred_prefix=tasks_pred_prefix,
+    )
+    boolean = _check_types(df, roles)
+    frame = _run_sql(
+        df,
+        lambda view: group_sums_sql(
+            view,
+            roles,
+            dialect="spark",
+            validate=True,
+            soft=soft,
+            boolean_columns=boolean,
+        ),
+    )
+    _check_group_keys(frame, roles)
+    try:
+        table = counts_from_group_sums(
+            frame,
+            roles,
+            group_names=group_names,
+            task_names=task_names,
+            soft=soft,
+            names_source=names_source,
+        )
+    except (ValueError, TypeError) as exc:
+        raise _name_column(exc, roles) from exc
+    if n_boot is None:
+        return table
+    replicates = PoissonReplicates(n_boot, random_state=seed_entropy(random_state), stream=0)
+    return _replicate_table(df, roles, table, replicates, soft=soft, row_id=row_id)
+
+
+# ------------------------------------------------------------------ bootstrap
+def _layout(table: CountTable) -> list[tuple[str, Any, tuple[int, ...]]]:
+    """The arrays of a table in a fixed order, with their shapes (without the batch axis)."""
+    out: list[tuple[str, Any, tuple[int, ...]]] = [("n", None, ())]
+    out += [("totals", role, np.shape(v)) for role, v in sorted(table.totals.items())]
+    out += [("joint", key, np.shape(table.joint[key])) for key in JOINT_KEYS if key in table.joint]
+    return out
+
+
+def _flatten(table: CountTable, layout: list[tuple[str, Any, tuple[int, ...]]]) -> np.ndarray:
+    parts = []
+    for kind, key, _ in layout:
+        value = table.n if kind == "n" else getattr(table, kind)[key]
+        parts.append(np.asarray(value, dtype=np.float64).reshape(np.shape(value)[0], -1))
+    return np.concatenate(parts, axis=1)
+
+
+def _to_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _from_bytes(blob: bytes) -> np.ndarray:
+    return np.asarray(np.load(io.BytesIO(blob), allow_pickle=False))
+
+
+def _batch_arrays(batch: pd.DataFrame, roles: ColumnRoles) -> dict[str, Any]:
+    arrays: dict[str, Any] = {}
+    for role, rc in roles.present().items():
+        if rc.is_label:
+            arrays[role] = batch[rc.label_column].to_numpy(dtype=object)
+        else:
+            arrays[role] = pd.DataFrame(
+                batch[list(rc.indicator_columns)].to_numpy(),
+                columns=pd.Index(list(rc.indicator_names), dtype=object),
+            )
+    if roles.sample_weight is not None:
+        arrays["sample_weight"] = batch[roles.sample_weight].to_numpy(dtype=np.float64)
+    return arrays
+
+
+def _partition_counter(
+    roles: ColumnRoles,
+    names: dict[str, tuple[Any, ...]],
+    layout: list[tuple[str, Any, tuple[int, ...]]],
+    replicates: PoissonReplicates,
+    soft: bool,
+) -> Any:
+    """The ``mapInPandas`` function: one partition's replicate counts as one binary row."""
+
+    def count(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        total: np.ndarray | None = None
+        n_rows = 0
+        for batch in batches:
+            if not len(batch):
+                continue
+            weights = replicates.at(batch[_ROW].to_numpy(dtype=np.int64)).T  # (B, rows)
+            table = CountTable.from_arrays(
+                **_batch_arrays(batch, roles),
+                group_names=names["group"],
+                task_names=names["task"],
+                soft=soft,
+                replicate_weights=weights,
+            )
+            flat = _flatten(table, layout)
+            total = flat if total is None else total + flat
+            n_rows += len(batch)
+        if total is not None:
+            yield pd.DataFrame({"n_rows": [n_rows], "counts": [_to_bytes(total)]})
+
+    return count
+
+
+def _check_row_id(df: Any, row_id: str) -> None:
+    from pyspark.sql import types as T
+
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    if row_id not in fields:
+        shown = ", ".join(repr(c) for c in list(fields)[:8])
+        raise ValueError(ERR_ROW_ID_COLUMN.format(column=row_id, examples=shown))
+    if not isinstance(fields[row_id], T.IntegralType):
+        raise TypeError(ERR_ROW_ID_TYPE.format(column=row_id, got=fields[row_id].simpleString()))
+    q = _quote(row_id)
+    (checks,) = _run_sql(
+        df,
+        lambda view: (
+            f"SELECT COUNT(*) - COUNT({q}) AS missing, COUNT_IF({q} < 0) AS negative, "
+            f"COUNT({q}) - COUNT(DISTINCT {q}) AS repeated FROM {view}"
+        ),
+    ).itertuples(index=False)
+    missing, negative, repeated = (int(v) for v in checks)
+    if missing or negative or repeated:
+        raise ValueError(
+            ERR_ROW_ID_VALUES.format(
+                column=row_id, missing=missing, negative=negative, repeated=repeated
+            )
+        )
+
+
+def _replicate_table(
+    df: Any,
+    roles: ColumnRoles,
+    table: CountTable,
+    replicates: PoissonReplicates,
+    *,
+    soft: bool,
+    row_id: str | None,
+) -> CountTable:
+    """The replicate table of ``df`` (validated already by the point count ``table``)."""
+    from pyspark.sql import functions as F
+
+    if row_id is not None:
+        _check_row_id(df, row_id)
+        numbered = df.select(*[F.col(_quote(c)) for c in roles.columns()], F.col(_quote(row_id)))
+        numbered = numbered.withColumnRenamed(row_id, _ROW)
+    else:
+        numbered = df.select(*[F.col(_quote(c)) for c in roles.columns()]).withColumn(
+            _ROW, F.monotonically_increasing_id()
+        )
+    layout = _layout(table)
+    names = {"group": table.group_names, "task": table.task_names}
+    counter = _partition_counter(roles, names, layout, replicates, soft)
+    with warnings.catch_warnings():  # pyspark warns about pandas 3 on every pandas UDF
+        warnings.simplefilter("ignore", FutureWarning)
+        rows = numbered.mapInPandas(counter, "n_rows long, counts binary").collect()
+    n_boot = replicates.n_boot
+    width = sum(int(np.prod(shape)) for _, _, shape in layout)
+    total = np.zeros((n_boot, width))
+    for row in rows:
+        total += _from_bytes(row["counts"])
+    arrays: dict[str, Any] = {"totals": {}, "joint": {}}
+    start = 0
+    n = np.zeros(n_boot)
+    for kind, key, shape in layout:
+        size = int(np.prod(shape))
+        block = total[:, start : start + size].reshape((n_boot, *shape))
+        start += size
+        if kind == "n":
+            n = block.reshape(n_boot)
+        else:
+            arrays[kind][key] = np.ascontiguousarray(block)
+    return CountTable(
+        group_names=table.group_names,
+        task_names=table.task_names,
+        n=n,
+        totals=arrays["totals"],
+        joint=arrays["joint"],
+        n_rows=int(sum(int(r["n_rows"]) for r in rows)),
+    )
+
+
+# ------------------------------------------------------------------ patterns
+def pattern_counts_from_spark(
+    df: Any,
+    *,
+    groups: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    sample_weight: str | None = None,
+    groups_prefix: str | None = None,
+    tasks_prefix: str | None = None,
+    groups_pred_prefix: str | None = None,
+    tasks_pred_prefix: str | None = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    names_source: str | None = None,
+) -> Any:
+    """The :class:`PatternCountTable` of a Spark DataFrame (the multi-attribute metrics' counts).
+
+    Same column-role arguments as :func:`counts_from_spark` (task roles are 0/1
+    indicator columns). One ``GROUP BY`` over every role column counts the
+    rows (and weights) of each distinct (group, task set) pattern on the
+    cluster; the few result rows are loaded as weighted rows, which gives the
+    same pattern counts as counting every row. Invalid values (an indicator
+    other than 0/1, a missing value, a negative weight) raise ``ValueError``
+    naming the column.
+
+    Returns
+    -------
+    PatternCountTable
+        Equal to :meth:`PatternCountTable.from_arrays` on the collected columns.
+
+    Examples
+    --------
+    Skipped as a doctest (it needs a Java runtime and the ``df`` of :func:`counts_from_spark`):
+
+    >>> table = pattern_counts_from_spark(df, groups="gender", tasks=["ski", "cook"])
+    ... # doctest: +SKIP
+    """
+    from biasamp.counts._pattern_counts import PatternCountTable
+
+    try:
+        import pyspark  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - exercised without pyspark
+        raise ImportError(ERR_SPARK_MISSING) from exc
+    roles = _resolve(
+        df,
+        groups=groups,
+        tasks=tasks,
+        groups_pred=groups_pred,
+        tasks_pred=tasks_pred,
+        sample_weight=sample_weight,
+        groups_prefix=groups_prefix,
+        tasks_prefix=tasks_prefix,
+        groups_pred_prefix=groups_pred_prefix,
+        tasks_pred_prefix=tasks_pred_prefix,
+    )
+    _check_types(df, roles)
+    keys = [c for rc in roles.present().values() for c in rc.columns]
+    key_sql = ", ".join(_quote(c) for c in keys)
+    if roles.sample_weight is not None:
+        w = f"CAST({_quote(roles.sample_weight)} AS DOUBLE)"
+        weight = (
+            f"SUM({w}) AS __weight, COUNT(*) - COUNT({w}) + "
+            f"COUNT_IF(NOT ({w} >= 0 AND {w} <= 1e308)) AS __bad_weight"
+        )
+    else:
+        weight = "CAST(COUNT(*) AS DOUBLE) AS __weight, 0 AS __bad_weight"
+    frame = _run_sql(
+        df,
+        lambda view: (
+            f"SELECT {key_sql}, {weight}, COUNT(*) AS __rows FROM {view} GROUP BY {key_sql}"
+        ),
+    )
+    bad_weights = int(frame["__bad_weight"].sum())
+    if bad_weights:
+        raise ValueError(ERR_BAD_WEIGHTS.format(where="", count=bad_weights))
+    for role, rc in roles.present().items():
+        if rc.is_label:
+            continue
+        for column in rc.indicator_columns:
+            values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
+            bad = ~((values == 0) | (values == 1))
+            if bad.any():
+                raise ValueError(
+                    ERR_BAD_VALUES.format(
+                        where="",
+                        role=role,
+                        count=int(frame.loc[bad, "__rows"].sum()),
+                        column=column,
+                        allowed="0 or 1",
+                    )
+                )
+    source = names_source if (group_names is not None or task_names is not None) else None
+    try:
+        arrays = _batch_arrays(frame, roles)
+        arrays.pop("sample_weight", None)  # the rows are weighted by their pattern's total
+        table = PatternCountTable.from_arrays(
+            **arrays,
+            sample_weight=frame["__weight"].to_numpy(dtype=np.float64),
+            group_names=group_names,
+            task_names=task_names,
+            names_source=source,
+        )
+    except (ValueError, TypeError) as exc:
+        raise _name_column(exc, roles) from exc
+    table.n_rows = int(frame["__rows"].sum())
+    return table

@@ -1,0 +1,196 @@
+"""Spark DataFrames counted on a real local SparkSession: equal to in memory, errors name the column."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biasamp
+from biasamp import CountTable, counts_from_spark, pattern_counts_from_spark
+from biasamp.engines._spark import (
+    ERR_ROW_ID_VALUES,
+    ERR_ROW_ID_WITHOUT_BOOT,
+    ERR_SPARK_FRAME,
+    ERR_SPARK_INDICATOR_TYPE,
+)
+from biasamp.metrics._bootstrap import evaluation_replicates
+from biasamp.metrics._directional import directional_arrays
+from tests.engines.test_files import TASKS, assert_tables_equal, in_memory, make_frame
+
+pytestmark = [
+    pytest.mark.spark,
+    # pyspark 4.3 warns that pandas 3 is not fully supported; biasamp only moves numbers
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support:FutureWarning"),
+]
+
+PRED = {f"pred_{t}": t for t in TASKS}
+ROLES = dict(groups="gender", groups_pred="gender_pred", tasks=TASKS, tasks_pred=PRED)
+TOL = dict(rel=0, abs=1e-12)
+
+
+@pytest.fixture(scope="module")
+def frames():
+    # Spark's Arrow conversion has no unsigned types: indicators as int64
+    train, test = (
+        f.astype({c: np.int64 for c in f.columns if f[c].dtype == np.uint8})
+        for f in (make_frame(600, 31), make_frame(500, 32))
+    )
+    test["row"] = np.arange(len(test), dtype=np.int64)
+    return train, test
+
+
+@pytest.fixture(scope="module")
+def spark_frames(spark, frames, tmp_path_factory):
+    """Train from pandas; test written as a two-file Parquet dataset and read back by Spark."""
+    train, test = frames
+    root = tmp_path_factory.mktemp("spark_lake")
+    test.iloc[:200].to_parquet(root / "part-0.parquet", index=False)
+    test.iloc[200:].to_parquet(root / "part-1.parquet", index=False)
+    return spark.createDataFrame(train), spark.read.parquet(str(root)).orderBy("row")
+
+
+def _preds(frame):
+    return frame[list(PRED)].set_axis(TASKS, axis=1)
+
+
+def test_counts_equal_in_memory(spark_frames, frames):
+    train_sdf, test_sdf = spark_frames
+    train, test = frames
+    assert_tables_equal(counts_from_spark(train_sdf, **ROLES), in_memory(train))
+    assert_tables_equal(counts_from_spark(test_sdf, **ROLES), in_memory(test))
+    weighted = counts_from_spark(test_sdf, **ROLES, sample_weight="weight")
+    assert_tables_equal(weighted, in_memory(test, sample_weight=test["weight"]))
+    label_tasks = counts_from_spark(
+        test_sdf, groups="gender", tasks="gender_pred"
+    )  # a label column
+    assert_tables_equal(
+        label_tasks, CountTable.from_arrays(groups=test["gender"], tasks=test["gender_pred"])
+    )
+
+
+def test_every_co_occurrence_metric_equals_in_memory(spark_frames, frames):
+    train_sdf, test_sdf = spark_frames
+    train, test = frames
+    train_t = counts_from_spark(train_sdf, groups="gender", tasks=TASKS)
+    eval_t = counts_from_spark(
+        test_sdf,
+        **ROLES,
+        group_names=train_t.group_names,
+        task_names=train_t.task_names,
+        names_source="the training split",
+    )
+    mem_train = dict(groups_train=train["gender"], tasks_train=train[TASKS])
+    got = biasamp.mals_from_counts(train_t, eval_t)
+    expected = biasamp.mals(**mem_train, groups_pred=test["gender_pred"], tasks_pred=_preds(test))
+    assert got.value == pytest.approx(expected.value, **TOL)
+    pd.testing.assert_frame_equal(got.by_pair, expected.by_pair, rtol=1e-12, atol=1e-12)
+    for direction in ("A->T", "T->A"):
+        got = biasamp.directional_from_counts(eval_t, direction=direction, train=train_t)
+        expected = biasamp.directional(
+            direction=direction,
+            **mem_train,
+            groups=test["gender"],
+            tasks=test[TASKS],
+            groups_pred=test["gender_pred"],
+            tasks_pred=_preds(test),
+        )
+        assert got.value == pytest.approx(expected.value, **TOL)
+        pd.testing.assert_frame_equal(got.by_pair, expected.by_pair, rtol=1e-12, atol=1e-12)
+
+    train_p = pattern_counts_from_spark(train_sdf, groups="gender", tasks=TASKS)
+    eval_p = pattern_counts_from_spark(
+        test_sdf,
+        **ROLES,
+        group_names=train_p.group_names,
+        task_names=train_p.task_names,
+    )
+    assert eval_p.n_rows == len(test)
+    got = biasamp.multi_mals_from_counts(train_p, eval_p)
+    expected = biasamp.multi_mals(
+        **mem_train, tasks=test[TASKS], groups_pred=test["gender_pred"], tasks_pred=_preds(test)
+    )
+    assert got.value == pytest.approx(expected.value, **TOL)
+    for direction in ("A->T", "T->A"):
+        got = biasamp.multi_directional_from_counts(train_p, eval_p, direction=direction)
+        expected = biasamp.multi_directional(
+            direction=direction,
+            **mem_train,
+            groups=test["gender"],
+            tasks=test[TASKS],
+            groups_pred=test["gender_pred"],
+            tasks_pred=_preds(test),
+        )
+        assert got.value == pytest.approx(expected.value, **TOL)
+
+
+def test_bootstrap_keyed_on_row_id_equals_in_memory(spark_frames, frames):
+    _, test_sdf = spark_frames
+    _, test = frames
+    reps = counts_from_spark(
+        test_sdf.repartition(3), **ROLES, n_boot=25, random_state=11, row_id="row"
+    )
+    weights = evaluation_replicates(25, random_state=11).weights(0, len(test))
+    assert reps.batch_shape == (25,)
+    assert_tables_equal(reps, in_memory(test, replicate_weights=weights))
+    # the metric's own bootstrap draws the same replicates
+    expected = biasamp.directional(
+        direction="A->T",
+        groups=test["gender"],
+        tasks=test[TASKS],
+        tasks_pred=_preds(test),
+        n_boot=25,
+        random_state=11,
+    )
+    values = directional_arrays(reps, direction="A->T")["value"]
+    np.testing.assert_allclose(values, expected.replicates, rtol=0, atol=1e-12)
+    # without a row id: monotonically_increasing_id numbers the rows
+    fallback = counts_from_spark(test_sdf, **ROLES, n_boot=5, random_state=1)
+    assert fallback.batch_shape == (5,) and fallback.n_rows == len(test)
+
+
+def test_bad_values_name_the_column(spark, frames):
+    _, test = frames
+    bad = test.copy()
+    bad.loc[7, "pred_ski"] = 2
+    with pytest.raises(ValueError, match=r"tasks_pred: .*column 'pred_ski' are not 0 or 1"):
+        counts_from_spark(spark.createDataFrame(bad), **ROLES)
+    with pytest.raises(ValueError, match=r"column 'pred_ski' are not 0 or 1"):
+        pattern_counts_from_spark(spark.createDataFrame(bad), **ROLES)
+    missing = test.astype({"gender": object})
+    missing.loc[3, "gender"] = None
+    with pytest.raises(ValueError, match=r"groups: column 'gender': .*missing"):
+        counts_from_spark(spark.createDataFrame(missing), **ROLES)
+    with pytest.raises(ValueError, match=r"groups: column 'gender': .*not in the canonical"):
+        counts_from_spark(spark.createDataFrame(test), **ROLES, group_names=["m"])
+    negative = test.copy()
+    negative.loc[0, "weight"] = -1.0
+    with pytest.raises(ValueError, match="sample_weight: 1 weight"):
+        counts_from_spark(spark.createDataFrame(negative), **ROLES, sample_weight="weight")
+    indicators = pd.DataFrame({"g_m": [1, 0, 3], "g_w": [0, 1, 0], "ski": [1, 0, 1]})
+    with pytest.raises(ValueError, match=r"groups: .*column 'g_m' are not 0 or 1"):
+        counts_from_spark(spark.createDataFrame(indicators), groups_prefix="g_", tasks=["ski"])
+    text = pd.DataFrame({"g": ["m", "w"], "ski": ["yes", "no"]})
+    with pytest.raises(TypeError, match="column 'ski' has Spark type string"):
+        counts_from_spark(spark.createDataFrame(text), groups="g", tasks=["ski"])
+    assert "indicator columns must be numeric" in ERR_SPARK_INDICATOR_TYPE
+
+
+def test_argument_errors(spark, frames):
+    _, test = frames
+    sdf = spark.createDataFrame(test)
+    with pytest.raises(TypeError, match="pyspark.sql.DataFrame"):
+        counts_from_spark(test, **ROLES)
+    assert "pyspark" in ERR_SPARK_FRAME
+    with pytest.raises(ValueError, match="only used with n_boot"):
+        counts_from_spark(sdf, **ROLES, row_id="row")
+    assert "n_boot" in ERR_ROW_ID_WITHOUT_BOOT
+    repeated = test.assign(row=test["row"] % 10)
+    with pytest.raises(ValueError, match="490 repeated"):
+        counts_from_spark(
+            spark.createDataFrame(repeated), **ROLES, n_boot=2, random_state=0, row_id="row"
+        )
+    assert "distinct non-negative" in ERR_ROW_ID_VALUES
+    with pytest.raises(ValueError, match="n_boot"):
+        counts_from_spark(sdf, **ROLES, n_boot=0)
+    assert isinstance(counts_from_spark(sdf, **ROLES), CountTable)
