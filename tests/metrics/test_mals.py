@@ -8,6 +8,8 @@ import pytest
 
 from biasamp import bias_scores, mals
 from biasamp.datasets import load_mals_coco_results
+from biasamp.inputs import LabelWarning
+from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP
 from biasamp.metrics._mals import ERR_EMPTY_TASK_ROWS, ERR_MALS_TRAIN, ERR_MARGIN
 
 
@@ -119,9 +121,22 @@ def test_errors():
     with pytest.raises(ValueError, match=re.escape(ERR_MALS_TRAIN)):
         mals(groups_pred=["a"], tasks_pred=["x"])
     with pytest.raises(ValueError, match=re.escape(ERR_MARGIN.format(got=2))):
-        mals(groups_train=["a"], tasks_train=["x"], groups_pred=["a"], tasks_pred=["x"], margin=2)
+        mals(
+            groups_train=G2, tasks_train=["x", "x"], groups_pred=G2, tasks_pred=["x", "x"], margin=2
+        )
     with pytest.raises(ValueError, match="tasks_pred: 1 label"):
-        mals(groups_train=["a"], tasks_train=["x"], groups_pred=["a"], tasks_pred=["y"])
+        mals(groups_train=G2, tasks_train=["x", "x"], groups_pred=G2, tasks_pred=["x", "y"])
+
+
+G2 = ["a", "b"]
+
+
+def test_single_group_warns():
+    with pytest.warns(
+        LabelWarning, match=re.escape(WARN_SINGLE_GROUP.format(arg="groups_train", name="a"))
+    ):
+        result = mals(groups_train=["a"], tasks_train=["x"], groups_pred=["a"], tasks_pred=["x"])
+    assert result.value == 0.0
 
 
 def test_bias_scores_values_and_empty_rule():

@@ -6,6 +6,7 @@ for the rule); the evaluation split is validated against them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,12 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable, label_matrices
 from biasamp.inputs._collections import any_dask_collection
-from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT, LabelMatrix
+from biasamp.inputs._label_matrix import (
+    ERR_EMPTY_SPLIT,
+    WARN_SINGLE_GROUP,
+    LabelMatrix,
+    LabelWarning,
+)
 
 __all__ = [
     "EvaluationSplit",
@@ -41,6 +47,19 @@ def check_not_empty(table: CountTable, arg: str) -> None:
     """Raise ``ValueError`` when a split's total weight is zero."""
     if np.any(np.asarray(table.n) <= 0):
         raise ValueError(ERR_EMPTY_SPLIT.format(arg=arg))
+
+
+def warn_single_group(table: CountTable, arg: str) -> None:
+    """Warn (:class:`~biasamp.inputs.LabelWarning`) when every row of a split is in one group."""
+    if "groups" not in table.roles or len(table.group_names) != 1:
+        return
+    totals = np.asarray(table.totals["groups"])[..., 0]
+    if np.allclose(totals, np.asarray(table.n)):
+        warnings.warn(
+            WARN_SINGLE_GROUP.format(arg=arg, name=table.group_names[0]),
+            LabelWarning,
+            stacklevel=4,
+        )
 
 
 def count_training_split(
@@ -84,6 +103,7 @@ def count_training_split(
         task_names=task_names,
     )
     check_not_empty(table, "groups_train" if sample_weight_train is None else "sample_weight_train")
+    warn_single_group(table, "groups_train")
     return table
 
 
@@ -155,6 +175,8 @@ def evaluation_split(
     )
     table = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
     check_not_empty(table, empty_arg)
+    if train is None:
+        warn_single_group(table, "groups" if groups is not None else "groups_pred")
     return EvaluationSplit(table, matrices)
 
 
