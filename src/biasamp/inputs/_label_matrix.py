@@ -450,10 +450,11 @@ def as_label_matrix(
     array([[0.8, 0.2],
            [0.1, 0.9]])
     """
-    if isinstance(x, LabelMatrix):
-        x = x.values
+    label_columns: tuple[Any, ...] | None = None
+    if isinstance(x, LabelMatrix):  # already validated: keep its names
+        label_columns, soft, x = x.names, soft or x.soft, x.values
     native = to_native_numpy(x, arg=arg)
-    columns = native.columns
+    columns = native.columns if label_columns is None else label_columns
     x = native.values
     if sp.issparse(x):
         if x.ndim != 2:

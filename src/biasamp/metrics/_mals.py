@@ -176,6 +176,8 @@ def mals(
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
     soft: bool = False,
+    positive_group: Any = None,
+    positive_label: Any = None,
     n_boot: int | None = None,
     ci: float = 0.95,
     random_state: Any = None,
@@ -203,6 +205,12 @@ def mals(
         Canonical label names (otherwise the training split fixes them).
     soft : bool, default False
         Accept predicted probabilities (expected counts).
+        A 1-D score for a role with two labels is the probability of the
+        second label in sorted order (scikit-learn's ``classes_[1]``);
+        ``p`` and ``[1 - p, p]`` give identical results.
+    positive_group, positive_label : label, optional
+        With ``soft``, the group (``groups_pred``) or task (``tasks_pred``) a
+        1-D score is the probability of, instead of the second label.
     n_boot : int, optional
         Number of bootstrap replicates; ``None`` (default) computes no interval.
     ci : float, default 0.95
@@ -264,6 +272,8 @@ def mals(
         tasks_pred=tasks_pred,
         sample_weight=sample_weight,
         soft=soft,
+        positive_group=positive_group,
+        positive_label=positive_label,
     )
     result = mals_from_counts(train, split.table, margin=margin)
     if n_boot is None:

@@ -21,6 +21,7 @@ from biasamp.inputs._label_matrix import (
     WARN_SINGLE_GROUP,
     LabelMatrix,
     LabelWarning,
+    as_sample_weight,
 )
 
 __all__ = [
@@ -39,6 +40,11 @@ ERR_COUNTS_TYPE = (
     "counts_train: expected a CountTable or a DataFrame of tasks x groups counts, got {type_name}."
 )
 ERR_COUNTS_NAMES = "counts_train: its {kind} names {got} differ from {kind}_names {expected}."
+ERR_TRAIN_ROWS = "train_rows: expected 'labelled', 'with_task' or 'all', got {got!r}."
+ERR_TRAIN_ROWS_EMPTY = "train_rows={rule!r} keeps none of the {n} rows of {arg}: no row has {what}."
+
+#: Which rows of the split that fixes the signs ``y_at`` count (docs/metrics/directional.md).
+TRAIN_ROWS = ("labelled", "with_task", "all")
 
 _TRAIN_SOURCE = "the training split"
 
@@ -60,6 +66,75 @@ def warn_single_group(table: CountTable, arg: str) -> None:
             LabelWarning,
             stacklevel=4,
         )
+
+
+def check_train_rows(train_rows: Any) -> str:
+    """Validate ``train_rows`` (one of :data:`TRAIN_ROWS`)."""
+    if train_rows not in TRAIN_ROWS:
+        raise ValueError(ERR_TRAIN_ROWS.format(got=train_rows))
+    return str(train_rows)
+
+
+def _has_label(matrix: LabelMatrix) -> np.ndarray:
+    return np.asarray(matrix.values.sum(axis=1)).ravel() > 0
+
+
+def kept_training_rows(
+    groups: LabelMatrix, tasks: LabelMatrix, train_rows: str, *, arg: str = "groups_train"
+) -> np.ndarray | None:
+    """The rows ``train_rows`` keeps (a boolean mask), or ``None`` when it keeps every row.
+
+    ``"labelled"``: rows with a group or a task; ``"with_task"``: rows with a
+    task; ``"all"``: every row.
+    """
+    if train_rows == "all":
+        return None
+    keep = _has_label(tasks)
+    if train_rows == "labelled":
+        keep = keep | _has_label(groups)
+    if keep.all():
+        return None
+    if not keep.any():
+        what = "a task" if train_rows == "with_task" else "a group or a task"
+        raise ValueError(
+            ERR_TRAIN_ROWS_EMPTY.format(rule=train_rows, n=keep.size, arg=arg, what=what)
+        )
+    return keep
+
+
+def select_training_rows(
+    *,
+    groups_train: Any,
+    tasks_train: Any,
+    sample_weight_train: Any,
+    group_names: Sequence[Any] | None,
+    task_names: Sequence[Any] | None,
+    train_rows: str,
+) -> tuple[Any, Any, Any]:
+    """The training arrays restricted to the rows ``train_rows`` keeps.
+
+    Returns ``(groups_train, tasks_train, sample_weight_train)``, unchanged when
+    every row is kept, no training rows are given, or they are Dask collections.
+    """
+    check_train_rows(train_rows)
+    if (
+        train_rows == "all"
+        or groups_train is None
+        or tasks_train is None
+        or any_dask_collection(groups_train, tasks_train, sample_weight_train)
+    ):
+        return groups_train, tasks_train, sample_weight_train
+    matrices = label_matrices(
+        groups=groups_train, tasks=tasks_train, group_names=group_names, task_names=task_names
+    )
+    keep = kept_training_rows(matrices["groups"], matrices["tasks"], train_rows)
+    if keep is None:
+        return groups_train, tasks_train, sample_weight_train
+    n = matrices["groups"].n_rows
+    weight = None
+    if sample_weight_train is not None:
+        weight = as_sample_weight(sample_weight_train, n, arg="sample_weight_train")[keep]
+    return matrices["groups"].take(keep), matrices["tasks"].take(keep), weight
 
 
 def count_training_split(
@@ -107,6 +182,25 @@ def count_training_split(
     return table
 
 
+def count_kept_rows(
+    matrices: dict[str, LabelMatrix],
+    *,
+    sample_weight: Any = None,
+    train_rows: str,
+    arg: str = "groups_train",
+) -> CountTable:
+    """Count the ``groups`` / ``tasks`` matrices of the rows ``train_rows`` keeps."""
+    keep = kept_training_rows(matrices["groups"], matrices["tasks"], train_rows, arg=arg)
+    if keep is None:
+        return CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
+    n = matrices["groups"].n_rows
+    weight = as_sample_weight(sample_weight, n) if sample_weight is not None else None
+    return CountTable.from_label_matrices(
+        {role: matrices[role].take(keep) for role in ("groups", "tasks")},
+        sample_weight=None if weight is None else weight[keep],
+    )
+
+
 @dataclass(frozen=True)
 class EvaluationSplit:
     """The evaluation split of a metric call: its count table and, for in-memory
@@ -130,6 +224,8 @@ def evaluation_split(
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
     soft: bool = False,
+    positive_group: Any = None,
+    positive_label: Any = None,
 ) -> EvaluationSplit:
     """Validate and count the evaluation split in the training split's label space."""
     # rows exist (0 rows fail earlier), so total weight 0 comes from the weights
@@ -172,6 +268,8 @@ def evaluation_split(
         group_names=group_names,
         task_names=task_names,
         soft=soft,
+        positive_group=positive_group,
+        positive_label=positive_label,
     )
     table = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
     check_not_empty(table, empty_arg)
@@ -202,6 +300,8 @@ def evaluation_label_matrices(
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
     soft: bool = False,
+    positive_group: Any = None,
+    positive_label: Any = None,
 ) -> dict[str, LabelMatrix]:
     """The evaluation split's validated label matrices, in the training split's label space."""
     source = None
@@ -216,4 +316,6 @@ def evaluation_label_matrices(
         task_names=task_names,
         soft=soft,
         names_source=source,
+        positive_group=positive_group,
+        positive_label=positive_label,
     )
