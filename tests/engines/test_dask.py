@@ -108,8 +108,8 @@ def test_every_metric_equals_in_memory(client, data):
     assert_results_equal(a, b)
     assert a.violations == b.violations
     pd.testing.assert_frame_equal(
-        biasamp.bias_scores(ddf["gender"], ddf[TASKS]),
-        biasamp.bias_scores(kept["gender"], kept[TASKS]),
+        biasamp.bias_scores(ddf["gender"], tasks=ddf[TASKS]),
+        biasamp.bias_scores(kept["gender"], tasks=kept[TASKS]),
         rtol=1e-12,
         atol=1e-12,
     )

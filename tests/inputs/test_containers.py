@@ -147,7 +147,7 @@ def _one_d_values(c: Callable[[np.ndarray], Any]) -> dict[str, float]:
         for k in ("groups_train", "groups", "groups_pred", "tasks_train", "tasks", "tasks_pred")
     }
     out: dict[str, float] = {}
-    scores = biasamp.bias_scores(args["groups"], args["tasks"])
+    scores = biasamp.bias_scores(args["groups"], tasks=args["tasks"])
     out["bias_scores"] = scores.to_numpy().ravel().tolist()
     out["mals"] = biasamp.mals(
         groups_train=args["groups_train"],
@@ -207,7 +207,7 @@ def _two_d_values(c: Callable[[np.ndarray], Any]) -> dict[str, float]:
     d = DATA
     t_train, t, t_pred = c(d["multi_train"]), c(d["multi"]), c(d["multi_pred"])
     out: dict[str, float] = {}
-    out["bias_scores"] = biasamp.bias_scores(d["groups"], t).to_numpy().ravel().tolist()
+    out["bias_scores"] = biasamp.bias_scores(d["groups"], tasks=t).to_numpy().ravel().tolist()
     out["mals"] = biasamp.mals(
         groups_train=d["groups_train"],
         tasks_train=t_train,

@@ -61,7 +61,7 @@ def test_counts_of_resampled_rows_match_and_copies_are_real(seed, n_tasks):
     assert idx[:n].tolist() == list(range(n))  # every row once, then the copies
     assert ((idx >= 0) & (idx < n)).all()
     after = biasamp.bias_scores(
-        groups[idx], tasks[idx], group_names=["m", "w"], task_names=list(range(n_tasks))
+        groups[idx], tasks=tasks[idx], group_names=["m", "w"], task_names=list(range(n_tasks))
     )
     np.testing.assert_allclose(after.to_numpy(), result.bias_after.to_numpy())
     inside = (np.abs(after.to_numpy() - 0.5) <= 0.025 + 1e-12).all(axis=1)

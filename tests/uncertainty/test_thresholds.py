@@ -11,12 +11,8 @@ from hypothesis import strategies as st
 import biasamp
 from biasamp import calibrate_thresholds, threshold_sweep
 from biasamp.datasets import load_coco_gender
-from biasamp.uncertainty._thresholds import (
-    ERR_NEED_TARGET,
-    ERR_NO_SCORES,
-    ERR_POSITIVE_GROUP,
-    ERR_TIES,
-)
+from biasamp.uncertainty._calibration import ERR_NEED_TARGET, ERR_TIES
+from biasamp.uncertainty._sweep import ERR_NO_SCORES, ERR_POSITIVE_GROUP
 
 
 # ------------------------------------------------------------- calibration
@@ -229,11 +225,26 @@ def test_sweep_errors_and_progress():
             biasamp.mals,
             thresholds=[0.5],
             groups_scores=man_score,
+            positive_group="nobody",
             groups_train=groups,
             tasks_train=tasks,
             tasks_pred=tasks,
         )
     assert "positive_group" in ERR_POSITIVE_GROUP
+    # without positive_group a 1-D score is the second group's in sorted order
+    kwargs = {"groups_train": groups, "tasks_train": tasks, "tasks_pred": tasks}
+    second = sorted(set(np.asarray(groups).tolist()))[1]
+    default = threshold_sweep(
+        biasamp.mals, thresholds=[0.3, 0.6], groups_scores=man_score, **kwargs
+    )
+    named = threshold_sweep(
+        biasamp.mals,
+        thresholds=[0.3, 0.6],
+        groups_scores=man_score,
+        positive_group=second,
+        **kwargs,
+    )
+    np.testing.assert_array_equal(default.table["value"], named.table["value"])
     with pytest.raises(ValueError, match="thresholds"):
         threshold_sweep(
             biasamp.mals,

@@ -95,7 +95,7 @@ def run_demo(*, seed: int = 0) -> DemoResult:
     return DemoResult(
         t_to_a=t_to_a,
         mals=mals_result,
-        scores=bias_scores(train["gender"], train[objects]),
+        scores=bias_scores(train["gender"], tasks=train[objects]),
         accuracy=float(np.mean(gender_pred == test["gender"].to_numpy())),
         man_rate_true=float(np.mean(test["gender"].to_numpy() == "man")),
         man_rate_pred=float(np.mean(gender_pred == "man")),
