@@ -17,7 +17,7 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable
 from biasamp.metrics._mals import bias_score_matrix
-from biasamp.uncertainty._thresholds import threshold_sweep
+from biasamp.uncertainty._sweep import threshold_sweep
 
 from .arguments import Gate, layout_from_args
 from .calibrate import calibrate_from_files, check_threshold_labels, read_thresholds

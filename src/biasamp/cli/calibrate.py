@@ -128,7 +128,7 @@ def calibrate_from_files(
             raise InputError(ERR_DUPLICATE_LABEL.format(file=data, label=name))
         seen.add(name)
     scores, truth = _score_frames(audit)
-    return calibrate_thresholds(scores, truth, ties=ties), audit
+    return calibrate_thresholds(scores, labels_val=truth, ties=ties), audit
 
 
 def write_thresholds(

@@ -143,6 +143,8 @@ def _directional_arguments(direction: str) -> Callable[[AuditData, Settings], di
             **pred,
             **_train(data),
             **data.names(),
+            # the streamed path counts every row of the files; both paths must agree
+            "train_rows": "all",
         }
 
     return arguments

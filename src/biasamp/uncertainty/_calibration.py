@@ -37,7 +37,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix
+from biasamp._deprecation import UNSET, positional_keywords
+from biasamp.inputs._containers import to_native_numpy
+from biasamp.inputs._label_matrix import ERR_POSITIVE, LabelMatrix, as_label_matrix
 from biasamp.results._base import _json_safe, frame_records
 from biasamp.results._persist import SavableResult, register_result
 
@@ -52,6 +54,10 @@ ERR_SCORES_COLUMNS = "{arg}: columns {got} differ from the label names {expected
 ERR_SCORES_ROWS = "{arg}: has {got} rows, expected {expected} (one per instance)."
 ERR_NEED_TARGET = "calibrate_thresholds needs labels_val or rate (the target positive counts)."
 ERR_RATE = "rate: expected a number in [0, 1] or one per label column, got {got!r}."
+ERR_LABELS_CLASSES = (
+    "labels_val: a 1-D score needs 1-D labels of exactly two classes (or 0/1), "
+    "got {k} classes {names}; pass one score column per class instead."
+)
 ERR_TIES = "ties: expected 'nearest', 'fewer' or 'more', got {got!r}."
 
 
@@ -188,12 +194,44 @@ def _target_counts(
     return np.floor(values * n + 0.5).astype(np.int64)
 
 
+def _is_1d(x: Any) -> bool:
+    return (
+        not isinstance(x, pd.DataFrame)
+        and np.ndim(to_native_numpy(x, arg="scores_val").values) == 1
+    )
+
+
+def _binary_labels(labels_val: Any, positive_label: Any) -> tuple[Any, Any]:
+    """1-D validation labels for a 1-D score: 0/1 labels as they are, class labels as the
+    0/1 indicator of the positive class (``classes_[1]`` or ``positive_label``)."""
+    native = to_native_numpy(labels_val, arg="labels_val").values
+    arr = np.asarray(native)
+    if arr.ndim != 1:
+        return labels_val, None
+    if arr.dtype.kind in "biuf" and positive_label is None and np.isin(arr, (0, 1)).all():
+        return arr, None
+    matrix = as_label_matrix(arr, arg="labels_val")
+    if matrix.n_labels != 2:
+        raise ValueError(ERR_LABELS_CLASSES.format(k=matrix.n_labels, names=list(matrix.names)))
+    names = matrix.names
+    if positive_label is None:
+        col = 1
+    elif positive_label in names:
+        col = names.index(positive_label)
+    else:
+        raise ValueError(
+            ERR_POSITIVE.format(param="positive_label", got=positive_label, names=list(names))
+        )
+    return matrix.dense()[:, col], names[col]
+
+
 def calibrate_thresholds(
     scores_val: Any,
-    labels_val: Any = None,
-    *,
+    *args: Any,
+    labels_val: Any = UNSET,
     rate: Any = None,
     ties: str = "nearest",
+    positive_label: Any = None,
 ) -> ThresholdCalibration:
     """One threshold per label column so that predicted positives match a target count.
 
@@ -202,14 +240,19 @@ def calibrate_thresholds(
     scores_val : array-like of shape (n,) or (n, k), or DataFrame
         Validation scores (probabilities or logits); higher means more positive.
     labels_val : array-like of shape (n,) or (n, k), or DataFrame, optional
-        Validation ground truth as 0/1 indicators in the same columns; the
-        target count of a column is its number of positives.
+        Validation ground truth in the columns of ``scores_val``: 0/1
+        indicators (the target count of a column is its number of positives),
+        or, for a 1-D score, 1-D labels of two classes: the score is that of
+        the second class in sorted order (scikit-learn's ``classes_[1]``) or of
+        ``positive_label``. Keyword-only (by position is deprecated).
     rate : float, sequence, Series or dict, optional
         Positive rate(s) to match instead, for example estimated on the
         training split as in Wang & Russakovsky (2021); target
         ``round(rate * n)``.
     ties : {"nearest", "fewer", "more"}, default "nearest"
         Which achievable count to take when scores tie at the cut (module docs).
+    positive_label : label, optional
+        With 1-D class labels, the class a 1-D score is the score of.
 
     Returns
     -------
@@ -222,17 +265,36 @@ def calibrate_thresholds(
     Two of five validation images show a man; the scores tie at the cut:
 
     >>> from biasamp import calibrate_thresholds
-    >>> cal = calibrate_thresholds([0.9, 0.6, 0.6, 0.3, 0.1], [1, 0, 1, 0, 0])
+    >>> cal = calibrate_thresholds([0.9, 0.6, 0.6, 0.3, 0.1], labels_val=[1, 0, 1, 0, 0])
     >>> cal.predicted_count.tolist(), cal.thresholds.tolist()
     ([1], [0.75])
-    >>> more = calibrate_thresholds([0.9, 0.6, 0.6, 0.3, 0.1], [1, 0, 1, 0, 0], ties="more")
+    >>> more = calibrate_thresholds([0.9, 0.6, 0.6, 0.3, 0.1], labels_val=[1, 0, 1, 0, 0],
+    ...                             ties="more")
     >>> more.predicted_count.tolist(), more.thresholds.round(4).tolist()
     ([3], [0.45])
     >>> calibrate_thresholds([0.9, 0.6, 0.5, 0.3, 0.1], rate=0.4).thresholds.tolist()
     [0.55]
+
+    A 1-D score with 1-D class labels scores the second class in sorted order:
+
+    >>> calibrate_thresholds([0.8, 0.3, 0.6], labels_val=["m", "w", "w"]).thresholds
+    label
+    w    0.45
+    Name: threshold, dtype: float64
     """
+    labels_val = positional_keywords(
+        "calibrate_thresholds", args, ("labels_val",), {"labels_val": labels_val}
+    )["labels_val"]
+    if labels_val is UNSET:
+        labels_val = None
     if ties not in ("nearest", "fewer", "more"):
         raise ValueError(ERR_TIES.format(got=ties))
+    if labels_val is not None and _is_1d(scores_val):
+        labels_val, positive = _binary_labels(labels_val, positive_label)
+        if positive is not None:
+            scores_val = pd.DataFrame(
+                {positive: to_native_numpy(scores_val, arg="scores_val").values}
+            )
     names: Sequence[Any] | None = None
     if isinstance(labels_val, pd.DataFrame) and not isinstance(scores_val, pd.DataFrame):
         names = tuple(labels_val.columns)
