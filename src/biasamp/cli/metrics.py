@@ -181,7 +181,7 @@ def _multi_directional_arguments(direction: str) -> Callable[[AuditData, Setting
 
 
 def _iteration_settings(settings: Settings) -> dict[str, Any]:
-    return {"n_iter": settings.n_iter, "ci_level": settings.ci, "random_state": settings.seed}
+    return {"n_iter": settings.n_iter, "ci": settings.ci, "random_state": settings.seed}
 
 
 def _dpa_arguments(direction: str) -> Callable[[AuditData, Settings], dict[str, Any]]:
