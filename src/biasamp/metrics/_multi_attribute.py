@@ -526,6 +526,7 @@ def _multi_directional(
     """The result and a function of a replicate-axis evaluation table -> replicate values."""
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
+    reported = _reported_direction(direction)
     direction = normalize_direction(direction)
     if baseline not in ("evaluation", "train"):
         raise ValueError(ERR_BASELINE.format(got=baseline))
@@ -953,10 +954,11 @@ def multi_directional(
     ...     tasks_pred=np.array([[1, 1], [1, 1], [1, 0], [1, 0]]),
     ...     combinations="subsets", min_size=2)
     >>> result.direction, round(result.value, 2)
-    ('A->T', 0.2)
+    ('G->M', 0.2)
     """
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
+    reported = _reported_direction(direction)
     direction = normalize_direction(direction)
     if baseline not in ("evaluation", "train"):
         raise ValueError(ERR_BASELINE.format(got=baseline))
@@ -990,7 +992,7 @@ def multi_directional(
         baseline=baseline,
     )
     result, replicate_values = _multi_directional(train, evaluation, **options)
-    return _bootstrap(
+    result = _bootstrap(
         result,
         replicate_values,
         eval_m,
@@ -1000,3 +1002,15 @@ def multi_directional(
         random_state=random_state,
         bootstrap=bootstrap,
     )
+    result.direction = reported
+    return result
+
+
+def _reported_direction(direction: str) -> str:
+    """The direction as the user spelt its family: ``"G->M"`` / ``"M->G"`` for the
+    paper's names, else ``"A->T"`` / ``"T->A"``."""
+    canonical = normalize_direction(direction)
+    key = str(direction).strip().upper().replace("→", "->").replace(" ", "")
+    if "M" in key:  # the paper's G->M / M->G
+        return "G->M" if canonical == "A->T" else "M->G"
+    return canonical
