@@ -63,7 +63,7 @@ class NativeData:
     """A user's input as numpy: ``values`` (1-D or 2-D ndarray, or scipy.sparse) and,
     for a dataframe, its column names."""
 
-    values: np.ndarray | sp.spmatrix | sp.sparray
+    values: Any  # numpy.ndarray (1-D or 2-D) or a scipy.sparse matrix / array
     columns: tuple[Any, ...] | None = None
 
 
@@ -143,7 +143,7 @@ def _wrap_for_narwhals(x: Any) -> Any:
         return pd.Series(x, copy=False)
     module = _module(x)
     if module.startswith("pyarrow"):
-        import pyarrow as pa  # the user's object is pyarrow's, so pyarrow is loaded
+        import pyarrow as pa  # type: ignore[import-untyped]  # the user's object is pyarrow's
 
         if isinstance(x, pa.Array):
             return pa.chunked_array([x])

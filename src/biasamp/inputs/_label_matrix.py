@@ -173,7 +173,7 @@ class LabelMatrix:
         return LabelMatrix(self.values[rows], self.names, self.arg, self.soft)
 
 
-def _plain_names(names: Sequence[Any]) -> tuple[Any, ...]:
+def _plain_names(names: Sequence[Any] | np.ndarray) -> tuple[Any, ...]:
     """Label names as plain Python scalars (``np.str_('a')`` becomes ``'a'``)."""
     return tuple(v.item() if isinstance(v, np.generic) else v for v in names)
 
@@ -456,13 +456,16 @@ def as_label_matrix(
     native = to_native_numpy(x, arg=arg)
     columns = native.columns if label_columns is None else label_columns
     x = native.values
+    values: np.ndarray | sp.csr_matrix
     if sp.issparse(x):
-        if x.ndim != 2:
-            raise ValueError(ERR_NDIM.format(arg=arg, ndim=x.ndim))
-        values: np.ndarray | sp.csr_matrix = sp.csr_matrix(x, dtype=np.float64)
-        values.sum_duplicates()
-        _check_values(values.data, arg, soft)
-        values.eliminate_zeros()
+        raw: Any = x
+        if raw.ndim != 2:
+            raise ValueError(ERR_NDIM.format(arg=arg, ndim=raw.ndim))
+        csr: sp.csr_matrix = sp.csr_matrix(raw, dtype=np.float64)
+        csr.sum_duplicates()
+        _check_values(np.asarray(csr.data), arg, soft)
+        csr.eliminate_zeros()
+        values = csr
     else:
         arr = np.asarray(x)
         if arr.ndim == 1:
