@@ -505,7 +505,9 @@ def multi_directional_from_counts(
         empty=empty,
         baseline=baseline,
     )
-    return _streamed_interval(result, compute, evaluation, ci=ci)
+    result = _streamed_interval(result, compute, evaluation, ci=ci)
+    result.direction = _reported_direction(direction)
+    return result
 
 
 def _multi_directional(
@@ -526,7 +528,6 @@ def _multi_directional(
     """The result and a function of a replicate-axis evaluation table -> replicate values."""
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
-    reported = _reported_direction(direction)
     direction = normalize_direction(direction)
     if baseline not in ("evaluation", "train"):
         raise ValueError(ERR_BASELINE.format(got=baseline))
