@@ -9,7 +9,11 @@ takes the CPU build).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -287,3 +291,25 @@ def test_reference_values_are_not_trivial(one_d_reference, two_d_reference):
     for reference in (one_d_reference, two_d_reference):
         for name, value in reference.items():
             assert np.any(np.asarray(value) != 0.0), name
+
+
+def test_optional_libraries_are_not_imported_for_numpy_inputs():
+    code = (
+        "import sys, numpy as np, pandas as pd, biasamp\n"
+        "g = np.array(['m', 'w', 'm', 'w']); t = np.array(['a', 'a', 'b', 'b'])\n"
+        "biasamp.directional(direction='T->A', groups=g, tasks=pd.Series(t), groups_pred=g[::-1])\n"
+        "print(sorted(m for m in ('polars', 'torch', 'datasets', 'jax') if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(biasamp.__file__).parents[1])}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_hugging_face_dataset_columns():
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.Dataset.from_dict({"label": DATA["groups"].tolist()})
+    expected = biasamp.bias_scores(DATA["groups"], tasks=DATA["tasks"])
+    got = biasamp.bias_scores(ds, tasks=DATA["tasks"])
+    np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=0, atol=1e-12)
