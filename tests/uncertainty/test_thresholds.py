@@ -119,8 +119,12 @@ def test_calibration_errors():
         calibrate_thresholds(["a", "b"], labels_val=[0, 1])
     with pytest.raises(ValueError, match="labels_val: has 3 rows"):
         calibrate_thresholds([0.1, 0.2], labels_val=[0, 1, 1])
-    with pytest.raises(ValueError, match="labels_val"):
-        calibrate_thresholds([0.1, 0.2], labels_val=[0, 2])
+    with pytest.raises(ValueError, match="labels_val: a 1-D score needs 1-D labels of exactly two"):
+        calibrate_thresholds([0.1, 0.2, 0.3], labels_val=[0, 2, 1])
+    # two numeric classes other than 0/1: the score is that of the second, as scikit-learn
+    assert calibrate_thresholds([0.1, 0.2], labels_val=[1, 2]).thresholds.index.tolist() == [2]
+    with pytest.raises(ValueError, match="labels_val: indicator values must be 0 or 1"):
+        calibrate_thresholds([[0.1, 0.2]], labels_val=[[0, 2]])
 
 
 # ------------------------------------------------------------------ sweeps
