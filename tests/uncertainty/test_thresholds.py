@@ -405,3 +405,24 @@ def test_calibration_positional_labels_is_deprecated():
         old.thresholds.tolist()
         == calibrate_thresholds(scores, labels_val=labels).thresholds.tolist()
     )
+
+
+def test_sweep_one_d_task_score_for_a_binary_task():
+    groups = np.array(["m", "w", "m", "w", "m", "w", "w", "m"])
+    tasks = np.array(["cook", "cook", "ski", "ski", "cook", "cook", "ski", "ski"])
+    p_ski = np.array([0.2, 0.1, 0.8, 0.7, 0.6, 0.3, 0.9, 0.4])
+    grid = [0.25, 0.5, 0.75]
+    kw = {"direction": "A->T", "groups": groups, "tasks": tasks}
+    sweep = threshold_sweep(biasamp.directional, thresholds=grid, tasks_scores=p_ski, **kw)
+    by_hand = [
+        biasamp.directional(tasks_pred=np.where(p_ski > t, "ski", "cook"), **kw).value for t in grid
+    ]
+    np.testing.assert_allclose(sweep.table["value"], by_hand, rtol=0, atol=1e-12)
+    assert sweep.params["positive_label"] == "ski"
+    flipped = threshold_sweep(
+        biasamp.directional, thresholds=grid, tasks_scores=p_ski, positive_label="cook", **kw
+    )
+    by_hand = [
+        biasamp.directional(tasks_pred=np.where(p_ski > t, "cook", "ski"), **kw).value for t in grid
+    ]
+    np.testing.assert_allclose(flipped.table["value"], by_hand, rtol=0, atol=1e-12)

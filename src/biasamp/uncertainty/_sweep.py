@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from biasamp._progress import progress_iter
 from biasamp.counts._count_table import CountTable
-from biasamp.inputs._label_matrix import as_label_matrix, as_sample_weight
+from biasamp.inputs._label_matrix import ERR_POSITIVE, as_label_matrix, as_sample_weight
 from biasamp.metrics._directional import directional, directional_arrays, normalize_direction
 from biasamp.metrics._mals import mals, mals_arrays
 from biasamp.metrics._splits import count_training_split, evaluation_label_matrices
@@ -296,7 +296,7 @@ _FAST_KEYS = {
 
 
 def _predictions_at(
-    threshold: float, scores: np.ndarray, names: tuple[Any, ...], complement: str | None
+    threshold: float, scores: np.ndarray, names: tuple[Any, ...], complement: Any
 ) -> Any:
     above = scores > threshold
     if complement is None:
@@ -312,6 +312,7 @@ def threshold_sweep(
     groups_scores: Any = None,
     tasks_scores: Any = None,
     positive_group: Any = None,
+    positive_label: Any = None,
     progress: bool = False,
     **metric_kwargs: Any,
 ) -> ThresholdSweep:
@@ -331,12 +332,18 @@ def threshold_sweep(
         sorted order as scikit-learn's ``classes_[1]`` (the other group is
         predicted when the score is not above the threshold); a 2-D array is
         thresholded column by column (multi-label).
-    tasks_scores : array-like of shape (n, |T|), or DataFrame, optional
-        Scores thresholded into ``tasks_pred``, column by column. With both
-        score arrays the same threshold applies to both.
+    tasks_scores : array-like of shape (n,) or (n, |T|), or DataFrame, optional
+        Scores thresholded into ``tasks_pred``, column by column. A 1-D array
+        for a task role with two labels (a binary task given as 1-D labels) is
+        the score of ``positive_label``, by default the second task in sorted
+        order (evaluated once per threshold). With both score arrays the same
+        threshold applies to both.
     positive_group : label, optional
         The group a 1-D ``groups_scores`` scores (default: the second group in
         sorted order).
+    positive_label : label, optional
+        The task a 1-D ``tasks_scores`` scores when there are two task labels
+        (default: the second in sorted order).
     progress : bool, default False
         Show a progress bar (metrics evaluated once per threshold).
     **metric_kwargs
@@ -396,8 +403,21 @@ def threshold_sweep(
             complement = positive_group
         else:
             g_scores, _ = _as_scores(groups_scores, arg="groups_scores", names=group_names)
+    t_complement = None
     if tasks_scores is not None:
-        t_scores, _ = _as_scores(tasks_scores, arg="tasks_scores", names=task_names)
+        one_d = np.ndim(tasks_scores) == 1 and not isinstance(tasks_scores, pd.DataFrame)
+        if one_d and len(task_names) == 2:
+            t_complement = task_names[1] if positive_label is None else positive_label
+            if t_complement not in task_names:
+                raise ValueError(
+                    ERR_POSITIVE.format(
+                        param="positive_label", got=positive_label, names=list(task_names)
+                    )
+                )
+            t_scores, _ = _as_scores(tasks_scores, arg="tasks_scores")
+            fast = False  # labels thresholded per grid point
+        else:
+            t_scores, _ = _as_scores(tasks_scores, arg="tasks_scores", names=task_names)
     n_rows = (g_scores if g_scores is not None else t_scores).shape[0]
     if g_scores is not None and t_scores is not None and t_scores.shape[0] != n_rows:
         raise ValueError(
@@ -409,7 +429,7 @@ def threshold_sweep(
         if g_scores is not None:
             kwargs["groups_pred"] = _predictions_at(threshold, g_scores, group_names, complement)
         if t_scores is not None:
-            kwargs["tasks_pred"] = _predictions_at(threshold, t_scores, task_names, None)
+            kwargs["tasks_pred"] = _predictions_at(threshold, t_scores, task_names, t_complement)
         return function(**kwargs)
 
     first = call(float(grid[0]))  # raises the metric's own errors on bad input
@@ -455,6 +475,7 @@ def threshold_sweep(
         params={
             "vectorised": bool(fast),
             "positive_group": positive_group,
+            "positive_label": t_complement,
             "summary": "mean over the grid",
         },
     )
