@@ -1018,3 +1018,41 @@ def test_multi_directional_reports_the_direction_as_passed():
         multi_directional(direction="G->M", **kw).value
         == multi_directional(direction="A->T", **kw).value
     )
+
+
+def test_multi_directional_train_rows():
+    # 2-D groups: training rows 3 (no group, no task) and 4 (group h, no task)
+    groups_train = np.array([[1, 0], [0, 1], [1, 0], [0, 0], [0, 1], [1, 0], [0, 1]])
+    tasks_train = np.array([[1, 1], [1, 0], [0, 1], [0, 0], [0, 0], [1, 1], [1, 1]])
+    ev = {
+        "groups": np.array([[1, 0], [1, 0], [0, 1], [0, 1]]),
+        "tasks": np.array([[1, 1], [1, 0], [1, 0], [0, 1]]),
+        "tasks_pred": np.array([[0, 1], [1, 1], [1, 1], [0, 0]]),
+        "combinations": "subsets",
+        "absolute": False,
+    }
+    values = {}
+    for rule, keep in (
+        ("labelled", [0, 1, 2, 4, 5, 6]),
+        ("with_task", [0, 1, 2, 5, 6]),
+        ("all", [0, 1, 2, 3, 4, 5, 6]),
+    ):
+        got = multi_directional(
+            direction="G->M",
+            groups_train=groups_train,
+            tasks_train=tasks_train,
+            train_rows=rule,
+            **ev,
+        )
+        filtered = multi_directional(
+            direction="G->M",
+            groups_train=groups_train[keep],
+            tasks_train=tasks_train[keep],
+            train_rows="all",
+            **ev,
+        )
+        assert got.value == pytest.approx(filtered.value, abs=1e-12)
+        assert got.params["train_rows"] == rule
+        values[rule] = got.value
+    # the rule changes the signs here: 0, 1/12 and -1/12
+    assert values == pytest.approx({"labelled": 0.0, "with_task": 1 / 12, "all": -1 / 12})

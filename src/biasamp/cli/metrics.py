@@ -176,6 +176,7 @@ def _multi_directional_arguments(direction: str) -> Callable[[AuditData, Setting
             **pred,
             **_train(data),
             **data.names(),
+            "train_rows": "all",  # as directional in the command line (files: every row)
         }
 
     return arguments

@@ -70,6 +70,7 @@ from biasamp.metrics._directional import (
     normalize_direction,
 )
 from biasamp.metrics._mals import mals_arrays
+from biasamp.metrics._splits import select_training_rows
 from biasamp.results._multi_attribute import MultiAttributeResult
 
 __all__ = [
@@ -891,6 +892,7 @@ def multi_directional(
     tie_rule: str = "zero",
     empty: str = "exclude",
     baseline: str = "evaluation",
+    train_rows: str = "labelled",
     sample_weight: Any = None,
     sample_weight_train: Any = None,
     group_names: Sequence[Any] | None = None,
@@ -927,6 +929,10 @@ def multi_directional(
         Where ``P(m | g)`` / ``P(g | m)`` of ``Delta`` come from: the evaluation
         ground truth (reference code, BiasAmp->) or the training split (the
         paper's formula read literally).
+    train_rows : {"labelled", "with_task", "all"}, default "labelled"
+        Which training rows count: rows with a group or a task (default, as the
+        reference code's ``keep_indices``), rows with a task, or every row (see
+        :func:`biasamp.directional`).
     sample_weight, sample_weight_train, group_names, task_names
         As in :func:`biasamp.directional`.
     n_boot, ci, random_state, bootstrap
@@ -968,6 +974,14 @@ def multi_directional(
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="tasks_pred"))
     if direction == "T->A" and groups_pred is None:
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="groups_pred"))
+    groups_train, tasks_train, sample_weight_train = select_training_rows(
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        sample_weight_train=sample_weight_train,
+        group_names=group_names,
+        task_names=task_names,
+        train_rows=train_rows,
+    )
     train, evaluation, eval_m, weights = _tables(
         groups_train=groups_train,
         tasks_train=tasks_train,
@@ -1004,6 +1018,7 @@ def multi_directional(
         bootstrap=bootstrap,
     )
     result.direction = reported
+    result.params["train_rows"] = train_rows
     return result
 
 
