@@ -48,12 +48,13 @@ ERR_TYPE = (
     "scipy.sparse matrix."
 )
 ERR_MISSING_LABEL = (
-    "{arg}: contains {count} missing value(s) (None, NaN or null), the first at row {row}. "
+    "{arg}: contains {count} missing value(s) (None, NaN or null), the first at row {row} "
+    "(0-based position). "
     "Drop those rows or fill them before measuring."
 )
 ERR_MISSING_VALUE = (
-    "{arg}: contains {count} missing value(s) (None, NaN or null), the first at row {row}, "
-    "column {column!r}. Drop those rows or fill them before measuring."
+    "{arg}: contains {count} missing value(s) (None, NaN or null), the first at row {row} "
+    "(0-based position), column {column!r}. Drop those rows or fill them before measuring."
 )
 ERR_TENSOR = "{arg}: could not read the tensor {type_name} as a numpy array ({error})."
 
