@@ -106,7 +106,7 @@ def _series_numpy(series: Any, arg: str) -> np.ndarray:
 def _frame_numpy(frame: Any, arg: str) -> NativeData:
     columns = tuple(frame.columns)
     if len(columns) == 1:
-        only = frame[columns[0]]
+        only = frame.get_column(columns[0])
         arr = _series_numpy(only, arg)
         if arr.dtype.kind not in "biuf":
             # one column of labels (df[["gender"]]): read it as 1-D labels
@@ -114,7 +114,7 @@ def _frame_numpy(frame: Any, arg: str) -> NativeData:
         return NativeData(arr[:, None], columns)
     parts = []
     for name in columns:
-        series = frame[name]
+        series = frame.get_column(name)
         nulls = np.asarray(series.is_null().to_numpy(), dtype=bool)
         arr = np.asarray(series.to_numpy())
         mask = _missing_mask(arr)
