@@ -182,7 +182,7 @@ def compare(seeds: tuple[int, ...] = (0, 1, 2)) -> None:
         )
         # oversampling: balance every object in training, refit the learned priors on the
         # resampled rows, decode without constraints
-        rows = biasamp.oversample(train["gender"], train[objects], random_state=seed).indices
+        rows = biasamp.oversample(train["gender"], tasks=train[objects], random_state=seed).indices
         resampled = coco_scores(random_state=seed, prior_rows=rows)
         result, _ = run(resampled, max_iter=1)
         methods.setdefault("oversampling", []).append(

@@ -18,11 +18,20 @@ def brute_directional(
     tasks_train=None,
     weights_train=None,
     tie_rule="zero",
+    train_rows="all",
 ):
     """BiasAmp-> of Wang & Russakovsky (eq. 2); pairs with an empty conditioning set are
-    left out of the mean; returns None when every pair is empty."""
+    left out of the mean; returns None when every pair is empty. ``train_rows``:
+    which rows of the sign split count ("all", "labelled": a group or a task,
+    "with_task": a task)."""
     if groups_train is None:
         groups_train, tasks_train, weights_train = groups, tasks, weights
+    if train_rows != "all":
+        keep = tasks_train.sum(axis=1) > 0
+        if train_rows == "labelled":
+            keep = keep | (groups_train.sum(axis=1) > 0)
+        groups_train, tasks_train = groups_train[keep], tasks_train[keep]
+        weights_train = weights_train[keep]
     n_train = weights_train.sum()
     terms = []
     for a in range(groups.shape[1]):

@@ -19,6 +19,7 @@ PACKAGE = Path(biasamp.__file__).parent
 LAYERS: dict[str, int] = {
     "_version": 0,
     "_progress": 0,
+    "_deprecation": 0,
     "output": 0,
     "datasets": 0,
     "inputs": 1,

@@ -91,7 +91,7 @@ from biasamp.mitigation import (
 
 # data larger than memory
 from biasamp.output import atomic_output
-from biasamp.inputs import ColumnRoles
+from biasamp.inputs import ColumnRoles, LabelWarning
 from biasamp.counts import load_counts, save_counts
 from biasamp.engines import (
     counts_from_dask,
@@ -150,6 +150,7 @@ __all__ = [
     "rba",
     # data larger than memory
     "ColumnRoles",
+    "LabelWarning",
     "atomic_output",
     "counts_from_dask",
     "counts_from_files",

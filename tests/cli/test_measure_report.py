@@ -148,7 +148,8 @@ def test_report_indicator_layout_json_is_valid_and_matches_the_library(indicator
     jsonschema.validate(doc, load_schema())
     assert doc["command"] == "report"
     assert [m["key"] for m in doc["metrics"]] == ["directional-a2t"]
-    assert doc["skipped"] == {"mals": "needs groups_pred", "directional-t2a": "needs groups_pred"}
+    hint = "needs predicted groups: --pred-prefix or --pred"
+    assert doc["skipped"] == {"mals": hint, "directional-t2a": hint}
     assert doc["labels"]["groups"] == [XSS_GROUP, "other"]
     assert set(doc["thresholds"].values()) == {0.5}
     root = indicator_report["root"]

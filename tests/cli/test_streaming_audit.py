@@ -27,6 +27,7 @@ from biasamp.cli.inputs import (
 from biasamp.cli.json_output import load_schema
 from biasamp.cli.main import main
 from biasamp.cli.streaming import ERR_ENGINE_NEEDS_STREAM, ERR_STREAM_NOT_APPLICABLE
+from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP
 
 from .test_measure_report import worked_example
 
@@ -134,7 +135,7 @@ def test_streamed_audit_equals_the_in_memory_audit(tmp_path, suffix, layout):
         ["measure", str(data), *columns, "--pred-prefix", "pred_", "--chunk-size", "100"], tmp_path
     )
     assert [m["key"] for m in doc["metrics"]] == ["directional-a2t", "directional-t2a"]
-    assert doc["skipped"] == {"mals": "needs groups_train, tasks_train"}
+    assert doc["skipped"] == {"mals": "needs training ground truth: --train"}
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
@@ -448,3 +449,21 @@ def test_streamed_report_writes_html_json_and_gates(tmp_path):
     memory = json.loads((tmp_path / "r.json").read_text())
     memory["settings"]["streamed"] = True
     assert memory == doc
+
+
+def test_single_group_is_a_warning_in_both_paths(tmp_path):
+    frame = pd.DataFrame(
+        {
+            "gender": ["m"] * 6,
+            "activity": ["cook", "ski"] * 3,
+            "pred_gender": ["m"] * 6,
+            "pred_activity": ["cook"] * 6,
+        }
+    )
+    data = _write(frame, tmp_path / "one.csv")
+    doc = _compare(
+        ["measure", str(data), "--group", "gender", "--task", "activity", "--pred-prefix", "pred_"],
+        tmp_path,
+    )
+    assert WARN_SINGLE_GROUP.format(arg="groups", name="m") in doc["warnings"]
+    assert doc["skipped"] == {"mals": "needs training ground truth: --train"}

@@ -14,6 +14,7 @@ from biasamp.inputs._label_matrix import (
     ERR_EMPTY_SPLIT,
     ERR_LENGTH,
     ERR_MISSING_LABEL,
+    ERR_MISSING_VALUE,
     ERR_N_COLUMNS,
     ERR_NAN,
     ERR_NDIM,
@@ -35,10 +36,10 @@ G = ["m", "w", "m", "w"]
 T = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
 
 
-def test_one_hot_from_labels_and_categorical_order():
+def test_one_hot_from_labels_categorical_drops_unused_and_sorts():
     m = as_label_matrix(pd.Categorical(["b", "a", "b"], categories=["b", "a", "c"]), arg="groups")
-    assert m.names == ("b", "a", "c")
-    assert m.dense().tolist() == [[1, 0, 0], [0, 1, 0], [1, 0, 0]]
+    assert m.names == ("a", "b")  # occurring labels, sorted; declared-but-unused "c" dropped
+    assert m.dense().tolist() == [[0, 1], [1, 0], [0, 1]]
     m = as_label_matrix(np.array([3, 1, 3]), arg="groups")
     assert m.names == (1, 3)
 
@@ -94,16 +95,21 @@ def test_soft_does_not_relax_ground_truth():
 def test_nan_and_inf(bad_value):
     bad = T.astype(float)
     bad[1, 1] = bad_value
-    with pytest.raises(ValueError, match=_msg(ERR_NAN, arg="tasks", count=1)):
+    dense_error = (
+        _msg(ERR_MISSING_VALUE, arg="tasks", count=1, row=1, column=1)
+        if np.isnan(bad_value)
+        else _msg(ERR_NAN, arg="tasks", count=1)
+    )
+    with pytest.raises(ValueError, match=dense_error):
         directional(direction="A->T", groups=G, tasks=bad, tasks_pred=T)
     with pytest.raises(ValueError, match=_msg(ERR_NAN, arg="tasks", count=1)):
         as_label_matrix(sp.csr_matrix(bad), arg="tasks")
 
 
 def test_missing_labels():
-    with pytest.raises(ValueError, match=_msg(ERR_MISSING_LABEL, arg="groups", count=1)):
+    with pytest.raises(ValueError, match=_msg(ERR_MISSING_LABEL, arg="groups", count=1, row=1)):
         directional(direction="A->T", groups=["m", None, "m", "w"], tasks=T, tasks_pred=T)
-    with pytest.raises(ValueError, match=_msg(ERR_MISSING_LABEL, arg="groups", count=1)):
+    with pytest.raises(ValueError, match=_msg(ERR_MISSING_LABEL, arg="groups", count=1, row=1)):
         directional(
             direction="A->T", groups=pd.Series(["m", np.nan, "m", "w"]), tasks=T, tasks_pred=T
         )

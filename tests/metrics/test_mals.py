@@ -8,6 +8,8 @@ import pytest
 
 from biasamp import bias_scores, mals
 from biasamp.datasets import load_mals_coco_results
+from biasamp.inputs import LabelWarning
+from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP
 from biasamp.metrics._mals import ERR_EMPTY_TASK_ROWS, ERR_MALS_TRAIN, ERR_MARGIN
 
 
@@ -119,21 +121,52 @@ def test_errors():
     with pytest.raises(ValueError, match=re.escape(ERR_MALS_TRAIN)):
         mals(groups_pred=["a"], tasks_pred=["x"])
     with pytest.raises(ValueError, match=re.escape(ERR_MARGIN.format(got=2))):
-        mals(groups_train=["a"], tasks_train=["x"], groups_pred=["a"], tasks_pred=["x"], margin=2)
+        mals(
+            groups_train=G2, tasks_train=["x", "x"], groups_pred=G2, tasks_pred=["x", "x"], margin=2
+        )
     with pytest.raises(ValueError, match="tasks_pred: 1 label"):
-        mals(groups_train=["a"], tasks_train=["x"], groups_pred=["a"], tasks_pred=["y"])
+        mals(groups_train=G2, tasks_train=["x", "x"], groups_pred=G2, tasks_pred=["x", "y"])
+
+
+G2 = ["a", "b"]
+
+
+def test_single_group_warns():
+    with pytest.warns(
+        LabelWarning, match=re.escape(WARN_SINGLE_GROUP.format(arg="groups_train", name="a"))
+    ):
+        result = mals(groups_train=["a"], tasks_train=["x"], groups_pred=["a"], tasks_pred=["x"])
+    assert result.value == 0.0
 
 
 def test_bias_scores_values_and_empty_rule():
     g = ["m", "w", "w", "m", "m"]
     t = pd.DataFrame({"cook": [1, 1, 1, 0, 0], "ski": [0, 0, 0, 1, 0], "sew": [0, 0, 0, 0, 0]})
-    scores = bias_scores(g, t)
+    scores = bias_scores(g, tasks=t)
     assert list(scores.index) == ["cook", "ski"]
     assert scores.loc["cook"].tolist() == pytest.approx([1 / 3, 2 / 3])
     assert scores.loc["ski"].tolist() == [1.0, 0.0]
     assert scores.sum(axis=1).tolist() == pytest.approx([1.0, 1.0])
-    assert bias_scores(g, t, empty="nan").loc["sew"].isna().all()
+    assert bias_scores(g, tasks=t, empty="nan").loc["sew"].isna().all()
     with pytest.raises(
         ValueError, match=re.escape(ERR_EMPTY_TASK_ROWS.format(count=1, examples=["sew"]))
     ):
-        bias_scores(g, t, empty="error")
+        bias_scores(g, tasks=t, empty="error")
+
+
+def test_bias_scores_positional_tasks_is_deprecated():
+    g, t = ["m", "w", "w"], ["cook", "cook", "ski"]
+    with pytest.deprecated_call(match="passing tasks by position is deprecated"):
+        old = bias_scores(g, t)
+    pd.testing.assert_frame_equal(old, bias_scores(g, tasks=t))
+    with pytest.raises(TypeError, match="missing the keyword argument tasks"):
+        bias_scores(g)
+
+
+def test_mals_accepts_evaluation_ground_truth():
+    kw = {"groups_train": ["m", "w", "m"], "tasks_train": ["a", "a", "b"]}
+    pred = {"groups_pred": ["m", "m", "w"], "tasks_pred": ["a", "b", "b"]}
+    with_truth = mals(**kw, **pred, groups=["m", "w", "w"], tasks=["a", "a", "b"])
+    assert with_truth.value == mals(**kw, **pred).value
+    with pytest.raises(ValueError, match="Mismatched lengths"):
+        mals(**kw, **pred, tasks=["a", "b"])

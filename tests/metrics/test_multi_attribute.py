@@ -521,7 +521,7 @@ def test_mnist_single_attribute_zero_multi_not_m_to_g():
     # M = {a1}, {a2}, {a3}, {a1, a2}; only {a1, a2} moves, by 0.2 for both groups: 0.4 / 8
     assert multi.n_combinations == 4
     assert multi.value == pytest.approx(0.4 / 8)
-    assert multi.direction == "T->A"
+    assert multi.direction == "M->G"  # as passed
     top = multi.top(2)
     assert set(top["combination"]) == {("a1", "a2")}
     assert multi.by_size.set_index("size").loc[2, "value"] == pytest.approx(0.2)
@@ -995,3 +995,64 @@ def test_bootstrap_does_not_hold_float64_weights_of_every_replicate():
         tracemalloc.stop()
     assert peak < 8 * n * n_boot  # float64 weights alone would take 160 MB
     assert result.replicates.shape == (n_boot,)
+
+
+def test_multi_directional_reports_the_direction_as_passed():
+    tasks = np.array([[1, 1], [1, 0]] * 2)
+    kw = {
+        "groups_train": ["g", "g", "h", "h"],
+        "tasks_train": tasks,
+        "groups": ["g", "g", "h", "h"],
+        "tasks": tasks,
+        "tasks_pred": np.array([[1, 1], [1, 1], [1, 0], [1, 0]]),
+        "groups_pred": ["g", "h", "h", "h"],
+    }
+    for passed, reported in (
+        ("G->M", "G->M"),
+        ("A->T", "A->T"),
+        ("M->G", "M->G"),
+        ("T->A", "T->A"),
+    ):
+        assert multi_directional(direction=passed, **kw).direction == reported
+    assert (
+        multi_directional(direction="G->M", **kw).value
+        == multi_directional(direction="A->T", **kw).value
+    )
+
+
+def test_multi_directional_train_rows():
+    # 2-D groups: training rows 3 (no group, no task) and 4 (group h, no task)
+    groups_train = np.array([[1, 0], [0, 1], [1, 0], [0, 0], [0, 1], [1, 0], [0, 1]])
+    tasks_train = np.array([[1, 1], [1, 0], [0, 1], [0, 0], [0, 0], [1, 1], [1, 1]])
+    ev = {
+        "groups": np.array([[1, 0], [1, 0], [0, 1], [0, 1]]),
+        "tasks": np.array([[1, 1], [1, 0], [1, 0], [0, 1]]),
+        "tasks_pred": np.array([[0, 1], [1, 1], [1, 1], [0, 0]]),
+        "combinations": "subsets",
+        "absolute": False,
+    }
+    values = {}
+    for rule, keep in (
+        ("labelled", [0, 1, 2, 4, 5, 6]),
+        ("with_task", [0, 1, 2, 5, 6]),
+        ("all", [0, 1, 2, 3, 4, 5, 6]),
+    ):
+        got = multi_directional(
+            direction="G->M",
+            groups_train=groups_train,
+            tasks_train=tasks_train,
+            train_rows=rule,
+            **ev,
+        )
+        filtered = multi_directional(
+            direction="G->M",
+            groups_train=groups_train[keep],
+            tasks_train=tasks_train[keep],
+            train_rows="all",
+            **ev,
+        )
+        assert got.value == pytest.approx(filtered.value, abs=1e-12)
+        assert got.params["train_rows"] == rule
+        values[rule] = got.value
+    # the rule changes the signs here: 0, 1/12 and -1/12
+    assert values == pytest.approx({"labelled": 0.0, "with_task": 1 / 12, "all": -1 / 12})

@@ -62,9 +62,19 @@ def _run_directional(p, direction, **kw):
 
 
 @SETTINGS
-@given(problems(), st.sampled_from(["A->T", "T->A"]), st.sampled_from(["zero", "paper"]))
-def test_directional_matches_brute_force(p, direction, tie_rule):
+@given(
+    problems(),
+    st.sampled_from(["A->T", "T->A"]),
+    st.sampled_from(["zero", "paper"]),
+    st.sampled_from(["labelled", "with_task", "all"]),
+)
+def test_directional_matches_brute_force(p, direction, tie_rule, train_rows):
     assume(p["weights"].sum() > 0)
+    keep = np.asarray(p["tasks_train"]).sum(axis=1) > 0
+    if train_rows == "labelled":
+        keep = keep | (np.asarray(p["groups_train"]).sum(axis=1) > 0)
+    if train_rows != "all":
+        assume(keep.any() and p["weights_train"][keep].sum() > 0)
     preds = p["tasks_pred"] if direction == "A->T" else p["groups_pred"]
     expected = brute_directional(
         direction,
@@ -76,12 +86,13 @@ def test_directional_matches_brute_force(p, direction, tie_rule):
         p["tasks_train"],
         p["weights_train"],
         tie_rule=tie_rule,
+        train_rows=train_rows,
     )
     if expected is None:
         with pytest.raises(ValueError, match="Every .group, task. pair has an empty"):
-            _run_directional(p, direction, tie_rule=tie_rule)
+            _run_directional(p, direction, tie_rule=tie_rule, train_rows=train_rows)
         return
-    result = _run_directional(p, direction, tie_rule=tie_rule)
+    result = _run_directional(p, direction, tie_rule=tie_rule, train_rows=train_rows)
     assert result.value == pytest.approx(expected, abs=1e-12)
     assert result.by_pair["contribution"].sum() == pytest.approx(result.value, abs=1e-12)
 

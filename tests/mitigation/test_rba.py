@@ -323,8 +323,8 @@ def test_satisfiable_problem_ends_satisfied(penalty, scale, eta):
         tasks_pred=result.tasks_pred,
     )
     assert after.violations == 0
-    b = biasamp.bias_scores(g_train, t_train)
-    pred = biasamp.bias_scores(result.groups_pred, result.tasks_pred)
+    b = biasamp.bias_scores(g_train, tasks=t_train)
+    pred = biasamp.bias_scores(result.groups_pred, tasks=result.tasks_pred)
     assert (np.abs(pred - b).to_numpy() <= 0.05 + 1e-12).all()
     # the tasks never change in this problem: only groups are recalibrated
     np.testing.assert_array_equal(result.tasks_pred, result.tasks_pred_before)
@@ -344,8 +344,8 @@ def test_three_groups_end_satisfied():
     )
     assert result.converged
     assert len(result.multipliers) == 6  # every group's share is bounded when |G| > 2
-    pred = biasamp.bias_scores(result.groups_pred, result.tasks_pred)
-    b = biasamp.bias_scores(g_train, t_train)
+    pred = biasamp.bias_scores(result.groups_pred, tasks=result.tasks_pred)
+    b = biasamp.bias_scores(g_train, tasks=t_train)
     assert (np.abs(pred - b).to_numpy() <= 0.05 + 1e-12).all()
 
 
@@ -446,7 +446,7 @@ def test_multiplier_update_is_projected_subgradient():
     )
     h = result.history
     assert list(h["violated_constraints"]) == [1, 1, 1]
-    b = biasamp.bias_scores(g_train, t_train).loc["a", "m"]
+    b = biasamp.bias_scores(g_train, tasks=t_train).loc["a", "m"]
     n_a = (tasks == 0).sum()
     # group 'm' share is 0 < b - margin: lower constraint value = (b - margin) * n_a
     expected_step = 1e-4 * (b - 0.05) * n_a

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import biasamp
 from biasamp import MLPAttacker, dpa, leakage_amplification
 from biasamp.datasets import load_imsitu_gender
-from biasamp.inputs._label_matrix import ERR_LENGTH, ERR_NAN
+from biasamp.inputs._label_matrix import ERR_LENGTH, ERR_MISSING_LABEL
 from biasamp.metrics._directional import ERR_DIRECTION, ERR_NEEDS_PRED
 from biasamp.predictability._predictability import ERR_N_ITER, ERR_TEST_SIZE
 
@@ -347,7 +347,7 @@ def test_bad_input_errors():
     assert info.value.args[0] == ERR_TEST_SIZE.format(n=4, got=1.5)
     with pytest.raises(ValueError) as info:
         dpa(direction="A->T", groups=g, tasks=t, tasks_pred=np.array([0.2, np.nan, 0.1, 0.4]))
-    assert info.value.args[0] == ERR_NAN.format(arg="tasks_pred", count=1)
+    assert info.value.args[0] == ERR_MISSING_LABEL.format(arg="tasks_pred", count=1, row=1)
     with pytest.raises(ValueError, match="tasks_pred"):
         dpa(direction="A->T", groups=g, tasks=t, tasks_pred=np.array(["x", "y", "x", "y"]))
     with pytest.raises(ValueError, match="attacker='exact' needs discrete inputs"):

@@ -208,7 +208,7 @@ def test_rba_results_multilabel_and_single(tmp_path):
 
 
 def test_oversampling(tmp_path):
-    result = biasamp.oversample(G_TRAIN, T_TRAIN, random_state=0)
+    result = biasamp.oversample(G_TRAIN, tasks=T_TRAIN, random_state=0)
     _, loaded = roundtrip(result, tmp_path)
     np.testing.assert_array_equal(np.asarray(loaded), np.asarray(result))
 

@@ -168,7 +168,7 @@ CASES = {
     "rba table": lambda: rba_result().plot(),
     "rba history": lambda: rba_result().plot("history"),
     "rba bias": lambda: rba_result().plot("bias"),
-    "oversampling": lambda: biasamp.oversample(G_TRAIN, T_TRAIN, random_state=0).plot(),
+    "oversampling": lambda: biasamp.oversample(G_TRAIN, tasks=T_TRAIN, random_state=0).plot(),
     "comparison": lambda: comparison_table().plot(),
 }
 

@@ -11,18 +11,14 @@ from hypothesis import strategies as st
 import biasamp
 from biasamp import calibrate_thresholds, threshold_sweep
 from biasamp.datasets import load_coco_gender
-from biasamp.uncertainty._thresholds import (
-    ERR_NEED_TARGET,
-    ERR_NO_SCORES,
-    ERR_POSITIVE_GROUP,
-    ERR_TIES,
-)
+from biasamp.uncertainty._calibration import ERR_NEED_TARGET, ERR_TIES
+from biasamp.uncertainty._sweep import ERR_NO_SCORES, ERR_POSITIVE_GROUP
 
 
 # ------------------------------------------------------------- calibration
 def test_calibration_by_hand_without_ties():
     # 5 scores, 2 positives: the top 2 (0.9, 0.7) are positive; cut halfway 0.7 / 0.5
-    cal = calibrate_thresholds([0.1, 0.9, 0.5, 0.7, 0.3], [0, 1, 0, 1, 0])
+    cal = calibrate_thresholds([0.1, 0.9, 0.5, 0.7, 0.3], labels_val=[0, 1, 0, 1, 0])
     assert cal.thresholds.tolist() == [pytest.approx(0.6)]
     assert cal.target_count.tolist() == [2] and cal.predicted_count.tolist() == [2]
 
@@ -30,9 +26,9 @@ def test_calibration_by_hand_without_ties():
 def test_ties_at_the_cut():
     scores, labels = [0.9, 0.6, 0.6, 0.3, 0.1], [1, 0, 1, 0, 0]
     # target 2, but 0.6 is shared by the 2nd and 3rd: achievable counts are 1 and 3
-    fewer = calibrate_thresholds(scores, labels, ties="fewer")
-    more = calibrate_thresholds(scores, labels, ties="more")
-    nearest = calibrate_thresholds(scores, labels)
+    fewer = calibrate_thresholds(scores, labels_val=labels, ties="fewer")
+    more = calibrate_thresholds(scores, labels_val=labels, ties="more")
+    nearest = calibrate_thresholds(scores, labels_val=labels)
     assert fewer.predicted_count.tolist() == [1] and fewer.thresholds[0] == pytest.approx(0.75)
     assert more.predicted_count.tolist() == [3] and more.thresholds[0] == pytest.approx(0.45)
     # 1 and 3 are equally far from 2: "nearest" rounds down to fewer positives
@@ -53,16 +49,16 @@ def test_ties_at_the_cut():
 
 def test_extreme_targets():
     scores = np.array([0.2, 0.8, 0.5])
-    none = calibrate_thresholds(scores, [0, 0, 0])
+    none = calibrate_thresholds(scores, labels_val=[0, 0, 0])
     assert none.thresholds[0] == 0.8 and none.predicted_count[0] == 0
-    every = calibrate_thresholds(scores, [1, 1, 1])
+    every = calibrate_thresholds(scores, labels_val=[1, 1, 1])
     assert every.thresholds[0] == np.nextafter(0.2, -np.inf) and every.predicted_count[0] == 3
 
 
 def test_rates_and_columns():
     scores = pd.DataFrame({"b": [0.1, 0.2, 0.3, 0.4], "a": [0.4, 0.3, 0.2, 0.1]})
     labels = pd.DataFrame({"a": [1, 0, 0, 0], "b": [0, 0, 1, 1]})
-    cal = calibrate_thresholds(scores, labels)
+    cal = calibrate_thresholds(scores, labels_val=labels)
     assert list(cal.thresholds.index) == ["b", "a"]  # the score columns' order
     assert cal.thresholds["a"] == pytest.approx(0.35) and cal.thresholds["b"] == pytest.approx(0.25)
     # rate: scalar, per column, dict, Series; round(rate * n) with halves up (0.375 * 4 = 1.5 -> 2)
@@ -87,7 +83,8 @@ def test_calibration_properties(data, n, levels):
     labels = (rng.random((n, 3)) < 0.4).astype(int)
     target = labels.sum(axis=0)
     results = {
-        t: calibrate_thresholds(scores, labels, ties=t) for t in ("fewer", "more", "nearest")
+        t: calibrate_thresholds(scores, labels_val=labels, ties=t)
+        for t in ("fewer", "more", "nearest")
     }
     for cal in results.values():
         got = (scores > cal.thresholds.to_numpy()[None, :]).sum(axis=0)
@@ -111,19 +108,23 @@ def test_calibration_errors():
     with pytest.raises(ValueError, match=ERR_NEED_TARGET[:30]):
         calibrate_thresholds([0.1, 0.2])
     with pytest.raises(ValueError, match=ERR_TIES.format(got="up")[:20]):
-        calibrate_thresholds([0.1, 0.2], [0, 1], ties="up")
+        calibrate_thresholds([0.1, 0.2], labels_val=[0, 1], ties="up")
     with pytest.raises(ValueError, match="rate"):
         calibrate_thresholds([0.1, 0.2], rate=1.5)
     with pytest.raises(ValueError, match="rate"):
         calibrate_thresholds([[0.1, 0.2]], rate=[0.5, 0.5, 0.5])
-    with pytest.raises(ValueError, match="scores_val: contains NaN"):
-        calibrate_thresholds([0.1, np.nan], [0, 1])
+    with pytest.raises(ValueError, match="scores_val: contains 1 missing value"):
+        calibrate_thresholds([0.1, np.nan], labels_val=[0, 1])
     with pytest.raises(TypeError, match="scores_val: scores must be numeric"):
-        calibrate_thresholds(["a", "b"], [0, 1])
+        calibrate_thresholds(["a", "b"], labels_val=[0, 1])
     with pytest.raises(ValueError, match="labels_val: has 3 rows"):
-        calibrate_thresholds([0.1, 0.2], [0, 1, 1])
-    with pytest.raises(ValueError, match="labels_val"):
-        calibrate_thresholds([0.1, 0.2], [0, 2])
+        calibrate_thresholds([0.1, 0.2], labels_val=[0, 1, 1])
+    with pytest.raises(ValueError, match="labels_val: a 1-D score needs 1-D labels of exactly two"):
+        calibrate_thresholds([0.1, 0.2, 0.3], labels_val=[0, 2, 1])
+    # two numeric classes other than 0/1: the score is that of the second, as scikit-learn
+    assert calibrate_thresholds([0.1, 0.2], labels_val=[1, 2]).thresholds.index.tolist() == [2]
+    with pytest.raises(ValueError, match="labels_val: indicator values must be 0 or 1"):
+        calibrate_thresholds([[0.1, 0.2]], labels_val=[[0, 2]])
 
 
 # ------------------------------------------------------------------ sweeps
@@ -229,11 +230,26 @@ def test_sweep_errors_and_progress():
             biasamp.mals,
             thresholds=[0.5],
             groups_scores=man_score,
+            positive_group="nobody",
             groups_train=groups,
             tasks_train=tasks,
             tasks_pred=tasks,
         )
     assert "positive_group" in ERR_POSITIVE_GROUP
+    # without positive_group a 1-D score is the second group's in sorted order
+    kwargs = {"groups_train": groups, "tasks_train": tasks, "tasks_pred": tasks}
+    second = sorted(set(np.asarray(groups).tolist()))[1]
+    default = threshold_sweep(
+        biasamp.mals, thresholds=[0.3, 0.6], groups_scores=man_score, **kwargs
+    )
+    named = threshold_sweep(
+        biasamp.mals,
+        thresholds=[0.3, 0.6],
+        groups_scores=man_score,
+        positive_group=second,
+        **kwargs,
+    )
+    np.testing.assert_array_equal(default.table["value"], named.table["value"])
     with pytest.raises(ValueError, match="thresholds"):
         threshold_sweep(
             biasamp.mals,
@@ -330,7 +346,7 @@ def test_calibrating_an_over_predicting_gender_threshold_lowers_mals_on_coco():
         return 1 / (1 + np.exp(-logit))
 
     score_val, score_test = scorer(val, 0), scorer(test, 1)
-    cal = calibrate_thresholds(score_val, (val["gender"] == "man").astype(int))
+    cal = calibrate_thresholds(score_val, labels_val=(val["gender"] == "man").astype(int))
     threshold = float(cal.thresholds.iloc[0])
     assert threshold > 0.5
     share_man = (test["gender"] == "man").mean()
@@ -359,3 +375,54 @@ def test_calibrating_an_over_predicting_gender_threshold_lowers_mals_on_coco():
         tasks_pred=test[objects],
     )
     assert sweep.values == pytest.approx([at_half, at_calibrated])
+
+
+def test_calibration_one_d_score_with_class_labels():
+    scores = np.array([0.9, 0.2, 0.7, 0.4, 0.6])
+    labels = np.array(["w", "m", "w", "m", "m"])  # two "w": the second class in sorted order
+    cal = calibrate_thresholds(scores, labels_val=labels)
+    assert cal.thresholds.index.tolist() == ["w"]
+    assert cal.target_count.tolist() == [2] and cal.thresholds.iloc[0] == pytest.approx(0.65)
+    # the same as the 0/1 indicator of "w"
+    same = calibrate_thresholds(scores, labels_val=(labels == "w").astype(int))
+    assert same.thresholds.iloc[0] == cal.thresholds.iloc[0]
+    # positive_label="m": three "m" are the target
+    m = calibrate_thresholds(
+        1 - scores, labels_val=pd.Series(labels, dtype="category"), positive_label="m"
+    )
+    assert m.thresholds.index.tolist() == ["m"] and m.target_count.tolist() == [3]
+    with pytest.raises(ValueError, match="positive_label: 'x' is not one of the labels"):
+        calibrate_thresholds(scores, labels_val=labels, positive_label="x")
+    with pytest.raises(ValueError, match="exactly two classes"):
+        calibrate_thresholds(scores, labels_val=["a", "b", "c", "a", "b"])
+
+
+def test_calibration_positional_labels_is_deprecated():
+    scores, labels = [0.1, 0.9, 0.5, 0.7, 0.3], [0, 1, 0, 1, 0]
+    with pytest.deprecated_call(match="passing labels_val by position is deprecated"):
+        old = calibrate_thresholds(scores, labels)
+    assert (
+        old.thresholds.tolist()
+        == calibrate_thresholds(scores, labels_val=labels).thresholds.tolist()
+    )
+
+
+def test_sweep_one_d_task_score_for_a_binary_task():
+    groups = np.array(["m", "w", "m", "w", "m", "w", "w", "m"])
+    tasks = np.array(["cook", "cook", "ski", "ski", "cook", "cook", "ski", "ski"])
+    p_ski = np.array([0.2, 0.1, 0.8, 0.7, 0.6, 0.3, 0.9, 0.4])
+    grid = [0.25, 0.5, 0.75]
+    kw = {"direction": "A->T", "groups": groups, "tasks": tasks}
+    sweep = threshold_sweep(biasamp.directional, thresholds=grid, tasks_scores=p_ski, **kw)
+    by_hand = [
+        biasamp.directional(tasks_pred=np.where(p_ski > t, "ski", "cook"), **kw).value for t in grid
+    ]
+    np.testing.assert_allclose(sweep.table["value"], by_hand, rtol=0, atol=1e-12)
+    assert sweep.params["positive_label"] == "ski"
+    flipped = threshold_sweep(
+        biasamp.directional, thresholds=grid, tasks_scores=p_ski, positive_label="cook", **kw
+    )
+    by_hand = [
+        biasamp.directional(tasks_pred=np.where(p_ski > t, "cook", "ski"), **kw).value for t in grid
+    ]
+    np.testing.assert_allclose(flipped.table["value"], by_hand, rtol=0, atol=1e-12)

@@ -9,6 +9,7 @@ the registry, checks the cells and the ``--fail-above`` gates, and returns an
 from __future__ import annotations
 
 import argparse
+import warnings as python_warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
+from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
 from biasamp.metrics._mals import bias_score_matrix
-from biasamp.uncertainty._thresholds import threshold_sweep
+from biasamp.uncertainty._sweep import threshold_sweep
 
 from .arguments import Gate, layout_from_args
 from .calibrate import calibrate_from_files, check_threshold_labels, read_thresholds
@@ -25,6 +27,7 @@ from .group_scores import positive_group
 from .inputs import AuditData, Layout, load_audit
 from .metrics import (
     REGISTRY,
+    ROLE_HINTS,
     CombinationView,
     Settings,
     check_metric_inputs,
@@ -351,7 +354,9 @@ def _metric_keys(
                 continue
             missing = spec.missing(data)
             if missing:
-                skipped[spec.key] = "needs " + ", ".join(missing)
+                skipped[spec.key] = "needs " + "; ".join(
+                    dict.fromkeys(ROLE_HINTS.get(role, role) for role in missing)
+                )
             else:
                 keys.append(spec.key)
         if not keys:
@@ -361,6 +366,17 @@ def _metric_keys(
         if gate.key not in keys:
             raise ValueError(ERR_GATE_METRIC.format(key=gate.key, computed=", ".join(keys)))
     return keys, skipped
+
+
+def _single_group_warnings(splits: list[tuple[str, CountTable]]) -> list[str]:
+    """The library's one-group warning, for the streamed path (counted tables)."""
+    out = []
+    for name, table in splits:
+        totals = np.asarray(table.totals["groups"]) if "groups" in table.roles else None
+        if totals is not None and totals.shape[-1] == 1 and np.allclose(totals[..., 0], table.n):
+            arg = "groups_train" if name == "training" else "groups"
+            out.append(WARN_SINGLE_GROUP.format(arg=arg, name=table.group_names[0]))
+    return out
 
 
 def _metric_warnings(args: argparse.Namespace, results: dict[str, Any]) -> list[str]:
@@ -404,7 +420,11 @@ def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: 
     splits = [("evaluation", data.evaluation)]
     if data.train is not None:
         splits.append(("training", data.train))
-    warnings = table_cell_warnings(splits, min_cell=args.min_cell) + _metric_warnings(args, results)
+    warnings = (
+        _single_group_warnings(splits)
+        + table_cell_warnings(splits, min_cell=args.min_cell)
+        + _metric_warnings(args, results)
+    )
     gates = [Gate(g.key, g.bound, float(results[g.key].value)) for g in args.fail_above]
     return Audit(
         data=data,
@@ -446,8 +466,18 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
         check_threshold_labels(source, thresholds, data)
     settings = _settings(args, progress=progress)
     keys, skipped = _metric_keys(args, data)
-    results = {key: compute_metric(REGISTRY[key], data, settings) for key in keys}
-    warnings = cell_warnings(data, min_cell=args.min_cell) + _metric_warnings(args, results)
+    with python_warnings.catch_warnings(record=True) as caught:
+        python_warnings.simplefilter("always", LabelWarning)
+        results = {key: compute_metric(REGISTRY[key], data, settings) for key in keys}
+    label_notes = [str(w.message) for w in caught if issubclass(w.category, LabelWarning)]
+    for w in caught:
+        if not issubclass(w.category, LabelWarning):
+            python_warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    warnings = (
+        list(dict.fromkeys(label_notes))
+        + cell_warnings(data, min_cell=args.min_cell)
+        + _metric_warnings(args, results)
+    )
     gates = [Gate(g.key, g.bound, float(results[g.key].value)) for g in args.fail_above]
     return Audit(
         data=data,

@@ -39,7 +39,7 @@ from rich.text import Text
 from biasamp.output._atomic import atomic_output
 from biasamp.output._csv import unescape_cell, unescape_cells, write_csv
 from biasamp.output._targets import OutputTarget
-from biasamp.uncertainty._thresholds import ThresholdCalibration, calibrate_thresholds
+from biasamp.uncertainty._calibration import ThresholdCalibration, calibrate_thresholds
 
 from ._files import check_field_counts
 from .arguments import add_layout_arguments, check_command_outputs, console_for, layout_from_args
@@ -128,7 +128,7 @@ def calibrate_from_files(
             raise InputError(ERR_DUPLICATE_LABEL.format(file=data, label=name))
         seen.add(name)
     scores, truth = _score_frames(audit)
-    return calibrate_thresholds(scores, truth, ties=ties), audit
+    return calibrate_thresholds(scores, labels_val=truth, ties=ties), audit
 
 
 def write_thresholds(

@@ -18,7 +18,7 @@ from rich.table import Table
 from biasamp.metrics._directional import directional
 from biasamp.metrics._mals import bias_scores, mals
 from biasamp.results._base import PairwiseResult
-from biasamp.uncertainty._thresholds import calibrate_thresholds
+from biasamp.uncertainty._calibration import calibrate_thresholds
 
 from ..datasets import load_coco_gender
 
@@ -85,7 +85,7 @@ def run_demo(*, seed: int = 0) -> DemoResult:
     # images predicted "man" on the training split equals the true share there
     p_man_train = model.predict_proba(train[objects].to_numpy())[:, man_column]
     calibration = calibrate_thresholds(
-        p_man_train[:, None], (train["gender"].to_numpy() == "man")[:, None].astype(int)
+        p_man_train[:, None], labels_val=(train["gender"].to_numpy() == "man")[:, None].astype(int)
     )
     threshold = float(calibration.thresholds.iloc[0])
     p_man_test = model.predict_proba(test[objects].to_numpy())[:, man_column]
@@ -95,7 +95,7 @@ def run_demo(*, seed: int = 0) -> DemoResult:
     return DemoResult(
         t_to_a=t_to_a,
         mals=mals_result,
-        scores=bias_scores(train["gender"], train[objects]),
+        scores=bias_scores(train["gender"], tasks=train[objects]),
         accuracy=float(np.mean(gender_pred == test["gender"].to_numpy())),
         man_rate_true=float(np.mean(test["gender"].to_numpy() == "man")),
         man_rate_pred=float(np.mean(gender_pred == "man")),

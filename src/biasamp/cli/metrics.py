@@ -38,6 +38,7 @@ __all__ = [
     "MetricSpec",
     "PredictabilityView",
     "REGISTRY",
+    "ROLE_HINTS",
     "Settings",
     "check_metric_inputs",
     "compute_metric",
@@ -50,7 +51,7 @@ ERR_NO_BOOTSTRAP = (
     "--n-boot: the metric {key} has no bootstrap interval in this version of biasamp."
 )
 
-_ROLE_HINTS = {
+ROLE_HINTS = {
     "groups_pred": "predicted groups: --pred-prefix or --pred",
     "tasks_pred": "predicted tasks: --pred-prefix, --pred or --pred-tasks-long",
     "groups_train": "training ground truth: --train",
@@ -143,6 +144,8 @@ def _directional_arguments(direction: str) -> Callable[[AuditData, Settings], di
             **pred,
             **_train(data),
             **data.names(),
+            # the streamed path counts every row of the files; both paths must agree
+            "train_rows": "all",
         }
 
     return arguments
@@ -173,13 +176,14 @@ def _multi_directional_arguments(direction: str) -> Callable[[AuditData, Setting
             **pred,
             **_train(data),
             **data.names(),
+            "train_rows": "all",  # as directional in the command line (files: every row)
         }
 
     return arguments
 
 
 def _iteration_settings(settings: Settings) -> dict[str, Any]:
-    return {"n_iter": settings.n_iter, "ci_level": settings.ci, "random_state": settings.seed}
+    return {"n_iter": settings.n_iter, "ci": settings.ci, "random_state": settings.seed}
 
 
 def _dpa_arguments(direction: str) -> Callable[[AuditData, Settings], dict[str, Any]]:
@@ -423,7 +427,7 @@ def check_metric_inputs(spec: MetricSpec, data: Any) -> None:
     """Raise a usage error naming the inputs a metric needs that the audit lacks."""
     missing = spec.missing(data)
     if missing:
-        hints = "; ".join(dict.fromkeys(_ROLE_HINTS.get(r, r) for r in missing))
+        hints = "; ".join(dict.fromkeys(ROLE_HINTS.get(r, r) for r in missing))
         raise ValueError(
             ERR_METRIC_NEEDS.format(key=spec.key, missing=", ".join(missing), hint=hints)
         )

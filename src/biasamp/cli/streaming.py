@@ -527,6 +527,7 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
     else:
         direction = "A->T" if key == "directional-a2t" else "T->A"
         result = directional_from_counts(data.evaluation, direction=direction, train=data.train)
+        result.params["train_rows"] = "all"  # files are counted row by row, every row
 
         def compute(ev: CountTable, tr: CountTable | None) -> dict[str, np.ndarray]:
             return directional_arrays(ev, direction=direction, train=tr)

@@ -154,11 +154,21 @@ def label_matrices(
     task_names: Sequence[Any] | None = None,
     soft: bool = False,
     names_source: str | None = None,
+    positive_group: Any = None,
+    positive_label: Any = None,
 ) -> dict[str, LabelMatrix]:
     """Validate the label arrays of one split into one label space (see :meth:`CountTable.from_arrays`).
 
+    With ``soft``, a 1-D float prediction of a role with two labels is the
+    probability of the second label in sorted order, or of ``positive_group``
+    (``groups_pred``) / ``positive_label`` (``tasks_pred``).
+
     Returns a dict of role -> :class:`LabelMatrix` for the roles given.
     """
+    positives = {
+        "groups_pred": ("positive_group", positive_group),
+        "tasks_pred": ("positive_label", positive_label),
+    }
     arrays = {
         "groups": groups,
         "tasks": tasks,
@@ -174,12 +184,15 @@ def label_matrices(
         for role in roles:
             if arrays[role] is None:
                 continue
+            param, positive = positives.get(role, ("positive_label", None))
             matrices[role] = as_label_matrix(
                 arrays[role],
                 arg=role,
                 names=names,
                 source=source,
                 soft=soft and role.endswith("_pred"),
+                positive=positive,
+                positive_param=param,
             )
             if names is None:
                 names, source = matrices[role].names, role

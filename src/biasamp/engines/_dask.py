@@ -30,11 +30,11 @@ Rules
   counted separately, so their partitionings never need to agree.
 * **Label names of a Dask Series** (1-D labels) must be known before the
   partitions are counted, so every partition uses one label space. They are,
-  in order: ``group_names`` / ``task_names`` (or the training split's); the
-  known categories of a categorical Series; otherwise biasamp computes the
+  in order: ``group_names`` / ``task_names`` (or the training split's);
+  otherwise biasamp computes the
   distinct values once (one extra pass over that column) and sorts them, the
-  same rule as in memory. Use ``ddf["gender"].astype("category")`` with known
-  categories (``.cat.as_known()``) to skip that pass. A 2-D DataFrame's
+  same rule as in memory (categories that no row uses are not labels). Pass
+  ``group_names`` / ``task_names`` to skip that pass. A 2-D DataFrame's
   columns name its labels.
 * Empty partitions count as zero. An error inside a partition (unknown label,
   non-0/1 value, mismatched lengths) is re-raised with ``partition <i>:``.
@@ -196,10 +196,9 @@ def _names_task(x: Any, arg: str) -> Any:
         return tuple(x.columns)
     if isinstance(x, da.Array) and x.ndim == 2:
         return None  # positional indicator columns: names come from the other role or 0..k-1
-    if isinstance(x, dd.Series) and isinstance(x.dtype, pd.CategoricalDtype):
-        known = x if x.cat.known else x.cat.as_known()
-        return tuple(known.cat.categories)
     if isinstance(x, dd.Series):
+        # categoricals too: a declared category that no row uses is not a label
+        # (docs/counts.md), so the labels are the distinct values either way
         return x.drop_duplicates()
     if isinstance(x, da.Array):
         return da.unique(x)

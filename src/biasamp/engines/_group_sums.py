@@ -38,7 +38,7 @@ import pandas as pd
 
 from biasamp.counts._count_table import JOINT_KEYS, CountTable
 from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
-from biasamp.inputs._label_matrix import ERR_MISSING_LABEL, ERR_UNKNOWN_LABELS
+from biasamp.inputs._label_matrix import ERR_MISSING_LABEL_COUNT, ERR_UNKNOWN_LABELS
 from biasamp.inputs._roles import GROUP_ROLES, TASK_ROLES
 
 __all__ = ["group_sums_sql", "counts_from_group_sums", "group_sums_columns"]
@@ -215,7 +215,7 @@ def _key_vectors(
         if missing.any():
             raise ValueError(
                 _where(frame, missing)
-                + ERR_MISSING_LABEL.format(
+                + ERR_MISSING_LABEL_COUNT.format(
                     arg=rc.role, count=int(frame.loc[missing, "n_rows"].sum())
                 )
             )

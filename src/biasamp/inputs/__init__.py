@@ -9,15 +9,23 @@ engine is registered by :mod:`biasamp.engines`.
 
 from biasamp.inputs._collections import collection_kind, counter_for, register_counter
 from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
-from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, as_sample_weight
+from biasamp.inputs._containers import to_native_numpy
+from biasamp.inputs._label_matrix import (
+    LabelMatrix,
+    LabelWarning,
+    as_label_matrix,
+    as_sample_weight,
+)
 
 __all__ = [
     "ColumnRoles",
     "LabelMatrix",
+    "LabelWarning",
     "RoleColumns",
     "as_label_matrix",
     "as_sample_weight",
     "collection_kind",
     "counter_for",
     "register_counter",
+    "to_native_numpy",
 ]

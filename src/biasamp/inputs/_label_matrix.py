@@ -3,32 +3,45 @@
 Every metric in biasamp takes its label arrays by role (``groups``, ``tasks``,
 ``groups_pred``, ``tasks_pred``, ``groups_train``, ``tasks_train``). This module
 turns each of them into a :class:`LabelMatrix`: an ``(n, k)`` float matrix with
-one column per label and the label names in column order.
+one column per label and the label names in column order. The container itself
+(pandas, polars, pyarrow, torch, ...) is read by :mod:`biasamp.inputs._containers`.
 
 Accepted forms
 --------------
-* 1-D labels, one per instance: a list, numpy array, pandas Series or
-  pandas Categorical of strings or integers. The result is one-hot.
-* 2-D 0/1 indicators ``(n, k)``: numpy array, pandas DataFrame (the column
-  names become the label names) or any scipy.sparse matrix. A row may be all
-  zeros: that instance belongs to no label of this role.
+* 1-D labels, one per instance, of any type that sorts (strings, integers,
+  booleans; categoricals and enums). The result is one-hot.
+* 2-D 0/1 indicators ``(n, k)``: an array, a dataframe (the column names
+  become the label names) or any scipy.sparse matrix. A row may be all zeros:
+  that instance belongs to no label of this role.
+* With ``soft=True`` (predictions only): probabilities in [0, 1] of shape
+  ``(n, k)``, or, for a role with two labels, a 1-D score: the probability of
+  the *second* label in sorted order (scikit-learn's ``classes_[1]``), or of
+  ``positive`` when given. ``p`` and ``[1 - p, p]`` give identical results.
 
-Label-set rule
---------------
-The *canonical* names of a role come from the first split that fixes them: the
-training split when it is given, otherwise the evaluation ground truth, or the
-``group_names`` / ``task_names`` a caller passes. Every other split must use
-the same names: a 1-D label outside the canonical set, or a DataFrame whose
-columns are not exactly the canonical set, raises ``ValueError``. A plain
-2-D array has no names; it must have as many columns as the canonical set and
-its columns are taken in that order. Canonical labels that never occur in a
-split are fine (their counts are zero).
+Label-set rule (``docs/counts.md``)
+-----------------------------------
+* The labels of a 1-D argument are the values that **occur** in it, sorted.
+  Categories a ``Categorical`` / polars ``Enum`` / Arrow dictionary declares
+  but no row uses are dropped: the result is the one of the same data without
+  them. Name a label in ``group_names`` / ``task_names`` to keep it.
+* The *canonical* names of a role come from the first split that fixes them:
+  the ``group_names`` / ``task_names`` a caller passes, else the training
+  split, else the evaluation ground truth. Every other split must use the same
+  names: a 1-D label outside the canonical set, or a DataFrame whose columns
+  are not exactly the canonical set, raises ``ValueError``. A plain 2-D array
+  has no names; it must have as many columns as the canonical set and its
+  columns are taken in that order. Canonical labels that never occur in a
+  later split are fine (their counts are zero).
+* Missing values raise ``ValueError`` naming the argument and the first row.
+* A 1-D group argument with a single label, and an empty-string label, give a
+  :class:`LabelWarning` that says what happened.
 
 All messages are module constants so that tests can match them.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,8 +50,19 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp.inputs._containers import (
+    ERR_MISSING_LABEL,
+    ERR_MISSING_VALUE,
+    ERR_TYPE,
+    to_native_numpy,
+)
+
 __all__ = [
+    "ERR_MISSING_LABEL",
+    "ERR_MISSING_VALUE",
+    "ERR_TYPE",
     "LabelMatrix",
+    "LabelWarning",
     "as_label_matrix",
     "as_sample_weight",
     "check_same_length",
@@ -49,7 +73,8 @@ ERR_NDIM = "{arg}: expected a 1-D array of labels or a 2-D indicator matrix, got
 ERR_EMPTY = "{arg}: the split is empty (0 rows)."
 ERR_NO_COLUMNS = "{arg}: the indicator matrix has no columns."
 ERR_NAN = "{arg}: contains NaN or infinite values ({count} entries)."
-ERR_MISSING_LABEL = "{arg}: contains {count} missing labels (None or NaN)."
+#: missing labels counted by an aggregating engine (no row positions there)
+ERR_MISSING_LABEL_COUNT = "{arg}: contains {count} missing labels (None or NaN)."
 ERR_NON_BINARY = (
     "{arg}: indicator values must be 0 or 1; found {examples}. "
     "Pass soft=True to use probabilities in [0, 1] for predictions."
@@ -73,8 +98,22 @@ ERR_LENGTH = (
 ERR_WEIGHT_NEGATIVE = "{arg}: weights must be non-negative; found {count} negative values."
 ERR_WEIGHT_SHAPE = "{arg}: expected a 1-D array of length {n}, got shape {shape}."
 ERR_EMPTY_SPLIT = "{arg}: the split is empty (its rows have total weight 0)."
-ERR_TYPE = (
-    "{arg}: unsupported type {type_name}; pass a numpy array, pandas object or scipy.sparse matrix."
+ERR_SCORES_NO_NAMES = (
+    "{arg}: a 1-D score needs the label set of its role (exactly two labels, the score being "
+    "the probability of the second in sorted order); pass the ground truth or {kind}_names=."
+)
+ERR_SCORES_K = (
+    "{arg}: a 1-D score is the probability of one of exactly two labels, but there are "
+    "{k} labels {names}; pass an (n, {k}) matrix of probabilities."
+)
+ERR_POSITIVE = "{param}: {got!r} is not one of the labels {names}."
+WARN_SINGLE_GROUP = (
+    "{arg}: every row is in the single group {name!r}, so every bias amplification "
+    "metric is 0 or undefined; pass at least two groups (or name the others in group_names=)."
+)
+WARN_EMPTY_LABEL = (
+    "{arg}: the empty string '' is used as a label ({count} row(s), the first at row {row}); "
+    "it is counted as a label of its own. If it marks a missing value, drop those rows."
 )
 ERR_NON_NUMERIC = "{arg}: a 2-D indicator matrix must be numeric, got dtype {dtype}."
 ERR_UNHASHABLE = (
@@ -84,6 +123,10 @@ ERR_UNHASHABLE = (
 )
 
 _MAX_EXAMPLES = 5
+
+
+class LabelWarning(UserWarning):
+    """A label argument is legal but probably not what was meant (one group, ``''``)."""
 
 
 def _examples(values: Sequence[Any]) -> str:
@@ -130,26 +173,13 @@ class LabelMatrix:
         return LabelMatrix(self.values[rows], self.names, self.arg, self.soft)
 
 
-def _plain_names(names: Sequence[Any]) -> tuple[Any, ...]:
+def _plain_names(names: Sequence[Any] | np.ndarray) -> tuple[Any, ...]:
     """Label names as plain Python scalars (``np.str_('a')`` becomes ``'a'``)."""
     return tuple(v.item() if isinstance(v, np.generic) else v for v in names)
 
 
 def _names_source(source: str | None) -> str:
     return f"(from {source})" if source else ""
-
-
-def _to_numpy_1d(x: Any, arg: str) -> tuple[np.ndarray, tuple[Any, ...] | None]:
-    """A 1-D input as an object/numeric array, plus the categories of a Categorical."""
-    categories = None
-    if isinstance(x, pd.Series) and isinstance(x.dtype, pd.CategoricalDtype):
-        categories = tuple(x.cat.categories)
-        x = x.astype(object)
-    elif isinstance(x, pd.Categorical):
-        categories = tuple(x.categories)
-        x = np.asarray(x, dtype=object)
-    arr = np.asarray(x)
-    return arr, categories
 
 
 def _factorize(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -175,33 +205,57 @@ def _factorize(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(codes), np.asarray(uniques, dtype=object)
 
 
+def _sorted_names(uniques: np.ndarray) -> tuple[Any, ...]:
+    names = _plain_names(uniques)
+    try:
+        return tuple(sorted(names))
+    except TypeError:  # mixed types: keep first-seen order
+        return names
+
+
+def _integral_floats(arr: np.ndarray) -> np.ndarray:
+    """Float labels that are all whole numbers (a float tensor of 0/1) as int64."""
+    if (
+        arr.dtype.kind == "f"
+        and arr.size
+        and np.all(np.isfinite(arr))
+        and np.all(arr == np.round(arr))
+    ):
+        if np.all(np.abs(arr) < 2**53):
+            return arr.astype(np.int64)
+    return arr
+
+
 def _encode_1d(
     arr: np.ndarray,
     arg: str,
     names: Sequence[Any] | None,
-    categories: tuple[Any, ...] | None,
     source: str | None,
 ) -> tuple[sp.csr_matrix, tuple[Any, ...]]:
-    if arr.dtype.kind == "f":
-        missing = ~np.isfinite(arr)
-        if missing.any():
-            raise ValueError(ERR_MISSING_LABEL.format(arg=arg, count=int(missing.sum())))
+    arr = _integral_floats(arr)
     try:
         codes, uniques = _factorize(arr)
     except TypeError as exc:  # lists or sets as labels: multi-label data in one column
         raise TypeError(ERR_UNHASHABLE.format(arg=arg, error=exc)) from exc
     missing = codes < 0
     if missing.any():
-        raise ValueError(ERR_MISSING_LABEL.format(arg=arg, count=int(missing.sum())))
+        raise ValueError(
+            ERR_MISSING_LABEL.format(
+                arg=arg, count=int(missing.sum()), row=int(np.flatnonzero(missing)[0])
+            )
+        )
+    observed = _plain_names(uniques)
+    if "" in observed:
+        empty = codes == observed.index("")
+        warnings.warn(
+            WARN_EMPTY_LABEL.format(
+                arg=arg, count=int(empty.sum()), row=int(np.flatnonzero(empty)[0])
+            ),
+            LabelWarning,
+            stacklevel=4,
+        )
     if names is None:
-        if categories is not None:
-            names = categories
-        else:
-            names = _plain_names(uniques)
-            try:
-                names = tuple(sorted(names))
-            except TypeError:  # mixed types: keep first-seen order
-                pass
+        names = _sorted_names(uniques)
     names = _plain_names(names)
     index = pd.Index(names)
     if not index.is_unique:
@@ -231,10 +285,72 @@ def _encode_1d(
     return matrix, names
 
 
-def _check_values(data: np.ndarray, arg: str, soft: bool) -> None:
+def _is_score_vector(arr: np.ndarray, names: Sequence[Any] | None, positive: Any) -> bool:
+    """Whether a 1-D ``soft`` prediction is a score vector rather than labels."""
+    if arr.dtype.kind != "f":
+        return False
+    if positive is not None or names is None:
+        return True
+    uniques = pd.unique(arr)
+    return not set(_plain_names(uniques)) <= set(_plain_names(tuple(names)))
+
+
+def _positive_column(names: tuple[Any, ...], positive: Any, positive_param: str) -> int:
+    if positive is None:
+        return len(names) - 1
+    plain = _plain_names((positive,))[0]
+    if plain not in names:
+        raise ValueError(ERR_POSITIVE.format(param=positive_param, got=positive, names=list(names)))
+    return names.index(plain)
+
+
+def scores_1d_matrix(
+    p: np.ndarray,
+    *,
+    arg: str,
+    names: Sequence[Any] | None,
+    positive: Any = None,
+    positive_param: str = "positive_label",
+) -> tuple[np.ndarray, tuple[Any, ...]]:
+    """A 1-D score as the ``(n, k)`` probability matrix of a role with ``k <= 2`` labels.
+
+    ``p`` is the probability of the second label in sorted order (``classes_[1]``),
+    or of ``positive``; the other column is ``1 - p``.
+    """
+    kind = "group" if arg.startswith("group") else "task"
+    if names is None:
+        raise ValueError(ERR_SCORES_NO_NAMES.format(arg=arg, kind=kind))
+    names = _plain_names(tuple(names))
+    if len(names) > 2:
+        raise ValueError(ERR_SCORES_K.format(arg=arg, k=len(names), names=list(names)))
+    p = np.asarray(p, dtype=np.float64)
+    _check_values(p, arg, True)
+    col = _positive_column(names, positive, positive_param)
+    if len(names) == 1:
+        return p[:, None], names
+    out = np.empty((p.shape[0], 2), dtype=np.float64)
+    out[:, col] = p
+    out[:, 1 - col] = 1.0 - p
+    return out, names
+
+
+def _check_values(
+    data: np.ndarray, arg: str, soft: bool, columns: Sequence[Any] | None = None
+) -> None:
     """Raise unless every entry of ``data`` is finite and 0/1 (or in [0, 1] when soft)."""
     finite = np.isfinite(data)
     if not finite.all():
+        nan = np.isnan(data)
+        if data.ndim == 2 and nan.any():
+            row, col = (int(i[0]) for i in np.nonzero(nan))
+            raise ValueError(
+                ERR_MISSING_VALUE.format(
+                    arg=arg,
+                    count=int(nan.sum()),
+                    row=row,
+                    column=columns[col] if columns is not None else col,
+                )
+            )
         raise ValueError(ERR_NAN.format(arg=arg, count=int((~finite).sum())))
     if soft:
         if data.size and (data.min() < 0 or data.max() > 1):
@@ -295,13 +411,15 @@ def as_label_matrix(
     names: Sequence[Any] | None = None,
     source: str | None = None,
     soft: bool = False,
+    positive: Any = None,
+    positive_param: str = "positive_label",
 ) -> LabelMatrix:
     """Validate one label argument and return it as a :class:`LabelMatrix`.
 
     Parameters
     ----------
-    x : array-like of shape (n,) or (n, k), DataFrame, or scipy.sparse matrix
-        The labels of one role.
+    x : array-like of shape (n,) or (n, k), dataframe, tensor or scipy.sparse matrix
+        The labels of one role, in any container of :mod:`biasamp.inputs._containers`.
     arg : str
         The argument name, used in error messages.
     names : sequence, optional
@@ -309,42 +427,56 @@ def as_label_matrix(
     source : str, optional
         Where the canonical names came from, for error messages.
     soft : bool, default False
-        Accept probabilities in [0, 1] in a 2-D matrix instead of 0/1.
+        Accept probabilities in [0, 1] instead of 0/1, and a 1-D float score
+        for a role with two labels (the probability of the second label).
+    positive : label, optional
+        With ``soft``, the label a 1-D score is the probability of
+        (default: the second label in sorted order).
+    positive_param : str, default "positive_label"
+        The keyword ``positive`` came from, for error messages.
 
     Returns
     -------
     LabelMatrix
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from biasamp.inputs import as_label_matrix
+    >>> m = as_label_matrix(pd.Categorical(["w", "m"], categories=["m", "w", "x"]), arg="groups")
+    >>> m.names
+    ('m', 'w')
+    >>> as_label_matrix([0.2, 0.9], arg="groups_pred", names=("m", "w"), soft=True).dense()
+    array([[0.8, 0.2],
+           [0.1, 0.9]])
     """
-    if isinstance(x, LabelMatrix):
-        x = x.values
-    columns: tuple[Any, ...] | None = None
+    label_columns: tuple[Any, ...] | None = None
+    if isinstance(x, LabelMatrix):  # already validated: keep its names
+        label_columns, soft, x = x.names, soft or x.soft, x.values
+    native = to_native_numpy(x, arg=arg)
+    columns = native.columns if label_columns is None else label_columns
+    x = native.values
+    values: np.ndarray | sp.csr_matrix
     if sp.issparse(x):
-        if x.ndim != 2:
-            raise ValueError(ERR_NDIM.format(arg=arg, ndim=x.ndim))
-        values: np.ndarray | sp.csr_matrix = sp.csr_matrix(x, dtype=np.float64)
-        values.sum_duplicates()
-        _check_values(values.data, arg, soft)
-        values.eliminate_zeros()
-    elif isinstance(x, pd.DataFrame):
-        columns = tuple(x.columns)
-        all_bool = len(x.columns) > 0 and all(dt == np.bool_ for dt in x.dtypes)
-        try:
-            values = x.to_numpy(dtype=np.float64, na_value=np.nan)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=list(x.dtypes.unique()))) from exc
-        if not all_bool:  # numpy bool columns are 0/1 by construction
-            _check_values(values, arg, soft)
+        raw: Any = x
+        if raw.ndim != 2:
+            raise ValueError(ERR_NDIM.format(arg=arg, ndim=raw.ndim))
+        csr: sp.csr_matrix = sp.csr_matrix(raw, dtype=np.float64)
+        csr.sum_duplicates()
+        _check_values(np.asarray(csr.data), arg, soft)
+        csr.eliminate_zeros()
+        values = csr
     else:
-        if isinstance(x, (pd.Series, pd.Categorical, pd.Index)):
-            arr, categories = _to_numpy_1d(x, arg)
-        elif isinstance(x, (np.ndarray, list, tuple)):
-            arr, categories = np.asarray(x), None
-        else:
-            raise TypeError(ERR_TYPE.format(arg=arg, type_name=type(x).__name__))
+        arr = np.asarray(x)
         if arr.ndim == 1:
             if arr.shape[0] == 0:
                 raise ValueError(ERR_EMPTY.format(arg=arg))
-            matrix, label_names = _encode_1d(arr, arg, names, categories, source)
+            if soft and _is_score_vector(arr, names, positive):
+                scores, label_names = scores_1d_matrix(
+                    arr, arg=arg, names=names, positive=positive, positive_param=positive_param
+                )
+                return LabelMatrix(scores, label_names, arg, soft=True)
+            matrix, label_names = _encode_1d(arr, arg, names, source)
             return LabelMatrix(matrix, label_names, arg, soft=False)
         if arr.ndim != 2:
             raise ValueError(ERR_NDIM.format(arg=arg, ndim=arr.ndim))
@@ -356,7 +488,7 @@ def as_label_matrix(
         except (TypeError, ValueError) as exc:
             raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=arr.dtype)) from exc
         if arr.dtype != np.bool_:  # bool arrays are 0/1 by construction
-            _check_values(values, arg, soft)
+            _check_values(values, arg, soft, columns)
     if values.shape[0] == 0:
         raise ValueError(ERR_EMPTY.format(arg=arg))
     if values.shape[1] == 0:

@@ -23,9 +23,13 @@ Choices where the paper and the reference code differ (see ``docs/metrics/direct
   the pair out of the mean, like the reference's ``nanmean``; the number left
   out is ``result.n_empty`` and those rows of ``by_pair`` have ``empty=True``.
   ``empty="error"`` raises instead. If every pair is empty, it raises.
-* **Training rows**: every training row counts in ``n``, including rows that
-  belong to no group (a 2-D group row of zeros), as in the reference's array
-  version. Filter rows first if you want only rows with a group.
+* **Training rows** (``train_rows``): the released reference code first drops
+  the rows of the sign split that carry no label, then computes ``y_at`` on the
+  rest. ``"labelled"`` (default) keeps rows with a group or a task (what the
+  reference's comment says); ``"with_task"`` keeps rows with a task (what its
+  line does: the union repeats the task test); ``"all"`` keeps every row.
+  With 1-D groups every row has a group, so ``"labelled"`` equals ``"all"``.
+  A ``counts_train`` table is taken as given.
 * **No training side**: the signs come from the evaluation ground truth, as
   the reference code does.
 """
@@ -44,7 +48,13 @@ from biasamp.metrics._bootstrap import (
     check_bootstrap_args,
     interval_from_streamed_tables,
 )
-from biasamp.metrics._splits import count_training_split, evaluation_split
+from biasamp.metrics._splits import (
+    check_train_rows,
+    count_kept_rows,
+    count_training_split,
+    evaluation_split,
+    select_training_rows,
+)
 from biasamp.results._base import PairwiseResult, pair_frame
 
 __all__ = ["directional", "directional_from_counts", "normalize_direction"]
@@ -278,8 +288,11 @@ def directional(
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
     soft: bool = False,
+    positive_group: Any = None,
+    positive_label: Any = None,
     tie_rule: str = "zero",
     empty: str = "exclude",
+    train_rows: str = "labelled",
     n_boot: int | None = None,
     ci: float = 0.95,
     random_state: Any = None,
@@ -314,12 +327,23 @@ def directional(
         Canonical label names when there is no training side.
     soft : bool, default False
         Accept probabilities as predictions.
+        A 1-D score for a role with two labels is the probability of the
+        second label in sorted order (scikit-learn's ``classes_[1]``);
+        ``p`` and ``[1 - p, p]`` give identical results.
+    positive_group, positive_label : label, optional
+        With ``soft``, the group (``groups_pred``) or task (``tasks_pred``) a
+        1-D score is the probability of, instead of the second label.
     tie_rule : {"zero", "paper"}, default "zero"
         How a pair with no training correlation counts (module docs).
     empty : {"exclude", "error"}, default "exclude"
         What happens to pairs whose conditioning set is empty (module docs).
         In bootstrap replicates, pairs empty in a replicate are always left
         out of that replicate's mean.
+    train_rows : {"labelled", "with_task", "all"}, default "labelled"
+        Which rows of the split that fixes the signs ``y_at`` (training, or
+        the evaluation ground truth without one) count: rows with a group or a
+        task (the reference code), rows with a task (the reference's line read
+        literally), or every row (module docs, ``docs/metrics/directional.md``).
     n_boot : int, optional
         Number of bootstrap replicates; ``None`` (default) computes no interval.
     ci : float, default 0.95
@@ -363,6 +387,15 @@ def directional(
     >>> round(result.value, 4)
     0.3333
     """
+    check_train_rows(train_rows)
+    groups_train, tasks_train, sample_weight_train = select_training_rows(
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        sample_weight_train=sample_weight_train,
+        group_names=group_names,
+        task_names=task_names,
+        train_rows=train_rows,
+    )
     train = count_training_split(
         groups_train=groups_train,
         tasks_train=tasks_train,
@@ -395,10 +428,27 @@ def directional(
         group_names=group_names,
         task_names=task_names,
         soft=soft,
+        positive_group=positive_group,
+        positive_label=positive_label,
     )
+    signs = train
+    if train is None and train_rows != "all" and split.matrices is not None:
+        # no training side: the evaluation ground truth fixes the signs, on its kept rows
+        kept = count_kept_rows(
+            {role: split.matrices[role] for role in ("groups", "tasks")},
+            sample_weight=sample_weight,
+            train_rows=train_rows,
+            arg="groups",
+        )
+        if float(kept.n) != float(split.table.n):
+            signs = kept
     result = directional_from_counts(
-        split.table, direction=direction, train=train, tie_rule=tie_rule, empty=empty
+        split.table, direction=direction, train=signs, tie_rule=tie_rule, empty=empty
     )
+    result.params["train_rows"] = train_rows
+    if signs is not None and train is None:
+        result.params["signs_from"] = "evaluation"
+        result.n_train = None
     if n_boot is None:
         return result
     return bootstrap_pairwise(
@@ -415,7 +465,7 @@ def directional(
         resample_train=resample_train,
         progress=progress,
         sample_weight=sample_weight,
-        train=train,
+        train=signs,
         groups_train=groups_train,
         tasks_train=tasks_train,
         sample_weight_train=sample_weight_train,

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp._deprecation import UNSET, positional_keywords
 from biasamp.counts._count_table import CountTable
 from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT
 from biasamp.metrics._bootstrap import (
@@ -44,6 +45,7 @@ __all__ = ["bias_scores", "mals", "mals_from_counts"]
 
 ERR_MARGIN = "margin: expected a number in [0, 1], got {got!r}."
 ERR_MALS_TRAIN = "mals needs the training side: groups_train and tasks_train, or counts_train."
+ERR_BIAS_SCORES_TASKS = "bias_scores: missing the keyword argument tasks=."
 ERR_EMPTY_TASKS = "empty: expected 'drop', 'nan' or 'error', got {got!r}."
 ERR_EMPTY_TASK_ROWS = (
     "{count} task(s) never co-occur with any group, so their bias score is undefined: {examples}. "
@@ -169,6 +171,8 @@ def mals(
     tasks_train: Any = None,
     groups_pred: Any,
     tasks_pred: Any,
+    groups: Any = None,
+    tasks: Any = None,
     margin: float = 0.05,
     counts_train: CountTable | pd.DataFrame | None = None,
     sample_weight: Any = None,
@@ -176,6 +180,8 @@ def mals(
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
     soft: bool = False,
+    positive_group: Any = None,
+    positive_label: Any = None,
     n_boot: int | None = None,
     ci: float = 0.95,
     random_state: Any = None,
@@ -191,6 +197,11 @@ def mals(
         Training ground truth; fixes ``b*`` and the label names.
     groups_pred, tasks_pred : array-like of shape (n,) or (n, k)
         The model's predicted groups and tasks on the evaluation rows.
+    groups, tasks : array-like of shape (n,) or (n, k), optional
+        Evaluation ground truth, as :func:`biasamp.multi_mals` takes it:
+        validated against the label space and the prediction rows; BiasAmp_MALS
+        itself compares predictions with training only, so they do not change
+        the value.
     margin : float, default 0.05
         Tolerance for ``violations``.
     counts_train : CountTable or DataFrame, optional
@@ -203,6 +214,12 @@ def mals(
         Canonical label names (otherwise the training split fixes them).
     soft : bool, default False
         Accept predicted probabilities (expected counts).
+        A 1-D score for a role with two labels is the probability of the
+        second label in sorted order (scikit-learn's ``classes_[1]``);
+        ``p`` and ``[1 - p, p]`` give identical results.
+    positive_group, positive_label : label, optional
+        With ``soft``, the group (``groups_pred``) or task (``tasks_pred``) a
+        1-D score is the probability of, instead of the second label.
     n_boot : int, optional
         Number of bootstrap replicates; ``None`` (default) computes no interval.
     ci : float, default 0.95
@@ -260,10 +277,14 @@ def mals(
         )
     split = evaluation_split(
         train=train,
+        groups=groups,
+        tasks=tasks,
         groups_pred=groups_pred,
         tasks_pred=tasks_pred,
         sample_weight=sample_weight,
         soft=soft,
+        positive_group=positive_group,
+        positive_label=positive_label,
     )
     result = mals_from_counts(train, split.table, margin=margin)
     if n_boot is None:
@@ -289,8 +310,8 @@ def mals(
 
 def bias_scores(
     groups: Any,
-    tasks: Any,
-    *,
+    *args: Any,
+    tasks: Any = UNSET,
     sample_weight: Any = None,
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
@@ -302,6 +323,7 @@ def bias_scores(
     ----------
     groups : array-like of shape (n,) or (n, |G|)
     tasks : array-like of shape (n,) or (n, |T|), DataFrame or scipy.sparse
+        Keyword-only (passing it by position is deprecated).
     sample_weight : array-like of shape (n,), optional
     group_names, task_names : sequence, optional
         Canonical label names.
@@ -317,12 +339,15 @@ def bias_scores(
     Examples
     --------
     >>> from biasamp import bias_scores
-    >>> bias_scores(["m", "w", "w", "m"], ["cook", "cook", "cook", "ski"])  # doctest: +NORMALIZE_WHITESPACE
+    >>> bias_scores(["m", "w", "w", "m"], tasks=["cook", "cook", "cook", "ski"])  # doctest: +NORMALIZE_WHITESPACE
     group         m         w
     task
     cook   0.333333  0.666667
     ski    1.000000  0.000000
     """
+    tasks = positional_keywords("bias_scores", args, ("tasks",), {"tasks": tasks})["tasks"]
+    if tasks is UNSET:
+        raise TypeError(ERR_BIAS_SCORES_TASKS)
     if empty not in ("drop", "nan", "error"):
         raise ValueError(ERR_EMPTY_TASKS.format(got=empty))
     table = CountTable.from_arrays(

@@ -72,6 +72,7 @@ from biasamp.metrics._directional import (
     normalize_direction,
 )
 from biasamp.metrics._mals import mals_arrays
+from biasamp.metrics._splits import select_training_rows
 from biasamp.results._multi_attribute import MultiAttributeResult
 
 __all__ = [
@@ -511,7 +512,9 @@ def multi_directional_from_counts(
         empty=empty,
         baseline=baseline,
     )
-    return _streamed_interval(result, compute, evaluation, ci=ci)
+    result = _streamed_interval(result, compute, evaluation, ci=ci)
+    result.direction = _reported_direction(direction)
+    return result
 
 
 def _multi_directional(
@@ -982,6 +985,7 @@ def multi_directional(
     tie_rule: str = "zero",
     empty: str = "exclude",
     baseline: str = "evaluation",
+    train_rows: str = "labelled",
     sample_weight: Any = None,
     sample_weight_train: Any = None,
     group_names: Sequence[Any] | None = None,
@@ -1018,6 +1022,10 @@ def multi_directional(
         Where ``P(m | g)`` / ``P(g | m)`` of ``Delta`` come from: the evaluation
         ground truth (reference code, BiasAmp->) or the training split (the
         paper's formula read literally).
+    train_rows : {"labelled", "with_task", "all"}, default "labelled"
+        Which training rows count: rows with a group or a task (default, as the
+        reference code's ``keep_indices``), rows with a task, or every row (see
+        :func:`biasamp.directional`).
     sample_weight, sample_weight_train, group_names, task_names
         As in :func:`biasamp.directional`.
     n_boot, ci, random_state, bootstrap
@@ -1046,10 +1054,11 @@ def multi_directional(
     ...     tasks_pred=np.array([[1, 1], [1, 1], [1, 0], [1, 0]]),
     ...     combinations="subsets", min_size=2)
     >>> result.direction, round(result.value, 2)
-    ('A->T', 0.2)
+    ('G->M', 0.2)
     """
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
+    reported = _reported_direction(direction)
     direction = normalize_direction(direction)
     if baseline not in ("evaluation", "train"):
         raise ValueError(ERR_BASELINE.format(got=baseline))
@@ -1058,6 +1067,14 @@ def multi_directional(
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="tasks_pred"))
     if direction == "T->A" and groups_pred is None:
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="groups_pred"))
+    groups_train, tasks_train, sample_weight_train = select_training_rows(
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        sample_weight_train=sample_weight_train,
+        group_names=group_names,
+        task_names=task_names,
+        train_rows=train_rows,
+    )
     train, evaluation, eval_m, weights = _tables(
         groups_train=groups_train,
         tasks_train=tasks_train,
@@ -1083,7 +1100,7 @@ def multi_directional(
         baseline=baseline,
     )
     result, replicate_values = _multi_directional(train, evaluation, **options)
-    return _bootstrap(
+    result = _bootstrap(
         result,
         replicate_values,
         eval_m,
@@ -1093,3 +1110,16 @@ def multi_directional(
         random_state=random_state,
         bootstrap=bootstrap,
     )
+    result.direction = reported
+    result.params["train_rows"] = train_rows
+    return result
+
+
+def _reported_direction(direction: str) -> str:
+    """The direction as the user spelt its family: ``"G->M"`` / ``"M->G"`` for the
+    paper's names, else ``"A->T"`` / ``"T->A"``."""
+    canonical = normalize_direction(direction)
+    key = str(direction).strip().upper().replace("→", "->").replace(" ", "")
+    if "M" in key:  # the paper's G->M / M->G
+        return "G->M" if canonical == "A->T" else "M->G"
+    return canonical

@@ -6,6 +6,7 @@ for the rule); the evaluation split is validated against them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,13 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable, label_matrices
 from biasamp.inputs._collections import any_dask_collection
-from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT, LabelMatrix
+from biasamp.inputs._label_matrix import (
+    ERR_EMPTY_SPLIT,
+    WARN_SINGLE_GROUP,
+    LabelMatrix,
+    LabelWarning,
+    as_sample_weight,
+)
 
 __all__ = [
     "EvaluationSplit",
@@ -33,6 +40,11 @@ ERR_COUNTS_TYPE = (
     "counts_train: expected a CountTable or a DataFrame of tasks x groups counts, got {type_name}."
 )
 ERR_COUNTS_NAMES = "counts_train: its {kind} names {got} differ from {kind}_names {expected}."
+ERR_TRAIN_ROWS = "train_rows: expected 'labelled', 'with_task' or 'all', got {got!r}."
+ERR_TRAIN_ROWS_EMPTY = "train_rows={rule!r} keeps none of the {n} rows of {arg}: no row has {what}."
+
+#: Which rows of the split that fixes the signs ``y_at`` count (docs/metrics/directional.md).
+TRAIN_ROWS = ("labelled", "with_task", "all")
 
 _TRAIN_SOURCE = "the training split"
 
@@ -41,6 +53,88 @@ def check_not_empty(table: CountTable, arg: str) -> None:
     """Raise ``ValueError`` when a split's total weight is zero."""
     if np.any(np.asarray(table.n) <= 0):
         raise ValueError(ERR_EMPTY_SPLIT.format(arg=arg))
+
+
+def warn_single_group(table: CountTable, arg: str) -> None:
+    """Warn (:class:`~biasamp.inputs.LabelWarning`) when every row of a split is in one group."""
+    if "groups" not in table.roles or len(table.group_names) != 1:
+        return
+    totals = np.asarray(table.totals["groups"])[..., 0]
+    if np.allclose(totals, np.asarray(table.n)):
+        warnings.warn(
+            WARN_SINGLE_GROUP.format(arg=arg, name=table.group_names[0]),
+            LabelWarning,
+            stacklevel=4,
+        )
+
+
+def check_train_rows(train_rows: Any) -> str:
+    """Validate ``train_rows`` (one of :data:`TRAIN_ROWS`)."""
+    if train_rows not in TRAIN_ROWS:
+        raise ValueError(ERR_TRAIN_ROWS.format(got=train_rows))
+    return str(train_rows)
+
+
+def _has_label(matrix: LabelMatrix) -> np.ndarray:
+    return np.asarray(matrix.values.sum(axis=1)).ravel() > 0
+
+
+def kept_training_rows(
+    groups: LabelMatrix, tasks: LabelMatrix, train_rows: str, *, arg: str = "groups_train"
+) -> np.ndarray | None:
+    """The rows ``train_rows`` keeps (a boolean mask), or ``None`` when it keeps every row.
+
+    ``"labelled"``: rows with a group or a task; ``"with_task"``: rows with a
+    task; ``"all"``: every row.
+    """
+    if train_rows == "all":
+        return None
+    keep = _has_label(tasks)
+    if train_rows == "labelled":
+        keep = keep | _has_label(groups)
+    if keep.all():
+        return None
+    if not keep.any():
+        what = "a task" if train_rows == "with_task" else "a group or a task"
+        raise ValueError(
+            ERR_TRAIN_ROWS_EMPTY.format(rule=train_rows, n=keep.size, arg=arg, what=what)
+        )
+    return keep
+
+
+def select_training_rows(
+    *,
+    groups_train: Any,
+    tasks_train: Any,
+    sample_weight_train: Any,
+    group_names: Sequence[Any] | None,
+    task_names: Sequence[Any] | None,
+    train_rows: str,
+) -> tuple[Any, Any, Any]:
+    """The training arrays restricted to the rows ``train_rows`` keeps.
+
+    Returns ``(groups_train, tasks_train, sample_weight_train)``, unchanged when
+    every row is kept, no training rows are given, or they are Dask collections.
+    """
+    check_train_rows(train_rows)
+    if (
+        train_rows == "all"
+        or groups_train is None
+        or tasks_train is None
+        or any_dask_collection(groups_train, tasks_train, sample_weight_train)
+    ):
+        return groups_train, tasks_train, sample_weight_train
+    matrices = label_matrices(
+        groups=groups_train, tasks=tasks_train, group_names=group_names, task_names=task_names
+    )
+    keep = kept_training_rows(matrices["groups"], matrices["tasks"], train_rows)
+    if keep is None:
+        return groups_train, tasks_train, sample_weight_train
+    n = matrices["groups"].n_rows
+    weight = None
+    if sample_weight_train is not None:
+        weight = as_sample_weight(sample_weight_train, n, arg="sample_weight_train")[keep]
+    return matrices["groups"].take(keep), matrices["tasks"].take(keep), weight
 
 
 def count_training_split(
@@ -84,7 +178,27 @@ def count_training_split(
         task_names=task_names,
     )
     check_not_empty(table, "groups_train" if sample_weight_train is None else "sample_weight_train")
+    warn_single_group(table, "groups_train")
     return table
+
+
+def count_kept_rows(
+    matrices: dict[str, LabelMatrix],
+    *,
+    sample_weight: Any = None,
+    train_rows: str,
+    arg: str = "groups_train",
+) -> CountTable:
+    """Count the ``groups`` / ``tasks`` matrices of the rows ``train_rows`` keeps."""
+    keep = kept_training_rows(matrices["groups"], matrices["tasks"], train_rows, arg=arg)
+    if keep is None:
+        return CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
+    n = matrices["groups"].n_rows
+    weight = as_sample_weight(sample_weight, n) if sample_weight is not None else None
+    return CountTable.from_label_matrices(
+        {role: matrices[role].take(keep) for role in ("groups", "tasks")},
+        sample_weight=None if weight is None else weight[keep],
+    )
 
 
 @dataclass(frozen=True)
@@ -110,6 +224,8 @@ def evaluation_split(
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
     soft: bool = False,
+    positive_group: Any = None,
+    positive_label: Any = None,
 ) -> EvaluationSplit:
     """Validate and count the evaluation split in the training split's label space."""
     # rows exist (0 rows fail earlier), so total weight 0 comes from the weights
@@ -152,9 +268,13 @@ def evaluation_split(
         group_names=group_names,
         task_names=task_names,
         soft=soft,
+        positive_group=positive_group,
+        positive_label=positive_label,
     )
     table = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
     check_not_empty(table, empty_arg)
+    if train is None:
+        warn_single_group(table, "groups" if groups is not None else "groups_pred")
     return EvaluationSplit(table, matrices)
 
 
@@ -180,6 +300,8 @@ def evaluation_label_matrices(
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
     soft: bool = False,
+    positive_group: Any = None,
+    positive_label: Any = None,
 ) -> dict[str, LabelMatrix]:
     """The evaluation split's validated label matrices, in the training split's label space."""
     source = None
@@ -194,4 +316,6 @@ def evaluation_label_matrices(
         task_names=task_names,
         soft=soft,
         names_source=source,
+        positive_group=positive_group,
+        positive_label=positive_label,
     )

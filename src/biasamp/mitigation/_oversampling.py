@@ -32,11 +32,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp._deprecation import UNSET, positional_keywords
 from biasamp.inputs._label_matrix import as_label_matrix, check_same_length
 from biasamp.results._base import _json_safe, frame_records
 from biasamp.results._persist import SavableResult, register_result
 
 __all__ = ["oversample", "Oversampling"]
+
+ERR_OVERSAMPLE_TASKS = "oversample: missing the keyword argument tasks=."
 
 ERR_EPSILON = "epsilon: expected a number in [0, 1), got {got!r}."
 ERR_MAX_ROUNDS = "max_rounds: expected a positive integer, got {got!r}."
@@ -130,8 +133,8 @@ def _shares(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def oversample(
     groups: Any,
-    tasks: Any,
-    *,
+    *args: Any,
+    tasks: Any = UNSET,
     epsilon: float = 0.025,
     random_state: Any = None,
     max_rounds: int = 100_000,
@@ -145,7 +148,8 @@ def oversample(
     groups : array-like of shape (n,) or (n, |G|)
         One group per row.
     tasks : array-like of shape (n,) or (n, |T|), DataFrame or scipy.sparse
-        The single attributes (tasks) of each row.
+        The single attributes (tasks) of each row. Keyword-only (passing it
+        by position is deprecated).
     epsilon : float, default 0.025
         Half-width of the target interval (0.025 for COCO and imSitu in the paper,
         0.07 for CelebA's three groups).
@@ -168,12 +172,15 @@ def oversample(
 
     >>> from biasamp import oversample
     >>> result = oversample(["w", "w", "w", "m", "m", "w"],
-    ...                     ["cook", "cook", "cook", "cook", "ski", "ski"], random_state=0)
+    tasks=...                     ["cook", "cook", "cook", "cook", "ski", "ski"], random_state=0)
     >>> result.indices.tolist()
     [0, 1, 2, 3, 4, 5, 3, 3]
     >>> result.bias_after.loc["cook"].tolist(), result.balanced
     ([0.5, 0.5], True)
     """
+    tasks = positional_keywords("oversample", args, ("tasks",), {"tasks": tasks})["tasks"]
+    if tasks is UNSET:
+        raise TypeError(ERR_OVERSAMPLE_TASKS)
     if (
         isinstance(epsilon, bool)
         or not isinstance(epsilon, (int, float, np.number))

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from biasamp._deprecation import UNSET, renamed_keyword
 from biasamp.counts._replicates import ERR_RANDOM_STATE
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
 from biasamp.metrics._directional import ERR_NEEDS_PRED, normalize_direction
@@ -64,7 +65,16 @@ ERR_TEST_SIZE = (
     "test_size: expected a float in (0, 1) or an integer number of rows in [1, n - 1] "
     "that leaves both parts non-empty (n = {n}), got {got!r}."
 )
-ERR_CI_LEVEL = "ci_level: expected a float in (0, 1), got {got!r}."
+ERR_CI_LEVEL = "ci: expected a float in (0, 1), got {got!r}."
+ERR_CV = (
+    "cv: expected None, an integer >= 2, a cross-validation splitter (with split()), or an "
+    "iterable of (train, test) index arrays, got {got!r}."
+)
+ERR_CV_FOLD = (
+    "cv: fold {fold} is not a pair of non-empty index arrays into the {n} rows "
+    "(train {n_train} rows, test {n_test} rows)."
+)
+ERR_CV_AND_ITER = "Give cv= or n_iter= (random splits), not both: cv={cv!r} fixes the splits."
 #: Seed of the one perturbation "auto" inspects in leakage_amplification (fixed, so the
 #: choice is deterministic and the iterations' random stream is untouched).
 _AUTO_PROBE_SEED = 0
@@ -165,6 +175,89 @@ def _rows(X: Any, idx: np.ndarray) -> Any:
     return X[idx]
 
 
+def _cv_folds(
+    cv: Any, n: int, rng: np.random.Generator, y: np.ndarray | None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (train, test) row indices of ``cv``, as scikit-learn reads it.
+
+    An int ``k`` gives ``KFold(k, shuffle=True)`` seeded from ``random_state``; an
+    object with ``split`` is called as ``cv.split(X, y)`` (``y`` the attacker's
+    class codes when its target is one label per row); any other iterable gives
+    its pairs as they are.
+    """
+    if isinstance(cv, (bool, np.bool_)):
+        raise ValueError(ERR_CV.format(got=cv))
+    if isinstance(cv, (int, np.integer)):
+        if cv < 2 or cv > n:
+            raise ValueError(ERR_CV.format(got=cv))
+        from sklearn.model_selection import KFold  # lazy: keeps `import biasamp` fast
+
+        splitter: Any = KFold(int(cv), shuffle=True, random_state=int(rng.integers(2**31 - 1)))
+        pairs = splitter.split(np.zeros((n, 1)))
+    elif hasattr(cv, "split"):
+        pairs = cv.split(np.zeros((n, 1)), y)
+    elif hasattr(cv, "__iter__") and not isinstance(cv, (str, bytes)):
+        pairs = cv
+    else:
+        raise ValueError(ERR_CV.format(got=cv))
+    folds = []
+    for i, pair in enumerate(pairs):
+        try:
+            train, test = (np.asarray(part) for part in pair)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(ERR_CV.format(got=cv)) from exc
+        if train.dtype == bool and train.shape == (n,):
+            train = np.flatnonzero(train)
+        if test.dtype == bool and test.shape == (n,):
+            test = np.flatnonzero(test)
+        ok = (
+            train.ndim == test.ndim == 1
+            and train.size > 0
+            and test.size > 0
+            and train.dtype.kind in "iu"
+            and test.dtype.kind in "iu"
+            and train.min() >= 0
+            and test.min() >= 0
+            and max(train.max(), test.max()) < n
+        )
+        if not ok:
+            raise ValueError(ERR_CV_FOLD.format(fold=i, n=n, n_train=train.size, n_test=test.size))
+        folds.append((train.astype(np.int64), test.astype(np.int64)))
+    if not folds:
+        raise ValueError(ERR_CV.format(got=cv))
+    return folds
+
+
+def _ci_value(function: str, ci: Any, ci_level: Any) -> Any:
+    value = renamed_keyword(function, old="ci_level", old_value=ci_level, new="ci", new_value=ci)
+    return 0.95 if value is UNSET else value
+
+
+def _check_iterations(n_iter: Any, cv: Any) -> None:
+    if cv is not None and n_iter is not None:
+        raise ValueError(ERR_CV_AND_ITER.format(cv=cv))
+    if n_iter is not None:
+        _check_n_iter(n_iter)
+
+
+def _iteration_splits(
+    cv: Any, n_iter: int | None, test_size: Any, n: int, rng: np.random.Generator, target: Target
+) -> tuple[list[tuple[np.ndarray, np.ndarray]] | None, int, int]:
+    """``(folds or None, number of iterations, test rows per iteration)``."""
+    if cv is None:
+        return None, 10 if n_iter is None else int(n_iter), _n_test(test_size, n)
+    y = target.values if target.kind == "multiclass" and not target.soft else None
+    folds = _cv_folds(cv, n, rng, y)
+    return folds, len(folds), int(round(np.mean([test.size for _, test in folds])))
+
+
+def _cv_record(cv: Any) -> Any:
+    """How ``cv`` is recorded in ``params`` (JSON-safe)."""
+    if cv is None or isinstance(cv, (int, np.integer)):
+        return None if cv is None else int(cv)
+    return type(cv).__name__
+
+
 def _check_perturbation(perturbation: str, continuous: bool) -> str:
     if perturbation not in PERTURBATIONS:
         raise ValueError(ERR_PERTURBATION.format(choices=PERTURBATIONS, got=perturbation))
@@ -185,14 +278,18 @@ def dpa(
     tasks_pred: Any = None,
     attacker: Any = "auto",
     quality: str | Callable[..., float] = "inverse_ce",
-    n_iter: int = 10,
+    n_iter: int | None = None,
     test_size: float | int = 0.2,
+    cv: Any = None,
     perturbation: str = "paper",
     use_scores: bool = False,
     continuous: bool = False,
-    ci_level: float = 0.95,
+    positive_group: Any = None,
+    positive_label: Any = None,
+    ci: Any = UNSET,
     random_state: int | np.random.Generator | None = None,
     progress: bool = False,
+    ci_level: Any = UNSET,
 ) -> PredictabilityResult:
     """Directional Predictability Amplification (Tokas et al.).
 
@@ -221,6 +318,12 @@ def dpa(
         Iterations (fresh perturbation, split and attackers each).
     test_size : float or int, default 0.2
         Held-out share (or number) of rows on which the attackers are scored.
+    cv : int, cross-validation splitter or iterable of (train, test), optional
+        Fixed splits instead of ``n_iter`` random ones, as scikit-learn's
+        ``cv``: an int ``k`` gives ``KFold(k, shuffle=True)`` seeded by
+        ``random_state``; a splitter is called as ``cv.split(X, y)`` (``y`` the
+        attacker's class codes); an iterable gives its (train, test) index
+        pairs. One iteration per split (``test_size`` is not used).
     perturbation : {"paper", "per_entry", "confusion", "none"}, default "paper"
         How the ground truth is perturbed to the model's accuracy.
     use_scores : bool, default False
@@ -230,10 +333,17 @@ def dpa(
         Groups, tasks and predictions are real values (regression targets,
         appendix D.1); implies ``perturbation="none"`` and needs
         ``quality="inverse_rmse"`` or a callable.
-    ci_level : float, default 0.95
+    positive_group, positive_label : label, optional
+        The group (``groups_pred``) or task (``tasks_pred``) a 1-D score is
+        the probability of; by default the second label in sorted order
+        (scikit-learn's ``classes_[1]``).
+    ci : float, default 0.95
+        Level of the Student-t interval over iterations.
     random_state : int, Generator or None
     progress : bool, default False
         Show a progress bar over iterations.
+    ci_level : float
+        Deprecated spelling of ``ci``.
 
     Returns
     -------
@@ -257,8 +367,8 @@ def dpa(
     ('exact', True)
     """
     direction = normalize_direction(direction)
-    n_iter = _check_n_iter(n_iter)
-    ci_level = _check_ci_level(ci_level)
+    ci_level = _check_ci_level(_ci_value("dpa", ci, ci_level))
+    _check_iterations(n_iter, cv)
     if continuous and perturbation == "paper":
         perturbation = "none"
     perturbation = _check_perturbation(perturbation, continuous)
@@ -290,19 +400,26 @@ def dpa(
         else:
             inputs, truth = t_matrix.values, g_target
         source = "tasks" if direction == "A->T" else "groups"
-        model_target = prediction_target(pred, truth, arg=pred_arg, source=source)
+        model_target = prediction_target(
+            pred,
+            truth,
+            arg=pred_arg,
+            source=source,
+            positive=positive_label if direction == "A->T" else positive_group,
+            positive_param="positive_label" if direction == "A->T" else "positive_group",
+        )
         check_same_length(**{source: truth.values, pred_arg: model_target.values})
         acc = model_accuracy(truth, model_target)
         if not use_scores:
             model_target = model_target.hard()
     n = truth.n
-    n_test = _n_test(test_size, n)
     q = resolve_quality(quality, truth.kind)
     if not q.builtin:
         q.check_orientation(truth)
     chosen, reason = resolve_attacker(attacker, [inputs], truth.kind)
     prepared = chosen.prepare(inputs, arg="groups" if direction == "A->T" else "tasks")
     rng = _generator(random_state)
+    folds, n_iter, n_test = _iteration_splits(cv, n_iter, test_size, n, rng, truth)
     d_vals, m_vals, vals = np.empty(n_iter), np.empty(n_iter), np.empty(n_iter)
     for it in _iterations(n_iter, progress, f"DPA {direction}"):
         seed = int(rng.integers(2**31 - 1))
@@ -310,7 +427,7 @@ def dpa(
         perturbed = match_accuracy(
             truth, model_target, scheme=perturbation, rng=it_rng, accuracy=acc
         )
-        train, test = _split(it_rng, n, n_test)
+        train, test = _split(it_rng, n, n_test) if folds is None else folds[it]
         x_tr, x_te = _rows(prepared, train), _rows(prepared, test)
         p_d = chosen.fit_predict(x_tr, perturbed.take(train), x_te, seed)
         p_m = chosen.fit_predict(x_tr, model_target.take(train), x_te, seed)
@@ -340,6 +457,7 @@ def dpa(
         n_iter=n_iter,
         test_size=n_test / n,
         params={
+            "cv": _cv_record(cv),
             "use_scores": use_scores,
             "continuous": continuous,
             "target_kind": truth.kind,
@@ -358,13 +476,16 @@ def leakage_amplification(
     tasks_pred: Any,
     attacker: Any = "auto",
     quality: str | Callable[..., float] = "accuracy",
-    n_iter: int = 10,
+    n_iter: int | None = None,
     test_size: float | int = 0.2,
+    cv: Any = None,
     perturbation: str = "per_entry",
     use_scores: bool = False,
-    ci_level: float = 0.95,
+    positive_label: Any = None,
+    ci: Any = UNSET,
     random_state: int | np.random.Generator | None = None,
     progress: bool = False,
+    ci_level: Any = UNSET,
 ) -> PredictabilityResult:
     """Leakage amplification, LA = lambda_M - lambda_D (Wang et al., ICCV 2019).
 
@@ -384,11 +505,15 @@ def leakage_amplification(
         outputs) are discrete with few patterns.
     quality : str or callable, default "accuracy"
         Wang et al. score the attacker by accuracy.
-    n_iter, test_size, ci_level, random_state, progress : see :func:`dpa`
+    n_iter, test_size, cv, ci, random_state, progress : see :func:`dpa`
+        (``ci_level`` is the deprecated spelling of ``ci``).
     perturbation : {"per_entry", "paper", "confusion", "none"}, default "per_entry"
         Wang et al. flip every entry independently.
     use_scores : bool, default False
         Feed the model's scores (not its hard labels) to the model-side attacker.
+    positive_label : label, optional
+        The task a 1-D ``tasks_pred`` score is the probability of (default:
+        the second task in sorted order, scikit-learn's ``classes_[1]``).
 
     Returns
     -------
@@ -407,20 +532,21 @@ def leakage_amplification(
     >>> round(result.lambda_m, 2), result.value > 0.3
     (1.0, True)
     """
-    n_iter = _check_n_iter(n_iter)
-    ci_level = _check_ci_level(ci_level)
+    ci_level = _check_ci_level(_ci_value("leakage_amplification", ci, ci_level))
+    _check_iterations(n_iter, cv)
     perturbation = _check_perturbation(perturbation, False)
     if tasks_pred is None:
         raise ValueError(ERR_NEEDS_PRED.format(direction="leakage", arg="tasks_pred"))
     g_matrix, g_target = _labels(groups, "groups")
     t_matrix, t_target = _labels(tasks, "tasks")
     check_same_length(groups=g_matrix, tasks=t_matrix)
-    pred = prediction_target(tasks_pred, t_target, arg="tasks_pred", source="tasks")
+    pred = prediction_target(
+        tasks_pred, t_target, arg="tasks_pred", source="tasks", positive=positive_label
+    )
     check_same_length(tasks=t_target.values, tasks_pred=pred.values)
     acc = model_accuracy(t_target, pred)
     model_inputs = _as_input(pred if use_scores else pred.hard())
     n = g_target.n
-    n_test = _n_test(test_size, n)
     q = resolve_quality(quality, g_target.kind)
     if not q.builtin:
         q.check_orientation(g_target)
@@ -439,13 +565,14 @@ def leakage_amplification(
     chosen, reason = resolve_attacker(attacker, auto_inputs, g_target.kind)
     prepared_m = chosen.prepare(model_inputs, arg="tasks_pred")
     rng = _generator(random_state)
+    folds, n_iter, n_test = _iteration_splits(cv, n_iter, test_size, n, rng, g_target)
     d_vals, m_vals = np.empty(n_iter), np.empty(n_iter)
     for it in _iterations(n_iter, progress, "Leakage"):
         seed = int(rng.integers(2**31 - 1))
         it_rng = np.random.default_rng(seed)
         perturbed = match_accuracy(t_target, pred, scheme=perturbation, rng=it_rng, accuracy=acc)
         prepared_d = chosen.prepare(_as_input(perturbed), arg="tasks")
-        train, test = _split(it_rng, n, n_test)
+        train, test = _split(it_rng, n, n_test) if folds is None else folds[it]
         y_tr, y_te = g_target.take(train), g_target.take(test)
         p_d = chosen.fit_predict(_rows(prepared_d, train), y_tr, _rows(prepared_d, test), seed)
         p_m = chosen.fit_predict(_rows(prepared_m, train), y_tr, _rows(prepared_m, test), seed)
@@ -472,6 +599,7 @@ def leakage_amplification(
         n_iter=n_iter,
         test_size=n_test / n,
         params={
+            "cv": _cv_record(cv),
             "use_scores": use_scores,
             "target_kind": g_target.kind,
             "random_state": _seed_record(random_state),

@@ -30,7 +30,14 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from biasamp.inputs._label_matrix import ERR_NAN, ERR_TYPE, LabelMatrix, as_label_matrix
+from biasamp.inputs._containers import to_native_numpy
+from biasamp.inputs._label_matrix import (
+    ERR_NAN,
+    ERR_POSITIVE,
+    ERR_TYPE,
+    LabelMatrix,
+    as_label_matrix,
+)
 
 __all__ = ["Target", "label_target", "prediction_target", "continuous_matrix"]
 
@@ -133,13 +140,35 @@ def _numeric_2d(x: Any, arg: str) -> np.ndarray | None:
     return arr
 
 
-def prediction_target(x: Any, truth: Target, *, arg: str, source: str) -> Target:
+def prediction_target(
+    x: Any,
+    truth: Target,
+    *,
+    arg: str,
+    source: str,
+    positive: Any = None,
+    positive_param: str = "positive_label",
+) -> Target:
     """The model's outputs ``x`` as a target of the same kind as ``truth``.
 
     Labels (1-D or 0/1 indicators) give a hard target; probabilities and
-    scores give a soft one (logits are squashed, see the module docs).
+    scores give a soft one (logits are squashed, see the module docs). A 1-D
+    score for a two-label truth is that of the second label in sorted order
+    (scikit-learn's ``classes_[1]``), or of ``positive``.
     """
+    native = to_native_numpy(x, arg=arg)
+    x = native.values if native.columns is None else x
+    pos = 1
+    if positive is not None:
+        if positive not in truth.names:
+            raise ValueError(
+                ERR_POSITIVE.format(param=positive_param, got=positive, names=list(truth.names))
+            )
+        pos = truth.names.index(positive)
+    matrix: LabelMatrix | None
     try:
+        if positive is not None and np.ndim(x) == 1 and np.asarray(x).dtype.kind == "f":
+            raise ValueError("a score, not a label")  # positive= names what a score scores
         matrix = as_label_matrix(x, arg=arg, names=truth.names, source=source)
     except ValueError:
         matrix = None
@@ -154,8 +183,8 @@ def prediction_target(x: Any, truth: Target, *, arg: str, source: str) -> Target
                 return Target("multiclass", _one_hot_codes(matrix.values), truth.names)
         else:
             return Target("multilabel", matrix.dense().astype(np.float64), truth.names)
-    if isinstance(x, (pd.Series, pd.Categorical, pd.Index)):
-        x = np.asarray(x)
+    if native.columns is not None:
+        x = pd.DataFrame(native.values, columns=list(native.columns))
     if not (sp.issparse(x) or isinstance(x, (pd.DataFrame, np.ndarray, list, tuple))):
         raise TypeError(ERR_TYPE.format(arg=arg, type_name=type(x).__name__))
     arr = _numeric_2d(x, arg)
@@ -166,12 +195,11 @@ def prediction_target(x: Any, truth: Target, *, arg: str, source: str) -> Target
     if arr.ndim == 1 and truth.kind == "multilabel" and truth.k == 1:
         arr = arr[:, None]
     elif arr.ndim == 1 and truth.k == 2:
-        # the score of the second label
-        arr = (
-            np.column_stack([-arr, arr])
-            if (arr.min() < 0 or arr.max() > 1)
-            else np.column_stack([1.0 - arr, arr])
-        )
+        # the score of the second label in sorted order, or of positive=
+        two = np.empty((arr.shape[0], 2))
+        two[:, pos] = arr
+        two[:, 1 - pos] = -arr if (arr.min() < 0 or arr.max() > 1) else 1.0 - arr
+        arr = two
         if truth.kind == "multilabel":
             arr = arr[:, 1:]
     if arr.ndim != 2 or arr.shape[1] != (
@@ -198,11 +226,10 @@ def prediction_target(x: Any, truth: Target, *, arg: str, source: str) -> Target
 
 def continuous_matrix(x: Any, *, arg: str) -> np.ndarray:
     """A real-valued input or target as a finite ``(n, k)`` float array."""
-    if x is None or not (
-        sp.issparse(x) or isinstance(x, (pd.DataFrame, pd.Series, np.ndarray, list, tuple))
-    ):
+    if x is None:
         raise TypeError(ERR_TYPE.format(arg=arg, type_name=type(x).__name__))
-    arr = _numeric_2d(np.asarray(x) if isinstance(x, pd.Series) else x, arg)
+    native = to_native_numpy(x, arg=arg)
+    arr = _numeric_2d(native.values, arg)
     if arr is None:
         raise TypeError(f"{arg}: continuous=True needs numeric values.")
     if arr.ndim == 1:

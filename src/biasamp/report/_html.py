@@ -268,7 +268,7 @@ def _sweep_section(sweep: Any, *, image_format: str) -> str:
         _plotting.plot_threshold_sweep(sweep, ax=ax)
         means = ""
     else:
-        from biasamp.uncertainty._thresholds import plot_threshold_sweep
+        from biasamp.uncertainty._sweep import plot_threshold_sweep
 
         fig, axes = _new_figure(5.0 * len(sweep), 3.6, ncols=len(sweep))
         axes = np.atleast_1d(axes)

@@ -47,7 +47,8 @@ class MultiAttributeResult(MetricResult):
         Per combination size: ``n_combinations``, ``value`` (the metric over
         the combinations of that size only), ``variance`` (the paper's figure 2).
     direction : str or None
-        ``"A->T"`` (the paper's G->M) or ``"T->A"`` (M->G).
+        The direction as passed: ``"G->M"`` / ``"M->G"`` (the paper's names)
+        or ``"A->T"`` / ``"T->A"`` (the same directions).
     absolute : bool
         Whether the terms are absolute differences.
     n, n_train : float

@@ -1,29 +1,9 @@
-"""Decision thresholds: calibration on a validation split, and sweeps over a grid.
+"""Threshold sweeps: a metric evaluated over a grid of decision thresholds.
 
-Wang & Russakovsky (2021, section 3.3) show that bias amplification moves with the
-decision threshold: on COCO, calibrating the gender threshold alone drops
-BiasAmp_MALS from 0.040 to 0.001. They pick thresholds "well-calibrated on the
-validation set": with an expected positive proportion ``p``, the ``N p``
-highest-scoring of ``N`` validation examples are predicted positive. They also
-suggest a threshold-free number, the metric averaged over thresholds (after
-Chen & Wu 2020).
+Wang & Russakovsky (2021) suggest a threshold-free number, the metric averaged
+over thresholds (after Chen & Wu 2020). A prediction is positive when
+``score > threshold`` (strict), as in :mod:`biasamp.uncertainty._calibration`.
 
-Rules (``docs/uncertainty.md``)
--------------------------------
-* A prediction is positive when ``score > threshold`` (strict).
-* **Target count** per label column: the number of true positives in
-  ``labels_val`` (the default), or ``round(rate * N)`` for a given ``rate``
-  (halves round up).
-* **Ties at the cut.** Only counts ``#(score > t)`` that some ``t`` achieves are
-  possible; when scores tie across the cut the target may not be. ``ties``
-  chooses: ``"nearest"`` (default) the achievable count closest to the target,
-  the smaller one when two are equally close; ``"fewer"`` the largest
-  achievable count not above the target; ``"more"`` the smallest achievable
-  count not below it. ``result.predicted_count`` says what was achieved.
-* **The threshold value** for an achieved count ``c`` is halfway between the
-  lowest score predicted positive and the highest score predicted negative;
-  for ``c = 0`` it is the highest score (nothing is above it), and for
-  ``c = N`` the largest float below the lowest score.
 * **Sweeps** evaluate ``mals`` and ``directional`` on every threshold at once:
   scores are binned once against the sorted grid, and the thresholded counts of
   every grid point come from one histogram and a cumulative sum, giving a
@@ -33,7 +13,7 @@ Rules (``docs/uncertainty.md``)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,37 +23,22 @@ import scipy.sparse as sp
 
 from biasamp._progress import progress_iter
 from biasamp.counts._count_table import CountTable
-from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, as_sample_weight
+from biasamp.inputs._label_matrix import ERR_POSITIVE, as_label_matrix, as_sample_weight
 from biasamp.metrics._directional import directional, directional_arrays, normalize_direction
 from biasamp.metrics._mals import mals, mals_arrays
 from biasamp.metrics._splits import count_training_split, evaluation_label_matrices
 from biasamp.results._base import _json_safe, frame_records
 from biasamp.results._persist import SavableResult, register_result
+from biasamp.uncertainty._calibration import ERR_SCORES_ROWS, _as_scores
 
-__all__ = [
-    "ThresholdCalibration",
-    "ThresholdSweep",
-    "calibrate_thresholds",
-    "plot_threshold_sweep",
-    "threshold_sweep",
-]
+__all__ = ["ThresholdSweep", "plot_threshold_sweep", "threshold_sweep"]
 
-ERR_SCORES_NDIM = "{arg}: expected a 1-D or 2-D array of scores, got {ndim} dimensions."
-ERR_SCORES_TYPE = "{arg}: expected a numpy array or pandas object of scores, got {type_name}."
-ERR_SCORES_NAN = "{arg}: contains NaN or infinite scores ({count} entries)."
-ERR_SCORES_NUMERIC = "{arg}: scores must be numeric, got dtype {dtype}."
-ERR_SCORES_SHAPE = "{arg}: has {got} columns but there are {expected} labels {names}."
-ERR_SCORES_COLUMNS = "{arg}: columns {got} differ from the label names {expected}."
-ERR_SCORES_ROWS = "{arg}: has {got} rows, expected {expected} (one per instance)."
-ERR_NEED_TARGET = "calibrate_thresholds needs labels_val or rate (the target positive counts)."
-ERR_RATE = "rate: expected a number in [0, 1] or one per label column, got {got!r}."
-ERR_TIES = "ties: expected 'nearest', 'fewer' or 'more', got {got!r}."
 ERR_THRESHOLDS = "thresholds: expected a non-empty 1-D array of finite numbers, got {got!r}."
 ERR_NO_SCORES = "threshold_sweep needs groups_scores or tasks_scores (the scores to threshold)."
 ERR_SCORES_AND_PRED = "Give {role}_scores or {role}_pred to threshold_sweep, not both."
 ERR_POSITIVE_GROUP = (
-    "groups_scores is 1-D, so it is the score of one of exactly two groups: pass "
-    "positive_group= one of {names} (got {got!r})."
+    "groups_scores is 1-D, so it is the score of one of exactly two groups (by default "
+    "the second in sorted order): positive_group= must be one of {names} (got {got!r})."
 )
 ERR_METRIC = "metric: expected a callable or 'mals' / 'directional', got {got!r}."
 ERR_MATPLOTLIB = (
@@ -81,238 +46,6 @@ ERR_MATPLOTLIB = (
     "Install it with: pip install 'biasamp[plot]'"
 )
 ERR_SWEEP_FRAME = "sweep: expected a ThresholdSweep or a DataFrame with 'threshold' and 'value'."
-
-
-# ----------------------------------------------------------------- scores
-def _as_scores(
-    scores: Any, *, arg: str, names: Sequence[Any] | None = None, n: int | None = None
-) -> tuple[np.ndarray, tuple[Any, ...]]:
-    """Validate a score matrix: finite numbers of shape (n, k); columns in ``names`` order."""
-    columns: tuple[Any, ...] | None = None
-    if isinstance(scores, pd.DataFrame):
-        columns = tuple(scores.columns)
-        values = scores.to_numpy()
-    elif isinstance(scores, (pd.Series, np.ndarray, list, tuple)):
-        values = np.asarray(scores)
-    else:
-        raise TypeError(ERR_SCORES_TYPE.format(arg=arg, type_name=type(scores).__name__))
-    if values.ndim == 1:
-        values = values[:, None]
-    if values.ndim != 2:
-        raise ValueError(ERR_SCORES_NDIM.format(arg=arg, ndim=values.ndim))
-    if values.dtype.kind not in "biuf":
-        raise TypeError(ERR_SCORES_NUMERIC.format(arg=arg, dtype=values.dtype))
-    values = values.astype(np.float64)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        raise ValueError(ERR_SCORES_NAN.format(arg=arg, count=int(bad.sum())))
-    if n is not None and values.shape[0] != n:
-        raise ValueError(ERR_SCORES_ROWS.format(arg=arg, got=values.shape[0], expected=n))
-    if names is None:
-        return values, columns if columns is not None else tuple(range(values.shape[1]))
-    names = tuple(names)
-    if columns is None:
-        if values.shape[1] != len(names):
-            raise ValueError(
-                ERR_SCORES_SHAPE.format(
-                    arg=arg, got=values.shape[1], expected=len(names), names=list(names)
-                )
-            )
-        return values, names
-    if set(columns) != set(names) or len(columns) != len(names):
-        raise ValueError(
-            ERR_SCORES_COLUMNS.format(arg=arg, got=list(columns), expected=list(names))
-        )
-    return values[:, pd.Index(columns).get_indexer(names)], names
-
-
-# ------------------------------------------------------------ calibration
-@register_result("threshold_calibration", shapes=lambda r: {"n": r.n, "labels": len(r.thresholds)})
-@dataclass(repr=False)
-class ThresholdCalibration(SavableResult):
-    """Thresholds calibrated on a validation split (see :func:`calibrate_thresholds`).
-
-    Attributes
-    ----------
-    thresholds : pandas.Series
-        One threshold per label column; predict positive when ``score > threshold``.
-    target_count : pandas.Series
-        The positive count aimed at on the validation split.
-    predicted_count : pandas.Series
-        The count of validation scores above the threshold (differs from the
-        target only when scores tie at the cut).
-    n : int
-        Validation rows.
-    ties : str
-        The tie rule used.
-    """
-
-    thresholds: pd.Series
-    target_count: pd.Series
-    predicted_count: pd.Series
-    n: int
-    ties: str
-
-    def apply(self, scores: Any) -> pd.DataFrame:
-        """0/1 predictions ``scores > thresholds`` for scores with the same columns."""
-        values, names = _as_scores(scores, arg="scores", names=tuple(self.thresholds.index))
-        out = (values > self.thresholds.to_numpy()[None, :]).astype(np.int64)
-        index = scores.index if isinstance(scores, (pd.DataFrame, pd.Series)) else None
-        return pd.DataFrame(out, columns=pd.Index(names), index=index)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per label: threshold, target count, predicted count."""
-        return pd.DataFrame(
-            {
-                "threshold": self.thresholds,
-                "target_count": self.target_count,
-                "predicted_count": self.predicted_count,
-            }
-        )
-
-    def plot(self, *, max_labels: int = 40, ax: Any = None) -> Any:
-        """The threshold of each label as bars (matplotlib); returns the Axes."""
-        from biasamp.results._plotting import plot_thresholds
-
-        return plot_thresholds(self, max_labels=max_labels, ax=ax)
-
-    def to_dict(self) -> dict[str, Any]:
-        frame = self.to_frame().reset_index(names="label")
-        return _json_safe({"n": self.n, "ties": self.ties, "labels": frame_records(frame)})
-
-    def __repr__(self) -> str:
-        off = int((self.target_count != self.predicted_count).sum())
-        head = (
-            f"ThresholdCalibration({len(self.thresholds)} labels, n={self.n}, "
-            f"ties={self.ties!r}, {off} off target because of ties)"
-        )
-        return head + "\n" + self.to_frame().head(10).to_string()
-
-
-def _target_counts(
-    rate: Any, labels: np.ndarray | None, names: tuple[Any, ...], n: int
-) -> np.ndarray:
-    if rate is None:
-        if labels is None:
-            raise ValueError(ERR_NEED_TARGET)
-        return np.rint(labels.sum(axis=0)).astype(np.int64)
-    if isinstance(rate, Mapping):
-        try:
-            values = np.array([float(rate[name]) for name in names])
-        except KeyError as exc:
-            raise ValueError(ERR_RATE.format(got=rate)) from exc
-    elif isinstance(rate, pd.Series):
-        values = rate.reindex(list(names)).to_numpy(dtype=np.float64)
-    else:
-        values = (
-            np.broadcast_to(np.asarray(rate, dtype=np.float64), (len(names),))
-            if np.ndim(rate) == 0 or np.size(rate) == len(names)
-            else None
-        )
-        if values is None:
-            raise ValueError(ERR_RATE.format(got=rate))
-    if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
-        raise ValueError(ERR_RATE.format(got=rate))
-    return np.floor(values * n + 0.5).astype(np.int64)
-
-
-def calibrate_thresholds(
-    scores_val: Any,
-    labels_val: Any = None,
-    *,
-    rate: Any = None,
-    ties: str = "nearest",
-) -> ThresholdCalibration:
-    """One threshold per label column so that predicted positives match a target count.
-
-    Parameters
-    ----------
-    scores_val : array-like of shape (n,) or (n, k), or DataFrame
-        Validation scores (probabilities or logits); higher means more positive.
-    labels_val : array-like of shape (n,) or (n, k), or DataFrame, optional
-        Validation ground truth as 0/1 indicators in the same columns; the
-        target count of a column is its number of positives.
-    rate : float, sequence, Series or dict, optional
-        Positive rate(s) to match instead, for example estimated on the
-        training split as in Wang & Russakovsky (2021); target
-        ``round(rate * n)``.
-    ties : {"nearest", "fewer", "more"}, default "nearest"
-        Which achievable count to take when scores tie at the cut (module docs).
-
-    Returns
-    -------
-    ThresholdCalibration
-        ``thresholds`` (a Series by label), the target and achieved counts,
-        and ``apply(scores)`` to threshold new scores.
-
-    Examples
-    --------
-    Two of five validation images show a man; the scores tie at the cut:
-
-    >>> from biasamp import calibrate_thresholds
-    >>> cal = calibrate_thresholds([0.9, 0.6, 0.6, 0.3, 0.1], [1, 0, 1, 0, 0])
-    >>> cal.predicted_count.tolist(), cal.thresholds.tolist()
-    ([1], [0.75])
-    >>> more = calibrate_thresholds([0.9, 0.6, 0.6, 0.3, 0.1], [1, 0, 1, 0, 0], ties="more")
-    >>> more.predicted_count.tolist(), more.thresholds.round(4).tolist()
-    ([3], [0.45])
-    >>> calibrate_thresholds([0.9, 0.6, 0.5, 0.3, 0.1], rate=0.4).thresholds.tolist()
-    [0.55]
-    """
-    if ties not in ("nearest", "fewer", "more"):
-        raise ValueError(ERR_TIES.format(got=ties))
-    names: Sequence[Any] | None = None
-    if isinstance(labels_val, pd.DataFrame) and not isinstance(scores_val, pd.DataFrame):
-        names = tuple(labels_val.columns)
-    values, names = _as_scores(scores_val, arg="scores_val", names=names)
-    n, k = values.shape
-    labels: np.ndarray | None = None
-    if labels_val is not None:
-        raw = labels_val
-        if not isinstance(raw, pd.DataFrame) and np.ndim(raw) == 1:
-            raw = np.asarray(raw)[:, None]
-        matrix: LabelMatrix = as_label_matrix(
-            raw, arg="labels_val", names=names, source="the columns of scores_val"
-        )
-        labels = matrix.dense()
-        if labels.shape[0] != n:
-            raise ValueError(
-                ERR_SCORES_ROWS.format(arg="labels_val", got=labels.shape[0], expected=n)
-            )
-    target = _target_counts(rate, labels, tuple(names), n)
-    ordered = -np.sort(-values, axis=0)  # descending per column
-    # counts c achievable as #(score > t): c = 0 or c = #(score >= v) for some score v
-    at_cut = ordered[np.clip(target - 1, 0, n - 1), np.arange(k)]  # target-th highest score
-    n_ge = (values >= at_cut[None, :]).sum(axis=0)
-    n_gt = (values > at_cut[None, :]).sum(axis=0)
-    fewer = np.where(target == 0, 0, np.where(n_ge == target, target, n_gt))
-    more = np.where(target == 0, 0, n_ge)
-    if ties == "fewer":
-        achieved = fewer
-    elif ties == "more":
-        achieved = more
-    else:
-        achieved = np.where(more - target < target - fewer, more, fewer)
-    cols = np.arange(k)
-    above = ordered[np.clip(achieved - 1, 0, n - 1), cols]  # lowest positive
-    below = ordered[np.clip(achieved, 0, n - 1), cols]  # highest negative
-    mid = above / 2 + below / 2
-    mid = np.where(mid >= above, below, mid)  # adjacent floats: keep the cut exact
-    thresholds = np.where(
-        achieved == 0,
-        ordered[0],
-        np.where(achieved == n, np.nextafter(ordered[n - 1], -np.inf), mid),
-    )
-    index = pd.Index(names, name="label")
-    return ThresholdCalibration(
-        thresholds=pd.Series(thresholds, index=index, name="threshold"),
-        target_count=pd.Series(target, index=index, name="target_count"),
-        predicted_count=pd.Series(
-            (values > thresholds[None, :]).sum(axis=0), index=index, name="predicted_count"
-        ),
-        n=n,
-        ties=ties,
-    )
 
 
 # ------------------------------------------------------------------ sweeps
@@ -563,7 +296,7 @@ _FAST_KEYS = {
 
 
 def _predictions_at(
-    threshold: float, scores: np.ndarray, names: tuple[Any, ...], complement: str | None
+    threshold: float, scores: np.ndarray, names: tuple[Any, ...], complement: Any
 ) -> Any:
     above = scores > threshold
     if complement is None:
@@ -579,6 +312,7 @@ def threshold_sweep(
     groups_scores: Any = None,
     tasks_scores: Any = None,
     positive_group: Any = None,
+    positive_label: Any = None,
     progress: bool = False,
     **metric_kwargs: Any,
 ) -> ThresholdSweep:
@@ -594,14 +328,22 @@ def threshold_sweep(
         The grid. Predictions are ``score > threshold``.
     groups_scores : array-like of shape (n,) or (n, |G|), or DataFrame, optional
         Scores thresholded into ``groups_pred``. A 1-D array is the score of
-        ``positive_group`` among exactly two groups (the other group is
+        ``positive_group`` among exactly two groups, by default the second in
+        sorted order as scikit-learn's ``classes_[1]`` (the other group is
         predicted when the score is not above the threshold); a 2-D array is
         thresholded column by column (multi-label).
-    tasks_scores : array-like of shape (n, |T|), or DataFrame, optional
-        Scores thresholded into ``tasks_pred``, column by column. With both
-        score arrays the same threshold applies to both.
+    tasks_scores : array-like of shape (n,) or (n, |T|), or DataFrame, optional
+        Scores thresholded into ``tasks_pred``, column by column. A 1-D array
+        for a task role with two labels (a binary task given as 1-D labels) is
+        the score of ``positive_label``, by default the second task in sorted
+        order (evaluated once per threshold). With both score arrays the same
+        threshold applies to both.
     positive_group : label, optional
-        The group a 1-D ``groups_scores`` scores.
+        The group a 1-D ``groups_scores`` scores (default: the second group in
+        sorted order).
+    positive_label : label, optional
+        The task a 1-D ``tasks_scores`` scores when there are two task labels
+        (default: the second in sorted order).
     progress : bool, default False
         Show a progress bar (metrics evaluated once per threshold).
     **metric_kwargs
@@ -651,6 +393,8 @@ def threshold_sweep(
     complement = None
     if groups_scores is not None:
         if np.ndim(groups_scores) == 1 and not isinstance(groups_scores, pd.DataFrame):
+            if positive_group is None and len(group_names) == 2:
+                positive_group = group_names[1]  # scikit-learn's classes_[1]
             if len(group_names) != 2 or positive_group not in group_names:
                 raise ValueError(
                     ERR_POSITIVE_GROUP.format(names=list(group_names), got=positive_group)
@@ -659,8 +403,21 @@ def threshold_sweep(
             complement = positive_group
         else:
             g_scores, _ = _as_scores(groups_scores, arg="groups_scores", names=group_names)
+    t_complement = None
     if tasks_scores is not None:
-        t_scores, _ = _as_scores(tasks_scores, arg="tasks_scores", names=task_names)
+        one_d = np.ndim(tasks_scores) == 1 and not isinstance(tasks_scores, pd.DataFrame)
+        if one_d and len(task_names) == 2:
+            t_complement = task_names[1] if positive_label is None else positive_label
+            if t_complement not in task_names:
+                raise ValueError(
+                    ERR_POSITIVE.format(
+                        param="positive_label", got=positive_label, names=list(task_names)
+                    )
+                )
+            t_scores, _ = _as_scores(tasks_scores, arg="tasks_scores")
+            fast = False  # labels thresholded per grid point
+        else:
+            t_scores, _ = _as_scores(tasks_scores, arg="tasks_scores", names=task_names)
     n_rows = (g_scores if g_scores is not None else t_scores).shape[0]
     if g_scores is not None and t_scores is not None and t_scores.shape[0] != n_rows:
         raise ValueError(
@@ -672,7 +429,7 @@ def threshold_sweep(
         if g_scores is not None:
             kwargs["groups_pred"] = _predictions_at(threshold, g_scores, group_names, complement)
         if t_scores is not None:
-            kwargs["tasks_pred"] = _predictions_at(threshold, t_scores, task_names, None)
+            kwargs["tasks_pred"] = _predictions_at(threshold, t_scores, task_names, t_complement)
         return function(**kwargs)
 
     first = call(float(grid[0]))  # raises the metric's own errors on bad input
@@ -718,6 +475,7 @@ def threshold_sweep(
         params={
             "vectorised": bool(fast),
             "positive_group": positive_group,
+            "positive_label": t_complement,
             "summary": "mean over the grid",
         },
     )

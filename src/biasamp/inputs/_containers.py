@@ -1,0 +1,230 @@
+"""Containers in, numpy (or scipy.sparse) out: the one place that knows other libraries.
+
+Every label, score and weight argument of biasamp is first turned into a plain
+numpy array (or a scipy.sparse matrix) here; nothing else in the package looks
+at the type of a user's object. The rules, in order:
+
+* :class:`~biasamp.inputs.LabelMatrix` and scipy.sparse matrices pass through.
+* **Dataframes and series** go through `narwhals <https://narwhals-dev.github.io>`_
+  (``narwhals.stable.v1``): pandas 2 and 3 with every dtype (NumPy, nullable
+  ``Int64`` / ``boolean``, ``string[pyarrow]`` / ``str``, ``Categorical``,
+  Arrow-backed), polars (``String``, ``Categorical``, ``Enum``, numeric),
+  pyarrow ``Table`` / ``ChunkedArray`` / ``Array`` (dictionary arrays
+  included), and anything else narwhals supports. Loose pandas arrays
+  (``Categorical``, ``ArrowStringArray``, ``IntegerArray``, an ``Index``) are
+  wrapped in a ``Series`` first; a pyarrow ``Array`` in a ``ChunkedArray``.
+  A Hugging Face ``datasets.Dataset`` is read through its Arrow table.
+* **Tensors** (torch, jax, cupy, ...): DLPack (``numpy.from_dlpack``), else
+  ``__array__``; a tensor that requires grad is detached, one on a device is
+  copied to the host first.
+* Lists, tuples, numpy arrays and other objects with ``__array__``: ``numpy.asarray``.
+
+Missing values (``None``, ``NaN``, ``pandas.NA``, ``NaT``, polars and Arrow
+nulls) are found here, before any conversion could hide them, and reported
+with the argument and the first row. Optional libraries are never imported:
+an object can only come from polars, pyarrow or torch if the user imported it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+__all__ = [
+    "ERR_MISSING_LABEL",
+    "ERR_MISSING_VALUE",
+    "ERR_TYPE",
+    "NativeData",
+    "to_native_numpy",
+]
+
+ERR_TYPE = (
+    "{arg}: unsupported type {type_name}; pass a numpy array, list, pandas/polars/pyarrow "
+    "Series or DataFrame (or pyarrow Array/Table), a tensor (torch, jax, ...), or a "
+    "scipy.sparse matrix."
+)
+ERR_MISSING_LABEL = (
+    "{arg}: contains {count} missing value(s) (None, NaN or null), the first at row {row} "
+    "(0-based position). "
+    "Drop those rows or fill them before measuring."
+)
+ERR_MISSING_VALUE = (
+    "{arg}: contains {count} missing value(s) (None, NaN or null), the first at row {row} "
+    "(0-based position), column {column!r}. Drop those rows or fill them before measuring."
+)
+ERR_TENSOR = "{arg}: could not read the tensor {type_name} as a numpy array ({error})."
+
+
+@dataclass(frozen=True)
+class NativeData:
+    """A user's input as numpy: ``values`` (1-D or 2-D ndarray, or scipy.sparse) and,
+    for a dataframe, its column names."""
+
+    values: Any  # numpy.ndarray (1-D or 2-D) or a scipy.sparse matrix / array
+    columns: tuple[Any, ...] | None = None
+
+
+def _module(x: Any) -> str:
+    return type(x).__module__ or ""
+
+
+def _first_row(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def _missing_mask(arr: np.ndarray) -> np.ndarray | None:
+    """Where ``arr`` (1-D) holds a missing value, or ``None`` when its dtype cannot."""
+    if arr.dtype.kind == "f" or arr.dtype.kind == "c":
+        return np.isnan(arr)
+    if arr.dtype.kind in "OMm":
+        return np.asarray(pd.isna(arr), dtype=bool)
+    return None
+
+
+def _check_missing_1d(arr: np.ndarray, arg: str, nulls: np.ndarray | None = None) -> None:
+    mask = _missing_mask(arr)
+    if nulls is not None:
+        mask = nulls if mask is None else (mask | nulls)
+    if mask is not None and mask.any():
+        raise ValueError(
+            ERR_MISSING_LABEL.format(arg=arg, count=int(mask.sum()), row=_first_row(mask))
+        )
+
+
+def _series_numpy(series: Any, arg: str) -> np.ndarray:
+    """A narwhals Series as a 1-D numpy array; nulls raise (dictionary arrays would hide them)."""
+    nulls = np.asarray(series.is_null().to_numpy(), dtype=bool)
+    arr = np.asarray(series.to_numpy())
+    _check_missing_1d(arr, arg, nulls)
+    return arr
+
+
+def _frame_numpy(frame: Any, arg: str) -> NativeData:
+    columns = tuple(frame.columns)
+    if len(columns) == 1:
+        only = frame.get_column(columns[0])
+        arr = _series_numpy(only, arg)
+        if arr.dtype.kind not in "biuf":
+            # one column of labels (df[["gender"]]): read it as 1-D labels
+            return NativeData(arr)
+        return NativeData(arr[:, None], columns)
+    parts = []
+    for name in columns:
+        series = frame.get_column(name)
+        nulls = np.asarray(series.is_null().to_numpy(), dtype=bool)
+        arr = np.asarray(series.to_numpy())
+        mask = _missing_mask(arr)
+        mask = nulls if mask is None else (mask | nulls)
+        if mask.any():
+            raise ValueError(
+                ERR_MISSING_VALUE.format(
+                    arg=arg, count=int(mask.sum()), row=_first_row(mask), column=name
+                )
+            )
+        parts.append(arr)
+    if not parts:
+        return NativeData(np.empty((frame.shape[0], 0)), columns)
+    kinds = {p.dtype.kind for p in parts}
+    if kinds <= {"b"}:
+        values = np.column_stack(parts).astype(bool)
+    elif kinds <= set("biuf"):
+        values = np.column_stack([p.astype(np.float64) for p in parts])
+    else:
+        values = np.column_stack([p.astype(object) for p in parts])
+    return NativeData(values, columns)
+
+
+def _wrap_for_narwhals(x: Any) -> Any:
+    """Loose arrays that narwhals does not take directly, wrapped in what it does."""
+    if isinstance(x, (pd.Index, pd.Categorical, pd.api.extensions.ExtensionArray)):
+        return pd.Series(x, copy=False)
+    module = _module(x)
+    if module.startswith("pyarrow"):
+        import pyarrow as pa  # type: ignore[import-untyped]  # the user's object is pyarrow's
+
+        if isinstance(x, pa.Array):
+            return pa.chunked_array([x])
+        if isinstance(x, pa.RecordBatch):
+            return pa.Table.from_batches([x])
+    if module.startswith("datasets") and hasattr(x, "data") and hasattr(x.data, "table"):
+        return x.data.table  # Hugging Face datasets.Dataset: its Arrow table
+    return x
+
+
+def _tensor_numpy(x: Any, arg: str) -> np.ndarray:
+    """A tensor-like (DLPack or ``__array__``) as numpy; never imports its library."""
+    obj = x
+    if getattr(obj, "requires_grad", False) and hasattr(obj, "detach"):
+        obj = obj.detach()
+    device = getattr(obj, "device", None)
+    if device is not None and getattr(device, "type", "cpu") != "cpu" and hasattr(obj, "cpu"):
+        obj = obj.cpu()
+    try:
+        return np.asarray(np.from_dlpack(obj))
+    except (BufferError, RuntimeError, TypeError, ValueError, AttributeError) as dlpack_error:
+        if hasattr(obj, "get") and _module(obj).startswith("cupy"):
+            return np.asarray(obj.get())
+        if hasattr(obj, "__array__"):
+            return np.asarray(obj)
+        raise TypeError(
+            ERR_TENSOR.format(arg=arg, type_name=type(x).__name__, error=dlpack_error)
+        ) from dlpack_error
+
+
+def to_native_numpy(x: Any, *, arg: str) -> NativeData:
+    """``x`` (any supported container) as numpy or scipy.sparse, with missing values rejected.
+
+    Parameters
+    ----------
+    x : any supported container (module docs)
+    arg : str
+        The argument name, used in error messages.
+
+    Returns
+    -------
+    NativeData
+        1-D arrays keep their dtype (object for strings and categories); a
+        dataframe gives a 2-D array (bool, float64 or object) and its column
+        names, except a one-column frame of non-numeric labels, which is read
+        as 1-D labels.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from biasamp.inputs import to_native_numpy
+    >>> to_native_numpy(pd.Series(["m", "w"], dtype="category"), arg="groups").values
+    array(['m', 'w'], dtype=object)
+    """
+    if sp.issparse(x):
+        return NativeData(x)
+    if isinstance(x, np.ndarray):
+        if x.ndim == 1:
+            _check_missing_1d(x, arg)
+        return NativeData(x)
+    if isinstance(x, (list, tuple)):
+        arr = np.asarray(x) if len(x) else np.asarray(x, dtype=float)
+        if arr.ndim == 1:
+            _check_missing_1d(arr, arg)
+        return NativeData(arr)
+    import narwhals.stable.v1 as nw  # core dependency, imported when first needed
+
+    native = nw.from_native(
+        _wrap_for_narwhals(x), allow_series=True, eager_only=True, pass_through=True
+    )
+    if isinstance(native, nw.Series):
+        return NativeData(_series_numpy(native, arg))
+    if isinstance(native, nw.DataFrame):
+        return _frame_numpy(native, arg)
+    if hasattr(x, "__dlpack__"):
+        arr = _tensor_numpy(x, arg)
+    elif hasattr(x, "__array__"):
+        arr = np.asarray(x)
+    else:
+        raise TypeError(ERR_TYPE.format(arg=arg, type_name=type(x).__name__))
+    if arr.ndim == 1:
+        _check_missing_1d(arr, arg)
+    return NativeData(arr)
