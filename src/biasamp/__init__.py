@@ -54,6 +54,8 @@ from biasamp.metrics import (
 # multi-attribute co-occurrence metrics
 from biasamp.results import MultiAttributeResult
 from biasamp.metrics import (
+    CombinationSpace,
+    multi_attribute,
     multi_directional,
     multi_directional_from_counts,
     multi_mals,
@@ -118,7 +120,9 @@ __all__ = [
     "mals",
     "mals_from_counts",
     # multi-attribute
+    "CombinationSpace",
     "MultiAttributeResult",
+    "multi_attribute",
     "multi_directional",
     "multi_directional_from_counts",
     "multi_mals",

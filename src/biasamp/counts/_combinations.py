@@ -279,10 +279,26 @@ def _masks(pattern_bool: np.ndarray) -> np.ndarray:
 
 #: Pattern x combination x word checks per dense block (bounds the memory of one block).
 _BLOCK = 1 << 18
+#: (combination, pattern) hits buffered before one sparse product flushes them.
+_FLUSH = 1 << 22
+
+
+def _root_nodes(ranks: np.ndarray, n_pat: int, k: int) -> list[tuple[int, int]]:
+    """The combination ranges of the root's children (one per first task)."""
+    if k == 0:
+        return []
+    column = ranks[:, 0]
+    cuts = np.nonzero(np.diff(column))[0] + 1
+    bounds = np.concatenate([[0], cuts, [k]]).tolist()
+    return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
 def containment_counts(
-    pattern_bool: np.ndarray, combos: Combinations, weights: np.ndarray
+    pattern_bool: np.ndarray,
+    combos: Combinations,
+    weights: np.ndarray,
+    *,
+    progress: bool = False,
 ) -> np.ndarray:
     """``C^T @ weights`` for the containment matrix ``C[p, m] = 1`` iff pattern ``p``
     holds every task of combination ``m``, without building ``C``: (K, k).
@@ -291,14 +307,20 @@ def containment_counts(
     along the prefix tree: a node (a shared prefix) holds the patterns that
     contain the prefix and the combinations below it. A node whose patterns x
     combinations block is small (at most ``_BLOCK`` checks) is finished with one
-    dense bit-mask test (``pattern & m == m``) and one matrix product with the
-    node's weight rows; a larger node is split by the next task, keeping only
-    the patterns that hold it. The work is the blocks tested, not all pattern x
-    combination pairs and never the rows.
+    dense bit-mask test (``pattern & m == m``); a larger node is split by the
+    next task, keeping only the patterns that hold it, so a shared prefix is
+    intersected once. The hits of many blocks are buffered as (combination,
+    pattern) pairs and turned into counts by one sparse (COO) product with the
+    weights per ``_FLUSH`` pairs. The work is the blocks tested plus the hits,
+    not all pattern x combination pairs and never the rows.
     """
+    from biasamp._progress import progress_iter
+
     n_pat, n_tasks = pattern_bool.shape
     k = len(combos)
     weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim == 1:
+        weights = weights[:, None]
     out = np.zeros((k, weights.shape[1]))
     if k == 0:
         return out
@@ -308,41 +330,67 @@ def containment_counts(
     width = combos.items.shape[1]
     valid = np.arange(width)[None, :] < combos.sizes[:, None]
     ranks = np.sort(np.where(valid, rank[np.where(valid, combos.items, 0)], n_tasks), axis=1)
+    ranks = np.concatenate([ranks, np.full((k, 1), n_tasks, dtype=ranks.dtype)], axis=1)
     perm = np.lexsort(ranks.T[::-1])
     ranks = ranks[perm]
     combo_masks = np.zeros((k, n_tasks), dtype=bool)
     combo_masks[np.nonzero(valid)[0], combos.items[valid]] = True
     combo_masks = _masks(combo_masks)[perm]
-    word_of = order // 64
-    bit_of = np.uint64(1) << (order % 64).astype(np.uint64)
+    if n_words == 1:  # one word: 1-d masks, no reduction over words
+        masks, combo_masks = masks[:, 0], combo_masks[:, 0]
+    word_of = (order // 64).tolist()
+    bit_of = [np.uint64(1) << np.uint64(t % 64) for t in order.tolist()]
     sorted_out = np.zeros_like(out)
-    stack = [(np.arange(n_pat), 0, k, 0)]
-    while stack:
-        db, lo, hi, depth = stack.pop()
-        if db.size == 0:
-            continue
-        node = masks[db]
-        if db.size * (hi - lo) * n_words <= _BLOCK or depth >= width:
-            want = combo_masks[lo:hi]
-            # (combinations x patterns), so nonzero() comes out row-sorted: CSR directly
-            hit = ((want[:, None, :] & node[None, :, :]) == want[:, None, :]).all(axis=-1)
-            c, p = np.nonzero(hit)
-            ptr = np.zeros(hi - lo + 1, dtype=np.int64)
-            np.cumsum(np.bincount(c, minlength=hi - lo), out=ptr[1:])
-            pairs = sp.csr_matrix((np.ones(p.size), db[p], ptr), shape=(hi - lo, n_pat))
-            sorted_out[lo:hi] += pairs @ weights
-            continue
-        column = ranks[lo:hi, depth]
-        cuts = np.nonzero(np.diff(column))[0] + 1
-        starts = np.concatenate([[0], cuts])
-        stops = np.concatenate([cuts, [hi - lo]])
-        for a, b in zip(starts, stops, strict=True):
-            r = column[a]
-            if r == n_tasks:  # combinations that end here hold the whole node
-                sorted_out[lo + a : lo + b] += weights[db].sum(axis=0)
+    hits_c: list[np.ndarray] = []
+    hits_p: list[np.ndarray] = []
+    buffered = 0
+
+    def flush() -> None:
+        nonlocal buffered
+        if not hits_c:
+            return
+        c = np.concatenate(hits_c)
+        p = np.concatenate(hits_p)
+        pairs = sp.coo_matrix((np.ones(c.size), (c, p)), shape=(k, n_pat))
+        sorted_out[:] += pairs @ weights
+        hits_c.clear()
+        hits_p.clear()
+        buffered = 0
+
+    all_patterns = np.arange(n_pat, dtype=np.int64)
+    subtrees = _root_nodes(ranks, n_pat, k)
+    for lo0, hi0 in progress_iter(subtrees, description="counting combinations", enabled=progress):
+        stack = [(all_patterns, lo0, hi0, 0)]
+        while stack:
+            db, lo, hi, depth = stack.pop()
+            if db.size == 0:
                 continue
-            has = (node[:, word_of[r]] & bit_of[r]).astype(bool)
-            stack.append((db[has], lo + a, lo + b, depth + 1))
+            node = masks[db]
+            if db.size * (hi - lo) * n_words <= _BLOCK or depth >= width:
+                want = combo_masks[lo:hi]
+                if n_words == 1:
+                    hit = (want[:, None] & node[None, :]) == want[:, None]
+                else:
+                    hit = ((want[:, None, :] & node[None, :, :]) == want[:, None, :]).all(axis=-1)
+                c, p = np.nonzero(hit)
+                hits_c.append((c + lo).astype(np.int32))
+                hits_p.append(db[p].astype(np.int32))
+                buffered += c.size
+                if buffered >= _FLUSH:
+                    flush()
+                continue
+            column = ranks[lo:hi, depth]
+            cuts = np.nonzero(np.diff(column))[0] + 1
+            bounds = [0, *cuts.tolist(), hi - lo]
+            firsts = column[bounds[:-1]].tolist()
+            for a, b, r in zip(bounds[:-1], bounds[1:], firsts, strict=True):
+                if r == n_tasks:  # combinations that end here hold the whole node
+                    sorted_out[lo + a : lo + b] += weights[db].sum(axis=0)
+                    continue
+                column_r = node if n_words == 1 else node[:, word_of[r]]
+                has = (column_r & bit_of[r]).astype(bool)
+                stack.append((db[has], lo + a, lo + b, depth + 1))
+    flush()
     out[perm] = sorted_out
     return out
 
@@ -358,6 +406,7 @@ def observed_combinations(
     max_size: int | None,
     min_count: float,
     max_combinations: int,
+    progress: bool = False,
 ) -> tuple[Combinations, np.ndarray]:
     """M as the reference builds it, and ``C^T @ weights`` over its combinations: (K, k).
 
@@ -390,7 +439,7 @@ def observed_combinations(
     items[pat_idx, position] = task_idx
     combos = Combinations(items, sizes[idx].astype(np.int64), task_names)
     stacked = np.column_stack([eval_support, weights])
-    counts = containment_counts(pattern_bool, combos, stacked)
+    counts = containment_counts(pattern_bool, combos, stacked, progress=progress)
     keep = counts[:, 0] >= min_count
     if not keep.any():
         raise ValueError(ERR_EMPTY_OBSERVED_EVAL.format(count=idx.size, min_count=_fmt(min_count)))

@@ -2,12 +2,15 @@
 
 Single-attribute: :func:`bias_scores`, :func:`mals` (BiasAmp_MALS),
 :func:`directional` (BiasAmp->). Multi-attribute: :func:`multi_mals`,
-:func:`multi_directional`. Each has a ``*_from_counts`` form.
+:func:`multi_directional`, :func:`multi_attribute` (all three from one
+:class:`CombinationSpace`). Each has a ``*_from_counts`` form.
 """
 
 from biasamp.metrics._directional import directional, directional_from_counts
 from biasamp.metrics._mals import bias_scores, mals, mals_from_counts
 from biasamp.metrics._multi_attribute import (
+    CombinationSpace,
+    multi_attribute,
     multi_directional,
     multi_directional_from_counts,
     multi_mals,
@@ -15,11 +18,13 @@ from biasamp.metrics._multi_attribute import (
 )
 
 __all__ = [
+    "CombinationSpace",
     "bias_scores",
     "directional",
     "directional_from_counts",
     "mals",
     "mals_from_counts",
+    "multi_attribute",
     "multi_directional",
     "multi_directional_from_counts",
     "multi_mals",

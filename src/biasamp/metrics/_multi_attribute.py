@@ -76,7 +76,9 @@ from biasamp.metrics._splits import select_training_rows
 from biasamp.results._multi_attribute import MultiAttributeResult
 
 __all__ = [
+    "CombinationSpace",
     "MultiAttributeResult",
+    "multi_attribute",
     "multi_directional",
     "multi_directional_from_counts",
     "multi_mals",
@@ -96,16 +98,41 @@ ERR_DASK_MULTI_BOOTSTRAP = (
     "n_boot with Dask inputs supports bootstrap='poisson' only (Poisson weights are drawn per "
     "partition by global row index); got bootstrap={got!r}."
 )
+ERR_SPACE_TYPE = "space: expected a CombinationSpace, got {type_name}."
+ERR_SPACE_TABLES = (
+    "space: it was built from other count tables than the ones passed; pass the tables it was "
+    "built from, or only the space."
+)
+ERR_SPACE_OPTIONS = (
+    "{name}={got!r} disagrees with the space ({name}={have!r}); M comes from the space, "
+    "so leave the combination options out or build a new CombinationSpace."
+)
+ERR_SPACE_WITH_ARRAYS = (
+    "{arg}: pass either the arrays or space=, not both (the space already holds its rows)."
+)
+ERR_MISSING_ARRAY = "{arg}: required unless space= is given."
+ERR_SPACE_NO_ROWS = (
+    "n_boot: this CombinationSpace was built from count tables, so it has no rows to "
+    "resample; build it with CombinationSpace.from_arrays to bootstrap."
+)
 
 _DEFAULT_MAX_COMBINATIONS = 1_000_000
+_OPTION_DEFAULTS: dict[str, Any] = {
+    "combinations": "observed",
+    "min_size": 1,
+    "max_size": None,
+    "min_count": 1,
+    "max_combinations": _DEFAULT_MAX_COMBINATIONS,
+    "progress": False,
+}
 _BOOT_CHUNK = 16  # replicates per pass (bounds memory: chunk x |G| x patterns)
 _WEIGHT_CHUNK_BYTES = 1 << 25  # float64 replicate weights drawn at a time (32 MB)
 
 
-# ----------------------------------------------------------------------------- result
+# ----------------------------------------------------------------------------- space
 @dataclass(frozen=True)
-class _CombinationSpace:
-    """M and the way to turn pattern counts into combination counts, fixed for one computation.
+class _Containment:
+    """M and the way to turn pattern counts into combination counts.
 
     ``observed`` mode keeps the pattern indicator and counts containment on the
     fly (:func:`containment_counts`); ``subsets`` mode keeps the sparse
@@ -118,11 +145,11 @@ class _CombinationSpace:
     indicator: np.ndarray
     matrix: sp.csc_matrix | None
 
-    def counts(self, weights: np.ndarray) -> np.ndarray:
+    def counts(self, weights: np.ndarray, *, progress: bool = False) -> np.ndarray:
         """``C^T @ weights`` for weights laid out on the vocabulary: (K, k)."""
         if self.matrix is not None:
             return np.asarray(self.matrix.T @ weights)
-        return containment_counts(self.indicator, self.combos, weights)
+        return containment_counts(self.indicator, self.combos, weights, progress=progress)
 
     def table(self, counts: PatternCountTable) -> CountTable:
         """The :class:`CountTable` of ``counts`` whose tasks are the combinations."""
@@ -183,7 +210,8 @@ def build_combination_space(
     max_size: int | None,
     min_count: float,
     max_combinations: int,
-) -> tuple[_CombinationSpace, CountTable, CountTable]:
+    progress: bool = False,
+) -> tuple[_Containment, CountTable, CountTable]:
     """Choose M from plain (no replicate axis) tables; return it with both combination tables."""
     keys = [table.patterns[r] for table in (train, evaluation) for r in table.patterns]
     vocabulary = np.unique(np.concatenate(keys))
@@ -202,7 +230,13 @@ def build_combination_space(
     weights = np.hstack([w_train, w_eval])
     if combinations == "observed":
         combos, counts = observed_combinations(
-            indicator, support_train, support_eval, train.task_names, weights, **options
+            indicator,
+            support_train,
+            support_eval,
+            train.task_names,
+            weights,
+            progress=progress,
+            **options,
         )
         matrix = None
     else:
@@ -211,7 +245,7 @@ def build_combination_space(
         )
         counts = np.asarray(matrix.T @ weights)
     names = combos.names()
-    space = _CombinationSpace(combos, names, vocabulary, indicator, matrix)
+    space = _Containment(combos, names, vocabulary, indicator, matrix)
     split = w_train.shape[1]
     return (
         space,
@@ -297,7 +331,7 @@ def _variance(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- frames
 def _frame(
-    space: _CombinationSpace,
+    space: CombinationSpace,
     train: CountTable,
     evaluation: CountTable,
     columns: dict[str, np.ndarray],
@@ -308,7 +342,7 @@ def _frame(
     combos[:] = space.names
     data: dict[str, Any] = {
         "combination": np.repeat(combos, n_g),
-        "size": np.repeat(space.combos.sizes, n_g),
+        "size": np.repeat(space.sizes, n_g),
         "group": np.tile(np.asarray(train.group_names, dtype=object), n_m),
         "support_train": np.repeat(train.totals["tasks"], n_g),
         "support_eval": np.repeat(evaluation.totals["tasks"], n_g)
@@ -374,9 +408,214 @@ def _check_absolute(absolute: Any) -> bool:
     return bool(absolute)
 
 
+class CombinationSpace:
+    """The combination set M of the multi-attribute metrics, built once and shared.
+
+    Building M and counting, for every combination, the rows that contain it
+    is most of the work of :func:`multi_mals` and :func:`multi_directional`.
+    A ``CombinationSpace`` does it once; pass it as ``space=`` to both metrics
+    (both directions), to their ``*_from_counts`` forms and to their
+    bootstraps, or call :func:`multi_attribute` for all three at once.
+
+    Parameters
+    ----------
+    train, evaluation : PatternCountTable
+        Plain (no replicate axis) pattern count tables of the training split
+        (``groups``, ``tasks``) and of the evaluation split (``tasks`` and the
+        roles the metrics need: ``groups``, ``groups_pred``, ``tasks_pred``).
+    combinations, min_size, max_size, min_count, max_combinations
+        How M is built (see :func:`multi_mals`).
+    progress : bool, default False
+        Show a progress bar while the combinations are counted.
+
+    Attributes
+    ----------
+    train, evaluation : PatternCountTable
+        The tables M was built from.
+    train_counts, eval_counts : CountTable
+        Their counts per combination (the combinations are the "tasks").
+    combinations : str
+        ``"observed"`` or ``"subsets"``.
+    min_size, max_size, min_count : int, int or None, float
+        The options M was built with.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biasamp
+    >>> tasks = np.array([[1, 1], [1, 1], [1, 0], [0, 1]])
+    >>> space = biasamp.CombinationSpace.from_arrays(
+    ...     groups_train=["g", "h", "g", "h"], tasks_train=tasks, sample_weight_train=[8, 2, 1, 1],
+    ...     groups=["g", "h", "g", "h"], tasks=tasks, groups_pred=["g", "g", "h", "g"],
+    ...     tasks_pred=tasks, combinations="subsets", min_size=2)
+    >>> len(space), space.names
+    (1, [(0, 1)])
+    >>> round(biasamp.multi_mals(space=space).value, 2)
+    0.2
+    """
+
+    def __init__(
+        self,
+        train: PatternCountTable,
+        evaluation: PatternCountTable,
+        *,
+        combinations: str = "observed",
+        min_size: int = 1,
+        max_size: int | None = None,
+        min_count: float = 1,
+        max_combinations: int = _DEFAULT_MAX_COMBINATIONS,
+        progress: bool = False,
+    ) -> None:
+        opts = check_combination_options(
+            combinations, min_size, max_size, min_count, max_combinations
+        )
+        _check_tables(train, evaluation)
+        self.train = train
+        self.evaluation = evaluation
+        self.combinations = combinations
+        self.min_size, self.max_size, self.min_count = opts[0], opts[1], opts[2]
+        self._containment, self.train_counts, self.eval_counts = build_combination_space(
+            train,
+            evaluation,
+            combinations=combinations,
+            min_size=opts[0],
+            max_size=opts[1],
+            min_count=opts[2],
+            max_combinations=opts[3],
+            progress=progress,
+        )
+        # the evaluation rows, kept by from_arrays for the bootstrap
+        self._eval_matrices: dict[str, LabelMatrix] | _DaskEvaluation | None = None
+        self._eval_weights: np.ndarray | None = None
+
+    @classmethod
+    def from_arrays(
+        cls,
+        *,
+        groups_train: Any,
+        tasks_train: Any,
+        tasks: Any,
+        groups: Any = None,
+        groups_pred: Any = None,
+        tasks_pred: Any = None,
+        combinations: str = "observed",
+        min_size: int = 1,
+        max_size: int | None = None,
+        min_count: float = 1,
+        max_combinations: int = _DEFAULT_MAX_COMBINATIONS,
+        sample_weight: Any = None,
+        sample_weight_train: Any = None,
+        group_names: Sequence[Any] | None = None,
+        task_names: Sequence[Any] | None = None,
+        progress: bool = False,
+    ) -> CombinationSpace:
+        """Validate and count the arrays once, then build M (arguments as in :func:`multi_mals`).
+
+        The space keeps the evaluation label matrices, so the metrics called
+        with it can bootstrap (``n_boot``).
+        """
+        check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
+        train, evaluation, eval_m, weights = _tables(
+            groups_train=groups_train,
+            tasks_train=tasks_train,
+            sample_weight_train=sample_weight_train,
+            groups=groups,
+            tasks=tasks,
+            groups_pred=groups_pred,
+            tasks_pred=tasks_pred,
+            sample_weight=sample_weight,
+            group_names=group_names,
+            task_names=task_names,
+        )
+        space = cls(
+            train,
+            evaluation,
+            combinations=combinations,
+            min_size=min_size,
+            max_size=max_size,
+            min_count=min_count,
+            max_combinations=max_combinations,
+            progress=progress,
+        )
+        space._eval_matrices, space._eval_weights = eval_m, weights
+        return space
+
+    def __len__(self) -> int:
+        return len(self._containment.names)
+
+    @property
+    def names(self) -> list[tuple[Any, ...]]:
+        """Each combination of M as a tuple of task names."""
+        return self._containment.names
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Number of tasks of each combination: (|M|,)."""
+        return self._containment.combos.sizes
+
+    def counts(self, table: PatternCountTable, *, progress: bool = False) -> CountTable:
+        """Counts of ``table`` (any roles, replicate axis allowed) per combination of M.
+
+        The result is a :class:`CountTable` whose "tasks" are the combinations.
+        """
+        if tuple(table.task_names) != tuple(self.train.task_names):
+            raise ValueError(
+                ERR_TABLE_NAMES.format(
+                    arg="table",
+                    kind="task",
+                    a=list(self.train.task_names),
+                    b=list(table.task_names),
+                )
+            )
+        weights, spec = _layout(table, self._containment.vocabulary)
+        return _combination_table(
+            table, self.names, self._containment.counts(weights, progress=progress), spec
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"CombinationSpace({len(self):,} combinations, combinations={self.combinations!r}, "
+            f"min_size={self.min_size}, max_size={self.max_size}, min_count={self.min_count:g})"
+        )
+
+
+def _space_for(
+    space: Any,
+    train: PatternCountTable | None,
+    evaluation: PatternCountTable | None,
+    options: dict[str, Any],
+) -> CombinationSpace:
+    """The given space (checked against the tables and options) or a new one."""
+    if space is None:
+        return CombinationSpace(train, evaluation, **options)  # type: ignore[arg-type]
+    if not isinstance(space, CombinationSpace):
+        raise TypeError(ERR_SPACE_TYPE.format(type_name=type(space).__name__))
+    if (train is not None and train is not space.train) or (
+        evaluation is not None and evaluation is not space.evaluation
+    ):
+        raise ValueError(ERR_SPACE_TABLES)
+    _check_space_options(space, options)
+    return space
+
+
+def _check_space_options(space: CombinationSpace, options: dict[str, Any]) -> None:
+    """Combination options that differ from the defaults must agree with the space's."""
+    have = {
+        "combinations": space.combinations,
+        "min_size": space.min_size,
+        "max_size": space.max_size,
+        "min_count": space.min_count,
+    }
+    for name, value in options.items():
+        if name not in have or value == _OPTION_DEFAULTS[name]:
+            continue
+        if value != have[name]:
+            raise ValueError(ERR_SPACE_OPTIONS.format(name=name, got=value, have=have[name]))
+
+
 def multi_mals_from_counts(
-    train: PatternCountTable,
-    evaluation: PatternCountTable,
+    train: PatternCountTable | None = None,
+    evaluation: PatternCountTable | None = None,
     *,
     combinations: str = "observed",
     min_size: int = 1,
@@ -385,54 +624,42 @@ def multi_mals_from_counts(
     max_combinations: int = _DEFAULT_MAX_COMBINATIONS,
     absolute: bool = True,
     ci: float = 0.95,
+    space: CombinationSpace | None = None,
+    progress: bool = False,
 ) -> MultiAttributeResult:
     """Multi_MALS from pattern count tables (see :func:`multi_mals`).
 
     ``train`` needs ``groups`` and ``tasks``; ``evaluation`` needs ``tasks``
-    (ground truth, to choose M), ``groups_pred`` and ``tasks_pred``.
+    (ground truth, to choose M), ``groups_pred`` and ``tasks_pred``. With
+    ``space`` (a :class:`CombinationSpace` built from these tables) the tables
+    may be omitted and M is not rebuilt.
 
     When ``evaluation`` carries the replicates of an online bootstrap
     (:meth:`PatternCountTable.empty` with ``n_boot``), the result has the
     ``ci``-level percentile interval, ``se`` and ``replicates`` (M and the
     training side stay fixed).
     """
-    result, compute = _multi_mals(
-        train,
-        evaluation,
+    absolute = _check_absolute(absolute)
+    options = dict(
         combinations=combinations,
         min_size=min_size,
         max_size=max_size,
         min_count=min_count,
         max_combinations=max_combinations,
-        absolute=absolute,
+        progress=progress,
     )
-    return _streamed_interval(result, compute, evaluation, ci=ci)
+    built = _space_for(space, train, evaluation, options)
+    result, compute = _multi_mals(built, absolute=absolute)
+    return _streamed_interval(result, compute, built, ci=ci)
 
 
-def _multi_mals(
-    train: PatternCountTable,
-    evaluation: PatternCountTable,
-    *,
-    combinations: str,
-    min_size: int,
-    max_size: int | None,
-    min_count: float,
-    max_combinations: int,
-    absolute: bool,
-) -> tuple[MultiAttributeResult, Any]:
-    """The result and a function of a replicate-axis evaluation table -> replicate values."""
-    absolute = _check_absolute(absolute)
-    opts = check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
-    _check_tables(train, evaluation)
+def _multi_mals(space: CombinationSpace, *, absolute: bool) -> tuple[MultiAttributeResult, Any]:
+    """The result and a function of a combination-count replicate table -> replicate values."""
+    evaluation = space.evaluation
     evaluation.require("groups_pred", "tasks_pred", metric="multi_mals (predictions)")
-    space, train_ct, eval_ct = build_combination_space(
-        train,
-        evaluation,
-        combinations=combinations,
-        **dict(zip(("min_size", "max_size", "min_count", "max_combinations"), opts, strict=True)),
-    )
+    train_ct, eval_ct = space.train_counts, space.eval_counts
     arrays = _mals_core(train_ct, eval_ct, absolute=absolute)
-    n_comb = len(space.names)
+    n_comb = len(space)
     frame = _frame(
         space,
         train_ct,
@@ -457,24 +684,24 @@ def _multi_mals(
         by_size=_by_size(frame, metric="multi_mals"),
         absolute=absolute,
         n=float(evaluation.n),
-        n_train=float(train.n),
+        n_train=float(space.train.n),
         n_combinations=n_comb,
         n_pairs=int(arrays["biased"].sum()),
         n_empty=int(arrays["empty"].sum()),
         params={
-            "combinations": combinations,
-            "min_size": opts[0],
-            "max_size": opts[1],
-            "min_count": opts[2],
-            "threshold": 1.0 / len(train.group_names),
+            "combinations": space.combinations,
+            "min_size": space.min_size,
+            "max_size": space.max_size,
+            "min_count": space.min_count,
+            "threshold": 1.0 / len(space.train.group_names),
         },
     )
-    return result, lambda reps: _mals_core(train_ct, space.table(reps), absolute=absolute)["value"]
+    return result, lambda reps: _mals_core(train_ct, reps, absolute=absolute)["value"]
 
 
 def multi_directional_from_counts(
-    train: PatternCountTable,
-    evaluation: PatternCountTable,
+    train: PatternCountTable | None = None,
+    evaluation: PatternCountTable | None = None,
     *,
     direction: str,
     combinations: str = "observed",
@@ -487,67 +714,84 @@ def multi_directional_from_counts(
     empty: str = "exclude",
     baseline: str = "evaluation",
     ci: float = 0.95,
+    space: CombinationSpace | None = None,
+    progress: bool = False,
 ) -> MultiAttributeResult:
     """Multi-> from pattern count tables (see :func:`multi_directional`).
 
     ``train`` needs ``groups`` and ``tasks``; ``evaluation`` needs ``groups``,
-    ``tasks`` and ``tasks_pred`` (A->T) or ``groups_pred`` (T->A).
+    ``tasks`` and ``tasks_pred`` (A->T) or ``groups_pred`` (T->A). With
+    ``space`` (a :class:`CombinationSpace` built from these tables) the tables
+    may be omitted and M is not rebuilt.
 
     When ``evaluation`` carries the replicates of an online bootstrap
     (:meth:`PatternCountTable.empty` with ``n_boot``), the result has the
     ``ci``-level percentile interval, ``se`` and ``replicates`` (M and the
     training side stay fixed).
     """
-    result, compute = _multi_directional(
-        train,
-        evaluation,
-        direction=direction,
-        combinations=combinations,
-        min_size=min_size,
-        max_size=max_size,
-        min_count=min_count,
-        max_combinations=max_combinations,
-        absolute=absolute,
-        tie_rule=tie_rule,
-        empty=empty,
-        baseline=baseline,
-    )
-    result = _streamed_interval(result, compute, evaluation, ci=ci)
-    result.direction = _reported_direction(direction)
-    return result
-
-
-def _multi_directional(
-    train: PatternCountTable,
-    evaluation: PatternCountTable,
-    *,
-    direction: str,
-    combinations: str,
-    min_size: int,
-    max_size: int | None,
-    min_count: float,
-    max_combinations: int,
-    absolute: bool,
-    tie_rule: str,
-    empty: str,
-    baseline: str,
-) -> tuple[MultiAttributeResult, Any]:
-    """The result and a function of a replicate-axis evaluation table -> replicate values."""
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
     direction = normalize_direction(direction)
     if baseline not in ("evaluation", "train"):
         raise ValueError(ERR_BASELINE.format(got=baseline))
-    opts = check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
-    _check_tables(train, evaluation)
+    options = dict(
+        combinations=combinations,
+        min_size=min_size,
+        max_size=max_size,
+        min_count=min_count,
+        max_combinations=max_combinations,
+        progress=progress,
+    )
+    built = _space_for(space, train, evaluation, options)
+    result, compute = _multi_directional(
+        built,
+        direction=direction,
+        absolute=absolute,
+        tie_rule=tie_rule,
+        empty=empty,
+        baseline=baseline,
+    )
+    result = _streamed_interval(result, compute, built, ci=ci)
+    result.direction = _reported_direction(direction)
+    return result
+
+
+def _streamed_interval(
+    result: MultiAttributeResult, compute: Any, space: CombinationSpace, *, ci: float
+) -> MultiAttributeResult:
+    """Fill ``ci``, ``se`` and ``replicates`` from the online bootstrap of the evaluation table."""
+    evaluation = space.evaluation
+    if evaluation.replicates is None or evaluation.bootstrap is None:
+        return result
+    from biasamp.results._intervals import check_ci, interval_from_replicates
+
+    level = check_ci(ci)
+    reps = np.atleast_1d(compute(space.counts(evaluation.replicates)))
+    low, high, se = interval_from_replicates(reps, ci=level)
+    result.ci, result.ci_level, result.se, result.replicates = (
+        (float(low), float(high)),
+        level,
+        float(se),
+        reps,
+    )
+    result.params.update({"n_boot": int(evaluation.bootstrap.n_boot), "bootstrap": "poisson"})
+    return result
+
+
+def _multi_directional(
+    space: CombinationSpace,
+    *,
+    direction: str,
+    absolute: bool,
+    tie_rule: str,
+    empty: str,
+    baseline: str,
+) -> tuple[MultiAttributeResult, Any]:
+    """The result and a function of a combination-count replicate table -> replicate values."""
+    train, evaluation = space.train, space.evaluation
     pred_role = "tasks_pred" if direction == "A->T" else "groups_pred"
     evaluation.require("groups", pred_role, metric=f"multi_directional({direction})")
-    space, train_ct, eval_ct = build_combination_space(
-        train,
-        evaluation,
-        combinations=combinations,
-        **dict(zip(("min_size", "max_size", "min_count", "max_combinations"), opts, strict=True)),
-    )
+    train_ct, eval_ct = space.train_counts, space.eval_counts
     core = dict(direction=direction, absolute=absolute, tie_rule=tie_rule, baseline=baseline)
     arrays = _directional_core(train_ct, eval_ct, **core)
     defined = arrays["defined"]
@@ -592,20 +836,20 @@ def _multi_directional(
         absolute=absolute,
         n=float(evaluation.n),
         n_train=float(train.n),
-        n_combinations=len(space.names),
+        n_combinations=len(space),
         n_pairs=n_defined,
         n_empty=n_empty,
         params={
-            "combinations": combinations,
-            "min_size": opts[0],
-            "max_size": opts[1],
-            "min_count": opts[2],
+            "combinations": space.combinations,
+            "min_size": space.min_size,
+            "max_size": space.max_size,
+            "min_count": space.min_count,
             "tie_rule": tie_rule,
             "empty": empty,
             "baseline": baseline,
         },
     )
-    return result, lambda reps: _directional_core(train_ct, space.table(reps), **core)["value"]
+    return result, lambda reps: _directional_core(train_ct, reps, **core)["value"]
 
 
 # ----------------------------------------------------------------------------- arrays
@@ -763,45 +1007,41 @@ def _compact_weights(source: Any, n_rows: int) -> np.ndarray:
     return out
 
 
-def _streamed_interval(
-    result: MultiAttributeResult, compute: Any, evaluation: PatternCountTable, *, ci: float
-) -> MultiAttributeResult:
-    """Fill ``ci``, ``se`` and ``replicates`` from the online bootstrap of ``evaluation``."""
-    if evaluation.replicates is None or evaluation.bootstrap is None:
-        return result
-    from biasamp.results._intervals import check_ci, interval_from_replicates
-
-    level = check_ci(ci)
-    reps = np.atleast_1d(compute(evaluation.replicates))
-    low, high, se = interval_from_replicates(reps, ci=level)
-    result.ci, result.ci_level, result.se, result.replicates = (
-        (float(low), float(high)),
-        level,
-        float(se),
-        reps,
+def _replicate_range(table: PatternCountTable, start: int, stop: int) -> PatternCountTable:
+    """Replicates ``start:stop`` of a table with a leading replicate axis."""
+    return dataclasses.replace(
+        table,
+        n=table.n[start:stop],
+        group_totals={k: v[start:stop] for k, v in table.group_totals.items()},
+        pattern_totals={k: v[start:stop] for k, v in table.pattern_totals.items()},
+        joint={k: v[start:stop] for k, v in table.joint.items()},
     )
-    result.params.update({"n_boot": int(evaluation.bootstrap.n_boot), "bootstrap": "poisson"})
-    return result
 
 
 def _bootstrap(
-    result: MultiAttributeResult,
-    compute: Any,
-    eval_m: dict[str, LabelMatrix] | _DaskEvaluation,
-    weights: np.ndarray,
+    results: Sequence[MultiAttributeResult],
+    computes: Sequence[Any],
+    space: CombinationSpace,
     *,
     n_boot: int | None,
     ci: float,
     random_state: Any,
     bootstrap: str,
-) -> MultiAttributeResult:
-    """Fill ``ci``, ``se`` and ``replicates`` by resampling the evaluation rows."""
+    progress: bool = False,
+) -> None:
+    """Fill ``ci``, ``se`` and ``replicates`` of every result by resampling the evaluation
+    rows once: each replicate chunk is counted per combination once for all metrics."""
     if n_boot is None:
-        return result
+        return
+    if space._eval_matrices is None or space._eval_weights is None:
+        raise ValueError(ERR_SPACE_NO_ROWS)
+    from biasamp._progress import progress_iter
     from biasamp.counts._replicates import make_replicates
     from biasamp.results._intervals import check_ci, interval_from_replicates
 
     level = check_ci(ci)
+    eval_m, weights = space._eval_matrices, space._eval_weights
+    values: list[list[np.ndarray]] = [[] for _ in computes]
     if isinstance(eval_m, _DaskEvaluation):
         # Dask: each partition draws the Poisson weights of its global rows
         if bootstrap != "poisson":
@@ -809,44 +1049,66 @@ def _bootstrap(
         arrays = dict(eval_m.arrays)
         names = {"group_names": arrays.pop("group_names"), "task_names": arrays.pop("task_names")}
         replicates = make_replicates(1, n_boot, random_state=random_state, method="poisson")
-        table = _count_dask_split(arrays, **names, source=_TRAIN_SOURCE, replicates=replicates)
-        reps = np.concatenate(
-            [
-                np.atleast_1d(compute(_replicate_range(table, start, start + _BOOT_CHUNK)))
-                for start in range(0, n_boot, _BOOT_CHUNK)
-            ]
-        )
+        whole = _count_dask_split(arrays, **names, source=_TRAIN_SOURCE, replicates=replicates)
+        chunks = [
+            _replicate_range(whole, start, start + _BOOT_CHUNK)
+            for start in range(0, n_boot, _BOOT_CHUNK)
+        ]
     else:
         n_rows = next(iter(eval_m.values())).n_rows
         source = make_replicates(n_rows, n_boot, random_state=random_state, method=bootstrap)
         all_weights = _compact_weights(source, n_rows)
-        values = []
-        for start in range(0, all_weights.shape[0], _BOOT_CHUNK):
+        chunks = [
+            (eval_m, all_weights[start : start + _BOOT_CHUNK])
+            for start in range(0, all_weights.shape[0], _BOOT_CHUNK)
+        ]
+    for chunk in progress_iter(chunks, description="bootstrap", enabled=progress):
+        if isinstance(chunk, PatternCountTable):
+            table = chunk
+        else:
             table = PatternCountTable.from_label_matrices(
-                eval_m,
-                sample_weight=weights,
-                replicate_weights=all_weights[start : start + _BOOT_CHUNK].astype(np.float64),
+                chunk[0], sample_weight=weights, replicate_weights=chunk[1].astype(np.float64)
             )
-            values.append(np.atleast_1d(compute(table)))
-        reps = np.concatenate(values)
-    low, high, se = interval_from_replicates(reps, ci=level)
-    result.ci, result.ci_level, result.se, result.replicates = (
-        (float(low), float(high)),
-        level,
-        float(se),
-        reps,
-    )
-    result.params.update({"n_boot": int(n_boot), "bootstrap": bootstrap})
-    return result
+        counts = space.counts(table)
+        for out, compute in zip(values, computes, strict=True):
+            out.append(np.atleast_1d(compute(counts)))
+    for result, parts in zip(results, values, strict=True):
+        reps = np.concatenate(parts)
+        low, high, se = interval_from_replicates(reps, ci=level)
+        result.ci, result.ci_level, result.se, result.replicates = (
+            (float(low), float(high)),
+            level,
+            float(se),
+            reps,
+        )
+        result.params.update({"n_boot": int(n_boot), "bootstrap": bootstrap})
+
+
+def _arrays_or_space(
+    space: Any, arrays: dict[str, Any], required: Sequence[str], build: dict[str, Any]
+) -> CombinationSpace:
+    """The space passed (no arrays allowed with it) or one built from the arrays."""
+    if space is not None:
+        for arg, value in arrays.items():
+            if value is not None:
+                raise ValueError(ERR_SPACE_WITH_ARRAYS.format(arg=arg))
+        if not isinstance(space, CombinationSpace):
+            raise TypeError(ERR_SPACE_TYPE.format(type_name=type(space).__name__))
+        _check_space_options(space, build)
+        return space
+    for arg in required:
+        if arrays.get(arg) is None:
+            raise ValueError(ERR_MISSING_ARRAY.format(arg=arg))
+    return CombinationSpace.from_arrays(**arrays, **build)
 
 
 def multi_mals(
     *,
-    groups_train: Any,
-    tasks_train: Any,
-    tasks: Any,
-    groups_pred: Any,
-    tasks_pred: Any,
+    groups_train: Any = None,
+    tasks_train: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
     groups: Any = None,
     combinations: str = "observed",
     min_size: int = 1,
@@ -862,6 +1124,8 @@ def multi_mals(
     ci: float = 0.95,
     random_state: Any = None,
     bootstrap: str = "poisson",
+    space: CombinationSpace | None = None,
+    progress: bool = False,
 ) -> MultiAttributeResult:
     """Undirected multi-attribute bias amplification, Multi_MALS (Zhao et al., 2023, eq. 2).
 
@@ -907,7 +1171,13 @@ def multi_mals(
     random_state : int, Generator or None
         Seed of the bootstrap.
     bootstrap : {"poisson", "multinomial"}, default "poisson"
-        Replicate weights (see :mod:`biasamp.counts._replicates`).
+        Replicate weights (see :func:`biasamp.replicate_weights`).
+    space : CombinationSpace, optional
+        M and its counts, built once (:meth:`CombinationSpace.from_arrays`) and
+        shared with :func:`multi_directional`; then pass no arrays, and the
+        combination options come from the space.
+    progress : bool, default False
+        Show progress bars while combinations are counted and bootstrapped.
 
     Returns
     -------
@@ -933,47 +1203,51 @@ def multi_mals(
     (1, 0.2)
     """
     absolute = _check_absolute(absolute)
-    check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
-    train, evaluation, eval_m, weights = _tables(
-        groups_train=groups_train,
-        tasks_train=tasks_train,
-        sample_weight_train=sample_weight_train,
-        groups=groups,
-        tasks=tasks,
-        groups_pred=groups_pred,
-        tasks_pred=tasks_pred,
-        sample_weight=sample_weight,
-        group_names=group_names,
-        task_names=task_names,
+    built = _arrays_or_space(
+        space,
+        {
+            "groups_train": groups_train,
+            "tasks_train": tasks_train,
+            "tasks": tasks,
+            "groups_pred": groups_pred,
+            "tasks_pred": tasks_pred,
+            "groups": groups,
+            "sample_weight": sample_weight,
+            "sample_weight_train": sample_weight_train,
+            "group_names": group_names,
+            "task_names": task_names,
+        },
+        ("groups_train", "tasks_train", "tasks", "groups_pred", "tasks_pred"),
+        {
+            "combinations": combinations,
+            "min_size": min_size,
+            "max_size": max_size,
+            "min_count": min_count,
+            "max_combinations": max_combinations,
+            "progress": progress,
+        },
     )
-    options = dict(
-        combinations=combinations,
-        min_size=min_size,
-        max_size=max_size,
-        min_count=min_count,
-        max_combinations=max_combinations,
-        absolute=absolute,
-    )
-    result, replicate_values = _multi_mals(train, evaluation, **options)
-    return _bootstrap(
-        result,
-        replicate_values,
-        eval_m,
-        weights,
+    result, replicate_values = _multi_mals(built, absolute=absolute)
+    _bootstrap(
+        [result],
+        [replicate_values],
+        built,
         n_boot=n_boot,
         ci=ci,
         random_state=random_state,
         bootstrap=bootstrap,
+        progress=progress,
     )
+    return result
 
 
 def multi_directional(
     *,
     direction: str,
-    groups_train: Any,
-    tasks_train: Any,
-    groups: Any,
-    tasks: Any,
+    groups_train: Any = None,
+    tasks_train: Any = None,
+    groups: Any = None,
+    tasks: Any = None,
     groups_pred: Any = None,
     tasks_pred: Any = None,
     combinations: str = "observed",
@@ -994,6 +1268,8 @@ def multi_directional(
     ci: float = 0.95,
     random_state: Any = None,
     bootstrap: str = "poisson",
+    space: CombinationSpace | None = None,
+    progress: bool = False,
 ) -> MultiAttributeResult:
     """Directional multi-attribute bias amplification, Multi-> (Zhao et al., 2023, eq. 3).
 
@@ -1025,11 +1301,13 @@ def multi_directional(
     train_rows : {"labelled", "with_task", "all"}, default "labelled"
         Which training rows count: rows with a group or a task (default, as the
         reference code's ``keep_indices``), rows with a task, or every row (see
-        :func:`biasamp.directional`).
+        :func:`biasamp.directional`). Not with ``space`` (it holds its rows).
     sample_weight, sample_weight_train, group_names, task_names
         As in :func:`biasamp.directional`.
     n_boot, ci, random_state, bootstrap
         Bootstrap of the evaluation rows (see :func:`multi_mals`).
+    space, progress
+        A shared :class:`CombinationSpace` and progress bars (see :func:`multi_mals`).
 
     Returns
     -------
@@ -1062,53 +1340,65 @@ def multi_directional(
     direction = normalize_direction(direction)
     if baseline not in ("evaluation", "train"):
         raise ValueError(ERR_BASELINE.format(got=baseline))
-    check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
-    if direction == "A->T" and tasks_pred is None:
-        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="tasks_pred"))
-    if direction == "T->A" and groups_pred is None:
-        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="groups_pred"))
-    groups_train, tasks_train, sample_weight_train = select_training_rows(
-        groups_train=groups_train,
-        tasks_train=tasks_train,
-        sample_weight_train=sample_weight_train,
-        group_names=group_names,
-        task_names=task_names,
-        train_rows=train_rows,
+    if space is None:
+        check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
+        if direction == "A->T" and tasks_pred is None:
+            raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="tasks_pred"))
+        if direction == "T->A" and groups_pred is None:
+            raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="groups_pred"))
+        groups_train, tasks_train, sample_weight_train = select_training_rows(
+            groups_train=groups_train,
+            tasks_train=tasks_train,
+            sample_weight_train=sample_weight_train,
+            group_names=group_names,
+            task_names=task_names,
+            train_rows=train_rows,
+        )
+    elif train_rows != "labelled":
+        raise ValueError(
+            ERR_SPACE_OPTIONS.format(name="train_rows", got=train_rows, have="labelled")
+        )
+    built = _arrays_or_space(
+        space,
+        {
+            "groups_train": groups_train,
+            "tasks_train": tasks_train,
+            "tasks": tasks,
+            "groups": groups,
+            "groups_pred": groups_pred if direction == "T->A" else None,
+            "tasks_pred": tasks_pred if direction == "A->T" else None,
+            "sample_weight": sample_weight,
+            "sample_weight_train": sample_weight_train,
+            "group_names": group_names,
+            "task_names": task_names,
+        },
+        ("groups_train", "tasks_train", "groups", "tasks"),
+        {
+            "combinations": combinations,
+            "min_size": min_size,
+            "max_size": max_size,
+            "min_count": min_count,
+            "max_combinations": max_combinations,
+            "progress": progress,
+        },
     )
-    train, evaluation, eval_m, weights = _tables(
-        groups_train=groups_train,
-        tasks_train=tasks_train,
-        sample_weight_train=sample_weight_train,
-        groups=groups,
-        tasks=tasks,
-        groups_pred=groups_pred if direction == "T->A" else None,
-        tasks_pred=tasks_pred if direction == "A->T" else None,
-        sample_weight=sample_weight,
-        group_names=group_names,
-        task_names=task_names,
-    )
-    options = dict(
+    result, replicate_values = _multi_directional(
+        built,
         direction=direction,
-        combinations=combinations,
-        min_size=min_size,
-        max_size=max_size,
-        min_count=min_count,
-        max_combinations=max_combinations,
         absolute=absolute,
         tie_rule=tie_rule,
         empty=empty,
         baseline=baseline,
     )
-    result, replicate_values = _multi_directional(train, evaluation, **options)
-    result = _bootstrap(
-        result,
-        replicate_values,
-        eval_m,
-        weights,
+    _bootstrap(
+        [result],
+        [replicate_values],
+        built,
         n_boot=n_boot,
         ci=ci,
         random_state=random_state,
         bootstrap=bootstrap,
+        progress=progress,
     )
     result.direction = reported
     result.params["train_rows"] = train_rows
@@ -1123,3 +1413,112 @@ def _reported_direction(direction: str) -> str:
     if "M" in key:  # the paper's G->M / M->G
         return "G->M" if canonical == "A->T" else "M->G"
     return canonical
+
+
+def multi_attribute(
+    *,
+    groups_train: Any = None,
+    tasks_train: Any = None,
+    groups: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    combinations: str = "observed",
+    min_size: int = 1,
+    max_size: int | None = None,
+    min_count: float = 1,
+    max_combinations: int = _DEFAULT_MAX_COMBINATIONS,
+    absolute: bool = True,
+    tie_rule: str = "zero",
+    empty: str = "exclude",
+    baseline: str = "evaluation",
+    sample_weight: Any = None,
+    sample_weight_train: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    n_boot: int | None = None,
+    ci: float = 0.95,
+    random_state: Any = None,
+    bootstrap: str = "poisson",
+    space: CombinationSpace | None = None,
+    progress: bool = False,
+) -> dict[str, MultiAttributeResult]:
+    """Multi_MALS and Multi-> in both directions from one combination space.
+
+    M and its counts are built once (or taken from ``space``) and one
+    bootstrap serves all three metrics, so this costs about a third of three
+    separate calls. Arguments as in :func:`multi_mals` and
+    :func:`multi_directional`; every role is needed.
+
+    Returns
+    -------
+    dict of str -> MultiAttributeResult
+        ``"multi_mals"``, ``"A->T"`` (G->M) and ``"T->A"`` (M->G); each equals
+        the result of the corresponding single call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import biasamp
+    >>> tasks = np.array([[1, 1], [1, 0]] * 2)
+    >>> results = biasamp.multi_attribute(
+    ...     groups_train=["g", "g", "h", "h"], tasks_train=tasks, sample_weight_train=[4, 1, 1, 4],
+    ...     groups=["g", "g", "h", "h"], tasks=tasks, sample_weight=[4, 1, 1, 4],
+    ...     groups_pred=["g", "g", "h", "g"], tasks_pred=np.array([[1, 1], [1, 1], [1, 0], [1, 0]]),
+    ...     combinations="subsets", min_size=2)
+    >>> sorted(results), round(results["A->T"].value, 2)
+    (['A->T', 'T->A', 'multi_mals'], 0.2)
+    """
+    absolute = _check_absolute(absolute)
+    _check_rules(tie_rule, empty)
+    if baseline not in ("evaluation", "train"):
+        raise ValueError(ERR_BASELINE.format(got=baseline))
+    built = _arrays_or_space(
+        space,
+        {
+            "groups_train": groups_train,
+            "tasks_train": tasks_train,
+            "tasks": tasks,
+            "groups": groups,
+            "groups_pred": groups_pred,
+            "tasks_pred": tasks_pred,
+            "sample_weight": sample_weight,
+            "sample_weight_train": sample_weight_train,
+            "group_names": group_names,
+            "task_names": task_names,
+        },
+        ("groups_train", "tasks_train", "groups", "tasks", "groups_pred", "tasks_pred"),
+        {
+            "combinations": combinations,
+            "min_size": min_size,
+            "max_size": max_size,
+            "min_count": min_count,
+            "max_combinations": max_combinations,
+            "progress": progress,
+        },
+    )
+    mals_result, mals_values = _multi_mals(built, absolute=absolute)
+    results = {"multi_mals": mals_result}
+    computes = [mals_values]
+    for direction in ("A->T", "T->A"):
+        result, values = _multi_directional(
+            built,
+            direction=direction,
+            absolute=absolute,
+            tie_rule=tie_rule,
+            empty=empty,
+            baseline=baseline,
+        )
+        results[direction] = result
+        computes.append(values)
+    _bootstrap(
+        list(results.values()),
+        computes,
+        built,
+        n_boot=n_boot,
+        ci=ci,
+        random_state=random_state,
+        bootstrap=bootstrap,
+        progress=progress,
+    )
+    return results

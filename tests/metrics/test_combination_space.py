@@ -1,0 +1,165 @@
+"""CombinationSpace: M built once and shared by the three multi-attribute metrics."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import biasamp
+from biasamp import CombinationSpace, PatternCountTable, multi_attribute
+from biasamp.counts import _combinations
+from biasamp.metrics._multi_attribute import (
+    ERR_MISSING_ARRAY,
+    ERR_SPACE_NO_ROWS,
+    ERR_SPACE_OPTIONS,
+    ERR_SPACE_TABLES,
+    ERR_SPACE_TYPE,
+    ERR_SPACE_WITH_ARRAYS,
+)
+
+
+def _data(n: int = 400, n_tasks: int = 6, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    g_train = rng.integers(0, 3, n)
+    t_train = (rng.random((n, n_tasks)) < 0.3 + 0.2 * (g_train[:, None] == 0)).astype(int)
+    g = rng.integers(0, 3, n)
+    t = (rng.random((n, n_tasks)) < 0.3 + 0.2 * (g[:, None] == 0)).astype(int)
+    return dict(
+        groups_train=g_train,
+        tasks_train=t_train,
+        groups=g,
+        tasks=t,
+        groups_pred=np.where(rng.random(n) < 0.8, g, rng.integers(0, 3, n)),
+        tasks_pred=np.where(rng.random((n, n_tasks)) < 0.9, t, 1 - t),
+    )
+
+
+def _same(a: biasamp.MultiAttributeResult, b: biasamp.MultiAttributeResult) -> None:
+    assert a.value == b.value and a.n_combinations == b.n_combinations
+    assert (a.variance == b.variance) or (np.isnan(a.variance) and np.isnan(b.variance))
+    pd.testing.assert_frame_equal(a.by_combination, b.by_combination)
+    if a.replicates is not None or b.replicates is not None:
+        np.testing.assert_array_equal(a.replicates, b.replicates)
+
+
+@pytest.mark.parametrize("mode", ["observed", "subsets"])
+def test_shared_space_equals_separate_calls(mode):
+    d = _data()
+    opts = dict(combinations=mode, max_size=3 if mode == "subsets" else None)
+    space = CombinationSpace.from_arrays(**d, **opts)
+    mals_kw = {k: v for k, v in d.items() if k != "groups"}
+    _same(biasamp.multi_mals(space=space), biasamp.multi_mals(**mals_kw, **opts))
+    for direction in ("A->T", "T->A"):
+        _same(
+            biasamp.multi_directional(direction=direction, space=space),
+            biasamp.multi_directional(direction=direction, **d, **opts),
+        )
+    together = multi_attribute(**d, **opts)
+    assert set(together) == {"multi_mals", "A->T", "T->A"}
+    _same(together["multi_mals"], biasamp.multi_mals(space=space))
+    _same(together["T->A"], biasamp.multi_directional(direction="T->A", space=space))
+    assert len(space) == together["A->T"].n_combinations
+    assert space.names == list(together["A->T"].by_combination["combination"].unique())
+    assert repr(space).startswith(f"CombinationSpace({len(space):,} combinations")
+
+
+def test_shared_bootstrap_equals_separate_bootstraps():
+    d = _data(n=300, n_tasks=5, seed=3)
+    boot = dict(n_boot=12, random_state=4)
+    together = multi_attribute(**d, combinations="subsets", max_size=2, **boot)
+    space = CombinationSpace.from_arrays(**d, combinations="subsets", max_size=2)
+    _same(together["multi_mals"], biasamp.multi_mals(space=space, **boot))
+    separate = biasamp.multi_directional(
+        direction="A->T", **d, combinations="subsets", max_size=2, **boot
+    )
+    _same(together["A->T"], separate)
+    assert together["T->A"].replicates.shape == (12,)
+
+
+def test_space_from_counts_is_shared_by_from_counts_forms():
+    d = _data(n=200, n_tasks=4, seed=5)
+    train = PatternCountTable.from_arrays(groups=d["groups_train"], tasks=d["tasks_train"])
+    evaluation = PatternCountTable.from_arrays(
+        groups=d["groups"],
+        tasks=d["tasks"],
+        groups_pred=d["groups_pred"],
+        tasks_pred=d["tasks_pred"],
+        group_names=train.group_names,
+        task_names=train.task_names,
+    )
+    space = CombinationSpace(train, evaluation, combinations="subsets")
+    a = biasamp.multi_directional_from_counts(direction="T->A", space=space)
+    b = biasamp.multi_directional_from_counts(
+        train, evaluation, direction="T->A", combinations="subsets"
+    )
+    _same(a, b)
+    _same(
+        biasamp.multi_mals_from_counts(train, evaluation, space=space),
+        biasamp.multi_mals_from_counts(train, evaluation, combinations="subsets"),
+    )
+    # the counts of any table (replicate axis allowed) per combination of M
+    counts = space.counts(evaluation)
+    np.testing.assert_array_equal(counts.totals["tasks"], space.eval_counts.totals["tasks"])
+    with pytest.raises(ValueError, match=re.escape(ERR_SPACE_NO_ROWS[:40])):
+        biasamp.multi_mals(space=space, n_boot=5)
+    other = PatternCountTable.from_arrays(groups=d["groups_train"], tasks=d["tasks_train"])
+    with pytest.raises(ValueError, match=re.escape(ERR_SPACE_TABLES[:40])):
+        biasamp.multi_mals_from_counts(other, evaluation, space=space)
+
+
+def test_space_errors():
+    d = _data(n=100, n_tasks=3)
+    space = CombinationSpace.from_arrays(**d)
+    with pytest.raises(ValueError, match=re.escape(ERR_SPACE_WITH_ARRAYS.format(arg="tasks"))):
+        biasamp.multi_mals(space=space, tasks=d["tasks"])
+    with pytest.raises(ValueError, match=re.escape(ERR_MISSING_ARRAY.format(arg="tasks_pred"))):
+        biasamp.multi_mals(**{k: v for k, v in d.items() if k != "tasks_pred"})
+    with pytest.raises(TypeError, match=re.escape(ERR_SPACE_TYPE.format(type_name="dict"))):
+        biasamp.multi_mals(space={})
+    message = ERR_SPACE_OPTIONS.format(name="combinations", got="subsets", have="observed")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        biasamp.multi_directional(direction="A->T", space=space, combinations="subsets")
+
+
+def test_progress_bars_do_not_change_the_result(capsys):
+    d = _data(n=150, n_tasks=4)
+    quiet = multi_attribute(**d, n_boot=4, random_state=0)
+    loud = multi_attribute(**d, n_boot=4, random_state=0, progress=True)
+    for key in quiet:
+        _same(quiet[key], loud[key])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n_tasks=st.integers(1, 70),
+    block=st.sampled_from([1, 7, 1 << 18]),
+)
+def test_containment_counts_match_brute_force(seed, n_tasks, block):
+    """The prefix-tree count equals C^T W from the dense containment matrix (any word count)."""
+    rng = np.random.default_rng(seed)
+    patterns = np.unique(rng.random((60, n_tasks)) < 0.4, axis=0)
+    pick = rng.random((25, n_tasks)) < 0.2
+    combos_bool = np.unique(pick[pick.any(axis=1)], axis=0)
+    if len(combos_bool) == 0:
+        return
+    sizes = combos_bool.sum(axis=1)
+    items = np.full((len(combos_bool), int(sizes.max())), -1, dtype=np.int64)
+    for i, row in enumerate(combos_bool):
+        items[i, : sizes[i]] = np.nonzero(row)[0]
+    combos = _combinations.Combinations(items, sizes, tuple(range(n_tasks)))
+    weights = rng.random((len(patterns), 3))
+    contain = (patterns[:, None, :] | ~combos_bool[None, :, :]).all(axis=-1)  # (P, K)
+    expected = contain.T.astype(float) @ weights
+    old = _combinations._BLOCK
+    _combinations._BLOCK = block
+    try:
+        got = _combinations.containment_counts(patterns, combos, weights)
+    finally:
+        _combinations._BLOCK = old
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
