@@ -96,6 +96,8 @@ def _compare(args: list[str], tmp_path: Path, *extra: str) -> dict:
     memory = _doc([*args, "--stream", "off"], tmp_path / "memory.json")
     assert streamed["settings"].pop("streamed") is True
     assert memory["settings"].pop("streamed") is False
+    assert streamed["settings"].pop("engine") in ("numpy", "duckdb")
+    assert memory["settings"].pop("engine") == "in-memory"
     assert streamed == memory
     return streamed
 
@@ -223,8 +225,10 @@ def test_duckdb_engine_equals_numpy(tmp_path, suffix):
             tmp_path / f"train{suffix}",
         )
         base = ["measure", str(data), "--train", str(train), *columns, "--pred-prefix", "pred_"]
-        numpy_doc = _doc(base, tmp_path / "numpy.json")
+        numpy_doc = _doc([*base, "--engine", "numpy"], tmp_path / "numpy.json")
         duck_doc = _doc([*base, "--engine", "duckdb"], tmp_path / "duck.json")
+        # the default engine is DuckDB when it is installed
+        assert _doc(base, tmp_path / "auto.json")["settings"]["engine"] == "duckdb"
         assert duck_doc["settings"].pop("engine") == "duckdb"
         assert numpy_doc["settings"].pop("engine") == "numpy"
         assert duck_doc == numpy_doc
@@ -448,6 +452,7 @@ def test_streamed_report_writes_html_json_and_gates(tmp_path):
     assert main([*args, "--stream", "off"]) == 1
     memory = json.loads((tmp_path / "r.json").read_text())
     memory["settings"]["streamed"] = True
+    memory["settings"]["engine"] = doc["settings"]["engine"]
     assert memory == doc
 
 

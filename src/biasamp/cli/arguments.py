@@ -75,7 +75,7 @@ Input contract:
   Streaming: with group, tasks and --pred-prefix predictions in one file (CSV with ','
           or Parquet; --train alike), no --pred/--id/long tables/thresholds, and only
           mals, directional-a2t, directional-t2a, the files are counted chunk by chunk
-          (memory ~ --chunk-size x columns; --engine numpy|duckdb). --stream on
+          (memory ~ --chunk-size x columns; --engine auto|numpy|duckdb). --stream on
           requires it, --stream off reads every row in memory.
 
 Exit codes: 0 success, 1 a --fail-above bound was exceeded, 2 usage or input error.
@@ -225,9 +225,10 @@ def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool =
         files.add_argument(
             "--engine",
             choices=ENGINES,
-            default="numpy",
-            help="streaming counts: numpy (pyarrow chunks, default) or duckdb "
-            "(one SQL aggregation; pip install 'biasamp[duckdb]')",
+            default="auto",
+            help="streaming counts: auto (default: duckdb when installed, else numpy), "
+            "numpy (pyarrow chunks) or duckdb (one SQL aggregation; "
+            "pip install 'biasamp[duckdb]'); the engine that ran is in the settings",
         )
     columns = parser.add_argument_group("columns")
     group = columns.add_mutually_exclusive_group(required=True)

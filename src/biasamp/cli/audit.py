@@ -326,7 +326,7 @@ def sizes_table(results: dict[str, Any]) -> pd.DataFrame | None:
 def _streaming_plan(args: argparse.Namespace, layout: Layout) -> StreamPlan | None:
     """The streaming plan when ``--stream`` and the inputs allow it (None: read in memory)."""
     mode = getattr(args, "stream", "auto")
-    engine = getattr(args, "engine", "numpy")
+    engine = getattr(args, "engine", "auto")
     if mode == "off":
         plan, reason = None, "--stream off"
     else:
@@ -429,7 +429,7 @@ def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: 
     return Audit(
         data=data,
         results=results,
-        settings={**_settings_dict(args, keys), "streamed": True},
+        settings={**_settings_dict(args, keys), "streamed": True, "engine": plan.engine},
         gates=gates,
         warnings=warnings,
         skipped=skipped,
@@ -482,7 +482,7 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
     return Audit(
         data=data,
         results=results,
-        settings={**_settings_dict(args, keys), "streamed": False},
+        settings={**_settings_dict(args, keys), "streamed": False, "engine": "in-memory"},
         gates=gates,
         warnings=warnings,
         skipped=skipped,

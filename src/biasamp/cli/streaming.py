@@ -23,7 +23,9 @@ messages as the in-memory path), one counting pass, and with ``--n-boot`` one
 more counting pass under Poisson replicate weights
 (:func:`biasamp.counts._replicates.evaluation_replicates`), drawn by global row index,
 so the interval equals the in-memory bootstrap exactly. The bootstrap pass
-always runs on the numpy engine (its weights are per row). When the streaming
+always runs on the numpy engine (its weights are per row). ``--engine auto`` (the
+default) counts with DuckDB when it is installed (``biasamp[duckdb]``) and with
+numpy otherwise; the engine that ran is in the output's settings (``engine``). When the streaming
 layer refuses a value, the file is re-read chunk by chunk by the in-memory
 validator (without keeping the chunks), which names the column and data row
 as the in-memory path does.
@@ -88,12 +90,12 @@ __all__ = [
 #: The metrics the streaming path computes from count tables.
 STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a")
 STREAM_MODES = ("auto", "on", "off")
-ENGINES = ("numpy", "duckdb")
+ENGINES = ("auto", "numpy", "duckdb")
 
 ERR_STREAM_NOT_APPLICABLE = "--stream on: the streaming path does not apply: {reason}."
 ERR_ENGINE_NEEDS_STREAM = (
     "--engine duckdb counts the files by streaming, which does not apply here: {reason}. "
-    "Use the default --engine numpy."
+    "Use --engine auto or numpy."
 )
 ERR_NO_DUCKDB = "--engine duckdb needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_STREAM_VALUE = "{detail} (the in-memory reader accepts the file: run with --stream off)"
@@ -255,9 +257,7 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
             reason = _file_reason(path, formats[path], layout, file_blocks)
             if reason is not None:
                 return None, reason
-    engine = getattr(args, "engine", "numpy")
-    if engine == "duckdb" and importlib.util.find_spec("duckdb") is None:
-        raise ImportError(ERR_NO_DUCKDB)
+    engine = resolve_engine(getattr(args, "engine", "auto"))
     return StreamPlan(
         data=data_path,
         train=train_path,
@@ -267,6 +267,16 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
         layout=layout,
         engine=engine,
     ), ""
+
+
+def resolve_engine(engine: str) -> str:
+    """The streaming engine that runs: ``auto`` is DuckDB when it is installed, else numpy."""
+    has_duckdb = importlib.util.find_spec("duckdb") is not None
+    if engine == "auto":
+        return "duckdb" if has_duckdb else "numpy"
+    if engine == "duckdb" and not has_duckdb:
+        raise ImportError(ERR_NO_DUCKDB)
+    return engine
 
 
 # --- counting --------------------------------------------------------------------------
@@ -384,8 +394,19 @@ def _count(
         )
     except ImportError as exc:
         raise ImportError(ERR_NO_DUCKDB) from exc
-    except (ValueError, TypeError) as exc:
+    except Exception as exc:
+        # DuckDB's conversion errors are its own classes (duckdb.Error), not ValueError
+        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
+            raise
         raise _diagnose(plan, path, blocks, role, exc) from exc
+
+
+def _is_duckdb_error(exc: Exception) -> bool:
+    """Whether ``exc`` is a DuckDB error (its module is imported when the engine ran)."""
+    import sys
+
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(exc, duckdb.Error)
 
 
 def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:

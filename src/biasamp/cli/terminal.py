@@ -99,6 +99,10 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
             + (f"; thresholds: {len(data.thresholds)} labels" if data.thresholds else "")
         )
     )
+    engine = audit.settings.get("engine")
+    if engine:
+        how = "streamed counts" if audit.settings.get("streamed") else "rows read in memory"
+        console.print(Text(f"engine: {engine} ({how})", style="dim"))
     console.print(_summary_table(audit))
     for key, result in audit.results.items():
         extras = {
