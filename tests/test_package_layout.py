@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "_version": 0,
     "_progress": 0,
     "_deprecation": 0,
+    "_threads": 0,
     "output": 0,
     "datasets": 0,
     "inputs": 1,

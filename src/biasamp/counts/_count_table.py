@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp._threads import single_threaded_blas
 from biasamp.counts._poisson import PoissonReplicates
 from biasamp.inputs._collections import collection_kind, counter_for
 from biasamp.inputs._label_matrix import (
@@ -121,11 +122,17 @@ def _weighted_totals(x: np.ndarray | sp.csr_matrix, w: np.ndarray) -> np.ndarray
     """``w @ x``: shape (k,) for w of shape (n,), (B, k) for w of shape (B, n)."""
     if sp.issparse(x):
         return np.asarray((x.T @ w.T).T, dtype=np.float64)
-    return np.asarray(w @ x, dtype=np.float64)
+    with single_threaded_blas():
+        return np.asarray(w @ x, dtype=np.float64)
 
 
 def _weighted_crossprod(g: np.ndarray, t: np.ndarray | sp.csr_matrix, w: np.ndarray) -> np.ndarray:
     """``G^T diag(w) T``: (|G|, |T|) for w of shape (n,), (B, |G|, |T|) for w of shape (B, n)."""
+    with single_threaded_blas():
+        return _crossprod(g, t, w)
+
+
+def _crossprod(g: np.ndarray, t: np.ndarray | sp.csr_matrix, w: np.ndarray) -> np.ndarray:
     if w.ndim == 1:
         gw = g * w[:, None]
         if sp.issparse(t):
