@@ -56,6 +56,7 @@ from biasamp.inputs._containers import (
     ERR_TYPE,
     to_native_numpy,
 )
+from biasamp.inputs._encoding import factorize_labels
 
 __all__ = [
     "ERR_MISSING_LABEL",
@@ -183,26 +184,9 @@ def _names_source(source: str | None) -> str:
 
 
 def _factorize(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``codes`` (-1 for a missing label) and the distinct labels, in first-seen order.
-
-    Fixed-width numpy strings are hashed as integer words first (pandas would
-    convert them to Python objects, which dominates the cost on millions of
-    rows); the hash is verified against the labels and falls back to pandas on
-    a collision.
-    """
-    if arr.dtype.kind == "U" and arr.size and arr.dtype.itemsize % 4 == 0:
-        words = np.ascontiguousarray(arr).view(np.uint32).reshape(arr.shape[0], -1)
-        hashed = np.zeros(arr.shape[0], dtype=np.uint64)
-        for j in range(words.shape[1]):  # loop over characters of the width, not rows
-            hashed = hashed * np.uint64(1_000_003) + words[:, j].astype(np.uint64)
-        codes, unique_hashes = pd.factorize(hashed)
-        first = np.empty(len(unique_hashes), dtype=np.int64)
-        first[codes[::-1]] = np.arange(arr.shape[0] - 1, -1, -1)
-        uniques = arr[first]
-        if np.array_equal(uniques[codes], arr):
-            return codes, uniques
-    codes, uniques = pd.factorize(arr, use_na_sentinel=True)
-    return np.asarray(codes), np.asarray(uniques, dtype=object)
+    """``codes`` (-1 for a missing label) and the distinct labels, in first-seen order."""
+    # issue 18: the fast, verified factorisation lives in inputs/_encoding.py
+    return factorize_labels(arr)
 
 
 def _sorted_names(uniques: np.ndarray) -> tuple[Any, ...]:
