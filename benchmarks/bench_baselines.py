@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"memory bandwidth (numpy copy): {bw / 1e9:.1f} GB/s; inputs {input_bytes(d) / 1e6:.0f} MB\n"
     )
-    print("| implementation | time (s, min of %d) | vs biasamp |" % args.repeat)
+    print(f"| implementation | time (s, min of {args.repeat}) | vs biasamp |")
     print("|---|---|---|")
     print(f"| biasamp (validation + encoding + counting + metrics) | {t_ours:.3f} | 1 |")
     print(
@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         f"## Bootstrap: {args.n_boot:,} Poisson replicates of directional A->T and T->A, "
         "COCO test (5,473 x 79)\n"
     )
-    print("| implementation | time (s, min of %d) | vs biasamp |" % args.repeat)
+    print(f"| implementation | time (s, min of {args.repeat}) | vs biasamp |")
     print("|---|---|---|")
     print(f"| biasamp `directional(n_boot=...)`, both directions | {t_ob:.3f} | 1 |")
     print(f"| resample-and-matmul (same weights, BLAS) | {t_nb:.3f} | {t_nb / t_ob:.2f}x |")

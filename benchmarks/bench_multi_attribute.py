@@ -1,6 +1,7 @@
 """Benchmark: multi-attribute bias amplification at CelebA and COCO scale.
 
 Run ``python benchmarks/bench_multi_attribute.py [--rows 200000] [--naive-combos 150]
+[--scaling [ROWS ...]] [--repeat N]
 [--mdba-rows 2000]``. Prints markdown tables:
 
 1. CelebA-like synthetic data (n train = n eval rows, 3 groups, 40 binary
@@ -98,15 +99,53 @@ def naive_per_combination(data, combos, n_groups=3):
 
 
 def time_ours(data, names, **kw):
+    """All three metrics from one shared CombinationSpace (``biasamp.multi_attribute``)."""
     start = time.perf_counter()
-    results = {
-        "G->M": biasamp.multi_directional(direction="G->M", **data, task_names=names, **kw),
-        "M->G": biasamp.multi_directional(direction="M->G", **data, task_names=names, **kw),
-        "MALS": biasamp.multi_mals(
-            **{k: v for k, v in data.items() if k != "groups"}, task_names=names, **kw
-        ),
-    }
+    together = biasamp.multi_attribute(**data, task_names=names, **kw)
+    results = {"G->M": together["A->T"], "M->G": together["T->A"], "MALS": together["multi_mals"]}
     return time.perf_counter() - start, results
+
+
+SCALE_RUN = """
+import resource, sys, time
+sys.path.insert(0, {bench!r})
+from bench_multi_attribute import celeba_like, time_ours
+data, names = celeba_like({rows})
+elapsed, results = time_ours(data, names, combinations="observed")
+print(elapsed, results["MALS"].n_combinations,
+      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def scaling(sizes, repeat):
+    """Time and peak RSS of the three metrics per size, each in a fresh process (min of runs)."""
+    import subprocess
+    from pathlib import Path
+
+    bench = str(Path(__file__).resolve().parent)
+    print("## Scaling, CelebA-like data, all three metrics from one CombinationSpace\n")
+    print(
+        "| rows (train = evaluation) | combinations in M | time (s) | peak RSS (MB) | time / first |"
+    )
+    print("|---|---|---|---|---|")
+    first = None
+    for rows in sizes:
+        runs = []
+        for _ in range(repeat):
+            out = subprocess.run(
+                [sys.executable, "-c", SCALE_RUN.format(bench=bench, rows=rows)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            runs.append((float(out[0]), int(out[1]), int(out[2]) / 1024))
+        elapsed = min(r[0] for r in runs)
+        first = first or elapsed
+        print(
+            f"| {rows:,} | {runs[0][1]:,} | {elapsed:.1f} | {max(r[2] for r in runs):.0f} | "
+            f"{elapsed / first:.2f} |"
+        )
+    print()
 
 
 def _mdba(data, n_rows, max_size):
@@ -131,7 +170,19 @@ def main(argv=None):
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--naive-combos", type=int, default=150)
     parser.add_argument("--mdba-rows", type=int, default=2_000)
+    parser.add_argument(
+        "--scaling",
+        type=int,
+        nargs="*",
+        default=None,
+        metavar="ROWS",
+        help="only the scaling table for these sizes (default 200000 400000 800000)",
+    )
+    parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.scaling is not None:
+        scaling(args.scaling or [200_000, 400_000, 800_000], args.repeat)
+        return 0
 
     data, names = celeba_like(args.rows)
     active = data["tasks"].sum(axis=1).mean()
