@@ -37,20 +37,24 @@ def celeba_like(n_rows: int, *, seed: int = 0):
     base = np.quantile(rng.beta(0.8, 2.2, 10_000), np.linspace(0.02, 0.98, n_attr))
     offset = np.log(base / (1 - base))
 
-    def draw(n):
+    def draw(n, effect):
         z = rng.normal(size=(n, n_fac))
         group_logits = np.stack([z[:, 0], 0.5 * z[:, 1], -z[:, 0] + 0.3], axis=1)
         group = np.argmax(group_logits + rng.gumbel(size=(n, 3)), axis=1)
-        effect = np.zeros((3, n_attr))
-        effect[:, :12] = rng.normal(0, 0.6, (3, 12))
         logits = offset + z @ loadings.T + effect[group]
         return group, (rng.random((n, n_attr)) < 1 / (1 + np.exp(-logits))).astype(np.int8)
 
-    g_train, t_train = draw(n_rows)
-    g, t = draw(n_rows)
+    def draw_chunked(n):  # one group effect per split; chunks bound the float64 temporaries
+        effect = np.zeros((3, n_attr))
+        effect[:, :12] = rng.normal(0, 0.6, (3, 12))
+        parts = [draw(min(100_000, n - start), effect) for start in range(0, n, 100_000)]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    g_train, t_train = draw_chunked(n_rows)
+    g, t = draw_chunked(n_rows)
     # predictions: 5% label noise, group-driven over-prediction of 6 attributes,
     # and group predictions leaning on two attributes
-    flip = rng.random(t.shape) < 0.05
+    flip = rng.random(t.shape, dtype=np.float32) < 0.05
     t_pred = np.where(flip, 1 - t, t)
     push = (g[:, None] == 0) & (rng.random((n_rows, 6)) < 0.15)
     t_pred[:, :6] = np.maximum(t_pred[:, :6], push)

@@ -125,18 +125,23 @@ def pattern_keys(values: np.ndarray | sp.spmatrix, n_tasks: int) -> np.ndarray:
     """The pattern key of every row of a 0/1 ``(n, T)`` matrix: shape (n,), fixed-width bytes.
 
     Bit ``t % 32`` of word ``t // 32`` is set when the row holds task ``t``.
-    Sums of distinct powers of two below 2**32 are exact in float64, so the
-    words come from one (sparse) matrix product.
+    Dense rows are packed with :func:`numpy.packbits` (one bit per cell, no
+    float copy); sparse rows come from one sparse product (sums of distinct
+    powers of two below 2**32 are exact in float64).
     """
     n_words = _n_words(n_tasks)
+    if not sp.issparse(values):
+        arr = np.asarray(values)
+        n = arr.shape[0]
+        packed = np.zeros((n, 4 * n_words), dtype=np.uint8)
+        packed[:, : -(-n_tasks // 8)] = np.packbits(arr != 0, axis=1, bitorder="little")
+        words = packed.view("<u4").astype(np.uint32)  # little-endian words on any host
+        return np.ascontiguousarray(words).view(np.dtype((np.void, 4 * n_words))).ravel()
     tasks = np.arange(n_tasks)
     basis = sp.csr_matrix(
         (np.ldexp(1.0, tasks % _WORD), (tasks, tasks // _WORD)), shape=(n_tasks, n_words)
     )
-    if sp.issparse(values):
-        words = np.asarray((sp.csr_matrix(values) @ basis).toarray())
-    else:
-        words = np.asarray((basis.T @ np.asarray(values, dtype=np.float64).T).T)
+    words = np.asarray((sp.csr_matrix(values) @ basis).toarray())
     words = np.ascontiguousarray(words.astype(np.uint32))
     return words.view(np.dtype((np.void, 4 * n_words))).ravel()
 
@@ -145,9 +150,9 @@ def keys_to_indicator(keys: np.ndarray, n_tasks: int) -> np.ndarray:
     """The ``(P, T)`` boolean task indicator of pattern keys (inverse of :func:`pattern_keys`)."""
     n_words = _n_words(n_tasks)
     words = np.ascontiguousarray(keys).view(np.uint32).reshape(len(keys), n_words)
-    shifts = np.arange(_WORD, dtype=np.uint32)
-    bits = ((words[:, :, None] >> shifts) & np.uint32(1)).astype(bool)
-    return bits.reshape(len(keys), n_words * _WORD)[:, :n_tasks]
+    little = np.ascontiguousarray(words.astype("<u4")).view(np.uint8)  # (P, 4 * n_words)
+    bits = np.unpackbits(little, axis=1, count=n_tasks, bitorder="little")
+    return bits.view(bool)
 
 
 def items_to_keys(items: np.ndarray, sizes: np.ndarray, n_tasks: int) -> np.ndarray:
@@ -280,7 +285,7 @@ def _masks(pattern_bool: np.ndarray) -> np.ndarray:
 #: Pattern x combination x word checks per dense block (bounds the memory of one block).
 _BLOCK = 1 << 18
 #: (combination, pattern) hits buffered before one sparse product flushes them.
-_FLUSH = 1 << 22
+_FLUSH = 1 << 20
 
 
 def _root_nodes(ranks: np.ndarray, n_pat: int, k: int) -> list[tuple[int, int]]:
@@ -311,7 +316,7 @@ def containment_counts(
     next task, keeping only the patterns that hold it, so a shared prefix is
     intersected once. The hits of many blocks are buffered as (combination,
     pattern) pairs and turned into counts by one sparse (COO) product with the
-    weights per ``_FLUSH`` pairs. The work is the blocks tested plus the hits,
+    weights per ``_FLUSH`` (about a million) pairs. The work is the blocks tested plus the hits,
     not all pattern x combination pairs and never the rows.
     """
     from biasamp._progress import progress_iter
@@ -406,12 +411,15 @@ def observed_combinations(
     max_size: int | None,
     min_count: float,
     max_combinations: int,
+    eval_column: int | None = None,
     progress: bool = False,
 ) -> tuple[Combinations, np.ndarray]:
     """M as the reference builds it, and ``C^T @ weights`` over its combinations: (K, k).
 
     ``train_exact[p]`` is the training weight of rows whose task set is exactly
     pattern ``p``; ``eval_support`` the evaluation ground-truth weight per pattern.
+    When ``eval_column`` is given, ``weights[:, eval_column]`` equals
+    ``eval_support`` and is used instead of stacking a copy of the weights.
     """
     sizes = pattern_bool.sum(axis=1)
     top = np.inf if max_size is None else max_size
@@ -438,14 +446,15 @@ def observed_combinations(
     position = np.arange(task_idx.size) - np.repeat(np.cumsum(sizes[idx]) - sizes[idx], sizes[idx])
     items[pat_idx, position] = task_idx
     combos = Combinations(items, sizes[idx].astype(np.int64), task_names)
-    stacked = np.column_stack([eval_support, weights])
-    counts = containment_counts(pattern_bool, combos, stacked, progress=progress)
-    keep = counts[:, 0] >= min_count
+    if eval_column is None:
+        weights = np.column_stack([eval_support, weights])
+    counts = containment_counts(pattern_bool, combos, weights, progress=progress)
+    keep = counts[:, 0 if eval_column is None else eval_column] >= min_count
     if not keep.any():
         raise ValueError(ERR_EMPTY_OBSERVED_EVAL.format(count=idx.size, min_count=_fmt(min_count)))
     order = np.arange(len(task_names))
     combos, perm = _canonical(items[keep], combos.sizes[keep], order, task_names)
-    return combos, counts[keep][perm, 1:]
+    return combos, counts[keep][perm, 1 if eval_column is None else 0 :]
 
 
 def _fmt(x: float) -> str:

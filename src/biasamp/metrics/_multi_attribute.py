@@ -159,18 +159,36 @@ class _Containment:
 
 def _layout(table: PatternCountTable, vocabulary: np.ndarray) -> tuple[np.ndarray, list]:
     """Every per-pattern array of a table as columns of one (V, k) matrix, and how to undo it."""
-    blocks, spec, start = [], [], 0
-    items = [("totals", role, v) for role, v in table.pattern_totals.items()]
-    items += [("joint", key, v) for key, v in table.joint.items()]
-    for kind, key, values in items:
-        role = key if kind == "totals" else key[1]
-        flat = values.reshape(-1, values.shape[-1])
-        block = np.zeros((len(vocabulary), flat.shape[0]))
-        block[np.searchsorted(vocabulary, table.patterns[role])] = flat.T
-        blocks.append(block)
-        spec.append((kind, key, values.shape[:-1], start, start + flat.shape[0]))
-        start += flat.shape[0]
-    return np.hstack(blocks), spec
+    weights, specs = _layout_tables([table], vocabulary)
+    return weights, specs[0]
+
+
+def _layout_tables(
+    tables: Sequence[PatternCountTable], vocabulary: np.ndarray
+) -> tuple[np.ndarray, list[list]]:
+    """The per-pattern arrays of several tables side by side in one (V, k) float64 matrix,
+    allocated once (no stacking copies), and per table how to undo it (column ranges
+    relative to the table's first column)."""
+    plans, width = [], 0
+    for table in tables:
+        items = [("totals", role, v) for role, v in table.pattern_totals.items()]
+        items += [("joint", key, v) for key, v in table.joint.items()]
+        spec, start = [], 0
+        for kind, key, values in items:
+            k = int(np.prod(values.shape[:-1], dtype=np.int64))
+            spec.append((kind, key, values.shape[:-1], start, start + k))
+            start += k
+        plans.append((table, items, spec, width))
+        width += start
+    out = np.zeros((len(vocabulary), width))
+    specs = []
+    for table, items, spec, base in plans:
+        for (kind, key, values), (_, _, _, a, b) in zip(items, spec, strict=True):
+            role = key if kind == "totals" else key[1]
+            rows = np.searchsorted(vocabulary, table.patterns[role])
+            out[rows, base + a : base + b] = values.reshape(-1, values.shape[-1]).T
+        specs.append(spec)
+    return out, specs
 
 
 def _combination_table(
@@ -225,16 +243,20 @@ def build_combination_space(
         "min_count": min_count * (1.0 - 1e-12),
         "max_combinations": max_combinations,
     }
-    w_train, spec_train = _layout(train, vocabulary)
-    w_eval, spec_eval = _layout(evaluation, vocabulary)
-    weights = np.hstack([w_train, w_eval])
+    weights, (spec_train, spec_eval) = _layout_tables([train, evaluation], vocabulary)
+    split = spec_train[-1][4]
     if combinations == "observed":
+        # the evaluation ground truth's per-pattern totals are a column of the weights
+        eval_column = split + next(
+            a for kind, key, _, a, _ in spec_eval if kind == "totals" and key == "tasks"
+        )
         combos, counts = observed_combinations(
             indicator,
             support_train,
             support_eval,
             train.task_names,
             weights,
+            eval_column=eval_column,
             progress=progress,
             **options,
         )
@@ -245,8 +267,8 @@ def build_combination_space(
         )
         counts = np.asarray(matrix.T @ weights)
     names = combos.names()
+    del weights
     space = _Containment(combos, names, vocabulary, indicator, matrix)
-    split = w_train.shape[1]
     return (
         space,
         _combination_table(train, names, counts[:, :split], spec_train),
@@ -874,7 +896,12 @@ def _validate(
             if role not in arrays or arrays[role][0] is None:
                 continue
             value, arg = arrays[role]
-            out[role] = as_label_matrix(value, arg=arg, names=names, source=src)
+            matrix = as_label_matrix(value, arg=arg, names=names, source=src)
+            if not matrix.is_sparse:  # validated 0/1: one byte per cell, not eight
+                matrix = LabelMatrix(
+                    np.asarray(matrix.values, dtype=np.uint8), matrix.names, matrix.arg, False
+                )
+            out[role] = matrix
             if names is None:
                 names, src = out[role].names, arg
     return out
