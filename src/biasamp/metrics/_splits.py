@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, label_matrices
@@ -76,7 +77,16 @@ def check_train_rows(train_rows: Any) -> str:
 
 
 def _has_label(matrix: LabelMatrix) -> np.ndarray:
-    return np.asarray(matrix.values.sum(axis=1)).ravel() > 0
+    """Rows with at least one positive entry (one pass over the stored entries)."""
+    values = matrix.values
+    if sp.issparse(values):
+        csr = sp.csr_matrix(values)
+        positive = csr.data > 0
+        if positive.all():  # no stored zeros: a row has a label iff it stores an entry
+            return np.diff(csr.indptr) > 0
+        rows = np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr))
+        return np.bincount(rows[positive], minlength=csr.shape[0]) > 0
+    return np.asarray(values).any(axis=1)
 
 
 def kept_training_rows(
@@ -128,8 +138,8 @@ def select_training_rows(
         groups=groups_train, tasks=tasks_train, group_names=group_names, task_names=task_names
     )
     keep = kept_training_rows(matrices["groups"], matrices["tasks"], train_rows)
-    if keep is None:
-        return groups_train, tasks_train, sample_weight_train
+    if keep is None:  # the encoded matrices, so the training split is not encoded twice
+        return matrices["groups"], matrices["tasks"], sample_weight_train
     n = matrices["groups"].n_rows
     weight = None
     if sample_weight_train is not None:
