@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 import pandas as pd
+import scipy.sparse as sp
 
 from biasamp.counts._count_table import CountTable, label_matrices
 from biasamp.inputs._collections import any_dask_collection
