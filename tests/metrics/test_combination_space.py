@@ -163,3 +163,43 @@ def test_containment_counts_match_brute_force(seed, n_tasks, block):
     finally:
         _combinations._BLOCK = old
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("train_rows", ["labelled", "with_task", "all"])
+def test_one_call_and_space_follow_train_rows_like_the_single_calls(train_rows: str) -> None:
+    """Training rows with neither a group nor a task change the signs; all three paths agree."""
+    rng = np.random.default_rng(3)
+    n = 400
+    tasks_train = (rng.random((n, 4)) < 0.4).astype(int)
+    groups_train = np.eye(2, dtype=int)[rng.integers(0, 2, n)]
+    unlabelled = rng.random(n) < 0.2  # rows with no group and no task
+    groups_train[unlabelled] = 0
+    tasks_train[unlabelled] = 0
+    groups_train[(~unlabelled) & (rng.random(n) < 0.1)] = 0  # a task, no group
+    tasks = (rng.random((n, 4)) < 0.4).astype(int)
+    groups = np.eye(2, dtype=int)[rng.integers(0, 2, n)]
+    tasks_pred = np.where(rng.random((n, 4)) < 0.8, tasks, 1 - tasks)
+    groups_pred = np.where(rng.random((n, 1)) < 0.8, groups, groups[:, ::-1])
+    arrays = dict(
+        groups_train=groups_train,
+        tasks_train=tasks_train,
+        groups=groups,
+        tasks=tasks,
+        groups_pred=groups_pred,
+        tasks_pred=tasks_pred,
+    )
+    one_call = biasamp.multi_attribute(**arrays, train_rows=train_rows)
+    space = biasamp.CombinationSpace.from_arrays(**arrays, train_rows=train_rows)
+    for direction in ("A->T", "T->A"):
+        single = biasamp.multi_directional(direction=direction, **arrays, train_rows=train_rows)
+        shared = biasamp.multi_directional(direction=direction, space=space, train_rows=train_rows)
+        assert one_call[direction].value == pytest.approx(single.value, abs=1e-12)
+        assert shared.value == pytest.approx(single.value, abs=1e-12)
+    single_mals = biasamp.multi_mals(**arrays)
+    assert one_call["multi_mals"].value == pytest.approx(single_mals.value, abs=1e-12)
+    with pytest.raises(ValueError, match="train_rows"):
+        biasamp.multi_directional(
+            direction="A->T",
+            space=space,
+            train_rows="all" if train_rows != "all" else "labelled",
+        )

@@ -496,6 +496,9 @@ class CombinationSpace:
         self.evaluation = evaluation
         self.combinations = combinations
         self.min_size, self.max_size, self.min_count = opts[0], opts[1], opts[2]
+        #: The training-row rule the space was counted under (``from_arrays`` sets it;
+        #: tables passed in are taken as counted under the metrics' default).
+        self.train_rows: str = "labelled"
         self._containment, self.train_counts, self.eval_counts = build_combination_space(
             train,
             evaluation,
@@ -529,14 +532,25 @@ class CombinationSpace:
         sample_weight_train: Any = None,
         group_names: Sequence[Any] | None = None,
         task_names: Sequence[Any] | None = None,
+        train_rows: str = "labelled",
         progress: bool = False,
     ) -> CombinationSpace:
         """Validate and count the arrays once, then build M (arguments as in :func:`multi_mals`).
 
         The space keeps the evaluation label matrices, so the metrics called
-        with it can bootstrap (``n_boot``).
+        with it can bootstrap (``n_boot``). ``train_rows`` selects the training
+        rows as in :func:`multi_directional`; the metrics called with the space
+        use the same rows.
         """
         check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
+        groups_train, tasks_train, sample_weight_train = select_training_rows(
+            groups_train=groups_train,
+            tasks_train=tasks_train,
+            sample_weight_train=sample_weight_train,
+            group_names=group_names,
+            task_names=task_names,
+            train_rows=train_rows,
+        )
         train, evaluation, eval_m, weights = _tables(
             groups_train=groups_train,
             tasks_train=tasks_train,
@@ -560,6 +574,7 @@ class CombinationSpace:
             progress=progress,
         )
         space._eval_matrices, space._eval_weights = eval_m, weights
+        space.train_rows = train_rows
         return space
 
     def __len__(self) -> int:
@@ -1381,9 +1396,9 @@ def multi_directional(
             task_names=task_names,
             train_rows=train_rows,
         )
-    elif train_rows != "labelled":
+    elif train_rows != space.train_rows:
         raise ValueError(
-            ERR_SPACE_OPTIONS.format(name="train_rows", got=train_rows, have="labelled")
+            ERR_SPACE_OPTIONS.format(name="train_rows", got=train_rows, have=space.train_rows)
         )
     built = _arrays_or_space(
         space,
@@ -1459,6 +1474,7 @@ def multi_attribute(
     tie_rule: str = "zero",
     empty: str = "exclude",
     baseline: str = "evaluation",
+    train_rows: str = "labelled",
     sample_weight: Any = None,
     sample_weight_train: Any = None,
     group_names: Sequence[Any] | None = None,
@@ -1500,6 +1516,19 @@ def multi_attribute(
     _check_rules(tie_rule, empty)
     if baseline not in ("evaluation", "train"):
         raise ValueError(ERR_BASELINE.format(got=baseline))
+    if space is None:
+        groups_train, tasks_train, sample_weight_train = select_training_rows(
+            groups_train=groups_train,
+            tasks_train=tasks_train,
+            sample_weight_train=sample_weight_train,
+            group_names=group_names,
+            task_names=task_names,
+            train_rows=train_rows,
+        )
+    elif train_rows != space.train_rows:
+        raise ValueError(
+            ERR_SPACE_OPTIONS.format(name="train_rows", got=train_rows, have=space.train_rows)
+        )
     built = _arrays_or_space(
         space,
         {
@@ -1536,6 +1565,7 @@ def multi_attribute(
             empty=empty,
             baseline=baseline,
         )
+        result.params["train_rows"] = train_rows
         results[direction] = result
         computes.append(values)
     _bootstrap(
