@@ -1141,7 +1141,8 @@ def _arrays_or_space(
     for arg in required:
         if arrays.get(arg) is None:
             raise ValueError(ERR_MISSING_ARRAY.format(arg=arg))
-    return CombinationSpace.from_arrays(**arrays, **build)
+    # the callers have already selected the training rows (train_rows), so keep them all
+    return CombinationSpace.from_arrays(**arrays, **build, train_rows="all")
 
 
 def multi_mals(

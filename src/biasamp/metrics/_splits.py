@@ -23,6 +23,7 @@ from biasamp.inputs._label_matrix import (
     LabelMatrix,
     LabelWarning,
     as_sample_weight,
+    check_same_length,
 )
 
 __all__ = [
@@ -137,6 +138,7 @@ def select_training_rows(
     matrices = label_matrices(
         groups=groups_train, tasks=tasks_train, group_names=group_names, task_names=task_names
     )
+    check_same_length(groups_train=matrices["groups"], tasks_train=matrices["tasks"])
     keep = kept_training_rows(matrices["groups"], matrices["tasks"], train_rows)
     if keep is None:  # the encoded matrices, so the training split is not encoded twice
         return matrices["groups"], matrices["tasks"], sample_weight_train
