@@ -487,9 +487,9 @@ class CountTable(MergeableCounts):
         Label names in column order.
     n : ndarray of shape batch_shape
         Total weight of the rows.
-    totals : dict of role -> ndarray of shape (*batch_shape, k)
+    totals : dict of role -> ndarray of shape batch_shape + (k,)
         Per-label weighted totals of each role present.
-    joint : dict of (group_role, task_role) -> ndarray of shape (*batch_shape, |G|, |T|)
+    joint : dict of (group_role, task_role) -> ndarray of shape batch_shape + (|G|, |T|)
         Weighted co-occurrence counts.
     n_rows : int
         Number of input rows seen (unweighted).

@@ -308,7 +308,7 @@ def dpa(
         The model's outputs on the same rows: labels, 0/1 indicators,
         probabilities or scores/logits of shape (n, k) (or (n,) for two labels).
     attacker : "auto", "exact", "logistic", "mlp", attacker object or scikit-learn classifier
-        See :mod:`biasamp.predictability._attackers`. "auto" picks "exact" for discrete
+        See :class:`biasamp.ExactAttacker` and :class:`biasamp.MLPAttacker`. "auto" picks "exact" for discrete
         inputs with few distinct patterns, else "logistic".
     quality : str or callable, default "inverse_ce"
         "inverse_ce" (the paper's, appendix I), "accuracy", "f1",
