@@ -200,15 +200,20 @@ def plot(results: pd.DataFrame, sweep: pd.DataFrame, path: Path) -> None:
     x = np.arange(len(results))
     columns = ["DPA paper", *[f"DPA, {q}" for q in QUALITIES]]
     width = 0.8 / len(columns)
+    colors = dict(zip(columns, ["tab:gray", "tab:blue", "tab:orange", "tab:green"], strict=True))
     for i, column in enumerate(columns):
-        left.bar(x + (i - 1.5) * width, results[column], width, label=column.replace("DPA, ", ""))
+        label = column.replace("DPA, ", "")
+        left.bar(x + (i - 1.5) * width, results[column], width, label=label, color=colors[column])
     left.axhline(0, color="black", linewidth=0.8)
     left.set_xticks(x, labels)
     left.set_ylabel("DPA")
     left.set_title("Table 7 DPA (paper) and rebuilt from Table 6")
     left.legend(fontsize=8)
     for label in QUALITIES:
-        right.plot(sweep["model accuracy"], sweep[f"DPA, {label}"], marker="o", label=label)
+        column = f"DPA, {label}"
+        right.plot(
+            sweep["model accuracy"], sweep[column], marker="o", label=label, color=colors[column]
+        )
     right.axhline(TABLE_7[("unbalanced", "T->A")][2], color="gray", linestyle="--", label="paper")
     right.axvline(MODEL_ACCURACY, color="gray", linestyle=":")
     right.set_xlabel("race model accuracy (pairing of A and A_hat)")

@@ -231,3 +231,17 @@ def test_10_compas_table6(tmp_path: Path) -> None:
     # unbalanced A->T: about zero with every quality, as printed (-0.004)
     for quality in ("1/CE (paper, stated)", "accuracy", "1/MSE thresholded"):
         assert abs(key[f"unbalanced A->T: DPA, {quality}"]) < 0.01
+
+
+def test_11_metric_pictures(tmp_path: Path) -> None:
+    key = load("11_metric_pictures").main(output_dir=tmp_path)
+    for name in ("11_per_pair_deltas", "11_mals_bias", "11_threshold_sweep"):
+        assert (tmp_path / f"{name}.png").stat().st_size > 10_000
+    # The README's numbers: T->A -0.030 at 0.5 (interval below 0), +0.157 calibrated.
+    assert key["T->A at 0.5"] == pytest.approx(-0.0302, abs=5e-4)
+    assert key["T->A at 0.5 ci high"] < 0
+    assert key["T->A calibrated"] == pytest.approx(0.1566, abs=5e-4)
+    assert key["MALS at 0.5"] == pytest.approx(0.1231, abs=5e-4)
+    # The threshold alone changes the sign of both metrics.
+    assert key["T->A sweep min"] < -0.1 < 0.1 < key["T->A sweep max"]
+    assert key["MALS sweep min"] < -0.1 < 0.1 < key["MALS sweep max"]
