@@ -385,6 +385,7 @@ def dpa(
         arg = "tasks_pred" if direction == "A->T" else "groups_pred"
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg=arg))
     pred_arg = "tasks_pred" if direction == "A->T" else "groups_pred"
+    inputs: Any  # dense values, or a sparse indicator matrix
     if continuous:
         g = continuous_matrix(groups, arg="groups")
         t = continuous_matrix(tasks, arg="tasks")
