@@ -49,7 +49,7 @@ templates_path = ["_templates"]
 exclude_patterns = [
     "_build",
     "sphinxext",
-    "gallery/[0-9]*.md",  # tables the example scripts write, included by gallery/README.md
+    "gallery/[0-9]*.md",  # tables the example scripts write (data files, not pages)
     "auto_examples/*.ipynb",
     "auto_examples/*.py",
     "auto_examples/*.zip",
