@@ -241,7 +241,7 @@ class PatternCountTable(MergeableCounts):
         (from :meth:`empty`) is the identity.
         """
         if not self.roles or not other.roles:
-            return self._merge_blank(other)  # type: ignore[no-any-return]
+            return self._merge_blank(other)
         self.check_mergeable(other)
         patterns, pattern_totals, joint = {}, {}, {}
         for role in self.patterns:
