@@ -74,6 +74,9 @@ autodoc_typehints = "none"  # numpydoc "Parameters" give the types; avoids priva
 autodoc_member_order = "bysource"
 autodoc_preserve_defaults = True  # show defaults as written (CountTable, not its private path)
 autodoc_default_options = {"inherited-members": False}
+# A member without its own docstring is not given its base class's: MitigationComparison
+# is a DataFrame, and pandas' docstrings are written for pandas' Sphinx setup.
+autodoc_inherit_docstrings = False
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks: set[str] = set()
