@@ -45,7 +45,7 @@ def fit() -> dict:
     model = LogisticRegression(max_iter=1000).fit(train[objects], train["gender"])
     man = list(model.classes_).index("man")
     calibration = biasamp.calibrate_thresholds(
-        model.predict_proba(train[objects])[:, man], train["gender"] == "man"
+        model.predict_proba(train[objects])[:, man], labels_val=train["gender"] == "man"
     )
     return {
         "train": train,

@@ -162,7 +162,7 @@ def coco_wrong_group() -> pd.DataFrame:
     tasks = frame[objects].to_numpy(dtype=float)
     p_man, p_obj = man.mean(), tasks.mean(axis=0)
     p_joint = (man[:, None] * tasks).mean(axis=0)
-    share = biasamp.bias_scores(frame["gender"], frame[objects])["man"].reindex(objects)
+    share = biasamp.bias_scores(frame["gender"], tasks=frame[objects])["man"].reindex(objects)
     table = pd.DataFrame(
         {
             "object": objects,

@@ -84,12 +84,12 @@ def corpora() -> dict[str, pd.Series]:
     imsitu = load_imsitu_gender("train")
     coco = pd.concat([load_coco_gender("val"), load_coco_gender("test")], ignore_index=True)
     objects = [c for c in coco.columns if c not in ("image_id", "gender")]
-    coco_b = biasamp.bias_scores(coco["gender"], coco[objects])["man"]
+    coco_b = biasamp.bias_scores(coco["gender"], tasks=coco[objects])["man"]
     published = load_mals_coco_results().set_index("object")
     paper_objects = [o for o in published.index if o in coco_b.index]
     return {
         "imSitu verbs, bundled train (24,301 images)": biasamp.bias_scores(
-            imsitu["gender"], imsitu["verb"]
+            imsitu["gender"], tasks=imsitu["verb"]
         )["man"],
         "COCO objects, bundled val+test, all 79": coco_b,
         "COCO objects, bundled val+test, the paper's 66 (65 present)": coco_b[paper_objects],

@@ -112,7 +112,7 @@ def runs_for_seed(d: dict[str, object], seed: int) -> dict[str, dict[str, object
     test_pot = potentials(original, test, objects, rng)
     out = {"original": decode(*test_pot, d)}
 
-    over = biasamp.oversample(groups, train[objects], random_state=seed)
+    over = biasamp.oversample(groups, tasks=train[objects], random_state=seed)
     copies = np.bincount(over.indices, minlength=len(train)).astype(float)
     balanced = fit(groups, tasks, boot * copies)
     out["oversampling"] = decode(*potentials(balanced, test, objects, rng), d)
