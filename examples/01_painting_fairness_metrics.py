@@ -1,4 +1,5 @@
-"""Wang & Russakovsky (2021), figure 2: the painting example.
+"""Wang & Russakovsky (2021), figure 2: the painting example
+=========================================================
 
 Forty women and forty men; 30 women and 10 men paint, 10 women and 30 men do
 not. A painting classifier is always right on men; on women it predicts

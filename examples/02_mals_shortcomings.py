@@ -1,4 +1,5 @@
-"""Wang & Russakovsky (2021), section 3.2: three shortcomings of BiasAmp_MALS.
+"""Wang & Russakovsky (2021), section 3.2: three shortcomings of BiasAmp_MALS
+==========================================================================
 
 Each scenario is a small count table fed to biasamp as weighted rows; the
 training split is the dataset itself and the attribute is predicted perfectly

@@ -1,4 +1,5 @@
 """Zhao et al. (2017), figure 2 and section 6: how gender-biased are imSitu and COCO?
+==================================================================================
 
 The bias score of a verb or object toward men is ``b(o, man) = c(o, man) /
 (c(o, man) + c(o, woman))`` (:func:`biasamp.bias_scores`). The paper reports:

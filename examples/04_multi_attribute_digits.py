@@ -1,4 +1,5 @@
-"""Zhao et al. (2023), section 4 and appendix B: multi-attribute bias amplification on digits.
+"""Zhao et al. (2023), section 4 and appendix B: multi-attribute bias amplification on digits
+==========================================================================================
 
 The paper's MNIST experiment, on scikit-learn's bundled 8x8 digits (no
 download). Half of the ten digit classes, drawn at random per seed, form group

@@ -1,4 +1,5 @@
-"""DPA paper (Tokas et al.), appendix J: BA->, DPA and Multi-> over dataset x model bias.
+"""DPA paper (Tokas et al.), appendix J: BA->, DPA and Multi-> over dataset x model bias
+=====================================================================================
 
 A binary attribute A and a binary task T. Each (A, T) cell has probability
 0.25; the dataset bias ``alpha_d`` is added to (A=0, T=0) and taken from

@@ -1,4 +1,5 @@
-"""DPA paper (Tokas et al.), appendix D.1: relative change is robust to the attacker.
+"""DPA paper (Tokas et al.), appendix D.1: relative change is robust to the attacker
+=================================================================================
 
 Synthetic regression data: ``A ~ N(3, 2)``, ``T = poly(A + alpha_1 eps)`` and
 ``T_hat = poly(A + alpha_2 eps)`` with ``poly(x) = x**2 / 2 - x + 1`` (p = 2)

@@ -1,4 +1,5 @@
-"""Real data, T->A: gender-from-objects classifiers of growing capacity on COCO.
+"""Real data, T->A: gender-from-objects classifiers of growing capacity on COCO
+============================================================================
 
 Each model predicts the gender of the person in a COCO image from the objects
 in it (79 bundled 0/1 labels): a model whose *only* evidence is the task, so

@@ -1,4 +1,5 @@
-"""Zhao et al. (2017), table 2 and figure 3: RBA before and after.
+"""Zhao et al. (2017), table 2 and figure 3: RBA before and after
+==============================================================
 
 RBA (Reducing Bias Amplification) re-decodes a structured predictor's scores on
 the whole evaluation corpus under the constraint that each task's predicted

@@ -1,4 +1,5 @@
-"""Mitigation comparison in the spirit of Zhao et al. (2023), table 5.
+"""Mitigation comparison in the spirit of Zhao et al. (2023), table 5
+==================================================================
 
 Four ways to get predictions for the COCO test half (bundled labels), each
 scored on every single- and multi-attribute metric by

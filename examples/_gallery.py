@@ -6,12 +6,16 @@ puts ``examples/`` on ``sys.path``, and the smoke tests add it.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 GALLERY = Path(__file__).resolve().parents[1] / "docs" / "gallery"
+#: The documentation build (docs/conf.py) sets this so that the scripts write their
+#: figures and tables into a scratch directory, not into docs/gallery.
+OUTPUT_ENV = "BIASAMP_GALLERY_OUTPUT"
 
 ERR_MATPLOTLIB = (
     "The examples draw their figures with matplotlib: pip install 'biasamp[plot]' (or matplotlib)."
@@ -19,8 +23,14 @@ ERR_MATPLOTLIB = (
 
 
 def output_dir(path: Path | str | None) -> Path:
-    """The directory to write into (``docs/gallery`` by default), created if needed."""
-    out = Path(path) if path is not None else GALLERY
+    """The directory to write into, created if needed.
+
+    ``path`` when given, else ``$BIASAMP_GALLERY_OUTPUT`` when set (the
+    documentation build), else ``docs/gallery``.
+    """
+    if path is None:
+        path = os.environ.get(OUTPUT_ENV) or GALLERY
+    out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
     return out
 

@@ -20,10 +20,14 @@ Predictability metrics
 Uncertainty and thresholds
     :func:`replicate_weights`, :func:`interval_from_replicates` (every metric also
     takes ``n_boot``), :func:`across_runs`, :func:`calibrate_thresholds`,
-    :func:`threshold_sweep`, :func:`plot_threshold_sweep`.
+    :func:`threshold_sweep`, :func:`plot_threshold_sweep`; row-reproducible
+    replicate weights for chunked or distributed bootstraps:
+    :class:`PoissonReplicates`, :class:`MultinomialReplicates`.
 Mitigation
     :func:`rba` (with :class:`CandidateOutputs`), :func:`oversample`,
     :func:`compare_mitigations`.
+Reports
+    :func:`render_report`, :func:`write_report` (one self-contained HTML file).
 Data larger than memory
     :func:`counts_from_files`, :func:`pattern_counts_from_files` (numpy or DuckDB
     engine), :func:`counts_from_dask`, :func:`counts_from_spark` and
@@ -68,7 +72,7 @@ from biasamp.predictability import ExactAttacker, MLPAttacker, dpa, leakage_ampl
 
 # uncertainty and thresholds
 from biasamp.results import interval_from_replicates
-from biasamp.counts import replicate_weights
+from biasamp.counts import MultinomialReplicates, PoissonReplicates, replicate_weights
 from biasamp.uncertainty import (
     RunsSummary,
     ThresholdCalibration,
@@ -90,6 +94,9 @@ from biasamp.mitigation import (
     oversample,
     rba,
 )
+
+# reports
+from biasamp.report import render_report, write_report
 
 # data larger than memory
 from biasamp.output import atomic_output
@@ -134,6 +141,8 @@ __all__ = [
     "dpa",
     "leakage_amplification",
     # uncertainty and thresholds
+    "MultinomialReplicates",
+    "PoissonReplicates",
     "RunsSummary",
     "ThresholdCalibration",
     "ThresholdSweep",
@@ -152,6 +161,9 @@ __all__ = [
     "compare_mitigations",
     "oversample",
     "rba",
+    # reports
+    "render_report",
+    "write_report",
     # data larger than memory
     "ColumnRoles",
     "LabelWarning",

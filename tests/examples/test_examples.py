@@ -207,3 +207,41 @@ def test_06_attacker_robustness(tmp_path: Path) -> None:
     # ... and does not depend on the unit of T (inverse-RMSE quality).
     assert key["relative, T x10 / T x1"] == pytest.approx(1.0, abs=1e-3)
     assert key["absolute, T x10 / T x1"] == pytest.approx(0.1, abs=1e-3)
+
+
+def test_10_compas_table6(tmp_path: Path) -> None:
+    key = load("10_compas_table6").main(output_dir=tmp_path)
+    assert (tmp_path / "10_compas_table6.png").exists()
+    rows = ("unbalanced T->A", "unbalanced A->T", "balanced T->A", "balanced A->T")
+    # BA-> and Multi-> depend on Table 6's counts only: Table 7 exactly (3 decimals).
+    for row in rows:
+        assert key[f"{row}: BA-> biasamp"] == pytest.approx(key[f"{row}: BA-> paper"], abs=5e-4)
+        assert key[f"{row}: Multi-> biasamp"] == pytest.approx(
+            key[f"{row}: Multi-> paper"], abs=5e-4
+        )
+    # DPA with the stated 1/CE quality: about a fifth of the printed values ...
+    for row in ("unbalanced T->A", "balanced T->A", "balanced A->T"):
+        ratio = key[f"{row}: DPA, 1/CE (paper, stated)"] / key[f"{row}: DPA paper"]
+        assert 0.1 < ratio < 0.3, row
+        # ... while thresholded qualities come close (within 25%).
+        for quality in ("accuracy", "1/MSE thresholded"):
+            assert key[f"{row}: DPA, {quality}"] == pytest.approx(
+                key[f"{row}: DPA paper"], rel=0.25
+            ), (row, quality)
+    # unbalanced A->T: about zero with every quality, as printed (-0.004)
+    for quality in ("1/CE (paper, stated)", "accuracy", "1/MSE thresholded"):
+        assert abs(key[f"unbalanced A->T: DPA, {quality}"]) < 0.01
+
+
+def test_11_metric_pictures(tmp_path: Path) -> None:
+    key = load("11_metric_pictures").main(output_dir=tmp_path)
+    for name in ("11_per_pair_deltas", "11_mals_bias", "11_threshold_sweep"):
+        assert (tmp_path / f"{name}.png").stat().st_size > 10_000
+    # The README's numbers: T->A -0.030 at 0.5 (interval below 0), +0.157 calibrated.
+    assert key["T->A at 0.5"] == pytest.approx(-0.0302, abs=5e-4)
+    assert key["T->A at 0.5 ci high"] < 0
+    assert key["T->A calibrated"] == pytest.approx(0.1566, abs=5e-4)
+    assert key["MALS at 0.5"] == pytest.approx(0.1231, abs=5e-4)
+    # The threshold alone changes the sign of both metrics.
+    assert key["T->A sweep min"] < -0.1 < 0.1 < key["T->A sweep max"]
+    assert key["MALS sweep min"] < -0.1 < 0.1 < key["MALS sweep max"]

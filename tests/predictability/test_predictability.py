@@ -1,4 +1,5 @@
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -445,3 +446,39 @@ def test_large_multilabel_logits_give_no_overflow_warning():
     from_logits = dpa(tasks_pred=logits, **common)
     from_probabilities = dpa(tasks_pred=(logits > 0).astype(float), **common)
     assert from_logits.value == from_probabilities.value
+
+
+def test_leakage_fold_reports_accuracy_folded_around_chance():
+    # Wang et al.'s released code reports 0.5 + |acc - 0.5| (uvavision/Balanced-Datasets-
+    # Are-Not-Enough, attacker.py and dataset_leakage.py); fold=True gives the same.
+    rng = np.random.default_rng(3)
+    groups = rng.choice(["m", "w"], 400)
+    tasks = rng.random((400, 3)) < 0.5  # no signal: attackers hover around chance
+    tasks_pred = tasks ^ (rng.random((400, 3)) < 0.2)
+    common = dict(groups=groups, tasks=tasks, tasks_pred=tasks_pred, n_iter=30, random_state=0)
+    raw = leakage_amplification(**common)
+    folded = leakage_amplification(**common, fold=True)
+    assert (raw.data_quality < 0.5).any() or (raw.model_quality < 0.5).any()
+    np.testing.assert_allclose(folded.data_quality, 0.5 + np.abs(raw.data_quality - 0.5))
+    np.testing.assert_allclose(folded.model_quality, 0.5 + np.abs(raw.model_quality - 0.5))
+    np.testing.assert_allclose(folded.values, folded.model_quality - folded.data_quality)
+    assert folded.params["fold"] and not raw.params["fold"]
+    assert folded.data_quality.min() >= 0.5
+
+
+def test_leakage_fold_needs_accuracy_and_two_groups():
+    from biasamp.predictability._predictability import (
+        ERR_FOLD,
+        ERR_FOLD_GROUPS,
+        ERR_FOLD_QUALITY,
+    )
+
+    tasks = np.array([[1, 0], [0, 1], [1, 1], [0, 0]] * 10)
+    two = np.array(["a", "b"] * 20)
+    with pytest.raises(ValueError, match=re.escape(ERR_FOLD_QUALITY.format(got="f1"))):
+        leakage_amplification(groups=two, tasks=tasks, tasks_pred=tasks, quality="f1", fold=True)
+    three = np.array(["a", "b", "c", "a"] * 10)
+    with pytest.raises(ValueError, match=re.escape(ERR_FOLD_GROUPS.format(k=3))):
+        leakage_amplification(groups=three, tasks=tasks, tasks_pred=tasks, fold=True)
+    with pytest.raises(TypeError, match=re.escape(ERR_FOLD.format(got="yes"))):
+        leakage_amplification(groups=two, tasks=tasks, tasks_pred=tasks, fold="yes")

@@ -36,7 +36,7 @@ SCHEMA_FILE = "result-v1.json"
 
 def load_schema() -> dict[str, Any]:
     """The JSON Schema of the document (version 1)."""
-    text = resources.files("biasamp").joinpath("schema", SCHEMA_FILE).read_text(encoding="utf-8")
+    text = (resources.files("biasamp") / "schema" / SCHEMA_FILE).read_text(encoding="utf-8")
     return json.loads(text)
 
 

@@ -212,7 +212,7 @@ def check_finite_counts(*groups: Any) -> None:
     for group in groups:
         values = group.values() if isinstance(group, Mapping) else [group]
         for value in values:
-            data = value.data if sp.issparse(value) else np.asarray(value, dtype=np.float64)
+            data = value.data if sp.issparse(value) else np.asarray(value, dtype=np.float64)  # type: ignore[attr-defined]
             bad = ~np.isfinite(data)
             if bad.any():
                 raise ValueError(ERR_COUNT_OVERFLOW.format(value=float(data[bad].flat[0])))
@@ -487,9 +487,9 @@ class CountTable(MergeableCounts):
         Label names in column order.
     n : ndarray of shape batch_shape
         Total weight of the rows.
-    totals : dict of role -> ndarray of shape (*batch_shape, k)
+    totals : dict of role -> ndarray of shape batch_shape + (k,)
         Per-label weighted totals of each role present.
-    joint : dict of (group_role, task_role) -> ndarray of shape (*batch_shape, |G|, |T|)
+    joint : dict of (group_role, task_role) -> ndarray of shape batch_shape + (|G|, |T|)
         Weighted co-occurrence counts.
     n_rows : int
         Number of input rows seen (unweighted).
@@ -714,7 +714,7 @@ class CountTable(MergeableCounts):
         is the identity.
         """
         if not self.roles or not other.roles:
-            return self._merge_blank(other)  # type: ignore[no-any-return]
+            return self._merge_blank(other)
         self.check_mergeable(other)
         return CountTable(
             group_names=self.group_names,

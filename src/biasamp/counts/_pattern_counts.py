@@ -77,9 +77,9 @@ class PatternCountTable(MergeableCounts):
         Total weight of the rows.
     patterns : dict of task role -> ndarray of shape (P_role,)
         Sorted unique pattern keys (fixed-width bytes).
-    group_totals : dict of group role -> ndarray of shape (*batch_shape, |G|)
-    pattern_totals : dict of task role -> ndarray of shape (*batch_shape, P_role)
-    joint : dict of (group_role, task_role) -> ndarray of shape (*batch_shape, |G|, P_role)
+    group_totals : dict of group role -> ndarray of shape batch_shape + (|G|,)
+    pattern_totals : dict of task role -> ndarray of shape batch_shape + (P_role,)
+    joint : dict of (group_role, task_role) -> ndarray of shape batch_shape + (|G|, P_role)
     n_rows : int
         Number of input rows seen (unweighted).
 
@@ -241,7 +241,7 @@ class PatternCountTable(MergeableCounts):
         (from :meth:`empty`) is the identity.
         """
         if not self.roles or not other.roles:
-            return self._merge_blank(other)  # type: ignore[no-any-return]
+            return self._merge_blank(other)
         self.check_mergeable(other)
         patterns, pattern_totals, joint = {}, {}, {}
         for role in self.patterns:

@@ -131,7 +131,7 @@ class PoissonReplicates:
 
     >>> import numpy as np
     >>> from biasamp import CountTable
-    >>> from biasamp.counts._replicates import PoissonReplicates
+    >>> from biasamp import PoissonReplicates
     >>> groups, tasks = ["m", "w", "w", "m", "w"], ["ski", "cook", "ski", "cook", "cook"]
     >>> reps = PoissonReplicates(100, random_state=0)
     >>> whole = CountTable.from_arrays(groups=groups, tasks=tasks,

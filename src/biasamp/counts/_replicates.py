@@ -223,7 +223,7 @@ def replicate_weights(
 
     Examples
     --------
-    >>> from biasamp.counts._replicates import replicate_weights
+    >>> from biasamp import replicate_weights
     >>> w = replicate_weights(10, 3, random_state=0, method="multinomial")
     >>> w.shape, w.sum(axis=1).tolist()
     ((3, 10), [10.0, 10.0, 10.0])

@@ -15,7 +15,7 @@ _IMSITU_SPLITS = ("train", "val", "test")
 
 
 def _read(name: str, **kwargs: object) -> pd.DataFrame:
-    with resources.files("biasamp.datasets").joinpath("data", name).open("rb") as handle:
+    with (resources.files("biasamp.datasets") / "data" / name).open("rb") as handle:
         return pd.read_csv(handle, compression="gzip" if name.endswith(".gz") else None, **kwargs)
 
 

@@ -38,7 +38,7 @@ Rules
   columns name its labels.
 * Empty partitions count as zero. An error inside a partition (unknown label,
   non-0/1 value, mismatched lengths) is re-raised with ``partition <i>:``.
-* Bootstrap: pass a :class:`biasamp.counts._replicates.PoissonReplicates` as
+* Bootstrap: pass a :class:`biasamp.PoissonReplicates` as
   ``replicates``; partition ``i`` draws the weights of its global rows
   ``offset_i : offset_i + len_i``, so the merged replicate table equals the
   in-memory one exactly.
@@ -290,7 +290,7 @@ def counts_from_dask(
     names_source : str, optional
         Where the names came from, for error messages.
     replicates : PoissonReplicates, optional
-        Bootstrap weights by global row index (see :mod:`biasamp.counts._replicates`).
+        Bootstrap weights by global row index (see :class:`biasamp.PoissonReplicates`).
     split_every : int, default 8
         Tables merged per node of the reduction tree.
     compute : bool, default True

@@ -25,7 +25,7 @@ crossed with the predicted tasks. Rules (see ``docs/metrics/mals.md``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -293,7 +293,7 @@ def mals(
         result,
         split=split,
         metric="mals",
-        compute=lambda ev, tr: mals_arrays(tr, ev, margin=float(margin)),
+        compute=lambda ev, tr: mals_arrays(cast(CountTable, tr), ev, margin=float(margin)),
         n_boot=n_boot,
         ci=ci,
         random_state=random_state,

@@ -172,7 +172,7 @@ def oversample(
 
     >>> from biasamp import oversample
     >>> result = oversample(["w", "w", "w", "m", "m", "w"],
-    tasks=...                     ["cook", "cook", "cook", "cook", "ski", "ski"], random_state=0)
+    ...                 tasks=["cook", "cook", "cook", "cook", "ski", "ski"], random_state=0)
     >>> result.indices.tolist()
     [0, 1, 2, 3, 4, 5, 3, 3]
     >>> result.bias_after.loc["cook"].tolist(), result.balanced

@@ -60,6 +60,14 @@ from biasamp.results._predictability import PredictabilityResult
 
 __all__ = ["PredictabilityResult", "dpa", "leakage_amplification"]
 
+ERR_FOLD = "fold: expected True or False, got {got!r}."
+ERR_FOLD_QUALITY = (
+    "fold=True folds attacker accuracy around chance (0.5 + |acc - 0.5|); it needs "
+    "quality='accuracy', got quality={got!r}."
+)
+ERR_FOLD_GROUPS = (
+    "fold=True folds around 0.5, the chance accuracy of two groups; groups has {k} labels."
+)
 ERR_N_ITER = "n_iter: expected an integer >= 1, got {got!r}."
 ERR_TEST_SIZE = (
     "test_size: expected a float in (0, 1) or an integer number of rows in [1, n - 1] "
@@ -308,7 +316,7 @@ def dpa(
         The model's outputs on the same rows: labels, 0/1 indicators,
         probabilities or scores/logits of shape (n, k) (or (n,) for two labels).
     attacker : "auto", "exact", "logistic", "mlp", attacker object or scikit-learn classifier
-        See :mod:`biasamp.predictability._attackers`. "auto" picks "exact" for discrete
+        See :class:`biasamp.ExactAttacker` and :class:`biasamp.MLPAttacker`. "auto" picks "exact" for discrete
         inputs with few distinct patterns, else "logistic".
     quality : str or callable, default "inverse_ce"
         "inverse_ce" (the paper's, appendix I), "accuracy", "f1",
@@ -377,6 +385,7 @@ def dpa(
         arg = "tasks_pred" if direction == "A->T" else "groups_pred"
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg=arg))
     pred_arg = "tasks_pred" if direction == "A->T" else "groups_pred"
+    inputs: Any  # dense values, or a sparse indicator matrix
     if continuous:
         g = continuous_matrix(groups, arg="groups")
         t = continuous_matrix(tasks, arg="tasks")
@@ -482,6 +491,7 @@ def leakage_amplification(
     perturbation: str = "per_entry",
     use_scores: bool = False,
     positive_label: Any = None,
+    fold: bool = False,
     ci: Any = UNSET,
     random_state: int | np.random.Generator | None = None,
     progress: bool = False,
@@ -514,6 +524,11 @@ def leakage_amplification(
     positive_label : label, optional
         The task a 1-D ``tasks_pred`` score is the probability of (default:
         the second task in sorted order, scikit-learn's ``classes_[1]``).
+    fold : bool, default False
+        Report each attacker accuracy folded around chance, ``0.5 + |acc - 0.5|``,
+        as the leakage paper's released code does (its published numbers are
+        folded). Only with ``quality="accuracy"`` and two groups. The default
+        reports raw accuracy: an attacker below chance shows as such.
 
     Returns
     -------
@@ -535,6 +550,8 @@ def leakage_amplification(
     ci_level = _check_ci_level(_ci_value("leakage_amplification", ci, ci_level))
     _check_iterations(n_iter, cv)
     perturbation = _check_perturbation(perturbation, False)
+    if not isinstance(fold, (bool, np.bool_)):
+        raise TypeError(ERR_FOLD.format(got=fold))
     if tasks_pred is None:
         raise ValueError(ERR_NEEDS_PRED.format(direction="leakage", arg="tasks_pred"))
     g_matrix, g_target = _labels(groups, "groups")
@@ -548,6 +565,10 @@ def leakage_amplification(
     model_inputs = _as_input(pred if use_scores else pred.hard())
     n = g_target.n
     q = resolve_quality(quality, g_target.kind)
+    if fold and q.name != "accuracy":
+        raise ValueError(ERR_FOLD_QUALITY.format(got=quality))
+    if fold and g_target.k != 2:
+        raise ValueError(ERR_FOLD_GROUPS.format(k=g_target.k))
     if not q.builtin:
         q.check_orientation(g_target)
     auto_inputs = [t_matrix.values, model_inputs]
@@ -578,6 +599,8 @@ def leakage_amplification(
         p_m = chosen.fit_predict(_rows(prepared_m, train), y_tr, _rows(prepared_m, test), seed)
         d_vals[it] = q(y_te, p_d, side="data")
         m_vals[it] = q(y_te, p_m, side="model")
+    if fold:
+        d_vals, m_vals = 0.5 + np.abs(d_vals - 0.5), 0.5 + np.abs(m_vals - 0.5)
     vals = m_vals - d_vals
     ci, std = _interval(vals, ci_level)
     return PredictabilityResult(
@@ -601,6 +624,7 @@ def leakage_amplification(
         params={
             "cv": _cv_record(cv),
             "use_scores": use_scores,
+            "fold": bool(fold),
             "target_kind": g_target.kind,
             "random_state": _seed_record(random_state),
         },

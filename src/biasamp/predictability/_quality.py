@@ -124,7 +124,7 @@ class Quality:
     """A named quality function and the target kinds it applies to."""
 
     name: str
-    func: Callable[[Target, np.ndarray], float]
+    func: Callable[..., float]
     kinds: tuple[str, ...]
     builtin: bool = True
 

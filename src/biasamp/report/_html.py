@@ -400,7 +400,7 @@ def render_report(
     Examples
     --------
     >>> from biasamp import mals
-    >>> from biasamp.report._html import render_report
+    >>> from biasamp import render_report
     >>> result = mals(groups_train=["w", "m", "w"], tasks_train=["cook", "cook", "ski"],
     ...               groups_pred=["w", "w", "m"], tasks_pred=["cook", "cook", "ski"])
     >>> page = render_report(results={"mals": result}, title="<b>audit</b>")

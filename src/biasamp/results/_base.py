@@ -94,7 +94,7 @@ class MetricResult(SavableResult):
     def top(self, k: int = 10, *, by: str = "contribution") -> pd.DataFrame:
         """The ``k`` rows of ``by_pair`` with the largest absolute ``by``, largest first
         (ties keep their table order)."""
-        frame = self.by_pair  # type: ignore[attr-defined]
+        frame = self.by_pair
         order = (
             frame[by].abs().sort_values(ascending=False, na_position="last", kind="stable").index
         )

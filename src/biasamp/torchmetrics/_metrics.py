@@ -149,7 +149,7 @@ class _CountTableMetric(Metric):
         self._in_forward = False
         prefixes = [""] if self.n_boot is None else ["", "rep_"]
         for prefix in prefixes:
-            batch = () if prefix == "" else (int(self.n_boot),)  # type: ignore[arg-type]
+            batch = () if prefix == "" else (int(self.n_boot),)
             self.add_state(
                 prefix + "n", torch.zeros(batch, dtype=torch.float64), dist_reduce_fx="sum"
             )

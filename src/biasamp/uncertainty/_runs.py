@@ -231,7 +231,8 @@ def across_runs(
         raise ValueError(ERR_FEW_RUNS.format(n=len(runs)))
     values = np.empty(len(runs))
     frames: list[pd.DataFrame] = []
-    metric = direction = None
+    metric: str | None = None
+    direction: str | None = None
     n_results = 0
     for i, run in enumerate(runs):
         if isinstance(run, (MetricResult, PredictabilityResult)):
