@@ -87,7 +87,7 @@ def _has_label(matrix: LabelMatrix) -> np.ndarray:
             return np.diff(csr.indptr) > 0
         rows = np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr))
         return np.bincount(rows[positive], minlength=csr.shape[0]) > 0
-    return np.asarray(values).any(axis=1)
+    return np.asarray(np.asarray(values).any(axis=1), dtype=bool)
 
 
 def kept_training_rows(
