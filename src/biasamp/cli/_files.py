@@ -31,7 +31,7 @@ import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 import numpy as np
 import pandas as pd
@@ -166,9 +166,19 @@ def _default_delimiter(path: Path, delimiter: str | None) -> str:
     return "\t" if ".tsv" in suffixes else ","
 
 
-def _compression(path: Path) -> str | None:
-    suffix = path.suffix.lower()
-    return {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}.get(suffix)
+_Compression = Literal["gzip", "bz2", "xz", "zstd", "zip"]
+
+_COMPRESSION_BY_SUFFIX: dict[str, _Compression] = {
+    ".gz": "gzip",
+    ".bz2": "bz2",
+    ".xz": "xz",
+    ".zst": "zstd",
+    ".zip": "zip",
+}
+
+
+def _compression(path: Path) -> _Compression | None:
+    return _COMPRESSION_BY_SUFFIX.get(path.suffix.lower())
 
 
 def _parquet_module(path: Path) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import warnings as python_warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -352,7 +352,8 @@ def _metric_keys(
         for spec in REGISTRY.values():
             if not spec.default:
                 continue
-            missing = spec.missing(data)
+            # MetricSpec.missing only asks data.has(role), which StreamedData answers too
+            missing = spec.missing(cast(AuditData, data))
             if missing:
                 skipped[spec.key] = "needs " + "; ".join(
                     dict.fromkeys(ROLE_HINTS.get(role, role) for role in missing)
@@ -463,6 +464,7 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
         progress=progress,
     )
     if thresholds:
+        assert source is not None  # thresholds come from --thresholds or --calibrate-on
         check_threshold_labels(source, thresholds, data)
     settings = _settings(args, progress=progress)
     keys, skipped = _metric_keys(args, data)

@@ -170,7 +170,8 @@ def read_thresholds(path: str | Path) -> dict[str, float]:
     if path.suffix.lower() == ".json":
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-            rows = doc["labels"] if isinstance(doc, dict) else None
+            # untrusted JSON: anything but a list of objects fails below (TypeError, KeyError)
+            rows: Any = doc["labels"] if isinstance(doc, dict) else None
             pairs = [(str(r["label"]), r["threshold"]) for r in rows]
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(

@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -200,6 +200,13 @@ class Layout:
 # --- the audit data ------------------------------------------------------------------
 
 
+class LabelNames(TypedDict):
+    """The ``group_names`` / ``task_names`` keyword arguments of the count tables."""
+
+    group_names: tuple[str, ...]
+    task_names: tuple[str, ...]
+
+
 @dataclass
 class AuditData:
     """Everything read from the files, as arrays ready for the metrics.
@@ -248,7 +255,7 @@ class AuditData:
     def has(self, role: str) -> bool:
         return getattr(self, role) is not None
 
-    def names(self) -> dict[str, tuple[str, ...]]:
+    def names(self) -> LabelNames:
         return {"group_names": self.group_names, "task_names": self.task_names}
 
 
@@ -353,7 +360,8 @@ def _long_to_sparse(
     main_path: Path,
     column: str,
 ) -> sp.csr_matrix:
-    rows = row_index.get_indexer(ids)
+    # pandas takes any array-like (its own annotation is Axes); pandas-stubs asks for an Index
+    rows = row_index.get_indexer(ids)  # type: ignore[arg-type]
     if (rows < 0).any():
         missing = pd.unique(ids[rows < 0])
         raise InputError(
@@ -362,7 +370,7 @@ def _long_to_sparse(
                 count=len(missing),
                 file_a=path,
                 file_b=main_path,
-                examples=_shown(missing),
+                examples=_shown(list(missing)),
             )
         )
     cols = pd.Index(names).get_indexer(labels)
@@ -509,6 +517,8 @@ def load_audit(
     index = _check_ids(arrays["id"], data_path, layout.id) if layout.id is not None else None
 
     if pred is not None:
+        # checked above: --pred needs --id, so the data file's ids were read
+        assert layout.id is not None and index is not None
         pred_path = Path(pred)
         _, pred_header = read_header(pred_path, delimiter=layout.delimiter)
         pred_blocks = _prediction_blocks(
@@ -550,6 +560,7 @@ def load_audit(
         if train_task_cols:
             train_blocks.append(ColumnBlock("tasks", layout.task_kind, task_cols, task_option))
         if layout.tasks_long is not None:
+            assert layout.id is not None  # Layout requires --id with --tasks-long
             train_blocks.append(ColumnBlock("id", "id", (layout.id,), "--id"))
         train_arrays, train_info = read_blocks(
             train_path,
@@ -562,6 +573,7 @@ def load_audit(
         )
         files.append(train_info)
         if layout.tasks_long is not None:
+            assert layout.id is not None  # as above
             train_index = _check_ids(train_arrays["id"], train_path, layout.id)
 
     # --- groups: names and label checks
@@ -597,10 +609,12 @@ def load_audit(
                 arrays["groups_pred"] = _binarise(group_scores, group_names, threshold, thresholds)
 
     # --- tasks
-    tasks_train = train_arrays.get("tasks")
+    tasks: np.ndarray | sp.csr_matrix
+    tasks_train: np.ndarray | sp.csr_matrix | None = train_arrays.get("tasks")
+    matrices: dict[str, sp.csr_matrix] = {}  # the long tables (task_kind "sparse")
     if layout.task_kind == "label":
         task_names = _canonical_names(
-            arrays["tasks"], tasks_train, data_path, task_cols[0], train_path
+            arrays["tasks"], train_arrays.get("tasks"), data_path, task_cols[0], train_path
         )
         if "tasks_pred" in arrays:
             _check_pred_labels(
@@ -618,6 +632,9 @@ def load_audit(
             task_scores = arrays["tasks_pred"]
             arrays["tasks_pred"] = _binarise(task_scores, task_names, threshold, thresholds)
     else:
+        # task_kind "sparse": --tasks-long, which Layout accepts only with --id (so the data
+        # file's ids were read)
+        assert layout.tasks_long is not None and layout.id is not None and index is not None
         long_path = Path(layout.tasks_long)
         ids, labels, long_info = read_long_table(
             long_path,
@@ -628,7 +645,9 @@ def load_audit(
             chunk_rows=layout.chunk_size,
         )
         files.append(long_info)
-        long_tables = {"tasks": (long_path, ids, labels, index, data_path)}
+        long_tables: dict[str, tuple[Path, np.ndarray, np.ndarray, pd.Index, Path]] = {
+            "tasks": (long_path, ids, labels, index, data_path)
+        }
         if pred_tasks_long is not None:
             p_ids, p_labels, p_info = read_long_table(
                 pred_tasks_long,
@@ -643,7 +662,7 @@ def load_audit(
             files.append(p_info)
             long_tables["tasks_pred"] = (Path(pred_tasks_long), p_ids, p_labels, index, data_path)
         if train_tasks_long is not None:
-            if train_index is None:
+            if train_index is None or train_path is None:  # train_index comes with train_path
                 raise InputError(
                     ERR_LAYOUT.format(what="--train-tasks-long", options="--train with it")
                 )
@@ -677,7 +696,7 @@ def load_audit(
             _check_pred_labels(
                 p_labels,
                 task_names,
-                Path(pred_tasks_long),
+                long_tables["tasks_pred"][0],
                 layout.long_label,
                 "the training long table"
                 if train_long is not None
@@ -688,8 +707,8 @@ def load_audit(
             for role, (path, i, lab, row_index, main) in long_tables.items()
         }
         tasks = matrices["tasks"]
-        arrays["tasks_pred"] = matrices.get("tasks_pred", arrays.get("tasks_pred"))
         tasks_train = matrices.get("tasks_train")
+    tasks_pred = matrices.get("tasks_pred", arrays.get("tasks_pred"))
     if train_path is not None and tasks_train is None:
         raise InputError(
             ERR_LAYOUT.format(what="--train with --tasks-long", options="--train-tasks-long")
@@ -709,7 +728,7 @@ def load_audit(
         group_names=tuple(group_names),
         task_names=tuple(task_names),
         groups_pred=arrays.get("groups_pred"),
-        tasks_pred=arrays.get("tasks_pred"),
+        tasks_pred=tasks_pred,
         groups_train=train_arrays.get("groups"),
         tasks_train=tasks_train,
         group_scores=group_scores,

@@ -39,7 +39,7 @@ from __future__ import annotations
 import argparse
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsFloat, SupportsInt, cast
 
 import numpy as np
 import pandas as pd
@@ -412,9 +412,9 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(
             str(label),
             *(
-                f"{int(frame.at[label, c])}"
+                f"{int(cast(SupportsInt, frame.at[label, c]))}"  # numeric columns only
                 if pd.api.types.is_integer_dtype(frame[c])
-                else f"{float(frame.at[label, c]):.4f}"
+                else f"{float(cast(SupportsFloat, frame.at[label, c])):.4f}"
                 for c in frame.columns
             ),
         )

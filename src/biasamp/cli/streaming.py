@@ -66,6 +66,7 @@ from ._files import (
 )
 from .inputs import (
     ERR_NO_PREDICTIONS_FOUND,
+    LabelNames,
     Layout,
     _canonical_names,
     _check_pred_labels,
@@ -148,7 +149,7 @@ class StreamedData:
             return self.train is not None
         return role in self.evaluation.roles
 
-    def names(self) -> dict[str, tuple[str, ...]]:
+    def names(self) -> LabelNames:
         return {"group_names": self.group_names, "task_names": self.task_names}
 
 
@@ -374,7 +375,7 @@ def _count(
     blocks: tuple[ColumnBlock, ...],
     role: str,
     *,
-    names: dict[str, tuple[str, ...]],
+    names: LabelNames,
     engine: str,
     chunk_size: int,
     replicates: Any = None,
@@ -455,7 +456,7 @@ def load_streamed(
 ) -> StreamedData:
     """Count the training and evaluation files of a plan into tables (and replicate tables)."""
     group_names, task_names = _names(plan)
-    names = {"group_names": group_names, "task_names": task_names}
+    names: LabelNames = {"group_names": group_names, "task_names": task_names}
     files: list[FileInfo] = []
     train = None
     if plan.train is not None:

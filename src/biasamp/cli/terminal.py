@@ -6,9 +6,9 @@ never interpreted as rich markup.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -25,6 +25,16 @@ _PAIR_COLUMNS = (  # (column of by_pair, header, format)
     ("ci_low", "delta low", "{:+.3f}"),
     ("ci_high", "delta high", "{:+.3f}"),
     ("y", "y", "{:+d}"),
+)
+
+_SUMMARY_COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (  # (header, justification)
+    ("metric", "left"),
+    ("value", "right"),
+    ("interval", "right"),
+    ("n", "right"),
+    ("n train", "right"),
+    ("pairs", "right"),
+    ("empty pairs", "right"),
 )
 
 
@@ -46,15 +56,7 @@ def _interval(result: Any) -> str:
 
 def _summary_table(audit: Audit) -> Table:
     table = Table(title="Bias amplification", title_justify="left")
-    for name, justify in (
-        ("metric", "left"),
-        ("value", "right"),
-        ("interval", "right"),
-        ("n", "right"),
-        ("n train", "right"),
-        ("pairs", "right"),
-        ("empty pairs", "right"),
-    ):
+    for name, justify in _SUMMARY_COLUMNS:
         table.add_column(name, justify=justify)
     for key, result in audit.results.items():
         table.add_row(
@@ -120,7 +122,7 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
             sizes.add_column(name, justify="left" if name == "metric" else "right")
         for row in audit.by_size.itertuples(index=False):
             sizes.add_row(
-                row.metric,
+                cast(str, row.metric),  # by_size's metric column holds the metric keys
                 str(row.size),
                 str(row.n_combinations),
                 str(row.n_pairs),

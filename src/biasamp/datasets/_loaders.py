@@ -14,9 +14,11 @@ _COCO_SPLITS = ("val", "test")
 _IMSITU_SPLITS = ("train", "val", "test")
 
 
-def _read(name: str, **kwargs: object) -> pd.DataFrame:
+def _read(name: str, *, index_col: int | None = None) -> pd.DataFrame:
     with (resources.files("biasamp.datasets") / "data" / name).open("rb") as handle:
-        return pd.read_csv(handle, compression="gzip" if name.endswith(".gz") else None, **kwargs)
+        return pd.read_csv(
+            handle, compression="gzip" if name.endswith(".gz") else None, index_col=index_col
+        )
 
 
 def load_coco_gender(split: str = "val") -> pd.DataFrame:
