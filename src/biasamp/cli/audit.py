@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import warnings as python_warnings
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -352,8 +352,7 @@ def _metric_keys(
         for spec in REGISTRY.values():
             if not spec.default:
                 continue
-            # MetricSpec.missing only asks data.has(role), which StreamedData answers too
-            missing = spec.missing(cast(AuditData, data))
+            missing = spec.missing(data)
             if missing:
                 skipped[spec.key] = "needs " + "; ".join(
                     dict.fromkeys(ROLE_HINTS.get(role, role) for role in missing)

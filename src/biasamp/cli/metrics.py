@@ -24,7 +24,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -72,6 +72,12 @@ class Settings:
     n_iter: int = 10
 
 
+class HoldsRoles(Protocol):
+    """Data that can say which roles it holds (in-memory ``AuditData`` and streamed data)."""
+
+    def has(self, role: str) -> bool: ...
+
+
 @dataclass(frozen=True)
 class MetricSpec:
     """One metric of the command line.
@@ -112,7 +118,7 @@ class MetricSpec:
     view: Callable[[Any], Any] | None = None
     iterations: bool = False
 
-    def missing(self, data: AuditData) -> list[str]:
+    def missing(self, data: HoldsRoles) -> list[str]:
         return [role for role in self.needs if not data.has(role)]
 
 
