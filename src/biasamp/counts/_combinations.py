@@ -121,7 +121,7 @@ def _n_words(n_tasks: int) -> int:
     return max(1, -(-n_tasks // _WORD))
 
 
-def pattern_keys(values: np.ndarray | sp.spmatrix, n_tasks: int) -> np.ndarray:
+def pattern_keys(values: np.ndarray | sp.csr_matrix, n_tasks: int) -> np.ndarray:
     """The pattern key of every row of a 0/1 ``(n, T)`` matrix: shape (n,), fixed-width bytes.
 
     Bit ``t % 32`` of word ``t // 32`` is set when the row holds task ``t``.
@@ -498,7 +498,10 @@ def frequent_combinations(
     keep = _supports(ptr, pats)
     level = np.arange(n_tasks)[keep][:, None]  # ranks
     ptr, pats = _extend_select(ptr, pats, np.nonzero(keep)[0])
-    kept_items, kept_sizes, owners, entries = [], [], [], []
+    kept_items: list[np.ndarray] = []
+    kept_sizes: list[np.ndarray] = []
+    owners: list[np.ndarray] = []
+    entries: list[np.ndarray] = []
     total = 0
     size = 1
     while True:

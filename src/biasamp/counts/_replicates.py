@@ -58,7 +58,7 @@ Choices
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import numpy as np
@@ -299,6 +299,7 @@ def _accumulate(acc: np.ndarray, contrib: sp.csr_matrix, rows: np.ndarray) -> No
         acc += transposed @ rows
 
 
+_CSR_MATVECS: Callable[..., None] | None
 try:  # scipy's private kernel: Y += A @ X for CSR A; stable for many releases
     from scipy.sparse._sparsetools import csr_matvecs as _CSR_MATVECS
 except ImportError:  # pragma: no cover

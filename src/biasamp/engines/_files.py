@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,9 @@ from biasamp.engines._file_formats import (
 )
 from biasamp.inputs._column_roles import ColumnRoles
 from biasamp.output._csv import ESCAPED_CELL
+
+if TYPE_CHECKING:
+    from biasamp.counts._pattern_counts import PatternCountTable
 
 __all__ = [
     "counts_from_files",
@@ -235,6 +238,7 @@ def _resolve_names(
     if fixed is not None:
         return fixed
     first = roles.label_roles(kind)[0]
+    assert first.label_column is not None  # label_roles holds label-column roles only
     names = _label_names_from_files(
         paths, first.label_column, chunk_size=chunk_size, file_format=file_format
     )
@@ -424,10 +428,13 @@ def counts_from_files(
     )
 
 
+_TableT = TypeVar("_TableT", CountTable, "PatternCountTable")
+
+
 def _stream_tables(
     paths: Sequence[str],
     roles: ColumnRoles,
-    table_type: type,
+    table_type: type[_TableT],
     g_names: tuple[Any, ...],
     t_names: tuple[Any, ...],
     *,
@@ -437,12 +444,12 @@ def _stream_tables(
     file_format: str | None,
     replicates: Any,
     progress: bool,
-) -> Any:
+) -> _TableT | None:
     """Count every chunk of every file into ``table_type`` tables and merge them (None if no rows)."""
-    table = None
+    table: _TableT | None = None
     columns = roles.columns()
     offset = 0  # global row index of the chunk, for bootstrap weights
-    extra = {"soft": soft} if table_type is CountTable else {}
+    extra: dict[str, Any] = {"soft": soft} if table_type is CountTable else {}
     bar = _progress(progress, None)
     try:
         for path in paths:
@@ -567,7 +574,7 @@ def pattern_counts_from_files(
     t_names = _resolve_names(
         paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
     )
-    table = _stream_tables(
+    streamed = _stream_tables(
         paths,
         roles,
         PatternCountTable,
@@ -580,9 +587,9 @@ def pattern_counts_from_files(
         replicates=None,
         progress=progress,
     )
-    if table is None:
+    if streamed is None:
         raise ValueError(ERR_NO_ROWS.format(paths=", ".join(paths[:3])))
-    return table
+    return streamed
 
 
 def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles) -> dict[str, Any]:

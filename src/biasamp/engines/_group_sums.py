@@ -176,7 +176,7 @@ def group_sums_sql(
                     )
                     check = f"{nulls} + COUNT_IF(NOT ({ok}))"
                 aggregates.append(f"{check} AS bad_{rc.role}_{j}")
-    if validate and weight:
+    if validate and weight and roles.sample_weight:  # one is set whenever the other is
         w = q(roles.sample_weight)
         aggregates.append(
             f"COUNT(*) - COUNT({w}) + COUNT_IF(NOT ({weight} >= 0 AND "
@@ -190,7 +190,7 @@ def group_sums_sql(
     return "\n".join(lines)
 
 
-def _sorted_names(values: Sequence[Any]) -> tuple[Any, ...]:
+def _sorted_names(values: Sequence[Any] | np.ndarray) -> tuple[Any, ...]:
     names = tuple(pd.unique(np.asarray(values, dtype=object)))
     try:
         return tuple(sorted(names))

@@ -144,7 +144,7 @@ def _wrap_for_narwhals(x: Any) -> Any:
         return pd.Series(x, copy=False)
     module = _module(x)
     if module.startswith("pyarrow"):
-        import pyarrow as pa  # type: ignore[import-untyped]  # the user's object is pyarrow's
+        import pyarrow as pa  # the user's object is pyarrow's
 
         if isinstance(x, pa.Array):
             return pa.chunked_array([x])

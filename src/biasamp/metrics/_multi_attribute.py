@@ -171,7 +171,9 @@ def _layout_tables(
     relative to the table's first column)."""
     plans, width = [], 0
     for table in tables:
-        items = [("totals", role, v) for role, v in table.pattern_totals.items()]
+        items: list[tuple[str, Any, np.ndarray]] = [
+            ("totals", role, v) for role, v in table.pattern_totals.items()
+        ]
         items += [("joint", key, v) for key, v in table.joint.items()]
         spec, start = [], 0
         for kind, key, values in items:
@@ -236,7 +238,7 @@ def build_combination_space(
     indicator = keys_to_indicator(vocabulary, len(train.task_names))
     support_train = _in_vocabulary(vocabulary, train, "tasks")
     support_eval = _in_vocabulary(vocabulary, evaluation, "tasks")
-    options = {
+    options: dict[str, Any] = {
         "min_size": min_size,
         "max_size": max_size,
         # min_count is in the weights' unit; 1e-12 relative absorbs the rounding of their sums
@@ -379,6 +381,7 @@ def _frame(
 def _by_size(frame: pd.DataFrame, *, metric: str) -> pd.DataFrame:
     """The metric restricted to the combinations of each size."""
     rows = []
+    size: Any  # a groupby key: pandas-stubs types it as any scalar
     for size, part in frame.groupby("size", sort=True):
         n_comb = part["combination"].nunique()
         if metric == "multi_mals":
@@ -829,7 +832,9 @@ def _multi_directional(
     pred_role = "tasks_pred" if direction == "A->T" else "groups_pred"
     evaluation.require("groups", pred_role, metric=f"multi_directional({direction})")
     train_ct, eval_ct = space.train_counts, space.eval_counts
-    core = dict(direction=direction, absolute=absolute, tie_rule=tie_rule, baseline=baseline)
+    core: dict[str, Any] = dict(
+        direction=direction, absolute=absolute, tie_rule=tie_rule, baseline=baseline
+    )
     arrays = _directional_core(train_ct, eval_ct, **core)
     defined = arrays["defined"]
     if not defined.any():
@@ -1049,17 +1054,6 @@ def _compact_weights(source: Any, n_rows: int) -> np.ndarray:
     return out
 
 
-def _replicate_range(table: PatternCountTable, start: int, stop: int) -> PatternCountTable:
-    """Replicates ``start:stop`` of a table with a leading replicate axis."""
-    return dataclasses.replace(
-        table,
-        n=table.n[start:stop],
-        group_totals={k: v[start:stop] for k, v in table.group_totals.items()},
-        pattern_totals={k: v[start:stop] for k, v in table.pattern_totals.items()},
-        joint={k: v[start:stop] for k, v in table.joint.items()},
-    )
-
-
 def _bootstrap(
     results: Sequence[MultiAttributeResult],
     computes: Sequence[Any],
@@ -1084,6 +1078,7 @@ def _bootstrap(
     level = check_ci(ci)
     eval_m, weights = space._eval_matrices, space._eval_weights
     values: list[list[np.ndarray]] = [[] for _ in computes]
+    chunks: list[PatternCountTable | tuple[dict[str, LabelMatrix], np.ndarray]]
     if isinstance(eval_m, _DaskEvaluation):
         # Dask: each partition draws the Poisson weights of its global rows
         if bootstrap != "poisson":

@@ -103,7 +103,7 @@ class MitigationComparison(SavableResult, pd.DataFrame):
         return pd.DataFrame
 
     @property
-    def plot(self) -> Any:  # type: ignore[override]
+    def plot(self) -> Any:
         return _ComparisonPlot(self)
 
     @property
@@ -190,6 +190,7 @@ def _multi(kind: str, direction: str | None = None) -> MetricFunction:
                 groups_pred=groups_pred,
                 tasks_pred=tasks_pred,
             ).value
+        assert direction is not None  # every "directional" metric is built with one
         return multi_directional(
             direction=direction,
             groups_train=ctx.groups_train,

@@ -27,10 +27,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from biasamp._deprecation import UNSET, positional_keywords
 from biasamp.inputs._label_matrix import as_label_matrix, check_same_length
@@ -202,14 +203,18 @@ def oversample(
         bad = per_row != 1
         raise ValueError(ERR_ONE_GROUP.format(count=int(bad.sum()), what="no group or several"))
     g_index = g_dense.argmax(axis=1)
-    t_csr = t_matrix.values if t_matrix.is_sparse else None
+    t_csr = cast("sp.csr_matrix", t_matrix.values) if t_matrix.is_sparse else None
     t_dense = None if t_csr is not None else t_matrix.dense()
     n_groups, n_tasks = g_dense.shape[1], t_matrix.n_labels
     rng = np.random.default_rng(random_state)
 
     def count(rows: np.ndarray) -> np.ndarray:
         out = np.zeros((n_groups, n_tasks))
-        t_rows = np.asarray(t_csr[rows].toarray()) if t_csr is not None else t_dense[rows]
+        if t_csr is not None:
+            t_rows = np.asarray(t_csr[rows].toarray())
+        else:
+            assert t_dense is not None
+            t_rows = t_dense[rows]
         np.add.at(out, g_index[rows], t_rows)
         return out
 
@@ -242,7 +247,11 @@ def oversample(
         if k_cap >= 1:
             k = min(k, math.floor(k_cap + 1e-9))
         if (g, t) not in pools:
-            col = np.asarray(t_csr[:, t].toarray()).ravel() if t_csr is not None else t_dense[:, t]
+            if t_csr is not None:
+                col = np.asarray(t_csr[:, t].toarray()).ravel()
+            else:
+                assert t_dense is not None
+                col = t_dense[:, t]
             pools[(g, t)] = np.nonzero((g_index == g) & (col > 0))[0]
         rows = rng.choice(pools[(g, t)], size=k, replace=True)
         drawn.append(rows)

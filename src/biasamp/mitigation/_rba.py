@@ -55,8 +55,8 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Generator, Sequence
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -358,7 +358,11 @@ def rba(
     records: list[dict[str, float]] = []
     outputs: list[tuple[Any, Any, np.ndarray]] = []  # (out_a, out_b, counts) per iteration
     start = time.perf_counter()
-    iterations = progress_iter(range(1, max_iter + 1), description="RBA", enabled=progress)
+    # progress_iter is a generator function (annotated as returning an Iterator)
+    iterations = cast(
+        "Generator[int, None, None]",
+        progress_iter(range(1, max_iter + 1), description="RBA", enabled=progress),
+    )
     for it in iterations:
         W = _pair_weights(lam, lower, upper)
         out_a, out_b, primal, counts = problem.infer(W, chosen if penalty == "reference" else None)

@@ -236,6 +236,7 @@ class MLPAttacker:
             codes = None
         y_mean = y_std = None
         if kind == "continuous":
+            assert Y is not None  # set above for every kind but "multiclass"
             y_mean, y_std = Y.mean(axis=0), Y.std(axis=0)
             y_std = np.where(y_std > 0, y_std, 1.0)
             Y = (Y - y_mean) / y_std
@@ -377,7 +378,8 @@ class SklearnAttacker:
     @staticmethod
     def _expand(X: Any, P: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray]:
         rows, labels = np.nonzero(P > 0)
-        Xe = X[rows] if not sp.issparse(X) else sp.csr_matrix(X)[rows]
+        # scipy-stubs' issparse narrows Any to SparseABC, which csr_matrix() does not take
+        Xe = X[rows] if not sp.issparse(X) else sp.csr_matrix(X)[rows]  # type: ignore[call-overload]
         return Xe, labels, P[rows, labels]
 
     def fit_predict(self, X_train: Any, y: Target, X_test: Any, seed: int) -> np.ndarray:

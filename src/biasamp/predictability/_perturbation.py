@@ -93,7 +93,7 @@ def _confusion(truth: Target, pred: Target, rng: np.random.Generator) -> np.ndar
         # sort rows by (true label, random key): rows of one label form a block in
         # random order; giving each block the model's outputs of that label in
         # sorted order places them at random within the label
-        order = np.lexsort((rng.random(true.shape[0]), true))
+        order = np.lexsort((rng.random(int(true.shape[0])), true))
         by_label = np.argsort(true, kind="stable")
         out = np.empty_like(true)
         out[order] = hard[by_label]

@@ -123,7 +123,8 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 def _numeric_2d(x: Any, arg: str) -> np.ndarray | None:
     """``x`` as a finite float array if it is numeric, else ``None``."""
     if sp.issparse(x):
-        arr = np.asarray(x.toarray(), dtype=np.float64)
+        # scipy-stubs' issparse narrows Any to SparseABC, which declares no methods
+        arr = np.asarray(x.toarray(), dtype=np.float64)  # type: ignore[attr-defined]
     elif isinstance(x, pd.DataFrame):
         try:
             arr = x.to_numpy(dtype=np.float64)

@@ -171,7 +171,7 @@ class PairwiseResult(MetricResult):
         )
         for key, val in self.extras.items():
             if np.isscalar(val):
-                lines.append(f"  {key}={val}")
+                lines.append(f"  {key}={format(val)}")
         top = self.top(k)
         if len(top):
             lines.append("  top pairs:")

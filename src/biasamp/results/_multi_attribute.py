@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,14 +101,16 @@ class MultiAttributeResult(MetricResult):
             ),
         ]
         if len(self.by_size) > 1:
+            # pandas-stubs types row attributes as the union of every scalar type
+            size_rows: Iterable[Any] = self.by_size.itertuples(index=False)
             sizes = ", ".join(
-                f"|m|={int(r.size)}: {r.value:+.4f} ({int(r.n_combinations)})"
-                for r in self.by_size.itertuples(index=False)
+                f"|m|={int(r.size)}: {r.value:+.4f} ({int(r.n_combinations)})" for r in size_rows
             )
             lines.append(f"  by size: {sizes}")
         top = self.top(k)
         if len(top):
             lines.append("  top combinations:")
+            row: Any
             for row in top.itertuples(index=False):
                 combo = "{" + ", ".join(str(t) for t in row.combination) + "}"
                 lines.append(

@@ -182,13 +182,9 @@ def _target_counts(
     elif isinstance(rate, pd.Series):
         values = rate.reindex(list(names)).to_numpy(dtype=np.float64)
     else:
-        values = (
-            np.broadcast_to(np.asarray(rate, dtype=np.float64), (len(names),))
-            if np.ndim(rate) == 0 or np.size(rate) == len(names)
-            else None
-        )
-        if values is None:
+        if not (np.ndim(rate) == 0 or np.size(rate) == len(names)):
             raise ValueError(ERR_RATE.format(got=rate))
+        values = np.broadcast_to(np.asarray(rate, dtype=np.float64), (len(names),))
     if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
         raise ValueError(ERR_RATE.format(got=rate))
     return np.floor(values * n + 0.5).astype(np.int64)

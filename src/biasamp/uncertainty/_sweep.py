@@ -201,14 +201,11 @@ def _joint(g: _Role, t: _Role, w: np.ndarray, n_grid: int) -> np.ndarray:
         weighted_g = dense_g * w[:, None]
         joint = np.asarray(t.fixed.T @ weighted_g).T  # (|G|, |T|), t.fixed dense or sparse
         return np.broadcast_to(joint, (n_grid, *joint.shape)).copy()
+    # each role is either fixed (``fixed``) or scored (``bins``)
     if g.complement_of is not None:
         assert g.bins is not None
-        positive = (
-            _fixed_by_scored(t.fixed, g.bins, w, n_grid, fixed_first=False)
-            if t.fixed is not None
-            else _scored_by_scored(g.bins, t.bins, w, n_grid)
-        )  # (J, 1, |T|)
         if t.fixed is not None:
+            positive = _fixed_by_scored(t.fixed, g.bins, w, n_grid, fixed_first=False)
             everyone = (
                 np.asarray(sp.csr_matrix(t.fixed).T @ w)[None, None, :]
                 if sp.issparse(t.fixed)
@@ -216,15 +213,21 @@ def _joint(g: _Role, t: _Role, w: np.ndarray, n_grid: int) -> np.ndarray:
             )
             everyone = np.broadcast_to(everyone, positive.shape)
         else:
+            assert t.bins is not None
+            positive = _scored_by_scored(g.bins, t.bins, w, n_grid)
             everyone = _scored_totals(t.bins, w, n_grid)[:, None, :]
+        # positive: (J, 1, |T|)
         out = np.empty((n_grid, 2, positive.shape[2]))
         out[:, g.complement_of] = positive[:, 0]
         out[:, 1 - g.complement_of] = everyone[:, 0] - positive[:, 0]
         return out
     if g.fixed is not None:
+        assert t.bins is not None
         return _fixed_by_scored(g.fixed, t.bins, w, n_grid, fixed_first=True)
+    assert g.bins is not None
     if t.fixed is not None:
         return _fixed_by_scored(t.fixed, g.bins, w, n_grid, fixed_first=False)
+    assert t.bins is not None
     return _scored_by_scored(g.bins, t.bins, w, n_grid)
 
 
@@ -248,7 +251,7 @@ def _totals(role: _Role, w: np.ndarray, n_grid: int) -> np.ndarray:
 
 def _resolve_metric(metric: Any) -> tuple[Callable[..., Any], str | None]:
     if isinstance(metric, str):
-        table = {"mals": mals, "directional": directional}
+        table: dict[str, Callable[..., Any]] = {"mals": mals, "directional": directional}
         if metric not in table:
             raise ValueError(ERR_METRIC.format(got=metric))
         return table[metric], metric
@@ -418,7 +421,9 @@ def threshold_sweep(
             fast = False  # labels thresholded per grid point
         else:
             t_scores, _ = _as_scores(tasks_scores, arg="tasks_scores", names=task_names)
-    n_rows = (g_scores if g_scores is not None else t_scores).shape[0]
+    scored = g_scores if g_scores is not None else t_scores
+    assert scored is not None  # ERR_NO_SCORES above
+    n_rows = scored.shape[0]
     if g_scores is not None and t_scores is not None and t_scores.shape[0] != n_rows:
         raise ValueError(
             ERR_SCORES_ROWS.format(arg="tasks_scores", got=t_scores.shape[0], expected=n_rows)
@@ -436,6 +441,7 @@ def threshold_sweep(
     direction = getattr(first, "direction", None)
     weight = as_sample_weight(metric_kwargs.get("sample_weight"), n_rows)
     if fast:
+        assert name is not None  # fast implies a named metric
         values = _fast_values(
             name,
             grid,
@@ -576,6 +582,7 @@ def _fast_values(
         assert train is not None
         values = mals_arrays(train, table, margin=float(kwargs.get("margin", 0.05)))["value"]
     else:
+        assert direction is not None  # set above for "directional"
         values = directional_arrays(
             table, direction=direction, train=train, tie_rule=kwargs.get("tie_rule", "zero")
         )["value"]
