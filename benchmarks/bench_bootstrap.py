@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import biasamp
-from biasamp.counts._replicates import PoissonReplicates
+from biasamp.counts._poisson import PoissonReplicates
 from biasamp.datasets import load_coco_gender
 
 N_BOOT = 1000

@@ -9,7 +9,7 @@ import pytest
 import biasamp
 from biasamp import CountTable, counts_from_dask
 from biasamp.counts._pattern_counts import PatternCountTable
-from biasamp.counts._replicates import PoissonReplicates
+from biasamp.counts._poisson import PoissonReplicates
 from biasamp.engines._dask import ERR_DASK_MIXED, ERR_SPLIT_EVERY
 from biasamp.inputs._collections import is_dask_collection
 from tests.engines.test_files import TASKS, assert_tables_equal, make_frame

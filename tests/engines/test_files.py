@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import biasamp
 from biasamp import CountTable, counts_from_files, pattern_counts_from_files
 from biasamp.counts._pattern_counts import PatternCountTable
-from biasamp.counts._replicates import PoissonReplicates
+from biasamp.counts._poisson import PoissonReplicates
 from biasamp.engines._files import (
     ERR_CHUNK_SIZE,
     ERR_ENGINE,

@@ -8,19 +8,17 @@ import pytest
 import scipy.sparse as sp
 
 from biasamp import directional, mals
+from biasamp.inputs._containers import ERR_MISSING_LABEL, ERR_MISSING_VALUE, ERR_TYPE
 from biasamp.inputs._label_matrix import (
     ERR_COLUMNS_DIFFER,
     ERR_EMPTY,
     ERR_EMPTY_SPLIT,
     ERR_LENGTH,
-    ERR_MISSING_LABEL,
-    ERR_MISSING_VALUE,
     ERR_N_COLUMNS,
     ERR_NAN,
     ERR_NDIM,
     ERR_NON_BINARY,
     ERR_SOFT_RANGE,
-    ERR_TYPE,
     ERR_WEIGHT_NEGATIVE,
     ERR_WEIGHT_SHAPE,
     as_label_matrix,

@@ -12,14 +12,12 @@ import pytest
 
 from biasamp import bias_scores, directional, mals
 from biasamp.inputs import LabelWarning, as_label_matrix
+from biasamp.inputs._containers import ERR_MISSING_LABEL, ERR_MISSING_VALUE, ERR_TYPE
 from biasamp.inputs._label_matrix import (
-    ERR_MISSING_LABEL,
-    ERR_MISSING_VALUE,
     ERR_POSITIVE,
     ERR_SCORES_K,
     ERR_SCORES_NO_NAMES,
     ERR_SOFT_RANGE,
-    ERR_TYPE,
     ERR_UNKNOWN_LABELS,
     WARN_EMPTY_LABEL,
     WARN_SINGLE_GROUP,

@@ -13,15 +13,14 @@ from hypothesis import strategies as st
 
 import biasamp
 from biasamp import CountTable
+from biasamp.counts._poisson import PoissonReplicates, seed_entropy
 from biasamp.counts._replicates import (
     BLOCK_ROWS,
     ERR_METHOD,
     ERR_N_BOOT,
     MultinomialReplicates,
-    PoissonReplicates,
     replicate_count_table,
     replicate_weights,
-    seed_entropy,
 )
 from biasamp.inputs._label_matrix import as_label_matrix
 from biasamp.metrics._bootstrap import ERR_RESAMPLE_TRAIN_COUNTS, ERR_RESAMPLE_TRAIN_MISSING

@@ -13,14 +13,14 @@ from hypothesis import strategies as st
 import biasamp
 from biasamp import CombinationSpace, PatternCountTable, multi_attribute
 from biasamp.counts import _combinations
-from biasamp.metrics._multi_attribute import (
+from biasamp.metrics._combination_space import (
     ERR_MISSING_ARRAY,
-    ERR_SPACE_NO_ROWS,
     ERR_SPACE_OPTIONS,
     ERR_SPACE_TABLES,
     ERR_SPACE_TYPE,
     ERR_SPACE_WITH_ARRAYS,
 )
+from biasamp.metrics._multi_attribute import ERR_SPACE_NO_ROWS
 
 
 def _data(n: int = 400, n_tasks: int = 6, seed: int = 0) -> dict[str, np.ndarray]:

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import biasamp
 from biasamp import MLPAttacker, dpa, leakage_amplification
 from biasamp.datasets import load_imsitu_gender
-from biasamp.inputs._label_matrix import ERR_LENGTH, ERR_MISSING_LABEL
+from biasamp.inputs._containers import ERR_MISSING_LABEL
+from biasamp.inputs._label_matrix import ERR_LENGTH
 from biasamp.metrics._directional import ERR_DIRECTION, ERR_NEEDS_PRED
 from biasamp.predictability._predictability import ERR_N_ITER, ERR_TEST_SIZE
 

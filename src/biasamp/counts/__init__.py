@@ -10,9 +10,9 @@ builds the combination space M of the multi-attribute metrics.
 from biasamp.counts._count_table import CountTable, empty_count_table
 from biasamp.counts._io import load_counts, save_counts
 from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.counts._poisson import PoissonReplicates
 from biasamp.counts._replicates import (
     MultinomialReplicates,
-    PoissonReplicates,
     replicate_count_table,
     replicate_weights,
 )

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import JOINT_KEYS, CountTable
-from biasamp.counts._replicates import PoissonReplicates, seed_entropy
+from biasamp.counts._poisson import PoissonReplicates, seed_entropy
 from biasamp.engines._group_sums import (
     ERR_BAD_VALUES,
     ERR_BAD_WEIGHTS,

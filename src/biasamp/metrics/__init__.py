@@ -6,10 +6,10 @@ Single-attribute: :func:`bias_scores`, :func:`mals` (BiasAmp_MALS),
 :class:`CombinationSpace`). Each has a ``*_from_counts`` form.
 """
 
+from biasamp.metrics._combination_space import CombinationSpace
 from biasamp.metrics._directional import directional, directional_from_counts
 from biasamp.metrics._mals import bias_scores, mals, mals_from_counts
 from biasamp.metrics._multi_attribute import (
-    CombinationSpace,
     multi_attribute,
     multi_directional,
     multi_directional_from_counts,

@@ -17,14 +17,9 @@ from typing import Any
 import numpy as np
 
 from biasamp.counts._count_table import CountTable, label_matrices
-from biasamp.counts._replicates import (
-    ERR_METHOD,
-    PoissonReplicates,
-    _check_n_boot,
-    make_replicates,
-    replicate_count_table,
-    seed_entropy,
-)
+from biasamp.counts._poisson import PoissonReplicates, seed_entropy
+from biasamp.counts._replicates import ERR_METHOD, make_replicates, replicate_count_table
+from biasamp.engines._spark import _check_n_boot
 from biasamp.inputs._label_matrix import LabelMatrix, check_same_length
 from biasamp.results._intervals import check_ci, interval_from_replicates
 

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from biasamp._deprecation import UNSET, renamed_keyword
-from biasamp.counts._replicates import ERR_RANDOM_STATE
+from biasamp.counts._poisson import ERR_RANDOM_STATE
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
 from biasamp.metrics._directional import ERR_NEEDS_PRED, normalize_direction
 from biasamp.predictability._attackers import resolve_attacker

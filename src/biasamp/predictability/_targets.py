@@ -30,14 +30,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from biasamp.inputs._containers import to_native_numpy
-from biasamp.inputs._label_matrix import (
-    ERR_NAN,
-    ERR_POSITIVE,
-    ERR_TYPE,
-    LabelMatrix,
-    as_label_matrix,
-)
+from biasamp.inputs._containers import ERR_TYPE, to_native_numpy
+from biasamp.inputs._label_matrix import ERR_NAN, ERR_POSITIVE, LabelMatrix, as_label_matrix
 
 __all__ = ["Target", "label_target", "prediction_target", "continuous_matrix"]
 
