@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import JOINT_KEYS, CountTable
-from biasamp.counts._poisson import PoissonReplicates, seed_entropy
+from biasamp.counts._poisson import PoissonReplicates, check_n_boot, seed_entropy
 from biasamp.engines._group_sums import (
     ERR_BAD_VALUES,
     ERR_BAD_WEIGHTS,
@@ -59,7 +59,6 @@ ERR_ROW_ID_VALUES = (
     "repeated value(s); row ids must be distinct non-negative integers."
 )
 ERR_ROW_ID_WITHOUT_BOOT = "row_id: only used with n_boot (it numbers the rows for the bootstrap)."
-ERR_N_BOOT = "n_boot: expected a positive integer or None, got {got!r}."
 
 _ROW = "__biasamp_row"
 
@@ -149,16 +148,6 @@ def _name_column(exc: Exception, roles: ColumnRoles) -> Exception:
     return exc
 
 
-def _check_n_boot(n_boot: Any) -> int | None:
-    if n_boot is None:
-        return None
-    if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, (int, np.integer)):
-        raise ValueError(ERR_N_BOOT.format(got=n_boot))
-    if n_boot < 1:
-        raise ValueError(ERR_N_BOOT.format(got=n_boot))
-    return int(n_boot)
-
-
 def counts_from_spark(
     df: Any,
     *,
@@ -245,7 +234,7 @@ def counts_from_spark(
         import pyspark  # noqa: F401
     except ImportError as exc:  # pragma: no cover - exercised without pyspark
         raise ImportError(ERR_SPARK_MISSING) from exc
-    n_boot = _check_n_boot(n_boot)
+    n_boot = None if n_boot is None else check_n_boot(n_boot)
     if row_id is not None and n_boot is None:
         raise ValueError(ERR_ROW_ID_WITHOUT_BOOT)
     roles = _resolve(

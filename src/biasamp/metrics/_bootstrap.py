@@ -17,9 +17,8 @@ from typing import Any
 import numpy as np
 
 from biasamp.counts._count_table import CountTable, label_matrices
-from biasamp.counts._poisson import PoissonReplicates, seed_entropy
+from biasamp.counts._poisson import PoissonReplicates, check_n_boot, seed_entropy
 from biasamp.counts._replicates import ERR_METHOD, make_replicates, replicate_count_table
-from biasamp.engines._spark import _check_n_boot
 from biasamp.inputs._label_matrix import LabelMatrix, check_same_length
 from biasamp.results._intervals import check_ci, interval_from_replicates
 
@@ -50,7 +49,7 @@ def check_bootstrap_args(
     *, n_boot: Any, ci: Any, bootstrap: Any, resample_train: Any, progress: Any
 ) -> None:
     """Validate the bootstrap keywords shared by every metric (``n_boot`` not None)."""
-    _check_n_boot(n_boot)
+    check_n_boot(n_boot)
     check_ci(ci)
     if bootstrap not in ("poisson", "multinomial"):
         raise ValueError(ERR_METHOD.format(got=bootstrap))

@@ -91,6 +91,14 @@ def normalize_direction(direction: str) -> str:
     return _DIRECTION_ALIASES[key]
 
 
+def check_predictions(direction: str, *, groups_pred: Any, tasks_pred: Any) -> None:
+    """The predictions a direction needs: ``tasks_pred`` for A->T, ``groups_pred`` for T->A."""
+    if direction == "A->T" and tasks_pred is None:
+        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="tasks_pred"))
+    if direction == "T->A" and groups_pred is None:
+        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="groups_pred"))
+
+
 def _check_rules(tie_rule: str, empty: str) -> None:
     if tie_rule not in ("zero", "paper"):
         raise ValueError(ERR_TIE_RULE.format(got=tie_rule))
@@ -406,10 +414,7 @@ def directional(
     )
     _check_rules(tie_rule, empty)
     direction = normalize_direction(direction)
-    if direction == "A->T" and tasks_pred is None:
-        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="tasks_pred"))
-    if direction == "T->A" and groups_pred is None:
-        raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="groups_pred"))
+    check_predictions(direction, groups_pred=groups_pred, tasks_pred=tasks_pred)
     if n_boot is not None:
         check_bootstrap_args(
             n_boot=n_boot,

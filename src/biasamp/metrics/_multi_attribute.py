@@ -65,8 +65,8 @@ from biasamp.metrics._combination_space import (
 )
 from biasamp.metrics._directional import (
     ERR_ALL_EMPTY,
-    ERR_NEEDS_PRED,
     _check_rules,
+    check_predictions,
     directional_arrays,
     normalize_direction,
 )
@@ -820,10 +820,7 @@ def multi_directional(
         raise ValueError(ERR_BASELINE.format(got=baseline))
     if space is None:
         check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
-        if direction == "A->T" and tasks_pred is None:
-            raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="tasks_pred"))
-        if direction == "T->A" and groups_pred is None:
-            raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg="groups_pred"))
+        check_predictions(direction, groups_pred=groups_pred, tasks_pred=tasks_pred)
         groups_train, tasks_train, sample_weight_train = select_training_rows(
             groups_train=groups_train,
             tasks_train=tasks_train,
