@@ -356,13 +356,17 @@ def containment_counts(
             return
         c = np.concatenate(hits_c)
         p = np.concatenate(hits_p)
-        pairs = sp.coo_matrix((np.ones(c.size), (c, p)), shape=(k, n_pat))
-        sorted_out[:] += pairs @ weights
         hits_c.clear()
         hits_p.clear()
         buffered = 0
+        if c.size == 0:
+            return
+        # the buffered hits come from neighbouring subtrees: a narrow band of combinations
+        first, last = int(c.min()), int(c.max()) + 1
+        pairs = sp.coo_matrix((np.ones(c.size), (c - first, p)), shape=(last - first, n_pat))
+        sorted_out[first:last] += pairs @ weights
 
-    all_patterns = np.arange(n_pat, dtype=np.int64)
+    all_patterns = np.arange(n_pat, dtype=np.int32)  # half the traffic of int64 subsets
     subtrees = _root_nodes(ranks, n_pat, k)
     for lo0, hi0 in progress_iter(subtrees, description="counting combinations", enabled=progress):
         stack = [(all_patterns, lo0, hi0, 0)]
@@ -377,9 +381,10 @@ def containment_counts(
                     hit = (want[:, None] & node[None, :]) == want[:, None]
                 else:
                     hit = ((want[:, None, :] & node[None, :, :]) == want[:, None, :]).all(axis=-1)
-                c, p = np.nonzero(hit)
+                # flat positions: np.nonzero on a 2-d mask is several times slower
+                c, p = np.divmod(np.flatnonzero(hit), db.size)
                 hits_c.append((c + lo).astype(np.int32))
-                hits_p.append(db[p].astype(np.int32))
+                hits_p.append(db[p])
                 buffered += c.size
                 if buffered >= _FLUSH:
                     flush()
