@@ -134,14 +134,16 @@ def test_progress_bars_do_not_change_the_result(capsys):
         _same(quiet[key], loud[key])
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
     n_tasks=st.integers(1, 70),
     block=st.sampled_from([1, 7, 1 << 18]),
+    zeta=st.sampled_from([0.0, 1.0, float("inf")]),
 )
-def test_containment_counts_match_brute_force(seed, n_tasks, block):
-    """The prefix-tree count equals C^T W from the dense containment matrix (any word count)."""
+def test_containment_counts_match_brute_force(seed, n_tasks, block, zeta):
+    """The prefix-tree count equals C^T W from the dense containment matrix (any word count),
+    with superset-sum tables forced (0), allowed (1) or forbidden (inf) at the nodes."""
     rng = np.random.default_rng(seed)
     patterns = np.unique(rng.random((60, n_tasks)) < 0.4, axis=0)
     pick = rng.random((25, n_tasks)) < 0.2
@@ -156,12 +158,12 @@ def test_containment_counts_match_brute_force(seed, n_tasks, block):
     weights = rng.random((len(patterns), 3))
     contain = (patterns[:, None, :] | ~combos_bool[None, :, :]).all(axis=-1)  # (P, K)
     expected = contain.T.astype(float) @ weights
-    old = _combinations._BLOCK
-    _combinations._BLOCK = block
+    old = _combinations._BLOCK, _combinations._ZETA_FACTOR
+    _combinations._BLOCK, _combinations._ZETA_FACTOR = block, zeta
     try:
         got = _combinations.containment_counts(patterns, combos, weights)
     finally:
-        _combinations._BLOCK = old
+        _combinations._BLOCK, _combinations._ZETA_FACTOR = old
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
 
 

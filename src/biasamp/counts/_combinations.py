@@ -286,6 +286,67 @@ def _masks(pattern_bool: np.ndarray) -> np.ndarray:
 _BLOCK = 1 << 18
 #: (combination, pattern) hits buffered before one sparse product flushes them.
 _FLUSH = 1 << 20
+#: Largest number of free tasks (bits) of a node counted by a superset-sum table.
+_ZETA_MAX_BITS = 18
+#: Largest superset-sum table, in cells (table rows x weight columns): 64 MB of float64.
+_ZETA_MAX_CELLS = 1 << 23
+#: A node is counted by its table when ``2**u * u * _ZETA_FACTOR`` is at most its
+#: patterns x combinations (the tests set 0 to force tables and inf to forbid them).
+_ZETA_FACTOR = 16.0
+
+
+def _compress_bits(masks: np.ndarray, free: list[int]) -> np.ndarray:
+    """The bits ``free`` (ascending task indices) of word masks ((n,) or (n, W)), packed
+    into ``0 .. 2**len(free) - 1`` (bit ``j`` of the result is task ``free[j]``).
+
+    A vectorised bit extract: per byte of the masks that holds free tasks, one
+    lookup in a 256-entry table of that byte's packed bits.
+    """
+    words = masks[:, None] if masks.ndim == 1 else masks
+    as_bytes = np.ascontiguousarray(words.astype("<u8", copy=False)).view(np.uint8)
+    out = np.zeros(words.shape[0], dtype=np.intp)
+    values = np.arange(256)
+    shift = 0
+    for byte in sorted({t // 8 for t in free}):
+        bits = [t % 8 for t in free if t // 8 == byte]
+        table = np.zeros(256, dtype=np.intp)
+        for j, b in enumerate(bits):
+            table |= ((values >> b) & 1) << j
+        out |= table[as_bytes[:, byte]] << shift
+        shift += len(bits)
+    return out
+
+
+def _superset_sums(
+    node: np.ndarray,
+    rows: np.ndarray,
+    want: np.ndarray,
+    free: list[int],
+    weights: np.ndarray,
+) -> np.ndarray:
+    """Counts of the combinations ``want`` over the patterns ``rows`` (masks ``node``)
+    by one superset-sum table: (len(want), k).
+
+    Every pattern of the node holds the node's prefix; ``free`` lists the other
+    tasks of the combinations (``u`` of them). The patterns are reduced to those
+    ``u`` bits and their weight rows summed into a table of ``2**u`` cells (one
+    sparse product), the table is turned into superset sums by the ``u`` passes
+    of the zeta transform (cell ``s`` becomes the sum over the cells that hold
+    ``s``), and each combination reads its own cell. Cost: ``u`` passes over
+    ``2**u`` cells, whatever the number of patterns and combinations. (One
+    ``bincount`` per weight column instead of the sparse product, and folding
+    column by column in cache, measured 30% slower.)
+    """
+    u = len(free)
+    cell = _compress_bits(node, free)
+    scatter = sp.coo_matrix((np.ones(cell.size), (cell, rows)), shape=(1 << u, weights.shape[0]))
+    table = np.asarray(scatter @ weights)
+    k = table.shape[1]
+    for j in range(u):  # fold the "has task j" half onto the "lacks task j" half
+        halves = table.reshape(-1, 2, (1 << j) * k)
+        halves[:, 0] += halves[:, 1]
+    result: np.ndarray = table[_compress_bits(want, free)]
+    return result
 
 
 def _root_nodes(ranks: np.ndarray, n_pat: int, k: int) -> list[tuple[int, int]]:
@@ -316,8 +377,16 @@ def containment_counts(
     next task, keeping only the patterns that hold it, so a shared prefix is
     intersected once. The hits of many blocks are buffered as (combination,
     pattern) pairs and turned into counts by one sparse (COO) product with the
-    weights per ``_FLUSH`` (about a million) pairs. The work is the blocks tested plus the hits,
-    not all pattern x combination pairs and never the rows.
+    weights per ``_FLUSH`` (about a million) pairs.
+
+    The hits grow faster than the rows (a combination's support and the number
+    of combinations both grow with the data), so a node whose combinations use
+    few tasks beyond the shared prefix (``u`` free tasks) and that holds many
+    patterns x combinations is counted by a superset-sum table over those ``u``
+    tasks instead (:func:`_superset_sums`), whose cost does not depend on the
+    number of patterns or combinations. A node takes the table when
+    ``2**u * u * _ZETA_FACTOR`` is at most its patterns x combinations, ``u`` is
+    at most ``_ZETA_MAX_BITS`` and the table at most ``_ZETA_MAX_CELLS`` cells.
     """
     from biasamp._progress import progress_iter
 
@@ -345,6 +414,7 @@ def containment_counts(
         masks, combo_masks = masks[:, 0], combo_masks[:, 0]
     word_of = (order // 64).tolist()
     bit_of = [np.uint64(1) << np.uint64(t % 64) for t in order.tolist()]
+    n_cols = weights.shape[1]
     sorted_out = np.zeros_like(out)
     hits_c: list[np.ndarray] = []
     hits_p: list[np.ndarray] = []
@@ -388,6 +458,24 @@ def containment_counts(
                 buffered += c.size
                 if buffered >= _FLUSH:
                     flush()
+                continue
+            # the node's free tasks: those of its combinations beyond the shared prefix
+            prefix = {int(order[r]) for r in ranks[lo, :depth].tolist()}
+            union = np.bitwise_or.reduce(combo_masks[lo:hi], axis=0)
+            words = np.atleast_1d(union).tolist()
+            free = [
+                64 * w + b
+                for w, word in enumerate(words)
+                for b in range(64)
+                if (int(word) >> b) & 1 and 64 * w + b not in prefix
+            ]
+            u = len(free)
+            if (
+                u <= _ZETA_MAX_BITS
+                and (1 << u) * n_cols <= _ZETA_MAX_CELLS
+                and (1 << u) * u * _ZETA_FACTOR <= db.size * (hi - lo)
+            ):
+                sorted_out[lo:hi] += _superset_sums(node, db, combo_masks[lo:hi], free, weights)
                 continue
             column = ranks[lo:hi, depth]
             cuts = np.nonzero(np.diff(column))[0] + 1
