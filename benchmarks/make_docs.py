@@ -35,6 +35,11 @@ SCRIPTS = [
         ["bench_baselines.py", "--repeat", "1", "--rows", "200000", "--n-boot", "100"],
     ),
     (
+        "RBA: 25,000 x 66 x 2 x 100 iterations against the expert numpy baseline",
+        ["bench_rba.py"],
+        ["bench_rba.py"],
+    ),
+    (
         "Multi-attribute scaling",
         ["bench_multi_attribute.py", "--scaling", "200000", "400000", "800000"],
         ["bench_multi_attribute.py", "--scaling", "20000", "40000", "80000"],
