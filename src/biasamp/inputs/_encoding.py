@@ -1,12 +1,20 @@
 """Fast exact factorisation of label arrays (kept apart from the container adapters).
 
-Fixed-width numpy strings (dtype ``<U``) are the common form of string group
-labels, and pandas factorises them by converting every entry to a Python
-object, which dominates the cost on millions of rows. Here each string is read
-as its UCS-4 code words and hashed with one integer matrix-vector product; the
-hashes are factorised, and the hash is *verified*: every row's code words must
-equal the words of the first row with its hash (one integer comparison pass),
-so a collision can never merge two labels (it falls back to pandas instead).
+Fixed-width numpy strings (dtype ``<U``, and bytes ``S``) are the common form of
+string group labels, and pandas factorises them by converting every entry to a
+Python object, which dominates the cost on millions of rows. Here each string is
+read as its code words (UCS-4 for ``U``, bytes for ``S``) and turned into one
+integer key per row:
+
+* **packed, exact**: when the words fit in 64 bits (up to 8 characters whose
+  code points are below 256, up to 4 below 65,536, up to 2 of any), they are
+  packed into one ``uint64``, a bijection; the keys are factorised and the
+  distinct labels are decoded back from the distinct keys. Numpy strings cannot
+  end in NUL characters (it strips them), so zero padding loses nothing.
+* **hashed, verified**: otherwise a 64-bit hash (Horner's rule over the words);
+  every row's words must equal the words of the first row with its hash (one
+  integer comparison pass), so a collision can never merge two labels (it falls
+  back to pandas instead).
 """
 
 from __future__ import annotations
@@ -18,31 +26,76 @@ __all__ = ["factorize_labels"]
 
 _MULTIPLIER = np.uint64(1_000_003)
 
+#: (largest code point + 1, bytes per character) of the packed keys, narrowest first
+_PACKINGS = ((1 << 8, 1), (1 << 16, 2), (1 << 32, 4))
 
-def _factorize_fixed_width(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Codes and first-seen uniques of a non-empty ``<U`` array, or None on a hash collision."""
-    n = arr.shape[0]
-    words = np.ascontiguousarray(arr).view(np.uint32).reshape(n, -1)
-    if words.shape[1] <= 2:  # up to two characters: the words are the key itself
-        padded = np.zeros((n, 2), dtype=np.uint32)
-        padded[:, : words.shape[1]] = words
-        codes, _ = pd.factorize(padded.view(np.uint64).ravel())
-        exact = True
+
+def _words(arr: np.ndarray) -> np.ndarray:
+    """The ``(n, width)`` code words of a native-byte-order ``U`` or ``S`` array."""
+    word = np.uint32 if arr.dtype.kind == "U" else np.uint8
+    return np.ascontiguousarray(arr).view(word).reshape(arr.shape[0], -1)
+
+
+def _from_words(words: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Strings of ``dtype`` from their ``(k, width)`` code words (the inverse of :func:`_words`)."""
+    word = np.uint32 if dtype.kind == "U" else np.uint8
+    return np.ascontiguousarray(words, dtype=word).view(dtype).reshape(-1)
+
+
+def _factorize_packed(words: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact codes and uniques when a row's words fit in 64 bits, else None."""
+    n, width = words.shape
+    top = int(words.max())
+    for limit, size in _PACKINGS:
+        if top < limit and width * size <= 8:
+            break
     else:
-        # Horner's rule over the code words, one vectorised pass per character
-        # (uint64 arithmetic wraps: a hash; faster than an integer matmul, which has no BLAS)
-        hashed = words[:, 0].astype(np.uint64)
-        for column in range(1, words.shape[1]):
-            hashed *= _MULTIPLIER
-            hashed += words[:, column]
-        codes, _ = pd.factorize(hashed)
-        exact = False
+        return None
+    row_bytes = width * size
+    key_bytes = 4 if row_bytes <= 4 else 8
+    # the rows' narrowed words back to back, then one key per row read through an
+    # overlapping strided view (each key also reads the next row's first bytes, masked off)
+    packed = np.zeros(n * row_bytes + key_bytes, dtype=np.uint8)
+    packed[: n * row_bytes].view(f"<u{size}")[:] = words.reshape(-1)
+    view = np.ndarray((n,), dtype=f"<u{key_bytes}", buffer=packed, strides=(row_bytes,))
+    if row_bytes < key_bytes:
+        keys = view & np.array((1 << (8 * row_bytes)) - 1, dtype=f"<u{key_bytes}")
+    else:
+        keys = view.copy()
+    codes, uniques = pd.factorize(keys)
+    distinct = np.ascontiguousarray(uniques, dtype=f"<u{key_bytes}").view(np.uint8)
+    distinct = distinct.reshape(-1, key_bytes)[:, :row_bytes].copy().view(f"<u{size}")
+    return np.asarray(codes, dtype=np.int64), _from_words(distinct, dtype)
+
+
+def _factorize_hashed(arr: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes and first-seen uniques through a verified hash, or None on a hash collision."""
+    n = words.shape[0]
+    # Horner's rule over the code words, one vectorised pass per character
+    # (uint64 arithmetic wraps: a hash; faster than an integer matmul, which has no BLAS)
+    hashed = words[:, 0].astype(np.uint64)
+    for column in range(1, words.shape[1]):
+        hashed *= _MULTIPLIER
+        hashed += words[:, column]
+    codes, _ = pd.factorize(hashed)
     codes = np.asarray(codes, dtype=np.int64)
     first = np.empty(int(codes.max()) + 1, dtype=np.int64)
     first[codes[::-1]] = np.arange(n - 1, -1, -1)
-    if not exact and not np.array_equal(np.take(words[first], codes, axis=0), words):
+    if not np.array_equal(np.take(words[first], codes, axis=0), words):
         return None
     return codes, arr[first]
+
+
+def _factorize_fixed_width(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes and first-seen uniques of a non-empty ``U``/``S`` array, or None (use pandas)."""
+    dtype = arr.dtype.newbyteorder("=") if arr.dtype.kind == "U" else arr.dtype
+    if dtype != arr.dtype:  # non-native byte order: swap once
+        arr = arr.astype(dtype)
+    words = _words(arr)
+    packed = _factorize_packed(words, arr.dtype)
+    if packed is not None or arr.dtype.kind == "S":  # long byte strings: pandas
+        return packed
+    return _factorize_hashed(arr, words)
 
 
 def factorize_labels(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -51,7 +104,7 @@ def factorize_labels(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     arr : ndarray of shape (n,)
-        Labels of any dtype; ``<U`` strings take the fast path.
+        Labels of any dtype; fixed-width strings (``U``, ``S``) take the fast path.
 
     Returns
     -------
@@ -67,7 +120,7 @@ def factorize_labels(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> codes.tolist(), uniques.tolist()
     ([0, 1, 0], ['woman', 'man'])
     """
-    if arr.dtype.kind == "U" and arr.size and arr.dtype.itemsize % 4 == 0:
+    if arr.dtype.kind in "US" and arr.ndim == 1 and arr.size and arr.dtype.itemsize:
         fast = _factorize_fixed_width(arr)
         if fast is not None:
             return fast

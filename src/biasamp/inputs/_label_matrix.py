@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -144,12 +144,19 @@ class LabelMatrix:
 
     ``values`` is a float64 numpy array or a scipy.sparse CSR matrix. Rows may be
     all zero. With ``soft`` the entries are probabilities in [0, 1].
+
+    ``codes`` (shape ``(n,)``), when set, is the column of each row's single 1:
+    the matrix is one-hot, as 1-D labels give it. ``validated`` marks a matrix
+    :func:`as_label_matrix` built (its values were checked), so passing it again
+    skips the checks. Both are set by :func:`as_label_matrix` only.
     """
 
     values: np.ndarray | sp.csr_matrix
     names: tuple[Any, ...]
     arg: str
     soft: bool = False
+    codes: np.ndarray | None = field(default=None, repr=False, compare=False)
+    validated: bool = field(default=False, repr=False, compare=False)
 
     @property
     def n_rows(self) -> int:
@@ -171,7 +178,8 @@ class LabelMatrix:
 
     def take(self, rows: np.ndarray) -> LabelMatrix:
         """The rows ``rows`` (indices or a boolean mask) as a new matrix."""
-        return LabelMatrix(self.values[rows], self.names, self.arg, self.soft)
+        codes = None if self.codes is None else self.codes[rows]
+        return LabelMatrix(self.values[rows], self.names, self.arg, self.soft, codes, self.validated)
 
 
 def _plain_names(names: Sequence[Any] | np.ndarray) -> tuple[Any, ...]:
@@ -215,14 +223,15 @@ def _encode_1d(
     arg: str,
     names: Sequence[Any] | None,
     source: str | None,
-) -> tuple[sp.csr_matrix, tuple[Any, ...]]:
+) -> tuple[sp.csr_matrix, tuple[Any, ...], np.ndarray]:
+    """The one-hot CSR matrix of 1-D labels, the label names, and each row's column."""
     arr = _integral_floats(arr)
     try:
         codes, uniques = _factorize(arr)
     except TypeError as exc:  # lists or sets as labels: multi-label data in one column
         raise TypeError(ERR_UNHASHABLE.format(arg=arg, error=exc)) from exc
     missing = codes < 0
-    if missing.any():
+    if arr.dtype.kind not in "US" and missing.any():  # fixed-width strings cannot be missing
         raise ValueError(
             ERR_MISSING_LABEL.format(
                 arg=arg, count=int(missing.sum()), row=int(np.flatnonzero(missing)[0])
@@ -258,15 +267,16 @@ def _encode_1d(
             )
         )
     n = arr.shape[0]
+    if np.array_equal(lookup, np.arange(lookup.shape[0])):  # first-seen order is the order
+        columns = np.asarray(codes, dtype=np.int64)
+    else:
+        columns = lookup.astype(np.int64)[codes]
     matrix = sp.csr_matrix(
-        (
-            np.ones(n, dtype=np.float64),
-            lookup[codes].astype(np.int64),
-            np.arange(n + 1, dtype=np.int64),
-        ),
+        (np.ones(n, dtype=np.float64), columns, np.arange(n + 1, dtype=np.int64)),
         shape=(n, len(names)),
     )
-    return matrix, names
+    matrix.has_canonical_format = True  # one entry per row
+    return matrix, names, columns
 
 
 def _is_score_vector(arr: np.ndarray, names: Sequence[Any] | None, positive: Any) -> bool:
@@ -434,8 +444,10 @@ def as_label_matrix(
     array([[0.8, 0.2],
            [0.1, 0.9]])
     """
+    if isinstance(x, LabelMatrix) and x.validated:  # checked already: align its names only
+        return _realigned(x, arg=arg, names=names, source=source, soft=soft)
     label_columns: tuple[Any, ...] | None = None
-    if isinstance(x, LabelMatrix):  # already validated: keep its names
+    if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
     native = to_native_numpy(x, arg=arg)
     columns = native.columns if label_columns is None else label_columns
@@ -445,11 +457,7 @@ def as_label_matrix(
         raw: Any = x
         if raw.ndim != 2:
             raise ValueError(ERR_NDIM.format(arg=arg, ndim=raw.ndim))
-        csr: sp.csr_matrix = sp.csr_matrix(raw, dtype=np.float64)
-        csr.sum_duplicates()
-        _check_values(np.asarray(csr.data), arg, soft)
-        csr.eliminate_zeros()
-        values = csr
+        values = _checked_csr(raw, arg, soft)
     else:
         arr = np.asarray(x)
         if arr.ndim == 1:
@@ -459,9 +467,9 @@ def as_label_matrix(
                 scores, label_names = scores_1d_matrix(
                     arr, arg=arg, names=names, positive=positive, positive_param=positive_param
                 )
-                return LabelMatrix(scores, label_names, arg, soft=True)
-            matrix, label_names = _encode_1d(arr, arg, names, source)
-            return LabelMatrix(matrix, label_names, arg, soft=False)
+                return LabelMatrix(scores, label_names, arg, soft=True, validated=True)
+            matrix, label_names, codes = _encode_1d(arr, arg, names, source)
+            return LabelMatrix(matrix, label_names, arg, soft=False, codes=codes, validated=True)
         if arr.ndim != 2:
             raise ValueError(ERR_NDIM.format(arg=arg, ndim=arr.ndim))
         # text '0'/'1' is parsed as the same DataFrame's to_numpy(float64) parses it
@@ -478,7 +486,43 @@ def as_label_matrix(
     if values.shape[1] == 0:
         raise ValueError(ERR_NO_COLUMNS.format(arg=arg))
     values, label_names = _align_columns(values, columns, arg, names, source)
-    return LabelMatrix(values, _plain_names(label_names), arg, soft=soft)
+    return LabelMatrix(values, _plain_names(label_names), arg, soft=soft, validated=True)
+
+
+def _checked_csr(raw: Any, arg: str, soft: bool) -> sp.csr_matrix:
+    """A scipy.sparse matrix as a validated float64 CSR matrix without explicit zeros.
+
+    The common case, canonical 0/1 indicators (every stored entry a 1), is
+    checked with one comparison over the stored entries and needs no rewrite;
+    otherwise a copy is summed, checked and pruned (the caller's arrays are
+    never modified).
+    """
+    csr: sp.csr_matrix = sp.csr_matrix(raw, dtype=np.float64)  # may share raw's arrays
+    if csr.has_canonical_format and bool(np.all(csr.data == 1)):
+        return csr  # 1s only: finite, 0/1, no zeros to drop
+    csr = csr.copy()
+    csr.sum_duplicates()
+    _check_values(np.asarray(csr.data), arg, soft)
+    csr.eliminate_zeros()
+    return csr
+
+
+def _realigned(
+    matrix: LabelMatrix,
+    *,
+    arg: str,
+    names: Sequence[Any] | None,
+    source: str | None,
+    soft: bool,
+) -> LabelMatrix:
+    """A validated matrix in the column order of ``names`` (its values are not checked again)."""
+    values, label_names = _align_columns(matrix.values, matrix.names, arg, names, source)
+    label_names = _plain_names(label_names)
+    codes = matrix.codes
+    if codes is not None and label_names != matrix.names:  # columns reordered: renumber
+        position = pd.Index(label_names).get_indexer(list(matrix.names))
+        codes = position.astype(np.int64)[codes]
+    return LabelMatrix(values, label_names, arg, soft or matrix.soft, codes, validated=True)
 
 
 def as_sample_weight(sample_weight: Any, n: int, *, arg: str = "sample_weight") -> np.ndarray:

@@ -98,8 +98,8 @@ def kept_training_rows(
     ``"labelled"``: rows with a group or a task; ``"with_task"``: rows with a
     task; ``"all"``: every row.
     """
-    if train_rows == "all":
-        return None
+    if train_rows == "all" or (train_rows == "labelled" and groups.codes is not None):
+        return None  # 1-D groups (one-hot codes): every row has a group
     keep = _has_label(tasks)
     if train_rows == "labelled":
         keep = keep | _has_label(groups)
