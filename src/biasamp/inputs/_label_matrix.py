@@ -179,7 +179,9 @@ class LabelMatrix:
     def take(self, rows: np.ndarray) -> LabelMatrix:
         """The rows ``rows`` (indices or a boolean mask) as a new matrix."""
         codes = None if self.codes is None else self.codes[rows]
-        return LabelMatrix(self.values[rows], self.names, self.arg, self.soft, codes, self.validated)
+        return LabelMatrix(
+            self.values[rows], self.names, self.arg, self.soft, codes, self.validated
+        )
 
 
 def _plain_names(names: Sequence[Any] | np.ndarray) -> tuple[Any, ...]:
