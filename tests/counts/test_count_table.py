@@ -129,3 +129,64 @@ def test_from_joint_labour_statistics():
     assert mals_from_counts(table, preds).value == pytest.approx((0.25 + 5 / 60) / 2)
     with pytest.raises(ValueError, match="joint: counts must be non-negative"):
         CountTable.from_joint(-joint)
+
+
+# --- issue 18: counts without weights take a cheaper route to the same numbers ------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _tables_equal_exactly(a, b):
+    assert float(a.n) == float(b.n) and a.n_rows == b.n_rows
+    assert a.totals.keys() == b.totals.keys() and a.joint.keys() == b.joint.keys()
+    for key in a.totals:
+        np.testing.assert_array_equal(a.totals[key], b.totals[key])
+    for key in a.joint:
+        np.testing.assert_array_equal(a.joint[key], b.joint[key])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 30),
+    seed=st.integers(0, 2**32 - 1),
+    group_form=st.sampled_from(["labels", "dense", "sparse"]),
+    task_form=st.sampled_from(["labels", "dense", "sparse"]),
+    soft=st.booleans(),
+)
+def test_unweighted_counts_equal_unit_weights(n, seed, group_form, task_form, soft):
+    rng = np.random.default_rng(seed)
+
+    def role(form, k, names, prob=False):
+        if form == "labels":
+            return rng.choice(np.array(names), size=n)
+        values = rng.random((n, k)) if prob else (rng.random((n, k)) < 0.4).astype(float)
+        return sp.csr_matrix(values) if form == "sparse" else values
+
+    arrays = dict(
+        groups=role(group_form, 2, ["w", "m"]),
+        tasks=role(task_form, 3, ["c", "a", "b"]),
+        groups_pred=role(group_form, 2, ["w", "m"], prob=soft and group_form != "labels"),
+        tasks_pred=role(task_form, 3, ["c", "a", "b"], prob=soft and task_form != "labels"),
+    )
+    names = dict(group_names=("m", "w"), task_names=("a", "b", "c"))
+    if group_form != "labels":
+        names["group_names"] = (0, 1)
+    if task_form != "labels":
+        names["task_names"] = (0, 1, 2)
+    unweighted = CountTable.from_arrays(**arrays, **names, soft=soft)
+    unit = CountTable.from_arrays(**arrays, **names, soft=soft, sample_weight=np.ones(n))
+    _tables_equal_exactly(unweighted, unit)
+    # and both equal a brute-force count
+    for g, t in unweighted.joint:
+        gd = np.asarray(as_dense(arrays[g], names["group_names"]))
+        td = np.asarray(as_dense(arrays[t], names["task_names"]))
+        np.testing.assert_allclose(unweighted.joint[(g, t)], gd.T @ td, rtol=1e-12)
+
+
+def as_dense(values, names):
+    if sp.issparse(values):
+        return values.toarray()
+    values = np.asarray(values)
+    if values.ndim == 1:
+        return (values[:, None] == np.array(names)[None, :]).astype(float)
+    return values

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,3 +37,94 @@ def test_objects_and_missing_use_pandas():
     codes, uniques = factorize_labels(np.array(["a", None, "b", "a"], dtype=object))
     assert codes.tolist() == [0, -1, 1, 0]
     assert list(uniques) == ["a", "b"]
+
+
+def _check_against_pandas_and_unique(arr):
+    """Codes/uniques equal pandas' first-seen factorisation and agree with np.unique."""
+    codes, uniques = factorize_labels(arr)
+    want_codes, want_uniques = pd.factorize(arr.astype(object))
+    np.testing.assert_array_equal(codes, want_codes)
+    assert [u.item() if isinstance(u, np.generic) else u for u in uniques] == list(want_uniques)
+    sorted_uniques, inverse = np.unique(arr, return_inverse=True)
+    # the same partition of the rows as np.unique, and the same distinct labels
+    assert sorted(uniques.tolist()) == sorted_uniques.tolist()
+    order = np.argsort(np.asarray(uniques.tolist(), dtype=arr.dtype), kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    np.testing.assert_array_equal(rank[codes], inverse.ravel())
+    return codes, uniques
+
+
+# every packing of the exact path (code points < 256 up to 8 characters, < 65,536 up
+# to 4, any up to 2) and the hashed path beyond them; empty strings and NUL characters
+_ALPHABETS = {
+    "latin1": st.characters(max_codepoint=255),
+    "bmp": st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",)),
+    "any": st.characters(exclude_categories=("Cs",)),
+    "nul_and_a": st.sampled_from(["\x00", "a", "\xff"]),
+}
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.sampled_from(sorted(_ALPHABETS)).flatmap(
+        lambda name: st.lists(
+            st.text(_ALPHABETS[name], min_size=0, max_size=10), min_size=1, max_size=40
+        )
+    )
+)
+def test_unicode_strings_every_packing(labels):
+    _check_against_pandas_and_unique(np.array(labels))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.binary(min_size=0, max_size=10), min_size=1, max_size=40))
+def test_byte_strings(labels):
+    codes, uniques = _check_against_pandas_and_unique(np.array(labels, dtype="S"))
+    assert uniques.dtype.kind in "SO"
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ["man", "woman", "woman", "man"],  # ragged widths, 8 characters or fewer
+        ["a\x00b", "ab", "a", "a\x00b"],  # NUL inside a label is part of it
+        ["\x00a", "a", "\x00a"],
+        ["", "x", ""],  # the empty string is a label
+        ["é", "e", "ß", "é"],  # Latin-1
+        ["żółw", "жук", "żółw"],  # up to 4 characters below 65,536
+        ["🙂", "a🙂", "🙂"],  # astral code points, 2 characters
+        ["🙂🙂🙂", "🙂🙂", "🙂🙂🙂"],  # astral, beyond the packing: hashed
+        ["abcdefghi", "abcdefgh", "abcdefghi"],  # 9 characters: hashed
+        ["x" * 40, "y" * 40, "x" * 40],
+    ],
+)
+def test_fixed_width_cases(labels):
+    arr = np.array(labels)
+    codes, uniques = _check_against_pandas_and_unique(arr)
+    assert uniques.dtype == arr.dtype
+    # also as big-endian strings and as a strided (non-contiguous) view
+    _check_against_pandas_and_unique(arr.astype(arr.dtype.newbyteorder(">")))
+    _check_against_pandas_and_unique(np.repeat(arr, 2)[::2])
+    # and object arrays of the same strings go through pandas with the same result
+    object_codes, object_uniques = factorize_labels(arr.astype(object))
+    np.testing.assert_array_equal(object_codes, codes)
+    assert list(object_uniques) == uniques.tolist()
+
+
+def test_packed_path_is_taken_and_exact(monkeypatch):
+    # a multiplier of 0 would break the hashed path; short labels never reach it
+    monkeypatch.setattr(_encoding, "_MULTIPLIER", np.uint64(0))
+    arr = np.array(["abc", "xbc", "abc", "zzc", "żbc"])
+    codes, uniques = factorize_labels(arr)
+    assert codes.tolist() == [0, 1, 0, 2, 3]
+    assert uniques.tolist() == ["abc", "xbc", "zzc", "żbc"]
+    assert _encoding._factorize_packed(_encoding._words(arr), arr.dtype) is not None
+    wide = np.array(["🙂🙂🙂"])
+    assert _encoding._factorize_packed(_encoding._words(wide), wide.dtype) is None
+
+
+def test_large_array_first_seen_order():
+    rng = np.random.default_rng(0)
+    arr = rng.choice(np.array(["woman", "man", "nonbinary", "", "é"]), size=100_000)
+    _check_against_pandas_and_unique(arr)

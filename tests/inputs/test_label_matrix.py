@@ -267,3 +267,61 @@ def test_a_2d_array_of_other_text_names_the_argument():
         as_label_matrix(np.array([["yes", "0"], ["0", "1"]]), arg="tasks")
     with pytest.raises(ValueError, match=r"^tasks: indicator values must be 0 or 1"):
         as_label_matrix(np.array([["2", "0"], ["0", "1"]]), arg="tasks")
+
+
+# --- issue 18: the checks are fused or skipped only where they cannot fail ----------
+def test_sparse_fast_check_still_rejects_bad_entries():
+    rows, cols = np.array([0, 1, 2]), np.array([0, 1, 0])
+    expected = {
+        2.0: _msg(ERR_NON_BINARY, arg="tasks", examples="2.0"),
+        np.nan: _msg(ERR_NAN, arg="tasks", count=1),
+        np.inf: _msg(ERR_NAN, arg="tasks", count=1),
+    }
+    for value, message in expected.items():
+        for dtype in (np.float64, np.float32):
+            data = np.array([1.0, value, 1.0], dtype=dtype)
+            bad = sp.csr_matrix((data, (rows, cols)), shape=(3, 2))
+            with pytest.raises(ValueError, match=message):
+                as_label_matrix(bad, arg="tasks")
+    # duplicates summing to 2 are caught although every stored entry is 1
+    dup = sp.coo_matrix((np.ones(2), (np.array([0, 0]), np.array([1, 1]))), shape=(2, 2))
+    dup_csr = sp.csr_matrix((np.ones(2), np.array([1, 1]), np.array([0, 2, 2])), shape=(2, 2))
+    for matrix in (dup, dup_csr):
+        with pytest.raises(ValueError, match="indicator values must be 0 or 1"):
+            as_label_matrix(matrix, arg="tasks")
+
+
+def test_sparse_input_is_never_modified():
+    # explicit zeros and unsorted indices: the validated copy drops and sorts them,
+    # the caller's arrays stay as they were (float64 CSR shares arrays with the copy)
+    data, indices, indptr = np.array([0.0, 1.0, 1.0]), np.array([1, 0, 1]), np.array([0, 2, 3])
+    user = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=(2, 2))
+    m = as_label_matrix(user, arg="tasks")
+    assert m.values.nnz == 2 and m.dense().tolist() == [[1, 0], [0, 1]]
+    np.testing.assert_array_equal(user.data, data)
+    np.testing.assert_array_equal(user.indices, indices)
+    np.testing.assert_array_equal(user.indptr, indptr)
+    # int8 0/1 data (the common case) is read without a rewrite
+    ones = sp.csr_matrix(np.array([[1, 0], [1, 1]], dtype=np.int8))
+    m = as_label_matrix(ones, arg="tasks")
+    assert m.values.dtype == np.float64 and m.dense().tolist() == [[1, 0], [1, 1]]
+
+
+def test_validated_matrix_is_realigned_not_rechecked():
+    m = as_label_matrix(np.array(["w", "m", "x", "w"]), arg="groups")
+    assert m.validated and m.names == ("m", "w", "x")
+    assert m.codes.tolist() == [1, 0, 2, 1]
+    again = as_label_matrix(m, arg="groups_pred", names=("x", "w", "m"), source="groups")
+    assert again.names == ("x", "w", "m") and again.arg == "groups_pred"
+    assert again.dense().tolist() == [[0, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]]
+    assert again.codes.tolist() == [1, 2, 0, 1]  # renumbered with the columns
+    with pytest.raises(ValueError, match="column names differ"):
+        as_label_matrix(m, arg="groups_pred", names=("m", "w"), source="groups")
+    # the codes follow row selections
+    assert m.take(np.array([3, 2])).codes.tolist() == [1, 2]
+    # a LabelMatrix built by hand is not trusted: its values are checked
+    from biasamp.inputs import LabelMatrix
+
+    hand = LabelMatrix(np.array([[2.0, 0.0], [0.0, 1.0]]), ("a", "b"), "groups")
+    with pytest.raises(ValueError, match="indicator values must be 0 or 1"):
+        as_label_matrix(hand, arg="groups")

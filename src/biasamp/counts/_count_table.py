@@ -118,6 +118,16 @@ def _as_dense(values: np.ndarray | sp.csr_matrix) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
+def _group_dense(matrix: LabelMatrix) -> np.ndarray:
+    """A group role as a dense float64 matrix; a one-hot role is scattered from its codes."""
+    if matrix.codes is None:
+        return _as_dense(matrix.values)
+    n, k = matrix.n_rows, matrix.n_labels
+    out = np.zeros(n * k, dtype=np.float64)
+    out[np.arange(0, n * k, k) + matrix.codes] = 1.0
+    return out.reshape(n, k)
+
+
 def _weighted_totals(x: np.ndarray | sp.csr_matrix, w: np.ndarray) -> np.ndarray:
     """``w @ x``: shape (k,) for w of shape (n,), (B, k) for w of shape (B, n)."""
     if sp.issparse(x):
@@ -157,30 +167,39 @@ def _unit_weight_counts(
     """``totals`` and ``joint`` of one split without weights (each row counts 1).
 
     The same numbers as the weighted products with ``w = 1``, cheaper: no
-    weighted copy of the groups, and a one-hot role's totals by ``bincount`` over
-    its codes (integer counts, exact in any order of summation).
+    weighted copy of the groups; a one-hot group role's totals by ``bincount``
+    over its codes; a 0/1 task role's totals as the column sums of its joint
+    counts with a one-hot group role (every row is in exactly one group). All of
+    these are integer counts, exact in any order of summation.
     """
-    ones = None
-    totals: dict[str, np.ndarray] = {}
-    for role, matrix in present.items():
-        values = dense_groups.get(role, matrix.values)
-        if matrix.codes is not None:
-            counts = np.bincount(matrix.codes, minlength=matrix.n_labels)
-            totals[role] = counts.astype(np.float64)
-        elif sp.issparse(values):
-            if ones is None:
-                ones = np.ones(matrix.n_rows)
-            totals[role] = np.asarray(values.T @ ones, dtype=np.float64)
-        else:
-            with single_threaded_blas():
-                if ones is None:
-                    ones = np.ones(matrix.n_rows)
-                totals[role] = np.asarray(ones @ values, dtype=np.float64)
     joint: dict[tuple[str, str], np.ndarray] = {}
     with single_threaded_blas():
         for g, t in JOINT_KEYS:
             if g in present and t in present:
                 joint[(g, t)] = _unweighted_crossprod(dense_groups[g], present[t].values)
+    ones = None
+    totals: dict[str, np.ndarray] = {}
+    for role, matrix in present.items():
+        if matrix.codes is not None:
+            counts = np.bincount(matrix.codes, minlength=matrix.n_labels)
+            totals[role] = counts.astype(np.float64)
+            continue
+        one_hot = [
+            joint[(g, role)]
+            for g in GROUP_ROLES
+            if (g, role) in joint and present[g].codes is not None
+        ]
+        if one_hot and matrix.validated and not matrix.soft:
+            totals[role] = one_hot[0].sum(axis=0)
+            continue
+        if ones is None:
+            ones = np.ones(matrix.n_rows)
+        values = dense_groups.get(role, matrix.values)
+        if sp.issparse(values):
+            totals[role] = np.asarray(values.T @ ones, dtype=np.float64)
+        else:
+            with single_threaded_blas():
+                totals[role] = np.asarray(ones @ values, dtype=np.float64)
     return totals, joint
 
 
@@ -599,7 +618,7 @@ class CountTable(MergeableCounts):
         n = check_same_length(**present)
         group_names = present[groups[0]].names
         task_names = present[tasks[0]].names
-        dense_groups = {r: _as_dense(present[r].values) for r in groups}
+        dense_groups = {r: _group_dense(present[r]) for r in groups}
         if sample_weight is None and replicate_weights is None:
             totals, joint = _unit_weight_counts(present, dense_groups)
             return cls(

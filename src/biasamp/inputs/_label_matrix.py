@@ -269,12 +269,14 @@ def _encode_1d(
             )
         )
     n = arr.shape[0]
+    # scipy's own index dtype for this shape, so that it keeps these arrays without a copy
+    index = np.int32 if max(n + 1, len(names)) < np.iinfo(np.int32).max else np.int64
     if np.array_equal(lookup, np.arange(lookup.shape[0])):  # first-seen order is the order
-        columns = np.asarray(codes, dtype=np.int64)
+        columns = codes.astype(index, copy=False)
     else:
-        columns = lookup.astype(np.int64)[codes]
+        columns = lookup.astype(index)[codes]
     matrix = sp.csr_matrix(
-        (np.ones(n, dtype=np.float64), columns, np.arange(n + 1, dtype=np.int64)),
+        (np.ones(n, dtype=np.float64), columns, np.arange(n + 1, dtype=index)),
         shape=(n, len(names)),
     )
     matrix.has_canonical_format = True  # one entry per row
@@ -500,7 +502,12 @@ def _checked_csr(raw: Any, arg: str, soft: bool) -> sp.csr_matrix:
     never modified).
     """
     csr: sp.csr_matrix = sp.csr_matrix(raw, dtype=np.float64)  # may share raw's arrays
-    if csr.has_canonical_format and bool(np.all(csr.data == 1)):
+    if raw.format == "csr":  # the same structure: scipy's check, cached on the caller's matrix
+        canonical = bool(raw.has_canonical_format)
+        csr.has_canonical_format = canonical
+    else:
+        canonical = bool(csr.has_canonical_format)
+    if canonical and bool(np.all(csr.data == 1)):
         return csr  # 1s only: finite, 0/1, no zeros to drop
     csr = csr.copy()
     csr.sum_duplicates()
