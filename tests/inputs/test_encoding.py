@@ -128,3 +128,16 @@ def test_large_array_first_seen_order():
     rng = np.random.default_rng(0)
     arr = rng.choice(np.array(["woman", "man", "nonbinary", "", "é"]), size=100_000)
     _check_against_pandas_and_unique(arr)
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [[7, 7, 7], [7, 3, 7, 3], [3, 7, 7], [7, 3, 9, 3, 7], [5], [2, 1, 1, 0, 2, 3]],
+)
+def test_factorize_keys_few_and_many(keys):
+    keys = np.array(keys, dtype=np.uint64)
+    codes, uniques = _encoding._factorize_keys(keys)
+    want_codes, want_uniques = pd.factorize(keys)
+    np.testing.assert_array_equal(codes, want_codes)
+    np.testing.assert_array_equal(uniques, want_uniques)
+    assert codes.dtype.kind == "i"

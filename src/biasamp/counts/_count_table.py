@@ -123,6 +123,8 @@ def _group_dense(matrix: LabelMatrix) -> np.ndarray:
     if matrix.codes is None:
         return _as_dense(matrix.values)
     n, k = matrix.n_rows, matrix.n_labels
+    if k <= 256:  # rows of the identity, gathered (faster than a scatter into zeros)
+        return np.take(np.eye(k), matrix.codes, axis=0)
     out = np.zeros(n * k, dtype=np.float64)
     out[np.arange(0, n * k, k) + matrix.codes] = 1.0
     return out.reshape(n, k)

@@ -19,6 +19,8 @@ integer key per row:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -42,6 +44,26 @@ def _from_words(words: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return np.ascontiguousarray(words, dtype=word).view(dtype).reshape(-1)
 
 
+def _factorize_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First-seen codes and uniques of integer keys; two comparisons when there are at most
+    two distinct keys (binary labels, the common case), else pandas' hash table."""
+    first = keys == keys[0]
+    other = int(np.argmin(first))  # the first row with another key, or 0
+    if first[other]:
+        return np.zeros(keys.shape[0], dtype=_code_dtype(keys.shape[0])), keys[:1]
+    either = keys == keys[other]
+    either |= first
+    if bool(either.all()):
+        return (~first).astype(_code_dtype(keys.shape[0])), keys[[0, other]]
+    codes, uniques = pd.factorize(keys)
+    return np.asarray(codes), np.asarray(uniques)
+
+
+def _code_dtype(n: int) -> type[np.signedinteger[Any]]:
+    """int32 codes while rows fit (half the memory traffic of int64), else int64."""
+    return np.int32 if n < np.iinfo(np.int32).max else np.int64
+
+
 def _factorize_packed(words: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray] | None:
     """Exact codes and uniques when a row's words fit in 64 bits, else None."""
     n, width = words.shape
@@ -62,10 +84,10 @@ def _factorize_packed(words: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, n
         keys = view & np.array((1 << (8 * row_bytes)) - 1, dtype=f"<u{key_bytes}")
     else:
         keys = view.copy()
-    codes, uniques = pd.factorize(keys)
+    codes, uniques = _factorize_keys(keys)
     distinct = np.ascontiguousarray(uniques, dtype=f"<u{key_bytes}").view(np.uint8)
     distinct = distinct.reshape(-1, key_bytes)[:, :row_bytes].copy().view(f"<u{size}")
-    return np.asarray(codes, dtype=np.int64), _from_words(distinct, dtype)
+    return codes, _from_words(distinct, dtype)
 
 
 def _factorize_hashed(arr: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -109,7 +131,8 @@ def factorize_labels(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     codes : ndarray of shape (n,)
-        Index of each row's label in ``uniques`` (-1 when missing).
+        Index of each row's label in ``uniques`` (-1 when missing); a signed
+        integer dtype (int32 or int64).
     uniques : ndarray of shape (k,)
         The distinct labels in first-seen order.
 

@@ -232,13 +232,14 @@ def _encode_1d(
         codes, uniques = _factorize(arr)
     except TypeError as exc:  # lists or sets as labels: multi-label data in one column
         raise TypeError(ERR_UNHASHABLE.format(arg=arg, error=exc)) from exc
-    missing = codes < 0
-    if arr.dtype.kind not in "US" and missing.any():  # fixed-width strings cannot be missing
-        raise ValueError(
-            ERR_MISSING_LABEL.format(
-                arg=arg, count=int(missing.sum()), row=int(np.flatnonzero(missing)[0])
+    if arr.dtype.kind not in "US":  # fixed-width strings cannot be missing
+        missing = codes < 0
+        if missing.any():
+            raise ValueError(
+                ERR_MISSING_LABEL.format(
+                    arg=arg, count=int(missing.sum()), row=int(np.flatnonzero(missing)[0])
+                )
             )
-        )
     observed = _plain_names(uniques)
     if "" in observed:
         empty = codes == observed.index("")
@@ -252,11 +253,7 @@ def _encode_1d(
     if names is None:
         names = _sorted_names(uniques)
     names = _plain_names(names)
-    index = pd.Index(names)
-    if not index.is_unique:
-        dup = index[index.duplicated()].tolist()
-        raise ValueError(ERR_DUPLICATE_NAMES.format(arg=arg, examples=_examples(dup)))
-    lookup = index.get_indexer(pd.Index(uniques, dtype=object))  # distinct labels only
+    lookup = _positions(names, observed, uniques, arg)  # distinct labels only
     unknown = lookup < 0
     if unknown.any():
         bad = uniques[unknown]
@@ -281,6 +278,26 @@ def _encode_1d(
     )
     matrix.has_canonical_format = True  # one entry per row
     return matrix, names, columns
+
+
+def _positions(
+    names: tuple[Any, ...], observed: tuple[Any, ...], uniques: np.ndarray, arg: str
+) -> np.ndarray:
+    """The column in ``names`` of each distinct label (-1 when it is not one of them).
+
+    Raises :data:`ERR_DUPLICATE_NAMES` when ``names`` repeats a label. Plain
+    strings (the common case) are matched with a dict; other labels with pandas,
+    whose notion of equality (``1 == 1.0``, categories, timestamps) they keep.
+    """
+    if all(type(v) is str for v in names) and all(type(v) is str for v in observed):
+        where = {name: i for i, name in enumerate(names)}
+        if len(where) == len(names):
+            return np.array([where.get(v, -1) for v in observed], dtype=np.intp)
+    index = pd.Index(names)
+    if not index.is_unique:
+        dup = index[index.duplicated()].tolist()
+        raise ValueError(ERR_DUPLICATE_NAMES.format(arg=arg, examples=_examples(dup)))
+    return np.asarray(index.get_indexer(pd.Index(uniques, dtype=object)))
 
 
 def _is_score_vector(arr: np.ndarray, names: Sequence[Any] | None, positive: Any) -> bool:
@@ -501,15 +518,20 @@ def _checked_csr(raw: Any, arg: str, soft: bool) -> sp.csr_matrix:
     otherwise a copy is summed, checked and pruned (the caller's arrays are
     never modified).
     """
-    csr: sp.csr_matrix = sp.csr_matrix(raw, dtype=np.float64)  # may share raw's arrays
-    if raw.format == "csr":  # the same structure: scipy's check, cached on the caller's matrix
-        canonical = bool(raw.has_canonical_format)
-        csr.has_canonical_format = canonical
-    else:
-        canonical = bool(csr.has_canonical_format)
-    if canonical and bool(np.all(csr.data == 1)):
-        return csr  # 1s only: finite, 0/1, no zeros to drop
-    csr = csr.copy()
+    if (
+        raw.format == "csr"
+        and raw.data.dtype.kind in "biuf"
+        # scipy's check, cached on the caller's matrix; then one comparison in raw's own
+        # dtype (one byte per entry for int8 indicators): 1s only are finite, 0/1, not zero
+        and raw.has_canonical_format
+        and bool(np.all(raw.data == 1))
+    ):
+        ones = sp.csr_matrix(  # raw's index arrays, shared (as the conversion below does)
+            (np.ones(raw.data.shape[0]), raw.indices, raw.indptr), shape=raw.shape
+        )
+        ones.has_canonical_format = True
+        return ones
+    csr: sp.csr_matrix = sp.csr_matrix(raw, dtype=np.float64).copy()  # never modify raw
     csr.sum_duplicates()
     _check_values(np.asarray(csr.data), arg, soft)
     csr.eliminate_zeros()
