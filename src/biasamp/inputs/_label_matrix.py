@@ -262,7 +262,7 @@ def _encode_1d(
                 arg=arg,
                 count=len(bad),
                 source=_names_source(source) or repr(list(names)[:_MAX_EXAMPLES]),
-                examples=_examples(bad),
+                examples=_examples(list(bad)),
             )
         )
     n = arr.shape[0]
