@@ -325,3 +325,28 @@ def test_validated_matrix_is_realigned_not_rechecked():
     hand = LabelMatrix(np.array([[2.0, 0.0], [0.0, 1.0]]), ("a", "b"), "groups")
     with pytest.raises(ValueError, match="indicator values must be 0 or 1"):
         as_label_matrix(hand, arg="groups")
+
+
+def test_one_hot_matrix_is_built_from_its_codes_when_read():
+    from biasamp.inputs import LabelMatrix
+
+    labels = np.array(["w", "m", "x", "w", "m"])
+    m = as_label_matrix(labels, arg="groups")
+    assert m._values is None  # counting reads the codes only
+    assert (m.n_rows, m.n_labels, m.is_sparse) == (5, 3, True)
+    sub = m.take(np.array([4, 0]))  # row selection and realignment stay lazy
+    again = as_label_matrix(m, arg="groups", names=("x", "w", "m"))
+    assert sub._values is None and again._values is None
+    want = (labels[:, None] == np.array(["m", "w", "x"])).astype(float)
+    for matrix, expected in ((m, want), (sub, want[[4, 0]]), (again, want[:, [2, 1, 0]])):
+        values = matrix.values
+        assert sp.isspmatrix_csr(values) and values.dtype == np.float64
+        assert values.has_canonical_format
+        np.testing.assert_array_equal(values.toarray(), expected)
+        np.testing.assert_array_equal(matrix.dense(), expected)
+        assert matrix.values is values  # built once
+    # once built, a row selection or a realignment carries the matrix along
+    assert m.take(np.array([1]))._values is not None
+    assert as_label_matrix(m, arg="groups", names=("x", "w", "m"))._values is not None
+    with pytest.raises(TypeError, match="needs values"):
+        LabelMatrix(None, ("a",), "groups")

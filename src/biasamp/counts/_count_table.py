@@ -196,7 +196,7 @@ def _unit_weight_counts(
             continue
         if ones is None:
             ones = np.ones(matrix.n_rows)
-        values = dense_groups.get(role, matrix.values)
+        values = dense_groups[role] if role in dense_groups else matrix.values
         if sp.issparse(values):
             totals[role] = np.asarray(values.T @ ones, dtype=np.float64)
         else:

@@ -44,7 +44,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -146,29 +146,48 @@ class LabelMatrix:
     all zero. With ``soft`` the entries are probabilities in [0, 1].
 
     ``codes`` (shape ``(n,)``), when set, is the column of each row's single 1:
-    the matrix is one-hot, as 1-D labels give it. ``validated`` marks a matrix
-    :func:`as_label_matrix` built (its values were checked), so passing it again
-    skips the checks. Both are set by :func:`as_label_matrix` only.
+    the matrix is one-hot, as 1-D labels give it. Such a matrix may be created
+    without values (``None``): its CSR ``values`` are then built from the codes
+    when first read (counting reads the codes only). ``validated`` marks a
+    matrix :func:`as_label_matrix` built (its values were checked), so passing
+    it again skips the checks. Both are set by :func:`as_label_matrix` only.
     """
 
-    values: np.ndarray | sp.csr_matrix
+    _values: np.ndarray | sp.csr_matrix | None
     names: tuple[Any, ...]
     arg: str
     soft: bool = False
     codes: np.ndarray | None = field(default=None, repr=False, compare=False)
     validated: bool = field(default=False, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        if self._values is None and self.codes is None:
+            raise TypeError("LabelMatrix needs values, or the codes of a one-hot matrix.")
+
+    @property
+    def values(self) -> np.ndarray | sp.csr_matrix:
+        """The ``(n, k)`` matrix (built from ``codes`` on first use when created without it)."""
+        values = self._values
+        if values is None:
+            values = _one_hot_csr(cast(np.ndarray, self.codes), len(self.names))
+            object.__setattr__(self, "_values", values)  # a cache of a frozen instance
+        return values
+
     @property
     def n_rows(self) -> int:
-        return int(self.values.shape[0])
+        if self._values is None:
+            return int(cast(np.ndarray, self.codes).shape[0])
+        return int(self._values.shape[0])
 
     @property
     def n_labels(self) -> int:
-        return int(self.values.shape[1])
+        if self._values is None:
+            return len(self.names)
+        return int(self._values.shape[1])
 
     @property
     def is_sparse(self) -> bool:
-        return sp.issparse(self.values)
+        return self._values is None or sp.issparse(self._values)
 
     def dense(self) -> np.ndarray:
         """The matrix as a dense float64 array."""
@@ -179,9 +198,20 @@ class LabelMatrix:
     def take(self, rows: np.ndarray) -> LabelMatrix:
         """The rows ``rows`` (indices or a boolean mask) as a new matrix."""
         codes = None if self.codes is None else self.codes[rows]
-        return LabelMatrix(
-            self.values[rows], self.names, self.arg, self.soft, codes, self.validated
-        )
+        values = None if self._values is None else self._values[rows]
+        return LabelMatrix(values, self.names, self.arg, self.soft, codes, self.validated)
+
+
+def _one_hot_csr(codes: np.ndarray, n_labels: int) -> sp.csr_matrix:
+    """The ``(n, n_labels)`` one-hot CSR matrix with a 1 in column ``codes[i]`` of row ``i``."""
+    n = codes.shape[0]
+    # the codes' dtype for the row pointers: scipy keeps both arrays without a copy
+    matrix = sp.csr_matrix(
+        (np.ones(n, dtype=np.float64), codes, np.arange(n + 1, dtype=codes.dtype)),
+        shape=(n, n_labels),
+    )
+    matrix.has_canonical_format = True  # one entry per row
+    return matrix
 
 
 def _plain_names(names: Sequence[Any] | np.ndarray) -> tuple[Any, ...]:
@@ -225,8 +255,8 @@ def _encode_1d(
     arg: str,
     names: Sequence[Any] | None,
     source: str | None,
-) -> tuple[sp.csr_matrix, tuple[Any, ...], np.ndarray]:
-    """The one-hot CSR matrix of 1-D labels, the label names, and each row's column."""
+) -> tuple[tuple[Any, ...], np.ndarray]:
+    """The label names of 1-D labels and each row's column among them (its one-hot code)."""
     arr = _integral_floats(arr)
     try:
         codes, uniques = _factorize(arr)
@@ -266,18 +296,13 @@ def _encode_1d(
             )
         )
     n = arr.shape[0]
-    # scipy's own index dtype for this shape, so that it keeps these arrays without a copy
+    # scipy's own index dtype for this shape, so that a CSR matrix keeps the codes as they are
     index = np.int32 if max(n + 1, len(names)) < np.iinfo(np.int32).max else np.int64
     if np.array_equal(lookup, np.arange(lookup.shape[0])):  # first-seen order is the order
         columns = codes.astype(index, copy=False)
     else:
         columns = lookup.astype(index)[codes]
-    matrix = sp.csr_matrix(
-        (np.ones(n, dtype=np.float64), columns, np.arange(n + 1, dtype=index)),
-        shape=(n, len(names)),
-    )
-    matrix.has_canonical_format = True  # one entry per row
-    return matrix, names, columns
+    return names, columns
 
 
 def _positions(
@@ -489,8 +514,8 @@ def as_label_matrix(
                     arr, arg=arg, names=names, positive=positive, positive_param=positive_param
                 )
                 return LabelMatrix(scores, label_names, arg, soft=True, validated=True)
-            matrix, label_names, codes = _encode_1d(arr, arg, names, source)
-            return LabelMatrix(matrix, label_names, arg, soft=False, codes=codes, validated=True)
+            label_names, codes = _encode_1d(arr, arg, names, source)
+            return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
         if arr.ndim != 2:
             raise ValueError(ERR_NDIM.format(arg=arg, ndim=arr.ndim))
         # text '0'/'1' is parsed as the same DataFrame's to_numpy(float64) parses it
@@ -547,12 +572,20 @@ def _realigned(
     soft: bool,
 ) -> LabelMatrix:
     """A validated matrix in the column order of ``names`` (its values are not checked again)."""
-    values, label_names = _align_columns(matrix.values, matrix.names, arg, names, source)
+    built = matrix._values  # a one-hot matrix may not be built yet: realign its codes only
+    aligned, label_names = _align_columns(
+        np.empty((0, matrix.n_labels)) if built is None else built,
+        matrix.names,
+        arg,
+        names,
+        source,
+    )
     label_names = _plain_names(label_names)
     codes = matrix.codes
     if codes is not None and label_names != matrix.names:  # columns reordered: renumber
         position = pd.Index(label_names).get_indexer(list(matrix.names))
-        codes = position.astype(np.int64)[codes]
+        codes = position.astype(codes.dtype)[codes]
+    values = None if built is None else aligned
     return LabelMatrix(values, label_names, arg, soft or matrix.soft, codes, validated=True)
 
 
