@@ -350,3 +350,60 @@ def test_one_hot_matrix_is_built_from_its_codes_when_read():
     assert as_label_matrix(m, arg="groups", names=("x", "w", "m"))._values is not None
     with pytest.raises(TypeError, match="needs values"):
         LabelMatrix(None, ("a",), "groups")
+
+
+# pandas strings (string dtype, categories) are factorised by pandas, never as objects
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_LABEL = st.sampled_from(["m", "w", "x", "", "é", None])
+
+
+def _outcome(make, names):
+    """(names, dense, codes) of as_label_matrix, or the error/warning it raises."""
+    import warnings as _warnings
+
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always")
+        try:
+            m = as_label_matrix(make(), arg="groups", names=names, source="train")
+        except (ValueError, TypeError) as exc:
+            return ("error", type(exc), str(exc))
+    return (m.names, m.dense().tolist(), [str(w.message) for w in caught])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    labels=st.lists(_LABEL, min_size=1, max_size=30),
+    unused=st.lists(st.sampled_from(["zz", "a"]), max_size=2, unique=True),
+    names=st.sampled_from([None, ("m", "w", "x", "", "é"), ("w", "m")]),
+    ordered=st.booleans(),
+)
+def test_pandas_strings_match_the_object_path(labels, unused, names, ordered):
+    present = sorted({v for v in labels if v is not None})
+    categories = list(reversed(present)) + unused  # not sorted: names must still be sorted
+    forms = {
+        "series": lambda: pd.Series(labels, dtype="string"),
+        "index": lambda: pd.Index(labels, dtype="string"),
+        "categorical": lambda: pd.Categorical(labels, categories=categories, ordered=ordered),
+        "series_category": lambda: pd.Series(
+            pd.Categorical(labels, categories=categories, ordered=ordered)
+        ),
+    }
+    want = _outcome(lambda: np.array(labels, dtype=object), names)
+    for form, make in forms.items():
+        assert _outcome(make, names) == want, form
+    if "str" in {pd.Series(["a"]).dtype.name}:  # pandas 3: the default string dtype
+        assert _outcome(lambda: pd.Series(labels), names) == want
+
+
+def test_pandas_strings_take_the_fast_path():
+    from biasamp.inputs._label_matrix import _pandas_string_labels
+
+    assert _pandas_string_labels(pd.Series(["a", "b"], dtype="string")) is not None
+    assert _pandas_string_labels(pd.Series(["a", "b"], dtype="category")) is not None
+    assert _pandas_string_labels(pd.Series([1, 2], dtype="category")) is None  # not strings
+    assert _pandas_string_labels(pd.Series(["a", "b"], dtype=object)) is None
+    assert _pandas_string_labels(pd.Series([], dtype="string")) is None  # empty: the usual error
+    m = as_label_matrix(pd.Series(["w", "m", "w"], dtype="category"), arg="groups")
+    assert m.names == ("m", "w") and m.codes.tolist() == [1, 0, 1]

@@ -262,7 +262,45 @@ def _encode_1d(
         codes, uniques = _factorize(arr)
     except TypeError as exc:  # lists or sets as labels: multi-label data in one column
         raise TypeError(ERR_UNHASHABLE.format(arg=arg, error=exc)) from exc
-    if arr.dtype.kind not in "US":  # fixed-width strings cannot be missing
+    # fixed-width strings cannot be missing
+    return _columns_of_codes(codes, uniques, arg, names, source, arr.dtype.kind not in "US")
+
+
+def _pandas_string_labels(x: Any) -> Any:
+    """``x`` when it is a non-empty pandas Series, Index or Categorical of strings held as
+    categories or a string dtype (which pandas factorises without a Python object per row),
+    else None."""
+    if not isinstance(x, (pd.Series, pd.Index, pd.Categorical)) or x.ndim != 1 or not len(x):
+        return None
+    dtype = x.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = dtype.categories
+        if all(type(c) is str for c in categories):
+            return x
+        return None
+    return x if isinstance(dtype, pd.StringDtype) else None
+
+
+def _encode_pandas_strings(
+    x: Any, arg: str, names: Sequence[Any] | None, source: str | None
+) -> tuple[tuple[Any, ...], np.ndarray]:
+    """:func:`_encode_1d` of string labels in pandas, factorised by pandas itself."""
+    codes, uniques = pd.factorize(x, use_na_sentinel=True)
+    return _columns_of_codes(
+        np.asarray(codes), np.asarray(uniques, dtype=object), arg, names, source, True
+    )
+
+
+def _columns_of_codes(
+    codes: np.ndarray,
+    uniques: np.ndarray,
+    arg: str,
+    names: Sequence[Any] | None,
+    source: str | None,
+    may_be_missing: bool,
+) -> tuple[tuple[Any, ...], np.ndarray]:
+    """Names and one-hot columns from first-seen ``codes`` (-1: missing) and ``uniques``."""
+    if may_be_missing:
         missing = codes < 0
         if missing.any():
             raise ValueError(
@@ -278,7 +316,7 @@ def _encode_1d(
                 arg=arg, count=int(empty.sum()), row=int(np.flatnonzero(empty)[0])
             ),
             LabelWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     if names is None:
         names = _sorted_names(uniques)
@@ -295,7 +333,7 @@ def _encode_1d(
                 examples=_examples(list(bad)),
             )
         )
-    n = arr.shape[0]
+    n = codes.shape[0]
     # scipy's own index dtype for this shape, so that a CSR matrix keeps the codes as they are
     index = np.int32 if max(n + 1, len(names)) < np.iinfo(np.int32).max else np.int64
     if np.array_equal(lookup, np.arange(lookup.shape[0])):  # first-seen order is the order
@@ -492,6 +530,9 @@ def as_label_matrix(
     """
     if isinstance(x, LabelMatrix) and x.validated:  # checked already: align its names only
         return _realigned(x, arg=arg, names=names, source=source, soft=soft)
+    if _pandas_string_labels(x) is not None:
+        label_names, codes = _encode_pandas_strings(x, arg, names, source)
+        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
