@@ -119,7 +119,7 @@ def _as_dense(values: np.ndarray | sp.csr_matrix) -> np.ndarray:
 
 
 def _group_dense(matrix: LabelMatrix) -> np.ndarray:
-    """A group role as a dense float64 matrix; a one-hot role is scattered from its codes."""
+    """A group role as a dense float64 matrix; a one-hot role is built from its codes."""
     if matrix.codes is None:
         return _as_dense(matrix.values)
     n, k = matrix.n_rows, matrix.n_labels
