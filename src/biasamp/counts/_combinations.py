@@ -276,10 +276,20 @@ def _masks(pattern_bool: np.ndarray) -> np.ndarray:
     """Each row of a (P, T) boolean matrix as ``ceil(T / 64)`` uint64 words: (P, W)."""
     n, n_tasks = pattern_bool.shape
     n_words = max(1, -(-n_tasks // 64))
-    padded = np.zeros((n, n_words * 64), dtype=bool)
-    padded[:, :n_tasks] = pattern_bool
-    packed = np.packbits(padded.reshape(n, n_words, 64), axis=-1, bitorder="little")
-    return np.ascontiguousarray(packed).view(np.uint64).reshape(n, n_words)
+    packed = np.zeros((n, n_words * 8), dtype=np.uint8)  # 8 bytes per row and word
+    packed[:, : -(-n_tasks // 8)] = np.packbits(pattern_bool, axis=1, bitorder="little")
+    return packed.view("<u8").astype(np.uint64, copy=False).reshape(n, n_words)
+
+
+def _item_masks(items: np.ndarray, n_tasks: int) -> np.ndarray:
+    """The ``(K, W)`` uint64 word masks of combinations given as padded items (-1 = none)."""
+    k = items.shape[0]
+    out = np.zeros((k, max(1, -(-n_tasks // 64))), dtype=np.uint64)
+    for column in items.T:  # a row holds each task once: one bit per row and column
+        rows = np.flatnonzero(column >= 0)
+        tasks = column[rows].astype(np.int64)
+        out[rows, tasks // 64] |= np.left_shift(np.uint64(1), (tasks % 64).astype(np.uint64))
+    return out
 
 
 #: Pattern x combination x word checks per dense block (bounds the memory of one block).
@@ -403,13 +413,24 @@ def containment_counts(
     order, rank = _rarest_first(pattern_bool)
     width = combos.items.shape[1]
     valid = np.arange(width)[None, :] < combos.sizes[:, None]
-    ranks = np.sort(np.where(valid, rank[np.where(valid, combos.items, 0)], n_tasks), axis=1)
-    ranks = np.concatenate([ranks, np.full((k, 1), n_tasks, dtype=ranks.dtype)], axis=1)
-    perm = np.lexsort(ranks.T[::-1])
+    # every combination as its ascending task ranks, padded with n_tasks (small integers)
+    rank_type = np.int8 if n_tasks < 127 else np.int16 if n_tasks < 32_767 else np.int64
+    ranks = np.full((k, width + 1), n_tasks, dtype=rank_type)
+    ranks[:, :width] = np.where(valid, rank.astype(rank_type)[np.maximum(combos.items, 0)], n_tasks)
+    ranks.sort(axis=1)
+    if n_tasks <= 64:
+        # lexicographic order of the rank lists = descending order of the masks with
+        # rank r at bit 63 - r (the first difference decides; a list that is a prefix of
+        # another, padded with n_tasks, comes after it)
+        by_rank = np.zeros(k, dtype=np.uint64)
+        for column in ranks[:, :width].T:
+            bit = np.uint64(63) - np.minimum(column, 63).astype(np.uint64)
+            by_rank |= np.where(column < n_tasks, np.left_shift(np.uint64(1), bit), np.uint64(0))
+        perm = np.argsort(by_rank)[::-1]
+    else:
+        perm = np.lexsort(ranks.T[::-1])
     ranks = ranks[perm]
-    combo_masks = np.zeros((k, n_tasks), dtype=bool)
-    combo_masks[np.nonzero(valid)[0], combos.items[valid]] = True
-    combo_masks = _masks(combo_masks)[perm]
+    combo_masks = _item_masks(combos.items, n_tasks)[perm]
     if n_words == 1:  # one word: 1-d masks, no reduction over words
         masks, combo_masks = masks[:, 0], combo_masks[:, 0]
     word_of = (order // 64).tolist()
