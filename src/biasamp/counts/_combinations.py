@@ -48,9 +48,12 @@ __all__ = [
     "check_combination_options",
     "containment_counts",
     "frequent_combinations",
+    "key_positions",
     "keys_to_indicator",
     "observed_combinations",
     "pattern_keys",
+    "union_keys",
+    "unique_keys",
 ]
 
 ERR_MODE = "combinations: expected 'observed' or 'subsets', got {got!r}."
@@ -144,6 +147,65 @@ def pattern_keys(values: np.ndarray | sp.csr_matrix, n_tasks: int) -> np.ndarray
     words = np.asarray((sp.csr_matrix(values) @ basis).toarray())
     words = np.ascontiguousarray(words.astype(np.uint32))
     return words.view(np.dtype((np.void, 4 * n_words))).ravel()
+
+
+def _key_integers(keys: np.ndarray) -> np.ndarray | None:
+    """Keys of 4 or 8 bytes (up to 64 tasks) as uint64 numbers ordered as their bytes are.
+
+    The bytes are read big-endian, so comparing the numbers is comparing the
+    keys byte by byte (the order :func:`numpy.unique` gives the byte keys), but
+    sorting and searching them is an integer sort, not a byte-string one.
+    ``None`` for wider keys.
+    """
+    width = keys.dtype.itemsize
+    if width not in (4, 8):
+        return None
+    return np.ascontiguousarray(keys).view(f">u{width}").astype(np.uint64)
+
+
+def _integers_to_keys(numbers: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Inverse of :func:`_key_integers`."""
+    return numbers.astype(f">u{dtype.itemsize}").view(dtype)
+
+
+def unique_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct pattern keys and the position of every key among them.
+
+    Equals ``np.unique(keys, return_inverse=True)`` (flat inverse), with an
+    integer sort for keys of up to 64 tasks.
+    """
+    numbers = _key_integers(keys)
+    if numbers is None:
+        distinct, inverse = np.unique(keys, return_inverse=True)
+        return distinct, inverse.ravel()
+    order = np.argsort(numbers)
+    ordered = numbers[order]
+    first = np.ones(ordered.size, dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    inverse = np.empty(ordered.size, dtype=np.intp)
+    inverse[order] = np.cumsum(first) - 1
+    return _integers_to_keys(ordered[first], keys.dtype), inverse
+
+
+def union_keys(*arrays: np.ndarray) -> np.ndarray:
+    """The sorted distinct keys of several key arrays (``np.unique`` of their concatenation)."""
+    keys = np.concatenate(arrays)
+    numbers = _key_integers(keys)
+    if numbers is None:
+        return np.unique(keys)
+    numbers.sort()
+    first = np.ones(numbers.size, dtype=bool)
+    np.not_equal(numbers[1:], numbers[:-1], out=first[1:])
+    return _integers_to_keys(numbers[first], keys.dtype)
+
+
+def key_positions(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(sorted_keys, keys)`` for pattern keys, searched as integers when
+    the keys are at most 64 tasks wide."""
+    a, b = _key_integers(sorted_keys), _key_integers(keys)
+    if a is None or b is None:
+        return np.searchsorted(sorted_keys, keys)
+    return np.searchsorted(a, b)
 
 
 def keys_to_indicator(keys: np.ndarray, n_tasks: int) -> np.ndarray:

@@ -224,12 +224,16 @@ def label_matrices(
     names_source: str | None = None,
     positive_group: Any = None,
     positive_label: Any = None,
+    compact: bool = False,
 ) -> dict[str, LabelMatrix]:
     """Validate the label arrays of one split into one label space (see :meth:`CountTable.from_arrays`).
 
     With ``soft``, a 1-D float prediction of a role with two labels is the
     probability of the second label in sorted order, or of ``positive_group``
     (``groups_pred``) / ``positive_label`` (``tasks_pred``).
+
+    With ``compact``, dense 0/1 indicators are kept as ``uint8`` (see
+    :func:`~biasamp.inputs.as_label_matrix`).
 
     Returns a dict of role -> :class:`LabelMatrix` for the roles given.
     """
@@ -261,6 +265,7 @@ def label_matrices(
                 soft=soft and role.endswith("_pred"),
                 positive=positive,
                 positive_param=param,
+                compact=compact,
             )
             if names is None:
                 names, source = matrices[role].names, role

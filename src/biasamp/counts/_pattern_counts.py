@@ -26,7 +26,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from biasamp.counts._combinations import keys_to_indicator, pattern_keys
+from biasamp.counts._combinations import (
+    key_positions,
+    keys_to_indicator,
+    pattern_keys,
+    union_keys,
+    unique_keys,
+)
 from biasamp.counts._count_table import (
     ERR_NO_ROLES,
     ERR_REPLICATE_SHAPE,
@@ -50,8 +56,8 @@ def _as_dense(values: np.ndarray | sp.csr_matrix) -> np.ndarray:
 
 def _merge_keys(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Union of two sorted unique key arrays and the positions of each in it."""
-    union = np.unique(np.concatenate([a, b]))
-    return union, np.searchsorted(union, a), np.searchsorted(union, b)
+    union = union_keys(a, b)
+    return union, key_positions(union, a), key_positions(union, b)
 
 
 def _scatter(values: np.ndarray, index: np.ndarray, size: int) -> np.ndarray:
@@ -155,7 +161,7 @@ class PatternCountTable(MergeableCounts):
         patterns, inverse = {}, {}
         for role in tasks:
             keys = pattern_keys(present[role].values, len(task_names))
-            patterns[role], inverse[role] = np.unique(keys, return_inverse=True)
+            patterns[role], inverse[role] = unique_keys(keys)
         # rows -> patterns as a sparse (P, n) indicator
         members = {
             role: sp.csr_matrix(

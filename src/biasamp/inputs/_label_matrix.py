@@ -142,8 +142,9 @@ def _examples(values: Sequence[Any]) -> str:
 class LabelMatrix:
     """An ``(n, k)`` label matrix of one role, with the label names in column order.
 
-    ``values`` is a float64 numpy array or a scipy.sparse CSR matrix. Rows may be
-    all zero. With ``soft`` the entries are probabilities in [0, 1].
+    ``values`` is a float64 numpy array or a scipy.sparse CSR matrix (``uint8``
+    when built with ``as_label_matrix(..., compact=True)``). Rows may be all
+    zero. With ``soft`` the entries are probabilities in [0, 1].
 
     ``codes`` (shape ``(n,)``), when set, is the column of each row's single 1:
     the matrix is one-hot, as 1-D labels give it. Such a matrix may be created
@@ -491,6 +492,7 @@ def as_label_matrix(
     soft: bool = False,
     positive: Any = None,
     positive_param: str = "positive_label",
+    compact: bool = False,
 ) -> LabelMatrix:
     """Validate one label argument and return it as a :class:`LabelMatrix`.
 
@@ -512,6 +514,11 @@ def as_label_matrix(
         (default: the second label in sorted order).
     positive_param : str, default "positive_label"
         The keyword ``positive`` came from, for error messages.
+    compact : bool, default False
+        Return a dense 0/1 indicator (not ``soft``) as ``uint8``, one byte per
+        cell instead of eight. Integer and boolean arrays are then checked
+        without a float64 copy. For callers that only count or pack the
+        labels (the multi-attribute metrics), never subtract from them.
 
     Returns
     -------
@@ -562,6 +569,9 @@ def as_label_matrix(
         # text '0'/'1' is parsed as the same DataFrame's to_numpy(float64) parses it
         if arr.dtype.kind not in "biufUSO":
             raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=arr.dtype))
+        if compact and not soft and arr.dtype.kind in "biu" and _zero_one_integers(arr):
+            # checked in place: no float64 copy (astype copies: the caller's array stays theirs)
+            return _compact_matrix(arr.astype(np.uint8), columns, arg, names, source)
         try:
             values = np.asarray(arr, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -572,6 +582,8 @@ def as_label_matrix(
         raise ValueError(ERR_EMPTY.format(arg=arg))
     if values.shape[1] == 0:
         raise ValueError(ERR_NO_COLUMNS.format(arg=arg))
+    if compact and not soft and not sp.issparse(values):
+        return _compact_matrix(np.asarray(values, dtype=np.uint8), columns, arg, names, source)
     values, label_names = _align_columns(values, columns, arg, names, source)
     return LabelMatrix(values, _plain_names(label_names), arg, soft=soft, validated=True)
 
@@ -628,6 +640,29 @@ def _realigned(
         codes = position.astype(codes.dtype)[codes]
     values = None if built is None else aligned
     return LabelMatrix(values, label_names, arg, soft or matrix.soft, codes, validated=True)
+
+
+def _zero_one_integers(arr: np.ndarray) -> bool:
+    """Whether every entry of an integer or boolean array is 0 or 1 (no float copy)."""
+    if arr.dtype == np.bool_ or arr.size == 0:
+        return True
+    return bool(arr.min() >= 0 and arr.max() <= 1)
+
+
+def _compact_matrix(
+    values: np.ndarray,
+    columns: tuple[Any, ...] | None,
+    arg: str,
+    names: Sequence[Any] | None,
+    source: str | None,
+) -> LabelMatrix:
+    """A validated dense 0/1 matrix, already ``uint8``, as a :class:`LabelMatrix`."""
+    if values.shape[0] == 0:
+        raise ValueError(ERR_EMPTY.format(arg=arg))
+    if values.shape[1] == 0:
+        raise ValueError(ERR_NO_COLUMNS.format(arg=arg))
+    aligned, label_names = _align_columns(values, columns, arg, names, source)
+    return LabelMatrix(aligned, _plain_names(label_names), arg, soft=False, validated=True)
 
 
 def as_sample_weight(sample_weight: Any, n: int, *, arg: str = "sample_weight") -> np.ndarray:

@@ -23,8 +23,10 @@ from biasamp.counts._combinations import (
     check_combination_options,
     containment_counts,
     frequent_combinations,
+    key_positions,
     keys_to_indicator,
     observed_combinations,
+    union_keys,
 )
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
@@ -122,7 +124,8 @@ def _layout_tables(
 ) -> tuple[np.ndarray, list[list]]:
     """The per-pattern arrays of several tables side by side in one (V, k) float64 matrix,
     allocated once (no stacking copies), and per table how to undo it (column ranges
-    relative to the table's first column)."""
+    relative to the table's first column). Each role's patterns are looked up in the
+    vocabulary once."""
     plans, width = [], 0
     for table in tables:
         items: list[tuple[str, Any, np.ndarray]] = [
@@ -139,10 +142,10 @@ def _layout_tables(
     out = np.zeros((len(vocabulary), width))
     specs = []
     for table, items, spec, base in plans:
+        rows = {role: key_positions(vocabulary, keys) for role, keys in table.patterns.items()}
         for (kind, key, values), (_, _, _, a, b) in zip(items, spec, strict=True):
             role = key if kind == "totals" else key[1]
-            rows = np.searchsorted(vocabulary, table.patterns[role])
-            out[rows, base + a : base + b] = values.reshape(-1, values.shape[-1]).T
+            out[rows[role], base + a : base + b] = values.reshape(-1, values.shape[-1]).T
         specs.append(spec)
     return out, specs
 
@@ -171,7 +174,7 @@ def _combination_table(
 def _in_vocabulary(vocabulary: np.ndarray, table: PatternCountTable, role: str) -> np.ndarray:
     """A table's per-pattern totals of ``role`` laid out on the vocabulary."""
     out = np.zeros(len(vocabulary))
-    out[np.searchsorted(vocabulary, table.patterns[role])] = table.pattern_totals[role]
+    out[key_positions(vocabulary, table.patterns[role])] = table.pattern_totals[role]
     return out
 
 
@@ -188,7 +191,7 @@ def build_combination_space(
 ) -> tuple[_Containment, CountTable, CountTable]:
     """Choose M from plain (no replicate axis) tables; return it with both combination tables."""
     keys = [table.patterns[r] for table in (train, evaluation) for r in table.patterns]
-    vocabulary = np.unique(np.concatenate(keys))
+    vocabulary = union_keys(*keys)
     indicator = keys_to_indicator(vocabulary, len(train.task_names))
     support_train = _in_vocabulary(vocabulary, train, "tasks")
     support_eval = _in_vocabulary(vocabulary, evaluation, "tasks")
@@ -371,6 +374,7 @@ class CombinationSpace:
             group_names=group_names,
             task_names=task_names,
             train_rows=train_rows,
+            compact=True,
         )
         train, evaluation, eval_m, weights = _tables(
             groups_train=groups_train,
@@ -492,12 +496,8 @@ def _validate(
             if role not in arrays or arrays[role][0] is None:
                 continue
             value, arg = arrays[role]
-            matrix = as_label_matrix(value, arg=arg, names=names, source=src)
-            if not matrix.is_sparse:  # validated 0/1: one byte per cell, not eight
-                matrix = LabelMatrix(
-                    np.asarray(matrix.values, dtype=np.uint8), matrix.names, matrix.arg, False
-                )
-            out[role] = matrix
+            # validated 0/1 dense labels as uint8: one byte per cell, no float64 copy
+            out[role] = as_label_matrix(value, arg=arg, names=names, source=src, compact=True)
             if names is None:
                 names, src = out[role].names, arg
     return out

@@ -828,6 +828,7 @@ def multi_directional(
             group_names=group_names,
             task_names=task_names,
             train_rows=train_rows,
+            compact=True,
         )
     elif train_rows != space.train_rows:
         raise ValueError(
@@ -957,6 +958,7 @@ def multi_attribute(
             group_names=group_names,
             task_names=task_names,
             train_rows=train_rows,
+            compact=True,
         )
     elif train_rows != space.train_rows:
         raise ValueError(

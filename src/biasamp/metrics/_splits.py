@@ -121,11 +121,14 @@ def select_training_rows(
     group_names: Sequence[Any] | None,
     task_names: Sequence[Any] | None,
     train_rows: str,
+    compact: bool = False,
 ) -> tuple[Any, Any, Any]:
     """The training arrays restricted to the rows ``train_rows`` keeps.
 
     Returns ``(groups_train, tasks_train, sample_weight_train)``, unchanged when
     every row is kept, no training rows are given, or they are Dask collections.
+    With ``compact``, dense 0/1 indicators are validated into ``uint8`` label
+    matrices (one byte per cell; the multi-attribute metrics only count them).
     """
     check_train_rows(train_rows)
     if (
@@ -136,7 +139,11 @@ def select_training_rows(
     ):
         return groups_train, tasks_train, sample_weight_train
     matrices = label_matrices(
-        groups=groups_train, tasks=tasks_train, group_names=group_names, task_names=task_names
+        groups=groups_train,
+        tasks=tasks_train,
+        group_names=group_names,
+        task_names=task_names,
+        compact=compact,
     )
     check_same_length(groups_train=matrices["groups"], tasks_train=matrices["tasks"])
     keep = kept_training_rows(matrices["groups"], matrices["tasks"], train_rows)
