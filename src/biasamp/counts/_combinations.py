@@ -249,9 +249,18 @@ class Combinations:
         return int(self.sizes.shape[0])
 
     def names(self) -> list[tuple[Any, ...]]:
-        """Each combination as a tuple of task names."""
+        """Each combination as a tuple of task names.
+
+        Built per combination size (a loop over the few sizes, not the
+        combinations): one gather of the names and one C-level tuple per row.
+        """
         names = np.asarray(self.task_names, dtype=object)
-        return [tuple(names[row[:s]]) for row, s in zip(self.items, self.sizes, strict=True)]
+        out = np.empty(len(self), dtype=object)
+        for size in np.unique(self.sizes).tolist():
+            rows = np.flatnonzero(self.sizes == size)
+            block = names[self.items[rows, :size]].tolist()
+            out[rows] = np.fromiter(map(tuple, block), dtype=object, count=len(block))
+        return out.tolist()
 
     def keys(self) -> np.ndarray:
         return items_to_keys(self.items, self.sizes, len(self.task_names))
@@ -263,17 +272,42 @@ def _canonical(
     """Map rank-ordered items back to task indices, sort items and combinations.
 
     Returns the combinations (by size, then lexicographically by task index) and
-    the permutation applied to the input rows.
+    the permutation applied to the input rows. Among sets of one size, the
+    lexicographic order of their ascending task tuples is the descending order
+    of their bit strings with task 0 as the most significant bit, so the sort
+    is a lexsort over ``ceil(T / 64)`` words and the size, not over every item
+    column.
     """
     width = items_rank.shape[1] if items_rank.size else 1
     valid = np.arange(width)[None, :] < sizes[:, None]
-    tasks = np.where(valid, order[np.where(valid, items_rank, 0)], np.iinfo(np.int64).max)
-    tasks = np.sort(tasks, axis=1)
-    keys = [tasks[:, j] for j in range(width - 1, -1, -1)] + [sizes]
-    perm = np.lexsort(keys)
-    tasks = tasks[perm]
-    tasks[tasks == np.iinfo(np.int64).max] = -1
-    return Combinations(tasks, sizes[perm].astype(np.int64), task_names), perm
+    indicator = np.zeros((sizes.shape[0], len(task_names)), dtype=bool)
+    indicator[np.nonzero(valid)[0], order[items_rank[valid]]] = True
+    return _canonical_indicator(indicator, sizes, width, task_names)
+
+
+def _canonical_indicator(
+    indicator: np.ndarray, sizes: np.ndarray, width: int, task_names: tuple[Any, ...]
+) -> tuple[Combinations, np.ndarray]:
+    """:func:`_canonical` of combinations given as the rows of a (K, T) boolean matrix."""
+    n_tasks = len(task_names)
+    k = sizes.shape[0]
+    n_words = max(1, -(-n_tasks // 64))
+    packed = np.zeros((k, 8 * n_words), dtype=np.uint8)
+    packed[:, : -(-n_tasks // 8)] = np.packbits(indicator, axis=1, bitorder="big")
+    words = packed.view(">u8").astype(np.uint64)  # (K, W), task 0 = top bit of word 0
+    perm = np.lexsort([~words[:, j] for j in range(n_words - 1, -1, -1)] + [sizes])
+    sorted_sizes = sizes[perm].astype(np.int64)
+    items = _indicator_items(indicator[perm], sorted_sizes, width)
+    return Combinations(items, sorted_sizes, task_names), perm
+
+
+def _indicator_items(indicator: np.ndarray, sizes: np.ndarray, width: int) -> np.ndarray:
+    """The tasks of each row of a (K, T) boolean matrix, ascending and padded with -1: (K, width)."""
+    rows, tasks = np.nonzero(indicator)  # row-major: tasks ascend within a row
+    position = np.arange(tasks.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    items = np.full((indicator.shape[0], max(width, 1)), -1, dtype=np.int64)
+    items[rows, position] = tasks
+    return items
 
 
 def _task_columns(pattern_bool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -597,7 +631,7 @@ def observed_combinations(
     When ``eval_column`` is given, ``weights[:, eval_column]`` equals
     ``eval_support`` and is used instead of stacking a copy of the weights.
     """
-    sizes = pattern_bool.sum(axis=1)
+    sizes = np.count_nonzero(pattern_bool, axis=1)
     top = np.inf if max_size is None else max_size
     candidate = (train_exact >= min_count) & (sizes >= min_size) & (sizes <= top)
     idx = np.nonzero(candidate)[0]
@@ -617,10 +651,7 @@ def observed_combinations(
             )
         )
     width = int(sizes[idx].max())
-    pat_idx, task_idx = np.nonzero(pattern_bool[idx])
-    items = np.full((idx.size, width), -1, dtype=np.int64)
-    position = np.arange(task_idx.size) - np.repeat(np.cumsum(sizes[idx]) - sizes[idx], sizes[idx])
-    items[pat_idx, position] = task_idx
+    items = _indicator_items(pattern_bool[idx], sizes[idx], width)
     combos = Combinations(items, sizes[idx].astype(np.int64), task_names)
     if eval_column is None:
         weights = np.column_stack([eval_support, weights])
@@ -628,9 +659,10 @@ def observed_combinations(
     keep = counts[:, 0 if eval_column is None else eval_column] >= min_count
     if not keep.any():
         raise ValueError(ERR_EMPTY_OBSERVED_EVAL.format(count=idx.size, min_count=_fmt(min_count)))
-    order = np.arange(len(task_names))
-    combos, perm = _canonical(items[keep], combos.sizes[keep], order, task_names)
-    return combos, counts[keep][perm, 1 if eval_column is None else 0 :]
+    del combos, items  # the kernel's input; M is rebuilt from the kept patterns
+    kept = idx[keep]
+    combos, perm = _canonical_indicator(pattern_bool[kept], sizes[kept], width, task_names)
+    return combos, counts[np.flatnonzero(keep)[perm], 1 if eval_column is None else 0 :]
 
 
 def _fmt(x: float) -> str:

@@ -39,6 +39,7 @@ metrics (``Delta`` for MALS, ``y_gm Delta`` for the directional metric), the
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -183,18 +184,19 @@ def _variance(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- frames
 def _frame(
-    space: CombinationSpace,
+    names: Sequence[tuple[Any, ...]],
+    sizes: np.ndarray,
     train: CountTable,
     evaluation: CountTable,
     columns: dict[str, np.ndarray],
 ) -> pd.DataFrame:
     """Tidy (combination, group) rows from (|G|, |M|) arrays, combinations varying slowest."""
-    n_g, n_m = len(train.group_names), len(space.names)
+    n_g, n_m = len(train.group_names), len(names)
     combos = np.empty(n_m, dtype=object)
-    combos[:] = space.names
+    combos[:] = names
     data: dict[str, Any] = {
         "combination": np.repeat(combos, n_g),
-        "size": np.repeat(space.sizes, n_g),
+        "size": np.repeat(sizes, n_g),
         "group": np.tile(np.asarray(train.group_names, dtype=object), n_m),
         "support_train": np.repeat(train.totals["tasks"], n_g),
         "support_eval": np.repeat(evaluation.totals["tasks"], n_g)
@@ -202,31 +204,116 @@ def _frame(
         else np.full(n_m * n_g, np.nan),
     }
     for name, arr in columns.items():
-        data[name] = np.broadcast_to(np.asarray(arr), (n_g, n_m)).T.reshape(-1)
+        data[name] = _flat(arr, n_g, n_m)
     return pd.DataFrame(data)
 
 
-def _by_size(frame: pd.DataFrame, *, metric: str) -> pd.DataFrame:
-    """The metric restricted to the combinations of each size."""
+def _flat(arr: Any, n_g: int, n_m: int) -> np.ndarray:
+    """A (|G|, |M|) (or broadcastable) array in the frame's row order, combinations slowest."""
+    return np.broadcast_to(np.asarray(arr), (n_g, n_m)).T.reshape(-1)
+
+
+def _mals_columns(
+    train: CountTable, evaluation: CountTable, arrays: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """The metric columns of Multi_MALS's ``by_combination``."""
+    n_comb = arrays["terms"].shape[-1]
+    return {
+        "count_train": train.joint[("groups", "tasks")],
+        "b_train": arrays["b_train"],
+        "count_pred": evaluation.joint[("groups_pred", "tasks_pred")],
+        "b_pred": arrays["b_pred"],
+        "biased": arrays["biased"],
+        "delta": arrays["delta"],
+        "term": arrays["terms"],
+        "contribution": arrays["terms"] / n_comb,
+        "empty": arrays["empty"],
+    }
+
+
+def _directional_columns(train: CountTable, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The metric columns of Multi->'s ``by_combination``."""
+    defined = arrays["defined"]
+    terms = arrays["terms"]
+    return {
+        "count_train": train.joint[("groups", "tasks")],
+        "p_joint_train": arrays["p_joint_train"],
+        "p_expected_train": arrays["p_expected_train"],
+        "y": arrays["y"].astype(np.int64),
+        "condition_count": arrays["condition_count"],
+        "p_true": arrays["p_true"],
+        "p_pred": arrays["p_pred"],
+        "delta": arrays["delta"],
+        "term": terms,
+        "contribution": np.where(defined, terms / int(defined.sum()), 0.0),
+        "empty": ~defined,
+    }
+
+
+def _mals_frame(
+    names: Sequence[tuple[Any, ...]],
+    sizes: np.ndarray,
+    train: CountTable,
+    evaluation: CountTable,
+    absolute: bool,
+) -> pd.DataFrame:
+    """Multi_MALS's ``by_combination``, recomputed from the combination count tables."""
+    arrays = _mals_core(train, evaluation, absolute=absolute)
+    return _frame(names, sizes, train, evaluation, _mals_columns(train, evaluation, arrays))
+
+
+def _directional_frame(
+    names: Sequence[tuple[Any, ...]],
+    sizes: np.ndarray,
+    train: CountTable,
+    evaluation: CountTable,
+    core: dict[str, Any],
+) -> pd.DataFrame:
+    """Multi->'s ``by_combination``, recomputed from the combination count tables."""
+    arrays = _directional_core(train, evaluation, **core)
+    return _frame(names, sizes, train, evaluation, _directional_columns(train, arrays))
+
+
+def _by_size(
+    sizes: np.ndarray,
+    *,
+    term: np.ndarray,
+    delta: np.ndarray,
+    empty: np.ndarray,
+    biased: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """The metric restricted to the combinations of each size, from the (|G|, |M|) arrays.
+
+    ``biased`` is given for Multi_MALS (the value is the sum of the terms over
+    the size's combinations), left out for Multi-> (the mean over the pairs
+    that are not empty). Each size's pairs are taken in ``by_combination``'s
+    row order, so the sums are the frame's to the last bit. A loop over the
+    distinct sizes, not the combinations.
+    """
+    n_g, n_m = term.shape[-2], term.shape[-1]
+    flat_term, flat_delta = _flat(term, n_g, n_m), _flat(delta, n_g, n_m)
+    flat_keep = ~_flat(empty, n_g, n_m)
+    flat_biased = None if biased is None else _flat(biased, n_g, n_m)
+    pair_size = np.repeat(sizes, n_g)
     rows = []
-    size: Any  # a groupby key: pandas-stubs types it as any scalar
-    for size, part in frame.groupby("size", sort=True):
-        n_comb = part["combination"].nunique()
-        if metric == "multi_mals":
-            value = part["term"].sum() / n_comb
-            keep = ~part["empty"].to_numpy()
-            deltas = np.where(part["biased"].to_numpy(), part["delta"].to_numpy(), 0.0)[keep]
-            n_pairs = int(part["biased"].sum())
+    for size in np.unique(sizes).tolist():
+        part = pair_size == size
+        n_comb = int(np.count_nonzero(sizes == size))
+        keep = flat_keep[part]
+        if flat_biased is not None:
+            part_biased = flat_biased[part]
+            value = np.nansum(flat_term[part]) / n_comb  # as pandas sums: NaN skipped
+            deltas = np.where(part_biased, flat_delta[part], 0.0)[keep]
+            n_pairs = int(part_biased.sum())
         else:
-            keep = ~part["empty"].to_numpy()
-            value = part["term"].to_numpy()[keep].mean() if keep.any() else np.nan
-            deltas = part["delta"].to_numpy()[keep]
+            value = flat_term[part][keep].mean() if keep.any() else np.nan
+            deltas = flat_delta[part][keep]
             n_pairs = int(keep.sum())
         variance = float(np.var(deltas)) if deltas.size else np.nan
         rows.append(
             {
                 "size": int(size),
-                "n_combinations": int(n_comb),
+                "n_combinations": n_comb,
                 "n_pairs": n_pairs,
                 "value": float(value),
                 "variance": variance,
@@ -291,28 +378,21 @@ def _multi_mals(space: CombinationSpace, *, absolute: bool) -> tuple[MultiAttrib
     train_ct, eval_ct = space.train_counts, space.eval_counts
     arrays = _mals_core(train_ct, eval_ct, absolute=absolute)
     n_comb = len(space)
-    frame = _frame(
-        space,
-        train_ct,
-        eval_ct,
-        {
-            "count_train": train_ct.joint[("groups", "tasks")],
-            "b_train": arrays["b_train"],
-            "count_pred": eval_ct.joint[("groups_pred", "tasks_pred")],
-            "b_pred": arrays["b_pred"],
-            "biased": arrays["biased"],
-            "delta": arrays["delta"],
-            "term": arrays["terms"],
-            "contribution": arrays["terms"] / n_comb,
-            "empty": arrays["empty"],
-        },
-    )
     result = MultiAttributeResult(
         metric="multi_mals",
         value=float(arrays["value"]),
         variance=float(arrays["variance"]),
-        by_combination=frame,
-        by_size=_by_size(frame, metric="multi_mals"),
+        # built when first read, from the count tables (not the space or these arrays)
+        by_combination=functools.partial(
+            _mals_frame, space.names, space.sizes, train_ct, eval_ct, absolute
+        ),
+        by_size=_by_size(
+            space.sizes,
+            term=arrays["terms"],
+            delta=arrays["delta"],
+            empty=arrays["empty"],
+            biased=arrays["biased"],
+        ),
         absolute=absolute,
         n=float(evaluation.n),
         n_train=float(space.train.n),
@@ -440,31 +520,15 @@ def _multi_directional(
         what = "the group" if direction == "A->T" else "the combination"
         raise ValueError(ERR_EMPTY_MULTI_PAIRS.format(count=n_empty, what=what, examples=examples))
     n_defined = int(defined.sum())
-    terms = arrays["terms"]
-    frame = _frame(
-        space,
-        train_ct,
-        eval_ct,
-        {
-            "count_train": train_ct.joint[("groups", "tasks")],
-            "p_joint_train": arrays["p_joint_train"],
-            "p_expected_train": arrays["p_expected_train"],
-            "y": arrays["y"].astype(np.int64),
-            "condition_count": arrays["condition_count"],
-            "p_true": arrays["p_true"],
-            "p_pred": arrays["p_pred"],
-            "delta": arrays["delta"],
-            "term": terms,
-            "contribution": np.where(defined, terms / n_defined, 0.0),
-            "empty": ~defined,
-        },
-    )
     result = MultiAttributeResult(
         metric="multi_directional",
         value=float(arrays["value"]),
         variance=float(arrays["variance"]),
-        by_combination=frame,
-        by_size=_by_size(frame, metric="multi_directional"),
+        # built when first read, from the count tables (not the space or these arrays)
+        by_combination=functools.partial(
+            _directional_frame, space.names, space.sizes, train_ct, eval_ct, core
+        ),
+        by_size=_by_size(space.sizes, term=arrays["terms"], delta=arrays["delta"], empty=~defined),
         direction=direction,
         absolute=absolute,
         n=float(evaluation.n),

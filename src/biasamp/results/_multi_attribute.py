@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import pandas as pd
 
@@ -25,6 +25,38 @@ def _shapes(result: MultiAttributeResult) -> dict[str, Any]:
     }
 
 
+class _LazyFrame:
+    """A DataFrame field that may be given as a function that builds the frame.
+
+    ``by_combination`` has |M| x |G| rows (millions at CelebA scale); the
+    metrics pass a builder, so the table is only made, once, when it is first
+    read (``result.by_combination``, ``top``, ``to_dict``, ``save``). A
+    DataFrame passed in is kept as it is.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = f"_{name}_frame"
+
+    @overload
+    def __get__(self, obj: None, objtype: Any = None) -> _LazyFrame: ...
+
+    @overload
+    def __get__(self, obj: object, objtype: Any = None) -> pd.DataFrame: ...
+
+    def __get__(self, obj: object | None, objtype: Any = None) -> pd.DataFrame | _LazyFrame:
+        if obj is None:
+            # no class-level default: the dataclass field stays required
+            raise AttributeError(self._slot)
+        value = obj.__dict__[self._slot]
+        if not isinstance(value, pd.DataFrame):
+            value = value()
+            obj.__dict__[self._slot] = value
+        return value
+
+    def __set__(self, obj: object, value: pd.DataFrame | Callable[[], pd.DataFrame]) -> None:
+        obj.__dict__[self._slot] = value
+
+
 @register_result("multi_attribute", shapes=lambda r: _shapes(r))
 @dataclass(repr=False, kw_only=True)
 class MultiAttributeResult(MetricResult):
@@ -43,7 +75,9 @@ class MultiAttributeResult(MetricResult):
         One row per (combination, group): ``combination`` (tuple of task
         names), ``size``, ``group``, ``support_train`` / ``support_eval``
         (rows containing the combination), the statistics of the metric,
-        ``delta``, ``term`` and ``contribution`` (sums to ``value``).
+        ``delta``, ``term`` and ``contribution`` (sums to ``value``). The
+        metrics build it when it is first read (it can have millions of rows);
+        the constructor also takes a function returning the frame.
     by_size : pandas.DataFrame
         Per combination size: ``n_combinations``, ``value`` (the metric over
         the combinations of that size only), ``variance`` (the paper's figure 2).
@@ -65,7 +99,7 @@ class MultiAttributeResult(MetricResult):
     """
 
     variance: float
-    by_combination: pd.DataFrame
+    by_combination: _LazyFrame = _LazyFrame()
     by_size: pd.DataFrame
     absolute: bool = True
     n_combinations: int = 0
