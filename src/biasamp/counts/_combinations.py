@@ -252,14 +252,16 @@ class Combinations:
         """Each combination as a tuple of task names.
 
         Built per combination size (a loop over the few sizes, not the
-        combinations): one gather of the names and one C-level tuple per row.
+        combinations): the names of each item column are gathered at once and
+        ``zip`` makes the tuples.
         """
         names = np.asarray(self.task_names, dtype=object)
         out = np.empty(len(self), dtype=object)
         for size in np.unique(self.sizes).tolist():
             rows = np.flatnonzero(self.sizes == size)
-            block = names[self.items[rows, :size]].tolist()
-            out[rows] = np.fromiter(map(tuple, block), dtype=object, count=len(block))
+            block = self.items[rows, :size]
+            columns = [names[block[:, j]].tolist() for j in range(size)]
+            out[rows] = np.fromiter(zip(*columns, strict=True), dtype=object, count=rows.size)
         return out.tolist()
 
     def keys(self) -> np.ndarray:
@@ -289,16 +291,23 @@ def _canonical_indicator(
     indicator: np.ndarray, sizes: np.ndarray, width: int, task_names: tuple[Any, ...]
 ) -> tuple[Combinations, np.ndarray]:
     """:func:`_canonical` of combinations given as the rows of a (K, T) boolean matrix."""
-    n_tasks = len(task_names)
-    k = sizes.shape[0]
-    n_words = max(1, -(-n_tasks // 64))
-    packed = np.zeros((k, 8 * n_words), dtype=np.uint8)
-    packed[:, : -(-n_tasks // 8)] = np.packbits(indicator, axis=1, bitorder="big")
-    words = packed.view(">u8").astype(np.uint64)  # (K, W), task 0 = top bit of word 0
-    perm = np.lexsort([~words[:, j] for j in range(n_words - 1, -1, -1)] + [sizes])
+    perm = _canonical_order(indicator, sizes)
     sorted_sizes = sizes[perm].astype(np.int64)
     items = _indicator_items(indicator[perm], sorted_sizes, width)
     return Combinations(items, sorted_sizes, task_names), perm
+
+
+def _canonical_order(indicator: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The order of combinations (rows of a (K, T) boolean matrix) by size, then
+    lexicographically by their ascending task indices: (K,)."""
+    k, n_tasks = indicator.shape
+    n_words = max(1, -(-n_tasks // 64))
+    packed = np.zeros((k, 8 * n_words), dtype=np.uint8)
+    packed[:, : -(-n_tasks // 8)] = np.packbits(indicator, axis=1, bitorder="big")
+    words = packed.view(">u8")  # (K, W), task 0 = top bit of word 0
+    return np.lexsort(
+        [~words[:, j].astype(np.uint64) for j in range(n_words - 1, -1, -1)] + [sizes]
+    )
 
 
 def _indicator_items(indicator: np.ndarray, sizes: np.ndarray, width: int) -> np.ndarray:
@@ -659,10 +668,12 @@ def observed_combinations(
     keep = counts[:, 0 if eval_column is None else eval_column] >= min_count
     if not keep.any():
         raise ValueError(ERR_EMPTY_OBSERVED_EVAL.format(count=idx.size, min_count=_fmt(min_count)))
-    del combos, items  # the kernel's input; M is rebuilt from the kept patterns
-    kept = idx[keep]
-    combos, perm = _canonical_indicator(pattern_bool[kept], sizes[kept], width, task_names)
-    return combos, counts[np.flatnonzero(keep)[perm], 1 if eval_column is None else 0 :]
+    kept = np.flatnonzero(keep)
+    # the items of a pattern ascend already: sorting M only needs its order
+    perm = _canonical_order(pattern_bool[idx[kept]], sizes[idx[kept]])
+    rows = kept[perm]
+    combos = Combinations(items[rows], combos.sizes[rows], task_names)
+    return combos, counts[rows, 1 if eval_column is None else 0 :]
 
 
 def _fmt(x: float) -> str:

@@ -124,28 +124,31 @@ def _layout_tables(
 ) -> tuple[np.ndarray, list[list]]:
     """The per-pattern arrays of several tables side by side in one (V, k) float64 matrix,
     allocated once (no stacking copies), and per table how to undo it (column ranges
-    relative to the table's first column). Each role's patterns are looked up in the
-    vocabulary once."""
+    relative to the table's first column). The columns of one task role are adjacent,
+    so each role's patterns are looked up in the vocabulary and scattered once."""
     plans, width = [], 0
     for table in tables:
-        items: list[tuple[str, Any, np.ndarray]] = [
-            ("totals", role, v) for role, v in table.pattern_totals.items()
-        ]
-        items += [("joint", key, v) for key, v in table.joint.items()]
-        spec, start = [], 0
-        for kind, key, values in items:
-            k = int(np.prod(values.shape[:-1], dtype=np.int64))
-            spec.append((kind, key, values.shape[:-1], start, start + k))
-            start += k
-        plans.append((table, items, spec, width))
+        spec, blocks, start = [], [], 0
+        for role, keys in table.patterns.items():
+            items: list[tuple[str, Any, np.ndarray]] = []
+            if role in table.pattern_totals:
+                items.append(("totals", role, table.pattern_totals[role]))
+            items += [("joint", key, v) for key, v in table.joint.items() if key[1] == role]
+            first = start
+            for kind, key, values in items:
+                k = int(np.prod(values.shape[:-1], dtype=np.int64))
+                spec.append((kind, key, values.shape[:-1], start, start + k))
+                start += k
+            blocks.append((keys, [values for _, _, values in items], first, start))
+        plans.append((blocks, width, spec))
         width += start
     out = np.zeros((len(vocabulary), width))
     specs = []
-    for table, items, spec, base in plans:
-        rows = {role: key_positions(vocabulary, keys) for role, keys in table.patterns.items()}
-        for (kind, key, values), (_, _, _, a, b) in zip(items, spec, strict=True):
-            role = key if kind == "totals" else key[1]
-            out[rows[role], base + a : base + b] = values.reshape(-1, values.shape[-1]).T
+    for blocks, base, spec in plans:
+        for keys, arrays, a, b in blocks:
+            rows = key_positions(vocabulary, keys)
+            columns = np.concatenate([v.reshape(-1, v.shape[-1]) for v in arrays]).T
+            out[rows, base + a : base + b] = columns
         specs.append(spec)
     return out, specs
 
