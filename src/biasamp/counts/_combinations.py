@@ -311,11 +311,19 @@ def _canonical_order(indicator: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 
 def _indicator_items(indicator: np.ndarray, sizes: np.ndarray, width: int) -> np.ndarray:
-    """The tasks of each row of a (K, T) boolean matrix, ascending and padded with -1: (K, width)."""
-    rows, tasks = np.nonzero(indicator)  # row-major: tasks ascend within a row
-    position = np.arange(tasks.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    items = np.full((indicator.shape[0], max(width, 1)), -1, dtype=np.int64)
-    items[rows, position] = tasks
+    """The tasks of each row of a (K, T) boolean matrix, ascending and padded with -1: (K, width).
+
+    A loop over the T tasks (not the rows): task ``t`` goes to the next free
+    column of the rows that hold it. The temporaries are (K,) vectors, not the
+    (nnz,) index arrays of :func:`numpy.nonzero`.
+    """
+    k, n_tasks = indicator.shape
+    items = np.full((k, max(width, 1)), -1, dtype=np.int64)
+    filled = np.zeros(k, dtype=np.intp)
+    for task in range(n_tasks):
+        rows = np.flatnonzero(indicator[:, task])
+        items[rows, filled[rows]] = task
+        filled[rows] += 1
     return items
 
 
