@@ -261,7 +261,8 @@ class Combinations:
             rows = np.flatnonzero(self.sizes == size)
             block = self.items[rows, :size]
             columns = [names[block[:, j]].tolist() for j in range(size)]
-            out[rows] = np.fromiter(zip(*columns, strict=True), dtype=object, count=rows.size)
+            tuples = zip(*columns, strict=True) if size else (() for _ in range(rows.size))
+            out[rows] = np.fromiter(tuples, dtype=object, count=rows.size)
         return out.tolist()
 
     def keys(self) -> np.ndarray:
