@@ -174,11 +174,9 @@ def _combination_table(
     )
 
 
-def _in_vocabulary(vocabulary: np.ndarray, table: PatternCountTable, role: str) -> np.ndarray:
-    """A table's per-pattern totals of ``role`` laid out on the vocabulary."""
-    out = np.zeros(len(vocabulary))
-    out[key_positions(vocabulary, table.patterns[role])] = table.pattern_totals[role]
-    return out
+def _totals_column(spec: list, role: str) -> int:
+    """The weights column of a table's per-pattern totals of ``role`` (see :func:`_layout_tables`)."""
+    return next(a for kind, key, _, a, _ in spec if kind == "totals" and key == role)
 
 
 def build_combination_space(
@@ -196,8 +194,6 @@ def build_combination_space(
     keys = [table.patterns[r] for table in (train, evaluation) for r in table.patterns]
     vocabulary = union_keys(*keys)
     indicator = keys_to_indicator(vocabulary, len(train.task_names))
-    support_train = _in_vocabulary(vocabulary, train, "tasks")
-    support_eval = _in_vocabulary(vocabulary, evaluation, "tasks")
     options: dict[str, Any] = {
         "min_size": min_size,
         "max_size": max_size,
@@ -207,11 +203,11 @@ def build_combination_space(
     }
     weights, (spec_train, spec_eval) = _layout_tables([train, evaluation], vocabulary)
     split = spec_train[-1][4]
+    # both splits' ground-truth totals per pattern are columns of the weights (views, no copies)
+    train_column = _totals_column(spec_train, "tasks")
+    eval_column = split + _totals_column(spec_eval, "tasks")
+    support_train, support_eval = weights[:, train_column], weights[:, eval_column]
     if combinations == "observed":
-        # the evaluation ground truth's per-pattern totals are a column of the weights
-        eval_column = split + next(
-            a for kind, key, _, a, _ in spec_eval if kind == "totals" and key == "tasks"
-        )
         combos, counts = observed_combinations(
             indicator,
             support_train,
@@ -228,8 +224,8 @@ def build_combination_space(
             indicator, support_train, support_eval, train.task_names, **options
         )
         counts = np.asarray(matrix.T @ weights)
+    del weights, support_train, support_eval  # (V, k): free it before the names are made
     names = combos.names()
-    del weights
     space = _Containment(combos, names, vocabulary, indicator, matrix)
     return (
         space,
