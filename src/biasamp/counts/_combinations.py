@@ -234,7 +234,9 @@ class Combinations:
     Attributes
     ----------
     items : ndarray of shape (K, L)
-        Task indices of each combination in ascending order, padded with -1.
+        Task indices of each combination in ascending order, padded with -1
+        (a signed integer type; M's builders use :func:`item_dtype`, int16 for
+        up to 32,767 tasks).
     sizes : ndarray of shape (K,)
         Number of tasks of each combination.
     task_names : tuple
@@ -311,6 +313,15 @@ def _canonical_order(indicator: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     )
 
 
+def item_dtype(n_tasks: int) -> np.dtype:
+    """The smallest signed integer type that holds the task indices 0..T-1 and the -1 padding
+    of :attr:`Combinations.items` (int16 up to 32,767 tasks: a quarter of int64's memory)."""
+    for dtype in (np.int16, np.int32):
+        if n_tasks <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
 def _indicator_items(indicator: np.ndarray, sizes: np.ndarray, width: int) -> np.ndarray:
     """The tasks of each row of a (K, T) boolean matrix, ascending and padded with -1: (K, width).
 
@@ -319,7 +330,7 @@ def _indicator_items(indicator: np.ndarray, sizes: np.ndarray, width: int) -> np
     (nnz,) index arrays of :func:`numpy.nonzero`.
     """
     k, n_tasks = indicator.shape
-    items = np.full((k, max(width, 1)), -1, dtype=np.int64)
+    items = np.full((k, max(width, 1)), -1, dtype=item_dtype(n_tasks))
     filled = np.zeros(k, dtype=np.intp)
     for task in range(n_tasks):
         rows = np.flatnonzero(indicator[:, task])
