@@ -60,6 +60,19 @@ def _merge_keys(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     return union, key_positions(union, a), key_positions(union, b)
 
 
+def _per_pattern(inverse: np.ndarray, size: int, w: np.ndarray) -> np.ndarray:
+    """Sums of the row weights ``w`` (n,) or (B, n) per pattern: (size,) or (B, size).
+
+    One weighted ``bincount`` for plain weights; replicate weights go through a
+    sparse (P, n) membership product. Both add each pattern's rows in row order.
+    """
+    if w.ndim == 1:
+        return np.bincount(inverse, weights=w, minlength=size)
+    n = inverse.shape[0]
+    members = sp.csr_matrix((np.ones(n), (inverse, np.arange(n))), shape=(size, n))
+    return np.asarray((members @ w.T).T)
+
+
 def _scatter(values: np.ndarray, index: np.ndarray, size: int) -> np.ndarray:
     out = np.zeros(values.shape[:-1] + (size,), dtype=np.float64)
     out[..., index] = values  # index is unique within one table
@@ -162,22 +175,17 @@ class PatternCountTable(MergeableCounts):
         for role in tasks:
             keys = pattern_keys(present[role].values, len(task_names))
             patterns[role], inverse[role] = unique_keys(keys)
-        # rows -> patterns as a sparse (P, n) indicator
-        members = {
-            role: sp.csr_matrix(
-                (np.ones(n), (inverse[role].ravel(), np.arange(n))),
-                shape=(len(patterns[role]), n),
-            )
-            for role in tasks
+        pattern_totals = {
+            role: _per_pattern(inverse[role], len(patterns[role]), w) for role in tasks
         }
-        pattern_totals = {role: np.asarray((members[role] @ w.T).T) for role in tasks}
         joint = {}
         for g, t in JOINT_KEYS:
             if g not in present or t not in present:
                 continue
             gd = group_dense[g]
-            # one product per group column: (P, n) @ (n, *batch) -> (*batch, P)
-            cols = [np.asarray((members[t] @ (w * gd[:, j]).T).T) for j in range(gd.shape[1])]
+            size = len(patterns[t])
+            # one sum per group column: (*batch, P) each
+            cols = [_per_pattern(inverse[t], size, w * gd[:, j]) for j in range(gd.shape[1])]
             joint[(g, t)] = np.stack(cols, axis=-2)
         return cls(
             group_names=tuple(present[groups[0]].names),
