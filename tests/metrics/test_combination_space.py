@@ -205,3 +205,55 @@ def test_one_call_and_space_follow_train_rows_like_the_single_calls(train_rows: 
             space=space,
             train_rows="all" if train_rows != "all" else "labelled",
         )
+
+
+@pytest.mark.parametrize("zeta", [0.0, 16.0, float("inf")])
+def test_observed_counts_on_coco_equal_a_dense_scan(zeta: float) -> None:
+    """Real COCO labels (79 objects: two-word masks): every per-combination count of both
+    splits equals a dense scan of the rows, with superset-sum tables forced, chosen by
+    cost (the default) or forbidden."""
+    from biasamp.datasets import load_coco_gender
+
+    train, test = load_coco_gender("val"), load_coco_gender("test")
+    objects = [c for c in train.columns if c not in ("image_id", "gender")]
+    rng = np.random.default_rng(0)
+    tasks = test[objects].to_numpy()
+    arrays = {
+        "train": (train["gender"].to_numpy(), train[objects].to_numpy()),
+        "tasks": (test["gender"].to_numpy(), tasks),
+        "tasks_pred": (
+            test["gender"].to_numpy(),
+            np.where(rng.random(tasks.shape) < 0.03, 1 - tasks, tasks),
+        ),
+    }
+    old = _combinations._ZETA_FACTOR
+    _combinations._ZETA_FACTOR = zeta
+    try:
+        space = CombinationSpace.from_arrays(
+            groups_train=arrays["train"][0],
+            tasks_train=arrays["train"][1],
+            groups=arrays["tasks"][0],
+            tasks=arrays["tasks"][1],
+            groups_pred=arrays["tasks_pred"][0],
+            tasks_pred=arrays["tasks_pred"][1],
+            task_names=objects,
+        )
+    finally:
+        _combinations._ZETA_FACTOR = old
+    assert len(space) == 1181  # distinct training object sets found in the test split
+    combos = np.zeros((len(space), len(objects)), dtype=np.int64)
+    for i, names in enumerate(space.names):
+        combos[i, [objects.index(n) for n in names]] = 1
+
+    def scan(groups: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        contain = (rows.astype(np.int64) @ combos.T) == combos.sum(axis=1)  # (n, K)
+        onehot = groups[:, None] == np.array(["man", "woman"])[None, :]
+        return onehot.T.astype(np.int64) @ contain.astype(np.int64)  # (G, K)
+
+    np.testing.assert_array_equal(
+        space.train_counts.joint[("groups", "tasks")], scan(*arrays["train"])
+    )
+    for role in ("tasks", "tasks_pred"):
+        np.testing.assert_array_equal(
+            space.eval_counts.joint[("groups", role)], scan(*arrays[role])
+        )
