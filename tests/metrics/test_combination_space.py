@@ -22,21 +22,11 @@ from biasamp.metrics._combination_space import (
 )
 from biasamp.metrics._multi_attribute import ERR_SPACE_NO_ROWS
 
+from .multi_attribute_data import three_group_splits
+
 
 def _data(n: int = 400, n_tasks: int = 6, seed: int = 0) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    g_train = rng.integers(0, 3, n)
-    t_train = (rng.random((n, n_tasks)) < 0.3 + 0.2 * (g_train[:, None] == 0)).astype(int)
-    g = rng.integers(0, 3, n)
-    t = (rng.random((n, n_tasks)) < 0.3 + 0.2 * (g[:, None] == 0)).astype(int)
-    return dict(
-        groups_train=g_train,
-        tasks_train=t_train,
-        groups=g,
-        tasks=t,
-        groups_pred=np.where(rng.random(n) < 0.8, g, rng.integers(0, 3, n)),
-        tasks_pred=np.where(rng.random((n, n_tasks)) < 0.9, t, 1 - t),
-    )
+    return three_group_splits(n, n_tasks, seed, base=0.3, lift=0.2)
 
 
 def _same(a: biasamp.MultiAttributeResult, b: biasamp.MultiAttributeResult) -> None:

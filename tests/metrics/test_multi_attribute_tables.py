@@ -11,22 +11,11 @@ import pytest
 import biasamp
 from biasamp.results._multi_attribute import MultiAttributeResult
 
+from .multi_attribute_data import three_group_splits
+
 
 def _data(n: int = 600, n_tasks: int = 7, seed: int = 0) -> dict[str, Any]:
-    rng = np.random.default_rng(seed)
-    g_train = rng.integers(0, 3, n)
-    t_train = (rng.random((n, n_tasks)) < 0.25 + 0.25 * (g_train[:, None] == 0)).astype(np.int8)
-    g = rng.integers(0, 3, n)
-    t = (rng.random((n, n_tasks)) < 0.25 + 0.25 * (g[:, None] == 0)).astype(np.int8)
-    return dict(
-        groups_train=g_train,
-        tasks_train=t_train,
-        groups=g,
-        tasks=t,
-        groups_pred=np.where(rng.random(n) < 0.8, g, rng.integers(0, 3, n)),
-        tasks_pred=np.where(rng.random((n, n_tasks)) < 0.9, t, 1 - t),
-        sample_weight=rng.random(n),
-    )
+    return three_group_splits(n, n_tasks, seed, base=0.25, lift=0.25, dtype=np.int8, weighted=True)
 
 
 def _by_size_from_frame(frame: pd.DataFrame, metric: str) -> pd.DataFrame:

@@ -132,6 +132,25 @@ def training_signs(train: CountTable) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return y, joint / safe_n, expected / (safe_n * safe_n)
 
 
+def directional_columns(arrays: dict[str, np.ndarray], terms: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-pair columns of a directional result (``by_pair`` of :func:`directional`,
+    ``by_combination`` of ``multi_directional``): the statistics of
+    :func:`directional_arrays`, each pair's ``delta`` and its ``contribution``
+    (``terms`` over the defined pairs; 0 on empty pairs, flagged in ``empty``)."""
+    defined = arrays["defined"]
+    return {
+        "p_joint_train": arrays["p_joint_train"],
+        "p_expected_train": arrays["p_expected_train"],
+        "y": arrays["y"].astype(np.int64),
+        "condition_count": arrays["condition_count"],
+        "p_true": arrays["p_true"],
+        "p_pred": arrays["p_pred"],
+        "delta": arrays["delta"],
+        "contribution": np.where(defined, terms / max(int(defined.sum()), 1), 0.0),
+        "empty": ~defined,
+    }
+
+
 def directional_arrays(
     evaluation: CountTable,
     *,
@@ -243,17 +262,7 @@ def directional_from_counts(
     n_defined = int(defined.sum())
     by_pair = pair_frame(
         evaluation,
-        {
-            "p_joint_train": arrays["p_joint_train"],
-            "p_expected_train": arrays["p_expected_train"],
-            "y": arrays["y"].astype(np.int64),
-            "condition_count": arrays["condition_count"],
-            "p_true": arrays["p_true"],
-            "p_pred": arrays["p_pred"],
-            "delta": arrays["delta"],
-            "contribution": np.where(defined, arrays["values"] / n_defined, 0.0),
-            "empty": ~defined,
-        },
+        directional_columns(arrays, arrays["values"]),
     )
     result = PairwiseResult(
         metric="directional",

@@ -69,6 +69,7 @@ from biasamp.metrics._directional import (
     _check_rules,
     check_predictions,
     directional_arrays,
+    directional_columns,
     normalize_direction,
 )
 from biasamp.metrics._mals import mals_arrays
@@ -232,21 +233,15 @@ def _mals_columns(
 
 
 def _directional_columns(train: CountTable, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The metric columns of Multi->'s ``by_combination``."""
-    defined = arrays["defined"]
-    terms = arrays["terms"]
+    """The metric columns of Multi->'s ``by_combination``: the single metric's per-pair
+    columns, the training count and each pair's term."""
+    columns = directional_columns(arrays, arrays["terms"])
     return {
         "count_train": train.joint[("groups", "tasks")],
-        "p_joint_train": arrays["p_joint_train"],
-        "p_expected_train": arrays["p_expected_train"],
-        "y": arrays["y"].astype(np.int64),
-        "condition_count": arrays["condition_count"],
-        "p_true": arrays["p_true"],
-        "p_pred": arrays["p_pred"],
-        "delta": arrays["delta"],
-        "term": terms,
-        "contribution": np.where(defined, terms / int(defined.sum()), 0.0),
-        "empty": ~defined,
+        **{k: v for k, v in columns.items() if k not in ("contribution", "empty")},
+        "term": arrays["terms"],
+        "contribution": columns["contribution"],
+        "empty": columns["empty"],
     }
 
 
