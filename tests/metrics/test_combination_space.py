@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -13,12 +15,14 @@ from hypothesis import strategies as st
 import biasamp
 from biasamp import CombinationSpace, PatternCountTable, multi_attribute
 from biasamp.counts import _combinations
+from biasamp.metrics import _combination_space
 from biasamp.metrics._combination_space import (
     ERR_MISSING_ARRAY,
     ERR_SPACE_OPTIONS,
     ERR_SPACE_TABLES,
     ERR_SPACE_TYPE,
     ERR_SPACE_WITH_ARRAYS,
+    _exact_in_float32,
 )
 from biasamp.metrics._multi_attribute import ERR_SPACE_NO_ROWS
 
@@ -124,16 +128,37 @@ def test_progress_bars_do_not_change_the_result(capsys):
         _same(quiet[key], loud[key])
 
 
-@settings(max_examples=60, deadline=None)
+@contextlib.contextmanager
+def _kernel_settings(**values: object) -> Iterator[None]:
+    """Set module constants of the counting pass for a block (restored afterwards)."""
+    old = {name: getattr(_combinations, name) for name in values}
+    for name, value in values.items():
+        setattr(_combinations, name, value)
+    try:
+        yield
+    finally:
+        for name, value in old.items():
+            setattr(_combinations, name, value)
+
+
+@settings(max_examples=80, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
     n_tasks=st.integers(1, 70),
     block=st.sampled_from([1, 7, 1 << 18]),
     zeta=st.sampled_from([0.0, 1.0, float("inf")]),
+    threads=st.sampled_from([1, 3]),
+    split_cells=st.sampled_from([1, 1 << 20]),
+    carry=st.sampled_from([0, 1 << 17]),
+    integer_weights=st.booleans(),
 )
-def test_containment_counts_match_brute_force(seed, n_tasks, block, zeta):
+def test_containment_counts_match_brute_force(
+    seed, n_tasks, block, zeta, threads, split_cells, carry, integer_weights
+):
     """The prefix-tree count equals C^T W from the dense containment matrix (any word count),
-    with superset-sum tables forced (0), allowed (1) or forbidden (inf) at the nodes."""
+    with superset-sum tables forced (0), allowed (1) or forbidden (inf) at the nodes, one
+    or three threads over the root's subtrees, children split one at a time or together,
+    masks gathered or handed down, and float32 integer weights (exact) or float64 ones."""
     rng = np.random.default_rng(seed)
     patterns = np.unique(rng.random((60, n_tasks)) < 0.4, axis=0)
     pick = rng.random((25, n_tasks)) < 0.2
@@ -145,16 +170,72 @@ def test_containment_counts_match_brute_force(seed, n_tasks, block, zeta):
     for i, row in enumerate(combos_bool):
         items[i, : sizes[i]] = np.nonzero(row)[0]
     combos = _combinations.Combinations(items, sizes, tuple(range(n_tasks)))
-    weights = rng.random((len(patterns), 3))
+    if integer_weights:
+        weights = rng.integers(0, 1000, (len(patterns), 3)).astype(np.float32)
+    else:
+        weights = rng.random((len(patterns), 3))
     contain = (patterns[:, None, :] | ~combos_bool[None, :, :]).all(axis=-1)  # (P, K)
-    expected = contain.T.astype(float) @ weights
-    old = _combinations._BLOCK, _combinations._ZETA_FACTOR
-    _combinations._BLOCK, _combinations._ZETA_FACTOR = block, zeta
-    try:
+    expected = contain.T.astype(float) @ weights.astype(float)
+    with _kernel_settings(
+        _BLOCK=block,
+        _ZETA_FACTOR=zeta,
+        _threads_for_counting=lambda: threads,
+        _SPLIT_CELLS=split_cells,
+        _CARRY_MASKS=carry,
+    ):
         got = _combinations.containment_counts(patterns, combos, weights)
+    assert got.dtype == np.float64
+    if integer_weights:
+        np.testing.assert_array_equal(got, expected)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+def test_threads_give_bit_identical_counts() -> None:
+    """Counting the root's subtrees in parallel changes no bit of any count (each
+    combination is summed by one thread, in the same order as with one thread)."""
+    rng = np.random.default_rng(5)
+    patterns = np.unique(rng.random((3000, 24)) < 0.35, axis=0)
+    chosen = patterns[rng.choice(len(patterns), 400, replace=False)]
+    chosen = chosen[chosen.any(axis=1)]
+    sizes = chosen.sum(axis=1)
+    items = np.full((len(chosen), int(sizes.max())), -1, dtype=np.int64)
+    for i, row in enumerate(chosen):
+        items[i, : sizes[i]] = np.nonzero(row)[0]
+    combos = _combinations.Combinations(items, sizes, tuple(range(24)))
+    weights = rng.random((len(patterns), 5))
+    runs = []
+    for threads in (1, 2, 4):
+        with _kernel_settings(_threads_for_counting=lambda n=threads: n, _BLOCK=1 << 10):
+            runs.append(_combinations.containment_counts(patterns, combos, weights))
+    np.testing.assert_array_equal(runs[0], runs[1])
+    np.testing.assert_array_equal(runs[0], runs[2])
+
+
+def test_weights_are_float32_only_when_every_sum_is_exact() -> None:
+    """Nonnegative integer counts with column totals below 2**24 are laid out in float32;
+    fractional weights, negative values or larger totals keep float64."""
+    assert _exact_in_float32(np.array([[0.0, 3.0, 7.0], [1.0, 1.0, 1.0]]))
+    assert not _exact_in_float32(np.array([[0.5, 3.0]]))
+    assert not _exact_in_float32(np.array([[-1.0, 3.0]]))
+    assert not _exact_in_float32(np.array([[float(1 << 23), float(1 << 23)]]))
+    assert _exact_in_float32(np.array([[float(1 << 23), float(1 << 23) - 1]]))
+
+
+@pytest.mark.parametrize("fractional", [False, True])
+def test_float32_layout_gives_the_float64_results(fractional: bool) -> None:
+    """All three metrics (values, per-combination columns, bootstrap replicates) are
+    bit-identical whether the counting pass runs on float32 or float64 weights."""
+    d = three_group_splits(600, 9, 11, base=0.3, lift=0.2, weighted=fractional)
+    fast = multi_attribute(**d, n_boot=3, random_state=0)
+    saved = _combination_space._exact_in_float32
+    _combination_space._exact_in_float32 = lambda values: False
+    try:
+        slow = multi_attribute(**d, n_boot=3, random_state=0)
     finally:
-        _combinations._BLOCK, _combinations._ZETA_FACTOR = old
-    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+        _combination_space._exact_in_float32 = saved
+    for key in fast:
+        _same(fast[key], slow[key])
 
 
 @pytest.mark.parametrize("train_rows", ["labelled", "with_task", "all"])

@@ -428,6 +428,26 @@ _ZETA_MAX_CELLS = 1 << 23
 #: A node is counted by its table when ``2**u * u * _ZETA_FACTOR`` is at most its
 #: patterns x combinations (the tests set 0 to force tables and inf to forbid them).
 _ZETA_FACTOR = 16.0
+#: Most threads that count the root's subtrees in parallel (numpy and scipy release the
+#: GIL in the vectorised steps; every thread holds one subtree's buffers in memory).
+_MAX_THREADS = 4
+#: Children x patterns tested at once when a node is split (bounds the memory of a split).
+_SPLIT_CELLS = 1 << 20
+#: Nodes of at most this many patterns hand their masks to their children; larger
+#: children gather theirs when they are popped (bounds the memory of the pending nodes).
+_CARRY_MASKS = 1 << 17
+_DESCRIPTION = "counting combinations"
+
+
+def _threads_for_counting() -> int:
+    """Threads for the counting pass: the usable cores, at most ``_MAX_THREADS``."""
+    import os
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        cores = os.cpu_count() or 1
+    return max(1, min(_MAX_THREADS, cores))
 
 
 def _compress_bits(masks: np.ndarray, free: list[int]) -> np.ndarray:
@@ -474,7 +494,9 @@ def _superset_sums(
     """
     u = len(free)
     cell = _compress_bits(node, free)
-    scatter = sp.coo_matrix((np.ones(cell.size), (cell, rows)), shape=(1 << u, weights.shape[0]))
+    scatter = sp.coo_matrix(
+        (np.ones(cell.size, dtype=weights.dtype), (cell, rows)), shape=(1 << u, weights.shape[0])
+    )
     table = np.asarray(scatter @ weights)
     _fold(table, u)
     result: np.ndarray = table[_compress_bits(want, free)]
@@ -535,7 +557,9 @@ def containment_counts(
 
     n_pat, n_tasks = pattern_bool.shape
     k = len(combos)
-    weights = np.asarray(weights, dtype=np.float64)
+    weights = np.asarray(weights)
+    if weights.dtype not in (np.float32, np.float64):
+        weights = weights.astype(np.float64)
     if weights.ndim == 1:
         weights = weights[:, None]
     out = np.zeros((k, weights.shape[1]))
@@ -569,36 +593,44 @@ def containment_counts(
     word_of = (order // 64).tolist()
     bit_of = [np.uint64(1) << np.uint64(t % 64) for t in order.tolist()]
     n_cols = weights.shape[1]
-    sorted_out = np.zeros_like(out)
-    hits_c: list[np.ndarray] = []
-    hits_p: list[np.ndarray] = []
-    buffered = 0
-
-    def flush() -> None:
-        nonlocal buffered
-        if not hits_c:
-            return
-        c = np.concatenate(hits_c)
-        p = np.concatenate(hits_p)
-        hits_c.clear()
-        hits_p.clear()
-        buffered = 0
-        if c.size == 0:
-            return
-        # the buffered hits come from neighbouring subtrees: a narrow band of combinations
-        first, last = int(c.min()), int(c.max()) + 1
-        pairs = sp.coo_matrix((np.ones(c.size), (c - first, p)), shape=(last - first, n_pat))
-        sorted_out[first:last] += pairs @ weights
-
     all_patterns = np.arange(n_pat, dtype=np.int32)  # half the traffic of int64 subsets
-    subtrees = _root_nodes(ranks, n_pat, k)
-    for lo0, hi0 in progress_iter(subtrees, description="counting combinations", enabled=progress):
-        stack = [(all_patterns, lo0, hi0, 0)]
+
+    def count_subtree(lo0: int, hi0: int) -> None:
+        """Count the combinations ``lo0:hi0`` (in the sorted order; one child of the root)
+        into their rows of ``out``.
+
+        Subtrees own disjoint rows of ``out``, and each buffers and flushes its own
+        hits, so subtrees can run in parallel threads with the same results."""
+        hits_c: list[np.ndarray] = []
+        hits_p: list[np.ndarray] = []
+        buffered = 0
+
+        def flush() -> int:
+            if not hits_c:
+                return 0
+            c = np.concatenate(hits_c)
+            p = np.concatenate(hits_p)
+            hits_c.clear()
+            hits_p.clear()
+            if c.size == 0:
+                return 0
+            # the buffered hits come from one subtree: a narrow band of combinations
+            first, last = int(c.min()), int(c.max()) + 1
+            pairs = sp.coo_matrix(
+                (np.ones(c.size, dtype=weights.dtype), (c - first, p)), shape=(last - first, n_pat)
+            )
+            out[perm[first:last]] += pairs @ weights
+            return 0
+
+        stack: list[tuple[np.ndarray, np.ndarray | None, int, int, int]] = [
+            (all_patterns, masks, lo0, hi0, 0)
+        ]
         while stack:
-            db, lo, hi, depth = stack.pop()
+            db, node, lo, hi, depth = stack.pop()
             if db.size == 0:
                 continue
-            node = masks[db]
+            if node is None:
+                node = masks[db]
             if db.size * (hi - lo) * n_words <= _BLOCK or depth >= width:
                 want = combo_masks[lo:hi]
                 if n_words == 1:
@@ -611,7 +643,7 @@ def containment_counts(
                 hits_p.append(db[p])
                 buffered += c.size
                 if buffered >= _FLUSH:
-                    flush()
+                    buffered = flush()
                 continue
             # the node's free tasks: those of its combinations beyond the shared prefix
             prefix = {int(order[r]) for r in ranks[lo, :depth].tolist()}
@@ -629,21 +661,64 @@ def containment_counts(
                 and (1 << u) * n_cols <= _ZETA_MAX_CELLS
                 and (1 << u) * u * _ZETA_FACTOR <= db.size * (hi - lo)
             ):
-                sorted_out[lo:hi] += _superset_sums(node, db, combo_masks[lo:hi], free, weights)
+                out[perm[lo:hi]] += _superset_sums(node, db, combo_masks[lo:hi], free, weights)
                 continue
             column = ranks[lo:hi, depth]
             cuts = np.nonzero(np.diff(column))[0] + 1
             bounds = [0, *cuts.tolist(), hi - lo]
             firsts = column[bounds[:-1]].tolist()
-            for a, b, r in zip(bounds[:-1], bounds[1:], firsts, strict=True):
-                if r == n_tasks:  # combinations that end here hold the whole node
-                    sorted_out[lo + a : lo + b] += weights[db].sum(axis=0)
-                    continue
-                column_r = node if n_words == 1 else node[:, word_of[r]]
-                has = (column_r & bit_of[r]).astype(bool)
-                stack.append((db[has], lo + a, lo + b, depth + 1))
-    flush()
-    out[perm] = sorted_out
+            if firsts[-1] == n_tasks:  # combinations that end here hold the whole node
+                out[perm[lo + bounds[-2] : lo + bounds[-1]]] += weights[db].sum(axis=0)
+                bounds, firsts = bounds[:-1], firsts[:-1]
+            if not firsts:
+                continue
+            # the children's patterns from one (children, patterns) test per group of
+            # children (one flat nonzero instead of a boolean selection per child); the
+            # children of a small node also take their masks along (no gather when popped)
+            group = max(1, _SPLIT_CELLS // db.size)
+            for g in range(0, len(firsts), group):
+                tasks = firsts[g : g + group]
+                bits = np.array([bit_of[r] for r in tasks], dtype=np.uint64)
+                if n_words == 1:
+                    holds = (node[None, :] & bits[:, None]) != 0
+                else:
+                    holds = (node[:, [word_of[r] for r in tasks]].T & bits[:, None]) != 0
+                flat = np.flatnonzero(holds)
+                ends = np.searchsorted(flat, np.arange(1, len(tasks) + 1) * db.size).tolist()
+                position = flat % db.size
+                child_db = db[position]
+                child_node = node[position] if db.size <= _CARRY_MASKS else None
+                for j, end in enumerate(ends):
+                    start = ends[j - 1] if j else 0
+                    stack.append(
+                        (
+                            child_db[start:end],
+                            None if child_node is None else child_node[start:end],
+                            lo + bounds[g + j],
+                            lo + bounds[g + j + 1],
+                            depth + 1,
+                        )
+                    )
+        flush()
+
+    subtrees = _root_nodes(ranks, n_pat, k)
+    # largest first (combinations x patterns holding the first task), for an even load
+    support = pattern_bool.sum(axis=0)[order]
+    subtrees.sort(key=lambda t: -(t[1] - t[0]) * int(support[min(ranks[t[0], 0], n_tasks - 1)]))
+    n_threads = min(_threads_for_counting(), len(subtrees))
+    if n_threads <= 1:
+        for lo0, hi0 in progress_iter(subtrees, description=_DESCRIPTION, enabled=progress):
+            count_subtree(lo0, hi0)
+    else:
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            futures = [pool.submit(count_subtree, lo0, hi0) for lo0, hi0 in subtrees]
+            finished = as_completed(futures)
+            for future in progress_iter(
+                finished, total=len(futures), description=_DESCRIPTION, enabled=progress
+            ):
+                future.result()
     return out
 
 

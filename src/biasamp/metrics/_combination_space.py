@@ -104,7 +104,7 @@ class _Containment:
     def counts(self, weights: np.ndarray, *, progress: bool = False) -> np.ndarray:
         """``C^T @ weights`` for weights laid out on the vocabulary: (K, k)."""
         if self.matrix is not None:
-            return np.asarray(self.matrix.T @ weights)
+            return np.asarray(self.matrix.T @ weights, dtype=np.float64)
         return containment_counts(self.indicator, self.combos, weights, progress=progress)
 
     def table(self, counts: PatternCountTable) -> CountTable:
@@ -122,10 +122,15 @@ def _layout(table: PatternCountTable, vocabulary: np.ndarray) -> tuple[np.ndarra
 def _layout_tables(
     tables: Sequence[PatternCountTable], vocabulary: np.ndarray
 ) -> tuple[np.ndarray, list[list]]:
-    """The per-pattern arrays of several tables side by side in one (V, k) float64 matrix,
+    """The per-pattern arrays of several tables side by side in one (V, k) matrix,
     allocated once (no stacking copies), and per table how to undo it (column ranges
     relative to the table's first column). The columns of one task role are adjacent,
-    so each role's patterns are looked up in the vocabulary and scattered once."""
+    so each role's patterns are looked up in the vocabulary and scattered once.
+
+    The matrix is float32 when every value is a nonnegative integer and every column
+    sums to less than 2**24 (plain and bootstrap counts of up to 16.7 million rows):
+    every partial sum of the counting pass is then an integer below 2**24, exact in
+    float32, and the pass moves half the bytes. Otherwise it is float64."""
     plans, width = [], 0
     for table in tables:
         spec, blocks, start = [], [], 0
@@ -142,15 +147,37 @@ def _layout_tables(
             blocks.append((keys, [values for _, _, values in items], first, start))
         plans.append((blocks, width, spec))
         width += start
-    out = np.zeros((len(vocabulary), width))
+    sources = [v for blocks, _, _ in plans for _, arrays, _, _ in blocks for v in arrays]
+    dtype = np.float32 if all(_exact_in_float32(v) for v in sources) else np.float64
+    out = np.zeros((len(vocabulary), width), dtype=dtype)
     specs = []
     for blocks, base, spec in plans:
-        for keys, arrays, a, b in blocks:
+        for keys, arrays, a, _ in blocks:
             rows = key_positions(vocabulary, keys)
-            columns = np.concatenate([v.reshape(-1, v.shape[-1]) for v in arrays]).T
-            out[rows, base + a : base + b] = columns
+            column = base + a
+            for values in arrays:  # one strided column at a time: 3x faster than a 2-d block
+                for row in values.reshape(-1, values.shape[-1]):
+                    out[rows, column] = row
+                    column += 1
         specs.append(spec)
     return out, specs
+
+
+#: Integers up to 2**24 are exact in float32 (24-bit significand).
+_FLOAT32_EXACT = float(1 << 24)
+
+
+def _exact_in_float32(values: np.ndarray) -> bool:
+    """Whether every sum of values of one row (a weights column) is exact in float32:
+    nonnegative integers whose row totals stay below 2**24."""
+    rows = values.reshape(-1, values.shape[-1])
+    if rows.size == 0:
+        return True
+    return bool(
+        rows.min() >= 0
+        and rows.sum(axis=1, dtype=np.float64).max() < _FLOAT32_EXACT
+        and np.array_equal(rows, np.floor(rows))
+    )
 
 
 def _combination_table(
@@ -223,7 +250,7 @@ def build_combination_space(
         combos, matrix = frequent_combinations(
             indicator, support_train, support_eval, train.task_names, **options
         )
-        counts = np.asarray(matrix.T @ weights)
+        counts = np.asarray(matrix.T @ weights, dtype=np.float64)
     del weights, support_train, support_eval  # (V, k): free it before the names are made
     names = combos.names()
     space = _Containment(combos, names, vocabulary, indicator, matrix)
