@@ -212,6 +212,21 @@ def test_threads_give_bit_identical_counts() -> None:
     np.testing.assert_array_equal(runs[0], runs[2])
 
 
+def test_thread_count_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """BIASAMP_NUM_THREADS sets the threads of the counting pass; without it the usable
+    cores (at most 4) are used; a bad value is an error that names the variable."""
+    monkeypatch.delenv(_combinations.THREADS_ENV, raising=False)
+    default = _combinations._threads_for_counting()
+    assert 1 <= default <= _combinations._MAX_THREADS
+    monkeypatch.setenv(_combinations.THREADS_ENV, "3")
+    assert _combinations._threads_for_counting() == 3
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv(_combinations.THREADS_ENV, bad)
+        message = _combinations.ERR_THREADS_ENV.format(env=_combinations.THREADS_ENV, got=bad)
+        with pytest.raises(ValueError, match=re.escape(message)):
+            _combinations._threads_for_counting()
+
+
 def test_weights_are_float32_only_when_every_sum_is_exact() -> None:
     """Nonnegative integer counts with column totals below 2**24 are laid out in float32;
     fractional weights, negative values or larger totals keep float64."""

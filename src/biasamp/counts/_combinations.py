@@ -74,6 +74,9 @@ ERR_EMPTY_OBSERVED_EVAL = (
     "The combination set M is empty: none of the {count} training task sets with at least "
     "min_count={min_count} rows is contained in at least min_count evaluation ground-truth rows."
 )
+#: Environment variable that sets the threads of the multi-attribute counting pass.
+THREADS_ENV = "BIASAMP_NUM_THREADS"
+ERR_THREADS_ENV = "{env}: expected a positive integer (threads), got {got!r}."
 ERR_EMPTY_SUBSETS = (
     "The combination set M is empty: no combination of {min_size} to {max_size} tasks occurs "
     "in at least min_count={min_count} training rows and min_count evaluation ground-truth rows."
@@ -418,7 +421,7 @@ def _item_masks(items: np.ndarray, n_tasks: int) -> np.ndarray:
 
 
 #: Pattern x combination x word checks per dense block (bounds the memory of one block).
-_BLOCK = 1 << 18
+_BLOCK = 1 << 20
 #: (combination, pattern) hits buffered before one sparse product flushes them.
 _FLUSH = 1 << 20
 #: Largest number of free tasks (bits) of a node counted by a superset-sum table.
@@ -427,7 +430,7 @@ _ZETA_MAX_BITS = 18
 _ZETA_MAX_CELLS = 1 << 23
 #: A node is counted by its table when ``2**u * u * _ZETA_FACTOR`` is at most its
 #: patterns x combinations (the tests set 0 to force tables and inf to forbid them).
-_ZETA_FACTOR = 16.0
+_ZETA_FACTOR = 8.0
 #: Most threads that count the root's subtrees in parallel (numpy and scipy release the
 #: GIL in the vectorised steps; every thread holds one subtree's buffers in memory).
 _MAX_THREADS = 4
@@ -440,9 +443,19 @@ _DESCRIPTION = "counting combinations"
 
 
 def _threads_for_counting() -> int:
-    """Threads for the counting pass: the usable cores, at most ``_MAX_THREADS``."""
+    """Threads for the counting pass: ``$BIASAMP_NUM_THREADS`` when set, else the usable
+    cores, at most ``_MAX_THREADS``."""
     import os
 
+    setting = os.environ.get(THREADS_ENV)
+    if setting is not None:
+        try:
+            threads = int(setting)
+        except ValueError:
+            threads = 0
+        if threads < 1:
+            raise ValueError(ERR_THREADS_ENV.format(env=THREADS_ENV, got=setting))
+        return threads
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on every platform
