@@ -41,7 +41,7 @@ SCRIPTS = [
     ),
     (
         "Multi-attribute scaling",
-        ["bench_multi_attribute.py", "--scaling", "200000", "400000", "800000"],
+        ["bench_multi_attribute.py", "--scaling", "200000", "400000", "800000", "--repeat", "2"],
         ["bench_multi_attribute.py", "--scaling", "20000", "40000", "80000"],
     ),
 ]
