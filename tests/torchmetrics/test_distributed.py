@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ pytest.importorskip("torchmetrics")
 if not torch.distributed.is_available():  # pragma: no cover - depends on the torch build
     pytest.skip("torch.distributed is not available", allow_module_level=True)
 
-from biasamp import directional, mals  # noqa: E402
+from biasamp import directional, mals, multi_directional, multi_mals  # noqa: E402
 
 N, G, T, WORLD = 1000, 2, 6, 2
 N_BOOT, SEED = 40, 123
@@ -41,7 +42,11 @@ def _data() -> dict[str, np.ndarray]:
 def _worker(rank: int, port: int, out_dir: str) -> None:
     import torch.distributed as dist
 
-    from biasamp.torchmetrics import DirectionalBiasAmplification, MALSBiasAmplification
+    from biasamp.torchmetrics import (
+        DirectionalBiasAmplification,
+        MALSBiasAmplification,
+        MultiAttributeBiasAmplification,
+    )
     from biasamp.torchmetrics._metrics import ERR_DISTRIBUTED_POSITIONS
 
     dist.init_process_group(
@@ -51,7 +56,7 @@ def _worker(rank: int, port: int, out_dir: str) -> None:
         d = _data()
         half = slice(rank * N // WORLD, (rank + 1) * N // WORLD)  # contiguous halves
         interleaved = np.arange(rank, N, WORLD)  # what a DistributedSampler hands out
-        report: dict[str, object] = {}
+        report: dict[str, Any] = {}
         for direction in ("A->T", "T->A"):
             plain = DirectionalBiasAmplification(direction, G, T)
             boot = DirectionalBiasAmplification(direction, G, T, n_boot=N_BOOT, random_state=SEED)
@@ -87,6 +92,25 @@ def _worker(rank: int, port: int, out_dir: str) -> None:
             tasks_pred=torch.tensor(d["tasks_pred"][half]),
         )
         report["mals"] = float(mals_metric.compute())
+        # the multi-attribute metric: list states of distinct patterns, concatenated
+        report["multi"] = {}
+        for name in ("A->T", "T->A", "multi_mals"):
+            multi = MultiAttributeBiasAmplification(
+                name, G, T, groups_train=d["train_groups"], tasks_train=d["train_tasks"]
+            )
+            for a in range(half.start, half.stop, 128):
+                rows = slice(a, min(a + 128, half.stop))
+                multi.update(
+                    **{
+                        k: torch.tensor(d[k][rows])
+                        for k in ("groups", "tasks", "groups_pred", "tasks_pred")
+                    }
+                )
+            report["multi"][name] = [
+                float(multi.compute()),
+                multi.compute_result().n_combinations,
+                int(multi.n_rows),  # unsynced again after compute
+            ]
         # without row positions the online bootstrap refuses to run under torch.distributed
         try:
             DirectionalBiasAmplification("A->T", G, T, n_boot=4, random_state=0).update(
@@ -156,3 +180,36 @@ def test_two_process_gloo_run_equals_one_process(tmp_path):
     for report in reports:
         assert abs(report["mals"] - single_mals.value) <= 1e-12
         assert report["positions_error"] is not None
+    names = {"group_names": range(G), "task_names": range(T)}
+    train = {"groups_train": d["train_groups"], "tasks_train": d["train_tasks"]}
+    single_multi = {
+        "multi_mals": multi_mals(
+            **train,
+            tasks=d["tasks"],
+            groups_pred=d["groups_pred"],
+            tasks_pred=d["tasks_pred"],
+            **names,
+        ),
+        "A->T": multi_directional(
+            direction="A->T",
+            **train,
+            groups=d["groups"],
+            tasks=d["tasks"],
+            tasks_pred=d["tasks_pred"],
+            **names,
+        ),
+        "T->A": multi_directional(
+            direction="T->A",
+            **train,
+            groups=d["groups"],
+            tasks=d["tasks"],
+            groups_pred=d["groups_pred"],
+            **names,
+        ),
+    }
+    for report in reports:
+        for name, single_result in single_multi.items():
+            value, n_combinations, local_rows = report["multi"][name]
+            assert value == single_result.value
+            assert n_combinations == single_result.n_combinations
+            assert local_rows == N // WORLD

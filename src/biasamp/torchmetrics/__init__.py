@@ -10,9 +10,17 @@ subclasses: ``update(groups=..., tasks=..., tasks_pred=...)`` per batch,
 ``compute()`` for the value as a 0-d tensor, ``compute_result()`` for the full
 biasamp result (per-pair table, top pairs, interval with ``n_boot``). States are
 count tables reduced by summation, so values are exact across batches and
-processes (``torch.distributed``). See ``docs/training_loop.md``.
+processes (``torch.distributed``). :class:`MultiAttributeBiasAmplification`
+(Multi-> in either direction, or Multi_MALS) keeps the evaluation rows' pattern
+counts in list states concatenated across processes and builds M in
+``compute()``. See ``docs/training_loop.md``.
 """
 
 from biasamp.torchmetrics._metrics import DirectionalBiasAmplification, MALSBiasAmplification
+from biasamp.torchmetrics._multi_attribute import MultiAttributeBiasAmplification
 
-__all__ = ["DirectionalBiasAmplification", "MALSBiasAmplification"]
+__all__ = [
+    "DirectionalBiasAmplification",
+    "MALSBiasAmplification",
+    "MultiAttributeBiasAmplification",
+]

@@ -17,15 +17,8 @@ seen, or come from ``row_offset=`` / ``row_index=`` (required under
 ``torch.distributed`` with ``n_boot``, so each process's rows get their own
 weights).
 
-Multi-attribute metrics are not offered as torchmetrics classes: their state,
-a :class:`biasamp.PatternCountTable`, holds one count per *distinct task set
-seen*, a variable-length set of byte keys that differs between processes.
-torchmetrics states must be tensors reduced element-wise (``"sum"``) or
-concatenated (``"cat"``, after which the keys would need merging by value in
-``compute``); a fixed-shape alternative needs one slot per possible task set,
-``2**|T|`` (``2**79`` for COCO objects). Stream multi-attribute counts with
-``PatternCountTable.empty(...).update(...)`` per batch instead, save each
-process's table with :func:`biasamp.save_counts` and merge them with ``+``.
+The multi-attribute metrics (whose state is a pattern table of variable
+length) are in :mod:`biasamp.torchmetrics._multi_attribute`.
 """
 
 from __future__ import annotations
@@ -91,6 +84,20 @@ def _world_size() -> int:
 def _as_numpy(x: Any) -> Any:
     detach = getattr(x, "detach", None)
     return np.asarray(detach().cpu().numpy()) if detach is not None else x
+
+
+def training_labels(values: Any, names: tuple[Any, ...]) -> Any:
+    """Training labels given as class indices (tensor or integer array) become names;
+    other forms pass as they are."""
+    if values is None:
+        return None
+    array = _as_numpy(values)
+    if np.ndim(array) == 1 and np.asarray(array).dtype.kind in "iu":
+        index = np.asarray(array, dtype=np.int64)
+        if index.size and (index.min() < 0 or index.max() >= len(names)):
+            return array  # the adapter layer names the bad labels
+        return np.asarray(names, dtype=object)[index]
+    return array
 
 
 class _CountTableMetric(Metric):
@@ -169,24 +176,12 @@ class _CountTableMetric(Metric):
         self.add_state("n_rows", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
 
     # ------------------------------------------------------------ training side
-    def _training_labels(self, values: Any, names: tuple[Any, ...]) -> Any:
-        """Class indices (tensor or integer array) become names; other forms pass as they are."""
-        if values is None:
-            return None
-        array = _as_numpy(values)
-        if np.ndim(array) == 1 and np.asarray(array).dtype.kind in "iu":
-            index = np.asarray(array, dtype=np.int64)
-            if index.size and (index.min() < 0 or index.max() >= len(names)):
-                return array  # the adapter layer names the bad labels
-            return np.asarray(names, dtype=object)[index]
-        return array
-
     def _training_table(
         self, groups_train: Any, tasks_train: Any, counts_train: Any, sample_weight_train: Any
     ) -> CountTable | None:
         table = count_training_split(
-            groups_train=self._training_labels(groups_train, self.group_names),
-            tasks_train=self._training_labels(tasks_train, self.task_names),
+            groups_train=training_labels(groups_train, self.group_names),
+            tasks_train=training_labels(tasks_train, self.task_names),
             counts_train=counts_train,
             sample_weight_train=_as_numpy(sample_weight_train),
             group_names=self.group_names,
