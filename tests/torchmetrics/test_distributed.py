@@ -19,7 +19,14 @@ pytest.importorskip("torchmetrics")
 if not torch.distributed.is_available():  # pragma: no cover - depends on the torch build
     pytest.skip("torch.distributed is not available", allow_module_level=True)
 
-from biasamp import directional, mals, multi_directional, multi_mals  # noqa: E402
+from biasamp import (  # noqa: E402
+    PatternCountTable,
+    directional,
+    mals,
+    multi_directional,
+    multi_directional_from_counts,
+    multi_mals,
+)
 
 N, G, T, WORLD = 1000, 2, 6, 2
 N_BOOT, SEED = 40, 123
@@ -111,6 +118,23 @@ def _worker(rank: int, port: int, out_dir: str) -> None:
                 multi.compute_result().n_combinations,
                 int(multi.n_rows),  # unsynced again after compute
             ]
+        # and its online bootstrap, given the rows' global positions
+        multi_boot = MultiAttributeBiasAmplification(
+            "A->T",
+            G,
+            T,
+            groups_train=d["train_groups"],
+            tasks_train=d["train_tasks"],
+            n_boot=N_BOOT,
+            random_state=SEED,
+        )
+        for a in range(half.start, half.stop, 128):
+            rows = slice(a, min(a + 128, half.stop))
+            multi_boot.update(
+                **{k: torch.tensor(d[k][rows]) for k in ("groups", "tasks", "tasks_pred")},
+                row_offset=a,
+            )
+        report["multi_boot_ci"] = list(multi_boot.compute_result().ci)
         # without row positions the online bootstrap refuses to run under torch.distributed
         try:
             DirectionalBiasAmplification("A->T", G, T, n_boot=4, random_state=0).update(
@@ -213,3 +237,12 @@ def test_two_process_gloo_run_equals_one_process(tmp_path):
             assert value == single_result.value
             assert n_combinations == single_result.n_combinations
             assert local_rows == N // WORLD
+    streamed = PatternCountTable.empty(**names, n_boot=N_BOOT, random_state=SEED).update(
+        groups=d["groups"], tasks=d["tasks"], tasks_pred=d["tasks_pred"]
+    )
+    train_table = PatternCountTable.from_arrays(
+        groups=d["train_groups"], tasks=d["train_tasks"], **names
+    )
+    boot_ci = multi_directional_from_counts(train_table, streamed, direction="A->T").ci
+    for report in reports:
+        assert tuple(report["multi_boot_ci"]) == boot_ci

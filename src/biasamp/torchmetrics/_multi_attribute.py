@@ -15,6 +15,11 @@ construction. Counts of 0/1 labels are integers, so the value equals the
 one-shot functional value on the same rows, whatever the batches and processes.
 Every ``_COMPACT_EVERY`` batches the lists are merged in place, so memory follows
 the distinct patterns seen, not the batches.
+
+With ``n_boot`` the same arrays of the B online-bootstrap replicates (prefixed
+``rep_``: per pattern entry a row of B, or of |G| x B, values) are kept alongside,
+with Poisson(1) weights keyed by each row's global position in the evaluation
+stream, exactly as :meth:`biasamp.PatternCountTable.empty` streams them.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from torchmetrics.utilities import dim_zero_cat
 from biasamp.counts._combinations import unique_keys
 from biasamp.counts._count_table import JOINT_KEYS
 from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.counts._poisson import seed_entropy
 from biasamp.metrics._combination_space import _DEFAULT_MAX_COMBINATIONS
 from biasamp.metrics._directional import normalize_direction
 from biasamp.metrics._multi_attribute import (
@@ -37,12 +43,15 @@ from biasamp.metrics._multi_attribute import (
     multi_mals_from_counts,
 )
 from biasamp.metrics._splits import select_training_rows
+from biasamp.results._intervals import check_ci
 from biasamp.results._multi_attribute import MultiAttributeResult
 from biasamp.torchmetrics._metrics import (
+    ERR_DISTRIBUTED_POSITIONS,
     ERR_NEEDS_INPUT,
     _as_numpy,
     _check_num,
     _names,
+    _world_size,
     training_labels,
 )
 from biasamp.torchmetrics._tensors import check_threshold, to_numpy_labels
@@ -105,6 +114,15 @@ class MultiAttributeBiasAmplification(Metric):
         Which training rows count (see :func:`biasamp.multi_directional`).
     threshold : float or array of shape (num_tasks,), default 0.5
         Applied to 2-D float predictions (scores); 0/1 and bool pass as they are.
+    n_boot : int, optional
+        Keep B online-bootstrap replicates of the evaluation counts;
+        ``compute_result()`` then has the ``ci``-level percentile interval (M and
+        the training side stay fixed, as in
+        :func:`biasamp.multi_directional_from_counts`).
+    ci : float, default 0.95
+        Confidence level of the interval.
+    random_state : None, int, Generator, RandomState or SeedSequence
+        Seed of the replicate weights (give every process the same integer).
     **kwargs
         Passed to ``torchmetrics.Metric`` (``compute_on_cpu``, ``sync_on_compute``,
         ``process_group``, ...).
@@ -112,9 +130,9 @@ class MultiAttributeBiasAmplification(Metric):
     Notes
     -----
     Every process must call ``update`` at least once before ``compute`` under
-    ``torch.distributed`` (the list states are gathered). There is no online
-    bootstrap here; for an interval stream a :class:`biasamp.PatternCountTable`
-    with ``n_boot`` instead (``docs/training_loop.md``).
+    ``torch.distributed`` (the list states are gathered). With ``n_boot`` under
+    ``torch.distributed``, pass each row's global position (``row_index=`` or
+    ``row_offset=``), as for the other classes.
 
     Examples
     --------
@@ -155,6 +173,9 @@ class MultiAttributeBiasAmplification(Metric):
         baseline: str = "evaluation",
         train_rows: str = "labelled",
         threshold: Any = 0.5,
+        n_boot: int | None = None,
+        ci: float = 0.95,
+        random_state: Any = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -164,6 +185,18 @@ class MultiAttributeBiasAmplification(Metric):
         self.group_names = _names(group_names, self.num_groups, "group_names", "num_groups")
         self.task_names = _names(task_names, self.num_tasks, "task_names", "num_tasks")
         self.threshold = check_threshold(threshold, False)
+        self.ci = float(check_ci(ci))
+        entropy = None if n_boot is None else seed_entropy(random_state)
+        # the per-batch counter: label names 0..k-1 (tensors carry class indices)
+        self._template = PatternCountTable.empty(
+            group_names=range(self.num_groups),
+            task_names=range(self.num_tasks),
+            n_boot=n_boot,
+            random_state=entropy,
+        )
+        self.n_boot = self._template.n_boot
+        self._next_row = 0
+        self._in_forward = False
         self._options: dict[str, Any] = dict(
             combinations=combinations,
             min_size=min_size,
@@ -171,6 +204,7 @@ class MultiAttributeBiasAmplification(Metric):
             min_count=min_count,
             max_combinations=max_combinations,
             absolute=absolute,
+            ci=self.ci,
         )
         if self.metric != "multi_mals":
             self._options.update(tie_rule=tie_rule, empty=empty, baseline=baseline)
@@ -196,19 +230,31 @@ class MultiAttributeBiasAmplification(Metric):
         self._joint_keys = [(g, t) for g, t in JOINT_KEYS if g in self._roles and t in self._roles]
         self._n_words = max(1, -(-self.num_tasks // 32))
         self._batches = 0
-        self.add_state("n", torch.zeros((), dtype=torch.float64), dist_reduce_fx="sum")
         self.add_state("n_rows", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
-        for g in self._group_roles:
-            self.add_state(
-                f"group_totals_{g}",
-                torch.zeros(self.num_groups, dtype=torch.float64),
-                dist_reduce_fx="sum",
-            )
         for t in self._task_roles:
             self.add_state(f"keys_{t}", [], dist_reduce_fx="cat")
-            self.add_state(f"totals_{t}", [], dist_reduce_fx="cat")
-        for g, t in self._joint_keys:
-            self.add_state(f"joint_{g}__{t}", [], dist_reduce_fx="cat")
+        for prefix in self._prefixes():
+            batch = () if prefix == "" else (int(self.n_boot or 0),)
+            self.add_state(
+                prefix + "n", torch.zeros(batch, dtype=torch.float64), dist_reduce_fx="sum"
+            )
+            for g in self._group_roles:
+                self.add_state(
+                    f"{prefix}group_totals_{g}",
+                    torch.zeros(batch + (self.num_groups,), dtype=torch.float64),
+                    dist_reduce_fx="sum",
+                )
+            for t in self._task_roles:
+                self.add_state(f"{prefix}totals_{t}", [], dist_reduce_fx="cat")
+            for g, t in self._joint_keys:
+                self.add_state(f"{prefix}joint_{g}__{t}", [], dist_reduce_fx="cat")
+
+    def _prefixes(self) -> list[str]:
+        """The state prefixes: ``""`` for the counts, ``"rep_"`` for their replicates."""
+        return [""] if self.n_boot is None else ["", "rep_"]
+
+    def _batch(self, prefix: str) -> list[int]:
+        return [] if prefix == "" else [int(self.n_boot or 0)]
 
     # ------------------------------------------------------------------ update
     def update(
@@ -219,6 +265,8 @@ class MultiAttributeBiasAmplification(Metric):
         groups_pred: Any = None,
         tasks_pred: Any = None,
         sample_weight: Any = None,
+        row_offset: int | None = None,
+        row_index: Any = None,
     ) -> None:
         """Count one batch of evaluation rows.
 
@@ -233,6 +281,12 @@ class MultiAttributeBiasAmplification(Metric):
             Multi-hot 0/1, or (predictions) scores thresholded at ``threshold``.
         sample_weight : Tensor of shape (n,), optional
             Non-negative row weights.
+        row_offset : int, optional
+            Global position of the batch's first row in the evaluation set
+            (online bootstrap only; by default the rows follow those seen).
+        row_index : Tensor of int of shape (n,), optional
+            Global position of every row (for example the dataset indices of
+            a shuffled or distributed sampler).
         """
         given = {
             "groups": groups,
@@ -251,27 +305,45 @@ class MultiAttributeBiasAmplification(Metric):
                 prediction=role.endswith("_pred"),
                 threshold=self.threshold,
             )
-        chunk = PatternCountTable.from_arrays(
+        index = None if row_index is None else np.asarray(_as_numpy(row_index))
+        if self.n_boot is not None and row_offset is None and index is None:
+            if _world_size() > 1:
+                raise ValueError(ERR_DISTRIBUTED_POSITIONS.format(metric=type(self).__name__))
+            row_offset = self._next_row
+        chunk = self._template.update(
             **arrays,
             sample_weight=None if sample_weight is None else _as_numpy(sample_weight),
-            group_names=range(self.num_groups),
-            task_names=range(self.num_tasks),
+            row_offset=row_offset,
+            row_index=index,
         )
-        device = self._tensor("n").device
+        self._next_row = max(self._next_row, int(chunk.next_row))
+        device = self._tensor("n_rows").device
 
         def tensor(values: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
-            return torch.as_tensor(np.ascontiguousarray(values), dtype=dtype, device=device)
+            array = np.ascontiguousarray(values).reshape(np.shape(values))  # keeps 0-d as 0-d
+            return torch.as_tensor(array, dtype=dtype, device=device)
 
-        self._tensor("n").add_(float(chunk.n))
         self._tensor("n_rows").add_(int(chunk.n_rows))
-        for g in self._group_roles:
-            self._tensor(f"group_totals_{g}").add_(tensor(chunk.group_totals[g], torch.float64))
         for t in self._task_roles:
             words = np.ascontiguousarray(chunk.patterns[t]).view(np.int32)
             self._list(f"keys_{t}").append(tensor(words.reshape(-1, self._n_words), torch.int32))
-            self._list(f"totals_{t}").append(tensor(chunk.pattern_totals[t], torch.float64))
-        for g, t in self._joint_keys:
-            self._list(f"joint_{g}__{t}").append(tensor(chunk.joint[(g, t)].T, torch.float64))
+        for prefix in self._prefixes():
+            # the replicates count the same rows: the same patterns, in the same order
+            table = chunk if prefix == "" else chunk.replicates
+            assert table is not None
+            self._tensor(prefix + "n").add_(tensor(np.asarray(table.n), torch.float64))
+            for g in self._group_roles:
+                self._tensor(f"{prefix}group_totals_{g}").add_(
+                    tensor(table.group_totals[g], torch.float64)
+                )
+            for t in self._task_roles:
+                totals = np.asarray(table.pattern_totals[t])  # batch + (P,)
+                rows = totals.reshape(-1, totals.shape[-1]).T  # (P, B or 1)
+                self._list(f"{prefix}totals_{t}").append(tensor(rows, torch.float64))
+            for g, t in self._joint_keys:
+                joint = np.asarray(table.joint[(g, t)])  # batch + (|G|, P)
+                rows = np.moveaxis(joint, -1, 0).reshape(joint.shape[-1], -1)
+                self._list(f"{prefix}joint_{g}__{t}").append(tensor(rows, torch.float64))
         self._batches += 1
         if self._batches % _COMPACT_EVERY == 0:
             self._compact()
@@ -286,72 +358,101 @@ class MultiAttributeBiasAmplification(Metric):
         assert isinstance(value, list)
         return value
 
-    def _role_arrays(self, t: str) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-        """One task role's (patterns, counts, group x pattern counts), equal patterns added."""
+    def _cat(self, name: str, width: int) -> np.ndarray:
+        """A list state as one (entries, width) array (this process's, or all after a sync)."""
+        value = getattr(self, name)
+        if isinstance(value, list) and not value:
+            return np.zeros((0, width))
+        return np.asarray(dim_zero_cat(value).detach().cpu().numpy()).reshape(-1, width)
 
-        def cat(name: str, width: int | None, dtype: type) -> np.ndarray:
-            value = getattr(self, name)
-            if isinstance(value, list) and not value:
-                shape = (0,) if width is None else (0, width)
-                return np.zeros(shape, dtype=dtype)
-            return np.asarray(dim_zero_cat(value).detach().cpu().numpy(), dtype=dtype)
-
-        words = np.ascontiguousarray(cat(f"keys_{t}", self._n_words, np.int32))
+    def _role_arrays(
+        self, t: str
+    ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[tuple[str, str], np.ndarray]]:
+        """One task role's sorted patterns and, per state prefix, its pattern counts
+        (batch + (P,)) and per group role its group x pattern counts (batch + (|G|, P)),
+        the counts of equal patterns added."""
+        words = np.ascontiguousarray(self._cat(f"keys_{t}", self._n_words).astype(np.int32))
         keys = words.view(np.dtype((np.void, 4 * self._n_words))).ravel()
         patterns, inverse = unique_keys(keys)
         size = len(patterns)
-        totals = np.bincount(inverse, weights=cat(f"totals_{t}", None, np.float64), minlength=size)
-        joint = {}
-        for g, role in self._joint_keys:
-            if role != t:
-                continue
-            rows = cat(f"joint_{g}__{t}", self.num_groups, np.float64)
-            joint[g] = np.stack(
-                [
-                    np.bincount(inverse, weights=rows[:, j], minlength=size)
-                    for j in range(rows.shape[1])
-                ]
+
+        def merged(name: str, width: int) -> np.ndarray:
+            rows = self._cat(name, width)  # one row of `width` values per pattern entry
+            return np.stack(
+                [np.bincount(inverse, weights=rows[:, j], minlength=size) for j in range(width)],
+                axis=1,
+            ).reshape(size, width)
+
+        totals, joint = {}, {}
+        for prefix in self._prefixes():
+            batch = self._batch(prefix)
+            width = int(np.prod(batch, dtype=np.int64))
+            totals[prefix] = np.moveaxis(merged(f"{prefix}totals_{t}", width), 0, -1).reshape(
+                *batch, size
             )
+            for g, role in self._joint_keys:
+                if role == t:
+                    rows = merged(f"{prefix}joint_{g}__{t}", self.num_groups * width)
+                    joint[(prefix, g)] = np.moveaxis(
+                        rows.reshape(size, *batch, self.num_groups), 0, -1
+                    )
         return patterns, totals, joint
 
     def _compact(self) -> None:
         """Merge this process's list states into one entry per role (same counts)."""
-        device = self._tensor("n").device
+        device = self._tensor("n_rows").device
+
+        def state(values: np.ndarray) -> list[torch.Tensor]:
+            return [torch.as_tensor(np.ascontiguousarray(values), device=device)]
+
         for t in self._task_roles:
             patterns, totals, joint = self._role_arrays(t)
-            words = np.ascontiguousarray(patterns).view(np.int32).reshape(-1, self._n_words)
-            setattr(self, f"keys_{t}", [torch.as_tensor(words, device=device)])
-            setattr(self, f"totals_{t}", [torch.as_tensor(totals, device=device)])
-            for g, values in joint.items():
-                setattr(
-                    self,
-                    f"joint_{g}__{t}",
-                    [torch.as_tensor(np.ascontiguousarray(values.T), device=device)],
-                )
+            size = len(patterns)
+            words = np.ascontiguousarray(patterns).view(np.int32).reshape(size, self._n_words)
+            setattr(self, f"keys_{t}", state(words))
+            for prefix, values in totals.items():
+                setattr(self, f"{prefix}totals_{t}", state(values.reshape(-1, size).T))
+            for (prefix, g), values in joint.items():
+                rows = np.moveaxis(values, -1, 0).reshape(size, -1)
+                setattr(self, f"{prefix}joint_{g}__{t}", state(rows))
 
     # ----------------------------------------------------------------- compute
     def evaluation_table(self) -> PatternCountTable:
         """The counts of the evaluation rows seen so far (this process, or all processes
         inside ``compute``) as a :class:`~biasamp.PatternCountTable` with the metric's
-        label names; save it with :func:`biasamp.save_counts` and merge with ``+``."""
-        patterns, pattern_totals, joint = {}, {}, {}
+        label names (and, with ``n_boot``, its replicates); save it with
+        :func:`biasamp.save_counts` and merge with ``+``."""
+        patterns: dict[str, np.ndarray] = {}
+        pattern_totals: dict[str, dict[str, np.ndarray]] = {p: {} for p in self._prefixes()}
+        joint: dict[str, dict[tuple[str, str], np.ndarray]] = {p: {} for p in self._prefixes()}
         for t in self._task_roles:
-            patterns[t], pattern_totals[t], per_group = self._role_arrays(t)
-            for g, values in per_group.items():
-                joint[(g, t)] = values
-        return PatternCountTable(
-            group_names=self.group_names,
-            task_names=self.task_names,
-            n=np.asarray(float(self._tensor("n").item())),
-            patterns=patterns,
-            group_totals={
-                g: np.asarray(self._tensor(f"group_totals_{g}").detach().cpu().numpy())
-                for g in self._group_roles
-            },
-            pattern_totals=pattern_totals,
-            joint=joint,
-            n_rows=int(self._tensor("n_rows").item()),
-        )
+            patterns[t], totals, per_group = self._role_arrays(t)
+            for prefix, values in totals.items():
+                pattern_totals[prefix][t] = values
+            for (prefix, g), values in per_group.items():
+                joint[prefix][(g, t)] = values
+
+        def numpy(name: str) -> np.ndarray:
+            return np.asarray(self._tensor(name).detach().cpu().numpy(), dtype=np.float64)
+
+        def table(prefix: str) -> PatternCountTable:
+            return PatternCountTable(
+                group_names=self.group_names,
+                task_names=self.task_names,
+                n=numpy(prefix + "n"),
+                patterns=dict(patterns),
+                group_totals={g: numpy(f"{prefix}group_totals_{g}") for g in self._group_roles},
+                pattern_totals=pattern_totals[prefix],
+                joint=joint[prefix],
+                n_rows=int(self._tensor("n_rows").item()),
+            )
+
+        result = table("")
+        if self.n_boot is not None:
+            result.bootstrap = self._template.bootstrap
+            result.replicates = table("rep_")
+            result.next_row = self._next_row
+        return result
 
     def _result(self) -> MultiAttributeResult:
         if int(self._tensor("n_rows").item()) == 0:
@@ -365,13 +466,14 @@ class MultiAttributeBiasAmplification(Metric):
 
     def compute(self) -> torch.Tensor:
         """The metric value over every row seen (all processes) as a 0-d float64 tensor."""
-        device = self._tensor("n").device
+        device = self._tensor("n_rows").device
         return torch.tensor(self._result().value, dtype=torch.float64, device=device)
 
     def compute_result(self) -> MultiAttributeResult:
         """The full biasamp result over every row seen: ``value``, ``by_combination``,
-        ``by_size``, ``top()``. Under ``torch.distributed`` the states are synchronised
-        first, like ``compute()``, so every process must call it."""
+        ``by_size``, ``top()``, and with ``n_boot`` the interval (``ci``, ``se``,
+        ``replicates``). Under ``torch.distributed`` the states are synchronised first,
+        like ``compute()``, so every process must call it."""
         with self.sync_context(
             dist_sync_fn=self.dist_sync_fn,
             should_sync=self._to_sync,
@@ -379,7 +481,18 @@ class MultiAttributeBiasAmplification(Metric):
         ):
             return self._result()
 
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Update with a batch and return the metric on that batch alone (torchmetrics rule)."""
+        self._in_forward = True
+        try:
+            return super().forward(*args, **kwargs)
+        finally:
+            self._in_forward = False
+
     def reset(self) -> None:
-        """Forget every evaluation row seen (the training table stays)."""
+        """Forget every evaluation row seen (the training table stays; the bootstrap's
+        row positions restart at 0)."""
         super().reset()
         self._batches = 0
+        if not getattr(self, "_in_forward", False):  # forward resets to count one batch
+            self._next_row = 0
