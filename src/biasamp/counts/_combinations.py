@@ -565,6 +565,14 @@ def containment_counts(
     number of patterns or combinations. A node takes the table when
     ``2**u * u * _ZETA_FACTOR`` is at most its patterns x combinations, ``u`` is
     at most ``_ZETA_MAX_BITS`` and the table at most ``_ZETA_MAX_CELLS`` cells.
+
+    The root's subtrees (one per first task) own disjoint combinations and run in
+    up to :func:`_threads_for_counting` threads, largest first; every
+    combination is summed by one thread in a fixed order, so the counts do not
+    depend on the number of threads. ``weights`` may be float32 (the products
+    and tables then stay in float32: exact when every weight is an integer and
+    every column sums to less than 2**24, which is when the callers pass it);
+    the result is float64.
     """
     from biasamp._progress import progress_iter
 
