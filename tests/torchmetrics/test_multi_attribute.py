@@ -238,3 +238,36 @@ def test_online_bootstrap_equals_the_streamed_table(
     assert got.value == want.value == _functional(metric, d).value
     assert got.ci == want.ci and got.se == want.se
     np.testing.assert_array_equal(got.replicates, want.replicates)
+
+
+def test_more_than_32_tasks_use_several_key_words() -> None:
+    """70 tasks: pattern keys of three 32-bit words round-trip through the states."""
+    rng = np.random.default_rng(9)
+    n, t = 900, 70
+    groups = rng.integers(0, 2, n)
+    tasks = (rng.random((n, t)) < 0.04 + 0.04 * groups[:, None]).astype(np.int64)
+    tasks_pred = np.where(rng.random((n, t)) < 0.97, tasks, 1 - tasks)
+    train_groups = rng.integers(0, 2, n)
+    train_tasks = (rng.random((n, t)) < 0.04 + 0.04 * train_groups[:, None]).astype(np.int64)
+    m = MultiAttributeBiasAmplification(
+        "A->T", 2, t, groups_train=train_groups, tasks_train=train_tasks
+    )
+    for a in range(0, n, 200):
+        m.update(
+            groups=torch.tensor(groups[a : a + 200]),
+            tasks=torch.tensor(tasks[a : a + 200]),
+            tasks_pred=torch.tensor(tasks_pred[a : a + 200]),
+        )
+    want = multi_directional(
+        direction="A->T",
+        groups_train=train_groups,
+        tasks_train=train_tasks,
+        groups=groups,
+        tasks=tasks,
+        tasks_pred=tasks_pred,
+        group_names=range(2),
+        task_names=range(t),
+    )
+    got = m.compute_result()
+    assert got.value == want.value and got.n_combinations == want.n_combinations > 0
+    pd.testing.assert_frame_equal(got.by_combination, want.by_combination)
