@@ -100,12 +100,141 @@ def training_labels(values: Any, names: tuple[Any, ...]) -> Any:
     return array
 
 
-class _CountTableMetric(Metric):
-    """A torchmetrics ``Metric`` whose state is a :class:`~biasamp.CountTable`."""
+class _StreamingMetric(Metric):
+    """What every biasamp torchmetrics class shares: the label names, a per-batch
+    counter (a declared-empty count table of any kind, with the online bootstrap), the
+    roles a batch must carry, the rows' global positions, and the torchmetrics
+    ``compute`` / ``compute_result`` / ``forward`` / ``reset`` contract. Subclasses
+    register their states, call :meth:`_count_batch` in ``update`` and define
+    ``_result``."""
 
     is_differentiable = False
     higher_is_better: bool | None = None
     full_state_update = False
+
+    def _set_counter(
+        self,
+        *,
+        table_type: Any,
+        roles: tuple[str, ...],
+        num_groups: int,
+        num_tasks: int,
+        group_names: Sequence[Any] | None,
+        task_names: Sequence[Any] | None,
+        soft: bool,
+        threshold: Any,
+        n_boot: int | None,
+        ci: float,
+        random_state: Any,
+    ) -> None:
+        """Validate the shared options and make the per-batch counter."""
+        self.num_groups = _check_num(num_groups, "num_groups")
+        self.num_tasks = _check_num(num_tasks, "num_tasks")
+        self.group_names = _names(group_names, self.num_groups, "group_names", "num_groups")
+        self.task_names = _names(task_names, self.num_tasks, "task_names", "num_tasks")
+        if not isinstance(soft, (bool, np.bool_)):
+            raise ValueError(ERR_SOFT.format(got=soft))
+        self.soft = bool(soft)
+        self.threshold = check_threshold(threshold, self.soft)
+        self.ci = float(check_ci(ci))
+        self._roles = roles
+        self._joint_keys = [(g, t) for g, t in JOINT_KEYS if g in roles and t in roles]
+        entropy = None if n_boot is None else seed_entropy(random_state)
+        # the per-batch counter: label names 0..k-1 (tensors carry class indices)
+        self._template = table_type.empty(
+            group_names=range(self.num_groups),
+            task_names=range(self.num_tasks),
+            n_boot=n_boot,
+            random_state=entropy,
+        )
+        self.n_boot = self._template.n_boot
+        self._next_row = 0
+        self._in_forward = False
+
+    def _prefixes(self) -> list[str]:
+        """The state prefixes: ``""`` for the counts, ``"rep_"`` for their replicates."""
+        return [""] if self.n_boot is None else ["", "rep_"]
+
+    def _count_batch(
+        self,
+        given: dict[str, Any],
+        *,
+        sample_weight: Any,
+        row_offset: int | None,
+        row_index: Any,
+    ) -> Any:
+        """The count table of one batch (with its replicates), from the metric's roles."""
+        arrays: dict[str, Any] = {}
+        for role in self._roles:
+            if given[role] is None:
+                raise ValueError(ERR_NEEDS_INPUT.format(metric=type(self).__name__, role=role))
+            arrays[role] = to_numpy_labels(
+                given[role],
+                arg=role,
+                k=self.num_groups if role.startswith("groups") else self.num_tasks,
+                prediction=role.endswith("_pred"),
+                threshold=self.threshold,
+            )
+        index = None if row_index is None else np.asarray(_as_numpy(row_index))
+        if self.n_boot is not None and row_offset is None and index is None:
+            if _world_size() > 1:
+                raise ValueError(ERR_DISTRIBUTED_POSITIONS.format(metric=type(self).__name__))
+            row_offset = self._next_row
+        if self.soft:
+            arrays["soft"] = True
+        chunk = self._template.update(
+            **arrays,
+            sample_weight=None if sample_weight is None else _as_numpy(sample_weight),
+            row_offset=row_offset,
+            row_index=index,
+        )
+        self._next_row = max(self._next_row, int(chunk.next_row))
+        return chunk
+
+    def _tensor(self, name: str) -> torch.Tensor:
+        """The state tensor ``name``."""
+        value = getattr(self, name)
+        assert isinstance(value, torch.Tensor)
+        return value
+
+    def _result(self) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def compute(self) -> torch.Tensor:
+        """The metric value over every row seen (all processes) as a 0-d float64 tensor."""
+        device = self._tensor("n_rows").device
+        return torch.tensor(self._result().value, dtype=torch.float64, device=device)
+
+    def compute_result(self) -> Any:
+        """The full biasamp result over every row seen, with ``n_boot`` its interval.
+
+        Under ``torch.distributed`` the states are synchronised first, like
+        ``compute()``, so every process must call it.
+        """
+        with self.sync_context(
+            dist_sync_fn=self.dist_sync_fn,
+            should_sync=self._to_sync,
+            should_unsync=self._should_unsync,
+        ):
+            return self._result()
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Update with a batch and return the metric on that batch alone (torchmetrics rule)."""
+        self._in_forward = True
+        try:
+            return super().forward(*args, **kwargs)
+        finally:
+            self._in_forward = False
+
+    def reset(self) -> None:
+        """Forget every row seen (and restart the bootstrap's row positions at 0)."""
+        super().reset()
+        if not getattr(self, "_in_forward", False):  # forward resets to count one batch
+            self._next_row = 0
+
+
+class _CountTableMetric(_StreamingMetric):
+    """A torchmetrics ``Metric`` whose state is a :class:`~biasamp.CountTable`."""
 
     _metric_name = "count table metric"
 
@@ -129,33 +258,23 @@ class _CountTableMetric(Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.num_groups = _check_num(num_groups, "num_groups")
-        self.num_tasks = _check_num(num_tasks, "num_tasks")
-        self.group_names = _names(group_names, self.num_groups, "group_names", "num_groups")
-        self.task_names = _names(task_names, self.num_tasks, "task_names", "num_tasks")
-        if not isinstance(soft, (bool, np.bool_)):
-            raise ValueError(ERR_SOFT.format(got=soft))
-        self.soft = bool(soft)
-        self.threshold = check_threshold(threshold, self.soft)
-        self.ci = float(check_ci(ci))
-        self._roles = roles
-        self._joint_keys = [(g, t) for g, t in JOINT_KEYS if g in roles and t in roles]
-        entropy = None if n_boot is None else seed_entropy(random_state)
-        # the per-batch counter: label names 0..k-1 (tensors carry class indices)
-        self._template = CountTable.empty(
-            group_names=range(self.num_groups),
-            task_names=range(self.num_tasks),
+        self._set_counter(
+            table_type=CountTable,
+            roles=roles,
+            num_groups=num_groups,
+            num_tasks=num_tasks,
+            group_names=group_names,
+            task_names=task_names,
+            soft=soft,
+            threshold=threshold,
             n_boot=n_boot,
-            random_state=entropy,
+            ci=ci,
+            random_state=random_state,
         )
-        self.n_boot = self._template.n_boot
         self._train = self._training_table(
             groups_train, tasks_train, counts_train, sample_weight_train
         )
-        self._next_row = 0
-        self._in_forward = False
-        prefixes = [""] if self.n_boot is None else ["", "rep_"]
-        for prefix in prefixes:
+        for prefix in self._prefixes():
             batch = () if prefix == "" else (int(self.n_boot),)
             self.add_state(
                 prefix + "n", torch.zeros(batch, dtype=torch.float64), dist_reduce_fx="sum"
@@ -188,12 +307,6 @@ class _CountTableMetric(Metric):
             task_names=self.task_names,
         )
         return table
-
-    def _tensor(self, name: str) -> torch.Tensor:
-        """The state tensor ``name``."""
-        value = getattr(self, name)
-        assert isinstance(value, torch.Tensor)
-        return value
 
     # ------------------------------------------------------------------ update
     def update(
@@ -233,30 +346,9 @@ class _CountTableMetric(Metric):
             "groups_pred": groups_pred,
             "tasks_pred": tasks_pred,
         }
-        arrays = {}
-        for role in self._roles:
-            if given[role] is None:
-                raise ValueError(ERR_NEEDS_INPUT.format(metric=type(self).__name__, role=role))
-            arrays[role] = to_numpy_labels(
-                given[role],
-                arg=role,
-                k=self.num_groups if role.startswith("groups") else self.num_tasks,
-                prediction=role.endswith("_pred"),
-                threshold=self.threshold,
-            )
-        index = None if row_index is None else np.asarray(_as_numpy(row_index))
-        if self.n_boot is not None and row_offset is None and index is None:
-            if _world_size() > 1:
-                raise ValueError(ERR_DISTRIBUTED_POSITIONS.format(metric=type(self).__name__))
-            row_offset = self._next_row
-        chunk = self._template.update(
-            **arrays,
-            sample_weight=None if sample_weight is None else _as_numpy(sample_weight),
-            soft=self.soft,
-            row_offset=row_offset,
-            row_index=index,
+        chunk = self._count_batch(
+            given, sample_weight=sample_weight, row_offset=row_offset, row_index=row_index
         )
-        self._next_row = max(self._next_row, int(chunk.next_row))
         self._add_counts(chunk, "")
         if chunk.replicates is not None:
             self._add_counts(chunk.replicates, "rep_")
@@ -305,14 +397,6 @@ class _CountTableMetric(Metric):
             table.next_row = self._next_row
         return table
 
-    def _result(self) -> PairwiseResult:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def compute(self) -> torch.Tensor:
-        """The metric value over every row seen (all processes) as a 0-d float64 tensor."""
-        device = self._tensor("n_rows").device
-        return torch.tensor(self._result().value, dtype=torch.float64, device=device)
-
     def compute_result(self) -> PairwiseResult:
         """The full biasamp result over every row seen: ``value``, ``by_pair``, ``top()``,
         and with ``n_boot`` the interval (``ci``, ``se``, ``replicates``).
@@ -320,33 +404,14 @@ class _CountTableMetric(Metric):
         Under ``torch.distributed`` the states are synchronised first, like
         ``compute()``, so every process must call it.
         """
-        with self.sync_context(
-            dist_sync_fn=self.dist_sync_fn,
-            should_sync=self._to_sync,
-            should_unsync=self._should_unsync,
-        ):
-            return self._result()
+        result: PairwiseResult = super().compute_result()
+        return result
 
     def plot(self, val: Any = None, ax: Any = None) -> Any:
         """Plot the value (or a sequence of values, for example one per epoch) the
         torchmetrics way; returns ``(figure, axes)``. For the per-pair picture use
         ``compute_result().plot()``."""
         return self._plot(val, ax)
-
-    # ------------------------------------------------------- row positions
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        """Update with a batch and return the metric on that batch alone (torchmetrics rule)."""
-        self._in_forward = True
-        try:
-            return super().forward(*args, **kwargs)
-        finally:
-            self._in_forward = False
-
-    def reset(self) -> None:
-        """Forget every row seen (and restart the bootstrap's row positions at 0)."""
-        super().reset()
-        if not getattr(self, "_in_forward", False):  # forward resets to count one batch
-            self._next_row = 0
 
 
 class DirectionalBiasAmplification(_CountTableMetric):

@@ -13,8 +13,8 @@ equal patterns, rebuilds the table and calls
 :func:`biasamp.multi_mals_from_counts` with the training table built at
 construction. Counts of 0/1 labels are integers, so the value equals the
 one-shot functional value on the same rows, whatever the batches and processes.
-Every ``_COMPACT_EVERY`` batches the lists are merged in place, so memory follows
-the distinct patterns seen, not the batches.
+When a list holds ``_COMPACT_EVERY`` entries the lists are merged in place, so
+memory follows the distinct patterns seen, not the batches.
 
 With ``n_boot`` the same arrays of the B online-bootstrap replicates (prefixed
 ``rep_``: per pattern entry a row of B, or of |G| x B, values) are kept alongside,
@@ -29,13 +29,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from torchmetrics import Metric
 from torchmetrics.utilities import dim_zero_cat
 
 from biasamp.counts._combinations import unique_keys
-from biasamp.counts._count_table import JOINT_KEYS
 from biasamp.counts._pattern_counts import PatternCountTable
-from biasamp.counts._poisson import seed_entropy
 from biasamp.metrics._combination_space import _DEFAULT_MAX_COMBINATIONS
 from biasamp.metrics._directional import normalize_direction
 from biasamp.metrics._multi_attribute import (
@@ -43,18 +40,8 @@ from biasamp.metrics._multi_attribute import (
     multi_mals_from_counts,
 )
 from biasamp.metrics._splits import select_training_rows
-from biasamp.results._intervals import check_ci
 from biasamp.results._multi_attribute import MultiAttributeResult
-from biasamp.torchmetrics._metrics import (
-    ERR_DISTRIBUTED_POSITIONS,
-    ERR_NEEDS_INPUT,
-    _as_numpy,
-    _check_num,
-    _names,
-    _world_size,
-    training_labels,
-)
-from biasamp.torchmetrics._tensors import check_threshold, to_numpy_labels
+from biasamp.torchmetrics._metrics import _as_numpy, _StreamingMetric, training_labels
 
 __all__ = ["MultiAttributeBiasAmplification"]
 
@@ -80,7 +67,7 @@ def _metric_key(metric: Any) -> str:
         raise ValueError(ERR_METRIC.format(got=metric)) from None
 
 
-class MultiAttributeBiasAmplification(Metric):
+class MultiAttributeBiasAmplification(_StreamingMetric):
     """Multi-> (either direction) or Multi_MALS (Zhao et al. 2023) as a torchmetrics metric.
 
     The training split is given at construction; ``update`` counts batches of
@@ -147,10 +134,6 @@ class MultiAttributeBiasAmplification(Metric):
     0.0
     """
 
-    is_differentiable = False
-    higher_is_better: bool | None = None
-    full_state_update = False
-
     def __init__(
         self,
         metric: str,
@@ -180,23 +163,19 @@ class MultiAttributeBiasAmplification(Metric):
     ) -> None:
         super().__init__(**kwargs)
         self.metric = _metric_key(metric)
-        self.num_groups = _check_num(num_groups, "num_groups")
-        self.num_tasks = _check_num(num_tasks, "num_tasks")
-        self.group_names = _names(group_names, self.num_groups, "group_names", "num_groups")
-        self.task_names = _names(task_names, self.num_tasks, "task_names", "num_tasks")
-        self.threshold = check_threshold(threshold, False)
-        self.ci = float(check_ci(ci))
-        entropy = None if n_boot is None else seed_entropy(random_state)
-        # the per-batch counter: label names 0..k-1 (tensors carry class indices)
-        self._template = PatternCountTable.empty(
-            group_names=range(self.num_groups),
-            task_names=range(self.num_tasks),
+        self._set_counter(
+            table_type=PatternCountTable,
+            roles=_ROLES[self.metric],
+            num_groups=num_groups,
+            num_tasks=num_tasks,
+            group_names=group_names,
+            task_names=task_names,
+            soft=False,
+            threshold=threshold,
             n_boot=n_boot,
-            random_state=entropy,
+            ci=ci,
+            random_state=random_state,
         )
-        self.n_boot = self._template.n_boot
-        self._next_row = 0
-        self._in_forward = False
         self._options: dict[str, Any] = dict(
             combinations=combinations,
             min_size=min_size,
@@ -224,12 +203,9 @@ class MultiAttributeBiasAmplification(Metric):
             task_names=self.task_names,
             names_source="group_names/task_names",
         )
-        self._roles = _ROLES[self.metric]
         self._group_roles = [r for r in self._roles if r.startswith("groups")]
         self._task_roles = [r for r in self._roles if r.startswith("tasks")]
-        self._joint_keys = [(g, t) for g, t in JOINT_KEYS if g in self._roles and t in self._roles]
         self._n_words = max(1, -(-self.num_tasks // 32))
-        self._batches = 0
         self.add_state("n_rows", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
         for t in self._task_roles:
             self.add_state(f"keys_{t}", [], dist_reduce_fx="cat")
@@ -248,10 +224,6 @@ class MultiAttributeBiasAmplification(Metric):
                 self.add_state(f"{prefix}totals_{t}", [], dist_reduce_fx="cat")
             for g, t in self._joint_keys:
                 self.add_state(f"{prefix}joint_{g}__{t}", [], dist_reduce_fx="cat")
-
-    def _prefixes(self) -> list[str]:
-        """The state prefixes: ``""`` for the counts, ``"rep_"`` for their replicates."""
-        return [""] if self.n_boot is None else ["", "rep_"]
 
     def _batch(self, prefix: str) -> list[int]:
         return [] if prefix == "" else [int(self.n_boot or 0)]
@@ -294,29 +266,9 @@ class MultiAttributeBiasAmplification(Metric):
             "groups_pred": groups_pred,
             "tasks_pred": tasks_pred,
         }
-        arrays: dict[str, Any] = {}
-        for role in self._roles:
-            if given[role] is None:
-                raise ValueError(ERR_NEEDS_INPUT.format(metric=type(self).__name__, role=role))
-            arrays[role] = to_numpy_labels(
-                given[role],
-                arg=role,
-                k=self.num_groups if role.startswith("groups") else self.num_tasks,
-                prediction=role.endswith("_pred"),
-                threshold=self.threshold,
-            )
-        index = None if row_index is None else np.asarray(_as_numpy(row_index))
-        if self.n_boot is not None and row_offset is None and index is None:
-            if _world_size() > 1:
-                raise ValueError(ERR_DISTRIBUTED_POSITIONS.format(metric=type(self).__name__))
-            row_offset = self._next_row
-        chunk = self._template.update(
-            **arrays,
-            sample_weight=None if sample_weight is None else _as_numpy(sample_weight),
-            row_offset=row_offset,
-            row_index=index,
+        chunk = self._count_batch(
+            given, sample_weight=sample_weight, row_offset=row_offset, row_index=row_index
         )
-        self._next_row = max(self._next_row, int(chunk.next_row))
         device = self._tensor("n_rows").device
 
         def tensor(values: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
@@ -344,14 +296,8 @@ class MultiAttributeBiasAmplification(Metric):
                 joint = np.asarray(table.joint[(g, t)])  # batch + (|G|, P)
                 rows = np.moveaxis(joint, -1, 0).reshape(joint.shape[-1], -1)
                 self._list(f"{prefix}joint_{g}__{t}").append(tensor(rows, torch.float64))
-        self._batches += 1
-        if self._batches % _COMPACT_EVERY == 0:
+        if len(self._list(f"keys_{self._task_roles[0]}")) >= _COMPACT_EVERY:
             self._compact()
-
-    def _tensor(self, name: str) -> torch.Tensor:
-        value = getattr(self, name)
-        assert isinstance(value, torch.Tensor)
-        return value
 
     def _list(self, name: str) -> list[torch.Tensor]:
         value = getattr(self, name)
@@ -464,35 +410,10 @@ class MultiAttributeBiasAmplification(Metric):
             self._train, evaluation, direction=self.metric, **self._options
         )
 
-    def compute(self) -> torch.Tensor:
-        """The metric value over every row seen (all processes) as a 0-d float64 tensor."""
-        device = self._tensor("n_rows").device
-        return torch.tensor(self._result().value, dtype=torch.float64, device=device)
-
     def compute_result(self) -> MultiAttributeResult:
         """The full biasamp result over every row seen: ``value``, ``by_combination``,
         ``by_size``, ``top()``, and with ``n_boot`` the interval (``ci``, ``se``,
         ``replicates``). Under ``torch.distributed`` the states are synchronised first,
         like ``compute()``, so every process must call it."""
-        with self.sync_context(
-            dist_sync_fn=self.dist_sync_fn,
-            should_sync=self._to_sync,
-            should_unsync=self._should_unsync,
-        ):
-            return self._result()
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        """Update with a batch and return the metric on that batch alone (torchmetrics rule)."""
-        self._in_forward = True
-        try:
-            return super().forward(*args, **kwargs)
-        finally:
-            self._in_forward = False
-
-    def reset(self) -> None:
-        """Forget every evaluation row seen (the training table stays; the bootstrap's
-        row positions restart at 0)."""
-        super().reset()
-        self._batches = 0
-        if not getattr(self, "_in_forward", False):  # forward resets to count one batch
-            self._next_row = 0
+        result: MultiAttributeResult = super().compute_result()
+        return result
