@@ -26,8 +26,10 @@ _TYPES: dict[str, Any] = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
     "string": lambda v: isinstance(v, str),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
@@ -47,12 +49,16 @@ def load_schema(name: str) -> dict[str, Any]:
 
 def _same(a: Any, b: Any) -> bool:
     """JSON equality (``1 == True`` is not, as in JSON Schema)."""
-    return type(a) is type(b) and a == b or (
-        isinstance(a, (int, float))
-        and isinstance(b, (int, float))
-        and not isinstance(a, bool)
-        and not isinstance(b, bool)
+    return (
+        type(a) is type(b)
         and a == b
+        or (
+            isinstance(a, (int, float))
+            and isinstance(b, (int, float))
+            and not isinstance(a, bool)
+            and not isinstance(b, bool)
+            and a == b
+        )
     )
 
 
@@ -60,7 +66,7 @@ def _resolve(root: Mapping[str, Any], ref: str) -> Mapping[str, Any]:
     node: Any = root
     for part in ref.removeprefix("#/").split("/"):
         node = node[part]
-    return node  # type: ignore[no-any-return]
+    return node
 
 
 def first_schema_error(

@@ -40,13 +40,15 @@ metric.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import math
 import os
+import sys
 import types
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar, Union, cast, get_args, get_origin, get_type_hints
+from typing import Any, TypeVar, Union, cast, get_args, get_origin
 
 import numpy as np
 import pandas as pd
@@ -121,7 +123,7 @@ def register_result(
     def decorate(cls: type[T]) -> type[T]:
         entry = _Entry(kind, cls, shapes or _no_shapes)
         if not issubclass(cls, pd.DataFrame):  # a table keeps pandas' elementwise ==
-            cls.__eq__ = _result_eq  # type: ignore[assignment,method-assign]
+            cls.__eq__ = _result_eq  # type: ignore[method-assign]
             cls.__hash__ = None  # type: ignore[assignment]
         _REGISTRY[kind] = entry
         _BY_CLASS[cls] = entry
@@ -138,11 +140,11 @@ def same_value(a: Any, b: Any) -> bool:
         if type(a) is not type(b):
             return False
         try:
-            if isinstance(a, pd.DataFrame):
+            if isinstance(a, pd.DataFrame) and isinstance(b, pd.DataFrame):
                 pd.testing.assert_frame_equal(a, b, check_exact=True)
-            elif isinstance(a, pd.Series):
+            elif isinstance(a, pd.Series) and isinstance(b, pd.Series):
                 pd.testing.assert_series_equal(a, b, check_exact=True)
-            else:
+            elif isinstance(a, pd.Index) and isinstance(b, pd.Index):
                 pd.testing.assert_index_equal(a, b, exact=True, check_exact=True)
         except (AssertionError, TypeError, ValueError):
             return False
@@ -156,7 +158,7 @@ def same_value(a: Any, b: Any) -> bool:
         if a.dtype.kind in "fc":
             return bool(np.array_equal(a, b, equal_nan=True))
         if a.dtype.kind == "O":
-            return all(same_value(x, y) for x, y in zip(a.reshape(-1), b.reshape(-1)))
+            return all(same_value(x, y) for x, y in zip(a.reshape(-1), b.reshape(-1), strict=True))
         return bool(np.array_equal(a, b))
     if isinstance(a, (float, np.floating)) and isinstance(b, (float, np.floating)):
         return bool(a == b or (math.isnan(a) and math.isnan(b)))
@@ -164,13 +166,11 @@ def same_value(a: Any, b: Any) -> bool:
         return (
             type(a) is type(b)
             and len(a) == len(b)
-            and all(same_value(x, y) for x, y in zip(a, b))
+            and all(same_value(x, y) for x, y in zip(a, b, strict=True))
         )
     if isinstance(a, Mapping):
         return (
-            isinstance(b, Mapping)
-            and list(a) == list(b)
-            and all(same_value(a[k], b[k]) for k in a)
+            isinstance(b, Mapping) and list(a) == list(b) and all(same_value(a[k], b[k]) for k in a)
         )
     if type(a) in _BY_CLASS or type(b) in _BY_CLASS:
         return type(a) is type(b) and _result_eq(a, b) is True
@@ -441,7 +441,9 @@ class _Decoder:
             try:
                 hash(key)
             except TypeError:
-                raise self.fail(f"{where}[0]", f"a key must be hashable, got {_describe(key)}")
+                raise self.fail(
+                    f"{where}[0]", f"a key must be hashable, got {_describe(key)}"
+                ) from None
             out[key] = self.value(pair[1], f"{where}[1]", depth + 1)
         return out
 
@@ -526,7 +528,9 @@ class _Decoder:
         values = self._elements(data, "O", path, depth)
         if isinstance(dtype, pd.StringDtype):  # "str", "string": text or missing, never a number
             for i, v in enumerate(values):
-                if not (v is None or isinstance(v, str) or (isinstance(v, float) and math.isnan(v))):
+                if not (
+                    v is None or isinstance(v, str) or (isinstance(v, float) and math.isnan(v))
+                ):
                     raise self.fail(f"{path}[{i}]", f"expected a string, got {_describe(v)}")
         try:
             return pd.array(values, dtype=cast(Any, dtype))
@@ -540,9 +544,12 @@ class _Decoder:
         if obj["__type__"] == "range_index":
             self.keys(obj, path, ("start", "stop", "step", "name"))
             bounds = [obj["start"], obj["stop"], obj["step"]]
-            if not all(_is_int(v) for v in bounds) or bounds[2] == 0:
-                raise self.fail(path, f"expected integer start, stop and nonzero step, got {bounds}")
-            size = len(range(*bounds))
+            if not all(_is_int(v) and abs(v) < 2**63 for v in bounds) or bounds[2] == 0:
+                raise self.fail(
+                    path, f"expected 64-bit integer start, stop and nonzero step, got {bounds}"
+                )
+            start, stop, step = bounds
+            size = max(0, -((start - stop) // step))  # len(range(...)) without a C size
             if length is not None and size != length:
                 raise self.fail(
                     f"{path}.stop", f"the index declares {size} rows, but the data has {length}"
@@ -554,7 +561,7 @@ class _Decoder:
                     f"(at most {MAX_UNCHECKED_ROWS})",
                 )
             name = self.label(obj["name"], f"{path}.name", depth)
-            return pd.RangeIndex(*bounds, name=name)
+            return pd.RangeIndex(start, stop, step, name=name)
         self.keys(obj, path, ("dtype", "name", "data"))
         data = self.list_of(obj, "data", path)
         if length is not None and len(data) != length:
@@ -608,9 +615,7 @@ class _Decoder:
             rows = len(col)
         index = self.index(obj["index"], f"{path}.index", depth + 1, rows)
         series = {
-            j: pd.Series(
-                self.column(col, dtypes[j], f"{path}.data[{j}]", depth + 1), index=index
-            )
+            j: pd.Series(self.column(col, dtypes[j], f"{path}.data[{j}]", depth + 1), index=index)
             for j, col in enumerate(data)
         }
         frame = pd.DataFrame(series, index=index)
@@ -625,7 +630,9 @@ class _Decoder:
     def result(self, kind: Any, fields: Any, path: str, depth: int = 0) -> Any:
         entry = _REGISTRY.get(kind) if isinstance(kind, str) else None
         if entry is None:
-            raise ValueError(ERR_LOAD_KIND.format(file=self.file, got=kind, known=sorted(_REGISTRY)))
+            raise ValueError(
+                ERR_LOAD_KIND.format(file=self.file, got=kind, known=sorted(_REGISTRY))
+            )
         if not isinstance(fields, dict):
             raise self.fail(path, f"expected an object of fields, got {_describe(fields)}")
         hints = _field_types(entry.cls)
@@ -633,7 +640,7 @@ class _Decoder:
             allowed = ["table", *getattr(entry.cls, "_metadata", [])]
             required = ["table"]
         else:
-            init = [f for f in dataclasses.fields(entry.cls) if f.init]
+            init = [f for f in dataclasses.fields(cast(Any, entry.cls)) if f.init]
             allowed = [f.name for f in init]
             required = [
                 f.name
@@ -674,15 +681,22 @@ class _Decoder:
 
 
 def _field_types(cls: type) -> dict[str, Any]:
-    """The resolved annotations of a result class's fields (``{}`` where they do not resolve)."""
+    """The resolved annotations of a result class's fields (an annotation that does not
+    resolve is left out, so its field is not checked)."""
     hints: dict[str, Any] = {}
     for klass in reversed(cls.__mro__):
         if klass.__module__.startswith(("pandas", "builtins")):
             continue
-        try:
-            hints.update(get_type_hints(klass))
-        except Exception:  # pragma: no cover - an annotation that does not resolve: unchecked
-            continue
+        namespace = vars(sys.modules[klass.__module__])
+        for name, annotation in inspect.get_annotations(klass).items():
+            try:
+                hints[name] = (
+                    eval(annotation, namespace)  # noqa: S307 - the class's own annotation
+                    if isinstance(annotation, str)
+                    else annotation
+                )
+            except Exception:  # pragma: no cover - a name only imported for type checking
+                hints.pop(name, None)
     return hints
 
 
@@ -723,7 +737,9 @@ def _conforms(value: Any, hint: Any) -> bool:
             return False
         if len(args) == 2 and args[1] is Ellipsis:
             return all(_conforms(v, args[0]) for v in value)
-        return len(value) == len(args) and all(_conforms(v, a) for v, a in zip(value, args))
+        return len(value) == len(args) and all(
+            _conforms(v, a) for v, a in zip(value, args, strict=True)
+        )
     if isinstance(hint, type):
         if hasattr(hint, "__set_name__") and hasattr(hint, "__get__"):
             return isinstance(value, pd.DataFrame)  # a descriptor field holding a frame
@@ -827,7 +843,7 @@ ERR_LOAD_VERSION_VALUE = "{file}: $.schema_version: expected a positive integer,
 def check_version(document: Mapping[str, Any], supported: int, file: str) -> None:
     """Refuse a ``schema_version`` that is not a positive integer, or newer than ``supported``."""
     version = document.get("schema_version")
-    if not _is_int(version) or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise ValueError(ERR_LOAD_VERSION_VALUE.format(file=file, got=version))
     if version > supported:
         raise ValueError(
