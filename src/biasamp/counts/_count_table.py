@@ -43,8 +43,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from biasamp._threads import single_threaded_blas
 from biasamp._memory import check_allocation
+from biasamp._threads import single_threaded_blas
 from biasamp.counts._poisson import BLOCK_ROWS, PoissonReplicates, check_n_boot
 from biasamp.inputs._collections import collection_kind, counter_for
 from biasamp.inputs._label_matrix import (

@@ -147,7 +147,7 @@ def load_counts(path: str | os.PathLike[str]) -> Any:
 
 
 def _load_counts(path: str | os.PathLike[str]) -> Any:
-    with np.load(path, allow_pickle=False) as data:
+    with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as data:
         if "meta" not in data.files or "n" not in data.files:
             raise ValueError(ERR_NOT_COUNTS.format(path=path, missing="meta/n"))
         meta = json.loads(data["meta"].tobytes().decode("utf-8"))
