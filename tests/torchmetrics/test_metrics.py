@@ -503,3 +503,31 @@ def test_update_messages_for_new_users():
     )
     with pytest.raises(TypeError, match=r"^MultiAttributeBiasAmplification\.update takes keyword"):
         multi.update(torch.tensor([0]))
+
+
+@pytest.mark.parametrize("n_boot", [None, 5])
+def test_a_metric_refuses_stream_positions_counted_twice(n_boot):
+    batch = {
+        "groups": torch.tensor([0, 1, 0]),
+        "tasks": torch.eye(3)[[0, 1, 2]],
+        "tasks_pred": torch.eye(3)[[0, 1, 1]],
+    }
+    metric = DirectionalBiasAmplification("A->T", 2, 3, n_boot=n_boot, random_state=0)
+    metric.update(**batch, row_offset=0)
+    with pytest.raises(
+        ValueError, match=r"^row_offset: stream positions 1, 2 would be counted twice"
+    ):
+        metric.update(**batch, row_offset=1)
+    with pytest.raises(ValueError, match=r"^row_index: stream positions 7 would be counted twice"):
+        metric.update(**batch, row_index=torch.tensor([7, 7, 8]))
+    metric.update(**batch)  # follows the rows seen: positions 3, 4, 5
+    with pytest.raises(ValueError, match=r"^row_index: stream positions 5 would"):
+        metric.update(**batch, row_index=torch.tensor([5, 6, 9]))
+    assert int(metric.n_rows) == 6
+    other = DirectionalBiasAmplification("A->T", 2, 3, n_boot=n_boot, random_state=0)
+    other.update(**batch, row_offset=4)
+    with pytest.raises(ValueError, match=r"^merge: stream positions 4, 5 would be counted twice"):
+        metric.merge_state(other)
+    metric.reset()
+    metric.update(**batch, row_offset=0)  # a new pass over the data after reset
+    assert int(metric.n_rows) == 3

@@ -31,7 +31,7 @@ import pandas as pd
 import torch
 from torchmetrics import Metric
 
-from biasamp.counts._count_table import JOINT_KEYS, CountTable
+from biasamp.counts._count_table import JOINT_KEYS, CountTable, RowRecord
 from biasamp.counts._poisson import seed_entropy
 from biasamp.metrics._directional import (
     _check_rules,
@@ -183,6 +183,8 @@ class _StreamingMetric(Metric):
         self.n_boot = self._template.n_boot
         self._entropy = entropy
         self._next_row = 0
+        # this process's stream positions, once they matter (see RowRecord)
+        self._rows: RowRecord | None = None
         self._in_forward = False
 
     def _prefixes(self) -> list[str]:
@@ -230,6 +232,19 @@ class _StreamingMetric(Metric):
             row_offset=row_offset,
             row_index=index,
         )
+        if index is not None:
+            positions = index.astype(np.int64, copy=False)
+            arg = "row_index"
+        elif row_offset is not None or self._rows is not None:
+            start = self._next_row if row_offset is None else int(row_offset)
+            positions = np.arange(start, start + chunk.n_rows, dtype=np.int64)
+            arg = "row_offset"
+        else:
+            positions, arg = None, ""
+        if positions is not None:  # each position once, across this process's batches
+            if self._rows is None:  # the batches before had the positions 0 .. next_row - 1
+                self._rows = RowRecord.prefix(self._next_row)
+            self._rows.add(positions, arg=arg)
         self._next_row = max(self._next_row, int(chunk.next_row))
         return chunk
 
@@ -312,6 +327,8 @@ class _StreamingMetric(Metric):
                         why=why,
                     )
                 )
+            if self._rows is not None and incoming_state._rows is not None:
+                self._rows = self._rows.union(incoming_state._rows)  # refuses shared rows
             state = dict(incoming_state.metric_state)
             if names != self._label_names():
                 state = self._reorder(state, names, self._label_names())
@@ -415,6 +432,7 @@ class _StreamingMetric(Metric):
         super().reset()
         if not getattr(self, "_in_forward", False):  # forward resets to count one batch
             self._next_row = 0
+            self._rows = None
 
 
 class _CountTableMetric(_StreamingMetric):
