@@ -342,6 +342,14 @@ MAX_UNCHECKED_ROWS = 1_000_000
 _ARRAY_KINDS = "biufOU"
 
 ERR_LOAD_INVALID = "{file}: {path}: {problem}"
+#: JSON value types a column of each dtype kind may hold as they are (null is NaN in floats).
+_PLAIN_TYPES: dict[str, set[type]] = {
+    "f": {float, int, type(None)},
+    "i": {int},
+    "b": {bool},
+    "U": {str},
+    "O": {str, int, float, bool, type(None)},
+}
 
 
 class InvalidDocument(ValueError):
@@ -449,6 +457,9 @@ class _Decoder:
 
     def _elements(self, data: list[Any], kind: str, path: str, depth: int) -> list[Any]:
         """The values of an array or column of dtype kind ``kind``, each checked."""
+        types = set(map(type, data))  # one C-level pass: the common case needs no other
+        if types <= _PLAIN_TYPES.get(kind, set()):
+            return data
         if kind == "O":
             if all(not isinstance(v, (dict, list)) for v in data):
                 return data
