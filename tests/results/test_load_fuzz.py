@@ -259,3 +259,86 @@ def test_hand_written_files_are_refused_naming_the_file(tmp_path, text):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match="hand.json"):
         biasamp.load_result(path)
+
+
+def _set(path: tuple[Any, ...], value: Any) -> Any:
+    def edit(doc: Any) -> None:
+        _parent(doc, path)[path[-1]] = value
+
+    return edit
+
+
+def _drop(path: tuple[Any, ...]) -> Any:
+    def edit(doc: Any) -> None:
+        del _parent(doc, path)[path[-1]]
+
+    return edit
+
+
+BY_PAIR = ("result", "by_pair")
+HAND_EDITS = {
+    "type is a dict": _set(("type",), {"a": 1}),
+    "class is a list": _set(("class",), ["PairwiseResult"]),
+    "result is a list": _set(("result",), []),
+    "inputs is a string": _set(("inputs",), "x"),
+    "version is a string": _set(("schema_version",), "1"),
+    "version is true": _set(("schema_version",), True),
+    "version is huge": _set(("schema_version",), 10**40),
+    "no result": _drop(("result",)),
+    "no by_pair": _drop((*BY_PAIR,)),
+    "by_pair is null": _set(BY_PAIR, None),
+    "by_pair is a number": _set(BY_PAIR, 3),
+    "frame data is a dict": _set((*BY_PAIR, "data"), {"a": 1}),
+    "frame column is a string": _set((*BY_PAIR, "data", 0), "abc"),
+    "frame column too short": _set((*BY_PAIR, "data", 2), [0.5]),
+    "dtype unknown": _set((*BY_PAIR, "dtypes", 2), "no-such-dtype"),
+    "dtype void": _set((*BY_PAIR, "dtypes", 2), "V8"),
+    "dtype int for floats": _set((*BY_PAIR, "dtypes", 2), "int64"),
+    "dtype is a list": _set((*BY_PAIR, "dtypes", 2), ["float64"]),
+    "columns index is a list": _set((*BY_PAIR, "columns"), ["group"]),
+    "index step 0": _set((*BY_PAIR, "index", "step"), 0),
+    "index start is a float": _set((*BY_PAIR, "index", "start"), 0.5),
+    "index negative stop": _set((*BY_PAIR, "index", "stop"), -5),
+    "index name is a list": _set((*BY_PAIR, "index", "name"), [1, 2]),
+    "tag unknown": _set((*BY_PAIR, "__type__"), "pickle"),
+    "tag is a number": _set((*BY_PAIR, "__type__"), 7),
+    "replicates shape negative": _set(("result", "replicates", "shape"), [-5]),
+    "replicates shape too big": _set(("result", "replicates", "shape"), [10**18]),
+    "replicates shape a string": _set(("result", "replicates", "shape"), "abc"),
+    "replicates dtype huge string": _set(("result", "replicates", "dtype"), "<U1000000000"),
+    "replicates data with a string": _set(("result", "replicates", "data", 0), "x"),
+    "replicates data huge int": _set(("result", "replicates", "data", 0), 10**400),
+    "ci a list": _set(("result", "ci"), [0.1, 0.2]),
+    "ci tuple of three": _set(("result", "ci"), {"__type__": "tuple", "items": [1.0, 2.0, 3.0]}),
+    "ci tuple items missing": _set(("result", "ci"), {"__type__": "tuple"}),
+    "float tag bad value": _set(("result", "value"), {"__type__": "float", "value": "1.5"}),
+    "params a list": _set(("result", "params"), [1]),
+    "params with unhashable dict key": _set(
+        ("result", "params"), {"__type__": "dict", "items": [[[1], 2]]}
+    ),
+    "params dict items not pairs": _set(("result", "params"), {"__type__": "dict", "items": [1]}),
+    "n_pairs a bool": _set(("result", "n_pairs"), True),
+    "n_pairs huge": _set(("result", "n_pairs"), 10**40),
+    "n is 1e400 as int": _set(("result", "n"), 10**400),
+    "nested result unknown kind": _set(
+        ("result", "extras"), {"x": {"__type__": "result", "kind": "x", "fields": {}}}
+    ),
+    "nested result fields a list": _set(
+        ("result", "extras"), {"x": {"__type__": "result", "kind": "pairwise", "fields": []}}
+    ),
+    "nested result missing field": _set(
+        ("result", "extras"), {"x": {"__type__": "result", "kind": "pairwise", "fields": {}}}
+    ),
+    "value a string": _set(("value",), "abc"),
+    "extra top-level key": _set(("extra",), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HAND_EDITS))
+def test_hand_written_edits_are_refused_naming_the_file(tmp_path, name):
+    doc = copy.deepcopy(documents()["pairwise"])
+    HAND_EDITS[name](doc)
+    path = tmp_path / "edited.json"
+    _write(doc, path)
+    with pytest.raises(ValueError, match=r"edited\.json: "):
+        biasamp.load_result(path)

@@ -306,7 +306,11 @@ def _edited(tmp_path, result, edit, name="edited.json"):
             r"$.result.by_pair.data[0][0]",
             "expected a string",
         ),
-        (lambda d: d["result"].__setitem__("n_pairs", 1.5), "$.result.n_pairs", "expected int"),
+        (
+            lambda d: d["result"].__setitem__("n_pairs", 1.5),
+            "$.result.n_pairs",
+            "expected a 64-bit int",
+        ),
         (lambda d: d.__setitem__("value", 0.5), "$.value", "the file says 0.5"),
         (lambda d: d["inputs"].__setitem__("groups", 7), "$.inputs.groups", "the file says 7"),
         (

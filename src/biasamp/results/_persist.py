@@ -615,6 +615,9 @@ class _Decoder:
                 f"{path}.dtypes", f"{len(dtypes)} dtypes for {len(data)} columns of data"
             )
         columns = self.index(obj["columns"], f"{path}.columns", depth + 1, len(data))
+        if not columns.is_unique:
+            twice = columns[columns.duplicated()][0]
+            raise self.fail(f"{path}.columns", f"the column {twice!r} appears twice")
         rows = None
         for j, col in enumerate(data):
             if not isinstance(col, list):
@@ -712,6 +715,8 @@ def _field_types(cls: type) -> dict[str, Any]:
 
 
 def _type_name(hint: Any) -> str:
+    if hint is int:
+        return "a 64-bit int"
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 
@@ -734,7 +739,7 @@ def _conforms(value: Any, hint: Any) -> bool:
             return False
         return True
     if hint is int:
-        return _is_int(value)
+        return _is_int(value) and -(2**63) <= value < 2**63  # sizes and counts fit int64
     if hint is bool:
         return isinstance(value, bool)
     if origin is dict:
