@@ -553,7 +553,8 @@ class _CountTableMetric(_StreamingMetric):
         ----------
         groups, groups_pred : Tensor of shape (n,) or (n, num_groups)
             Class indices, multi-hot 0/1, or (predictions) scores with
-            ``threshold`` / probabilities with ``soft``. Roles the metric does
+            ``threshold`` / probabilities with ``soft``; with ``group_names``
+            also a 1-D list or array of those names. Roles the metric does
             not use are ignored (so one ``MetricCollection`` call can feed
             several metrics).
         tasks, tasks_pred : Tensor of shape (n,) or (n, num_tasks)
@@ -566,6 +567,16 @@ class _CountTableMetric(_StreamingMetric):
         row_index : Tensor of int of shape (n,), optional
             Global position of every row (for example the dataset indices of
             a shuffled or distributed sampler).
+
+        Raises
+        ------
+        TypeError
+            For positional arguments (roles are keywords).
+        ValueError
+            For a position this metric counted before (an overlapping
+            ``row_offset``, a repeated ``row_index``), a label name not in
+            ``group_names`` / ``task_names``, or scores without ``threshold=``
+            or ``soft=True``.
         """
         self._positional(args)
         given = {
