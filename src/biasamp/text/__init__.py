@@ -1,0 +1,17 @@
+"""Captioning and other text-output models: captions to labels, bias amplification, LIC.
+
+* :func:`caption_labels`: the group a caption names and the objects it mentions.
+* :data:`COCO_TASK_WORDS`, :data:`DIRECTIONAL_GROUP_WORDS`, :data:`LIC_GENDER_WORDS`:
+  the default word lists.
+"""
+
+from biasamp.text._caption_labels import CaptionLabels, caption_labels
+from biasamp.text._lexicons import COCO_TASK_WORDS, DIRECTIONAL_GROUP_WORDS, LIC_GENDER_WORDS
+
+__all__ = [
+    "COCO_TASK_WORDS",
+    "DIRECTIONAL_GROUP_WORDS",
+    "LIC_GENDER_WORDS",
+    "CaptionLabels",
+    "caption_labels",
+]
