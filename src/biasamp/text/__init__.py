@@ -1,10 +1,17 @@
 """Captioning and other text-output models: captions to labels, bias amplification, LIC.
 
 * :func:`caption_labels`: the group a caption names and the objects it mentions.
+* :func:`caption_bias_amplification`, :func:`caption_bias_table`: T->A, A->T and MALS
+  of a captioning model (or several side by side) against the image labels.
 * :data:`COCO_TASK_WORDS`, :data:`DIRECTIONAL_GROUP_WORDS`, :data:`LIC_GENDER_WORDS`:
   the default word lists.
 """
 
+from biasamp.text._caption_bias import (
+    CaptionBiasResult,
+    caption_bias_amplification,
+    caption_bias_table,
+)
 from biasamp.text._caption_labels import CaptionLabels, caption_labels
 from biasamp.text._lexicons import COCO_TASK_WORDS, DIRECTIONAL_GROUP_WORDS, LIC_GENDER_WORDS
 
@@ -12,6 +19,9 @@ __all__ = [
     "COCO_TASK_WORDS",
     "DIRECTIONAL_GROUP_WORDS",
     "LIC_GENDER_WORDS",
+    "CaptionBiasResult",
     "CaptionLabels",
+    "caption_bias_amplification",
+    "caption_bias_table",
     "caption_labels",
 ]

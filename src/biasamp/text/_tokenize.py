@@ -49,8 +49,7 @@ __all__ = [
 CHUNK = 250_000
 
 ERR_CAPTIONS_TYPE = (
-    "{arg}: expected a sequence of captions (list, array, pandas Series), one per row, "
-    "got {got}."
+    "{arg}: expected a sequence of captions (list, array, pandas Series), one per row, got {got}."
 )
 ERR_CAPTION_ROW = (
     "{arg}: row {row} is {got!r} ({type}); expected a caption string or a non-empty "
@@ -60,10 +59,10 @@ ERR_CAPTION_EMPTY_LIST = "{arg}: row {row} is an empty list; give at least one c
 ERR_CAPTION_ITEM = "{arg}: row {row} holds {got!r} ({type}); every caption must be a string."
 ERR_CAPTION_NUL = "{arg}: a caption contains the NUL character '\\x00', which biasamp reserves."
 ERR_NO_ROWS = "{arg}: no captions (0 rows)."
-ERR_LEXICON_TYPE = (
-    "{arg}: expected a dict {{label: [words or phrases]}}{alt}, got {got}."
+ERR_LEXICON_TYPE = "{arg}: expected a dict {{label: [words or phrases]}}{alt}, got {got}."
+ERR_LEXICON_WORDS = (
+    "{arg}: the words of {label!r} must be a non-empty list of strings, got {got!r}."
 )
-ERR_LEXICON_WORDS = "{arg}: the words of {label!r} must be a non-empty list of strings, got {got!r}."
 ERR_LEXICON_EMPTY_WORD = "{arg}: {label!r} has an empty word {word!r} (nothing left to match)."
 ERR_LEXICON_TWICE = "{arg}: the word {word!r} is listed under both {first!r} and {second!r}."
 ERR_LEXICON_EMPTY = "{arg}: no labels (an empty lexicon)."
@@ -155,7 +154,9 @@ def as_lexicon(
                 raise ValueError(ERR_LEXICON_EMPTY_WORD.format(arg=arg, label=label, word=entry))
             if owner.get(phrase, label) != label:
                 raise ValueError(
-                    ERR_LEXICON_TWICE.format(arg=arg, word=phrase, first=owner[phrase], second=label)
+                    ERR_LEXICON_TWICE.format(
+                        arg=arg, word=phrase, first=owner[phrase], second=label
+                    )
                 )
             owner[phrase] = label
             if phrase not in normal:
@@ -235,9 +236,7 @@ def count_phrases(captions: Sequence[str], vocabulary: Vocabulary, *, arg: str) 
     return sp.vstack(parts, format="csr") if parts else sp.csr_matrix((0, n_tokens))
 
 
-def mask_words(
-    captions: Sequence[str], words: Sequence[str], *, token: str, arg: str
-) -> list[str]:
+def mask_words(captions: Sequence[str], words: Sequence[str], *, token: str, arg: str) -> list[str]:
     """Normalised captions with every whole-word occurrence of ``words`` replaced by ``token``.
 
     The output words are separated by single spaces.
@@ -273,7 +272,9 @@ def as_caption_rows(captions: Any, *, arg: str) -> tuple[list[str], np.ndarray, 
         try:
             values = pd.Series(list(captions), dtype=object).to_numpy()
         except TypeError:
-            raise TypeError(ERR_CAPTIONS_TYPE.format(arg=arg, got=type(captions).__name__)) from None
+            raise TypeError(
+                ERR_CAPTIONS_TYPE.format(arg=arg, got=type(captions).__name__)
+            ) from None
         index = pd.RangeIndex(len(values))
     if len(values) == 0:
         raise ValueError(ERR_NO_ROWS.format(arg=arg))
