@@ -35,6 +35,7 @@ import scipy.sparse as sp
 
 __all__ = [
     "CHUNK",
+    "SEPARATOR",
     "Lexicon",
     "Vocabulary",
     "as_caption_rows",
