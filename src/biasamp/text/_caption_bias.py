@@ -294,7 +294,7 @@ def caption_bias_amplification(
     if unknown:
         raise ValueError(ERR_GROUP_LABELS.format(unknown=unknown, known=known_groups))
     pred_tasks = labels.tasks[list(truth_tasks.columns)].reset_index(drop=True)
-    pred_groups = labels.groups.to_numpy(dtype=object, na_value=None)
+    pred_groups = labels.groups.astype(object).where(labels.groups.notna(), None).to_numpy()
     has = labels.has_group
     group_side = [m for m in chosen if m in ("T->A", "MALS")]
     if group_side and not has.any():

@@ -151,7 +151,7 @@ def caption_labels(
     labels = np.array(groups_lex.labels, dtype=object)
     group = np.where(n_hit == 1, labels[hits.argmax(axis=1)], None)
     return CaptionLabels(
-        groups=pd.Series(pd.array(group, dtype="string"), index=index, name="group"),
+        groups=pd.Series(group, index=index, name="group", dtype="string"),
         group_status=pd.Series(status, index=index, name="group_status"),
         tasks=pd.DataFrame(tasks, index=index, columns=list(tasks_lex.labels)),
         group_hits=pd.DataFrame(hits, index=index, columns=list(groups_lex.labels)),

@@ -165,7 +165,7 @@ def _align(captions: list[str], vocabulary: pd.Index) -> list[str]:
     """Words outside ``vocabulary`` become UNKNOWN_TOKEN (one pass over all words)."""
     tokens = np.array(f" {SEPARATOR} ".join(captions).split(" "), dtype=object)
     codes, uniques = pd.factorize(tokens)
-    keep = vocabulary.get_indexer(uniques) >= 0
+    keep = vocabulary.get_indexer(pd.Index(uniques)) >= 0
     keep |= pd.Series(uniques, dtype=object).isin([SEPARATOR, ""]).to_numpy()  # numpy drops NULs
     mapped = np.where(keep, uniques, UNKNOWN_TOKEN)[codes]
     return [part.strip() for part in " ".join(mapped).split(SEPARATOR)]

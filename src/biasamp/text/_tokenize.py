@@ -224,7 +224,7 @@ def count_phrases(captions: Sequence[str], vocabulary: Vocabulary, *, arg: str) 
         if vocabulary.pattern is not None:
             text = vocabulary.pattern.sub(_join_phrase, text)
         codes, uniques = pd.factorize(np.array(text.split(), dtype=object))
-        ids = vocabulary.index.get_indexer(uniques)[codes]
+        ids = vocabulary.index.get_indexer(pd.Index(uniques))[codes]
         is_sep = ids == n_tokens
         doc = np.cumsum(is_sep)
         keep = (ids >= 0) & ~is_sep
