@@ -136,7 +136,7 @@ def caption_labels(
     group_map, task_map = vocabulary.maps
     if mask:
         is_group_word = np.asarray(group_map.sum(axis=1)).ravel() > 0
-        task_map = sp.diags((~is_group_word).astype(np.int32)) @ task_map
+        task_map = sp.diags((~is_group_word).astype(np.int32), dtype=np.int32) @ task_map
     n_rows = len(index)
     if len(row) != n_rows or not np.array_equal(row, np.arange(n_rows)):
         rows = sp.csr_matrix(
