@@ -17,6 +17,7 @@ SECTIONS = {
     "biasamp.counts": "Count tables",
     "biasamp.metrics": "Co-occurrence metrics",
     "biasamp.predictability": "Predictability metrics",
+    "biasamp.text": "Captioning and text-output models",
     "biasamp.results": "Results",
     "biasamp.uncertainty": "Uncertainty and thresholds",
     "biasamp.mitigation": "Mitigation",
@@ -29,6 +30,7 @@ OTHER = "Other"
 # optional submodules documented as a whole: (module, title, extra it needs)
 SUBMODULES = [
     ("biasamp.datasets", "Bundled data sets", None),
+    ("biasamp.text", "Captions: parser and word lists", None),
     ("biasamp.torchmetrics", "torchmetrics integration", "torch"),
 ]
 
