@@ -80,3 +80,11 @@ def test_errors_name_the_file_and_column(files, capsys) -> None:
     ])  # fmt: skip
     assert code == 2
     assert "--json" in capsys.readouterr().err
+
+
+def test_help_has_examples(capsys) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["captions", "--help"])
+    assert info.value.code == 0
+    text = capsys.readouterr().out
+    assert "Examples:" in text and "biasamp captions" in text
