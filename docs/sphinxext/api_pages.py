@@ -92,7 +92,9 @@ def api_index() -> str:
         text += _underline(f"{title}: ``{module_name}``", "-")
         text += f"\n.. automodule:: {module_name}\n   :no-members:\n\n"
         text += f".. currentmodule:: {module_name}\n"
-        text += _autosummary(list(getattr(module, "__all__", [])))
+        # names the top-level package exports are documented there once
+        names = [n for n in getattr(module, "__all__", []) if n not in biasamp.__all__]
+        text += _autosummary(names)
     return text
 
 
