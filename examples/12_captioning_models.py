@@ -35,7 +35,8 @@ What the data show
   the images have them. The paper's "increases A->T for certain tasks" holds
   pair by pair (``pairs where T->A falls and A->T rises`` counts the group x
   object pairs where the Equalizer lowers T->A and raises A->T to a positive
-  value, as the reference script lists them), not for the mean.
+  value, as the reference script lists them: 17, or 15 with the reference's rule
+  that captions without a gender leave A->T too), not for the mean.
 * **MALS** ranks the models differently again (the Equalizer lowest): one
   number per metric hides which direction moved.
 * **Leakage.** The masked captions of every model still reveal the gender well
@@ -83,7 +84,13 @@ def measure(*, n_boot: int = 300, n_iter: int = 3) -> tuple[pd.DataFrame, dict[s
         table.loc[row, "LIC vs baseline"] = leak.value
         if leak.ci is not None:
             table.loc[row, "LIC_M ci_low"], table.loc[row, "LIC_M ci_high"] = _t(leak.model_quality)
-    return table, results
+    # The reference script's row rule: captions without a gender leave A->T too.
+    _, reference_rows = caption_bias_table(
+        captions[["baseline_ft", "equalizer"]], groups=truth["gender"], tasks=truth[objects],
+        groups_train=train["gender"], tasks_train=train[objects], metrics=["T->A", "A->T"],
+        exclude_no_group="all",
+    )  # fmt: skip
+    return table, {**results, "reference rows": reference_rows}
 
 
 def _t(values: np.ndarray) -> tuple[float, float]:
@@ -93,7 +100,7 @@ def _t(values: np.ndarray) -> tuple[float, float]:
     return float(values.mean() - half), float(values.mean() + half)
 
 
-def pairs_t_falls_a_rises(results: dict[str, object]) -> int:
+def pairs_t_falls_a_rises(results: dict) -> int:
     """Group x object pairs where the Equalizer lowers T->A and raises A->T above 0."""
     base, eq = results["baseline_ft"], results["equalizer"]
     keys = ["group", "task"]
@@ -139,16 +146,21 @@ def main(output_dir: Path | str | None = None, *, n_boot: int = 300, n_iter: int
     columns = ["model", "one_group", "no_group", "conflict", "group_accuracy", "T->A", "A->T",
                "MALS", "LIC_M", "LIC vs baseline"]  # fmt: skip
     n_pairs = pairs_t_falls_a_rises(results)
+    n_reference = pairs_t_falls_a_rises(results["reference rows"])
     (out / "12_captioning_models.md").write_text(
         "# Six captioning models, measured on their captions\n\n"
         f"COCO test half (5,473 images); bootstrap intervals from {n_boot} replicates, "
         f"leakage over {n_iter} splits. Intervals in the figure.\n\n"
         + _gallery.markdown_table(table[columns])
         + f"\n\nGroup x object pairs where the Equalizer lowers T->A and raises A->T above 0: "
-        f"{n_pairs}.\n",
+        f"{n_pairs} ({n_reference} when captions without a gender are left out of A->T too, "
+        "as the reference script does).\n",
         encoding="utf-8",
     )
-    key: dict[str, float] = {"pairs where T->A falls and A->T rises": n_pairs}
+    key: dict[str, float] = {
+        "pairs where T->A falls and A->T rises": n_pairs,
+        "pairs where T->A falls and A->T rises (reference rows)": n_reference,
+    }
     for row in table.to_dict(orient="records"):
         for column, value in row.items():
             if column != "model":

@@ -28,4 +28,5 @@ def test_12_captioning_models(tmp_path: Path) -> None:
         assert -0.007 < key[f"{model}: A->T"] < -0.003
         assert key[f"{model}: LIC_M"] > 0.35  # masked captions still leak the gender
     assert key["baseline_ft: LIC vs baseline"] == 0.0
-    assert key["pairs where T->A falls and A->T rises"] > 0
+    assert key["pairs where T->A falls and A->T rises"] == 17
+    assert key["pairs where T->A falls and A->T rises (reference rows)"] == 15
