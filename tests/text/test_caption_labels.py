@@ -7,6 +7,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biasamp.datasets import load_coco_captions, load_coco_gender
 from biasamp.text import COCO_TASK_WORDS, caption_labels
@@ -222,3 +224,37 @@ def test_bad_lexicons_name_the_argument() -> None:
     assert str(info.value) == ERR_LEXICON_WORDS.format(arg="task_words", label="dog", got="dog")
     with pytest.raises(ValueError, match="^task_words: 'dog' has an empty word"):
         caption_labels(["a dog"], task_words={"dog": ["dog", "!!"]})
+
+
+WORD_POOL = ["a", "hot", "dog", "dogs", "car", "carrot", "cart", "teddy", "bear", "man", "woman",
+             "boy", "girl", "table", "dining", "on", "the"]  # fmt: skip
+SEPARATORS = [" ", "  ", ", ", ". ", "-", "_", "! ", "\t"]
+PROPERTY_WORDS = {"dog": ["dog", "dogs"], "hot_dog": ["hot dog"], "car": ["car"],
+                  "carrot": ["carrot"], "bear": ["bear"], "teddy_bear": ["teddy bear"],
+                  "dining_table": ["dining table", "table"]}  # fmt: skip
+
+
+@given(
+    st.lists(
+        st.lists(st.tuples(st.sampled_from(WORD_POOL), st.sampled_from(SEPARATORS),
+                           st.booleans()), min_size=1, max_size=10),
+        min_size=1, max_size=30,
+    )
+)  # fmt: skip
+@settings(max_examples=60, deadline=None)
+def test_property_vectorised_parser_equals_brute_force(rows) -> None:
+    captions = [
+        "".join((word.upper() if upper else word) + sep for word, sep, upper in row) for row in rows
+    ]
+    labels = caption_labels(captions, task_words=PROPERTY_WORDS)
+    phrases = {p: label for label, ps in PROPERTY_WORDS.items() for p in ps}
+    groups = {"man": "man", "boy": "man", "woman": "woman", "girl": "woman"}
+    for i, caption in enumerate(captions):
+        # underscores and hyphens read as spaces, as every other punctuation mark
+        assert tasks_of(labels, i) == _brute_force(caption.replace("_", " "), phrases)
+        named = {groups[w] for w in re.sub(r"[^a-z ]", " ", caption.lower()).split() if w in groups}
+        expected = next(iter(named)) if len(named) == 1 else None
+        assert (None if pd.isna(labels.groups.iloc[i]) else labels.groups.iloc[i]) == expected
+    # parsing a row at a time gives the same table as parsing all rows at once
+    one = caption_labels(captions[:1], task_words=PROPERTY_WORDS)
+    assert one.tasks.iloc[0].tolist() == labels.tasks.iloc[0].tolist()
