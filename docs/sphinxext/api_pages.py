@@ -17,6 +17,7 @@ SECTIONS = {
     "biasamp.counts": "Count tables",
     "biasamp.metrics": "Co-occurrence metrics",
     "biasamp.predictability": "Predictability metrics",
+    "biasamp.text": "Captioning and text-output models",
     "biasamp.results": "Results",
     "biasamp.uncertainty": "Uncertainty and thresholds",
     "biasamp.mitigation": "Mitigation",
@@ -29,6 +30,7 @@ OTHER = "Other"
 # optional submodules documented as a whole: (module, title, extra it needs)
 SUBMODULES = [
     ("biasamp.datasets", "Bundled data sets", None),
+    ("biasamp.text", "Captions: parser and word lists", None),
     ("biasamp.torchmetrics", "torchmetrics integration", "torch"),
 ]
 
@@ -90,7 +92,9 @@ def api_index() -> str:
         text += _underline(f"{title}: ``{module_name}``", "-")
         text += f"\n.. automodule:: {module_name}\n   :no-members:\n\n"
         text += f".. currentmodule:: {module_name}\n"
-        text += _autosummary(list(getattr(module, "__all__", [])))
+        # names the top-level package exports are documented there once
+        names = [n for n in getattr(module, "__all__", []) if n not in biasamp.__all__]
+        text += _autosummary(names)
     return text
 
 

@@ -17,6 +17,10 @@ Multi-attribute co-occurrence metrics
 Predictability metrics
     :func:`dpa`, :func:`leakage_amplification`, the attackers
     :class:`ExactAttacker` and :class:`MLPAttacker`.
+Captioning and other text-output models
+    :func:`caption_bias_amplification` (T->A, A->T, MALS read from captions),
+    :func:`lic` (LIC, leakage of masked captions); the parser and word lists in
+    :mod:`biasamp.text` (:func:`biasamp.text.caption_labels`).
 Uncertainty and thresholds
     :func:`replicate_weights`, :func:`interval_from_replicates` (every metric also
     takes ``n_boot``), :func:`across_runs`, :func:`calibrate_thresholds`,
@@ -69,6 +73,9 @@ from biasamp.metrics import (
 # predictability metrics
 from biasamp.results import PredictabilityResult
 from biasamp.predictability import ExactAttacker, MLPAttacker, dpa, leakage_amplification
+
+# captioning and other text-output models
+from biasamp.text import CaptionBiasResult, LICResult, caption_bias_amplification, lic
 
 # uncertainty and thresholds
 from biasamp.results import interval_from_replicates
@@ -140,6 +147,11 @@ __all__ = [
     "PredictabilityResult",
     "dpa",
     "leakage_amplification",
+    # captioning models
+    "CaptionBiasResult",
+    "LICResult",
+    "caption_bias_amplification",
+    "lic",
     # uncertainty and thresholds
     "MultinomialReplicates",
     "PoissonReplicates",
