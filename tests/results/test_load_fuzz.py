@@ -64,7 +64,27 @@ def _results() -> dict[str, Any]:
             tasks_train=T_TRAIN,
             max_iter=3,
         )
+    words = {"man": "man", "woman": "woman"}
+    captions = [
+        f"a {words[g]} with a " + " and a ".join([t for t in TASKS if row[t]] or ["dog"])
+        for g, (_, row) in zip(G_PRED, T_PRED.iterrows(), strict=True)
+    ]
+    caption_bias = biasamp.caption_bias_amplification(
+        captions=captions,
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        task_words=TASKS,
+        metrics=("T->A", "MALS"),
+        n_boot=5,
+        random_state=0,
+    )
+    human = [f"a {words[g]} at a table" for g in G_TRAIN]
+    lic = biasamp.lic(
+        captions_human=human, captions_model=captions, groups=G_TRAIN, n_iter=2, random_state=0
+    )
     return {
+        "caption_bias": caption_bias,
+        "lic": lic,
         "pairwise": mals,
         "multi_attribute": multi,
         "predictability": dpa,
