@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from biasamp._memory import check_allocation
-from biasamp.counts._count_table import CountTable, label_matrices
+from biasamp.counts._count_table import CountTable
 from biasamp.counts._poisson import BLOCK_ROWS, PoissonReplicates, check_n_boot, seed_entropy
 from biasamp.counts._replicates import ERR_METHOD, make_replicates, replicate_count_table
 from biasamp.inputs._label_matrix import LabelMatrix, check_same_length
+from biasamp.metrics._splits import split_label_matrices
 from biasamp.results._intervals import check_ci, interval_from_replicates
 
 __all__ = [
@@ -126,11 +127,12 @@ def replicate_splits(
         raise ValueError(ERR_RESAMPLE_TRAIN_MISSING)
     if groups_train is None or tasks_train is None:
         raise ValueError(ERR_RESAMPLE_TRAIN_COUNTS)
-    matrices = label_matrices(
+    matrices = split_label_matrices(
         groups=groups_train,
         tasks=tasks_train,
         group_names=train.group_names,
         task_names=train.task_names,
+        suffix="_train",
         names_source="the training split",
     )
     n_train = check_same_length(**matrices)

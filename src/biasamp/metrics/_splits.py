@@ -24,6 +24,7 @@ from biasamp.inputs._label_matrix import (
     WARN_SINGLE_GROUP,
     LabelMatrix,
     LabelWarning,
+    as_label_matrix,
     as_sample_weight,
     check_same_length,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "align_splits",
     "check_table_memory",
     "count_split",
+    "split_label_matrices",
     "aligned_arguments",
     "count_training_split",
     "evaluation_split",
@@ -81,7 +83,7 @@ def aligned_arguments(*values: Any, train: bool = False) -> tuple[Any, ...]:
     return tuple(out[arg] for arg in names)
 
 
-def check_table_memory(matrices: dict[str, LabelMatrix], *, suffix: str = "") -> None:
+def check_table_memory(matrices: dict[str, LabelMatrix]) -> None:
     """Refuse (``ValueError`` with the estimate) label matrices whose count table would not
     fit in memory: a dense ``|G| x |T|`` table per (group role, task role) pair, and about
     as much again for the metric that reads it. A million distinct "groups" are most
@@ -95,8 +97,8 @@ def check_table_memory(matrices: dict[str, LabelMatrix], *, suffix: str = "") ->
     check_allocation(
         nbytes,
         what=(
-            f"a count table of {n_groups} distinct groups ({groups[0].arg}{suffix}) x "
-            f"{n_tasks} distinct tasks ({tasks[0].arg}{suffix})"
+            f"a count table of {n_groups} distinct groups ({groups[0].arg}) x "
+            f"{n_tasks} distinct tasks ({tasks[0].arg})"
         ),
         advice=(
             "check that these arguments hold labels (not row ids or scores), or merge rare "
@@ -202,11 +204,12 @@ def select_training_rows(
         or any_dask_collection(groups_train, tasks_train, sample_weight_train)
     ):
         return groups_train, tasks_train, sample_weight_train
-    matrices = label_matrices(
+    matrices = split_label_matrices(
         groups=groups_train,
         tasks=tasks_train,
         group_names=group_names,
         task_names=task_names,
+        suffix="_train",
         compact=compact,
     )
     check_same_length(groups_train=matrices["groups"], tasks_train=matrices["tasks"])
@@ -218,6 +221,30 @@ def select_training_rows(
     if sample_weight_train is not None:
         weight = as_sample_weight(sample_weight_train, n, arg="sample_weight_train")[keep]
     return matrices["groups"].take(keep), matrices["tasks"].take(keep), weight
+
+
+def split_label_matrices(
+    *,
+    groups: Any,
+    tasks: Any,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    suffix: str = "",
+    names_source: str | None = None,
+    compact: bool = False,
+) -> dict[str, LabelMatrix]:
+    """The ``groups`` / ``tasks`` label matrices of one ground-truth split, with messages that
+    name the caller's arguments (``suffix="_train"``: ``groups_train``, ``tasks_train``)."""
+    matrices: dict[str, LabelMatrix] = {}
+    for role, value, names, kind in (
+        ("groups", groups, group_names, "group"),
+        ("tasks", tasks, task_names, "task"),
+    ):
+        source = (names_source or f"{kind}_names") if names is not None else None
+        matrices[role] = as_label_matrix(
+            value, arg=f"{role}{suffix}", names=names, source=source, compact=compact
+        )
+    return matrices
 
 
 def count_split(
@@ -239,11 +266,11 @@ def count_split(
             group_names=group_names,
             task_names=task_names,
         )
-    matrices = label_matrices(
-        groups=groups, tasks=tasks, group_names=group_names, task_names=task_names
-    )
     suffix = "_train" if train else ""
-    check_table_memory(matrices, suffix=suffix)
+    matrices = split_label_matrices(
+        groups=groups, tasks=tasks, group_names=group_names, task_names=task_names, suffix=suffix
+    )
+    check_table_memory(matrices)
     n = check_same_length(
         **{f"groups{suffix}": matrices["groups"], f"tasks{suffix}": matrices["tasks"]}
     )
