@@ -217,11 +217,11 @@ def _wrap_for_narwhals(x: Any) -> Any:
         if isinstance(x, pa.RecordBatch):
             return pa.Table.from_batches([x])
     if module.startswith("datasets"):
-        return _hugging_face_arrow(x)
+        return hugging_face_arrow(x)
     return x
 
 
-def _hugging_face_arrow(x: Any) -> Any:
+def hugging_face_arrow(x: Any) -> Any:
     """A Hugging Face ``Dataset`` as its Arrow table, a ``Column`` (``ds["col"]``) as
     its Arrow column; a selection, shuffle or filter (an indices mapping) is applied."""
     source, column = x, None

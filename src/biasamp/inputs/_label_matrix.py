@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp.inputs._arrow_labels import arrow_label_codes
 from biasamp.inputs._containers import (
     ERR_MISSING_LABEL,
     ERR_MISSING_VALUE,
@@ -571,6 +572,12 @@ def as_label_matrix(
         return _realigned(x, arg=arg, names=names, source=source, soft=soft)
     if _pandas_string_labels(x) is not None:
         label_names, codes = _encode_pandas_strings(x, arg, names, source)
+        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
+    arrow = arrow_label_codes(x)
+    if arrow is not None:  # polars / pyarrow strings and categories: Arrow's codes
+        if arrow[0].shape[0] == 0:
+            raise ValueError(ERR_EMPTY.format(arg=arg))
+        label_names, codes = _columns_of_codes(arrow[0], arrow[1], arg, names, source, True)
         return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
