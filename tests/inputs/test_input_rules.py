@@ -17,7 +17,12 @@ import pytest
 import biasamp
 from biasamp.inputs import LabelWarning, as_label_matrix, as_sample_weight
 from biasamp.inputs._alignment import ERR_INDEX_DIFFERS, align_pandas_indexes
-from biasamp.inputs._containers import ERR_LAZY, ERR_MISSING_LABEL, ERR_MIXED_TYPES
+from biasamp.inputs._containers import (
+    ERR_LAZY,
+    ERR_MISSING_LABEL,
+    ERR_MISSING_VALUE,
+    ERR_MIXED_TYPES,
+)
 from biasamp.inputs._label_matrix import (
     ERR_ONE_COLUMN_IDS,
     ERR_SCORES_AS_LABELS,
@@ -274,3 +279,23 @@ def test_a_single_group_warns_in_every_metric(metric: str) -> None:
     assert messages, metric
     assert "every row is in the single group 'a'" in messages[0]
     assert messages[0] == WARN_SINGLE_GROUP.format(arg=messages[0].split(":")[0], name="a")
+
+
+# ------------------------------------------------------------ numeric frames in one pass
+def test_numeric_frame_read_in_one_pass_reports_missing_values_as_before() -> None:
+    frame = pd.DataFrame({"a": [1.0, 0, 0, 1, 0, np.nan], "b": [0, 1, 1, np.nan, 0, 1], "c": 1})
+    expected = ERR_MISSING_VALUE.format(arg="tasks", count=1, row=5, column="a")
+    with pytest.raises(ValueError) as info:
+        as_label_matrix(frame, arg="tasks")
+    assert str(info.value) == expected
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.float32, bool])
+def test_numeric_frame_read_in_one_pass_equals_its_numpy_values(dtype: type) -> None:
+    values = RNG.integers(0, 2, (N, 4)).astype(dtype)
+    frame = pd.DataFrame(values, columns=["w", "x", "y", "z"])
+    matrix = as_label_matrix(frame, arg="tasks")
+    assert matrix.names == ("w", "x", "y", "z")
+    np.testing.assert_array_equal(matrix.dense(), values.astype(np.float64))
+    mixed = frame.assign(z=frame["z"].astype(bool), y=frame["y"].astype(np.uint16))
+    np.testing.assert_array_equal(as_label_matrix(mixed, arg="tasks").dense(), matrix.dense())
