@@ -125,59 +125,37 @@ def _value(result: Any) -> Any:
     return result.value
 
 
+def _pick(arrays: dict[str, Any], *roles: str) -> dict[str, Any]:
+    """The keyword arguments ``roles`` of a metric call, read from ``arrays``."""
+    return {role: arrays[role] for role in roles}
+
+
+TRAIN_AND_PRED = ("groups_train", "tasks_train", "groups_pred", "tasks_pred")
+EXACT = {"attacker": "exact", "n_iter": 2, "random_state": 0}
+
 METRICS_1D: dict[str, Callable[[dict[str, Any]], Any]] = {
     "bias_scores": lambda a: biasamp.bias_scores(a["groups"], tasks=a["tasks"]),
-    "mals": lambda a: biasamp.mals(
-        groups_train=a["groups_train"],
-        tasks_train=a["tasks_train"],
-        groups_pred=a["groups_pred"],
-        tasks_pred=a["tasks_pred"],
-    ),
+    "mals": lambda a: biasamp.mals(**_pick(a, *TRAIN_AND_PRED)),
     "directional_A->T": lambda a: biasamp.directional(
         direction="A->T",
-        groups=a["groups"],
-        tasks=a["tasks"],
-        tasks_pred=a["tasks_pred"],
-        groups_train=a["groups_train"],
-        tasks_train=a["tasks_train"],
+        **_pick(a, "groups", "tasks", "tasks_pred", "groups_train", "tasks_train"),
     ),
     "directional_T->A": lambda a: biasamp.directional(
-        direction="T->A", groups=a["groups"], tasks=a["tasks"], groups_pred=a["groups_pred"]
+        direction="T->A", **_pick(a, "groups", "tasks", "groups_pred")
     ),
     "dpa": lambda a: biasamp.dpa(
-        direction="A->T",
-        groups=a["groups"],
-        tasks=a["tasks"],
-        tasks_pred=a["tasks_pred"],
-        attacker="exact",
-        n_iter=2,
-        random_state=0,
+        direction="A->T", **_pick(a, "groups", "tasks", "tasks_pred"), **EXACT
     ),
     "leakage": lambda a: biasamp.leakage_amplification(
-        groups=a["groups"],
-        tasks=a["tasks"],
-        tasks_pred=a["tasks_pred"],
-        attacker="exact",
-        n_iter=2,
-        random_state=0,
+        **_pick(a, "groups", "tasks", "tasks_pred"), **EXACT
     ),
 }
 
 METRICS_MULTI: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "multi_mals": lambda a: biasamp.multi_mals(
-        groups_train=a["groups_train"],
-        tasks_train=a["tasks_train"],
-        tasks=a["tasks"],
-        groups_pred=a["groups_pred"],
-        tasks_pred=a["tasks_pred"],
-    ),
+    "multi_mals": lambda a: biasamp.multi_mals(**_pick(a, *TRAIN_AND_PRED, "tasks")),
     "multi_directional": lambda a: biasamp.multi_directional(
         direction="A->T",
-        groups_train=a["groups_train"],
-        tasks_train=a["tasks_train"],
-        groups=a["groups"],
-        tasks=a["tasks"],
-        tasks_pred=a["tasks_pred"],
+        **_pick(a, "groups_train", "tasks_train", "groups", "tasks", "tasks_pred"),
     ),
 }
 
