@@ -38,7 +38,8 @@ def _arrow_strings(x: Any) -> Any:
 
         if not isinstance(x, pl.Series) or not isinstance(x.dtype, pl.String):
             return None
-        x = x.to_arrow()
+        # polars' own string layout (Arrow string_view) without a copy; Arrow encodes it
+        x = x.to_arrow(compat_level=pl.CompatLevel.newest())
         module = "pyarrow"
     if module != "pyarrow":
         return None
