@@ -49,6 +49,7 @@ from biasamp.metrics._bootstrap import (
     interval_from_streamed_tables,
 )
 from biasamp.metrics._splits import (
+    aligned_arguments,
     check_train_rows,
     count_kept_rows,
     count_training_split,
@@ -405,6 +406,11 @@ def directional(
     0.3333
     """
     check_train_rows(train_rows)
+    # pandas arguments of one split are matched by index label (docs/counts.md)
+    aligned = aligned_arguments(groups, tasks, groups_pred, tasks_pred, sample_weight)
+    groups, tasks, groups_pred, tasks_pred, sample_weight = aligned
+    train_side = aligned_arguments(groups_train, tasks_train, sample_weight_train, train=True)
+    groups_train, tasks_train, sample_weight_train = train_side
     groups_train, tasks_train, sample_weight_train = select_training_rows(
         groups_train=groups_train,
         tasks_train=tasks_train,

@@ -589,11 +589,14 @@ def _bootstrap(
         return
     if space._eval_matrices is None or space._eval_weights is None:
         raise ValueError(ERR_SPACE_NO_ROWS)
+    from biasamp._memory import check_allocation
     from biasamp._progress import progress_iter
+    from biasamp.counts._poisson import BLOCK_ROWS, check_n_boot
     from biasamp.counts._replicates import make_replicates
     from biasamp.results._intervals import check_ci, interval_from_replicates
 
     level = check_ci(ci)
+    n_boot = check_n_boot(n_boot)
     eval_m, weights = space._eval_matrices, space._eval_weights
     values: list[list[np.ndarray]] = [[] for _ in computes]
     chunks: list[PatternCountTable | tuple[dict[str, LabelMatrix], np.ndarray]]
@@ -611,6 +614,13 @@ def _bootstrap(
         ]
     else:
         n_rows = next(iter(eval_m.values())).n_rows
+        check_allocation(  # a byte per row and replicate, a float64 chunk, a block of draws
+            float(n_boot) * n_rows
+            + 8.0 * min(n_boot, _BOOT_CHUNK) * n_rows
+            + 16.0 * BLOCK_ROWS * n_boot,
+            what=f"n_boot={n_boot} replicate weights of {n_rows} evaluation rows",
+            advice="use fewer replicates (n_boot=1000 gives a stable 95% interval).",
+        )
         source = make_replicates(n_rows, n_boot, random_state=random_state, method=bootstrap)
         all_weights = _compact_weights(source, n_rows)
         chunks = [
