@@ -104,3 +104,26 @@ def test_missing_matplotlib_gives_an_install_hint(results, monkeypatch):
     assert str(info.value) == ERR_MATPLOTLIB
     with pytest.raises(ImportError, match="biasamp\\[plot\\]"):
         render_report(results=results)
+
+
+def test_bidi_override_in_a_label_is_escaped_not_written_raw():
+    rlo = "\u202e"
+    groups = np.array([f"m{rlo}an", "woman"])[np.arange(40) % 2]
+    tasks = np.array(["cook", f"ski{rlo}", "zero\u200bwidth", "surf"])[np.arange(40) % 4]
+    pred = np.roll(tasks, 3)
+    result = mals(groups_train=groups, tasks_train=tasks, groups_pred=groups, tasks_pred=pred)
+    page = render_report(
+        results={"mals": result},
+        labels={"groups": [f"m{rlo}an", "woman"]},
+        title=f"t{rlo}itle",
+        image_format="svg",
+    )
+    assert rlo not in page and "\u200b" not in page
+    assert "m\\u202ean" in page and "ski\\u202e" in page and "zero\\u200bwidth" in page
+    import base64
+
+    svgs = [
+        base64.b64decode(b).decode("utf-8")
+        for b in re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", page)
+    ]
+    assert svgs and all(rlo not in svg for svg in svgs)

@@ -8,8 +8,9 @@ script and load nothing. A Content-Security-Policy meta tag forbids every
 request but inline images and styles, as a second line of defence.
 
 Label names, column names, file paths and settings are untrusted text: every
-one is HTML-escaped, and in figures ``$`` is escaped so matplotlib never
-parses mathtext.
+one has its invisible and control characters escaped visibly (a bidirectional
+override shows as ``\\u202e`` and reverses nothing) and is HTML-escaped; in
+figures ``$`` is escaped too, so matplotlib never parses mathtext.
 
 Contents: a summary table (value, interval, n, pairs, gates), warnings,
 training vs predicted bias per task with the margin band (Zhao et al. 2017,
@@ -33,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.results import _plotting
+from biasamp.results._display import display_text
 
 __all__ = ["CSP", "render_report", "write_report"]
 
@@ -58,9 +60,10 @@ figcaption{font-size:.85rem;color:#555}.fail{color:#b2182b;font-weight:bold}
 
 
 def _e(value: Any) -> str:
-    """HTML-escape any value (quotes included; a carriage return as ``&#13;``, which HTML
-    parsers would otherwise turn into a line feed)."""
-    return html.escape(str(value), quote=True).replace("\r", "&#13;")
+    """Any value as HTML text: invisible and control characters (bidirectional overrides,
+    zero-width characters, carriage returns, ...) escaped visibly (``\\u202e``), then
+    HTML-escaped, quotes included."""
+    return html.escape(display_text(value), quote=True)
 
 
 def _num(value: Any, spec: str = "{:+.4f}") -> str:
@@ -237,7 +240,16 @@ def _comparison_section(comparison: pd.DataFrame, *, margin: float, image_format
     x = shown["b_train"].to_numpy(dtype=float)
     y = shown["b_pred"].to_numpy(dtype=float) - x
     keep = np.isfinite(x) & np.isfinite(y)
-    ax.scatter(x[keep], y[keep], s=12, color="#4d4d4d")
+    outside = np.abs(y) > margin
+    for mask, color, label in (
+        (keep & ~outside, "#1a9850", "within margin"),
+        (keep & outside, "#d73027", "outside margin"),
+    ):
+        ax.scatter(x[mask], y[mask], s=12, color=color, label=label)
+    _plotting.label_largest_points(
+        ax, shown[keep], x[keep], y[keep], n=5, with_group=len(groups) != 2
+    )
+    ax.legend(loc="upper left", fontsize=7)
     ax.axhline(0.0, color="black", linewidth=0.8)
     for offset in (-margin, margin):
         ax.axhline(offset, color="#3182bd", linewidth=0.8, linestyle=":")
