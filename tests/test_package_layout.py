@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
     "uncertainty": 5,
     "predictability": 5,
     "mitigation": 5,
+    "comparison": 5,
     "torchmetrics": 6,
     "report": 6,
     "cli": 7,

@@ -95,6 +95,9 @@ from biasamp.mitigation import (
     rba,
 )
 
+# comparing models and checkpoints
+from biasamp.comparison import ModelComparison, calibration_error, compare
+
 # reports
 from biasamp.report import render_report, write_report
 
@@ -159,6 +162,10 @@ __all__ = [
     "RBAConvergenceWarning",
     "RBAResult",
     "compare_mitigations",
+    # comparing models
+    "ModelComparison",
+    "calibration_error",
+    "compare",
     "oversample",
     "rba",
     # reports

@@ -186,6 +186,9 @@ def test_every_result_type_has_a_plot():
         if kind == "mitigation_comparison":  # a DataFrame: plot is a property
             assert callable(comparison_table().plot)
             continue
+        if kind == "model_comparison":  # a DataFrame too: tests/comparison/test_compare.py
+            assert callable(biasamp.compare({"m": mals_result()}).plot)
+            continue
         assert callable(getattr(cls, "plot", None)), kind
 
 
