@@ -16,13 +16,13 @@ from rich.markup import escape
 
 from biasamp._version import __version__
 
-from . import calibrate, demo, measure, mitigate, report
+from . import calibrate, compare, demo, measure, mitigate, report
 
 EXIT_OK = 0
 EXIT_GATE = 1
 EXIT_USAGE = 2
 
-_COMMANDS = (measure, report, calibrate, mitigate, demo)
+_COMMANDS = (measure, report, compare, calibrate, mitigate, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:
