@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "comparison": 5,
     "torchmetrics": 6,
     "report": 6,
+    "hf_evaluate": 6,
     "cli": 7,
     "__init__": 8,
 }

@@ -98,8 +98,11 @@ from biasamp.mitigation import (
 # comparing models and checkpoints
 from biasamp.comparison import ModelComparison, calibration_error, compare
 
+# Hugging Face evaluate modules (shipped; evaluate itself is not imported)
+from biasamp.hf_evaluate import evaluate_module_path
+
 # reports
-from biasamp.report import render_report, write_report
+from biasamp.report import render_comparison, render_report, write_comparison, write_report
 
 # data larger than memory
 from biasamp.output import atomic_output
@@ -166,10 +169,13 @@ __all__ = [
     "ModelComparison",
     "calibration_error",
     "compare",
+    "evaluate_module_path",
     "oversample",
     "rba",
     # reports
+    "render_comparison",
     "render_report",
+    "write_comparison",
     "write_report",
     # data larger than memory
     "ColumnRoles",

@@ -120,7 +120,7 @@ def distinct_short_texts(values: Iterable[Any], limit: int) -> list[str]:
     --------
     >>> distinct_short_texts(["man x a rather long object name one",
     ...                       "man x a rather long object name two"], 20)
-    ['man x a ra…name one', 'man x a ra…name two']
+    ['man x a r…t name one', 'man x a r…t name two']
     """
     values = [str(v) for v in values]
     unique = list(dict.fromkeys(values))
