@@ -32,6 +32,23 @@ pytestmark = pytest.mark.skipif(
     reason="chromium is not installed (apt-get install -y chromium; .ci/run installs it)",
 )
 
+
+def assert_quiet(events: list, url: str) -> None:
+    """No console output, exception, dialog, CSP violation or other log entry; no network
+    request but the file itself and inline ``data:`` images."""
+    assert events_of(events, "Runtime.consoleAPICalled") == []
+    assert events_of(events, "Runtime.exceptionThrown") == []
+    assert events_of(events, "Page.javascriptDialogOpening") == []
+    assert [
+        e["entry"]
+        for e in events_of(events, "Log.entryAdded")
+        if e["entry"]["level"] in ("error", "warning")
+    ] == []
+    requests = [e["request"]["url"] for e in events_of(events, "Network.requestWillBeSent")]
+    assert url in requests
+    assert [u for u in requests if u != url and not u.startswith("data:image/")] == []
+
+
 CHECK_PAGE = """(async () => {
   const images = [...document.images];
   const decoded = await Promise.all(images.map(img => img.decode().then(
@@ -80,19 +97,7 @@ def test_report_renders_in_headless_chromium(indicator_report, tmp_path):
     # untrusted names come out as text
     assert XSS_GROUP in page["text"] and XSS_TASK in page["text"]
     assert page["height"] > 1000
-    # no console output, no exception, no dialog, no CSP violation or other log entry
-    assert events_of(events, "Runtime.consoleAPICalled") == []
-    assert events_of(events, "Runtime.exceptionThrown") == []
-    assert events_of(events, "Page.javascriptDialogOpening") == []
-    assert [
-        e["entry"]
-        for e in events_of(events, "Log.entryAdded")
-        if e["entry"]["level"] in ("error", "warning")
-    ] == []
-    # no network request: only the file itself and inline data: images
-    requests = [e["request"]["url"] for e in events_of(events, "Network.requestWillBeSent")]
-    assert url in requests
-    assert [u for u in requests if u != url and not u.startswith("data:image/")] == []
+    assert_quiet(events, url)
     assert events_of(events, "Network.loadingFailed") == []
 
 
@@ -229,16 +234,7 @@ def test_pair_tables_sort_filter_and_page(pairs_report, tmp_path):
     texts = {r[1] for r in one_group_all["rows"]}
     assert XSS_TASK in texts and injected == 0
     assert all(RLO not in cell for r in one_group_all["rows"] for cell in r)
-    # nothing logged, nothing requested
-    assert events_of(events, "Runtime.consoleAPICalled") == []
-    assert events_of(events, "Runtime.exceptionThrown") == []
-    assert [
-        e["entry"]
-        for e in events_of(events, "Log.entryAdded")
-        if e["entry"]["level"] in ("error", "warning")
-    ] == []
-    requests = [e["request"]["url"] for e in events_of(events, "Network.requestWillBeSent")]
-    assert [u for u in requests if u != url and not u.startswith("data:image/")] == []
+    assert_quiet(events, url)
 
 
 def test_pair_tables_show_their_first_page_without_javascript(pairs_report, tmp_path):

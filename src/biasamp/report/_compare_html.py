@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from biasamp.report._html import _STYLE, CSP, _e, _figure_html, _new_figure, _num, _table
+from biasamp.report._html import _e, _figure_html, _new_figure, _num, _table, html_page
 from biasamp.results import _plotting
 from biasamp.results._plotting_comparison import plot_model_comparison
 
@@ -107,15 +107,7 @@ def render_comparison(
                 image_format=image_format,
             )
         )
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        + "\n".join(body)
-        + "\n</body>\n</html>\n"
-    )
+    return html_page(title, body)
 
 
 def write_comparison(path: str | Path, table: Any, **kwargs: Any) -> Path:

@@ -77,6 +77,20 @@ def _e(value: Any) -> str:
     return html.escape(display_text(value), quote=True)
 
 
+def html_page(title: str, body: Sequence[str]) -> str:
+    """A whole HTML document: ``title`` (escaped here), the report's CSP and style, and
+    ``body``'s parts (already HTML)."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
+
+
 def _num(value: Any, spec: str = "{:+.4f}") -> str:
     if value is None:
         return "n/a"
@@ -472,15 +486,7 @@ def render_report(
     body.append(_settings_section(inputs, settings or {}, labels, thresholds, __version__))
     if any('class="pairs"' in part for part in body):
         body.append(f'<script id="table-script">{SCRIPT}</script>')
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        + "\n".join(body)
-        + "\n</body>\n</html>\n"
-    )
+    return html_page(title, body)
 
 
 def write_report(path: str | Path, **kwargs: Any) -> Path:

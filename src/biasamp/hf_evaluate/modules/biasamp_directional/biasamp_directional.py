@@ -9,8 +9,8 @@ Load it offline with ``evaluate.load(biasamp.evaluate_module_path("directional")
 
 import evaluate
 
-import datasets
 from biasamp.hf_evaluate._compute import directional_outputs
+from biasamp.hf_evaluate._module_info import metric_info
 
 _DESCRIPTION = """BiasAmp-> (directional bias amplification): how much a model amplifies
 the correlation between attributes (groups) and tasks, in the direction A->T (does the
@@ -44,18 +44,12 @@ _CITATION = """@inproceedings{wang2021biasamp,
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BiasampDirectional(evaluate.Metric):
     def _info(self):
-        return evaluate.MetricInfo(
+        return metric_info(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Sequence(datasets.Value("int32")),
-                    "references": datasets.Sequence(datasets.Value("int32")),
-                    "attributes": datasets.Sequence(datasets.Value("int32")),
-                }
-            ),
-            reference_urls=["https://arxiv.org/abs/2102.12594"],
+            columns=["predictions", "references", "attributes"],
+            reference_url="https://arxiv.org/abs/2102.12594",
         )
 
     def _compute(self, predictions, references, attributes, **options):

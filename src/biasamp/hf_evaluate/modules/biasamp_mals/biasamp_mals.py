@@ -4,8 +4,8 @@ biasamp. Load it offline with ``evaluate.load(biasamp.evaluate_module_path("mals
 
 import evaluate
 
-import datasets
 from biasamp.hf_evaluate._compute import mals_outputs
+from biasamp.hf_evaluate._module_info import metric_info
 
 _DESCRIPTION = """BiasAmp_MALS ("Men Also Like Shopping"): the mean increase of the
 group bias b(t, g) = P(g | t) from the labels to the predictions, over the pairs
@@ -34,19 +34,12 @@ _CITATION = """@inproceedings{zhao2017men,
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BiasampMals(evaluate.Metric):
     def _info(self):
-        return evaluate.MetricInfo(
+        return metric_info(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Sequence(datasets.Value("int32")),
-                    "references": datasets.Sequence(datasets.Value("int32")),
-                    "attributes": datasets.Sequence(datasets.Value("int32")),
-                    "attribute_predictions": datasets.Sequence(datasets.Value("int32")),
-                }
-            ),
-            reference_urls=["https://arxiv.org/abs/1707.09457"],
+            columns=["predictions", "references", "attributes", "attribute_predictions"],
+            reference_url="https://arxiv.org/abs/1707.09457",
         )
 
     def _compute(self, predictions, references, attributes, attribute_predictions, **options):

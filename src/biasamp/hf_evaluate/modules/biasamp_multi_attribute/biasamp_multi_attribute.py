@@ -5,8 +5,8 @@ module, computed by biasamp. Load it offline with
 
 import evaluate
 
-import datasets
 from biasamp.hf_evaluate._compute import multi_attribute_outputs
+from biasamp.hf_evaluate._module_info import metric_info
 
 _DESCRIPTION = """Multi_A->T / Multi_T->A: directional bias amplification over every
 combination of the attribute columns, with the variance over the biased pairs.
@@ -37,18 +37,12 @@ _CITATION = """@inproceedings{zhao2023combating,
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BiasampMultiAttribute(evaluate.Metric):
     def _info(self):
-        return evaluate.MetricInfo(
+        return metric_info(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Sequence(datasets.Value("int32")),
-                    "references": datasets.Sequence(datasets.Value("int32")),
-                    "attributes": datasets.Sequence(datasets.Value("int32")),
-                }
-            ),
-            reference_urls=["https://arxiv.org/abs/2210.11924"],
+            columns=["predictions", "references", "attributes"],
+            reference_url="https://arxiv.org/abs/2210.11924",
         )
 
     def _compute(self, predictions, references, attributes, **options):
