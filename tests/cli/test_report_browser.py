@@ -250,3 +250,31 @@ def test_pair_tables_show_their_first_page_without_javascript(pairs_report, tmp_
     assert not page["controls"]
     assert _shown(page["rows"]) == _expected(order.head(25))
     assert page["status"].startswith(f"rows 1-25 of {len(frame)}; sorted by |contribution|")
+
+
+def test_comparison_page_renders_quietly(tmp_path):
+    from biasamp import compare, directional
+    from biasamp.report import write_comparison
+
+    rng = np.random.default_rng(8)
+    groups = rng.choice([XSS_GROUP, "w"], 400)
+    tasks = rng.choice(["a", "b", XSS_TASK], 400)
+    results = {}
+    for e in range(1, 4):
+        pred = np.where(rng.random(400) < 0.1 * e, np.roll(tasks, 1), tasks)
+        results[f"{XSS_GROUP} {e}"] = directional(
+            direction="A->T", groups=groups, tasks=tasks, tasks_pred=pred, n_boot=30, random_state=0
+        )
+    perf = {m: {"epoch": i, "accuracy": 1 - i / 10} for i, m in enumerate(results, start=1)}
+    path = write_comparison(
+        tmp_path / "compare.html", compare(results, performance=perf), x="epoch"
+    )
+    url = path.resolve().as_uri()
+    with Chromium(CHROMIUM, tmp_path / "profile") as browser:
+        _open(browser, url)
+        page = _run(browser, CHECK_PAGE)
+        events = list(browser.events)
+    assert len(page["images"]) == 2 and all(img["ok"] for img in page["images"])
+    assert page["scripts"] == 0 and page["injected"] == 0
+    assert f"{XSS_GROUP} 1" in page["text"]
+    assert_quiet(events, url)
