@@ -72,6 +72,28 @@ def _train(train_references: Any, train_attributes: Any) -> dict[str, Any]:
     return {"tasks_train": _array(train_references), "groups_train": _array(train_attributes)}
 
 
+def _directional_run(
+    metric: Any,
+    direction: str,
+    predictions: Any,
+    refs: np.ndarray,
+    attrs: np.ndarray,
+    train: dict[str, Any],
+    **options: Any,
+) -> Any:
+    """``metric`` (directional or multi_directional) with ``predictions`` in the role the
+    direction reads: predicted tasks for A->T, predicted attributes for T->A."""
+    role = "tasks_pred" if direction == "A->T" else "groups_pred"
+    return metric(
+        direction=direction,
+        groups=attrs,
+        tasks=refs,
+        **{role: _array(predictions)},
+        **train,
+        **options,
+    )
+
+
 def directional_outputs(
     predictions: Any,
     references: Any,
@@ -131,15 +153,13 @@ def directional_outputs(
             "bias_amplification": float(result.value),
             "disagg_bias_amplification": _matrix(result, attrs.shape[1], refs.shape[1]),
         }
-    pred: dict[str, Any] = {
-        "tasks_pred" if direction == "A->T" else "groups_pred": _array(predictions)
-    }
-    result = directional(
-        direction=direction,
-        groups=attrs,
-        tasks=refs,
-        **pred,
-        **_train(train_references, train_attributes),
+    result = _directional_run(
+        directional,
+        direction,
+        predictions,
+        refs,
+        attrs,
+        _train(train_references, train_attributes),
         n_boot=n_boot,
         random_state=random_state,
     )
@@ -220,15 +240,13 @@ def multi_attribute_outputs(
         "tasks_train": refs,
         "groups_train": attrs,
     }
-    pred: dict[str, Any] = {
-        "tasks_pred" if direction == "A->T" else "groups_pred": _array(predictions)
-    }
-    result = multi_directional(
-        direction=direction,
-        groups=attrs,
-        tasks=refs,
-        **pred,
-        **train,
+    result = _directional_run(
+        multi_directional,
+        direction,
+        predictions,
+        refs,
+        attrs,
+        train,
         n_boot=n_boot,
         random_state=random_state,
     )
