@@ -43,3 +43,15 @@ def test_bidi_labels_are_escaped_in_the_terminal(tmp_path):
     assert RLO not in proc.stdout and "\u200b" not in proc.stdout
     assert "m\\u202ean" in proc.stdout and "cook\\u202eing" in proc.stdout
     assert "wo\\u200bman" in proc.stdout
+
+
+def test_bidi_names_in_error_messages_are_escaped(tmp_path):
+    # the message names the file as given (not as a repr): the override must not reach the
+    # terminal raw
+    name = f"te{RLO}st.csv"
+    pd.DataFrame({"gender": ["m", "w"], "activity": ["a", "b"]}).to_csv(
+        tmp_path / name, index=False
+    )
+    proc = run_cli("measure", name, "--group", "sex", "--task", "activity", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert RLO not in proc.stderr and "te\\u202est.csv" in proc.stderr
