@@ -26,8 +26,14 @@ Uncertainty and thresholds
 Mitigation
     :func:`rba` (with :class:`CandidateOutputs`), :func:`oversample`,
     :func:`compare_mitigations`.
+Comparing models and checkpoints
+    :func:`compare` (one tidy table of metrics, intervals and performance, with
+    scatter and trajectory plots), :func:`calibration_error` (ECE),
+    :func:`evaluate_module_path` (the Hugging Face ``evaluate`` modules).
 Reports
-    :func:`render_report`, :func:`write_report` (one self-contained HTML file).
+    :func:`render_report`, :func:`write_report` (one self-contained HTML file, with
+    sortable, filterable, paged pair tables); :func:`render_comparison`,
+    :func:`write_comparison` (a page comparing models).
 Data larger than memory
     :func:`counts_from_files`, :func:`pattern_counts_from_files` (numpy or DuckDB
     engine), :func:`counts_from_dask`, :func:`counts_from_spark` and
