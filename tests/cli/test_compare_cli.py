@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -74,3 +76,11 @@ def test_bad_names_exit_2(saved, capsys):
     err = capsys.readouterr().err.replace("\n", "")
     assert "give the same model name 'x'" in err
     assert main(["compare", files[0], "--json", files[0]]) == 2  # an input is not an output
+
+
+def test_cli_json_files_compare_by_metric_key(indicator_report):
+    doc = json.loads(indicator_report["json"].read_text(encoding="utf-8"))
+    keys = [m["key"] for m in doc["metrics"]]
+    table = biasamp.compare({"a": indicator_report["json"], "b": indicator_report["json"]})
+    assert table["metric"].tolist() == keys * 2  # threshold sweeps left out
+    assert table["value"].tolist() == [m["value"] for m in doc["metrics"]] * 2
