@@ -21,6 +21,8 @@ SECTIONS = {
     "biasamp.results": "Results",
     "biasamp.uncertainty": "Uncertainty and thresholds",
     "biasamp.mitigation": "Mitigation",
+    "biasamp.comparison": "Comparing models",
+    "biasamp.hf_evaluate": "Comparing models",
     "biasamp.report": "Reports",
     "biasamp.engines": "Data larger than memory",
     "biasamp.inputs": "Data larger than memory",

@@ -30,8 +30,14 @@ Uncertainty and thresholds
 Mitigation
     :func:`rba` (with :class:`CandidateOutputs`), :func:`oversample`,
     :func:`compare_mitigations`.
+Comparing models and checkpoints
+    :func:`compare` (one tidy table of metrics, intervals and performance, with
+    scatter and trajectory plots), :func:`calibration_error` (ECE),
+    :func:`evaluate_module_path` (the Hugging Face ``evaluate`` modules).
 Reports
-    :func:`render_report`, :func:`write_report` (one self-contained HTML file).
+    :func:`render_report`, :func:`write_report` (one self-contained HTML file, with
+    sortable, filterable, paged pair tables); :func:`render_comparison`,
+    :func:`write_comparison` (a page comparing models).
 Data larger than memory
     :func:`counts_from_files`, :func:`pattern_counts_from_files` (numpy or DuckDB
     engine), :func:`counts_from_dask`, :func:`counts_from_spark` and
@@ -102,8 +108,14 @@ from biasamp.mitigation import (
     rba,
 )
 
+# comparing models and checkpoints
+from biasamp.comparison import ModelComparison, calibration_error, compare
+
+# Hugging Face evaluate modules (shipped; evaluate itself is not imported)
+from biasamp.hf_evaluate import evaluate_module_path
+
 # reports
-from biasamp.report import render_report, write_report
+from biasamp.report import render_comparison, render_report, write_comparison, write_report
 
 # data larger than memory
 from biasamp.output import atomic_output
@@ -171,10 +183,17 @@ __all__ = [
     "RBAConvergenceWarning",
     "RBAResult",
     "compare_mitigations",
+    # comparing models
+    "ModelComparison",
+    "calibration_error",
+    "compare",
+    "evaluate_module_path",
     "oversample",
     "rba",
     # reports
+    "render_comparison",
     "render_report",
+    "write_comparison",
     "write_report",
     # data larger than memory
     "ColumnRoles",

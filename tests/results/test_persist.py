@@ -243,6 +243,7 @@ def test_every_registered_type_is_covered():
         "rba",
         "oversampling",
         "mitigation_comparison",
+        "model_comparison",  # round trip in tests/comparison/test_compare.py
     }
     assert set(registered_results()) == covered
 

@@ -15,14 +15,15 @@ from rich.console import Console
 from rich.markup import escape
 
 from biasamp._version import __version__
+from biasamp.results._display import display_text
 
-from . import calibrate, captions, demo, measure, mitigate, report
+from . import calibrate, captions, compare, demo, measure, mitigate, report
 
 EXIT_OK = 0
 EXIT_GATE = 1
 EXIT_USAGE = 2
 
-_COMMANDS = (measure, report, calibrate, mitigate, captions, demo)
+_COMMANDS = (measure, report, compare, calibrate, mitigate, captions, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,7 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except (ValueError, TypeError, OSError, ImportError) as exc:
         console.print(
-            f"[bold red]error:[/] {escape(str(exc))}", markup=True, highlight=False, soft_wrap=True
+            f"[bold red]error:[/] {escape(display_text(exc, keep=chr(10)))}",
+            markup=True,
+            highlight=False,
+            soft_wrap=True,
         )
         return EXIT_USAGE
 
