@@ -244,6 +244,8 @@ def test_every_registered_type_is_covered():
         "oversampling",
         "mitigation_comparison",
         "model_comparison",  # round trip in tests/comparison/test_compare.py
+        "caption_bias",  # round trip in tests/text/test_caption_bias.py
+        "lic",  # round trip in tests/text/test_lic.py
     }
     assert set(registered_results()) == covered
 
