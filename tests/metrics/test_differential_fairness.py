@@ -288,3 +288,23 @@ def test_errors_name_the_argument():
     with pytest.raises(ValueError) as info:
         differential_fairness(groups=["a", "b"], labels=indicators)
     assert str(info.value) == ERR_ONE_LABEL_PER_ROW.format(arg="labels", k=2)
+
+
+def test_code_counts_equal_the_count_table():
+    from biasamp.counts._count_table import label_matrices
+    from biasamp.metrics._differential_fairness import _count_codes
+
+    rng = np.random.default_rng(5)
+    matrices = label_matrices(
+        groups=rng.choice(["a", "b", "c"], 50),
+        tasks=rng.choice(["x", "y", "z"], 50),
+        tasks_pred=rng.choice(["x", "y", "z"], 50),
+    )
+    weights = rng.random(50)
+    fast = _count_codes(matrices, weights)
+    table = CountTable.from_label_matrices(matrices, sample_weight=weights)
+    for key in (("groups", "tasks"), ("groups", "tasks_pred")):
+        np.testing.assert_allclose(fast.joint[key], table.joint[key], rtol=1e-12)
+    for role in ("groups", "tasks", "tasks_pred"):
+        np.testing.assert_allclose(fast.totals[role], table.totals[role], rtol=1e-12)
+    assert float(fast.n) == pytest.approx(float(table.n))

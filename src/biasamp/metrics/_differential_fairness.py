@@ -42,7 +42,7 @@ from biasamp.inputs._group_sizes import (
     warn_small_groups,
 )
 from biasamp.inputs._intersect import Intersection, intersection_of
-from biasamp.inputs._label_matrix import LabelMatrix
+from biasamp.inputs._label_matrix import LabelMatrix, as_sample_weight
 from biasamp.metrics._bootstrap import check_bootstrap_args, replicate_splits
 from biasamp.results._differential_fairness import DifferentialFairnessResult
 from biasamp.results._intervals import interval_from_replicates
@@ -264,6 +264,41 @@ def _matrices(
     return matrices
 
 
+def _count_codes(matrices: dict[str, LabelMatrix], sample_weight: Any) -> CountTable:
+    """The count table of one-label-per-row roles: a ``bincount`` of group x class codes.
+
+    Equal to ``CountTable.from_label_matrices`` on these roles, in O(rows) time and
+    O(|G| K) memory (no (rows, |G|) indicator matrix).
+    """
+    groups = matrices["groups"]
+    codes_g = np.asarray(groups.codes, dtype=np.intp)
+    n_groups, n_rows = len(groups.names), codes_g.size
+    weights = None if sample_weight is None else as_sample_weight(sample_weight, n_rows)
+    totals = {"groups": np.bincount(codes_g, weights=weights, minlength=n_groups).astype(float)}
+    joint = {}
+    for role in ("tasks", "tasks_pred"):
+        if role not in matrices:
+            continue
+        k = len(matrices[role].names)
+        codes = np.asarray(matrices[role].codes, dtype=np.intp)
+        totals[role] = np.bincount(codes, weights=weights, minlength=k).astype(float)
+        key = codes_g * k + codes
+        joint[("groups", role)] = (
+            np.bincount(key, weights=weights, minlength=n_groups * k)
+            .astype(float)
+            .reshape(n_groups, k)
+        )
+    n = float(n_rows) if weights is None else float(weights.sum())
+    return CountTable(
+        group_names=tuple(groups.names),
+        task_names=tuple(matrices["tasks"].names),
+        n=np.asarray(n),
+        totals=totals,
+        joint=joint,
+        n_rows=n_rows,
+    )
+
+
 def _compute(
     *,
     groups: Any,
@@ -294,7 +329,7 @@ def _compute(
         group_names=group_names,
         label_names=label_names,
     )
-    table = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
+    table = _count_codes(matrices, sample_weight)
     replicates = None
     params: dict[str, Any] = {"concentration": alpha}
     if n_boot is not None:
