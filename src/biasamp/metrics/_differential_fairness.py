@@ -275,7 +275,7 @@ def _count_codes(matrices: dict[str, LabelMatrix], sample_weight: Any) -> CountT
     n_groups, n_rows = len(groups.names), codes_g.size
     weights = None if sample_weight is None else as_sample_weight(sample_weight, n_rows)
     totals = {"groups": np.bincount(codes_g, weights=weights, minlength=n_groups).astype(float)}
-    joint = {}
+    joint: dict[tuple[str, str], np.ndarray] = {}
     for role in ("tasks", "tasks_pred"):
         if role not in matrices:
             continue
