@@ -1,4 +1,4 @@
-"""The API blocks of docs/metrics/*.md list every parameter of the functions they show.
+"""The API blocks of docs/metrics/*.md and docs/intersectional.md list every parameter of the functions they show.
 
 A block is a ```text fence; each ``biasamp.NAME(`` call in it must name every
 parameter of ``biasamp.NAME`` (the first, positional, parameters by name too).
@@ -15,7 +15,7 @@ import pytest
 import biasamp
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = sorted((ROOT / "docs" / "metrics").glob("*.md"))
+PAGES = sorted((ROOT / "docs" / "metrics").glob("*.md")) + [ROOT / "docs" / "intersectional.md"]
 TEXT_BLOCK = re.compile(r"```text\n(.*?)```", re.DOTALL)
 CALL = re.compile(r"biasamp\.(\w+)\(")
 
