@@ -41,6 +41,11 @@ SCRIPTS = [
         ["bench_rba.py"],
     ),
     (
+        "Intersectional groups: intersect + differential_fairness, 10M rows x 3 columns",
+        ["bench_intersect.py", "--repeat", "3"],
+        ["bench_intersect.py", "--repeat", "1", "--rows", "1000000"],
+    ),
+    (
         "Multi-attribute scaling",
         ["bench_multi_attribute.py", "--scaling", "200000", "400000", "800000", "--repeat", "2"],
         ["bench_multi_attribute.py", "--scaling", "20000", "40000", "80000"],
