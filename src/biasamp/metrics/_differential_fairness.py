@@ -36,14 +36,11 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, label_matrices
-from biasamp.inputs._group_sizes import (
-    DEFAULT_MIN_GROUP_SIZE,
-    check_min_group_size,
-    warn_small_groups,
-)
+from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._intersect import Intersection, intersection_of
 from biasamp.inputs._label_matrix import LabelMatrix, as_sample_weight
 from biasamp.metrics._bootstrap import check_bootstrap_args, replicate_splits
+from biasamp.metrics._group_sizes import check_group_sizes
 from biasamp.results._differential_fairness import DifferentialFairnessResult
 from biasamp.results._intervals import interval_from_replicates
 
@@ -174,13 +171,10 @@ def _evaluate(
     for s in sources:
         rates[f"count_{s}"] = sources[s].reshape(-1)
         rates[f"rate_{s}"] = arrays[s]["rate"].reshape(-1)
-    group_sizes = pd.DataFrame({_SPLIT: sizes}, index=pd.Index(groups, name="group"))
-    small = warn_small_groups(
-        group_sizes[_SPLIT],
-        min_group_size=min_group_size,
-        split="the evaluation split",
-        stacklevel=stacklevel,
+    group_sizes, small = check_group_sizes(
+        {_SPLIT: table}, min_group_size=min_group_size, stacklevel=stacklevel + 1
     )
+    group_sizes = group_sizes[group_sizes[_SPLIT] > 0]
     eps_labels = float(arrays["labels"]["epsilon"])
     eps_pred = float(arrays["pred"]["epsilon"]) if pred else None
     value = eps_pred - eps_labels if eps_pred is not None else eps_labels
