@@ -37,7 +37,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import biasamp
 
-DATA = Path(__file__).resolve().parent / "data" / "adult"
+DATA = _gallery.DATA / "adult"  # sphinx-gallery runs the script without __file__
 PROTECTED = ["race", "sex", "native-country"]
 NUMERIC = ["age", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
 CATEGORICAL = ["workclass", "marital-status", "occupation", "relationship"]
