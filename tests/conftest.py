@@ -26,7 +26,7 @@ if os.environ.get("CI"):
 ROOT = Path(__file__).resolve().parents[1]
 ERR_TREE_CHANGED = (
     "The test run wrote into the checkout (tests must write only to temporary "
-    "folders, e.g. tmp_path): {paths}"
+    "folders, e.g. tmp_path), or these files were edited while the tests ran: {paths}"
 )
 
 

@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import biasamp
 from biasamp import intersect, intersection_of
@@ -156,3 +158,22 @@ def test_every_metric_takes_intersected_groups(metric, source):
         got = METRICS[metric](intersect(frame))
         expected = METRICS[metric](HAND_BIG)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["p", "q", "r"]), st.integers(-2, 2), st.booleans()),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_labels_and_parts_match_a_hand_built_join(rows):
+    a, b, c = (list(column) for column in zip(*rows, strict=True))
+    for columns in ({"a": a, "b": b, "c": c}, pl.DataFrame({"a": a, "b": b, "c": c})):
+        groups = intersect(columns, sep="|")
+        assert groups.tolist() == [f"{x}|{y}|{z}" for x, y, z in rows]
+        info = intersection_of(groups)
+        parts = info.parts.loc[groups.astype(str)]
+        assert list(map(tuple, parts.to_numpy().tolist())) == rows
+        assert len(info.never_occurring()) == info.n_possible - len(set(rows))
