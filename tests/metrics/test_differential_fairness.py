@@ -308,3 +308,13 @@ def test_code_counts_equal_the_count_table():
     for role in ("groups", "tasks", "tasks_pred"):
         np.testing.assert_allclose(fast.totals[role], table.totals[role], rtol=1e-12)
     assert float(fast.n) == pytest.approx(float(table.n))
+
+
+def test_label_set_errors_name_this_functions_arguments():
+    with pytest.raises(ValueError) as info:
+        differential_fairness_amplification(
+            groups=["a", "b"], labels=[1, 0], labels_pred=[2, 0], **QUIET
+        )
+    message = str(info.value)
+    assert message.startswith("labels_pred:") and "(from labels)" in message
+    assert "tasks" not in message

@@ -29,6 +29,7 @@ Choices (see ``docs/intersectional.md``):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,6 +66,9 @@ ERR_TABLE_ROLES = "{what}: the count table needs the roles {need}; it has {have}
 ERR_NO_GROUPS = "groups: no group has a positive weight; differential fairness is undefined."
 
 _SPLIT = "evaluation"
+# the count table's role names, as this module's arguments call them
+_ARGUMENTS = {"tasks_pred": "labels_pred", "tasks": "labels", "task_names": "label_names"}
+_ROLE_WORDS = re.compile(r"\b(?:tasks_pred|task_names|tasks)\b")
 
 
 def _check_concentration(concentration: Any) -> float:
@@ -243,13 +247,17 @@ def _matrices(
     group_names: Sequence[Any] | None,
     label_names: Sequence[Any] | None,
 ) -> dict[str, LabelMatrix]:
-    matrices = label_matrices(
-        groups=groups,
-        tasks=labels,
-        tasks_pred=labels_pred,
-        group_names=group_names,
-        task_names=label_names,
-    )
+    try:
+        matrices = label_matrices(
+            groups=groups,
+            tasks=labels,
+            tasks_pred=labels_pred,
+            group_names=group_names,
+            task_names=label_names,
+        )
+    except (ValueError, TypeError) as error:  # name the arguments of this function
+        renamed = _ROLE_WORDS.sub(lambda m: _ARGUMENTS[m.group(0)], str(error))
+        raise type(error)(renamed) from error
     if matrices["groups"].codes is None:
         raise ValueError(ERR_ONE_GROUP_PER_ROW.format(k=len(matrices["groups"].names)))
     for role, arg in (("tasks", "labels"), ("tasks_pred", "labels_pred")):
