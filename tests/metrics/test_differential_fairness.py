@@ -318,3 +318,22 @@ def test_label_set_errors_name_this_functions_arguments():
     message = str(info.value)
     assert message.startswith("labels_pred:") and "(from labels)" in message
     assert "tasks" not in message
+
+
+def test_heatmap_keeps_the_largest_groups_and_the_pair_that_sets_epsilon():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    # 12 groups; the two smallest (g10, g11, 3 rows each) have the extreme rates
+    groups = np.repeat([f"g{i:02d}" for i in range(12)], [40] * 10 + [3, 3])
+    labels = np.concatenate([np.tile([0, 1], 200), [1, 1, 1], [0, 0, 0]])
+    result = differential_fairness(groups=groups, labels=labels, **QUIET)
+    assert {result.by_pair.iloc[0]["group_a"], result.by_pair.iloc[0]["group_b"]} == {"g10", "g11"}
+    ax = result.plot(max_groups=5)
+    shown = [tick.get_text() for tick in ax.get_yticklabels()]
+    assert len(shown) == 5 and {"g10", "g11"} <= set(shown)
+    assert {"g00", "g01", "g02"} <= set(shown)  # three of the largest (ties: first in order)
+    plt.close("all")
