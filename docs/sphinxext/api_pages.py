@@ -29,6 +29,17 @@ SECTIONS = {
     "biasamp.output": "Data larger than memory",
 }
 OTHER = "Other"
+INTERSECTIONAL = "Intersectional groups and differential fairness"
+# modules whose names go to a section of their own, whatever their room
+MODULE_SECTIONS = {
+    "biasamp.inputs._intersect": INTERSECTIONAL,
+    "biasamp.inputs._group_sizes": INTERSECTIONAL,
+    "biasamp.metrics._differential_fairness": INTERSECTIONAL,
+    "biasamp.results._differential_fairness": INTERSECTIONAL,
+}
+# reading order of the sections
+TITLES = list(dict.fromkeys(SECTIONS.values()))
+TITLES.insert(TITLES.index("Co-occurrence metrics") + 1, INTERSECTIONAL)
 # optional submodules documented as a whole: (module, title, extra it needs)
 SUBMODULES = [
     ("biasamp.datasets", "Bundled data sets", None),
@@ -50,6 +61,8 @@ and documented here under that name. This page is generated from
 
 def _section_of(obj: object) -> str:
     module = getattr(obj, "__module__", "") or ""
+    if module in MODULE_SECTIONS:
+        return MODULE_SECTIONS[module]
     for prefix, title in SECTIONS.items():
         if module == prefix or module.startswith(prefix + "."):
             return title
@@ -82,7 +95,7 @@ def api_index() -> str:
         if name.startswith("__"):
             continue
         groups.setdefault(_section_of(getattr(biasamp, name)), []).append(name)
-    titles = list(dict.fromkeys([*SECTIONS.values(), OTHER]))
+    titles = [*TITLES, OTHER]
     text = HEADER
     for title in titles:
         if title in groups:

@@ -14,6 +14,11 @@ Single-attribute co-occurrence metrics
     ``*_from_counts`` forms.
 Multi-attribute co-occurrence metrics
     :func:`multi_mals`, :func:`multi_directional` and their ``*_from_counts`` forms.
+Intersectional groups and differential fairness
+    :func:`intersect` (several categorical columns -> one group per row, with
+    :func:`intersection_of`), :func:`differential_fairness`,
+    :func:`differential_fairness_amplification` and their ``*_from_counts`` forms;
+    :class:`SmallGroupWarning` for groups below ``min_group_size``.
 Predictability metrics
     :func:`dpa`, :func:`leakage_amplification`, the attackers
     :class:`ExactAttacker` and :class:`MLPAttacker`.
@@ -74,6 +79,16 @@ from biasamp.metrics import (
     multi_directional_from_counts,
     multi_mals,
     multi_mals_from_counts,
+)
+
+# intersectional groups and differential fairness
+from biasamp.inputs import SmallGroupWarning, intersect, intersection_of
+from biasamp.results import DifferentialFairnessResult
+from biasamp.metrics import (
+    differential_fairness,
+    differential_fairness_amplification,
+    differential_fairness_amplification_from_counts,
+    differential_fairness_from_counts,
 )
 
 # predictability metrics
@@ -153,6 +168,15 @@ __all__ = [
     "multi_directional_from_counts",
     "multi_mals",
     "multi_mals_from_counts",
+    # intersectional groups and differential fairness
+    "DifferentialFairnessResult",
+    "SmallGroupWarning",
+    "differential_fairness",
+    "differential_fairness_amplification",
+    "differential_fairness_amplification_from_counts",
+    "differential_fairness_from_counts",
+    "intersect",
+    "intersection_of",
     # predictability
     "ExactAttacker",
     "MLPAttacker",

@@ -86,7 +86,16 @@ def _results() -> dict[str, Any]:
         {"epoch 1": mals, "epoch 2": biasamp.mals(**kw, tasks_pred=T_TRAIN)},
         performance={"epoch 1": {"accuracy": 0.5}, "epoch 2": {"accuracy": 1.0}},
     )
+    fairness = biasamp.differential_fairness_amplification(
+        groups=G_TRAIN,
+        labels=T_TRAIN["cup"],
+        labels_pred=T_PRED["cup"],
+        min_group_size=None,
+        n_boot=5,
+        random_state=0,
+    )
     return {
+        "differential_fairness": fairness,
         "model_comparison": comparison,
         "caption_bias": caption_bias,
         "lic": lic,

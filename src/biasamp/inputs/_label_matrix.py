@@ -249,7 +249,7 @@ def _names_source(source: str | None) -> str:
 
 def _factorize(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``codes`` (-1 for a missing label) and the distinct labels, in first-seen order."""
-    # issue 18: the fast, verified factorisation lives in inputs/_encoding.py
+    # the fast, verified factorisation lives in inputs/_encoding.py
     return factorize_labels(arr)
 
 

@@ -19,7 +19,6 @@ metrics (``Delta`` for MALS, ``y_gm Delta`` for the directional metric), the
 
 * **Threshold 1/|G|** (the paper), not the reference code's 1/(|G|-1),
   which makes Multi_MALS 0 for every binary group.
-* **All |G| groups** enter the means (the paper); the reference drops one group.
 * **Directional baseline**: ``P(m | g)`` and ``P(g | m)`` come from the
   evaluation ground truth (``baseline="evaluation"``, as the reference code
   and Wang & Russakovsky do); ``baseline="train"`` follows the paper's formula
@@ -27,8 +26,9 @@ metrics (``Delta`` for MALS, ``y_gm Delta`` for the directional metric), the
 * **variance** is the population variance of the raw signed ``Delta_gm``
   (what the reference reports): over all |G| x |M| pairs for Multi_MALS
   (0 for pairs that are not biased), over the pairs with a non-empty
-  conditioning set for Multi->. Pairs whose combination is never predicted
-  are left out (the reference's ``nanvar``).
+  conditioning set for Multi->. A biased pair whose combination is never
+  predicted is left out (the reference's ``nanvar`` of its NaN); unbiased
+  pairs stay in with 0.
 * **Empty pairs**: a combination never predicted (MALS) contributes 0 while
   the divisor stays |M|; a pair with an empty conditioning set (directional)
   leaves the mean, as in the single-attribute metrics.
