@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "report": 6,
     "cli": 7,
     "__init__": 8,
+    "__main__": 8,
 }
 
 

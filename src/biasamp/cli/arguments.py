@@ -30,13 +30,14 @@ __all__ = [
     "console_for",
     "delimiter",
     "layout_from_args",
+    "non_negative_int",
     "parse_gate",
     "show_progress",
 ]
 
 ERR_GATE_FORMAT = "--fail-above: expected METRIC=VALUE (for example mals=0.02), got {got!r}."
 
-ERR_N_BOOT = "--n-boot: expected a non-negative integer, got {got!r}."
+ERR_NON_NEGATIVE = "expected a non-negative integer, got {got!r}."
 
 ERR_CI = "--ci: expected a level in (0, 1), got {got!r}."
 
@@ -78,7 +79,9 @@ Input contract:
           (memory ~ --chunk-size x columns; --engine auto|numpy|duckdb). --stream on
           requires it, --stream off reads every row in memory.
 
-Exit codes: 0 success, 1 a --fail-above bound was exceeded, 2 usage or input error.
+Exit codes: 0 success, 1 a --fail-above bound was exceeded (only that), 2 usage or
+  input error, 3 internal error (a bug; BIASAMP_TRACEBACK=1 shows the traceback),
+  130 interrupted (Ctrl-C).
 """
 
 
@@ -120,13 +123,14 @@ def parse_gate(text: str) -> Gate:
     return Gate(spec.key, bound)
 
 
-def _n_boot(text: str) -> int:
+def non_negative_int(text: str) -> int:
+    """The argparse ``type`` of an integer option that may not be negative (``--top``)."""
     try:
         value = int(text)
     except ValueError:
         value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(ERR_N_BOOT.format(got=text))
+    if value < 0:  # argparse names the option: "argument --top: expected ..."
+        raise argparse.ArgumentTypeError(ERR_NON_NEGATIVE.format(got=text))
     return value
 
 
@@ -326,7 +330,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     )
     metrics.add_argument(
         "--n-boot",
-        type=_n_boot,
+        type=non_negative_int,
         default=0,
         metavar="B",
         help="bootstrap replicates for intervals (default 0: none)",
@@ -348,7 +352,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     )
     metrics.add_argument(
         "--min-cell",
-        type=int,
+        type=non_negative_int,
         default=5,
         metavar="N",
         help="warn about group x task cells with fewer than N instances (default 5)",
@@ -356,7 +360,11 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     output = parser.add_argument_group("output")
     output.add_argument("--json", metavar="FILE", help="write the results as JSON (schema v1)")
     output.add_argument(
-        "--top", type=int, default=10, metavar="K", help="pairs shown per metric (default 10)"
+        "--top",
+        type=non_negative_int,
+        default=10,
+        metavar="K",
+        help="pairs shown per metric (default 10)",
     )
     output.add_argument(
         "--fail-above",

@@ -173,7 +173,8 @@ def read_thresholds(path: str | Path) -> dict[str, float]:
             # untrusted JSON: anything but a list of objects fails below (TypeError, KeyError)
             rows: Any = doc["labels"] if isinstance(doc, dict) else None
             pairs = [(str(r["label"]), r["threshold"]) for r in rows]
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            # RecursionError: JSON nested deeper than the parser's recursion limit
             raise InputError(
                 ERR_THRESHOLDS_FILE.format(
                     file=path,

@@ -21,6 +21,7 @@ from biasamp.results._base import PairwiseResult
 from biasamp.uncertainty._calibration import calibrate_thresholds
 
 from ..datasets import load_coco_gender
+from .arguments import non_negative_int
 
 HELP = """Audit a real model on real data (bundled COCO 2014 gender x objects labels).
 
@@ -178,6 +179,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--top", type=int, default=10, help="number of pairs to show (default 10)")
+    parser.add_argument(
+        "--top", type=non_negative_int, default=10, help="number of pairs to show (default 10)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="random_state of the model (default 0)")
     parser.set_defaults(run=run)

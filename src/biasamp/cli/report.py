@@ -33,6 +33,9 @@ sweep of each co-occurrence metric when predictions are scores (--threshold,
 multi-attribute metric is asked for (--metric multi-mals, multi-a2t, multi-t2a),
 and the inputs and settings used (with file SHA-256s).
 
+Needs matplotlib, the [plot] extra: pip install 'biasamp[plot]' (without it the
+command stops before any work with this hint; 'biasamp measure' does not need it).
+
 {INPUT_CONTRACT}
 Examples:
   biasamp report test.csv --group gender --task-prefix obj_ --pred-prefix pred_ \\
