@@ -129,6 +129,9 @@ class StreamedData:
     task_names: tuple[str, ...]
     evaluation: CountTable
     train: CountTable | None
+    #: without a training file, the evaluation ground truth's labelled rows when they are
+    #: fewer than its rows (the directional signs, as ``train_rows="labelled"`` takes them)
+    signs: CountTable | None = None
     replicates: CountTable | None = None
     files: list[FileInfo] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)
@@ -379,8 +382,11 @@ def _count(
     engine: str,
     chunk_size: int,
     replicates: Any = None,
+    rows: str = "all",
     progress: bool = False,
 ) -> CountTable:
+    if rows == "labelled" and _drops_rows(blocks):
+        engine = "numpy"  # the engine that drops rows with neither a group nor a task
     try:
         return counts_from_files(
             str(path),
@@ -390,6 +396,7 @@ def _count(
             engine=engine,
             file_format=plan.formats[path],
             replicates=replicates,
+            rows=rows,
             names_source=f"the {'training' if role == 'train' else 'data'} file {path}",
             progress=progress,
         )
@@ -400,6 +407,23 @@ def _count(
         if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
             raise
         raise _diagnose(plan, path, blocks, role, exc) from exc
+
+
+def _file_rows(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...]) -> int:
+    """The number of data rows of a file (a pass over one column)."""
+    column = blocks[0].columns[0]
+    return sum(
+        batch.num_rows
+        for batch in iter_file_batches(
+            str(path), [column], chunk_size=1 << 20, file_format=plan.formats[path]
+        )
+    )
+
+
+def _drops_rows(blocks: tuple[ColumnBlock, ...]) -> bool:
+    """Whether a row can have neither a group nor a task: both are indicator columns."""
+    kinds = {b.role: b.kind for b in blocks}
+    return kinds.get("groups") == "indicator" and kinds.get("tasks") == "indicator"
 
 
 def _is_duckdb_error(exc: Exception) -> bool:
@@ -468,6 +492,7 @@ def load_streamed(
             names=names,
             engine=plan.engine,
             chunk_size=_chunk_rows(plan.layout, plan.train_blocks),
+            rows="labelled",  # the library's train_rows default
             progress=progress,
         )
         if train.n_rows == 0:
@@ -500,9 +525,27 @@ def load_streamed(
                 path=str(plan.train),
                 format=plan.formats[plan.train],
                 sha256=file_sha256(plan.train),
-                n_rows=int(train.n_rows),
+                n_rows=_file_rows(plan, plan.train, plan.train_blocks)
+                if _drops_rows(plan.train_blocks)
+                else int(train.n_rows),
             )
         )
+    signs = None
+    truth = tuple(b for b in plan.blocks if b.role in ("groups", "tasks"))
+    if train is None and _drops_rows(truth):
+        # no training file: the signs come from the evaluation ground truth's labelled rows
+        kept = _count(
+            plan,
+            plan.data,
+            truth,
+            "data",
+            names=names,
+            engine="numpy",
+            chunk_size=_chunk_rows(plan.layout, truth),
+            rows="labelled",
+        )
+        if float(kept.n) != float(evaluation.n):
+            signs = kept
     replicates = None
     if n_boot:
         # per-row Poisson weights: the numpy engine, whatever --engine says
@@ -522,6 +565,7 @@ def load_streamed(
         task_names=task_names,
         evaluation=evaluation,
         train=train,
+        signs=signs,
         replicates=replicates,
         files=files,
     )
@@ -548,8 +592,12 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
             return mals_arrays(tr, ev, margin=margin)
     else:
         direction = "A->T" if key == "directional-a2t" else "T->A"
-        result = directional_from_counts(data.evaluation, direction=direction, train=data.train)
-        result.params["train_rows"] = "all"  # files are counted row by row, every row
+        signs = data.train if data.train is not None else data.signs
+        result = directional_from_counts(data.evaluation, direction=direction, train=signs)
+        result.params["train_rows"] = "labelled"  # the library's default
+        if data.train is None and signs is not None:
+            result.params["signs_from"] = "evaluation"
+            result.n_train = None
 
         def compute(ev: CountTable, tr: CountTable | None) -> dict[str, np.ndarray]:
             return directional_arrays(ev, direction=direction, train=tr)
@@ -557,5 +605,10 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
     if data.replicates is None:
         return result
     return interval_from_tables(
-        result, data.replicates, data.train, compute=compute, n_boot=settings.n_boot, ci=settings.ci
+        result,
+        data.replicates,
+        data.train if data.train is not None else data.signs,
+        compute=compute,
+        n_boot=settings.n_boot,
+        ci=settings.ci,
     )

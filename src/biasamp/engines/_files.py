@@ -67,6 +67,15 @@ ERR_NO_ROWS_NAMES = (
 )
 ERR_REPLICATES_ENGINE = "replicates: the bootstrap needs engine='numpy' (row-level weights)."
 ERR_NO_ROWS = "The files have no rows: {paths}."
+ERR_ROWS = "rows: expected 'all' or 'labelled', got {got!r}."
+ERR_ROWS_ENGINE = (
+    "rows='labelled' with indicator groups and tasks needs engine='numpy' "
+    "(it drops rows with neither a group nor a task), got engine={engine!r}."
+)
+ERR_ROWS_REPLICATES = "rows='labelled': replicate weights are drawn over every row; use rows='all'."
+ERR_NO_LABELLED_ROWS = (
+    "rows='labelled': no row of {paths} has a group or a task, so no row is kept."
+)
 
 
 def check_file_schemas(
@@ -320,6 +329,7 @@ def counts_from_files(
     file_format: str | None = None,
     names_source: str | None = None,
     replicates: Any = None,
+    rows: str = "all",
     progress: bool = False,
 ) -> CountTable:
     """Count the labels of Parquet or CSV files into a :class:`CountTable`, chunk by chunk.
@@ -352,13 +362,20 @@ def counts_from_files(
         Bootstrap weights by global row index (rows numbered across the files
         in order); the table gains a leading replicate axis and equals the
         in-memory ``from_arrays(..., replicate_weights=replicates.weights(0, n))``.
+    rows : {"all", "labelled"}, default "all"
+        ``"labelled"`` counts only the rows with a group or a task, the rows the
+        metrics' ``train_rows="labelled"`` keeps of a training split: with
+        indicator columns for both groups and tasks, a row whose group and task
+        columns are all 0 is dropped (a label column gives every row a label, so
+        nothing is dropped). Needs ``engine="numpy"`` when it can drop rows.
     progress : bool, default False
         Show a progress bar.
 
     Returns
     -------
     CountTable
-        Identical to :meth:`CountTable.from_arrays` on all rows at once.
+        Identical to :meth:`CountTable.from_arrays` on all rows (or all kept
+        rows) at once.
 
     Examples
     --------
@@ -391,6 +408,13 @@ def counts_from_files(
     )
     if replicates is not None and engine != "numpy":
         raise ValueError(ERR_REPLICATES_ENGINE)
+    if rows not in ("all", "labelled"):
+        raise ValueError(ERR_ROWS.format(got=rows))
+    drops = rows == "labelled" and _may_drop_rows(roles)
+    if drops and engine != "numpy":
+        raise ValueError(ERR_ROWS_ENGINE.format(engine=engine))
+    if drops and replicates is not None:
+        raise ValueError(ERR_ROWS_REPLICATES)
     if engine == "duckdb":
         from biasamp.engines._duckdb import counts_from_files_duckdb
 
@@ -422,10 +446,34 @@ def counts_from_files(
         file_format=file_format,
         replicates=replicates,
         progress=progress,
+        labelled_only=drops,
     )
+    if drops and (table is None or table.n_rows == 0):
+        raise ValueError(ERR_NO_LABELLED_ROWS.format(paths=", ".join(paths[:3])))
     return (
         table if table is not None else empty_count_table(list(roles.present()), g_names, t_names)
     )
+
+
+def _may_drop_rows(roles: ColumnRoles) -> bool:
+    """Whether ``rows="labelled"`` can drop a row: groups and tasks both indicator columns."""
+    present = roles.present()
+    return all(role in present and not present[role].is_label for role in ("groups", "tasks"))
+
+
+def _labelled_rows(arrays: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The rows of a chunk's role arrays with a group or a task (indicators not all 0),
+    and their number."""
+    keep = np.asarray(arrays["groups"].to_numpy() != 0).any(axis=1)
+    keep |= np.asarray(arrays["tasks"].to_numpy() != 0).any(axis=1)
+    if keep.all():
+        return arrays, keep.size
+    return {
+        role: value.iloc[np.flatnonzero(keep)].reset_index(drop=True)
+        if isinstance(value, pd.DataFrame)
+        else value[keep]
+        for role, value in arrays.items()
+    }, int(keep.sum())
 
 
 _TableT = TypeVar("_TableT", CountTable, "PatternCountTable")
@@ -444,8 +492,12 @@ def _stream_tables(
     file_format: str | None,
     replicates: Any,
     progress: bool,
+    labelled_only: bool = False,
 ) -> _TableT | None:
-    """Count every chunk of every file into ``table_type`` tables and merge them (None if no rows)."""
+    """Count every chunk of every file into ``table_type`` tables and merge them (None if no rows).
+
+    ``labelled_only``: count only the rows with a group or a task.
+    """
     table: _TableT | None = None
     columns = roles.columns()
     offset = 0  # global row index of the chunk, for bootstrap weights
@@ -465,8 +517,11 @@ def _stream_tables(
                     if batch is None:
                         break
                     stop = start + batch.num_rows
-                    if batch.num_rows:
-                        arrays = _batch_arrays(batch, roles)
+                    kept = batch.num_rows
+                    arrays = _batch_arrays(batch, roles) if kept else {}
+                    if labelled_only and kept:
+                        arrays, kept = _labelled_rows(arrays)
+                    if kept:
                         if replicates is not None:
                             extra["replicate_weights"] = replicates.weights(
                                 offset, offset + batch.num_rows
