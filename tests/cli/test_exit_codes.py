@@ -121,6 +121,24 @@ def test_ctrl_c_in_a_command_exits_130_without_a_traceback(data, capsys, monkeyp
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def _wait_until_reading(pid: int, path: Path, timeout: float = 60) -> None:
+    """Wait until process ``pid`` has ``path`` open: its imports are done, the command runs."""
+    fds = Path(f"/proc/{pid}/fd")
+    if not fds.exists():  # pragma: no cover - no /proc: wait a while instead
+        time.sleep(5)
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for fd in list(fds.iterdir()) if fds.exists() else []:
+            try:
+                if Path(os.readlink(fd)) == path:
+                    return
+            except OSError:
+                continue
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} never opened {path}")  # pragma: no cover
+
+
 def test_ctrl_c_during_a_duckdb_query_exits_130(tmp_path):
     """DuckDB turns Ctrl-C into RuntimeError('Query interrupted'): still 130, no traceback."""
     pytest.importorskip("duckdb")
@@ -138,7 +156,8 @@ def test_ctrl_c_during_a_duckdb_query_exits_130(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(measure.__file__).parents[2])}
     started = time.monotonic()
     proc = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True, env=env)
-    time.sleep(2.5)  # imports done, the counting query running (any phase must give 130)
+    _wait_until_reading(proc.pid, tmp_path / "big.parquet")
+    time.sleep(0.5)  # the counting query running (any phase of the command must give 130)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     if proc.returncode == EXIT_OK:  # pragma: no cover - a machine fast enough to finish first

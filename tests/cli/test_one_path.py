@@ -132,6 +132,8 @@ def _cli(tmp_path: Path, args: list[str], metrics: tuple[str, ...]) -> dict[str,
     code = main(["measure", *args, *chosen, *settings, "--json", str(out)])
     assert code == 0
     doc = json.loads(out.read_text())
+    streamed = doc["settings"]["streamed"]
+    assert streamed is (args[args.index("--stream") + 1] == "on")
     return {m["key"]: m["value"] for m in doc["metrics"]}
 
 
@@ -189,7 +191,25 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         return args, wide, everything
     # categorical layouts: one group and one task label per row (every row has both)
     cat_train, cat_test = _categorical(train), _categorical(test)
-    arrays = {
+    if name == "categorical-pred-file-on-id":
+        arrays = _categorical_arrays(cat_train, cat_test)
+        cat_train[["g", "t"]].to_parquet(tmp_path / "train.parquet")
+        cat_test[["id", "g", "t"]].to_csv(tmp_path / "test.csv", index=False)
+        pred = cat_test[["id", "pred_g", "pred_t"]].rename(columns={"pred_g": "g", "pred_t": "t"})
+        pred.sample(frac=1, random_state=4).to_parquet(tmp_path / "pred.parquet")
+        args = ["test.csv", "--train", "train.parquet", "--group", "g", "--task", "t"]
+        args += ["--pred", "pred.parquet", "--id", "id"]
+        return args, arrays, PAIRWISE + ATTACKERS
+    arrays = _categorical_arrays(cat_train, cat_test)
+    cat_train[["g", "t"]].to_csv(tmp_path / "train.csv", index=False)
+    cat_test.to_parquet(tmp_path / "test.parquet")
+    args = ["test.parquet", "--train", "train.csv", "--group", "g", "--task", "t"]
+    args += ["--pred-prefix", "pred_"]
+    return args, arrays, PAIRWISE + ATTACKERS
+
+
+def _categorical_arrays(cat_train: pd.DataFrame, cat_test: pd.DataFrame) -> dict[str, Any]:
+    return {
         "groups_train": cat_train["g"].to_numpy(),
         "tasks_train": cat_train["t"].to_numpy(),
         "groups": cat_test["g"].to_numpy(),
@@ -197,11 +217,6 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         "groups_pred": cat_test["pred_g"].to_numpy(),
         "tasks_pred": cat_test["pred_t"].to_numpy(),
     }
-    cat_train[["g", "t"]].to_csv(tmp_path / "train.csv", index=False)
-    cat_test.to_parquet(tmp_path / "test.parquet")
-    args = ["test.parquet", "--train", "train.csv", "--group", "g", "--task", "t"]
-    args += ["--pred-prefix", "pred_"]
-    return args, arrays, PAIRWISE + ATTACKERS
 
 
 LAYOUTS = [
@@ -210,6 +225,9 @@ LAYOUTS = [
     ("indicator-no-train", "off"),
     ("indicator-no-train", "on"),
     ("indicator-pred-file-on-id", "off"),
+    ("indicator-pred-file-on-id", "on"),
+    ("categorical-pred-file-on-id", "off"),
+    ("categorical-pred-file-on-id", "on"),
     ("scores-threshold", "off"),
     ("long-tables", "off"),
     ("categorical", "off"),
@@ -243,3 +261,46 @@ def test_the_training_file_has_rows_with_no_group_and_no_task(splits):
         direction="A->T", tasks_pred=a["tasks_pred"], train_rows="all", **common
     )
     assert labelled.value != pytest.approx(every_row.value, rel=1e-9)
+
+
+@pytest.mark.parametrize("stream", ["auto", "on"])
+def test_streamed_join_errors_name_file_column_and_row(stream, tmp_path, capsys):
+    """The streamed join refuses; the in-memory reader names the file, column and row."""
+    from biasamp.cli._files import ERR_NOT_BINARY
+    from biasamp.cli.inputs import ERR_DUPLICATE_IDS, ERR_ID_MISSING
+
+    truth = pd.DataFrame({"id": ["a", "b", "c"], "m": [1, 0, 1], "w": [0, 1, 0]})
+    truth["x"] = [1, 1, 0]
+    truth.to_csv(tmp_path / "t.csv", index=False)
+    base = ["measure", str(tmp_path / "t.csv"), "--group-cols", "m,w", "--task-cols", "x"]
+    base += ["--pred", str(tmp_path / "p.csv"), "--id", "id", "--stream", stream]
+    base += ["--metric", "a2t"]
+    cases = [
+        (
+            ["a", "b", "b"],
+            [1, 0, 1],
+            ERR_DUPLICATE_IDS.format(file=tmp_path / "p.csv", column="id", count=1, examples="'b'"),
+        ),
+        (
+            ["a", "b", "d"],
+            [1, 0, 1],
+            ERR_ID_MISSING.format(
+                column="id",
+                count=1,
+                file_a=tmp_path / "t.csv",
+                file_b=tmp_path / "p.csv",
+                examples="'c'",
+            ),
+        ),
+        (
+            ["c", "a", "b"],
+            [1, 0, 2],
+            ERR_NOT_BINARY.format(file=tmp_path / "p.csv", column="x", value=2, row=3),
+        ),
+    ]
+    for ids, x, message in cases:
+        pd.DataFrame({"id": ids, "m": [1, 1, 0], "w": [0, 0, 1], "x": x}).to_csv(
+            tmp_path / "p.csv", index=False
+        )
+        assert main(base) == 2
+        assert message in " ".join(capsys.readouterr().err.split())

@@ -376,7 +376,9 @@ def test_stream_on_and_duckdb_say_why_streaming_does_not_apply(tmp_path, capsys)
         ),
         (
             ["--id", "gender", "--engine", "duckdb"],
-            ERR_ENGINE_NEEDS_STREAM.format(reason="--id: unique ids are checked in memory"),
+            ERR_ENGINE_NEEDS_STREAM.format(
+                reason="--id without --pred: unique ids are checked in memory"
+            ),
         ),
         (
             ["--stream", "off", "--engine", "duckdb"],

@@ -43,7 +43,7 @@ import numpy as np
 
 from biasamp.counts._count_table import CountTable
 from biasamp.engines._file_formats import RaggedRowError, file_schema
-from biasamp.engines._files import counts_from_files, iter_file_batches
+from biasamp.engines._files import counts_from_files, counts_from_joined_files, iter_file_batches
 from biasamp.metrics._bootstrap import evaluation_replicates, interval_from_tables
 from biasamp.metrics._directional import directional_arrays, directional_from_counts
 from biasamp.metrics._mals import mals_arrays, mals_from_counts
@@ -82,6 +82,7 @@ __all__ = [
     "STREAM_MODES",
     "STREAMED_METRICS",
     "StreamPlan",
+    "StreamRefused",
     "StreamedData",
     "compute_streamed_metric",
     "load_streamed",
@@ -115,6 +116,13 @@ class StreamPlan:
     train_blocks: tuple[ColumnBlock, ...]
     layout: Layout
     engine: str
+    #: predictions in another file joined on ``layout.id`` (``--pred``), and their blocks
+    pred: Path | None = None
+    pred_blocks: tuple[ColumnBlock, ...] = ()
+
+
+class StreamRefused(Exception):
+    """The streamed join refused a value: the in-memory reader names the file, column and row."""
 
 
 @dataclass
@@ -167,15 +175,19 @@ def _requested_metrics(args: argparse.Namespace) -> list[str]:
 
 def _layout_reason(args: argparse.Namespace, layout: Layout) -> str | None:
     """Why the options rule streaming out (None: they allow it)."""
-    if args.pred:
-        return "predictions in another file (--pred) are joined on --id in memory"
     if layout.tasks_long or args.pred_tasks_long or args.train_tasks_long:
         return "long task tables are read in memory"
-    if layout.id is not None:
-        return "--id: unique ids are checked in memory"
+    if layout.id is not None and not args.pred:
+        return "--id without --pred: unique ids are checked in memory"
+    if args.pred and (layout.id is None or layout.pred_prefix):
+        return "--pred needs --id, and its columns are read under the ground truth's names"
+    if args.pred and getattr(args, "n_boot", 0):
+        return "--n-boot with --pred: the bootstrap of a joined file runs in memory"
+    if args.pred and getattr(args, "engine", "auto") == "duckdb":
+        return "predictions joined on --id are counted by the numpy engine"
     if args.threshold is not None or args.thresholds or args.calibrate_on or args.calibrate_pred:
         return "prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory"
-    if not layout.pred_prefix:
+    if not layout.pred_prefix and not args.pred:
         return "no predictions in the data file (--pred-prefix)"
     others = [k for k in _requested_metrics(args) if k not in STREAMED_METRICS]
     if others:
@@ -236,16 +248,25 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
         ColumnBlock("tasks", layout.task_kind, task_cols, task_option),
     )
     _check_columns(data_path, header, truth)
-    pred_blocks = _prediction_blocks(layout, data_path, header, group_cols, task_cols, False)
+    pred_path = Path(args.pred) if args.pred else None
+    pred_file, pred_header = data_path, header
+    if pred_path is not None:
+        formats[pred_path] = _file_format(pred_path)
+        _, pred_header = read_header(pred_path, delimiter=layout.delimiter)
+        pred_file = pred_path
+        id_block = ColumnBlock("id", "id", (str(layout.id),), "--id")
+        _check_columns(data_path, header, (id_block,))
+        _check_columns(pred_path, pred_header, (id_block,))
+    pred_blocks = _prediction_blocks(layout, pred_file, pred_header, group_cols, task_cols, False)
     if not pred_blocks:
         raise InputError(
             ERR_NO_PREDICTIONS_FOUND.format(
-                file=data_path,
+                file=pred_file,
                 group_col=repr(_pred_column(layout, group_cols[0])),
                 task_col=repr(_pred_column(layout, task_cols[0])),
             )
         )
-    blocks = truth + tuple(pred_blocks)
+    blocks = truth if pred_path is not None else truth + tuple(pred_blocks)
     train_path = Path(args.train) if args.train else None
     train_blocks: tuple[ColumnBlock, ...] = ()
     if train_path is not None:
@@ -256,12 +277,17 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
             _check_same_columns(train_path, train_task_cols, data_path, task_cols, "task")
         train_blocks = truth
         _check_columns(train_path, train_header, train_blocks)
-    for path, file_blocks in ((data_path, blocks), (train_path, train_blocks)):
+    streamed_files: list[tuple[Path | None, tuple[ColumnBlock, ...]]] = [
+        (data_path, blocks),
+        (train_path, train_blocks),
+        (pred_path, tuple(pred_blocks)),
+    ]
+    for path, file_blocks in streamed_files:
         if path is not None:
             reason = _file_reason(path, formats[path], layout, file_blocks)
             if reason is not None:
                 return None, reason
-    engine = resolve_engine(getattr(args, "engine", "auto"))
+    engine = "numpy" if pred_path is not None else resolve_engine(getattr(args, "engine", "auto"))
     return StreamPlan(
         data=data_path,
         train=train_path,
@@ -270,6 +296,8 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
         train_blocks=train_blocks,
         layout=layout,
         engine=engine,
+        pred=pred_path,
+        pred_blocks=tuple(pred_blocks) if pred_path is not None else (),
     ), ""
 
 
@@ -409,6 +437,28 @@ def _count(
         raise _diagnose(plan, path, blocks, role, exc) from exc
 
 
+def _count_joined(plan: StreamPlan, names: LabelNames) -> CountTable:
+    """The evaluation table of a data file whose predictions are joined on ``--id``."""
+    assert plan.pred is not None and plan.layout.id is not None
+    specs = _role_specs(plan, plan.blocks + plan.pred_blocks)
+    try:
+        return counts_from_joined_files(
+            str(plan.data),
+            str(plan.pred),
+            on=plan.layout.id,
+            **specs,
+            **names,
+            chunk_size=_chunk_rows(plan.layout, plan.blocks + plan.pred_blocks),
+            file_format=plan.formats[plan.data],
+            pred_file_format=plan.formats[plan.pred],
+            names_source=f"the data file {plan.data}",
+        )
+    except (ValueError, TypeError) as exc:
+        # repeated or missing ids, a value that is not 0/1: the in-memory reader names
+        # the file, the column and the data row
+        raise StreamRefused(str(exc)) from exc
+
+
 def _file_rows(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...]) -> int:
     """The number of data rows of a file (a pass over one column)."""
     column = blocks[0].columns[0]
@@ -447,6 +497,9 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
             train_labels, n_train = _label_sets(plan, plan.train, plan.train_blocks, "train")
             if n_train == 0:
                 raise InputError(ERR_NO_ROWS.format(file=plan.train))
+    if plan.pred is not None and any(b.kind == "label" for b in plan.pred_blocks):
+        pred_labels, _ = _label_sets(plan, plan.pred, plan.pred_blocks, "predictions")
+        data_labels.update(pred_labels)
     out = []
     for truth, pred, fixed in (
         ("groups", "groups_pred", layout.group_columns()),
@@ -467,7 +520,7 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
             _check_pred_labels(
                 data_labels[pred],
                 names,
-                plan.data,
+                plan.pred or plan.data,
                 _pred_column(layout, block.columns[0]),
                 _sources(plan.train),
             )
@@ -497,16 +550,19 @@ def load_streamed(
         )
         if train.n_rows == 0:
             raise InputError(ERR_NO_ROWS.format(file=plan.train))
-    evaluation = _count(
-        plan,
-        plan.data,
-        plan.blocks,
-        "data",
-        names=names,
-        engine=plan.engine,
-        chunk_size=_chunk_rows(plan.layout, plan.blocks),
-        progress=progress,
-    )
+    if plan.pred is not None:
+        evaluation = _count_joined(plan, names)
+    else:
+        evaluation = _count(
+            plan,
+            plan.data,
+            plan.blocks,
+            "data",
+            names=names,
+            engine=plan.engine,
+            chunk_size=_chunk_rows(plan.layout, plan.blocks),
+            progress=progress,
+        )
     if evaluation.n_rows == 0:
         raise InputError(ERR_NO_ROWS.format(file=plan.data))
     files.append(
@@ -518,6 +574,16 @@ def load_streamed(
             n_rows=int(evaluation.n_rows),
         )
     )
+    if plan.pred is not None:
+        files.append(
+            FileInfo(
+                role="predictions",
+                path=str(plan.pred),
+                format=plan.formats[plan.pred],
+                sha256=file_sha256(plan.pred),
+                n_rows=int(evaluation.n_rows),  # the join checked: the same ids, once each
+            )
+        )
     if train is not None and plan.train is not None:
         files.append(
             FileInfo(

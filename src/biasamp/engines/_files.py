@@ -659,3 +659,278 @@ def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles) -> dict[str, Any]:
                 columns=pd.Index(list(rc.indicator_names), dtype=object),
             )
     return arrays
+
+
+# --- two files joined on an id column ---------------------------------------------------
+
+ERR_JOIN_DUPLICATES = "{path}: column {column!r} has {count} repeated id(s), e.g. {examples}."
+ERR_JOIN_MISSING = (
+    "column {column!r}: {count} id(s) of {path_a} are not in {path_b}, e.g. {examples}."
+)
+
+
+def _read_ids(path: str, column: str, *, chunk_size: int, file_format: str | None) -> Any:
+    """The id column of a file as one Arrow array (compact: no Python object per row)."""
+    import pyarrow as pa
+
+    chunks = [
+        batch.column(0)
+        for batch in iter_file_batches(
+            path, [column], chunk_size=chunk_size, file_format=file_format
+        )
+    ]
+    ids = pa.chunked_array(chunks) if chunks else pa.chunked_array([], pa.string())
+    ids = ids.combine_chunks()
+    if ids.null_count:
+        raise ValueError(ERR_NULLS.format(role="on", column=column, count=ids.null_count))
+    return ids
+
+
+def _shown_ids(values: Any) -> str:
+    return ", ".join(repr(v) for v in values[:5].to_pylist())
+
+
+def join_positions(
+    path: str,
+    pred_path: str,
+    *,
+    on: str,
+    chunk_size: int = 1 << 20,
+    file_format: str | None = None,
+    pred_file_format: str | None = None,
+) -> np.ndarray:
+    """Row of ``pred_path`` for each row of ``path``, matched on the id column ``on``.
+
+    Both files must hold every id once. Arrow hashes the ids (no Python object
+    per row): memory is about the two id columns and one int64 per row.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> folder = tempfile.mkdtemp()
+    >>> a, b = os.path.join(folder, "a.csv"), os.path.join(folder, "b.csv")
+    >>> pd.DataFrame({"id": ["x", "y", "z"]}).to_csv(a, index=False)
+    >>> pd.DataFrame({"id": ["z", "x", "y"]}).to_csv(b, index=False)
+    >>> join_positions(a, b, on="id").tolist()
+    [1, 2, 0]
+    """
+    import pyarrow.compute as pc
+
+    ids = _read_ids(path, on, chunk_size=chunk_size, file_format=file_format)
+    pred_ids = _read_ids(pred_path, on, chunk_size=chunk_size, file_format=pred_file_format)
+    if pred_ids.type != ids.type:
+        pred_ids = pred_ids.cast(ids.type)
+    for where, values in ((path, ids), (pred_path, pred_ids)):
+        counts = pc.value_counts(values)
+        repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
+        if len(repeated):
+            raise ValueError(
+                ERR_JOIN_DUPLICATES.format(
+                    path=where, column=on, count=len(repeated), examples=_shown_ids(repeated)
+                )
+            )
+    positions = pc.index_in(ids, value_set=pred_ids)
+    for a, b, values, missing in (
+        (path, pred_path, ids, pc.is_null(positions)),
+        (pred_path, path, pred_ids, pc.invert(pc.is_in(pred_ids, value_set=ids))),
+    ):
+        absent = values.filter(missing)
+        if len(absent):
+            raise ValueError(
+                ERR_JOIN_MISSING.format(
+                    column=on, count=len(absent), path_a=a, path_b=b, examples=_shown_ids(absent)
+                )
+            )
+    return positions.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+
+def _read_role_arrays(
+    path: str, roles: dict[str, Any], *, chunk_size: int, file_format: str | None
+) -> dict[str, Any]:
+    """Every row of the role columns of one file, compact: indicators as uint8 (checked
+    0/1, no missing value), a label column as Arrow dictionary codes and their labels."""
+    import pyarrow as pa
+
+    columns = [c for spec in roles.values() for c in _spec_columns(spec)]
+    parts: dict[str, list[Any]] = {role: [] for role in roles}
+    start = 0
+    for batch in iter_file_batches(path, columns, chunk_size=chunk_size, file_format=file_format):
+        for role, spec in roles.items():
+            if isinstance(spec, str):
+                values = batch.column(batch.schema.get_field_index(spec))
+                if values.null_count:
+                    raise ValueError(
+                        ERR_NULLS.format(role=role, column=spec, count=values.null_count)
+                    )
+                parts[role].append(values)
+                continue
+            block = np.column_stack(
+                [
+                    batch.column(batch.schema.get_field_index(c)).to_numpy(zero_copy_only=False)
+                    for c in spec
+                ]
+            )
+            bad = ~np.isin(block, (0, 1))
+            if bad.any():
+                row, col = np.argwhere(bad)[0]
+                raise ValueError(
+                    ERR_CHUNK.format(
+                        path=path,
+                        chunk=0,
+                        start=start,
+                        stop=start + batch.num_rows - 1,
+                        message=f"{role}: column {list(spec)[col]!r} holds {block[row, col]!r}, "
+                        "not 0 or 1",
+                    )
+                )
+            parts[role].append(block.astype(np.uint8))
+        start += batch.num_rows
+    out: dict[str, Any] = {}
+    for role, spec in roles.items():
+        if isinstance(spec, str):
+            encoded = pa.chunked_array(parts[role]).combine_chunks().dictionary_encode()
+            out[role] = (
+                encoded.indices.to_numpy(zero_copy_only=False),
+                np.asarray(encoded.dictionary.to_pylist(), dtype=object),
+            )
+        else:
+            out[role] = np.concatenate(parts[role]) if parts[role] else np.zeros((0, len(spec)))
+    return out
+
+
+def _spec_columns(spec: Any) -> list[str]:
+    return [spec] if isinstance(spec, str) else list(spec)
+
+
+def counts_from_joined_files(
+    path: str | os.PathLike[str],
+    pred_path: str | os.PathLike[str],
+    *,
+    on: str,
+    groups: Any,
+    tasks: Any,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    chunk_size: int = 100_000,
+    file_format: str | None = None,
+    pred_file_format: str | None = None,
+    names_source: str | None = None,
+    progress: bool = False,
+) -> CountTable:
+    """Count a ground-truth file whose predictions are in another file, joined on ``on``.
+
+    The ground truth is read chunk by chunk; the prediction columns of
+    ``pred_path`` are held once, compact (uint8 indicators or label codes), in
+    the ground truth's row order. Memory is about ``rows x (prediction columns +
+    16)`` bytes plus the id columns, never a Python object per row.
+
+    Parameters
+    ----------
+    path, pred_path : path
+        The ground-truth file and the predictions file (Parquet or CSV).
+    on : str
+        The id column of both files; every id is in both, once.
+    groups, tasks : str, list of str or dict
+        Ground-truth column roles in ``path`` (see :func:`counts_from_files`).
+    groups_pred, tasks_pred : str or dict, optional
+        Prediction roles in ``pred_path``: a label column, or a dict of indicator
+        column -> label name (the names of ``groups`` / ``tasks``).
+    group_names, task_names, chunk_size, file_format, names_source, progress
+        As in :func:`counts_from_files`; ``pred_file_format`` is the format of
+        ``pred_path``.
+
+    Returns
+    -------
+    CountTable
+        Identical to :meth:`CountTable.from_arrays` on the joined rows.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> folder = tempfile.mkdtemp()
+    >>> truth, pred = os.path.join(folder, "t.csv"), os.path.join(folder, "p.csv")
+    >>> pd.DataFrame({"id": [1, 2, 3], "g": ["m", "w", "w"], "ski": [1, 0, 1]}).to_csv(
+    ...     truth, index=False)
+    >>> pd.DataFrame({"id": [3, 1, 2], "ski": [1, 1, 0]}).to_csv(pred, index=False)
+    >>> table = counts_from_joined_files(truth, pred, on="id", groups="g", tasks=["ski"],
+    ...                                  tasks_pred={"ski": "ski"})
+    >>> table.joint[("groups", "tasks_pred")]
+    array([[1.],
+           [1.]])
+    """
+    paths, roles = _prepare(
+        path,
+        chunk_size=chunk_size,
+        engine="numpy",
+        file_format=file_format,
+        groups=groups,
+        tasks=tasks,
+    )
+    pred_specs = {
+        role: spec
+        for role, spec in (("groups_pred", groups_pred), ("tasks_pred", tasks_pred))
+        if spec is not None
+    }
+    pred_file = os.fspath(pred_path)
+    check_file_schemas(
+        [pred_file],
+        [on, *[c for s in pred_specs.values() for c in _spec_columns(s)]],
+        file_format=pred_file_format,
+    )
+    check_file_schemas(paths, [on], file_format=file_format)
+    g_names = _resolve_names(
+        paths, roles, "group", group_names, chunk_size=chunk_size, file_format=file_format
+    )
+    t_names = _resolve_names(
+        paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
+    )
+    positions = join_positions(
+        paths[0], pred_file, on=on, file_format=file_format, pred_file_format=pred_file_format
+    )
+    predicted = _read_role_arrays(
+        pred_file, pred_specs, chunk_size=chunk_size, file_format=pred_file_format
+    )
+    for role, values in predicted.items():  # in the ground truth's row order
+        predicted[role] = (
+            (values[0][positions], values[1]) if isinstance(values, tuple) else values[positions]
+        )
+    del positions
+    source = names_source if (group_names is not None or task_names is not None) else None
+    table: CountTable | None = None
+    start = 0
+    columns = roles.columns()
+    for chunk, batch in enumerate(
+        iter_file_batches(paths[0], columns, chunk_size=chunk_size, file_format=file_format)
+    ):
+        stop = start + batch.num_rows
+        try:
+            arrays = _batch_arrays(batch, roles)
+            for role, values in predicted.items():
+                if isinstance(values, tuple):
+                    arrays[role] = values[1][values[0][start:stop]]
+                else:
+                    spec = pred_specs[role]
+                    arrays[role] = pd.DataFrame(
+                        values[start:stop],
+                        columns=pd.Index(list(spec.values()), dtype=object),
+                        copy=False,
+                    )
+            part = CountTable.from_arrays(
+                **arrays, group_names=g_names, task_names=t_names, names_source=source
+            )
+        except (ValueError, TypeError) as exc:
+            raise _with_context(
+                exc,
+                ERR_CHUNK.format(
+                    path=paths[0], chunk=chunk, start=start, stop=stop - 1, message=exc
+                ),
+            ) from exc
+        table = part if table is None else table.merge(part)
+        start = stop
+    if table is None:
+        raise ValueError(ERR_NO_ROWS.format(paths=paths[0]))
+    return table
