@@ -26,14 +26,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-RUN = """
-import resource, sys
-from biasamp.cli.main import main
-code = main(sys.argv[1:])
-print("PEAK_KB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-sys.exit(code)
-"""
+from bench_cli_streaming import RUN  # the measured process: main() and its peak RSS
 
 
 def write_files(root: Path, n_rows: int, n_tasks: int) -> tuple[Path, Path]:

@@ -98,30 +98,24 @@ def _library(key: str, a: dict[str, Any]) -> float:
     """The library's value of one metric, with its defaults, on the arrays ``a``."""
     train = {"groups_train": a["groups_train"], "tasks_train": a["tasks_train"]}
     truth = {"groups": a["groups"], "tasks": a["tasks"]}
+    pred = "tasks_pred" if key.endswith("a2t") else "groups_pred"
+    direction = {"direction": "A->T" if key.endswith("a2t") else "T->A"}
     if key == "mals":
         r = biasamp.mals(**train, groups_pred=a["groups_pred"], tasks_pred=a["tasks_pred"])
     elif key in ("directional-a2t", "directional-t2a"):
-        pred = "tasks_pred" if key.endswith("a2t") else "groups_pred"
-        direction = "A->T" if key.endswith("a2t") else "T->A"
-        r = biasamp.directional(direction=direction, **truth, **train, **{pred: a[pred]})
+        r = biasamp.directional(**direction, **truth, **train, **{pred: a[pred]})
     elif key == "multi-mals":
         r = biasamp.multi_mals(
             **train, **truth, groups_pred=a["groups_pred"], tasks_pred=a["tasks_pred"]
         )
     elif key in ("multi-a2t", "multi-t2a"):
-        pred = "tasks_pred" if key.endswith("a2t") else "groups_pred"
-        direction = "A->T" if key.endswith("a2t") else "T->A"
-        r = biasamp.multi_directional(direction=direction, **train, **truth, **{pred: a[pred]})
+        r = biasamp.multi_directional(**direction, **train, **truth, **{pred: a[pred]})
     elif key == "leakage":
         r = biasamp.leakage_amplification(
             **truth, tasks_pred=a["tasks_pred"], n_iter=N_ITER, random_state=SEED
         )
     else:
-        pred = "tasks_pred" if key.endswith("a2t") else "groups_pred"
-        direction = "A->T" if key.endswith("a2t") else "T->A"
-        r = biasamp.dpa(
-            direction=direction, **truth, **{pred: a[pred]}, n_iter=N_ITER, random_state=SEED
-        )
+        r = biasamp.dpa(**direction, **truth, **{pred: a[pred]}, n_iter=N_ITER, random_state=SEED)
     return float(r.value)
 
 

@@ -407,12 +407,15 @@ def _count(
     role: str,
     *,
     names: LabelNames,
-    engine: str,
-    chunk_size: int,
+    engine: str | None = None,
+    chunk_size: int | None = None,
     replicates: Any = None,
     rows: str = "all",
     progress: bool = False,
 ) -> CountTable:
+    """Count one file's blocks (default engine: the plan's; chunks: :func:`_chunk_rows`)."""
+    engine = engine or plan.engine
+    chunk_size = chunk_size or _chunk_rows(plan.layout, blocks)
     if rows == "labelled" and _drops_rows(blocks):
         engine = "numpy"  # the engine that drops rows with neither a group nor a task
     try:
@@ -537,15 +540,14 @@ def load_streamed(
     files: list[FileInfo] = []
     train = None
     if plan.train is not None:
+        # rows="labelled": the library's train_rows default
         train = _count(
             plan,
             plan.train,
             plan.train_blocks,
             "train",
             names=names,
-            engine=plan.engine,
-            chunk_size=_chunk_rows(plan.layout, plan.train_blocks),
-            rows="labelled",  # the library's train_rows default
+            rows="labelled",
             progress=progress,
         )
         if train.n_rows == 0:
@@ -553,63 +555,37 @@ def load_streamed(
     if plan.pred is not None:
         evaluation = _count_joined(plan, names)
     else:
-        evaluation = _count(
-            plan,
-            plan.data,
-            plan.blocks,
-            "data",
-            names=names,
-            engine=plan.engine,
-            chunk_size=_chunk_rows(plan.layout, plan.blocks),
-            progress=progress,
-        )
+        evaluation = _count(plan, plan.data, plan.blocks, "data", names=names, progress=progress)
     if evaluation.n_rows == 0:
         raise InputError(ERR_NO_ROWS.format(file=plan.data))
-    files.append(
-        FileInfo(
-            role="data",
-            path=str(plan.data),
-            format=plan.formats[plan.data],
-            sha256=file_sha256(plan.data),
-            n_rows=int(evaluation.n_rows),
-        )
-    )
-    if plan.pred is not None:
-        files.append(
-            FileInfo(
-                role="predictions",
-                path=str(plan.pred),
-                format=plan.formats[plan.pred],
-                sha256=file_sha256(plan.pred),
-                n_rows=int(evaluation.n_rows),  # the join checked: the same ids, once each
-            )
-        )
+    train_rows = None
     if train is not None and plan.train is not None:
-        files.append(
-            FileInfo(
-                role="train",
-                path=str(plan.train),
-                format=plan.formats[plan.train],
-                sha256=file_sha256(plan.train),
-                n_rows=_file_rows(plan, plan.train, plan.train_blocks)
-                if _drops_rows(plan.train_blocks)
-                else int(train.n_rows),
-            )
+        train_rows = (
+            _file_rows(plan, plan.train, plan.train_blocks)
+            if _drops_rows(plan.train_blocks)
+            else int(train.n_rows)
         )
+    # the join checked that the predictions hold the data file's ids, once each
+    for role, path, n_rows in (
+        ("data", plan.data, int(evaluation.n_rows)),
+        ("predictions", plan.pred, int(evaluation.n_rows)),
+        ("train", plan.train, train_rows),
+    ):
+        if path is not None and n_rows is not None:
+            files.append(
+                FileInfo(
+                    role=role,
+                    path=str(path),
+                    format=plan.formats[path],
+                    sha256=file_sha256(path),
+                    n_rows=n_rows,
+                )
+            )
     signs = None
     truth = tuple(b for b in plan.blocks if b.role in ("groups", "tasks"))
     if train is None and _drops_rows(truth):
         # no training file: the signs come from the evaluation ground truth's labelled rows
-        kept = _count(
-            plan,
-            plan.data,
-            truth,
-            "data",
-            names=names,
-            engine="numpy",
-            chunk_size=_chunk_rows(plan.layout, truth),
-            rows="labelled",
-        )
+        kept = _count(plan, plan.data, truth, "data", names=names, rows="labelled")
         if float(kept.n) != float(evaluation.n):
             signs = kept
     replicates = None
