@@ -216,6 +216,7 @@ def _categorical_arrays(cat_train: pd.DataFrame, cat_test: pd.DataFrame) -> dict
 LAYOUTS = [
     ("indicator-prefix", "off"),
     ("indicator-prefix", "on"),
+    ("indicator-prefix", "duckdb"),
     ("indicator-no-train", "off"),
     ("indicator-no-train", "on"),
     ("indicator-pred-file-on-id", "off"),
@@ -226,6 +227,7 @@ LAYOUTS = [
     ("long-tables", "off"),
     ("categorical", "off"),
     ("categorical", "on"),
+    ("categorical", "duckdb"),
 ]
 
 
@@ -233,11 +235,17 @@ LAYOUTS = [
 def test_the_cli_json_equals_the_library_on_every_layout(layout, stream, splits, tmp_path):
     train, test = (s.copy() for s in splits)
     args, arrays, metrics = _layout(layout, tmp_path, train, test)
-    if stream == "on":  # the streamed path computes the co-occurrence metrics only
-        metrics = tuple(m for m in metrics if m in PAIRWISE)
+    if stream == "duckdb":
+        pytest.importorskip("duckdb")
+    engine = (
+        ["--stream", "on", "--engine", "duckdb"] if stream == "duckdb" else ["--stream", stream]
+    )
+    if stream != "off":  # the streamed path computes the co-occurrence metrics only
+        counted = PAIRWISE if "--pred" in args else PAIRWISE + MULTI
+        metrics = tuple(m for m in metrics if m in counted)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
-        got = _cli(tmp_path, [*args, "--stream", stream], metrics)
+        got = _cli(tmp_path, [*args, *engine], metrics)
     expected = {key: _library(key, arrays) for key in metrics}
     assert set(got) == set(expected)
     for key in metrics:

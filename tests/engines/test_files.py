@@ -289,6 +289,15 @@ def test_labelled_rows_drop_the_rows_with_neither_a_group_nor_a_task(tmp_path, c
     assert table.n == expected.n
     every = counts_from_files(path, **roles, chunk_size=chunk_size)
     assert every.n_rows == n
+    patterns = pattern_counts_from_files(path, **roles, rows="labelled", chunk_size=chunk_size)
+    expected_patterns = PatternCountTable.from_arrays(
+        groups=kept[["m", "w"]], tasks=kept[["ski", "surf"]]
+    )
+    assert patterns.n_rows == n - 7
+    assert patterns.pattern_sets("tasks") == expected_patterns.pattern_sets("tasks")
+    np.testing.assert_array_equal(
+        patterns.pattern_totals["tasks"], expected_patterns.pattern_totals["tasks"]
+    )
     # a label column gives every row a group: nothing is dropped, any engine
     frame["g"] = np.where(frame["w"] == 1, "w", "m")
     frame.to_csv(path, index=False)

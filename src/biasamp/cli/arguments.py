@@ -73,11 +73,12 @@ Input contract:
                                    truth is canonical.
   Values  indicators are 0 or 1; labels are text; missing values are errors.
   Errors name the file, the column and the problem; exit code 2.
-  Streaming: with group, tasks and --pred-prefix predictions in one file (CSV with ','
-          or Parquet; --train alike), no --pred/--id/long tables/thresholds, and only
-          mals, directional-a2t, directional-t2a, the files are counted chunk by chunk
-          (memory ~ --chunk-size x columns; --engine auto|numpy|duckdb). --stream on
-          requires it, --stream off reads every row in memory.
+  Streaming: with group, tasks and 0/1 predictions (--pred-prefix, or --pred FILE
+          joined on --id) in CSV with ',' or Parquet (--train alike), no long tables
+          or thresholds, and only mals, directional-a2t, directional-t2a (and the
+          multi-* metrics without --pred or --n-boot), the files are counted chunk by
+          chunk (memory ~ --chunk-size x columns; --engine auto|numpy|duckdb).
+          --stream on requires it, --stream off reads every row in memory.
 
 Exit codes: 0 success, 1 a --fail-above bound was exceeded (only that), 2 usage or
   input error, 3 internal error (a bug; BIASAMP_TRACEBACK=1 shows the traceback),

@@ -435,6 +435,7 @@ def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: 
         warnings=warnings,
         skipped=skipped,
         comparison=bias_comparison(data),
+        by_size=sizes_table(results),
     )
 
 

@@ -12,10 +12,13 @@ from the tables (:func:`biasamp.mals_from_counts`,
 When it applies (:func:`plan_streaming` says why not otherwise): the data file
 (CSV with ``,`` as delimiter, plain or ``.gz``, or Parquet) holds the group,
 the tasks (``--task``, ``--task-cols`` or ``--task-prefix``) and the 0/1
-predictions (``--pred-prefix``); optional ``--train`` in the same layout; no
-``--pred`` join, no ``--id``, no long tables, no score thresholds; only the
-metrics above; label columns are text and indicator columns numeric or boolean
-in pyarrow's reading of the file.
+predictions (``--pred-prefix``), or the predictions are in a file joined on
+``--id`` (:func:`biasamp.engines._files.counts_from_joined_files`); optional
+``--train`` in the same layout; no long tables, no score thresholds; only the
+metrics above and the multi-attribute ones (from pattern count tables, without
+``--pred`` or ``--n-boot``); label columns are text and indicator columns
+numeric or boolean in pyarrow's reading of the file. Training rows with neither
+a group nor a task are dropped, as the library's ``train_rows="labelled"`` does.
 
 Passes over a file: a SHA-256 pass over its bytes, a pass over the label
 columns (categorical layouts: the label sets and their checks, with the same
@@ -42,11 +45,18 @@ from typing import Any
 import numpy as np
 
 from biasamp.counts._count_table import CountTable
+from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.engines._file_formats import RaggedRowError, file_schema
-from biasamp.engines._files import counts_from_files, counts_from_joined_files, iter_file_batches
+from biasamp.engines._files import (
+    counts_from_files,
+    counts_from_joined_files,
+    iter_file_batches,
+    pattern_counts_from_files,
+)
 from biasamp.metrics._bootstrap import evaluation_replicates, interval_from_tables
 from biasamp.metrics._directional import directional_arrays, directional_from_counts
 from biasamp.metrics._mals import mals_arrays, mals_from_counts
+from biasamp.metrics._multi_attribute import multi_directional_from_counts, multi_mals_from_counts
 
 from ._files import (
     _CHUNK_CELLS,
@@ -90,7 +100,8 @@ __all__ = [
 ]
 
 #: The metrics the streaming path computes from count tables.
-STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a")
+MULTI_METRICS = ("multi-mals", "multi-a2t", "multi-t2a")
+STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a", *MULTI_METRICS)
 STREAM_MODES = ("auto", "on", "off")
 ENGINES = ("auto", "numpy", "duckdb")
 
@@ -119,6 +130,8 @@ class StreamPlan:
     #: predictions in another file joined on ``layout.id`` (``--pred``), and their blocks
     pred: Path | None = None
     pred_blocks: tuple[ColumnBlock, ...] = ()
+    #: a multi-attribute metric is asked for: pattern count tables are counted too
+    multi: bool = False
 
 
 class StreamRefused(Exception):
@@ -141,6 +154,8 @@ class StreamedData:
     #: fewer than its rows (the directional signs, as ``train_rows="labelled"`` takes them)
     signs: CountTable | None = None
     replicates: CountTable | None = None
+    #: task-set (pattern) counts of the multi-attribute metrics, training and evaluation
+    patterns: tuple[PatternCountTable, PatternCountTable] | None = None
     files: list[FileInfo] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)
     group_scores: None = None
@@ -158,6 +173,8 @@ class StreamedData:
     def has(self, role: str) -> bool:
         if role in ("groups_train", "tasks_train"):
             return self.train is not None
+        if role == "tasks_multilabel":
+            return self.patterns is not None
         return role in self.evaluation.roles
 
     def names(self) -> LabelNames:
@@ -189,6 +206,9 @@ def _layout_reason(args: argparse.Namespace, layout: Layout) -> str | None:
         return "prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory"
     if not layout.pred_prefix and not args.pred:
         return "no predictions in the data file (--pred-prefix)"
+    multi = [k for k in _requested_metrics(args) if k in MULTI_METRICS]
+    if multi and (args.pred or getattr(args, "n_boot", 0)):
+        return f"metric(s) {', '.join(multi)} with --pred or --n-boot are computed in memory"
     others = [k for k in _requested_metrics(args) if k not in STREAMED_METRICS]
     if others:
         return (
@@ -298,6 +318,7 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
         engine=engine,
         pred=pred_path,
         pred_blocks=tuple(pred_blocks) if pred_path is not None else (),
+        multi=any(k in MULTI_METRICS for k in _requested_metrics(args)),
     ), ""
 
 
@@ -438,6 +459,26 @@ def _count(
         if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
             raise
         raise _diagnose(plan, path, blocks, role, exc) from exc
+
+
+def _count_patterns(
+    plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], names: LabelNames
+) -> PatternCountTable:
+    """The pattern count table of one file (the training file's rows with a group or a task)."""
+    rows = "labelled" if path == plan.train else "all"
+    try:
+        return pattern_counts_from_files(
+            str(path),
+            **_role_specs(plan, blocks),
+            **names,
+            chunk_size=_chunk_rows(plan.layout, blocks),
+            engine="numpy" if rows == "labelled" and _drops_rows(blocks) else plan.engine,
+            file_format=plan.formats[path],
+            rows=rows,
+            names_source=f"the {'training' if path == plan.train else 'data'} file {path}",
+        )
+    except (ValueError, TypeError) as exc:
+        raise _diagnose(plan, path, blocks, "train" if path == plan.train else "data", exc) from exc
 
 
 def _count_joined(plan: StreamPlan, names: LabelNames) -> CountTable:
@@ -588,6 +629,13 @@ def load_streamed(
         kept = _count(plan, plan.data, truth, "data", names=names, rows="labelled")
         if float(kept.n) != float(evaluation.n):
             signs = kept
+    patterns = None
+    tasks_block = next(b for b in plan.blocks if b.role == "tasks")
+    if plan.multi and plan.train is not None and tasks_block.kind == "indicator":
+        patterns = (
+            _count_patterns(plan, plan.train, plan.train_blocks, names),
+            _count_patterns(plan, plan.data, plan.blocks, names),
+        )
     replicates = None
     if n_boot:
         # per-row Poisson weights: the numpy engine, whatever --engine says
@@ -609,6 +657,7 @@ def load_streamed(
         train=train,
         signs=signs,
         replicates=replicates,
+        patterns=patterns,
         files=files,
     )
 
@@ -624,6 +673,17 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
     ``random_state``): the point estimate from ``*_from_counts``, the interval
     from the metric's batched core on the replicate tables.
     """
+    if key in MULTI_METRICS:
+        assert data.patterns is not None  # has("tasks_multilabel") checked it
+        train, evaluation = data.patterns
+        if key == "multi-mals":
+            multi = multi_mals_from_counts(train, evaluation)
+        else:
+            direction = "A->T" if key == "multi-a2t" else "T->A"
+            multi = multi_directional_from_counts(train, evaluation, direction=direction)
+        multi.params["train_rows"] = "labelled"  # the library's default
+        view = REGISTRY[key].view
+        return view(multi) if view is not None else multi
     if key == "mals":
         assert data.train is not None
         margin = float(settings.margin)

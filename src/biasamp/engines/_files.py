@@ -408,11 +408,7 @@ def counts_from_files(
     )
     if replicates is not None and engine != "numpy":
         raise ValueError(ERR_REPLICATES_ENGINE)
-    if rows not in ("all", "labelled"):
-        raise ValueError(ERR_ROWS.format(got=rows))
-    drops = rows == "labelled" and _may_drop_rows(roles)
-    if drops and engine != "numpy":
-        raise ValueError(ERR_ROWS_ENGINE.format(engine=engine))
+    drops = _check_rows(rows, roles, engine)
     if drops and replicates is not None:
         raise ValueError(ERR_ROWS_REPLICATES)
     if engine == "duckdb":
@@ -453,6 +449,16 @@ def counts_from_files(
     return (
         table if table is not None else empty_count_table(list(roles.present()), g_names, t_names)
     )
+
+
+def _check_rows(rows: str, roles: ColumnRoles, engine: str) -> bool:
+    """Check ``rows``; return whether it drops rows (``"labelled"`` on indicator roles)."""
+    if rows not in ("all", "labelled"):
+        raise ValueError(ERR_ROWS.format(got=rows))
+    drops = rows == "labelled" and _may_drop_rows(roles)
+    if drops and engine != "numpy":
+        raise ValueError(ERR_ROWS_ENGINE.format(engine=engine))
+    return drops
 
 
 def _may_drop_rows(roles: ColumnRoles) -> bool:
@@ -571,12 +577,14 @@ def pattern_counts_from_files(
     engine: str = "numpy",
     file_format: str | None = None,
     names_source: str | None = None,
+    rows: str = "all",
     progress: bool = False,
 ) -> Any:
     """The :class:`PatternCountTable` (task-set counts of the multi-attribute metrics) of files.
 
     Same arguments as :func:`counts_from_files` (task roles are 0/1 indicator
-    columns). ``engine="numpy"`` counts chunk by chunk and merges by pattern
+    columns; ``rows="labelled"`` drops rows with neither a group nor a task,
+    numpy engine). ``engine="numpy"`` counts chunk by chunk and merges by pattern
     key; ``engine="duckdb"`` counts the rows of every distinct (group, task
     set) by one ``GROUP BY`` and loads the few result rows as weighted rows.
 
@@ -609,6 +617,7 @@ def pattern_counts_from_files(
         tasks_pred_prefix=tasks_pred_prefix,
     )
     source = names_source if (group_names is not None or task_names is not None) else None
+    drops = _check_rows(rows, roles, engine)
     if engine == "duckdb":
         from biasamp.engines._duckdb import distinct_rows_duckdb
 
@@ -641,9 +650,12 @@ def pattern_counts_from_files(
         file_format=file_format,
         replicates=None,
         progress=progress,
+        labelled_only=drops,
     )
     if streamed is None:
-        raise ValueError(ERR_NO_ROWS.format(paths=", ".join(paths[:3])))
+        raise ValueError(
+            (ERR_NO_LABELLED_ROWS if drops else ERR_NO_ROWS).format(paths=", ".join(paths[:3]))
+        )
     return streamed
 
 
