@@ -323,3 +323,93 @@ def test_labelled_rows_errors(tmp_path):
             path, **roles, rows="labelled", replicates=PoissonReplicates(5, random_state=0)
         )
     assert str(info.value) == ERR_ROWS_REPLICATES
+
+
+@pytest.mark.parametrize("chunk_size", [1, 4, 1000])
+def test_joined_files_equal_the_in_memory_join(tmp_path, chunk_size):
+    from biasamp.engines._files import counts_from_joined_files
+
+    rng = np.random.default_rng(8)
+    n = 30
+    truth = pd.DataFrame(
+        {"id": [f"i{k}" for k in rng.permutation(n)], "g": rng.choice(["m", "w"], n)}
+    )
+    truth["ski"] = rng.integers(0, 2, n)
+    truth["surf"] = rng.integers(0, 2, n)
+    pred = truth[["id"]].copy()
+    pred["g"] = rng.choice(["m", "w"], n)
+    pred["ski"] = rng.integers(0, 2, n)
+    pred["surf"] = rng.integers(0, 2, n)
+    pred = pred.sample(frac=1, random_state=1)
+    truth.to_csv(tmp_path / "t.csv", index=False)
+    pred.to_parquet(tmp_path / "p.parquet")
+    table = counts_from_joined_files(
+        tmp_path / "t.csv",
+        tmp_path / "p.parquet",
+        on="id",
+        groups="g",
+        tasks=["ski", "surf"],
+        groups_pred="g",
+        tasks_pred={"surf": "surf", "ski": "ski"},
+        chunk_size=chunk_size,
+    )
+    joined = truth.merge(pred, on="id", suffixes=("", "_p"))
+    expected = CountTable.from_arrays(
+        groups=joined["g"].to_numpy(),
+        tasks=joined[["ski", "surf"]],
+        groups_pred=joined["g_p"].to_numpy(),
+        tasks_pred=joined[["ski_p", "surf_p"]].set_axis(["ski", "surf"], axis=1),
+    )
+    for pair in expected.joint:
+        np.testing.assert_array_equal(table.joint[pair], expected.joint[pair])
+    assert table.n_rows == n
+
+
+def test_joined_files_refuse_repeated_and_missing_ids_and_non_binary_values(tmp_path):
+    from biasamp.engines._files import (
+        ERR_CHUNK,
+        ERR_JOIN_DUPLICATES,
+        ERR_JOIN_MISSING,
+        counts_from_joined_files,
+    )
+
+    pd.DataFrame({"id": ["a", "b", "c"], "g": ["m", "w", "m"], "x": [1, 0, 1]}).to_csv(
+        tmp_path / "t.csv", index=False
+    )
+    roles = {"on": "id", "groups": "g", "tasks": ["x"], "tasks_pred": {"x": "x"}}
+    cases = [
+        (
+            ["a", "b", "b"],
+            [1, 0, 1],
+            ERR_JOIN_DUPLICATES.format(
+                path=tmp_path / "p.csv", column="id", count=1, examples="'b'"
+            ),
+        ),
+        (
+            ["a", "b", "d"],
+            [1, 0, 1],
+            ERR_JOIN_MISSING.format(
+                column="id",
+                count=1,
+                path_a=tmp_path / "t.csv",
+                path_b=tmp_path / "p.csv",
+                examples="'c'",
+            ),
+        ),
+        (
+            ["c", "a", "b"],
+            [1, 0, 2],
+            ERR_CHUNK.format(
+                path=tmp_path / "p.csv",
+                chunk=1,
+                start=2,
+                stop=2,
+                message="tasks_pred: column 'x' holds 2, not 0 or 1",
+            ),
+        ),
+    ]
+    for ids, x, message in cases:
+        pd.DataFrame({"id": ids, "x": x}).to_csv(tmp_path / "p.csv", index=False)
+        with pytest.raises(ValueError) as info:
+            counts_from_joined_files(tmp_path / "t.csv", tmp_path / "p.csv", **roles, chunk_size=2)
+        assert str(info.value) == message

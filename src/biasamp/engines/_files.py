@@ -758,16 +758,32 @@ def join_positions(
 
 
 def _read_role_arrays(
-    path: str, roles: dict[str, Any], *, chunk_size: int, file_format: str | None
+    path: str,
+    roles: dict[str, Any],
+    *,
+    rows_of: np.ndarray,
+    chunk_size: int,
+    file_format: str | None,
 ) -> dict[str, Any]:
-    """Every row of the role columns of one file, compact: indicators as uint8 (checked
-    0/1, no missing value), a label column as Arrow dictionary codes and their labels."""
+    """Every row of the role columns of one file, compact and in another row order: file
+    row ``i`` goes to row ``rows_of[i]``. Indicators become one uint8 matrix (checked 0/1,
+    no missing value); a label column becomes Arrow dictionary codes and their labels."""
     import pyarrow as pa
 
     columns = [c for spec in roles.values() for c in _spec_columns(spec)]
-    parts: dict[str, list[Any]] = {role: [] for role in roles}
+    n = rows_of.size
+    out: dict[str, Any] = {
+        role: np.empty((n, len(spec)), dtype=np.uint8)
+        for role, spec in roles.items()
+        if not isinstance(spec, str)
+    }
+    labels: dict[str, list[Any]] = {
+        role: [] for role, spec in roles.items() if isinstance(spec, str)
+    }
     start = 0
-    for batch in iter_file_batches(path, columns, chunk_size=chunk_size, file_format=file_format):
+    batches = iter_file_batches(path, columns, chunk_size=chunk_size, file_format=file_format)
+    for chunk, batch in enumerate(batches):
+        stop = start + batch.num_rows
         for role, spec in roles.items():
             if isinstance(spec, str):
                 values = batch.column(batch.schema.get_field_index(spec))
@@ -775,7 +791,7 @@ def _read_role_arrays(
                     raise ValueError(
                         ERR_NULLS.format(role=role, column=spec, count=values.null_count)
                     )
-                parts[role].append(values)
+                labels[role].append(values)
                 continue
             block = np.column_stack(
                 [
@@ -786,28 +802,20 @@ def _read_role_arrays(
             bad = ~np.isin(block, (0, 1))
             if bad.any():
                 row, col = np.argwhere(bad)[0]
+                value = block[row, col].item()
+                message = f"{role}: column {list(spec)[col]!r} holds {value!r}, not 0 or 1"
                 raise ValueError(
                     ERR_CHUNK.format(
-                        path=path,
-                        chunk=0,
-                        start=start,
-                        stop=start + batch.num_rows - 1,
-                        message=f"{role}: column {list(spec)[col]!r} holds {block[row, col]!r}, "
-                        "not 0 or 1",
+                        path=path, chunk=chunk, start=start, stop=stop - 1, message=message
                     )
                 )
-            parts[role].append(block.astype(np.uint8))
-        start += batch.num_rows
-    out: dict[str, Any] = {}
-    for role, spec in roles.items():
-        if isinstance(spec, str):
-            encoded = pa.chunked_array(parts[role]).combine_chunks().dictionary_encode()
-            out[role] = (
-                encoded.indices.to_numpy(zero_copy_only=False),
-                np.asarray(encoded.dictionary.to_pylist(), dtype=object),
-            )
-        else:
-            out[role] = np.concatenate(parts[role]) if parts[role] else np.zeros((0, len(spec)))
+            out[role][rows_of[start:stop]] = block
+        start = stop
+    for role, parts in labels.items():
+        encoded = pa.chunked_array(parts).combine_chunks().dictionary_encode()
+        codes = np.empty(n, dtype=np.int64)
+        codes[rows_of] = encoded.indices.to_numpy(zero_copy_only=False)
+        out[role] = (codes, np.asarray(encoded.dictionary.to_pylist(), dtype=object))
     return out
 
 
@@ -903,14 +911,13 @@ def counts_from_joined_files(
     positions = join_positions(
         paths[0], pred_file, on=on, file_format=file_format, pred_file_format=pred_file_format
     )
-    predicted = _read_role_arrays(
-        pred_file, pred_specs, chunk_size=chunk_size, file_format=pred_file_format
-    )
-    for role, values in predicted.items():  # in the ground truth's row order
-        predicted[role] = (
-            (values[0][positions], values[1]) if isinstance(values, tuple) else values[positions]
-        )
+    rows_of = np.empty_like(positions)  # the ground-truth row of each prediction row
+    rows_of[positions] = np.arange(positions.size)
     del positions
+    predicted = _read_role_arrays(
+        pred_file, pred_specs, rows_of=rows_of, chunk_size=chunk_size, file_format=pred_file_format
+    )
+    del rows_of
     source = names_source if (group_names is not None or task_names is not None) else None
     table: CountTable | None = None
     start = 0
