@@ -733,6 +733,11 @@ def join_positions(
     pred_ids = _read_ids(pred_path, on, chunk_size=chunk_size, file_format=pred_file_format)
     if pred_ids.type != ids.type:
         pred_ids = pred_ids.cast(ids.type)
+    positions = pc.index_in(ids, value_set=pred_ids)
+    if positions.null_count == 0 and len(ids) == len(pred_ids):
+        rows = positions.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        if np.bincount(rows, minlength=len(ids)).max(initial=1) == 1:
+            return rows  # each id once on both sides: one hash table, no table of counts
     for where, values in ((path, ids), (pred_path, pred_ids)):
         counts = pc.value_counts(values)
         repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
@@ -742,7 +747,6 @@ def join_positions(
                     path=where, column=on, count=len(repeated), examples=_shown_ids(repeated)
                 )
             )
-    positions = pc.index_in(ids, value_set=pred_ids)
     for a, b, values, missing in (
         (path, pred_path, ids, pc.is_null(positions)),
         (pred_path, path, pred_ids, pc.invert(pc.is_in(pred_ids, value_set=ids))),
@@ -754,7 +758,7 @@ def join_positions(
                     column=on, count=len(absent), path_a=a, path_b=b, examples=_shown_ids(absent)
                 )
             )
-    return positions.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    raise AssertionError("unreachable: the ids are unique and in both files")  # pragma: no cover
 
 
 def _read_role_arrays(
