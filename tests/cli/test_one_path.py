@@ -306,3 +306,34 @@ def test_streamed_join_errors_name_file_column_and_row(stream, tmp_path, capsys)
         )
         assert main(base) == 2
         assert message in " ".join(capsys.readouterr().err.split())
+
+
+@pytest.mark.parametrize("stream", ["off", "on"])
+def test_the_bootstrap_of_a_joined_file_equals_the_library(stream, splits, tmp_path):
+    """--n-boot with --pred on --id: the streamed join draws the same replicate weights."""
+    train, test = (s.copy() for s in splits)
+    args, arrays, _ = _layout("indicator-pred-file-on-id", tmp_path, train, test)
+    out = tmp_path / "boot.json"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        extra = ["--metric", "a2t", "--metric", "mals", "--n-boot", "25", "--seed", "7"]
+        assert main(["measure", *args, *extra, "--stream", stream, "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["streamed"] is (stream == "on")
+    got = {m["key"]: m["interval"] for m in doc["metrics"]}
+    train_roles = {"groups_train": arrays["groups_train"], "tasks_train": arrays["tasks_train"]}
+    boot = {"n_boot": 25, "random_state": 7}
+    a2t = biasamp.directional(
+        direction="A->T",
+        groups=arrays["groups"],
+        tasks=arrays["tasks"],
+        tasks_pred=arrays["tasks_pred"],
+        **train_roles,
+        **boot,
+    )
+    mals = biasamp.mals(
+        **train_roles, groups_pred=arrays["groups_pred"], tasks_pred=arrays["tasks_pred"], **boot
+    )
+    for key, want in (("directional-a2t", a2t), ("mals", mals)):
+        assert (got[key]["low"], got[key]["high"]) == pytest.approx(want.ci, rel=1e-12), key
+        assert got[key]["se"] == pytest.approx(want.se, rel=1e-12), key

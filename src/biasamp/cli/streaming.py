@@ -198,8 +198,6 @@ def _layout_reason(args: argparse.Namespace, layout: Layout) -> str | None:
         return "--id without --pred: unique ids are checked in memory"
     if args.pred and (layout.id is None or layout.pred_prefix):
         return "--pred needs --id, and its columns are read under the ground truth's names"
-    if args.pred and getattr(args, "n_boot", 0):
-        return "--n-boot with --pred: the bootstrap of a joined file runs in memory"
     if args.pred and getattr(args, "engine", "auto") == "duckdb":
         return "predictions joined on --id are counted by the numpy engine"
     if args.threshold is not None or args.thresholds or args.calibrate_on or args.calibrate_pred:
@@ -481,7 +479,9 @@ def _count_patterns(
         raise _diagnose(plan, path, blocks, "train" if path == plan.train else "data", exc) from exc
 
 
-def _count_joined(plan: StreamPlan, names: LabelNames) -> CountTable:
+def _count_joined(
+    plan: StreamPlan, names: LabelNames, *, replicates: Any = None, n_boot: int = 0
+) -> CountTable:
     """The evaluation table of a data file whose predictions are joined on ``--id``."""
     assert plan.pred is not None and plan.layout.id is not None
     specs = _role_specs(plan, plan.blocks + plan.pred_blocks)
@@ -492,7 +492,8 @@ def _count_joined(plan: StreamPlan, names: LabelNames) -> CountTable:
             on=plan.layout.id,
             **specs,
             **names,
-            chunk_size=_chunk_rows(plan.layout, plan.blocks + plan.pred_blocks),
+            replicates=replicates,
+            chunk_size=_chunk_rows(plan.layout, plan.blocks + plan.pred_blocks, n_boot),
             file_format=plan.formats[plan.data],
             pred_file_format=plan.formats[plan.pred],
             names_source=f"the data file {plan.data}",
@@ -637,7 +638,10 @@ def load_streamed(
             _count_patterns(plan, plan.data, plan.blocks, names),
         )
     replicates = None
-    if n_boot:
+    if n_boot and plan.pred is not None:
+        weights = evaluation_replicates(n_boot, random_state=seed)
+        replicates = _count_joined(plan, names, replicates=weights, n_boot=n_boot)
+    elif n_boot:
         # per-row Poisson weights: the numpy engine, whatever --engine says
         replicates = _count(
             plan,

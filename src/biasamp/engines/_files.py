@@ -842,6 +842,7 @@ def counts_from_joined_files(
     file_format: str | None = None,
     pred_file_format: str | None = None,
     names_source: str | None = None,
+    replicates: Any = None,
     progress: bool = False,
 ) -> CountTable:
     """Count a ground-truth file whose predictions are in another file, joined on ``on``.
@@ -862,9 +863,9 @@ def counts_from_joined_files(
     groups_pred, tasks_pred : str or dict, optional
         Prediction roles in ``pred_path``: a label column, or a dict of indicator
         column -> label name (the names of ``groups`` / ``tasks``).
-    group_names, task_names, chunk_size, file_format, names_source, progress
-        As in :func:`counts_from_files`; ``pred_file_format`` is the format of
-        ``pred_path``.
+    group_names, task_names, chunk_size, file_format, names_source, replicates, progress
+        As in :func:`counts_from_files` (replicate weights by the row index of
+        ``path``); ``pred_file_format`` is the format of ``pred_path``.
 
     Returns
     -------
@@ -942,8 +943,11 @@ def counts_from_joined_files(
                         columns=pd.Index(list(spec.values()), dtype=object),
                         copy=False,
                     )
+            weights = (
+                {} if replicates is None else {"replicate_weights": replicates.weights(start, stop)}
+            )
             part = CountTable.from_arrays(
-                **arrays, group_names=g_names, task_names=t_names, names_source=source
+                **arrays, group_names=g_names, task_names=t_names, names_source=source, **weights
             )
         except (ValueError, TypeError) as exc:
             raise _with_context(
