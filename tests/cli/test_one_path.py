@@ -241,8 +241,7 @@ def test_the_cli_json_equals_the_library_on_every_layout(layout, stream, splits,
         ["--stream", "on", "--engine", "duckdb"] if stream == "duckdb" else ["--stream", stream]
     )
     if stream != "off":  # the streamed path computes the co-occurrence metrics only
-        counted = PAIRWISE if "--pred" in args else PAIRWISE + MULTI
-        metrics = tuple(m for m in metrics if m in counted)
+        metrics = tuple(m for m in metrics if m in PAIRWISE + MULTI)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
         got = _cli(tmp_path, [*args, *engine], metrics)

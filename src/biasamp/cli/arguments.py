@@ -76,7 +76,7 @@ Input contract:
   Streaming: with group, tasks and 0/1 predictions (--pred-prefix, or --pred FILE
           joined on --id) in CSV with ',' or Parquet (--train alike), no long tables
           or thresholds, and only mals, directional-a2t, directional-t2a (and the
-          multi-* metrics without --pred or --n-boot), the files are counted chunk by
+          multi-* metrics without --n-boot), the files are counted chunk by
           chunk (memory ~ --chunk-size x columns; --engine auto|numpy|duckdb).
           --stream on requires it, --stream off reads every row in memory.
 

@@ -16,7 +16,7 @@ predictions (``--pred-prefix``), or the predictions are in a file joined on
 ``--id`` (:func:`biasamp.engines._files.counts_from_joined_files`); optional
 ``--train`` in the same layout; no long tables, no score thresholds; only the
 metrics above and the multi-attribute ones (from pattern count tables, without
-``--pred`` or ``--n-boot``); label columns are text and indicator columns
+``--n-boot``); label columns are text and indicator columns
 numeric or boolean in pyarrow's reading of the file. Training rows with neither
 a group nor a task are dropped, as the library's ``train_rows="labelled"`` does.
 
@@ -205,8 +205,9 @@ def _layout_reason(args: argparse.Namespace, layout: Layout) -> str | None:
     if not layout.pred_prefix and not args.pred:
         return "no predictions in the data file (--pred-prefix)"
     multi = [k for k in _requested_metrics(args) if k in MULTI_METRICS]
-    if multi and (args.pred or getattr(args, "n_boot", 0)):
-        return f"metric(s) {', '.join(multi)} with --pred or --n-boot are computed in memory"
+    n_boot: int = getattr(args, "n_boot", 0)
+    if multi and n_boot:
+        return f"metric(s) {', '.join(multi)} with --n-boot are computed in memory"
     others = [k for k in _requested_metrics(args) if k not in STREAMED_METRICS]
     if others:
         return (
@@ -480,8 +481,13 @@ def _count_patterns(
 
 
 def _count_joined(
-    plan: StreamPlan, names: LabelNames, *, replicates: Any = None, n_boot: int = 0
-) -> CountTable:
+    plan: StreamPlan,
+    names: LabelNames,
+    *,
+    replicates: Any = None,
+    n_boot: int = 0,
+    patterns: bool = False,
+) -> Any:
     """The evaluation table of a data file whose predictions are joined on ``--id``."""
     assert plan.pred is not None and plan.layout.id is not None
     specs = _role_specs(plan, plan.blocks + plan.pred_blocks)
@@ -493,6 +499,7 @@ def _count_joined(
             **specs,
             **names,
             replicates=replicates,
+            patterns=patterns,
             chunk_size=_chunk_rows(plan.layout, plan.blocks + plan.pred_blocks, n_boot),
             file_format=plan.formats[plan.data],
             pred_file_format=plan.formats[plan.pred],
@@ -635,7 +642,9 @@ def load_streamed(
     if plan.multi and plan.train is not None and tasks_block.kind == "indicator":
         patterns = (
             _count_patterns(plan, plan.train, plan.train_blocks, names),
-            _count_patterns(plan, plan.data, plan.blocks, names),
+            _count_joined(plan, names, patterns=True)
+            if plan.pred is not None
+            else _count_patterns(plan, plan.data, plan.blocks, names),
         )
     replicates = None
     if n_boot and plan.pred is not None:

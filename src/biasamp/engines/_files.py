@@ -843,8 +843,9 @@ def counts_from_joined_files(
     pred_file_format: str | None = None,
     names_source: str | None = None,
     replicates: Any = None,
+    patterns: bool = False,
     progress: bool = False,
-) -> CountTable:
+) -> Any:
     """Count a ground-truth file whose predictions are in another file, joined on ``on``.
 
     The ground truth is read chunk by chunk; the prediction columns of
@@ -866,11 +867,14 @@ def counts_from_joined_files(
     group_names, task_names, chunk_size, file_format, names_source, replicates, progress
         As in :func:`counts_from_files` (replicate weights by the row index of
         ``path``); ``pred_file_format`` is the format of ``pred_path``.
+    patterns : bool, default False
+        Return the :class:`PatternCountTable` of the joined rows (the task-set
+        counts of the multi-attribute metrics; no ``replicates``) instead.
 
     Returns
     -------
-    CountTable
-        Identical to :meth:`CountTable.from_arrays` on the joined rows.
+    CountTable or PatternCountTable
+        Identical to ``from_arrays`` of the table type on the joined rows.
 
     Examples
     --------
@@ -924,7 +928,13 @@ def counts_from_joined_files(
     )
     del rows_of
     source = names_source if (group_names is not None or task_names is not None) else None
-    table: CountTable | None = None
+    if patterns:
+        from biasamp.counts._pattern_counts import PatternCountTable
+
+        table_type: Any = PatternCountTable
+    else:
+        table_type = CountTable
+    table: Any = None
     start = 0
     columns = roles.columns()
     for chunk, batch in enumerate(
@@ -946,7 +956,7 @@ def counts_from_joined_files(
             weights = (
                 {} if replicates is None else {"replicate_weights": replicates.weights(start, stop)}
             )
-            part = CountTable.from_arrays(
+            part = table_type.from_arrays(
                 **arrays, group_names=g_names, task_names=t_names, names_source=source, **weights
             )
         except (ValueError, TypeError) as exc:
