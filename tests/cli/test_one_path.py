@@ -336,3 +336,34 @@ def test_the_bootstrap_of_a_joined_file_equals_the_library(stream, splits, tmp_p
     for key, want in (("directional-a2t", a2t), ("mals", mals)):
         assert (got[key]["low"], got[key]["high"]) == pytest.approx(want.ci, rel=1e-12), key
         assert got[key]["se"] == pytest.approx(want.se, rel=1e-12), key
+
+
+def test_ids_are_joined_as_text_or_as_stored_integers(tmp_path, capsys):
+    """'007' and '7' are different ids, as the in-memory reader reads them (text)."""
+    from biasamp.cli.inputs import ERR_ID_MISSING
+
+    truth = pd.DataFrame({"id": ["007", "8"], "m": [1, 0], "w": [0, 1], "x": [1, 0]})
+    truth.to_csv(tmp_path / "t.csv", index=False)
+    pd.DataFrame({"id": ["7", "8"], "m": [1, 0], "w": [0, 1], "x": [1, 1]}).to_csv(
+        tmp_path / "p.csv", index=False
+    )
+    base = ["measure", str(tmp_path / "t.csv"), "--group-cols", "m,w", "--task-cols", "x"]
+    base += ["--pred", str(tmp_path / "p.csv"), "--id", "id", "--metric", "a2t"]
+    assert main(base) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    missing = ERR_ID_MISSING.format(
+        column="id", count=1, file_a=tmp_path / "t.csv", file_b=tmp_path / "p.csv", examples="'007'"
+    )
+    assert missing in err
+    assert main([*base, "--stream", "on"]) == 2
+    assert "--id 'id' is read as" in capsys.readouterr().err
+    # integer ids stored as integers (Parquet) are joined by the engine
+    truth.assign(id=[7, 8]).to_parquet(tmp_path / "t.parquet")
+    pd.DataFrame({"id": [8, 7], "m": [0, 1], "w": [1, 0], "x": [1, 1]}).to_parquet(
+        tmp_path / "p.parquet"
+    )
+    out = tmp_path / "o.json"
+    args = ["measure", str(tmp_path / "t.parquet"), "--group-cols", "m,w", "--task-cols", "x"]
+    args += ["--pred", str(tmp_path / "p.parquet"), "--id", "id", "--metric", "a2t"]
+    assert main([*args, "--stream", "on", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["settings"]["streamed"] is True

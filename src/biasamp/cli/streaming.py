@@ -248,6 +248,26 @@ def _file_reason(
     return None
 
 
+def _id_reason(paths: tuple[Path, Path], formats: dict[Path, str], column: str) -> str | None:
+    """Why the id columns cannot be joined by the engine (None: they can).
+
+    The in-memory reader compares ids as text: the engine joins text ids, and
+    integer ids stored as integers in Parquet files (no parsing, so ``007`` and
+    ``7`` cannot meet as they would once a CSV reader has parsed them).
+    """
+    import pyarrow as pa
+
+    kinds = [file_schema(str(path), formats[path]).field(column).type for path in paths]
+    text = all(pa.types.is_string(k) or pa.types.is_large_string(k) for k in kinds)
+    stored_integers = all(pa.types.is_integer(k) for k in kinds) and all(
+        formats[path] != _FORMAT_CSV for path in paths
+    )
+    if text or stored_integers:
+        return None
+    shown = ", ".join(f"{path}: {kind}" for path, kind in zip(paths, kinds, strict=True))
+    return f"--id {column!r} is read as {shown}; such ids are joined in memory, as text"
+
+
 def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan | None, str]:
     """The streaming plan of an audit, or ``(None, reason)`` when it does not apply.
 
@@ -306,6 +326,10 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
             reason = _file_reason(path, formats[path], layout, file_blocks)
             if reason is not None:
                 return None, reason
+    if pred_path is not None:
+        reason = _id_reason((data_path, pred_path), formats, str(layout.id))
+        if reason is not None:
+            return None, reason
     engine = "numpy" if pred_path is not None else resolve_engine(getattr(args, "engine", "auto"))
     return StreamPlan(
         data=data_path,
