@@ -186,7 +186,7 @@ def test_python_dash_m_biasamp_runs_the_command(data):
 
 
 def test_help_documents_the_exit_codes(capsys):
-    for command in ("measure", "report"):
+    for command in ("measure", "report", "calibrate", "mitigate", "demo"):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         text = " ".join(capsys.readouterr().out.split())

@@ -21,6 +21,7 @@ from .metrics import REGISTRY, resolve_metric
 from .streaming import ENGINES, STREAM_MODES
 
 __all__ = [
+    "EXIT_CODES",
     "INPUT_CONTRACT",
     "Gate",
     "add_audit_arguments",
@@ -44,6 +45,13 @@ ERR_CI = "--ci: expected a level in (0, 1), got {got!r}."
 ERR_THRESHOLD = "--threshold: expected a finite number, got {got!r}."
 
 ERR_DELIMITER_ARG = "--delimiter: expected one character (or '\\t' / tab for a tab), got {got!r}."
+
+#: The exit codes, in every command's ``--help`` and in docs/cli.md ("Exit codes").
+EXIT_CODES = (
+    "Exit codes: 0 success, 1 a --fail-above bound was exceeded (only that),\n"
+    "  2 usage or input error, 3 internal error (please report it; set\n"
+    "  BIASAMP_TRACEBACK=1 for the traceback), 130 interrupted (Ctrl-C)."
+)
 
 INPUT_CONTRACT = """\
 Input contract:
@@ -80,9 +88,6 @@ Input contract:
           chunk (memory ~ --chunk-size x columns; --engine auto|numpy|duckdb).
           --stream on requires it, --stream off reads every row in memory.
 
-Exit codes: 0 success, 1 a --fail-above bound was exceeded (only that), 2 usage or
-  input error, 3 internal error (a bug; BIASAMP_TRACEBACK=1 shows the traceback),
-  130 interrupted (Ctrl-C).
 """
 
 

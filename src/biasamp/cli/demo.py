@@ -21,7 +21,7 @@ from biasamp.results._base import PairwiseResult
 from biasamp.uncertainty._calibration import calibrate_thresholds
 
 from ..datasets import load_coco_gender
-from .arguments import non_negative_int
+from .arguments import EXIT_CODES, non_negative_int
 
 HELP = """Audit a real model on real data (bundled COCO 2014 gender x objects labels).
 
@@ -177,6 +177,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "demo",
         help="audit a real gender-from-objects model on bundled COCO labels",
         description=HELP,
+        epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

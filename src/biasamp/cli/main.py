@@ -25,19 +25,13 @@ from rich.markup import escape
 from biasamp._version import __version__
 
 from . import calibrate, demo, measure, mitigate, report
+from .arguments import EXIT_CODES
 
 EXIT_OK = 0
 EXIT_GATE = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a process killed by Ctrl-C
-
-#: The exit codes, shown by ``biasamp --help`` and documented in docs/cli.md.
-EXIT_CODES = (
-    "Exit codes: 0 success, 1 a --fail-above bound was exceeded (only that),\n"
-    "  2 usage or input error, 3 internal error (please report it; set\n"
-    "  BIASAMP_TRACEBACK=1 for the traceback), 130 interrupted (Ctrl-C)."
-)
 
 ERR_INTERNAL = (
     "internal error: {kind}: {detail} (this is a bug in biasamp; set BIASAMP_TRACEBACK=1 "

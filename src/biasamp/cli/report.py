@@ -9,6 +9,7 @@ from biasamp.output._atomic import OutputBatch
 from biasamp.report._html import render_report, write_report
 
 from .arguments import (
+    EXIT_CODES,
     INPUT_CONTRACT,
     add_audit_arguments,
     check_command_outputs,
@@ -107,6 +108,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "report",
         help="compute the metrics and write a self-contained HTML report",
         description=HELP,
+        epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_audit_arguments(parser)
