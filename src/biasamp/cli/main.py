@@ -23,8 +23,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from biasamp._version import __version__
+from biasamp.results._display import display_text
 
-from . import calibrate, demo, measure, mitigate, report
+from . import calibrate, captions, compare, demo, measure, mitigate, report
 from .arguments import EXIT_CODES
 
 EXIT_OK = 0
@@ -42,7 +43,7 @@ ERR_MEMORY = (
     "out of memory: {detail}; use fewer --n-boot replicates, a smaller --chunk-size or fewer labels"
 )
 
-_COMMANDS = (measure, report, calibrate, mitigate, demo)
+_COMMANDS = (measure, report, compare, calibrate, mitigate, captions, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,7 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def fail(message: str, code: int) -> int:
         console.print(
-            f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False, soft_wrap=True
+            f"[bold red]error:[/] {escape(display_text(message, keep=chr(10)))}",
+            markup=True,
+            highlight=False,
+            soft_wrap=True,
         )
         return code
 

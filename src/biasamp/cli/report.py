@@ -25,7 +25,8 @@ __all__ = ["add_parser", "run", "write_audit_report"]
 HELP = f"""Compute bias-amplification metrics and write a self-contained HTML report.
 
 Everything 'biasamp measure' does, plus --html FILE: one HTML file with no
-external request (figures inline, no script, no CDN) holding the summary,
+external request (figures inline, no CDN; pair tables sorted, filtered and
+paged by one inline script) holding the summary,
 warnings, training vs predicted bias per task with the margin band (Zhao et al.
 2017, figures 2-3), per metric the group x task delta heatmap and the top pairs
 with interval bars (per-pair bootstrap intervals with --n-boot), the threshold
