@@ -171,6 +171,21 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
         args += ["a,b,c", "--pred-prefix", "pred_", "--threshold", "0.5"]
         return args, wide, everything
+    if name == "thresholds-file":
+        # per-label thresholds as 'biasamp calibrate' writes them (CSV: label, threshold)
+        cuts = {"a": 0.35, "b": 0.6, "c": 0.5}
+        pd.DataFrame({"label": list(cuts), "threshold": list(cuts.values())}).to_csv(
+            tmp_path / "th.csv", index=False
+        )
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        test.drop(columns=[f"pred_{t}" for t in TASKS]).rename(
+            columns={f"score_{t}": f"pred_{t}" for t in TASKS}
+        ).to_csv(tmp_path / "test.csv", index=False)
+        scored = pd.DataFrame({t: (test[f"score_{t}"] > cuts[t]).astype(int) for t in TASKS})
+        arrays = {**wide, "tasks_pred": scored}
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred-prefix", "pred_", "--thresholds", "th.csv"]
+        return args, arrays, everything
     if name == "long-tables":
         for split, frame in (("train", train), ("test", test)):
             frame[["id", "m", "w"]].to_csv(tmp_path / f"{split}.csv", index=False)
@@ -224,6 +239,7 @@ LAYOUTS = [
     ("categorical-pred-file-on-id", "off"),
     ("categorical-pred-file-on-id", "on"),
     ("scores-threshold", "off"),
+    ("thresholds-file", "off"),
     ("long-tables", "off"),
     ("categorical", "off"),
     ("categorical", "on"),
