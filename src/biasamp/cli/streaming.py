@@ -500,7 +500,9 @@ def _count_patterns(
             rows=rows,
             names_source=f"the {'training' if path == plan.train else 'data'} file {path}",
         )
-    except (ValueError, TypeError) as exc:
+    except Exception as exc:
+        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
+            raise
         raise _diagnose(plan, path, blocks, "train" if path == plan.train else "data", exc) from exc
 
 
