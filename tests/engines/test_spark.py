@@ -194,3 +194,38 @@ def test_argument_errors(spark, frames):
     with pytest.raises(ValueError, match="n_boot"):
         counts_from_spark(sdf, **ROLES, n_boot=0)
     assert isinstance(counts_from_spark(sdf, **ROLES), CountTable)
+
+
+def test_parquet_files_read_in_tasks_equal_in_memory(spark, frames, tmp_path):
+    """A bare ``spark.read.parquet`` frame is counted from its files by pyarrow in Spark
+    tasks; any other plan (a filter, partition columns) by ``mapInArrow`` over its rows."""
+    from biasamp.engines._spark import _parquet_files
+
+    _, test = frames
+    root = tmp_path / "lake"
+    root.mkdir()
+    for i, start in enumerate(range(0, len(test), 150)):
+        test.iloc[start : start + 150].to_parquet(root / f"part-{i}.parquet", index=False)
+    sdf = spark.read.parquet(str(root))
+    assert sorted(_parquet_files(sdf)) == sorted(str(p) for p in root.glob("*.parquet"))
+    assert _parquet_files(sdf.filter("weight > 0")) is None
+    assert_tables_equal(counts_from_spark(sdf, **ROLES), in_memory(test))
+    assert_tables_equal(
+        counts_from_spark(sdf, **ROLES, sample_weight="weight"),
+        in_memory(test, sample_weight=test["weight"]),
+        exact=False,
+    )
+    kept = test[test["weight"] > 0]
+    assert_tables_equal(counts_from_spark(sdf.filter("weight > 0"), **ROLES), in_memory(kept))
+    bad = test.copy()
+    bad.loc[7, "pred_ski"] = 2
+    bad_root = tmp_path / "bad"
+    bad_root.mkdir()
+    bad.to_parquet(bad_root / "part-0.parquet", index=False)
+    with pytest.raises(ValueError, match=r"tasks_pred: .*column 'pred_ski' are not 0 or 1"):
+        counts_from_spark(spark.read.parquet(str(bad_root)), **ROLES)
+    partitioned = tmp_path / "partitioned"
+    for value in ("a", "b"):
+        (partitioned / f"part={value}").mkdir(parents=True)
+        test.to_parquet(partitioned / f"part={value}" / "data.parquet", index=False)
+    assert _parquet_files(spark.read.parquet(str(partitioned))) is None

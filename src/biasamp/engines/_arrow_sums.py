@@ -253,18 +253,19 @@ def merge_group_sums(parts: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     return out
 
 
-def group_sums_record_batch(sums: dict[str, Any]) -> Any:
-    """A :func:`batch_group_sums` result as one Arrow record batch."""
+def group_sums_record_batch(sums: dict[str, Any], types: dict[str, Any] | None = None) -> Any:
+    """A :func:`batch_group_sums` result as one Arrow record batch (keys cast to ``types``)."""
     import pyarrow as pa
 
-    return pa.record_batch(
-        {
-            alias: _plain(values)
-            if isinstance(values, (pa.Array, pa.ChunkedArray))
-            else pa.array(values)
-            for alias, values in sums.items()
-        }
-    )
+    arrays = {}
+    for alias, values in sums.items():
+        array = (
+            _plain(values) if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values)
+        )
+        if types is not None and alias in types and array.type != types[alias]:
+            array = array.cast(types[alias])
+        arrays[alias] = array
+    return pa.record_batch(arrays)
 
 
 def group_sums_frame(sums: dict[str, Any] | None, roles: ColumnRoles) -> pd.DataFrame:

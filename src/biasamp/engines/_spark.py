@@ -23,6 +23,7 @@ Spark is imported only inside these functions (``pip install 'biasamp[spark]'``)
 from __future__ import annotations
 
 import io
+import urllib.parse
 import uuid
 import warnings
 from collections.abc import Iterator, Sequence
@@ -69,6 +70,7 @@ ERR_ROW_ID_VALUES = (
 ERR_SPARK_REPEATED = (
     "df: the column(s) {repeated} appear more than once; name every role column once."
 )
+ERR_SPARK_FILE_COLUMNS = "{path}: column(s) {missing} not found in the file."
 ERR_ROW_ID_WITHOUT_BOOT = "row_id: only used with n_boot (it numbers the rows for the bootstrap)."
 
 _ROW = "__biasamp_row"
@@ -287,11 +289,15 @@ def counts_from_spark(
         tasks_pred_prefix=tasks_pred_prefix,
     )
     _check_types(df, roles)
+    files = _parquet_files(df)
     if row_id is not None and row_id not in df.columns:
         shown = ", ".join(repr(c) for c in list(df.columns)[:8])
         raise ValueError(ERR_ROW_ID_COLUMN.format(column=row_id, examples=shown))
     positional, safe, alias = _positional(df, roles, *([row_id] if row_id is not None else []))
-    frame = _group_sums(positional, safe, roles, soft=soft)
+    if files is not None:
+        frame = _group_sums_of_files(df, files, roles, soft=soft)
+    else:
+        frame = _group_sums(positional, safe, roles, soft=soft)
     _check_group_keys(frame, roles)
     try:
         table = counts_from_group_sums(
@@ -352,47 +358,151 @@ def _sums_counter(roles: ColumnRoles, soft: bool, names: list[str]) -> Any:
     return count
 
 
-def _group_sums(
-    positional: Any, safe: ColumnRoles, roles: ColumnRoles, *, soft: bool
-) -> pd.DataFrame:
-    """The group-sums table of a positionally named frame, counted per partition in numpy
-    over Arrow batches (``mapInArrow``) and added on the driver.
-
-    Spark's own ``GROUP BY`` over hundreds of columns runs without code generation
-    and reads Parquet row by row; here Spark only hands each partition's columns to
-    Python as Arrow batches.
-    """
-    import pyarrow as pa
+def _output_schema(fields: dict[str, Any], roles: ColumnRoles) -> tuple[list[Any], dict[str, str]]:
+    """The Spark fields of the group-sums rows of ``roles`` (key types from ``fields``),
+    and the map from each key alias to its source column."""
     from pyspark.sql import types as T
 
-    fields = {f.name: f.dataType for f in positional.schema.fields}
-    keys = [
-        (alias, column)
-        for rc in safe.present().values()
+    keys = {
+        alias: column
+        for rc in roles.present().values()
         if _is_key(rc)
         for column, alias in zip(rc.columns, _key_aliases(rc), strict=True)
-    ]
-    schema = [T.StructField(alias, fields[column]) for alias, column in keys]
+    }
+    schema = [T.StructField(alias, fields[column]) for alias, column in keys.items()]
     schema += [T.StructField("n", T.DoubleType()), T.StructField("n_rows", T.LongType())]
-    if safe.sample_weight is not None:
+    if roles.sample_weight is not None:
         schema.append(T.StructField("bad_weight", T.LongType()))
-    for rc in safe.present().values():
+    for rc in roles.present().values():
         if not _is_key(rc):
             for j in range(len(rc.indicator_columns)):
                 schema.append(T.StructField(f"s_{rc.role}_{j}", T.DoubleType()))
                 schema.append(T.StructField(f"bad_{rc.role}_{j}", T.LongType()))
-    names = [f.name for f in schema]
-    counter = _sums_counter(safe, soft, names)
-    selected = positional.select(*safe.columns())
+    return schema, keys
+
+
+def _collect_sums(result: Any, names: list[str], roles: ColumnRoles) -> pd.DataFrame:
+    """Collect the group-sums rows of every partition and add them by key."""
+    import pyarrow as pa
+
     with warnings.catch_warnings():  # pyspark warns about pandas 3 on every Python UDF
         warnings.simplefilter("ignore", FutureWarning)
-        result = selected.mapInArrow(counter, T.StructType(schema))
         if hasattr(result, "toArrow"):  # Spark 4
             collected = result.toArrow()
         else:  # pragma: no cover - Spark 3
             collected = pa.Table.from_pandas(result.toPandas(), preserve_index=False)
     part = {name: collected.column(name) for name in names}
     return group_sums_frame(merge_group_sums([part]), roles)
+
+
+def _parquet_files(df: Any) -> list[str] | None:
+    """The local Parquet files that ``df`` is, when it is nothing but ``spark.read.parquet(...)``
+    (no projection, filter, join or partition columns); None otherwise.
+
+    Such a frame is counted by reading its files with pyarrow inside Spark tasks:
+    Spark's own scan of hundreds of columns runs without code generation, many
+    times slower than the files can be read.
+    """
+    try:
+        plan = df._jdf.queryExecution().analyzed()
+        if plan.getClass().getSimpleName() != "LogicalRelation":
+            return None
+        relation = plan.relation()
+        if (
+            relation.getClass().getSimpleName() != "HadoopFsRelation"
+            or relation.fileFormat().getClass().getSimpleName() != "ParquetFileFormat"
+            or relation.partitionSchema().length() > 0
+        ):
+            return None
+        files = [str(f) for f in df.inputFiles()]
+    except Exception:  # Spark Connect, another plan, another Spark version
+        return None
+    paths = []
+    for uri in files:
+        parsed = urllib.parse.urlparse(uri)
+        if parsed.scheme not in ("", "file"):
+            return None
+        paths.append(urllib.parse.unquote(parsed.path))
+    return paths or None
+
+
+def _file_counter(roles: ColumnRoles, soft: bool, names: list[str], types: dict[str, Any]) -> Any:
+    """The ``mapInArrow`` function over a frame of file paths: each task reads its files
+    with pyarrow and sends back its group-sums rows."""
+    rows = _rows_per_count(len(roles.columns()))
+    columns = roles.columns()
+
+    def count(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow.parquet as pq
+
+        merged: dict[str, Any] | None = None
+        for batch in batches:
+            for path in batch.column(0).to_pylist():
+                with pq.ParquetFile(path) as handle:
+                    present = set(handle.schema_arrow.names)
+                    missing = [c for c in columns if c not in present]
+                    if missing:
+                        raise ValueError(ERR_SPARK_FILE_COLUMNS.format(path=path, missing=missing))
+                    parts = [] if merged is None else [merged]
+                    for chunk in handle.iter_batches(batch_size=rows, columns=columns):
+                        if chunk.num_rows:
+                            parts.append(batch_group_sums(chunk, roles, soft=soft))
+                    merged = merge_group_sums(parts)
+        if merged is not None:
+            yield group_sums_record_batch(merged, types).select(names)
+
+    return count
+
+
+def _group_sums_of_files(
+    df: Any, files: list[str], roles: ColumnRoles, *, soft: bool
+) -> pd.DataFrame:
+    """The group-sums table of Parquet files, counted by Spark tasks that read them with pyarrow."""
+    from pyspark.sql import types as T
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    spark = df.sparkSession
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    schema, keys = _output_schema(fields, roles)
+    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")) == "true"
+    types = {}
+    for alias, column in keys.items():
+        try:
+            types[alias] = to_arrow_type(fields[column], prefers_large_types=large)
+        except TypeError:  # pragma: no cover - Spark 3
+            types[alias] = to_arrow_type(fields[column])
+    names = [f.name for f in schema]
+    slices = max(1, min(len(files), 4 * spark.sparkContext.defaultParallelism))
+    paths = spark.createDataFrame(
+        spark.sparkContext.parallelize([(p,) for p in files], slices),
+        T.StructType([T.StructField("path", T.StringType())]),
+    )
+    counter = _file_counter(roles, soft, names, types)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        result = paths.mapInArrow(counter, T.StructType(schema))
+    return _collect_sums(result, names, roles)
+
+
+def _group_sums(
+    positional: Any, safe: ColumnRoles, roles: ColumnRoles, *, soft: bool
+) -> pd.DataFrame:
+    """The group-sums table of a positionally named frame, counted per partition in numpy
+    over Arrow batches (``mapInArrow``) and added on the driver.
+
+    Spark's own ``GROUP BY`` over hundreds of columns runs without code generation;
+    here Spark only hands each partition's columns to Python as Arrow batches.
+    """
+    from pyspark.sql import types as T
+
+    fields = {f.name: f.dataType for f in positional.schema.fields}
+    schema, _ = _output_schema(fields, safe)
+    names = [f.name for f in schema]
+    counter = _sums_counter(safe, soft, names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        result = positional.select(*safe.columns()).mapInArrow(counter, T.StructType(schema))
+    return _collect_sums(result, names, roles)
 
 
 # ------------------------------------------------------------------ bootstrap
