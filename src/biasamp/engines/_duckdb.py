@@ -15,7 +15,6 @@ columns: one row per distinct pattern, loaded as a ``PatternCountTable``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -23,7 +22,7 @@ import pandas as pd
 from biasamp.counts._count_table import CountTable
 from biasamp.engines._arrow_sums import batch_group_sums, group_sums_frame, merge_group_sums
 from biasamp.engines._file_formats import check_field_counts, file_format_of, file_schema
-from biasamp.engines._group_sums import counts_from_group_sums, group_sums_sql
+from biasamp.engines._group_sums import counts_from_group_sums, group_sums_sql, renamed_roles
 from biasamp.inputs._column_roles import ColumnRoles
 from biasamp.output._csv import unescape_cells
 
@@ -119,16 +118,7 @@ def _source(
 def _positional_roles(roles: ColumnRoles, columns: Sequence[str]) -> ColumnRoles:
     """``roles`` with every column renamed ``r<j>``, its index in ``columns``."""
     alias = {c: f"r{j}" for j, c in enumerate(columns)}
-    renamed = {
-        role: replace(
-            rc,
-            label_column=None if rc.label_column is None else alias[rc.label_column],
-            indicator_columns=tuple(alias[c] for c in rc.indicator_columns),
-        )
-        for role, rc in roles.present().items()
-    }
-    weight = None if roles.sample_weight is None else alias[roles.sample_weight]
-    return ColumnRoles(**renamed, sample_weight=weight)
+    return renamed_roles(roles, alias)
 
 
 def _arrow_group_sums(

@@ -47,6 +47,7 @@ from biasamp.engines._group_sums import (
     _is_key,
     _key_aliases,
     counts_from_group_sums,
+    renamed_roles,
 )
 from biasamp.inputs._column_roles import ColumnRoles
 from biasamp.inputs._roles import GROUP_ROLES
@@ -126,17 +127,8 @@ def _positional(
     if repeated:
         raise ValueError(ERR_SPARK_REPEATED.format(repeated=repeated))
     alias = {c: f"_c{names.index(c)}" for c in wanted}
-    renamed = {
-        role: replace(
-            rc,
-            label_column=None if rc.label_column is None else alias[rc.label_column],
-            indicator_columns=tuple(alias[c] for c in rc.indicator_columns),
-        )
-        for role, rc in roles.present().items()
-    }
-    weight = None if roles.sample_weight is None else alias[roles.sample_weight]
     positional = df.toDF(*[f"_c{i}" for i in range(len(names))])
-    return positional, ColumnRoles(**renamed, sample_weight=weight), alias
+    return positional, renamed_roles(roles, alias), alias
 
 
 def _run_sql(df: Any, make_sql: Any) -> pd.DataFrame:
