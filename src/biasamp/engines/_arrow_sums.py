@@ -14,8 +14,9 @@ tables of several batches by key. Engines that hand out Arrow batches (Spark's
 ``mapInArrow``, DuckDB's record-batch reader) count with it; the result goes to
 :func:`biasamp.counts_from_group_sums` like the SQL one.
 
-Unweighted 0/1 columns are summed in float32, exact for batches below 2**24
-rows (the caller's batches are far smaller); weights and probabilities in float64.
+Unweighted boolean and integer columns are summed in float32, exact for 0/1
+values in batches below 2**24 rows (the callers' batches are far smaller);
+weights, probabilities and float columns in float64.
 """
 
 from __future__ import annotations
@@ -117,6 +118,14 @@ def _numeric(array: Any) -> tuple[np.ndarray, np.ndarray | None]:
     return array.to_numpy(zero_copy_only=False), missing
 
 
+def _is_whole(batch: Any, column: str) -> bool:
+    """Whether a column holds booleans or integers (exact in float32 up to 2**24)."""
+    import pyarrow as pa
+
+    kind = batch.schema.field(column).type
+    return bool(pa.types.is_boolean(kind) or pa.types.is_integer(kind))
+
+
 def _one_blas_thread() -> Any:
     """Run the matrix product on one BLAS thread: it is a thin (K, rows) x (rows, columns)
     product, which OpenBLAS's thread pool slows down many times on a busy machine (the
@@ -204,9 +213,11 @@ def batch_group_sums(
         if _is_key(rc):
             continue
         is_soft = soft and role.endswith("_pred")
-        dtype = np.float64 if (weight is not None or is_soft) else np.float32
-        hot = _one_hot(inverse, n_keys, weight, dtype)
         columns = rc.indicator_columns
+        # 0/1 from bool or integer columns: float32 sums are exact; anything else float64
+        whole = weight is None and not is_soft and all(_is_whole(batch, c) for c in columns)
+        dtype = np.float32 if whole else np.float64
+        hot = _one_hot(inverse, n_keys, weight, dtype)
         width = max(1, BLOCK_BYTES // max(1, n * np.dtype(dtype).itemsize))
         for start in range(0, len(columns), width):
             block = columns[start : start + width]
