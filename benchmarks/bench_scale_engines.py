@@ -38,6 +38,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -90,6 +91,40 @@ class TreeMemory:
         self._thread.join()
 
 
+def local_dask() -> Any:
+    """Start a ``LocalCluster(n_workers=2, processes=True)`` with a client; return its teardown."""
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    client = Client(cluster)
+
+    def teardown() -> None:
+        client.close()
+        cluster.close()
+
+    return teardown
+
+
+def local_spark() -> Any:
+    """A quiet ``local[2]`` SparkSession bound to 127.0.0.1, its workers on this Python."""
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 def _names(tasks: int) -> list[str]:
     return [f"t_{j:03d}" for j in range(tasks)]
 
@@ -115,12 +150,8 @@ def run_engine(directory: str, engine: str, tasks: int, chunk_size: int, repeat:
                 )
         elif engine == "dask":
             import dask.dataframe as dd
-            from distributed import Client, LocalCluster
 
-            cluster = LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-            )
-            client = Client(cluster)
+            teardown = local_dask()
             ready = time.perf_counter()
 
             def count() -> biasamp.CountTable:
@@ -133,23 +164,8 @@ def run_engine(directory: str, engine: str, tasks: int, chunk_size: int, repeat:
                     tasks_pred=preds,
                 )
 
-            def teardown() -> None:
-                client.close()
-                cluster.close()
-
         elif engine == "spark":
-            from pyspark.sql import SparkSession
-
-            spark = (
-                SparkSession.builder.master("local[2]")
-                .config("spark.ui.enabled", "false")
-                .config("spark.ui.showConsoleProgress", "false")
-                .config("spark.driver.host", "127.0.0.1")
-                .config("spark.driver.bindAddress", "127.0.0.1")
-                .config("spark.sql.shuffle.partitions", "2")
-                .getOrCreate()
-            )
-            spark.sparkContext.setLogLevel("ERROR")
+            spark = local_spark()
             ready = time.perf_counter()
 
             def count() -> biasamp.CountTable:

@@ -31,12 +31,13 @@ import shutil
 import subprocess
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_scale_engines import TreeMemory  # noqa: E402
+from bench_scale_engines import TreeMemory, local_dask, local_spark  # noqa: E402
 
 
 def _names(tasks: int) -> list[str]:
@@ -72,7 +73,7 @@ def run_engine(path: str, engine: str, tasks: int, chunk_size: int) -> dict:
     names = _names(tasks)
     start = time.perf_counter()
     read_s = None
-    teardown = None
+    teardown: Any = None
     with TreeMemory() as memory:
         if engine == "in-memory":
             import pandas as pd
@@ -88,34 +89,13 @@ def run_engine(path: str, engine: str, tasks: int, chunk_size: int) -> dict:
             )
         elif engine == "dask":
             import dask.dataframe as dd
-            from distributed import Client, LocalCluster
 
-            cluster = LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-            )
-            client = Client(cluster)
+            teardown = local_dask()
             ready = time.perf_counter()
             ddf = dd.read_parquet(path, split_row_groups=True)
             table = biasamp.CountTable.from_arrays(groups=ddf["gender"], tasks=ddf[names])
-
-            def teardown() -> None:
-                client.close()
-                cluster.close()
-
         elif engine == "spark":
-            from pyspark.sql import SparkSession
-
-            spark = (
-                SparkSession.builder.master("local[2]")
-                .config("spark.ui.enabled", "false")
-                .config("spark.ui.showConsoleProgress", "false")
-                .config("spark.driver.host", "127.0.0.1")
-                .config("spark.driver.bindAddress", "127.0.0.1")
-                .config("spark.sql.shuffle.partitions", "2")
-                .config("spark.driver.memory", "4g")
-                .getOrCreate()
-            )
-            spark.sparkContext.setLogLevel("ERROR")
+            spark = local_spark()
             ready = time.perf_counter()
             table = biasamp.counts_from_spark(
                 spark.read.parquet(path), groups="gender", tasks=names
