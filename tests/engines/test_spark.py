@@ -224,6 +224,19 @@ def test_parquet_files_read_in_tasks_equal_in_memory(spark, frames, tmp_path):
     bad.to_parquet(bad_root / "part-0.parquet", index=False)
     with pytest.raises(ValueError, match=r"tasks_pred: .*column 'pred_ski' are not 0 or 1"):
         counts_from_spark(spark.read.parquet(str(bad_root)), **ROLES)
+    # a label key stored as int32 in one file and int64 in the other: Spark reads both
+    # with one schema, and the keys of both files are added together
+    levels = tmp_path / "levels"
+    levels.mkdir()
+    coded = test.assign(level=np.where(test["gender"] == "m", 1, 2))
+    coded.iloc[:250].astype({"level": np.int64}).to_parquet(levels / "a.parquet", index=False)
+    coded.iloc[250:].astype({"level": np.int32}).to_parquet(levels / "b.parquet", index=False)
+    level_sdf = spark.read.parquet(str(levels))
+    assert _parquet_files(level_sdf) is not None
+    assert_tables_equal(
+        counts_from_spark(level_sdf, groups="level", tasks=TASKS),
+        CountTable.from_arrays(groups=coded["level"], tasks=coded[TASKS]),
+    )
     partitioned = tmp_path / "partitioned"
     for value in ("a", "b"):
         (partitioned / f"part={value}").mkdir(parents=True)

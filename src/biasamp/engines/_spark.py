@@ -418,7 +418,28 @@ def _parquet_files(df: Any) -> list[str] | None:
     return paths or None
 
 
-def _file_counter(roles: ColumnRoles, soft: bool, names: list[str], types: dict[str, Any]) -> Any:
+def _cast_keys(chunk: Any, key_types: dict[str, Any]) -> Any:
+    """A batch with its key columns cast to the DataFrame's types (files may differ:
+    Spark reads every file with one schema), so keys of all files merge."""
+    import pyarrow as pa
+
+    names = chunk.schema.names
+    if all(chunk.schema.field(c).type == t for c, t in key_types.items()):
+        return chunk
+    arrays = [
+        chunk.column(i).cast(key_types[name]) if name in key_types else chunk.column(i)
+        for i, name in enumerate(names)
+    ]
+    return pa.record_batch(arrays, names=names)
+
+
+def _file_counter(
+    roles: ColumnRoles,
+    soft: bool,
+    names: list[str],
+    types: dict[str, Any],
+    key_types: dict[str, Any],
+) -> Any:
     """The ``mapInArrow`` function over a frame of file paths: each task reads its files
     with pyarrow and sends back its group-sums rows."""
     rows = _rows_per_count(len(roles.columns()))
@@ -438,6 +459,7 @@ def _file_counter(roles: ColumnRoles, soft: bool, names: list[str], types: dict[
                     parts = [] if merged is None else [merged]
                     for chunk in handle.iter_batches(batch_size=rows, columns=columns):
                         if chunk.num_rows:
+                            chunk = _cast_keys(chunk, key_types)
                             parts.append(batch_group_sums(chunk, roles, soft=soft))
                     merged = merge_group_sums(parts)
         if merged is not None:
@@ -469,7 +491,8 @@ def _group_sums_of_files(
         spark.sparkContext.parallelize([(p,) for p in files], slices),
         T.StructType([T.StructField("path", T.StringType())]),
     )
-    counter = _file_counter(roles, soft, names, types)
+    key_types = {keys[alias]: kind for alias, kind in types.items()}
+    counter = _file_counter(roles, soft, names, types, key_types)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         result = paths.mapInArrow(counter, T.StructType(schema))
