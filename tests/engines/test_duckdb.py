@@ -153,3 +153,14 @@ def test_both_methods_equal_numpy(files, tmp_path, duckdb_method):
         counts_from_files(soft_path, **ROLES, soft=True),
         exact=False,
     )
+
+
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_each_schema_is_read_once(files, engine):
+    """A wide file's schema is costly to read: one read per file, whatever the columns."""
+    from biasamp.engines._file_formats import _read_schema
+
+    paths, _ = files
+    _read_schema.cache_clear()
+    counts_from_files(paths, **ROLES, engine=engine)
+    assert _read_schema.cache_info().misses == len(paths)
