@@ -209,6 +209,12 @@ def test_parquet_files_read_in_tasks_equal_in_memory(spark, frames, tmp_path):
     sdf = spark.read.parquet(str(root))
     assert sorted(_parquet_files(sdf)) == sorted(str(p) for p in root.glob("*.parquet"))
     assert _parquet_files(sdf.filter("weight > 0")) is None
+    assert _parquet_files(sdf.select("gender", *TASKS)) is not None
+    assert _parquet_files(sdf.withColumnRenamed("gender", "g")) is None
+    assert_tables_equal(
+        counts_from_spark(sdf.select("gender", *TASKS), groups="gender", tasks=TASKS),
+        CountTable.from_arrays(groups=test["gender"], tasks=test[TASKS]),
+    )
     assert_tables_equal(counts_from_spark(sdf, **ROLES), in_memory(test))
     assert_tables_equal(
         counts_from_spark(sdf, **ROLES, sample_weight="weight"),

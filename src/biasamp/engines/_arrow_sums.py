@@ -214,30 +214,90 @@ def batch_group_sums(
             continue
         is_soft = soft and role.endswith("_pred")
         columns = rc.indicator_columns
-        # 0/1 from bool or integer columns: float32 sums are exact; anything else float64
-        whole = weight is None and not is_soft and all(_is_whole(batch, c) for c in columns)
-        dtype = np.float32 if whole else np.float64
-        hot = _one_hot(inverse, n_keys, weight, dtype)
-        width = max(1, BLOCK_BYTES // max(1, n * np.dtype(dtype).itemsize))
-        for start in range(0, len(columns), width):
-            block = columns[start : start + width]
-            matrix = np.empty((n, len(block)), dtype=dtype, order="F")
-            for j, column in enumerate(block, start=start):
-                values, missing = _numeric(_plain(batch.column(column)))
-                invalid = _invalid(values, soft=is_soft)
-                if missing is not None:
-                    invalid = missing if invalid is None else invalid | missing
-                out[f"bad_{role}_{j}"] = (
-                    np.zeros(n_keys, dtype=np.int64)
-                    if invalid is None
-                    else np.bincount(inverse[invalid], minlength=n_keys).astype(np.int64)
-                )
-                matrix[:, j - start] = values
-            with _one_blas_thread():
-                sums = np.asarray(hot @ matrix, dtype=np.float64)
-            for j in range(len(block)):
-                out[f"s_{role}_{start + j}"] = sums[:, j]
+        if weight is None and n_keys <= _DENSE_KEYS and hasattr(np, "bitwise_count"):
+            bitmaps = [c for c in columns if _is_bitmap(batch, c)]
+            if bitmaps:
+                position = {c: j for j, c in enumerate(columns)}
+                sums = _bitmap_sums([_plain(batch.column(c)) for c in bitmaps], inverse, n_keys)
+                for column, counts in zip(bitmaps, sums, strict=True):
+                    out[f"s_{role}_{position[column]}"] = counts.astype(np.float64)
+                    out[f"bad_{role}_{position[column]}"] = np.zeros(n_keys, dtype=np.int64)
+                taken = set(bitmaps)
+                columns = tuple(c for c in columns if c not in taken)
+        position = {c: j for j, c in enumerate(rc.indicator_columns)}
+        if columns:
+            _sum_columns(batch, role, columns, position, inverse, n_keys, weight, is_soft, out)
     return out
+
+
+def _is_bitmap(batch: Any, column: str) -> bool:
+    """A boolean column without missing values whose bits start on a byte."""
+    import pyarrow as pa
+
+    array = _plain(batch.column(column))
+    return bool(pa.types.is_boolean(array.type) and array.null_count == 0 and array.offset % 8 == 0)
+
+
+def _bitmap_sums(arrays: Sequence[Any], inverse: np.ndarray, n_keys: int) -> np.ndarray:
+    """The true values of each boolean column per key, (columns, K), by counting the bits of
+    the column's bitmap AND each key's bitmap (no value is unpacked)."""
+    n = len(inverse)
+    n_bytes = (n + 7) // 8
+    keys = np.packbits(inverse[None, :] == np.arange(n_keys)[:, None], axis=1, bitorder="little")
+    out = np.empty((len(arrays), n_keys), dtype=np.int64)
+    step = max(1, BLOCK_BYTES // max(1, n_keys * n_bytes))
+    for start in range(0, len(arrays), step):
+        block = arrays[start : start + step]
+        bits = np.empty((len(block), n_bytes), dtype=np.uint8)
+        for i, array in enumerate(block):
+            bits[i] = np.frombuffer(
+                array.buffers()[1], dtype=np.uint8, count=n_bytes, offset=array.offset // 8
+            )
+        # bits past the last row are zero in every key's bitmap, so they never count
+        out[start : start + len(block)] = np.bitwise_count(bits[:, None, :] & keys[None]).sum(
+            axis=2, dtype=np.int64
+        )
+    return out
+
+
+def _sum_columns(
+    batch: Any,
+    role: str,
+    columns: Sequence[str],
+    position: dict[str, int],
+    inverse: np.ndarray,
+    n_keys: int,
+    weight: np.ndarray | None,
+    is_soft: bool,
+    out: dict[str, Any],
+) -> None:
+    """Sums and invalid counts of ``columns`` per key by one matrix product per block,
+    into ``out`` (``s_<role>_<j>``, ``bad_<role>_<j>``, j from ``position``)."""
+    n = len(inverse)
+    # 0/1 from bool or integer columns: float32 sums are exact; anything else float64
+    whole = weight is None and not is_soft and all(_is_whole(batch, c) for c in columns)
+    dtype = np.float32 if whole else np.float64
+    hot = _one_hot(inverse, n_keys, weight, dtype)
+    width = max(1, BLOCK_BYTES // max(1, n * np.dtype(dtype).itemsize))
+    for start in range(0, len(columns), width):
+        block = columns[start : start + width]
+        matrix = np.empty((n, len(block)), dtype=dtype, order="F")
+        for k, column in enumerate(block):
+            j = position[column]
+            values, missing = _numeric(_plain(batch.column(column)))
+            invalid = _invalid(values, soft=is_soft)
+            if missing is not None:
+                invalid = missing if invalid is None else invalid | missing
+            out[f"bad_{role}_{j}"] = (
+                np.zeros(n_keys, dtype=np.int64)
+                if invalid is None
+                else np.bincount(inverse[invalid], minlength=n_keys).astype(np.int64)
+            )
+            matrix[:, k] = values
+        with _one_blas_thread():
+            sums = np.asarray(hot @ matrix, dtype=np.float64)
+        for k, column in enumerate(block):
+            out[f"s_{role}_{position[column]}"] = sums[:, k]
 
 
 def merge_group_sums(parts: Sequence[dict[str, Any]]) -> dict[str, Any] | None:

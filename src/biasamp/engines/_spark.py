@@ -388,8 +388,9 @@ def _collect_sums(result: Any, names: list[str], roles: ColumnRoles) -> pd.DataF
 
 
 def _parquet_files(df: Any) -> list[str] | None:
-    """The local Parquet files that ``df`` is, when it is nothing but ``spark.read.parquet(...)``
-    (no projection, filter, join or partition columns); None otherwise.
+    """The local Parquet files that ``df`` is, when it is nothing but ``spark.read.parquet(...)``,
+    maybe with a ``select`` of its columns (no filter, join, computed or renamed column,
+    or partition columns); None otherwise.
 
     Such a frame is counted by reading its files with pyarrow inside Spark tasks:
     Spark's own scan of hundreds of columns runs without code generation, many
@@ -397,6 +398,12 @@ def _parquet_files(df: Any) -> list[str] | None:
     """
     try:
         plan = df._jdf.queryExecution().analyzed()
+        if plan.getClass().getSimpleName() == "Project":  # a selection of columns, no renames
+            projected = plan.projectList()
+            for i in range(projected.size()):
+                if projected.apply(i).getClass().getSimpleName() != "AttributeReference":
+                    return None
+            plan = plan.child()
         if plan.getClass().getSimpleName() != "LogicalRelation":
             return None
         relation = plan.relation()
