@@ -7,9 +7,11 @@ number of invalid values. SQL engines compute it with one ``GROUP BY``; that
 statement has two aggregates per indicator column, which is slow to plan and
 run with thousands of columns (and Spark runs it row by row past 100 columns).
 :func:`batch_group_sums` computes the same table from an Arrow batch in numpy:
-the keys are dictionary-encoded into one code per row, and the sums of all
-indicator columns of a block come from one matrix product of the keys' one-hot
-(weighted) matrix with the block of columns. :func:`merge_group_sums` adds the
+the keys are dictionary-encoded into one code per row; the true values of a
+boolean column (no missing values, unweighted) per key are the set bits of its
+Arrow bitmap AND the key's bitmap (``numpy.bitwise_count``, nothing unpacked);
+the sums of the other indicator columns of a block come from one matrix product
+of the keys' one-hot (weighted) matrix with the block of columns. :func:`merge_group_sums` adds the
 tables of several batches by key. Engines that hand out Arrow batches (Spark's
 ``mapInArrow``, DuckDB's record-batch reader) count with it; the result goes to
 :func:`biasamp.counts_from_group_sums` like the SQL one.
