@@ -1,4 +1,4 @@
-"""Regenerate this helper's sections of docs/benchmarks.md from the benchmark scripts.
+"""Regenerate the generated section of docs/benchmarks.md from the benchmark scripts.
 
 Run: ``python benchmarks/make_docs.py [--quick]``. Runs each script below in a
 fresh process, captures its markdown output and writes it into
@@ -7,7 +7,8 @@ fresh process, captures its markdown output and writes it into
     <!-- generated:make_docs.py:begin -->
     <!-- generated:make_docs.py:end -->
 
-with the machine, date, commit and load average. Everything outside the markers
+each table dated with its date, commit and machine (cores, memory, Python,
+load average). Everything outside the markers
 (sections other scripts or people maintain) is left as it is; the markers are
 appended at the end the first time.
 """
@@ -40,6 +41,11 @@ SCRIPTS = [
         ["bench_rba.py"],
     ),
     (
+        "Intersectional groups: intersect + differential_fairness, 10M rows x 3 columns",
+        ["bench_intersect.py", "--repeat", "3"],
+        ["bench_intersect.py", "--repeat", "1", "--rows", "1000000"],
+    ),
+    (
         "Multi-attribute scaling",
         ["bench_multi_attribute.py", "--scaling", "200000", "400000", "800000", "--repeat", "2"],
         ["bench_multi_attribute.py", "--scaling", "20000", "40000", "80000"],
@@ -59,13 +65,26 @@ def _machine() -> str:
 
 
 def _commit() -> str:
+    """The short hash of HEAD, marked when the tree has uncommitted changes."""
     try:
-        out = subprocess.run(
+        head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-        )
-        return out.stdout.strip() or "unknown"
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "src", "benchmarks"],
+            cwd=ROOT, capture_output=True, text=True,
+        ).stdout.strip()  # fmt: skip
     except OSError:
         return "unknown"
+    if not head:
+        return "unknown"
+    return f"{head} + uncommitted changes" if dirty else head
+
+
+def stamp(when: datetime | None = None) -> str:
+    """The line that dates a measurement: date and time (UTC), commit and machine."""
+    when = when or datetime.now(timezone.utc)
+    return f"Measured {when:%Y-%m-%d %H:%M} UTC at commit `{_commit()}` on {_machine()}."
 
 
 def render(quick: bool) -> str:
@@ -74,10 +93,9 @@ def render(quick: bool) -> str:
         BEGIN,
         "## Generated benchmark tables (`benchmarks/make_docs.py`)",
         "",
-        f"Machine: {_machine()}. Date: "
-        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC. Commit: `{_commit()}`."
-        + (" Quick sizes." if quick else ""),
-        "The machine is shared: read ratios measured in one process, not absolute times.",
+        "Each table below is dated with the commit and machine it measured"
+        + (" (quick sizes)." if quick else ".")
+        + " The machine is shared: read ratios measured in one process, not absolute times.",
         "",
     ]
     for title, full, small in SCRIPTS:
@@ -88,6 +106,8 @@ def render(quick: bool) -> str:
         )  # fmt: skip
         parts += [
             f"### {title} (`{' '.join(args)}`)",
+            "",
+            stamp(),
             "",
             out.stdout.strip().replace("## ", "#### "),
             "",

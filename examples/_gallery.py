@@ -13,6 +13,8 @@ from typing import Any
 import pandas as pd
 
 GALLERY = Path(__file__).resolve().parents[1] / "docs" / "gallery"
+#: Data the examples read that the package does not bundle (each folder notes its source).
+DATA = Path(__file__).resolve().parent / "data"
 #: The documentation build (docs/conf.py) sets this so that the scripts write their
 #: figures and tables into a scratch directory, not into docs/gallery.
 OUTPUT_ENV = "BIASAMP_GALLERY_OUTPUT"

@@ -32,10 +32,14 @@ LAYERS: dict[str, int] = {
     "uncertainty": 5,
     "predictability": 5,
     "mitigation": 5,
+    "text": 5,
+    "comparison": 5,
     "torchmetrics": 6,
     "report": 6,
+    "hf_evaluate": 6,
     "cli": 7,
     "__init__": 8,
+    "__main__": 8,
 }
 
 

@@ -17,18 +17,33 @@ SECTIONS = {
     "biasamp.counts": "Count tables",
     "biasamp.metrics": "Co-occurrence metrics",
     "biasamp.predictability": "Predictability metrics",
+    "biasamp.text": "Captioning and text-output models",
     "biasamp.results": "Results",
     "biasamp.uncertainty": "Uncertainty and thresholds",
     "biasamp.mitigation": "Mitigation",
+    "biasamp.comparison": "Comparing models",
+    "biasamp.hf_evaluate": "Comparing models",
     "biasamp.report": "Reports",
     "biasamp.engines": "Data larger than memory",
     "biasamp.inputs": "Data larger than memory",
     "biasamp.output": "Data larger than memory",
 }
 OTHER = "Other"
+INTERSECTIONAL = "Intersectional groups and differential fairness"
+# modules whose names go to a section of their own, whatever their room
+MODULE_SECTIONS = {
+    "biasamp.inputs._intersect": INTERSECTIONAL,
+    "biasamp.inputs._group_sizes": INTERSECTIONAL,
+    "biasamp.metrics._differential_fairness": INTERSECTIONAL,
+    "biasamp.results._differential_fairness": INTERSECTIONAL,
+}
+# reading order of the sections
+TITLES = list(dict.fromkeys(SECTIONS.values()))
+TITLES.insert(TITLES.index("Co-occurrence metrics") + 1, INTERSECTIONAL)
 # optional submodules documented as a whole: (module, title, extra it needs)
 SUBMODULES = [
     ("biasamp.datasets", "Bundled data sets", None),
+    ("biasamp.text", "Captions: parser and word lists", None),
     ("biasamp.torchmetrics", "torchmetrics integration", "torch"),
 ]
 
@@ -46,6 +61,8 @@ and documented here under that name. This page is generated from
 
 def _section_of(obj: object) -> str:
     module = getattr(obj, "__module__", "") or ""
+    if module in MODULE_SECTIONS:
+        return MODULE_SECTIONS[module]
     for prefix, title in SECTIONS.items():
         if module == prefix or module.startswith(prefix + "."):
             return title
@@ -78,7 +95,7 @@ def api_index() -> str:
         if name.startswith("__"):
             continue
         groups.setdefault(_section_of(getattr(biasamp, name)), []).append(name)
-    titles = list(dict.fromkeys([*SECTIONS.values(), OTHER]))
+    titles = [*TITLES, OTHER]
     text = HEADER
     for title in titles:
         if title in groups:
@@ -90,7 +107,9 @@ def api_index() -> str:
         text += _underline(f"{title}: ``{module_name}``", "-")
         text += f"\n.. automodule:: {module_name}\n   :no-members:\n\n"
         text += f".. currentmodule:: {module_name}\n"
-        text += _autosummary(list(getattr(module, "__all__", [])))
+        # names the top-level package exports are documented there once
+        names = [n for n in getattr(module, "__all__", []) if n not in biasamp.__all__]
+        text += _autosummary(names)
     return text
 
 

@@ -14,9 +14,18 @@ Single-attribute co-occurrence metrics
     ``*_from_counts`` forms.
 Multi-attribute co-occurrence metrics
     :func:`multi_mals`, :func:`multi_directional` and their ``*_from_counts`` forms.
+Intersectional groups and differential fairness
+    :func:`intersect` (several categorical columns -> one group per row, with
+    :func:`intersection_of`), :func:`differential_fairness`,
+    :func:`differential_fairness_amplification` and their ``*_from_counts`` forms;
+    :class:`SmallGroupWarning` for groups below ``min_group_size``.
 Predictability metrics
     :func:`dpa`, :func:`leakage_amplification`, the attackers
     :class:`ExactAttacker` and :class:`MLPAttacker`.
+Captioning and other text-output models
+    :func:`caption_bias_amplification` (T->A, A->T, MALS read from captions),
+    :func:`lic` (LIC, leakage of masked captions); the parser and word lists in
+    :mod:`biasamp.text` (:func:`biasamp.text.caption_labels`).
 Uncertainty and thresholds
     :func:`replicate_weights`, :func:`interval_from_replicates` (every metric also
     takes ``n_boot``), :func:`across_runs`, :func:`calibrate_thresholds`,
@@ -26,8 +35,14 @@ Uncertainty and thresholds
 Mitigation
     :func:`rba` (with :class:`CandidateOutputs`), :func:`oversample`,
     :func:`compare_mitigations`.
+Comparing models and checkpoints
+    :func:`compare` (one tidy table of metrics, intervals and performance, with
+    scatter and trajectory plots), :func:`calibration_error` (ECE),
+    :func:`evaluate_module_path` (the Hugging Face ``evaluate`` modules).
 Reports
-    :func:`render_report`, :func:`write_report` (one self-contained HTML file).
+    :func:`render_report`, :func:`write_report` (one self-contained HTML file, with
+    sortable, filterable, paged pair tables); :func:`render_comparison`,
+    :func:`write_comparison` (a page comparing models).
 Data larger than memory
     :func:`counts_from_files`, :func:`pattern_counts_from_files` (numpy or DuckDB
     engine), :func:`counts_from_dask`, :func:`counts_from_spark` and
@@ -66,9 +81,22 @@ from biasamp.metrics import (
     multi_mals_from_counts,
 )
 
+# intersectional groups and differential fairness
+from biasamp.inputs import SmallGroupWarning, intersect, intersection_of
+from biasamp.results import DifferentialFairnessResult
+from biasamp.metrics import (
+    differential_fairness,
+    differential_fairness_amplification,
+    differential_fairness_amplification_from_counts,
+    differential_fairness_from_counts,
+)
+
 # predictability metrics
 from biasamp.results import PredictabilityResult
 from biasamp.predictability import ExactAttacker, MLPAttacker, dpa, leakage_amplification
+
+# captioning and other text-output models
+from biasamp.text import CaptionBiasResult, LICResult, caption_bias_amplification, lic
 
 # uncertainty and thresholds
 from biasamp.results import interval_from_replicates
@@ -95,8 +123,14 @@ from biasamp.mitigation import (
     rba,
 )
 
+# comparing models and checkpoints
+from biasamp.comparison import ModelComparison, calibration_error, compare
+
+# Hugging Face evaluate modules (shipped; evaluate itself is not imported)
+from biasamp.hf_evaluate import evaluate_module_path
+
 # reports
-from biasamp.report import render_report, write_report
+from biasamp.report import render_comparison, render_report, write_comparison, write_report
 
 # data larger than memory
 from biasamp.output import atomic_output
@@ -134,12 +168,26 @@ __all__ = [
     "multi_directional_from_counts",
     "multi_mals",
     "multi_mals_from_counts",
+    # intersectional groups and differential fairness
+    "DifferentialFairnessResult",
+    "SmallGroupWarning",
+    "differential_fairness",
+    "differential_fairness_amplification",
+    "differential_fairness_amplification_from_counts",
+    "differential_fairness_from_counts",
+    "intersect",
+    "intersection_of",
     # predictability
     "ExactAttacker",
     "MLPAttacker",
     "PredictabilityResult",
     "dpa",
     "leakage_amplification",
+    # captioning models
+    "CaptionBiasResult",
+    "LICResult",
+    "caption_bias_amplification",
+    "lic",
     # uncertainty and thresholds
     "MultinomialReplicates",
     "PoissonReplicates",
@@ -159,10 +207,17 @@ __all__ = [
     "RBAConvergenceWarning",
     "RBAResult",
     "compare_mitigations",
+    # comparing models
+    "ModelComparison",
+    "calibration_error",
+    "compare",
+    "evaluate_module_path",
     "oversample",
     "rba",
     # reports
+    "render_comparison",
     "render_report",
+    "write_comparison",
     "write_report",
     # data larger than memory
     "ColumnRoles",

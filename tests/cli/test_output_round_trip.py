@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from biasamp.cli._files import ColumnBlock, read_blocks
 from biasamp.cli.calibrate import read_thresholds
 from biasamp.cli.main import main
+from biasamp.results._display import display_text
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("matplotlib")
@@ -145,7 +146,8 @@ def test_label_names_survive_every_output_format(tmp_path_factory, tasks, groups
     parser = _Cells()
     with html.open(encoding="utf-8", newline="") as handle:  # no newline translation
         parser.feed(handle.read())
-    assert scored <= set(parser.cells)
+    # the report shows each name with its invisible and control characters escaped visibly
+    assert {display_text(name) for name in scored} <= set(parser.cells)
 
     # calibrate --output CSV and JSON, read back by --thresholds' reader
     for name in ("th.csv", "th.json"):

@@ -131,7 +131,7 @@ def test_from_joint_labour_statistics():
         CountTable.from_joint(-joint)
 
 
-# --- issue 18: counts without weights take a cheaper route to the same numbers ------
+# --- counts without weights take a cheaper route to the same numbers ------
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

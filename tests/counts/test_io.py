@@ -47,3 +47,23 @@ def test_a_file_that_is_not_an_npz_archive_is_named(tmp_path):
     with pytest.raises(ValueError) as info:
         load_counts(path)
     assert str(info.value) == ERR_NOT_NPZ.format(path=path)
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"hello", b"PK\x03\x04not a zip", b"PK\x03\x04" + b"\x00" * 100]
+)
+def test_load_counts_names_a_file_that_is_not_a_count_table(tmp_path, content):
+    path = tmp_path / "broken.npz"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=r"broken\.npz: not a"):
+        load_counts(path)
+
+
+def test_load_counts_names_a_zip_that_is_not_a_count_table(tmp_path):
+    import zipfile
+
+    path = tmp_path / "other.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("readme.txt", "hello")
+    with pytest.raises(ValueError, match=r"other\.npz: not a biasamp count table"):
+        load_counts(path)

@@ -18,6 +18,7 @@ from biasamp import (
     multi_directional_from_counts,
     save_counts,
 )
+from biasamp import PoissonReplicates as biasamp_poisson
 from biasamp.counts._count_table import (
     ERR_EMPTY_NAMES,
     ERR_MERGE_BOOTSTRAP,
@@ -358,3 +359,95 @@ def test_pattern_tables_save_load_and_merge_without_pickle(tmp_path):
     x = multi_directional_from_counts(train, merged, direction="A->T")
     y = multi_directional_from_counts(train, one, direction="A->T")
     assert x.value == y.value and x.ci == y.ci
+
+
+# ------------------------------------------------------ each stream position once
+SIX_G = ["m", "w", "m", "w", "m", "w"]
+SIX_T = ["a", "a", "b", "b", "a", "b"]
+
+
+@pytest.mark.parametrize("table_type", [CountTable, PatternCountTable])
+@pytest.mark.parametrize("n_boot", [None, 4])
+def test_stream_positions_counted_twice_are_refused(table_type, n_boot):
+    from biasamp.counts._count_table import ERR_ROWS_TWICE
+
+    tasks = SIX_T if table_type is CountTable else np.eye(2, dtype=int)[[0, 0, 1, 1, 0, 1]]
+    names = {"group_names": ["m", "w"], "task_names": ["a", "b"]}
+    empty = table_type.empty(**names, n_boot=n_boot, random_state=0)
+    first = empty.update(groups=SIX_G[:4], tasks=tasks[:4], row_offset=0)
+    cases = [
+        # overlapping row_offset ranges: rows 2, 3 again (8 rows from 6 before)
+        (
+            lambda: first.update(groups=SIX_G[2:], tasks=tasks[2:], row_offset=2),
+            "row_offset",
+            "2, 3",
+        ),
+        # a rewinding offset
+        (
+            lambda: first.update(groups=SIX_G[:2], tasks=tasks[:2], row_offset=0),
+            "row_offset",
+            "0, 1",
+        ),
+        # a row_index repeated within one batch, and one counted before
+        (
+            lambda: empty.update(groups=SIX_G[:2], tasks=tasks[:2], row_index=[5, 5]),
+            "row_index",
+            "5",
+        ),
+        (
+            lambda: first.update(groups=SIX_G[:2], tasks=tasks[:2], row_index=[3, 9]),
+            "row_index",
+            "3",
+        ),
+        # two tables of the same rows merged
+        (
+            lambda: first + empty.update(groups=SIX_G[3:5], tasks=tasks[3:5], row_offset=3),
+            "merge",
+            "3",
+        ),
+    ]
+    for call, arg, rows in cases:
+        with pytest.raises(ValueError) as info:
+            call()
+        assert str(info.value).startswith(f"{arg}: stream positions {rows} ")
+        assert "counted twice" in ERR_ROWS_TWICE
+    # disjoint positions are counted: 6 rows from 6
+    rest = empty.update(groups=SIX_G[4:], tasks=tasks[4:], row_index=[5, 4])
+    assert (first + rest).n_rows == 6
+    assert float(np.sum((first + rest).n)) == 6.0
+    whole = first.update(groups=SIX_G[4:], tasks=tasks[4:])  # follows next_row = 4
+    assert whole.n_rows == 6 and whole.next_row == 6
+
+
+def test_plain_streams_without_positions_merge_freely():
+    # no bootstrap and no positions: rows of separate workers, positions do not matter
+    names = {"group_names": ["m", "w"], "task_names": ["a", "b"]}
+    one = CountTable.empty(**names).update(groups=SIX_G[:3], tasks=SIX_T[:3])
+    two = CountTable.empty(**names).update(groups=SIX_G[3:], tasks=SIX_T[3:])
+    assert (one + two).n_rows == 6
+    assert sum([one, two]).n_rows == 6  # sum() starts from 0
+
+
+def test_adding_a_non_table_is_a_type_error():
+    table = CountTable.from_arrays(groups=["m", "w"], tasks=["a", "b"])
+    for other in (1, 1.5, "x", None):
+        with pytest.raises(TypeError, match="unsupported operand"):
+            table + other
+    with pytest.raises(TypeError, match="Cannot merge a CountTable with a int"):
+        table.merge(1)
+    patterns = PatternCountTable.from_arrays(groups=["m", "w"], tasks=np.eye(2, dtype=int))
+    with pytest.raises(TypeError, match="Cannot merge a CountTable with a PatternCountTable"):
+        table + patterns
+
+
+def test_a_huge_online_bootstrap_is_refused_with_the_estimate():
+    from biasamp._memory import MEMORY_ERROR
+
+    with pytest.raises(
+        ValueError, match=r"n_boot=1000000000 online-bootstrap replicates of 1 x 1"
+    ) as info:
+        CountTable.empty(group_names=["m"], task_names=["a"], n_boot=10**9)
+    assert "TiB" in str(info.value) and "fewer replicates" in str(info.value)
+    assert "would need about" in MEMORY_ERROR
+    with pytest.raises(ValueError, match="Poisson replicate weights"):
+        biasamp_poisson(10**10, random_state=0)

@@ -3,13 +3,14 @@
 ``python -m sphinx -W -b html docs <tmp>``: a broken link or cross-reference, a
 malformed docstring, an API page that fails to import or a failing gallery example
 fails this test. The build runs offline (no intersphinx download). The gallery
-executes every example (about 20 s: bundled or small synthetic data); sphinx-gallery
-re-runs only examples that changed since the last build in this checkout.
+executes every example (about 20 s: bundled or small synthetic data). It builds a
+temporary copy of ``docs/`` and ``examples/``, so the checkout gains no generated file.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,12 +23,30 @@ for _module in ("sphinx", "myst_parser", "numpydoc", "pydata_sphinx_theme", "sph
     pytest.importorskip(_module)
 
 
+#: what the build writes next to its sources (API stubs, the executed gallery, a build)
+GENERATED = ("_build", "api", "auto_examples")
+
+
+def source_copy(target: Path) -> Path:
+    """A copy of ``docs/`` and ``examples/`` (and a link to ``src/``) to build from.
+
+    Sphinx writes the API stubs (``api/``) and sphinx-gallery the executed
+    examples (``auto_examples/``) beside the sources; building a copy keeps the
+    checkout untouched.
+    """
+    shutil.copytree(ROOT / "docs", target / "docs", ignore=shutil.ignore_patterns(*GENERATED))
+    shutil.copytree(ROOT / "examples", target / "examples")
+    (target / "src").symlink_to(ROOT / "src", target_is_directory=True)
+    return target
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
+    sources = source_copy(tmp_path_factory.mktemp("sources"))
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
     command += ["-d", str(out / "doctrees"), "docs", str(out / "html")]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    done = subprocess.run(command, cwd=sources, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, f"sphinx -W failed:\n{done.stdout}\n{done.stderr}"
     return out / "html"
 

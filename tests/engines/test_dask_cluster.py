@@ -63,7 +63,7 @@ def _close(a, b):
 def test_projected_columns_of_one_frame_are_counted_together(client, lake):
     root, train, _ = lake
     tr = dd.read_parquet(root / "train")
-    # what the issue saw: a lone projected column may be fused into fewer partitions
+    # the case once seen: a lone projected column may be fused into fewer partitions
     lone = len(tr["gender"].to_delayed()), len(tr[TASKS].to_delayed())
     table = counts_from_dask(groups=tr["gender"], tasks=tr[TASKS])
     expected = biasamp.CountTable.from_arrays(groups=train["gender"], tasks=train[TASKS])

@@ -245,3 +245,32 @@ def test_11_metric_pictures(tmp_path: Path) -> None:
     # The threshold alone changes the sign of both metrics.
     assert key["T->A sweep min"] < -0.1 < 0.1 < key["T->A sweep max"]
     assert key["MALS sweep min"] < -0.1 < 0.1 < key["MALS sweep max"]
+
+
+def test_13_adult_intersectional(tmp_path: Path) -> None:
+    key = load("13_adult_intersectional").main(output_dir=tmp_path)
+    assert (tmp_path / "13_adult_intersectional.png").stat().st_size > 10_000
+    assert "log_ratio_pred" in (tmp_path / "13_adult_intersectional.md").read_text()
+    # epsilon of the test labels, by a loop over the groups' smoothed rates
+    import numpy as np
+    import pandas as pd
+
+    test = pd.read_csv(EXAMPLES / "data" / "adult" / "test.csv.gz")
+    country = test["native-country"].fillna("<missing>")
+    groups = test["race"] + " x " + test["sex"] + " x " + country
+    logs = {}
+    for group, labels in test["income"].groupby(groups):
+        logs[group] = [
+            np.log(((labels == y).sum() + 0.5) / (len(labels) + 1)) for y in (">50K", "<=50K")
+        ]
+    table = np.array(list(logs.values()))
+    assert key["groups"] == len(logs) == 167
+    assert key["epsilon labels"] == pytest.approx(
+        float((table.max(0) - table.min(0)).max()), rel=1e-12
+    )
+    assert key["never occurring"] == 5 * 2 * 41 - 167  # 40 test countries + missing
+    # the model amplifies; the interval is wide because most intersections are tiny
+    assert key["amplification"] == pytest.approx(0.99, abs=0.05)
+    assert key["ci low"] < key["amplification"] < key["ci high"]
+    assert key["small groups"] == 146
+    assert key["amplification, groups of 30+"] > 0.5

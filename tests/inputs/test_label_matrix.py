@@ -269,7 +269,7 @@ def test_a_2d_array_of_other_text_names_the_argument():
         as_label_matrix(np.array([["2", "0"], ["0", "1"]]), arg="tasks")
 
 
-# --- issue 18: the checks are fused or skipped only where they cannot fail ----------
+# --- the checks are fused or skipped only where they cannot fail ----------
 def test_sparse_fast_check_still_rejects_bad_entries():
     rows, cols = np.array([0, 1, 2]), np.array([0, 1, 0])
     expected = {

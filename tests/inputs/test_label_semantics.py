@@ -44,7 +44,7 @@ def _with_unused(x: np.ndarray) -> pd.Categorical:
 
 
 def test_unused_category_gives_the_value_without_it():
-    """The issue's silent wrong value: a declared, unused category changed every metric."""
+    """A silent wrong value once seen: a declared, unused category changed every metric."""
     plain = {
         "T->A": directional(direction="T->A", groups=G, tasks=T, groups_pred=G_PRED).value,
         "A->T": directional(direction="A->T", groups=G, tasks=T, tasks_pred=T_PRED).value,

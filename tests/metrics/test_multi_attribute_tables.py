@@ -19,7 +19,7 @@ def _data(n: int = 600, n_tasks: int = 7, seed: int = 0) -> dict[str, Any]:
 
 
 def _by_size_from_frame(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """by_size as a groupby over the tidy frame (how it was computed before issue 18)."""
+    """by_size as a groupby over the tidy frame (how it was computed before commit cd967ed)."""
     rows = []
     for size, part in frame.groupby("size", sort=True):
         n_comb = part["combination"].nunique()

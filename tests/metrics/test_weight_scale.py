@@ -137,7 +137,7 @@ def test_scaling_every_weight_changes_no_metric(seed, exponent, uniform):
 
 @pytest.mark.parametrize("factor", [1e-9, 1e-300, 1e300])
 def test_uniform_tiny_or_huge_weights_equal_unit_weights(factor):
-    """The issue's case: uniform weights of 1e-9 gave 0.0 where unit weights give -0.0636."""
+    """The case that once failed: uniform weights of 1e-9 gave 0.0 where unit weights give -0.0636."""
     rng = np.random.default_rng(0)
     train, test = _split(rng, 200), _split(rng, 100)
     base = _metrics(train, test, np.ones(200), np.ones(100))

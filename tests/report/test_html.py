@@ -11,6 +11,7 @@ import pytest
 
 from biasamp import directional, mals
 from biasamp.report._html import CSP, ERR_IMAGE_FORMAT, render_report
+from biasamp.report._tables import SCRIPT, SCRIPT_HASH
 from biasamp.results._plotting import ERR_MATPLOTLIB, ERR_PLOT_KIND, plot_text
 
 EVIL = [
@@ -55,7 +56,14 @@ def test_every_untrusted_string_is_escaped(results):
         image_format="png",
     )
     body = page.split("<body>", 1)[1]
-    assert "<script" not in page and "<img src=x" not in page and "</style><b>" not in body
+    # scripts: the table data blocks and the one table script, nothing else
+    assert set(re.findall(r"<script[^>]*>", page)) == {
+        '<script type="application/json" class="table-data">',
+        '<script id="table-script">',
+    }
+    assert page.count(f'<script id="table-script">{SCRIPT}</script>') == 1
+    assert page.count("</script>") == page.count("<script")
+    assert "<script>alert" not in page and "<img src=x" not in page and "</style><b>" not in body
     assert re.findall(r"<img [^>]*>", page) == re.findall(
         r'<img class="figure" alt="[^"<>]*" src="data:image/png;base64,[A-Za-z0-9+/=]+">', page
     )
@@ -63,6 +71,8 @@ def test_every_untrusted_string_is_escaped(results):
     assert "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;" in body
     assert "a &amp; b" in body
     assert f'content="{CSP.replace(chr(39), "&#x27;")}"' in page
+    assert SCRIPT_HASH in CSP and "unsafe-inline" not in CSP.split("script-src")[1].split(";")[0]
+    assert "unsafe-eval" not in CSP
 
 
 def test_report_checks_its_options(results):
@@ -104,3 +114,26 @@ def test_missing_matplotlib_gives_an_install_hint(results, monkeypatch):
     assert str(info.value) == ERR_MATPLOTLIB
     with pytest.raises(ImportError, match="biasamp\\[plot\\]"):
         render_report(results=results)
+
+
+def test_bidi_override_in_a_label_is_escaped_not_written_raw():
+    rlo = "\u202e"
+    groups = np.array([f"m{rlo}an", "woman"])[np.arange(40) % 2]
+    tasks = np.array(["cook", f"ski{rlo}", "zero\u200bwidth", "surf"])[np.arange(40) % 4]
+    pred = np.roll(tasks, 3)
+    result = mals(groups_train=groups, tasks_train=tasks, groups_pred=groups, tasks_pred=pred)
+    page = render_report(
+        results={"mals": result},
+        labels={"groups": [f"m{rlo}an", "woman"]},
+        title=f"t{rlo}itle",
+        image_format="svg",
+    )
+    assert rlo not in page and "\u200b" not in page
+    assert "m\\u202ean" in page and "ski\\u202e" in page and "zero\\u200bwidth" in page
+    import base64
+
+    svgs = [
+        base64.b64decode(b).decode("utf-8")
+        for b in re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", page)
+    ]
+    assert svgs and all(rlo not in svg for svg in svgs)

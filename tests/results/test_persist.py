@@ -243,6 +243,10 @@ def test_every_registered_type_is_covered():
         "rba",
         "oversampling",
         "mitigation_comparison",
+        "model_comparison",  # round trip in tests/comparison/test_compare.py
+        "caption_bias",  # round trip in tests/text/test_caption_bias.py
+        "lic",  # round trip in tests/text/test_lic.py
+        "differential_fairness",  # round trip in tests/metrics/test_differential_fairness.py
     }
     assert set(registered_results()) == covered
 
@@ -278,3 +282,124 @@ def test_save_is_atomic_and_load_rejects_foreign_files(tmp_path):
     with pytest.raises(ValueError, match="unknown result type 'pickle'"):
         biasamp.load_result(tmp_path / "kind.json")
     assert "{file}" in ERR_LOAD_SCHEMA and "{file}" in ERR_LOAD_VERSION and "{got" in ERR_LOAD_KIND
+
+
+# ------------------------------------------------------------- refusing edited files
+def _edited(tmp_path, result, edit, name="edited.json"):
+    doc = json.loads(result.save(tmp_path / "valid.json").read_text(encoding="utf-8"))
+    edit(doc)
+    path = tmp_path / name
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("edit", "where", "problem"),
+    [
+        (lambda d: d["result"].__setitem__("value", "abc"), "$.result.value", "expected float"),
+        (lambda d: d.__setitem__("schema_version", -7), "$.schema_version", "at least 1"),
+        (lambda d: d.__setitem__("class", "subprocess.Popen"), "$.class", "PairwiseResult"),
+        (lambda d: d["result"].__setitem__("_mgr", 1), "$.result._mgr", "no field"),
+        (
+            lambda d: d["result"]["by_pair"]["index"].__setitem__("stop", 10**18),
+            "$.result.by_pair.index.stop",
+            "declares 1000000000000000000 rows, but the data has 8",
+        ),
+        (
+            lambda d: d["result"]["by_pair"]["data"][0].__setitem__(0, 5),
+            r"$.result.by_pair.data[0][0]",
+            "expected a string",
+        ),
+        (
+            lambda d: d["result"].__setitem__("n_pairs", 1.5),
+            "$.result.n_pairs",
+            "expected a 64-bit int",
+        ),
+        (lambda d: d.__setitem__("value", 0.5), "$.value", "the file says 0.5"),
+        (lambda d: d["inputs"].__setitem__("groups", 7), "$.inputs.groups", "the file says 7"),
+        (
+            lambda d: d["result"]["by_pair"].__setitem__("__type__", "ndarray"),
+            "$.result.by_pair",
+            "",
+        ),
+    ],
+)
+def test_load_refuses_edited_files_naming_file_and_json_path(tmp_path, edit, where, problem):
+    path = _edited(tmp_path, mals_result(), edit)
+    with pytest.raises(ValueError) as info:
+        biasamp.load_result(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: {where}"), message
+    assert problem in message
+
+
+def test_load_refuses_unknown_attributes_on_a_table_result(tmp_path):
+    table = biasamp.compare_mitigations(
+        {"model": {"groups_pred": G_PRED, "tasks_pred": T_PRED}},
+        groups_train=G_TRAIN,
+        tasks_train=T_TRAIN,
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        metrics=["group accuracy"],
+    )
+    path = _edited(tmp_path, table, lambda d: d["result"].__setitem__("_mgr", None))
+    with pytest.raises(ValueError, match=r"\$\.result\._mgr: MitigationComparison has no field"):
+        biasamp.load_result(path)
+    path = _edited(tmp_path, table, lambda d: d["result"].__setitem__("ci_level", "x"))
+    with pytest.raises(ValueError, match=r"\$\.result\.ci_level: expected"):
+        biasamp.load_result(path)
+
+
+def test_loaded_results_compare_equal_to_the_saved_ones(tmp_path):
+    result = mals_result(n_boot=10, random_state=3)
+    result.by_pair.loc[0, "delta"] = math.nan  # NaN equals NaN in the same place
+    loaded = biasamp.load_result(result.save(tmp_path / "r.json"))
+    assert loaded == result and not (loaded != result)
+    assert loaded.__hash__ is None
+    other = dataclasses.replace(loaded, value=loaded.value + 1e-12)
+    assert other != result
+    changed = biasamp.load_result(tmp_path / "r.json")
+    changed.by_pair.loc[1, "contribution"] += 1e-15
+    assert changed != result
+    changed = biasamp.load_result(tmp_path / "r.json")
+    changed.replicates[0] = math.nan
+    assert changed != result
+    assert (result == "result") is False
+    multi = biasamp.multi_directional(
+        direction="G->M",
+        groups=G_TRAIN,
+        tasks=T_TRAIN,
+        tasks_pred=T_PRED,
+        groups_train=G_TRAIN,
+        tasks_train=T_TRAIN,
+    )
+    assert biasamp.load_result(multi.save(tmp_path / "m.json")) == multi
+    dpa = biasamp.dpa(
+        direction="A->T", groups=G_TRAIN, tasks=T_TRAIN, tasks_pred=T_PRED, n_iter=2, random_state=0
+    )
+    assert biasamp.load_result(dpa.save(tmp_path / "d.json")) == dpa
+
+
+def test_paper_direction_names_print_and_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    for paper, ours in (("G->M", "A->T"), ("M->G", "T->A")):
+        result = biasamp.multi_directional(
+            direction=paper,
+            groups=G_TRAIN,
+            tasks=T_TRAIN,
+            tasks_pred=T_PRED,
+            groups_pred=G_PRED,
+            groups_train=G_TRAIN,
+            tasks_train=T_TRAIN,
+        )
+        assert result.direction == paper
+        assert result.name == f"Multi {ours} ({paper})"
+        assert str(result).startswith(f"Multi {ours} ({paper}) = ")
+        assert repr(result) == str(result)
+        for kind in ("size", "combinations"):
+            ax = result.plot(kind)  # no KeyError for the paper's names
+            assert ax.figure is not None
+            matplotlib.pyplot.close(ax.figure)

@@ -23,7 +23,7 @@ import pytest  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 import biasamp  # noqa: E402
-from biasamp.results._plotting import _delta_label  # noqa: E402
+from biasamp.results._plotting import _delta_label, plot_bias_comparison, plot_text  # noqa: E402
 
 LONG = "a-very-long-label-name-that-goes-on-and-on-" * 5
 RNG = np.random.default_rng(0)
@@ -186,6 +186,9 @@ def test_every_result_type_has_a_plot():
         if kind == "mitigation_comparison":  # a DataFrame: plot is a property
             assert callable(comparison_table().plot)
             continue
+        if kind == "model_comparison":  # a DataFrame too: tests/comparison/test_compare.py
+            assert callable(biasamp.compare({"m": mals_result()}).plot)
+            continue
         assert callable(getattr(cls, "plot", None)), kind
 
 
@@ -246,3 +249,54 @@ def test_missing_matplotlib_gives_a_clear_error(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     with pytest.raises(ImportError, match="pip install"):
         biasamp.across_runs([0.1, 0.2]).plot()
+
+
+def _tick_texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.get_yticklabels()]
+
+
+def test_shortened_labels_stay_distinct_and_bidi_is_escaped():
+    names = [f"a rather long object name {i} that ends differently {i}" for i in range(4)]
+    groups = np.array(["man", "woman\u202e"])[np.arange(200) % 2]
+    tasks = np.array(names)[np.arange(200) % 4]
+    pred = np.array(names)[(np.arange(200) // 3) % 4]
+    result = biasamp.mals(
+        groups_train=groups, tasks_train=tasks, groups_pred=groups, tasks_pred=pred
+    )
+    ax = result.plot("pairs", k=8)
+    labels = _tick_texts(ax)
+    assert len(set(labels)) == len(labels) == 8
+    assert all("\u202e" not in s for s in labels)
+    assert any("woman\\u202e" in s for s in labels)  # drawn as the six characters \u202e
+    heat = result.plot("heatmap")
+    ticks = [t.get_text() for t in heat.get_xticklabels()]
+    assert len(set(ticks)) == 4
+
+
+def test_bias_scatter_names_its_largest_points_and_has_a_colour_legend():
+    from matplotlib.text import Annotation
+
+    frame = pd.DataFrame(
+        {
+            "group": ["w"] * 8 + ["m"] * 8,
+            "task": [f"t{i}" for i in range(8)] * 2,
+            "b_train": [0.5, 0.6, 0.4, 0.7, 0.3, 0.5, 0.5, 0.5] * 2,
+            "b_pred": [0.9, 0.6, 0.41, 0.2, 0.31, 0.52, 0.5, 0.35] * 2,
+        }
+    )
+    ax = plot_bias_comparison(frame, n_labels=3)
+    named = [c.get_text() for c in ax.get_children() if isinstance(c, Annotation)]
+    # |b_pred - b_train| of group w: t3 0.5, t0 0.4, t7 0.15 are the three largest
+    assert named == ["t3", "t0", "t7"]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert {"within margin", "outside margin"} <= set(legend)
+
+
+@pytest.mark.parametrize(
+    "label", ["$x^2$", "a\\b", "\\$x$", "cost $5 \\alpha", "\\", "$", "tab\tx"]
+)
+def test_labels_are_drawn_as_written(label):
+    fig, ax = plt.subplots()
+    text = ax.set_title(plot_text(label))
+    shown, is_math = text._preprocess_math(text.get_text())
+    assert not is_math and shown == label.replace("\t", "\\t")

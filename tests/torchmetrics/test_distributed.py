@@ -246,3 +246,94 @@ def test_two_process_gloo_run_equals_one_process(tmp_path):
     boot_ci = multi_directional_from_counts(train_table, streamed, direction="A->T").ci
     for report in reports:
         assert tuple(report["multi_boot_ci"]) == boot_ci
+
+
+# ------------------------------------------ label names in another order on each process
+NAMES = ("m", "w")
+
+
+def _names_worker(rank: int, port: int, out_dir: str) -> None:
+    import torch.distributed as dist
+
+    from biasamp.torchmetrics import DirectionalBiasAmplification, MultiAttributeBiasAmplification
+
+    dist.init_process_group(
+        "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD
+    )
+    try:
+        d = _data()
+        half = slice(rank * N // WORLD, (rank + 1) * N // WORLD)
+        # rank 0 names its groups (m, w), rank 1 (w, m); each passes its rows by name
+        names = NAMES if rank == 0 else NAMES[::-1]
+        labels = np.array(NAMES)[d["groups"][half]]
+        report: dict[str, Any] = {}
+        for boot in (None, N_BOOT):
+            metric = DirectionalBiasAmplification(
+                "A->T", G, T, group_names=list(names), n_boot=boot, random_state=SEED
+            )
+            metric.update(
+                groups=list(labels),
+                tasks=torch.tensor(d["tasks"][half]),
+                tasks_pred=torch.tensor(d["tasks_pred"][half]),
+                row_offset=half.start,
+            )
+            result = metric.compute_result()
+            report[f"value_{boot}"] = float(metric.compute())
+            report[f"ci_{boot}"] = None if result.ci is None else list(result.ci)
+        # different seeds on the two processes: every process refuses, naming both
+        seeded = DirectionalBiasAmplification("A->T", G, T, n_boot=5, random_state=rank)
+        seeded.update(
+            groups=torch.tensor(d["groups"][half]),
+            tasks=torch.tensor(d["tasks"][half]),
+            tasks_pred=torch.tensor(d["tasks_pred"][half]),
+            row_offset=half.start,
+        )
+        try:
+            seeded.compute()
+            report["seed_error"] = None
+        except ValueError as exc:
+            report["seed_error"] = str(exc)
+        # the multi-attribute class cannot reorder its list states: it refuses
+        multi = MultiAttributeBiasAmplification(
+            "A->T",
+            G,
+            T,
+            groups_train=d["train_groups"],
+            tasks_train=d["train_tasks"],
+            group_names=list(names),
+        )
+        multi.update(
+            groups=list(labels),
+            tasks=torch.tensor(d["tasks"][half]),
+            tasks_pred=torch.tensor(d["tasks_pred"][half]),
+        )
+        try:
+            multi.compute()
+            report["multi_error"] = None
+        except ValueError as exc:
+            report["multi_error"] = str(exc)
+        Path(out_dir, f"names{rank}.json").write_text(json.dumps(report))
+    finally:
+        dist.destroy_process_group()
+
+
+def test_processes_with_label_names_in_another_order_sync_by_name(tmp_path):
+    torch.multiprocessing.spawn(
+        _names_worker, args=(_free_port(), str(tmp_path)), nprocs=WORLD, join=True
+    )
+    reports = [json.loads((tmp_path / f"names{r}.json").read_text()) for r in range(WORLD)]
+    d = _data()
+    groups = np.array(NAMES)[d["groups"]]
+    kw = {"groups": groups, "tasks": d["tasks"], "tasks_pred": d["tasks_pred"]}
+    single = directional(direction="A->T", **kw)
+    boot = directional(direction="A->T", **kw, n_boot=N_BOOT, random_state=SEED)
+    for report in reports:
+        # by position the two halves would add m's counts to w's (a wrong value)
+        assert abs(report["value_None"] - single.value) <= 1e-12
+        assert report["ci_None"] is None
+        assert abs(report[f"value_{N_BOOT}"] - single.value) <= 1e-12
+        np.testing.assert_allclose(report[f"ci_{N_BOOT}"], boot.ci, rtol=0, atol=1e-12)
+        assert "differ in random_state (rank 0: 0, rank 1: 1)" in report["seed_error"]
+        assert (
+            "group names differ (rank 0: ['m', 'w'], rank 1: ['w', 'm'])" in report["multi_error"]
+        )

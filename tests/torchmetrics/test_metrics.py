@@ -16,6 +16,7 @@ from biasamp import CountTable, directional, mals  # noqa: E402
 from biasamp.torchmetrics import (  # noqa: E402
     DirectionalBiasAmplification,
     MALSBiasAmplification,
+    MultiAttributeBiasAmplification,
 )
 from biasamp.torchmetrics._metrics import (  # noqa: E402
     ERR_NAMES_LENGTH,
@@ -311,11 +312,19 @@ def test_bad_arguments():
         metric.update(
             groups=torch.tensor([0, 2]), tasks=torch.tensor([0, 1]), tasks_pred=torch.tensor([0, 1])
         )
-    with pytest.raises(ValueError, match="indicator values must be 0 or 1"):
+    with pytest.raises(
+        ValueError, match=r"tasks_pred: these look like scores .* threshold= .* soft=True"
+    ):
         metric.update(
             groups=torch.tensor([0, 1]),
             tasks=torch.tensor([0, 1]),
             tasks_pred=torch.tensor([[0.3, 0.2, 0.1], [0.9, 0.0, 0.0]]),
+        )
+    with pytest.raises(ValueError, match="indicator values must be 0 or 1"):  # not scores
+        metric.update(
+            groups=torch.tensor([0, 1]),
+            tasks=torch.tensor([0, 1]),
+            tasks_pred=torch.tensor([[2, 0, 0], [1, 0, 0]]),
         )
     scored = DirectionalBiasAmplification("A->T", 2, 3, threshold=0.5)
     with pytest.raises(ValueError, match="tasks_pred: contains NaN"):
@@ -395,3 +404,130 @@ def test_plot_returns_a_figure():
     fig, ax = metric.plot(values)
     assert len(ax.lines) >= 1
     plt.close(fig)
+
+
+# ------------------------------------------------------ merging by label name
+def _halves():
+    rng = np.random.default_rng(11)
+    n = 300
+    groups = rng.choice(["m", "w"], n)
+    tasks = (rng.random((n, 3)) < 0.3 + 0.25 * (groups == "m")[:, None]).astype(np.int64)
+    pred = np.where(rng.random((n, 3)) < 0.8, tasks, 1 - tasks)
+    return groups, tasks, pred
+
+
+@pytest.mark.parametrize("n_boot", [None, 20])
+def test_merge_state_matches_label_names_in_another_order(n_boot):
+    groups, tasks, pred = _halves()
+    expected = directional(
+        direction="A->T", groups=groups, tasks=tasks, tasks_pred=pred, n_boot=n_boot, random_state=4
+    )
+    a = DirectionalBiasAmplification(
+        "A->T", 2, 3, group_names=["m", "w"], n_boot=n_boot, random_state=4
+    )
+    b = DirectionalBiasAmplification(
+        "A->T", 2, 3, group_names=["w", "m"], n_boot=n_boot, random_state=4
+    )
+    # each metric takes its rows by name (mapped to its own class indices)
+    a.update(
+        groups=list(groups[:150]),
+        tasks=torch.tensor(tasks[:150]),
+        tasks_pred=torch.tensor(pred[:150]),
+    )
+    b.update(
+        groups=groups[150:],
+        tasks=torch.tensor(tasks[150:]),
+        tasks_pred=torch.tensor(pred[150:]),
+        row_offset=150,
+    )
+    a.merge_state(b)
+    result = a.compute_result()
+    assert result.value == pytest.approx(expected.value, abs=1e-12)
+    assert float(a.compute()) == pytest.approx(expected.value, abs=1e-12)
+    if n_boot:
+        np.testing.assert_allclose(result.ci, expected.ci, rtol=0, atol=1e-12)
+    # the same rows by class index give the same counts
+    c = DirectionalBiasAmplification("A->T", 2, 3, group_names=["m", "w"])
+    c.update(
+        groups=torch.tensor((groups == "w").astype(np.int64)),
+        tasks=torch.tensor(tasks),
+        tasks_pred=torch.tensor(pred),
+    )
+    assert float(c.compute()) == pytest.approx(expected.value, abs=1e-12)
+
+
+def test_merge_state_refuses_different_names_seeds_and_sizes():
+    from biasamp.torchmetrics._metrics import ERR_MERGE_LABELS, ERR_MERGE_SETTINGS
+
+    base = DirectionalBiasAmplification("A->T", 2, 3, group_names=["m", "w"])
+    with pytest.raises(ValueError, match=r"group names differ \(\['m', 'w'\] here, \['m', 'x'\]"):
+        base.merge_state(DirectionalBiasAmplification("A->T", 2, 3, group_names=["m", "x"]))
+    with pytest.raises(ValueError, match=r"differ in num_tasks \(3 here, 4 incoming\)"):
+        base.merge_state(DirectionalBiasAmplification("A->T", 2, 4, group_names=["m", "w"]))
+    with pytest.raises(ValueError, match=r"differ in roles"):
+        base.merge_state(DirectionalBiasAmplification("T->A", 2, 3, group_names=["m", "w"]))
+    seeded = DirectionalBiasAmplification("A->T", 2, 3, n_boot=5, random_state=1)
+    with pytest.raises(ValueError, match=r"differ in random_state \(1 here, 2 incoming\)"):
+        seeded.merge_state(DirectionalBiasAmplification("A->T", 2, 3, n_boot=5, random_state=2))
+    with pytest.raises(ValueError, match=r"differ in n_boot"):
+        seeded.merge_state(DirectionalBiasAmplification("A->T", 2, 3, random_state=1))
+    with pytest.raises(ValueError, match=r"incoming state 'totals_tasks' has shape \(4,\)"):
+        base.merge_state({**base.metric_state, "totals_tasks": torch.zeros(4, dtype=torch.float64)})
+    assert "{what}" in ERR_MERGE_SETTINGS and "{kind}" in ERR_MERGE_LABELS
+
+
+def test_update_messages_for_new_users():
+    from biasamp.torchmetrics._metrics import ERR_NO_ROWS_COUNTED, ERR_POSITIONAL
+
+    metric = DirectionalBiasAmplification("A->T", 2, 3, group_names=["m", "w"])
+    with pytest.raises(
+        TypeError, match=r"^DirectionalBiasAmplification\.update takes keyword"
+    ) as info:
+        metric.update(torch.tensor([0]), torch.tensor([[1, 0, 0]]), torch.tensor([[1, 0, 0]]))
+    assert "_CountTableMetric" not in str(info.value)
+    assert "update(groups=..., tasks=..., tasks_pred=...)" in str(info.value)
+    assert "{metric}" in ERR_POSITIONAL
+    fresh = DirectionalBiasAmplification("A->T", 2, 3)
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="no rows were counted"):
+        fresh.compute()  # torchmetrics warns; biasamp says why there is no value
+    assert "no rows were counted" in ERR_NO_ROWS_COUNTED
+    with pytest.raises(
+        ValueError, match=r"groups: label 'x' \(row 1\) is not one of the group_names"
+    ):
+        metric.update(groups=["m", "x"], tasks=torch.eye(3)[:2], tasks_pred=torch.eye(3)[:2])
+    unnamed = DirectionalBiasAmplification("A->T", 2, 3)
+    with pytest.raises(ValueError, match=r"without group_names; pass group_names=\[\.\.\.\]"):
+        unnamed.update(groups=["m", "w"], tasks=torch.eye(3)[:2], tasks_pred=torch.eye(3)[:2])
+    multi = MultiAttributeBiasAmplification(
+        "A->T", 2, 3, groups_train=torch.tensor([0, 1]), tasks_train=torch.eye(3)[:2]
+    )
+    with pytest.raises(TypeError, match=r"^MultiAttributeBiasAmplification\.update takes keyword"):
+        multi.update(torch.tensor([0]))
+
+
+@pytest.mark.parametrize("n_boot", [None, 5])
+def test_a_metric_refuses_stream_positions_counted_twice(n_boot):
+    batch = {
+        "groups": torch.tensor([0, 1, 0]),
+        "tasks": torch.eye(3)[[0, 1, 2]],
+        "tasks_pred": torch.eye(3)[[0, 1, 1]],
+    }
+    metric = DirectionalBiasAmplification("A->T", 2, 3, n_boot=n_boot, random_state=0)
+    metric.update(**batch, row_offset=0)
+    with pytest.raises(
+        ValueError, match=r"^row_offset: stream positions 1, 2 would be counted twice"
+    ):
+        metric.update(**batch, row_offset=1)
+    with pytest.raises(ValueError, match=r"^row_index: stream positions 7 would be counted twice"):
+        metric.update(**batch, row_index=torch.tensor([7, 7, 8]))
+    metric.update(**batch)  # follows the rows seen: positions 3, 4, 5
+    with pytest.raises(ValueError, match=r"^row_index: stream positions 5 would"):
+        metric.update(**batch, row_index=torch.tensor([5, 6, 9]))
+    assert int(metric.n_rows) == 6
+    other = DirectionalBiasAmplification("A->T", 2, 3, n_boot=n_boot, random_state=0)
+    other.update(**batch, row_offset=4)
+    with pytest.raises(ValueError, match=r"^merge: stream positions 4, 5 would be counted twice"):
+        metric.merge_state(other)
+    metric.reset()
+    metric.update(**batch, row_offset=0)  # a new pass over the data after reset
+    assert int(metric.n_rows) == 3

@@ -1,7 +1,8 @@
 """Terminal output of an audit (rich): each metric with its interval, n, pairs and top pairs.
 
 Label and column names are untrusted: they are printed as :class:`rich.text.Text`,
-never interpreted as rich markup.
+never interpreted as rich markup, with their invisible and control characters
+(bidirectional overrides, zero-width characters, ...) escaped visibly (``\\u202e``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any, cast
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
+
+from biasamp.results._display import display_text
 
 from .audit import Audit
 
@@ -60,7 +63,7 @@ def _summary_table(audit: Audit) -> Table:
         table.add_column(name, justify=justify)
     for key, result in audit.results.items():
         table.add_row(
-            Text(f"{key} ({result.name})"),
+            Text(display_text(f"{key} ({result.name})")),
             _fmt(result.value),
             _interval(result),
             f"{result.n:g}",
@@ -73,7 +76,9 @@ def _summary_table(audit: Audit) -> Table:
 
 def _pairs_table(key: str, result: Any, k: int) -> Table:
     top = result.top(k)
-    table = Table(title=Text(f"Top {min(k, len(top))} pairs of {key}"), title_justify="left")
+    table = Table(
+        title=Text(display_text(f"Top {min(k, len(top))} pairs of {key}")), title_justify="left"
+    )
     table.add_column("group")
     table.add_column("task")
     shown = [(c, h, f) for c, h, f in _PAIR_COLUMNS if c in top.columns]
@@ -82,8 +87,8 @@ def _pairs_table(key: str, result: Any, k: int) -> Table:
     table.add_column("contribution", justify="right")
     for row in top.to_dict(orient="records"):
         table.add_row(
-            Text(str(row["group"])),
-            Text(str(row["task"])),
+            Text(display_text(row["group"])),
+            Text(display_text(row["task"])),
             *(_fmt(row[c], f) for c, _, f in shown),
             _fmt(row["contribution"], "{:+.5f}"),
         )
@@ -94,7 +99,7 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
     """Print the audit: summary, per-metric top pairs, skipped metrics, warnings, gates."""
     data = audit.data
     files = ", ".join(f"{f.role}={f.path} ({f.n_rows} rows)" for f in data.files)
-    console.print(Text(f"inputs: {files}"))
+    console.print(Text(display_text(f"inputs: {files}")))
     console.print(
         Text(
             f"{len(data.group_names)} groups, {len(data.task_names)} tasks"
@@ -113,7 +118,9 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
             if isinstance(v, (int, float, str))
         }
         if extras:
-            console.print(Text(f"{key}: " + ", ".join(f"{k}={v}" for k, v in extras.items())))
+            console.print(
+                Text(display_text(f"{key}: " + ", ".join(f"{k}={v}" for k, v in extras.items())))
+            )
         if top > 0 and len(result.by_pair):
             console.print(_pairs_table(key, result, top))
     if audit.by_size is not None:
@@ -122,7 +129,7 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
             sizes.add_column(name, justify="left" if name == "metric" else "right")
         for row in audit.by_size.itertuples(index=False):
             sizes.add_row(
-                cast(str, row.metric),  # by_size's metric column holds the metric keys
+                display_text(cast(str, row.metric)),  # by_size's metric column: metric keys
                 str(row.size),
                 str(row.n_combinations),
                 str(row.n_pairs),
@@ -132,20 +139,24 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
     for key, sweep in (audit.sweep or {}).items():
         console.print(
             Text(
-                f"{key}: mean over the threshold sweep {_fmt(sweep.mean)} "
-                f"({len(sweep.thresholds)} thresholds)"
+                display_text(
+                    f"{key}: mean over the threshold sweep {_fmt(sweep.mean)} "
+                    f"({len(sweep.thresholds)} thresholds)"
+                )
             )
         )
     for key, why in audit.skipped.items():
-        console.print(Text(f"skipped {key}: {why}", style="dim"))
+        console.print(Text(display_text(f"skipped {key}: {why}"), style="dim"))
     for message in audit.warnings:
-        console.print(Text("warning: ", style="yellow") + Text(message))
+        console.print(Text("warning: ", style="yellow") + Text(display_text(message, keep="\n")))
     for gate in audit.gates:
         style = "bold red" if gate.failed else "green"
         verdict = "FAILED" if gate.failed else "passed"
         console.print(
             Text(
-                f"gate {gate.key} <= {gate.bound:g}: {verdict} (value {_fmt(gate.value)})",
+                display_text(
+                    f"gate {gate.key} <= {gate.bound:g}: {verdict} (value {_fmt(gate.value)})"
+                ),
                 style=style,
             )
         )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from typing import Any
 
 import numpy as np
@@ -122,6 +123,9 @@ def save_counts(table: CountTable | PatternCountTable, path: str | os.PathLike[s
         np.savez(handle, **arrays)  # type: ignore[arg-type]  # numpy stubs: allow_pickle
 
 
+ERR_NOT_READABLE = "{path}: not a readable biasamp count table file ({detail})."
+
+
 def load_counts(path: str | os.PathLike[str]) -> Any:
     """Read a table written by :func:`save_counts` (no pickle).
 
@@ -130,7 +134,20 @@ def load_counts(path: str | os.PathLike[str]) -> Any:
     with open(path, "rb") as handle:
         if handle.read(4) != b"PK\x03\x04":  # np.load would suggest unpickling it
             raise ValueError(ERR_NOT_NPZ.format(path=path))
-    with np.load(path, allow_pickle=False) as data:
+    try:
+        return _load_counts(path)
+    except (zipfile.BadZipFile, KeyError, EOFError, OSError, TypeError, ValueError) as exc:
+        if isinstance(exc, ValueError) and str(exc).startswith(str(path)):
+            raise  # already names the file
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise ValueError(
+            ERR_NOT_READABLE.format(path=path, detail=f"{type(exc).__name__}: {exc}")
+        ) from None
+
+
+def _load_counts(path: str | os.PathLike[str]) -> Any:
+    with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as data:
         if "meta" not in data.files or "n" not in data.files:
             raise ValueError(ERR_NOT_COUNTS.format(path=path, missing="meta/n"))
         meta = json.loads(data["meta"].tobytes().decode("utf-8"))

@@ -38,6 +38,7 @@ from biasamp.counts._count_table import (
     ERR_REPLICATE_SHAPE,
     JOINT_KEYS,
     MergeableCounts,
+    RowRecord,
     check_finite_counts,
     label_matrices,
 )
@@ -130,6 +131,7 @@ class PatternCountTable(MergeableCounts):
     bootstrap: PoissonReplicates | None = field(default=None, repr=False)
     replicates: PatternCountTable | None = field(default=None, repr=False)
     next_row: int = 0
+    rows_counted: RowRecord | None = field(default=None, repr=False, compare=False)
 
     _accepts_soft = False
 
@@ -254,6 +256,7 @@ class PatternCountTable(MergeableCounts):
         Replicates of the online bootstrap merge too; a table with no roles yet
         (from :meth:`empty`) is the identity.
         """
+        self.check_merge_type(other)
         if not self.roles or not other.roles:
             return self._merge_blank(other)
         self.check_mergeable(other)

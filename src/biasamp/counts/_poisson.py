@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from biasamp._memory import check_allocation
+
 __all__ = [
     "BLOCK_ROWS",
     "ERR_N_BOOT",
@@ -150,6 +152,12 @@ class PoissonReplicates:
 
     def __init__(self, n_boot: int, *, random_state: Any = None, stream: int = 0) -> None:
         self.n_boot = check_n_boot(n_boot)
+        # a block of BLOCK_ROWS x B draws: 2 bytes of random bits, 1 of result, 1 of mask each
+        check_allocation(
+            4.0 * BLOCK_ROWS * self.n_boot,
+            what=f"n_boot={self.n_boot} Poisson replicate weights ({BLOCK_ROWS} rows at a time)",
+            advice="use fewer replicates (n_boot).",
+        )
         self.entropy = seed_entropy(random_state)
         self.stream = int(stream)
         self._last_block: tuple[int, np.ndarray] | None = None

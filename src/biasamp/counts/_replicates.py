@@ -64,6 +64,7 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
+from biasamp._memory import check_allocation
 from biasamp._progress import progress_iter
 from biasamp.counts._count_table import JOINT_KEYS, CountTable
 from biasamp.counts._poisson import (
@@ -234,6 +235,16 @@ def replicate_weights(
         or n_rows < 1
     ):
         raise ValueError(ERR_N_ROWS.format(got=n_rows))
+    n_boot = _check_n_boot(n_boot)
+    check_allocation(
+        8.0 * float(n_rows) * float(n_boot),
+        what=f"replicate_weights: an n_boot x n_rows = {n_boot} x {n_rows} float64 matrix",
+        advice=(
+            "draw the weights of a range of rows at a time "
+            "(PoissonReplicates(n_boot, random_state=...).rows(start, stop)), or use fewer "
+            "replicates or rows."
+        ),
+    )
     source = make_replicates(int(n_rows), n_boot, random_state=random_state, method=method)
     return np.ascontiguousarray(source.weights(0, int(n_rows)))
 

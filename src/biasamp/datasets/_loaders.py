@@ -6,7 +6,12 @@ from importlib import resources
 
 import pandas as pd
 
-__all__ = ["load_coco_gender", "load_imsitu_gender", "load_mals_coco_results"]
+__all__ = [
+    "load_coco_captions",
+    "load_coco_gender",
+    "load_imsitu_gender",
+    "load_mals_coco_results",
+]
 
 ERR_SPLIT = "split: expected one of {choices}, got {got!r}."
 
@@ -71,3 +76,31 @@ def load_mals_coco_results() -> pd.DataFrame:
     (man share among the dev predictions before and after RBA).
     """
     return _read("mals_coco_dev_gender_ratio.csv", index_col=0).reset_index(drop=True)
+
+
+def load_coco_captions(split: str = "val") -> pd.DataFrame:
+    """Generated captions of six captioning models for the images of :func:`load_coco_gender`.
+
+    The models of Hendricks, Burns et al. (ECCV 2018), whose ``equalizer`` Wang &
+    Russakovsky (2021) discuss; same images, same halves and same row order as
+    :func:`load_coco_gender`.
+
+    Parameters
+    ----------
+    split : {"val", "test"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``image_id`` and one caption column per model: ``baseline_ft``,
+        ``equalizer``, ``confident``, ``upweight``, ``balanced``, ``confusion``.
+
+    Examples
+    --------
+    >>> from biasamp.datasets import load_coco_captions
+    >>> load_coco_captions("test").shape
+    (5473, 7)
+    """
+    if split not in _COCO_SPLITS:
+        raise ValueError(ERR_SPLIT.format(choices=_COCO_SPLITS, got=split))
+    return _read(f"coco_captions_{split}.csv.gz")

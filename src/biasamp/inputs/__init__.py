@@ -10,6 +10,8 @@ engine is registered by :mod:`biasamp.engines`.
 from biasamp.inputs._collections import collection_kind, counter_for, register_counter
 from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 from biasamp.inputs._containers import to_native_numpy
+from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, SmallGroupWarning
+from biasamp.inputs._intersect import Intersection, intersect, intersection_of
 from biasamp.inputs._label_matrix import (
     LabelMatrix,
     LabelWarning,
@@ -18,14 +20,19 @@ from biasamp.inputs._label_matrix import (
 )
 
 __all__ = [
+    "DEFAULT_MIN_GROUP_SIZE",
     "ColumnRoles",
+    "Intersection",
     "LabelMatrix",
     "LabelWarning",
     "RoleColumns",
+    "SmallGroupWarning",
     "as_label_matrix",
     "as_sample_weight",
     "collection_kind",
     "counter_for",
+    "intersect",
+    "intersection_of",
     "register_counter",
     "to_native_numpy",
 ]

@@ -13,11 +13,17 @@ at the type of a user's object. The rules, in order:
   included), and anything else narwhals supports. Loose pandas arrays
   (``Categorical``, ``ArrowStringArray``, ``IntegerArray``, an ``Index``) are
   wrapped in a ``Series`` first; a pyarrow ``Array`` in a ``ChunkedArray``.
-  A Hugging Face ``datasets.Dataset`` is read through its Arrow table.
+  A Hugging Face ``datasets.Dataset`` is read through its Arrow table (its
+  selection or shuffle applied), a ``datasets.Column`` (``ds["col"]``) through
+  its Arrow column. A lazy query (polars ``LazyFrame``) is refused with a
+  message that says to ``.collect()`` it.
 * **Tensors** (torch, jax, cupy, ...): DLPack (``numpy.from_dlpack``), else
   ``__array__``; a tensor that requires grad is detached, one on a device is
   copied to the host first.
 * Lists, tuples, numpy arrays and other objects with ``__array__``: ``numpy.asarray``.
+  A list whose labels numpy would turn into text (``["a", nan]`` into
+  ``"nan"``, ``[1, "1"]`` into ``"1"``) is kept as objects, so that the missing
+  value or the mixed types are reported.
 
 Missing values (``None``, ``NaN``, ``pandas.NA``, ``NaT``, polars and Arrow
 nulls) are found here, before any conversion could hide them, and reported
@@ -36,7 +42,9 @@ import scipy.sparse as sp
 
 __all__ = [
     "ERR_MISSING_LABEL",
+    "ERR_LAZY",
     "ERR_MISSING_VALUE",
+    "ERR_MIXED_TYPES",
     "ERR_TYPE",
     "NativeData",
     "to_native_numpy",
@@ -57,6 +65,15 @@ ERR_MISSING_VALUE = (
     "(0-based position), column {column!r}. Drop those rows or fill them before measuring."
 )
 ERR_TENSOR = "{arg}: could not read the tensor {type_name} as a numpy array ({error})."
+ERR_LAZY = (
+    "{arg}: a {type_name} is a lazy query, not data; call .collect() on it first "
+    "(for example {arg}=frame.collect())."
+)
+ERR_MIXED_TYPES = (
+    "{arg}: mixes label types ({types}), the first {second} at row {row}; the int 1 and "
+    "the string '1' would print as one label but are two. Convert the labels to one type "
+    "first (for example all str)."
+)
 
 
 @dataclass(frozen=True)
@@ -93,6 +110,55 @@ def _check_missing_1d(arr: np.ndarray, arg: str, nulls: np.ndarray | None = None
         raise ValueError(
             ERR_MISSING_LABEL.format(arg=arg, count=int(mask.sum()), row=_first_row(mask))
         )
+
+
+def _type_family(value: Any) -> str:
+    """The family of a label's type that decides how it prints and compares."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return "number"
+    if isinstance(value, (str, np.str_)):
+        return "str"
+    if isinstance(value, (bytes, np.bytes_)):
+        return "bytes"
+    return type(value).__name__
+
+
+def check_label_types(uniques: np.ndarray, codes: np.ndarray, arg: str) -> None:
+    """Raise :data:`ERR_MIXED_TYPES` when the distinct labels of one argument mix types
+    (str with numbers, bool with numbers, ...); ``codes`` locate the first offending row."""
+    if uniques.dtype.kind != "O" or uniques.shape[0] < 2:
+        return
+    families = [_type_family(v) for v in uniques]  # distinct labels only
+    if len(set(families)) < 2:
+        return
+    first = families[0]
+    other = next(i for i, f in enumerate(families) if f != first)
+    row = int(np.flatnonzero(codes == other)[0])
+    raise ValueError(
+        ERR_MIXED_TYPES.format(
+            arg=arg,
+            types=" and ".join(sorted(set(families))),
+            second=families[other],
+            row=row,
+        )
+    )
+
+
+def _list_labels(x: list[Any] | tuple[Any, ...], arr: np.ndarray, arg: str) -> np.ndarray:
+    """``arr`` (``numpy.asarray(x)`` of a 1-D list) unless numpy turned values of other
+    types into text: ``["a", nan]`` becomes ``["a", "nan"]`` and ``[1, "1"]`` becomes
+    ``["1", "1"]``. Those are returned as an object array (so the missing-value and
+    mixed-type checks see them); pandas' type inference runs in C, once per list."""
+    if arr.dtype.kind not in "US":
+        return arr
+    inferred = pd.api.types.infer_dtype(x, skipna=False)
+    if inferred in ("string", "bytes"):
+        return arr
+    obj = np.empty(len(x), dtype=object)
+    obj[:] = x
+    return obj
 
 
 def _series_numpy(series: Any, arg: str) -> np.ndarray:
@@ -138,6 +204,34 @@ def _frame_numpy(frame: Any, arg: str) -> NativeData:
     return NativeData(values, columns)
 
 
+def _numpy_numeric_frame(frame: pd.DataFrame) -> bool:
+    """A pandas frame of two or more columns, all of numpy bool / int / float dtypes, which
+    numpy reads in one pass (what :func:`_frame_numpy` gives, without a Series per column)."""
+    return frame.shape[1] >= 2 and all(
+        isinstance(dtype, np.dtype) and dtype.kind in "biuf" for dtype in frame.dtypes
+    )
+
+
+def _numeric_frame_numpy(frame: pd.DataFrame, arg: str) -> NativeData:
+    columns = tuple(frame.columns)
+    if all(dtype.kind == "b" for dtype in frame.dtypes):
+        return NativeData(frame.to_numpy(dtype=bool), columns)
+    values = frame.to_numpy(dtype=np.float64)
+    if any(dtype.kind == "f" for dtype in frame.dtypes):
+        nan = np.isnan(values)
+        if nan.any():  # as the column-by-column reading reports it: first column, first row
+            col = int(np.flatnonzero(nan.any(axis=0))[0])
+            raise ValueError(
+                ERR_MISSING_VALUE.format(
+                    arg=arg,
+                    count=int(nan[:, col].sum()),
+                    row=_first_row(nan[:, col]),
+                    column=columns[col],
+                )
+            )
+    return NativeData(values, columns)
+
+
 def _wrap_for_narwhals(x: Any) -> Any:
     """Loose arrays that narwhals does not take directly, wrapped in what it does."""
     if isinstance(x, (pd.Index, pd.Categorical, pd.api.extensions.ExtensionArray)):
@@ -150,9 +244,34 @@ def _wrap_for_narwhals(x: Any) -> Any:
             return pa.chunked_array([x])
         if isinstance(x, pa.RecordBatch):
             return pa.Table.from_batches([x])
-    if module.startswith("datasets") and hasattr(x, "data") and hasattr(x.data, "table"):
-        return x.data.table  # Hugging Face datasets.Dataset: its Arrow table
+    if module.startswith("datasets"):
+        return hugging_face_arrow(x)
     return x
+
+
+def hugging_face_arrow(x: Any) -> Any:
+    """A Hugging Face ``Dataset`` as its Arrow table, a ``Column`` (``ds["col"]``) as
+    its Arrow column; a selection, shuffle or filter (an indices mapping) is applied."""
+    source, column = x, None
+    if hasattr(x, "source") and hasattr(x, "column_name"):  # datasets.Column
+        source, column = x.source, x.column_name
+    if not (hasattr(source, "with_format") and hasattr(source, "select_columns")):
+        return x
+    if column is not None:
+        source = source.select_columns([column])
+    table = source.with_format("arrow")[:]  # rows in the dataset's order
+    return table.column(0) if column is not None else table
+
+
+def _is_lazy(x: Any) -> bool:
+    """A lazy dataframe query (polars LazyFrame, narwhals LazyFrame, DuckDB relation)."""
+    name = type(x).__name__
+    return name in ("LazyFrame", "DuckDBPyRelation") and _module(x).split(".")[0] in (
+        "polars",
+        "narwhals",
+        "duckdb",
+        "_duckdb",
+    )
 
 
 def _tensor_numpy(x: Any, arg: str) -> np.ndarray:
@@ -208,8 +327,13 @@ def to_native_numpy(x: Any, *, arg: str) -> NativeData:
     if isinstance(x, (list, tuple)):
         arr = np.asarray(x) if len(x) else np.asarray(x, dtype=float)
         if arr.ndim == 1:
+            arr = _list_labels(x, arr, arg)
             _check_missing_1d(arr, arg)
         return NativeData(arr)
+    if isinstance(x, pd.DataFrame) and _numpy_numeric_frame(x):
+        return _numeric_frame_numpy(x, arg)
+    if _is_lazy(x):
+        raise TypeError(ERR_LAZY.format(arg=arg, type_name=type(x).__name__))
     import narwhals.stable.v1 as nw  # core dependency, imported when first needed
 
     native = nw.from_native(

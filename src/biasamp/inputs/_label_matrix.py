@@ -50,10 +50,13 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp.inputs._arrow_labels import arrow_label_codes
 from biasamp.inputs._containers import (
     ERR_MISSING_LABEL,
     ERR_MISSING_VALUE,
+    ERR_MIXED_TYPES,
     ERR_TYPE,
+    check_label_types,
     to_native_numpy,
 )
 from biasamp.inputs._encoding import factorize_labels
@@ -61,6 +64,7 @@ from biasamp.inputs._encoding import factorize_labels
 __all__ = [
     "ERR_MISSING_LABEL",
     "ERR_MISSING_VALUE",
+    "ERR_MIXED_TYPES",
     "ERR_TYPE",
     "LabelMatrix",
     "LabelWarning",
@@ -97,6 +101,12 @@ ERR_LENGTH = (
     "Mismatched lengths: {details}. All arrays of one split must have one row per instance."
 )
 ERR_WEIGHT_NEGATIVE = "{arg}: weights must be non-negative; found {count} negative values."
+ERR_WEIGHT_UNDERFLOW = (
+    "{arg}: {count} weight(s) are positive but below {tiny:.3g}, the smallest normal float64 "
+    "(the first at row {row}: {value!r}); sums and ratios of such weights lose their digits "
+    "and the metrics would read 0 or NaN. Every metric is unchanged when all weights are "
+    "multiplied by one number: rescale them (for example {arg} / max({arg}))."
+)
 ERR_WEIGHT_SHAPE = "{arg}: expected a 1-D array of length {n}, got shape {shape}."
 ERR_EMPTY_SPLIT = "{arg}: the split is empty (its rows have total weight 0)."
 ERR_SCORES_NO_NAMES = (
@@ -108,6 +118,19 @@ ERR_SCORES_K = (
     "{k} labels {names}; pass an (n, {k}) matrix of probabilities."
 )
 ERR_POSITIVE = "{param}: {got!r} is not one of the labels {names}."
+ERR_SCORES_AS_LABELS = (
+    "{arg}: {count} distinct non-integer numbers ({examples}) look like scores or "
+    "probabilities, not labels of the canonical label set {source}. Pass soft=True to use "
+    "them as probabilities (a 1-D score is the probability of the second label in sorted "
+    "order; positive_group= / positive_label= name the label it is for), or binarise them "
+    "first with a threshold (for example {arg}=scores >= 0.5; the torchmetrics classes and "
+    "the command line take threshold=)."
+)
+ERR_ONE_COLUMN_IDS = (
+    "{arg}: a one-column DataFrame ({column!r}) is read as one 0/1 indicator column (a single "
+    "label named {column!r}), but it holds other numbers ({examples}). For one label id per "
+    "row pass the column itself (df[{column!r}], not df[[{column!r}]])."
+)
 WARN_SINGLE_GROUP = (
     "{arg}: every row is in the single group {name!r}, so every bias amplification "
     "metric is 0 or undefined; pass at least two groups (or name the others in group_names=)."
@@ -226,7 +249,7 @@ def _names_source(source: str | None) -> str:
 
 def _factorize(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``codes`` (-1 for a missing label) and the distinct labels, in first-seen order."""
-    # issue 18: the fast, verified factorisation lives in inputs/_encoding.py
+    # the fast, verified factorisation lives in inputs/_encoding.py
     return factorize_labels(arr)
 
 
@@ -309,6 +332,7 @@ def _columns_of_codes(
                     arg=arg, count=int(missing.sum()), row=int(np.flatnonzero(missing)[0])
                 )
             )
+    check_label_types(uniques, codes, arg)
     observed = _plain_names(uniques)
     if "" in observed:
         empty = codes == observed.index("")
@@ -326,6 +350,15 @@ def _columns_of_codes(
     unknown = lookup < 0
     if unknown.any():
         bad = uniques[unknown]
+        if all(isinstance(v, (float, np.floating)) for v in bad):  # whole ones became ints
+            raise ValueError(
+                ERR_SCORES_AS_LABELS.format(
+                    arg=arg,
+                    count=len(bad),
+                    examples=_examples(list(bad)),
+                    source=_names_source(source) or repr(list(names)[:_MAX_EXAMPLES]),
+                )
+            )
         raise ValueError(
             ERR_UNKNOWN_LABELS.format(
                 arg=arg,
@@ -540,12 +573,20 @@ def as_label_matrix(
     if _pandas_string_labels(x) is not None:
         label_names, codes = _encode_pandas_strings(x, arg, names, source)
         return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
+    arrow = arrow_label_codes(x)
+    if arrow is not None:  # polars / pyarrow strings and categories: Arrow's codes
+        if arrow[0].shape[0] == 0:
+            raise ValueError(ERR_EMPTY.format(arg=arg))
+        label_names, codes = _columns_of_codes(arrow[0], arrow[1], arg, names, source, True)
+        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
     native = to_native_numpy(x, arg=arg)
     columns = native.columns if label_columns is None else label_columns
     x = native.values
+    if label_columns is None and columns is not None and len(columns) == 1:
+        x, columns = _one_column_frame(x, columns[0], arg, soft)
     values: np.ndarray | sp.csr_matrix
     if sp.issparse(x):
         raw: Any = x
@@ -586,6 +627,36 @@ def as_label_matrix(
         return _compact_matrix(np.asarray(values, dtype=np.uint8), columns, arg, names, source)
     values, label_names = _align_columns(values, columns, arg, names, source)
     return LabelMatrix(values, _plain_names(label_names), arg, soft=soft, validated=True)
+
+
+def _one_column_frame(
+    values: np.ndarray, column: Any, arg: str, soft: bool
+) -> tuple[np.ndarray, tuple[Any, ...] | None]:
+    """A one-column dataframe (``df[["gender_id"]]``, polars, a Hugging Face selection).
+
+    For a group role it is its column, 1-D group ids: one indicator column would
+    put every row in a single group (or none), with which no bias amplification
+    is defined, so reading it as ids is the only useful reading and gives the
+    value of ``df["gender_id"]``. For a task role a column of 0/1 (or of
+    probabilities with ``soft``) stays one indicator column named by the
+    column, as a dataframe's columns always do; other numbers raise
+    :data:`ERR_ONE_COLUMN_IDS`, which says to pass the column itself.
+    """
+    if arg.startswith("group"):
+        return values[:, 0], None
+    column_values = values[:, 0]
+    if not soft and column_values.dtype.kind in "iuf":
+        bad = (column_values != 0) & (column_values != 1)
+        finite = column_values.dtype.kind != "f" or bool(np.isfinite(column_values).all())
+        if finite and bad.any():
+            raise ValueError(
+                ERR_ONE_COLUMN_IDS.format(
+                    arg=arg,
+                    column=column,
+                    examples=_examples(pd.unique(column_values[bad]).tolist()),
+                )
+            )
+    return values, (column,)
 
 
 def _checked_csr(raw: Any, arg: str, soft: bool) -> sp.csr_matrix:
@@ -678,6 +749,15 @@ def as_sample_weight(sample_weight: Any, n: int, *, arg: str = "sample_weight") 
     negative = w < 0
     if negative.any():
         raise ValueError(ERR_WEIGHT_NEGATIVE.format(arg=arg, count=int(negative.sum())))
+    tiny = np.finfo(np.float64).tiny
+    subnormal = (w < tiny) & (w > 0)
+    if subnormal.any():
+        row = int(np.flatnonzero(subnormal)[0])
+        raise ValueError(
+            ERR_WEIGHT_UNDERFLOW.format(
+                arg=arg, count=int(subnormal.sum()), tiny=tiny, row=row, value=float(w[row])
+            )
+        )
     return w
 
 

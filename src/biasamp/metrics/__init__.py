@@ -3,10 +3,17 @@
 Single-attribute: :func:`bias_scores`, :func:`mals` (BiasAmp_MALS),
 :func:`directional` (BiasAmp->). Multi-attribute: :func:`multi_mals`,
 :func:`multi_directional`, :func:`multi_attribute` (all three from one
-:class:`CombinationSpace`). Each has a ``*_from_counts`` form.
+:class:`CombinationSpace`). Intersectional: :func:`differential_fairness` and
+:func:`differential_fairness_amplification`. Each has a ``*_from_counts`` form.
 """
 
 from biasamp.metrics._combination_space import CombinationSpace
+from biasamp.metrics._differential_fairness import (
+    differential_fairness,
+    differential_fairness_amplification,
+    differential_fairness_amplification_from_counts,
+    differential_fairness_from_counts,
+)
 from biasamp.metrics._directional import directional, directional_from_counts
 from biasamp.metrics._mals import bias_scores, mals, mals_from_counts
 from biasamp.metrics._multi_attribute import (
@@ -20,6 +27,10 @@ from biasamp.metrics._multi_attribute import (
 __all__ = [
     "CombinationSpace",
     "bias_scores",
+    "differential_fairness",
+    "differential_fairness_amplification",
+    "differential_fairness_amplification_from_counts",
+    "differential_fairness_from_counts",
     "directional",
     "directional_from_counts",
     "mals",

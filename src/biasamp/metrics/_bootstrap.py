@@ -16,15 +16,18 @@ from typing import Any
 
 import numpy as np
 
-from biasamp.counts._count_table import CountTable, label_matrices
-from biasamp.counts._poisson import PoissonReplicates, check_n_boot, seed_entropy
+from biasamp._memory import check_allocation
+from biasamp.counts._count_table import CountTable
+from biasamp.counts._poisson import BLOCK_ROWS, PoissonReplicates, check_n_boot, seed_entropy
 from biasamp.counts._replicates import ERR_METHOD, make_replicates, replicate_count_table
 from biasamp.inputs._label_matrix import LabelMatrix, check_same_length
+from biasamp.metrics._splits import split_label_matrices
 from biasamp.results._intervals import check_ci, interval_from_replicates
 
 __all__ = [
     "bootstrap_pairwise",
     "check_bootstrap_args",
+    "check_bootstrap_memory",
     "evaluation_replicates",
     "interval_from_streamed_tables",
     "interval_from_tables",
@@ -56,6 +59,32 @@ def check_bootstrap_args(
     for arg, value in (("resample_train", resample_train), ("progress", progress)):
         if not isinstance(value, (bool, np.bool_)):
             raise TypeError(ERR_BOOT_FLAG.format(arg=arg, got=value))
+
+
+def _table_cells(table: CountTable) -> int:
+    """The number of counts a plain table holds (``n``, the totals and the joints)."""
+    cells = int(np.size(table.n))
+    cells += sum(int(np.size(v)) for v in table.totals.values())
+    return cells + sum(int(np.size(v)) for v in table.joint.values())
+
+
+def check_bootstrap_memory(n_boot: int, table: CountTable, *, tables: int = 1) -> None:
+    """Refuse (``ValueError`` with the estimate) a bootstrap whose replicate tables would
+    not fit in memory: ``n_boot`` copies of ``table`` (``tables`` of them, 2 with
+    ``resample_train``), the accumulator they are summed in, the metric core's
+    ``(n_boot, |G|, |T|)`` intermediates (about eight of them), and one block of
+    Poisson draws (``BLOCK_ROWS`` rows of ``n_boot`` words and values)."""
+    pairs = len(table.group_names) * len(table.task_names)
+    cells = _table_cells(table)
+    nbytes = 8.0 * float(n_boot) * (2 * tables * cells + 8 * pairs + 2 * BLOCK_ROWS)
+    check_allocation(
+        nbytes,
+        what=(
+            f"n_boot={n_boot} replicates of a table of {cells} counts "
+            f"({len(table.group_names)} groups x {len(table.task_names)} tasks)"
+        ),
+        advice="use fewer replicates (n_boot=1000 gives a stable 95% interval).",
+    )
 
 
 def replicate_splits(
@@ -98,11 +127,12 @@ def replicate_splits(
         raise ValueError(ERR_RESAMPLE_TRAIN_MISSING)
     if groups_train is None or tasks_train is None:
         raise ValueError(ERR_RESAMPLE_TRAIN_COUNTS)
-    matrices = label_matrices(
+    matrices = split_label_matrices(
         groups=groups_train,
         tasks=tasks_train,
         group_names=train.group_names,
         task_names=train.task_names,
+        suffix="_train",
         names_source="the training split",
     )
     n_train = check_same_length(**matrices)
@@ -189,6 +219,7 @@ def bootstrap_pairwise(
     Poisson weights drawn by global row index, so they give exactly the
     in-memory replicates.
     """
+    check_bootstrap_memory(n_boot, split.table, tables=2 if resample_train else 1)
     if split.matrices is None:
         from biasamp.engines._dask import ERR_DASK_BOOTSTRAP, counts_from_dask
 

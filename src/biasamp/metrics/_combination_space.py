@@ -37,7 +37,12 @@ from biasamp.inputs._label_matrix import (
     as_label_matrix,
     as_sample_weight,
 )
-from biasamp.metrics._splits import select_training_rows
+from biasamp.metrics._splits import (
+    EVALUATION_ARGS,
+    align_splits,
+    select_training_rows,
+    warn_single_group,
+)
 
 __all__ = ["CombinationSpace", "build_combination_space"]
 
@@ -393,6 +398,18 @@ class CombinationSpace:
         use the same rows.
         """
         check_combination_options(combinations, min_size, max_size, min_count, max_combinations)
+        aligned = align_splits(
+            {
+                "groups": groups,
+                "tasks": tasks,
+                "groups_pred": groups_pred,
+                "tasks_pred": tasks_pred,
+                "sample_weight": sample_weight,
+            }
+        )
+        groups, tasks, groups_pred, tasks_pred, sample_weight = (
+            aligned[arg] for arg in EVALUATION_ARGS
+        )
         groups_train, tasks_train, sample_weight_train = select_training_rows(
             groups_train=groups_train,
             tasks_train=tasks_train,
@@ -591,6 +608,7 @@ def _tables(
         train = PatternCountTable.from_label_matrices(train_m, sample_weight=sample_weight_train)
     if float(train.n) <= 0:
         raise ValueError(ERR_EMPTY_SPLIT.format(arg="groups_train"))
+    warn_single_group(train, "groups_train")
     empty_arg = "groups" if groups is not None else "tasks"
     if any_dask_collection(groups, tasks, groups_pred, tasks_pred, sample_weight):
         arrays = {

@@ -14,22 +14,24 @@
 Choices where the paper and the reference code differ (see ``docs/metrics/directional.md``):
 
 * **Ties** (``P(a,t) = P(a)P(t)`` on the training split, including groups or
-  tasks absent from it): ``tie_rule="zero"`` (default) follows the reference
-  code, ``y = sign(...)`` so a tied pair contributes 0 and still counts in the
-  mean. ``tie_rule="paper"`` follows eq. 2 literally: ``y = 0`` so the pair
+  tasks absent from it): ``tie_rule="zero"`` (default) gives ``y = 0`` so a
+  tied pair contributes 0 and still counts in the mean, what the reference
+  code's ``sign`` means; ties are decided on counts, whereas the reference's
+  ``np.sign`` on floats can read an exact tie as +1 or -1.
+  ``tie_rule="paper"`` follows eq. 2 literally: ``y = 0`` so the pair
   contributes ``-Delta``.
 * **Empty conditioning sets** (a group with no evaluation rows for A->T, a
   task with no evaluation rows for T->A): ``empty="exclude"`` (default) leaves
   the pair out of the mean, like the reference's ``nanmean``; the number left
   out is ``result.n_empty`` and those rows of ``by_pair`` have ``empty=True``.
   ``empty="error"`` raises instead. If every pair is empty, it raises.
-* **Training rows** (``train_rows``): the released reference code first drops
-  the rows of the sign split that carry no label, then computes ``y_at`` on the
-  rest. ``"labelled"`` (default) keeps rows with a group or a task (what the
-  reference's comment says); ``"with_task"`` keeps rows with a task (what its
-  line does: the union repeats the task test); ``"all"`` keeps every row.
-  With 1-D groups every row has a group, so ``"labelled"`` equals ``"all"``.
-  A ``counts_train`` table is taken as given.
+* **Training rows** (``train_rows``): the released reference code (since its
+  commit 33ac9ae) first keeps the rows of the sign split with at least one
+  task or at least one group, in both directions, then computes ``y_at`` on
+  them. ``"labelled"`` (default) does the same; ``"with_task"`` keeps rows
+  with a task (the reference's earliest filter); ``"all"`` keeps every row
+  (the paper). With 1-D groups every row has a group, so ``"labelled"``
+  equals ``"all"``. A ``counts_train`` table is taken as given.
 * **No training side**: the signs come from the evaluation ground truth, as
   the reference code does.
 """
@@ -49,6 +51,7 @@ from biasamp.metrics._bootstrap import (
     interval_from_streamed_tables,
 )
 from biasamp.metrics._splits import (
+    aligned_arguments,
     check_train_rows,
     count_kept_rows,
     count_training_split,
@@ -359,8 +362,9 @@ def directional(
     train_rows : {"labelled", "with_task", "all"}, default "labelled"
         Which rows of the split that fixes the signs ``y_at`` (training, or
         the evaluation ground truth without one) count: rows with a group or a
-        task (the reference code), rows with a task (the reference's line read
-        literally), or every row (module docs, ``docs/metrics/directional.md``).
+        task (the released reference code, both directions), rows with a task
+        (the reference's earliest filter), or every row (the paper); see
+        ``docs/metrics/directional.md``.
     n_boot : int, optional
         Number of bootstrap replicates; ``None`` (default) computes no interval.
     ci : float, default 0.95
@@ -405,6 +409,11 @@ def directional(
     0.3333
     """
     check_train_rows(train_rows)
+    # pandas arguments of one split are matched by index label (docs/counts.md)
+    aligned = aligned_arguments(groups, tasks, groups_pred, tasks_pred, sample_weight)
+    groups, tasks, groups_pred, tasks_pred, sample_weight = aligned
+    train_side = aligned_arguments(groups_train, tasks_train, sample_weight_train, train=True)
+    groups_train, tasks_train, sample_weight_train = train_side
     groups_train, tasks_train, sample_weight_train = select_training_rows(
         groups_train=groups_train,
         tasks_train=tasks_train,

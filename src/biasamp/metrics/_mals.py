@@ -38,7 +38,13 @@ from biasamp.metrics._bootstrap import (
     check_bootstrap_args,
     interval_from_streamed_tables,
 )
-from biasamp.metrics._splits import count_training_split, evaluation_split
+from biasamp.metrics._splits import (
+    aligned_arguments,
+    count_split,
+    count_training_split,
+    evaluation_split,
+    warn_single_group,
+)
 from biasamp.results._base import PairwiseResult, pair_frame
 
 __all__ = ["bias_scores", "mals", "mals_from_counts"]
@@ -257,6 +263,11 @@ def mals(
     >>> round(result.value, 2), result.violations
     (0.18, 1)
     """
+    # pandas arguments of one split are matched by index label (docs/counts.md)
+    aligned = aligned_arguments(groups, tasks, groups_pred, tasks_pred, sample_weight)
+    groups, tasks, groups_pred, tasks_pred, sample_weight = aligned
+    train_side = aligned_arguments(groups_train, tasks_train, sample_weight_train, train=True)
+    groups_train, tasks_train, sample_weight_train = train_side
     train = count_training_split(
         groups_train=groups_train,
         tasks_train=tasks_train,
@@ -350,13 +361,15 @@ def bias_scores(
         raise TypeError(ERR_BIAS_SCORES_TASKS)
     if empty not in ("drop", "nan", "error"):
         raise ValueError(ERR_EMPTY_TASKS.format(got=empty))
-    table = CountTable.from_arrays(
+    groups, tasks, _, _, sample_weight = aligned_arguments(groups, tasks, None, None, sample_weight)
+    table = count_split(
         groups=groups,
         tasks=tasks,
         sample_weight=sample_weight,
         group_names=group_names,
         task_names=task_names,
     )
+    warn_single_group(table, "groups")
     if float(table.n) <= 0:
         raise ValueError(ERR_EMPTY_SPLIT.format(arg="groups"))
     scores, defined = bias_score_matrix(table.joint[("groups", "tasks")])

@@ -19,7 +19,6 @@ metrics (``Delta`` for MALS, ``y_gm Delta`` for the directional metric), the
 
 * **Threshold 1/|G|** (the paper), not the reference code's 1/(|G|-1),
   which makes Multi_MALS 0 for every binary group.
-* **All |G| groups** enter the means (the paper); the reference drops one group.
 * **Directional baseline**: ``P(m | g)`` and ``P(g | m)`` come from the
   evaluation ground truth (``baseline="evaluation"``, as the reference code
   and Wang & Russakovsky do); ``baseline="train"`` follows the paper's formula
@@ -27,8 +26,9 @@ metrics (``Delta`` for MALS, ``y_gm Delta`` for the directional metric), the
 * **variance** is the population variance of the raw signed ``Delta_gm``
   (what the reference reports): over all |G| x |M| pairs for Multi_MALS
   (0 for pairs that are not biased), over the pairs with a non-empty
-  conditioning set for Multi->. Pairs whose combination is never predicted
-  are left out (the reference's ``nanvar``).
+  conditioning set for Multi->. A biased pair whose combination is never
+  predicted is left out (the reference's ``nanvar`` of its NaN); unbiased
+  pairs stay in with 0.
 * **Empty pairs**: a combination never predicted (MALS) contributes 0 while
   the divisor stays |M|; a pair with an empty conditioning set (directional)
   leaves the mean, as in the single-attribute metrics.
@@ -589,11 +589,14 @@ def _bootstrap(
         return
     if space._eval_matrices is None or space._eval_weights is None:
         raise ValueError(ERR_SPACE_NO_ROWS)
+    from biasamp._memory import check_allocation
     from biasamp._progress import progress_iter
+    from biasamp.counts._poisson import BLOCK_ROWS, check_n_boot
     from biasamp.counts._replicates import make_replicates
     from biasamp.results._intervals import check_ci, interval_from_replicates
 
     level = check_ci(ci)
+    n_boot = check_n_boot(n_boot)
     eval_m, weights = space._eval_matrices, space._eval_weights
     values: list[list[np.ndarray]] = [[] for _ in computes]
     chunks: list[PatternCountTable | tuple[dict[str, LabelMatrix], np.ndarray]]
@@ -611,6 +614,13 @@ def _bootstrap(
         ]
     else:
         n_rows = next(iter(eval_m.values())).n_rows
+        check_allocation(  # a byte per row and replicate, a float64 chunk, a block of draws
+            float(n_boot) * n_rows
+            + 8.0 * min(n_boot, _BOOT_CHUNK) * n_rows
+            + 16.0 * BLOCK_ROWS * n_boot,
+            what=f"n_boot={n_boot} replicate weights of {n_rows} evaluation rows",
+            advice="use fewer replicates (n_boot=1000 gives a stable 95% interval).",
+        )
         source = make_replicates(n_rows, n_boot, random_state=random_state, method=bootstrap)
         all_weights = _compact_weights(source, n_rows)
         chunks = [

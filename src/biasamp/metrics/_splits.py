@@ -15,19 +15,29 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp._memory import check_allocation
 from biasamp.counts._count_table import CountTable, label_matrices
+from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._collections import any_dask_collection
 from biasamp.inputs._label_matrix import (
     ERR_EMPTY_SPLIT,
     WARN_SINGLE_GROUP,
     LabelMatrix,
     LabelWarning,
+    as_label_matrix,
     as_sample_weight,
     check_same_length,
 )
 
 __all__ = [
+    "EVALUATION_ARGS",
+    "TRAINING_ARGS",
     "EvaluationSplit",
+    "align_splits",
+    "check_table_memory",
+    "count_split",
+    "split_label_matrices",
+    "aligned_arguments",
     "count_training_split",
     "evaluation_split",
     "evaluation_label_matrices",
@@ -50,6 +60,52 @@ TRAIN_ROWS = ("labelled", "with_task", "all")
 
 _TRAIN_SOURCE = "the training split"
 
+#: The arguments that describe the rows of one split (their pandas indexes must agree).
+EVALUATION_ARGS = ("groups", "tasks", "groups_pred", "tasks_pred", "sample_weight")
+TRAINING_ARGS = ("groups_train", "tasks_train", "sample_weight_train")
+
+
+def align_splits(arrays: dict[str, Any]) -> dict[str, Any]:
+    """``arrays`` (argument name -> value) with the pandas arguments of each split put in
+    the index order of the split's first pandas argument (:mod:`biasamp.inputs._alignment`);
+    ``ValueError`` names two arguments of one split whose index labels differ."""
+    out = dict(arrays)
+    for split in (EVALUATION_ARGS, TRAINING_ARGS):
+        out.update(align_pandas_indexes(**{arg: out[arg] for arg in split if arg in out}))
+    return out
+
+
+def aligned_arguments(*values: Any, train: bool = False) -> tuple[Any, ...]:
+    """:func:`align_splits` of one split's values, given and returned in the order of
+    :data:`EVALUATION_ARGS` (or :data:`TRAINING_ARGS` with ``train``)."""
+    names = TRAINING_ARGS if train else EVALUATION_ARGS
+    out = align_pandas_indexes(**dict(zip(names, values, strict=True)))
+    return tuple(out[arg] for arg in names)
+
+
+def check_table_memory(matrices: dict[str, LabelMatrix]) -> None:
+    """Refuse (``ValueError`` with the estimate) label matrices whose count table would not
+    fit in memory: a dense ``|G| x |T|`` table per (group role, task role) pair, and about
+    as much again for the metric that reads it. A million distinct "groups" are most
+    often row ids or scores passed as labels."""
+    groups = [m for role, m in matrices.items() if role.startswith("group")]
+    tasks = [m for role, m in matrices.items() if role.startswith("task")]
+    if not groups or not tasks:
+        return
+    n_groups, n_tasks = groups[0].n_labels, tasks[0].n_labels
+    nbytes = 8.0 * n_groups * n_tasks * (len(groups) * len(tasks) + 2)
+    check_allocation(
+        nbytes,
+        what=(
+            f"a count table of {n_groups} distinct groups ({groups[0].arg}) x "
+            f"{n_tasks} distinct tasks ({tasks[0].arg})"
+        ),
+        advice=(
+            "check that these arguments hold labels (not row ids or scores), or merge rare "
+            "labels into fewer."
+        ),
+    )
+
 
 def check_not_empty(table: CountTable, arg: str) -> None:
     """Raise ``ValueError`` when a split's total weight is zero."""
@@ -57,11 +113,13 @@ def check_not_empty(table: CountTable, arg: str) -> None:
         raise ValueError(ERR_EMPTY_SPLIT.format(arg=arg))
 
 
-def warn_single_group(table: CountTable, arg: str) -> None:
-    """Warn (:class:`~biasamp.inputs.LabelWarning`) when every row of a split is in one group."""
+def warn_single_group(table: Any, arg: str) -> None:
+    """Warn (:class:`~biasamp.inputs.LabelWarning`) when every row of a split is in one group
+    (``table``: a CountTable, or a PatternCountTable of the multi-attribute metrics)."""
     if "groups" not in table.roles or len(table.group_names) != 1:
         return
-    totals = np.asarray(table.totals["groups"])[..., 0]
+    by_role = getattr(table, "group_totals", None) or table.totals
+    totals = np.asarray(by_role["groups"])[..., 0]
     if np.allclose(totals, np.asarray(table.n)):
         warnings.warn(
             WARN_SINGLE_GROUP.format(arg=arg, name=table.group_names[0]),
@@ -131,6 +189,14 @@ def select_training_rows(
     matrices (one byte per cell; the multi-attribute metrics only count them).
     """
     check_train_rows(train_rows)
+    aligned = align_splits(
+        {
+            "groups_train": groups_train,
+            "tasks_train": tasks_train,
+            "sample_weight_train": sample_weight_train,
+        }
+    )
+    groups_train, tasks_train, sample_weight_train = (aligned[arg] for arg in TRAINING_ARGS)
     if (
         train_rows == "all"
         or groups_train is None
@@ -138,11 +204,12 @@ def select_training_rows(
         or any_dask_collection(groups_train, tasks_train, sample_weight_train)
     ):
         return groups_train, tasks_train, sample_weight_train
-    matrices = label_matrices(
+    matrices = split_label_matrices(
         groups=groups_train,
         tasks=tasks_train,
         group_names=group_names,
         task_names=task_names,
+        suffix="_train",
         compact=compact,
     )
     check_same_length(groups_train=matrices["groups"], tasks_train=matrices["tasks"])
@@ -154,6 +221,63 @@ def select_training_rows(
     if sample_weight_train is not None:
         weight = as_sample_weight(sample_weight_train, n, arg="sample_weight_train")[keep]
     return matrices["groups"].take(keep), matrices["tasks"].take(keep), weight
+
+
+def split_label_matrices(
+    *,
+    groups: Any,
+    tasks: Any,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    suffix: str = "",
+    names_source: str | None = None,
+    compact: bool = False,
+) -> dict[str, LabelMatrix]:
+    """The ``groups`` / ``tasks`` label matrices of one ground-truth split, with messages that
+    name the caller's arguments (``suffix="_train"``: ``groups_train``, ``tasks_train``)."""
+    matrices: dict[str, LabelMatrix] = {}
+    for role, value, names, kind in (
+        ("groups", groups, group_names, "group"),
+        ("tasks", tasks, task_names, "task"),
+    ):
+        source = (names_source or f"{kind}_names") if names is not None else None
+        matrices[role] = as_label_matrix(
+            value, arg=f"{role}{suffix}", names=names, source=source, compact=compact
+        )
+    return matrices
+
+
+def count_split(
+    *,
+    groups: Any,
+    tasks: Any,
+    sample_weight: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    train: bool = False,
+) -> CountTable:
+    """The ground-truth table of one split (``train``: the arguments are named
+    ``groups_train``, ... in messages), its size checked before it is allocated."""
+    if any_dask_collection(groups, tasks, sample_weight):
+        return CountTable.from_arrays(
+            groups=groups,
+            tasks=tasks,
+            sample_weight=sample_weight,
+            group_names=group_names,
+            task_names=task_names,
+        )
+    suffix = "_train" if train else ""
+    matrices = split_label_matrices(
+        groups=groups, tasks=tasks, group_names=group_names, task_names=task_names, suffix=suffix
+    )
+    check_table_memory(matrices)
+    n = check_same_length(
+        **{f"groups{suffix}": matrices["groups"], f"tasks{suffix}": matrices["tasks"]}
+    )
+    weight = None
+    if sample_weight is not None:
+        weight = as_sample_weight(sample_weight, n, arg=f"sample_weight{suffix}")
+    return CountTable.from_label_matrices(matrices, sample_weight=weight)
 
 
 def count_training_split(
@@ -189,12 +313,13 @@ def count_training_split(
     if groups_train is None or tasks_train is None:
         given = "groups_train" if groups_train is not None else "tasks_train"
         raise ValueError(ERR_TRAIN_PAIR.format(given=given))
-    table = CountTable.from_arrays(
+    table = count_split(
         groups=groups_train,
         tasks=tasks_train,
         sample_weight=sample_weight_train,
         group_names=group_names,
         task_names=task_names,
+        train=True,
     )
     check_not_empty(table, "groups_train" if sample_weight_train is None else "sample_weight_train")
     warn_single_group(table, "groups_train")
@@ -290,6 +415,7 @@ def evaluation_split(
         positive_group=positive_group,
         positive_label=positive_label,
     )
+    check_table_memory(matrices)
     table = CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
     check_not_empty(table, empty_arg)
     if train is None:

@@ -39,6 +39,7 @@ import scipy.sparse as sp
 
 from biasamp._deprecation import UNSET, renamed_keyword
 from biasamp.counts._poisson import ERR_RANDOM_STATE
+from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
 from biasamp.metrics._directional import ERR_NEEDS_PRED, normalize_direction
 from biasamp.predictability._attackers import resolve_attacker
@@ -277,6 +278,14 @@ def _check_perturbation(perturbation: str, continuous: bool) -> str:
 # --- DPA ------------------------------------------------------------------------------------------
 
 
+def _aligned(groups: Any, tasks: Any, groups_pred: Any, tasks_pred: Any) -> tuple[Any, ...]:
+    """The four roles, pandas ones matched by index label (:mod:`biasamp.inputs._alignment`)."""
+    out = align_pandas_indexes(
+        groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred
+    )
+    return out["groups"], out["tasks"], out["groups_pred"], out["tasks_pred"]
+
+
 def dpa(
     *,
     direction: str,
@@ -375,6 +384,7 @@ def dpa(
     ('exact', True)
     """
     direction = normalize_direction(direction)
+    groups, tasks, groups_pred, tasks_pred = _aligned(groups, tasks, groups_pred, tasks_pred)
     ci_level = _check_ci_level(_ci_value("dpa", ci, ci_level))
     _check_iterations(n_iter, cv)
     if continuous and perturbation == "paper":
@@ -547,6 +557,7 @@ def leakage_amplification(
     >>> round(result.lambda_m, 2), result.value > 0.3
     (1.0, True)
     """
+    groups, tasks, _, tasks_pred = _aligned(groups, tasks, None, tasks_pred)
     ci_level = _check_ci_level(_ci_value("leakage_amplification", ci, ci_level))
     _check_iterations(n_iter, cv)
     perturbation = _check_perturbation(perturbation, False)

@@ -1,6 +1,6 @@
 """A self-contained HTML report of bias-amplification results.
 
-One HTML file with no external request: no CDN, no script, no web font. The
+One HTML file with no external request: no CDN, no web font, one inline script. The
 figures are drawn with matplotlib's non-interactive backends (no pyplot, so
 the caller's backend is untouched) and embedded as ``data:`` URIs in ``<img>``
 elements (SVG by default, PNG on request); an SVG inside ``<img>`` can run no
@@ -8,8 +8,9 @@ script and load nothing. A Content-Security-Policy meta tag forbids every
 request but inline images and styles, as a second line of defence.
 
 Label names, column names, file paths and settings are untrusted text: every
-one is HTML-escaped, and in figures ``$`` is escaped so matplotlib never
-parses mathtext.
+one has its invisible and control characters escaped visibly (a bidirectional
+override shows as ``\\u202e`` and reverses nothing) and is HTML-escaped; in
+figures ``$`` is escaped too, so matplotlib never parses mathtext.
 
 Contents: a summary table (value, interval, n, pairs, gates), warnings,
 training vs predicted bias per task with the margin band (Zhao et al. 2017,
@@ -32,15 +33,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.report._tables import PAGE_SIZE, SCRIPT, SCRIPT_HASH, interactive_table
 from biasamp.results import _plotting
+from biasamp.results._display import display_text
 
 __all__ = ["CSP", "render_report", "write_report"]
 
 ERR_IMAGE_FORMAT = "image_format: expected 'svg' or 'png', got {got!r}."
 ERR_NO_RESULTS = "results: the report needs at least one result."
 
-#: The Content-Security-Policy of the report: nothing but inline images and styles.
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+#: The Content-Security-Policy of the report: inline images and styles, the one table
+#: script (allowed by its SHA-256 hash; no other script, no eval), Trusted Types required
+#: (no string becomes markup or code), and no request of any kind.
+CSP = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+    f"script-src {SCRIPT_HASH}; require-trusted-types-for 'script'; trusted-types 'none'; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2rem auto;
@@ -54,13 +63,32 @@ word-break:break-all;text-align:left}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.85rem;color:#555}.fail{color:#b2182b;font-weight:bold}
 .pass{color:#1a9850}.warn{color:#8a6d3b}.muted{color:#777;font-size:.85rem}
+th button.sort{all:unset;cursor:pointer}th button.sort:disabled{cursor:default}
+th[aria-sort=descending] button::after{content:" \\25BC"}
+th[aria-sort=ascending] button::after{content:" \\25B2"}
+.controls{margin:.4rem 0;font-size:.85rem}.controls label{margin-right:.6rem}
 """
 
 
 def _e(value: Any) -> str:
-    """HTML-escape any value (quotes included; a carriage return as ``&#13;``, which HTML
-    parsers would otherwise turn into a line feed)."""
-    return html.escape(str(value), quote=True).replace("\r", "&#13;")
+    """Any value as HTML text: invisible and control characters (bidirectional overrides,
+    zero-width characters, carriage returns, ...) escaped visibly (``\\u202e``), then
+    HTML-escaped, quotes included."""
+    return html.escape(display_text(value), quote=True)
+
+
+def html_page(title: str, body: Sequence[str]) -> str:
+    """A whole HTML document: ``title`` (escaped here), the report's CSP and style, and
+    ``body``'s parts (already HTML)."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
 
 
 def _num(value: Any, spec: str = "{:+.4f}") -> str:
@@ -153,34 +181,9 @@ def _summary(results: Mapping[str, Any], gates: Sequence[Any]) -> str:
     )
 
 
-def _pairs_table(result: Any, k: int) -> str:
-    top = result.top(k)
-    stats = [
-        c
-        for c in (
-            "size",
-            "b_train",
-            "b_pred",
-            "p_true",
-            "p_pred",
-            "delta",
-            "ci_low",
-            "ci_high",
-            "y",
-        )
-        if c in top.columns
-    ]
-    rows = []
-    for row in top.to_dict(orient="records"):
-        cells = [_e(row["group"]), _e(row["task"])]
-        for c in stats:
-            cells.append(_num(row[c], "{:+d}" if c == "y" else "{:d}" if c == "size" else "{:.3f}"))
-        cells.append(_num(row["contribution"], "{:+.5f}"))
-        rows.append(cells)
-    return _table(["group", "task", *stats, "contribution"], rows, left=2)
-
-
-def _metric_section(key: str, result: Any, *, k: int, image_format: str) -> str:
+def _metric_section(
+    key: str, result: Any, *, k: int, image_format: str, table_id: str, page_size: int
+) -> str:
     parts = [f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>"]
     frame = result.by_pair
     if not len(frame):  # no pairs (predictability metrics): the numbers behind the value
@@ -224,7 +227,7 @@ def _metric_section(key: str, result: Any, *, k: int, image_format: str) -> str:
                 image_format=image_format,
             )
         )
-    parts.append(_pairs_table(result, k))
+    parts.append(interactive_table(frame, table_id=table_id, page_size=page_size))
     return "\n".join(parts)
 
 
@@ -237,7 +240,16 @@ def _comparison_section(comparison: pd.DataFrame, *, margin: float, image_format
     x = shown["b_train"].to_numpy(dtype=float)
     y = shown["b_pred"].to_numpy(dtype=float) - x
     keep = np.isfinite(x) & np.isfinite(y)
-    ax.scatter(x[keep], y[keep], s=12, color="#4d4d4d")
+    outside = np.abs(y) > margin
+    for mask, color, label in (
+        (keep & ~outside, "#1a9850", "within margin"),
+        (keep & outside, "#d73027", "outside margin"),
+    ):
+        ax.scatter(x[mask], y[mask], s=12, color=color, label=label)
+    _plotting.label_largest_points(
+        ax, shown[keep], x[keep], y[keep], n=5, with_group=len(groups) != 2
+    )
+    ax.legend(loc="upper left", fontsize=7)
     ax.axhline(0.0, color="black", linewidth=0.8)
     for offset in (-margin, margin):
         ax.axhline(offset, color="#3182bd", linewidth=0.8, linestyle=":")
@@ -357,6 +369,7 @@ def render_report(
     top: int = 10,
     margin: float = 0.05,
     image_format: str = "svg",
+    page_size: int = PAGE_SIZE,
 ) -> str:
     """The report as one self-contained HTML string.
 
@@ -387,10 +400,16 @@ def render_report(
         Metrics not computed and why.
     title : str
     top : int, default 10
-        Pairs shown per metric.
+        Pairs shown in each metric's top-pairs figure.
     margin : float, default 0.05
         Half-width of the band in the bias figure.
     image_format : {"svg", "png"}, default "svg"
+    page_size : int, default 25
+        Rows per page of the pair and combination tables. Every table holds all of
+        its rows and can be sorted by any column, filtered by text and by group and
+        paged in the browser (one inline script, allowed by its hash in the
+        Content-Security-Policy); without JavaScript it shows its first page,
+        sorted by ``|contribution|``.
 
     Returns
     -------
@@ -404,8 +423,8 @@ def render_report(
     >>> result = mals(groups_train=["w", "m", "w"], tasks_train=["cook", "cook", "ski"],
     ...               groups_pred=["w", "w", "m"], tasks_pred=["cook", "cook", "ski"])
     >>> page = render_report(results={"mals": result}, title="<b>audit</b>")
-    >>> page.startswith("<!DOCTYPE html>"), "&lt;b&gt;audit&lt;/b&gt;" in page, "<script" in page
-    (True, True, False)
+    >>> page.startswith("<!DOCTYPE html>"), "&lt;b&gt;audit&lt;/b&gt;" in page
+    (True, True)
     """
     if image_format not in ("svg", "png"):
         raise ValueError(ERR_IMAGE_FORMAT.format(got=image_format))
@@ -439,8 +458,17 @@ def render_report(
     if comparison is not None and len(comparison):
         body.append(_comparison_section(comparison, margin=margin, image_format=image_format))
     body.append("<h2>Metrics</h2>")
-    for key, result in results.items():
-        body.append(_metric_section(key, result, k=top, image_format=image_format))
+    for i, (key, result) in enumerate(results.items()):
+        body.append(
+            _metric_section(
+                key,
+                result,
+                k=top,
+                image_format=image_format,
+                table_id=f"pairs-{i}",
+                page_size=page_size,
+            )
+        )
     if sweep is not None and len(sweep):
         body.append(_sweep_section(sweep, image_format=image_format))
     if by_size is not None and len(by_size):
@@ -456,15 +484,9 @@ def render_report(
             )
         )
     body.append(_settings_section(inputs, settings or {}, labels, thresholds, __version__))
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        + "\n".join(body)
-        + "\n</body>\n</html>\n"
-    )
+    if any('class="pairs"' in part for part in body):
+        body.append(f'<script id="table-script">{SCRIPT}</script>')
+    return html_page(title, body)
 
 
 def write_report(path: str | Path, **kwargs: Any) -> Path:

@@ -27,6 +27,7 @@ import pandas as pd
 
 from biasamp.results._base import PairwiseResult
 from biasamp.results._multi_attribute import MultiAttributeResult
+from biasamp.results._persist import InvalidDocument
 from biasamp.results._predictability import PredictabilityResult
 
 __all__ = ["results_from_cli_document"]
@@ -134,30 +135,56 @@ def _predictability(record: Mapping[str, Any]) -> PredictabilityResult:
     )
 
 
+ERR_CLI_RECORD = "the record does not make a {kind} ({error}: {detail})"
+
+
+def _checked(build: Any, record: Any, path: str, file: str) -> Any:
+    """``build(record)``, printed and converted once; any failure names the file and path."""
+    try:
+        result = build(record)
+        repr(result)
+        result.to_dict()
+    except MemoryError:
+        raise
+    except Exception as exc:  # the file passed the schema; its values still must fit together
+        kind = getattr(build, "__name__", "result").strip("_")
+        raise InvalidDocument(
+            file, path, ERR_CLI_RECORD.format(kind=kind, error=type(exc).__name__, detail=exc)
+        ) from None
+    return result
+
+
 def results_from_cli_document(
     document: Mapping[str, Any], registry: Mapping[str, type], *, file: str
 ) -> dict[str, Any]:
-    """``{metric key: result}`` (and ``"sweep:<key>"``: ThresholdSweep) from a CLI document."""
+    """``{metric key: result}`` (and ``"sweep:<key>"``: ThresholdSweep) from a CLI document
+    already checked against its schema."""
     out: dict[str, Any] = {}
-    for record in document.get("metrics") or []:
+    for i, record in enumerate(document.get("metrics") or []):
         if record.get("metric") in PREDICTABILITY:
-            out[record["key"]] = _predictability(record)
+            build: Any = _predictability
         elif "by_size" in record:
-            out[record["key"]] = _multi(record)
+            build = _multi
         else:
-            out[record["key"]] = _pairwise(record)
+            build = _pairwise
+        out[record["key"]] = _checked(build, record, f"$.metrics[{i}]", file)
     sweep_type = registry.get("threshold_sweep")
     for key, sweep in (document.get("sweeps") or {}).items():
         if sweep_type is None:  # pragma: no cover - registered whenever biasamp is imported
             continue
-        table = _frame(list(sweep.get("table") or []))
-        table["metric"] = sweep.get("metric")
-        table["direction"] = sweep.get("direction")
-        out[f"sweep:{key}"] = sweep_type(
-            table=table,
-            mean=_number(sweep.get("mean")),
-            metric=str(sweep.get("metric")),
-            direction=sweep.get("direction"),
-            params={"source": file},
-        )
+
+        def _sweep(sweep: Mapping[str, Any]) -> Any:
+            assert sweep_type is not None
+            table = _frame(list(sweep.get("table") or []))
+            table["metric"] = sweep.get("metric")
+            table["direction"] = sweep.get("direction")
+            return sweep_type(
+                table=table,
+                mean=_number(sweep.get("mean")),
+                metric=str(sweep.get("metric")),
+                direction=sweep.get("direction"),
+                params={"source": file},
+            )
+
+        out[f"sweep:{key}"] = _checked(_sweep, sweep, f"$.sweeps.{key}", file)
     return out

@@ -7,13 +7,14 @@ import os
 from typing import Any
 
 from biasamp.results._cli_document import results_from_cli_document
+from biasamp.results._json_schema import first_schema_error, load_schema
 from biasamp.results._persist import (
     CLI_SCHEMA,
     SAVED_SCHEMA,
-    SAVED_SCHEMA_VERSION,
-    build_result,
+    InvalidDocument,
     check_version,
     registered_results,
+    result_from_document,
 )
 
 __all__ = ["load_result"]
@@ -24,6 +25,26 @@ ERR_LOAD_SCHEMA = (
     "result.save() or {cli!r} from the command line's --json)."
 )
 ERR_LOAD_METRIC = "metric: the file holds the metrics {known}, not {got!r}."
+ERR_LOAD_CONSTANT = "{constant} is not standard JSON"
+ERR_LOAD_NESTING = "nested too deeply to read"
+#: The schema files of the two documents load_result reads.
+SAVED_SCHEMA_FILE = "saved-result-v1.json"
+CLI_SCHEMA_FILE = "result-v1.json"
+
+
+def _refuse_constant(constant: str) -> Any:
+    raise ValueError(ERR_LOAD_CONSTANT.format(constant=constant))
+
+
+def _read_json(path: str | os.PathLike[str], file: str) -> Any:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        return json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
+        raise ValueError(ERR_LOAD_JSON.format(file=file, detail=exc)) from None
+    except RecursionError:
+        raise ValueError(ERR_LOAD_JSON.format(file=file, detail=ERR_LOAD_NESTING)) from None
 
 
 def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> Any:
@@ -53,7 +74,11 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
     ------
     ValueError
         When the file is not JSON, not a biasamp result, written by a newer
-        schema version, or names an unknown type.
+        schema version, names an unknown type, or does not follow its schema
+        (``biasamp/schema/saved-result-v1.json`` and the field types of the
+        result, or ``biasamp/schema/result-v1.json``): the message names the
+        file and the JSON path of the first problem, for example
+        ``run.json: $.result.value: expected float, got str 'abc'``.
 
     Examples
     --------
@@ -65,14 +90,13 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
     True
     """
     file = str(path)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(ERR_LOAD_JSON.format(file=file, detail=exc)) from exc
+    document = _read_json(path, file)
     schema = document.get("schema") if isinstance(document, dict) else None
     if schema == CLI_SCHEMA:
         check_version(document, 1, file)
+        found = first_schema_error(document, load_schema(CLI_SCHEMA_FILE))
+        if found is not None:
+            raise InvalidDocument(file, *found)
         results = results_from_cli_document(document, registered_results(), file=file)
         if metric is None:
             return results
@@ -83,5 +107,4 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
         raise ValueError(
             ERR_LOAD_SCHEMA.format(file=file, got=schema, saved=SAVED_SCHEMA, cli=CLI_SCHEMA)
         )
-    check_version(document, SAVED_SCHEMA_VERSION, file)
-    return build_result(document["type"], document["result"], file)
+    return result_from_document(document, load_schema(SAVED_SCHEMA_FILE), file)

@@ -57,6 +57,11 @@ class _LazyFrame:
         obj.__dict__[self._slot] = value
 
 
+#: The paper's direction names and biasamp's, both ways.
+_PAPER = {"A->T": "G->M", "T->A": "M->G", "G->M": "G->M", "M->G": "M->G"}
+_OURS = {"A->T": "A->T", "T->A": "T->A", "G->M": "A->T", "M->G": "T->A"}
+
+
 @register_result("multi_attribute", shapes=lambda r: _shapes(r))
 @dataclass(repr=False, kw_only=True)
 class MultiAttributeResult(MetricResult):
@@ -110,13 +115,22 @@ class MultiAttributeResult(MetricResult):
         return self.by_combination
 
     @property
+    def direction_ours(self) -> str | None:
+        """The direction in biasamp's names, ``"A->T"`` or ``"T->A"`` (whichever name was passed)."""
+        return _OURS.get(str(self.direction), self.direction)
+
+    @property
+    def direction_paper(self) -> str | None:
+        """The direction in the paper's names, ``"G->M"`` or ``"M->G"``."""
+        return _PAPER.get(str(self.direction), self.direction)
+
+    @property
     def name(self) -> str:
-        """Display name: ``Multi_MALS`` or ``Multi A->T (G->M)``."""
+        """Display name: ``Multi_MALS`` or ``Multi A->T (G->M)`` (for either name of the direction)."""
         if self.metric == "multi_mals":
             base = "Multi_MALS"
         else:
-            paper = {"A->T": "G->M", "T->A": "M->G"}[str(self.direction)]
-            base = f"Multi {self.direction} ({paper})"
+            base = f"Multi {self.direction_ours} ({self.direction_paper})"
         return base if self.absolute else f"{base} [raw]"
 
     def summary(self, k: int = 5) -> str:

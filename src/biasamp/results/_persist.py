@@ -40,12 +40,15 @@ metric.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import math
 import os
+import sys
+import types
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, Union, cast, get_args, get_origin
 
 import numpy as np
 import pandas as pd
@@ -119,11 +122,73 @@ def register_result(
 
     def decorate(cls: type[T]) -> type[T]:
         entry = _Entry(kind, cls, shapes or _no_shapes)
+        if not issubclass(cls, pd.DataFrame):  # a table keeps pandas' elementwise ==
+            cls.__eq__ = _result_eq  # type: ignore[method-assign]
+            cls.__hash__ = None  # type: ignore[assignment]
         _REGISTRY[kind] = entry
         _BY_CLASS[cls] = entry
         return cls
 
     return decorate
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two stored values are equal: tables and arrays by dtype, shape, index and
+    values (NaN equal to NaN, in the same places), floats with NaN equal to NaN, containers
+    item by item, results by :func:`_result_eq`."""
+    if isinstance(a, (pd.DataFrame, pd.Series, pd.Index)):
+        if type(a) is not type(b):
+            return False
+        try:
+            if isinstance(a, pd.DataFrame) and isinstance(b, pd.DataFrame):
+                pd.testing.assert_frame_equal(a, b, check_exact=True)
+            elif isinstance(a, pd.Series) and isinstance(b, pd.Series):
+                pd.testing.assert_series_equal(a, b, check_exact=True)
+            elif isinstance(a, pd.Index) and isinstance(b, pd.Index):
+                pd.testing.assert_index_equal(a, b, exact=True, check_exact=True)
+        except (AssertionError, TypeError, ValueError):
+            return False
+        return all(
+            same_value(getattr(a, n, None), getattr(b, n, None))
+            for n in getattr(type(a), "_metadata", [])
+        )
+    if isinstance(a, np.ndarray):
+        if not isinstance(b, np.ndarray) or a.dtype != b.dtype or a.shape != b.shape:
+            return False
+        if a.dtype.kind in "fc":
+            return bool(np.array_equal(a, b, equal_nan=True))
+        if a.dtype.kind == "O":
+            return all(same_value(x, y) for x, y in zip(a.reshape(-1), b.reshape(-1), strict=True))
+        return bool(np.array_equal(a, b))
+    if isinstance(a, (float, np.floating)) and isinstance(b, (float, np.floating)):
+        return bool(a == b or (math.isnan(a) and math.isnan(b)))
+    if isinstance(a, (list, tuple)):
+        return (
+            type(a) is type(b)
+            and len(a) == len(b)
+            and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+        )
+    if isinstance(a, Mapping):
+        return (
+            isinstance(b, Mapping) and list(a) == list(b) and all(same_value(a[k], b[k]) for k in a)
+        )
+    if type(a) in _BY_CLASS or type(b) in _BY_CLASS:
+        return type(a) is type(b) and _result_eq(a, b) is True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _result_eq(self: Any, other: Any) -> Any:
+    """``==`` of the result types: the same class and every field equal (:func:`same_value`)."""
+    if type(other) is not type(self):
+        return NotImplemented
+    return all(
+        same_value(getattr(self, f.name), getattr(other, f.name))
+        for f in dataclasses.fields(self)
+        if f.init
+    )
 
 
 def registered_results() -> dict[str, type]:
@@ -269,88 +334,444 @@ def _fields(result: Any, entry: _Entry) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- decoding
+#: Deepest nesting of JSON values a saved result may hold (a result nests a few levels).
+MAX_DEPTH = 64
+#: Rows of a table whose length no column confirms (a frame without columns).
+MAX_UNCHECKED_ROWS = 1_000_000
+#: numpy dtype kinds a stored array may have: bool, integers, floats, objects, strings.
+_ARRAY_KINDS = "biufOU"
+
+ERR_LOAD_INVALID = "{file}: {path}: {problem}"
+#: JSON value types a column of each dtype kind may hold as they are (null is NaN in floats).
+_PLAIN_TYPES: dict[str, set[type]] = {
+    "f": {float, int, type(None)},
+    "i": {int},
+    "b": {bool},
+    "U": {str},
+    "O": {str, int, float, bool, type(None)},
+}
+
+
+class InvalidDocument(ValueError):
+    """A saved result that does not follow the format: the file, the JSON path, the problem."""
+
+    def __init__(self, file: str, path: str, problem: str) -> None:
+        super().__init__(ERR_LOAD_INVALID.format(file=file, path=path, problem=problem))
+        self.file, self.path, self.problem = file, path, problem
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _objects(values: list[Any]) -> np.ndarray:
     """A 1-D object array of ``values`` (tuples stay elements, never a second axis)."""
     return np.fromiter(values, dtype=object, count=len(values))
 
 
-def _decode_list(data: list[Any], file: str) -> list[Any]:
-    if all(not isinstance(v, (dict, list)) for v in data):
-        return data  # plain JSON scalars: nothing to rebuild
-    return [decode_value(v, file) for v in data]
+class _Decoder:
+    """The inverse of :func:`encode_value`, checking every value against the format.
 
+    Every problem raises :class:`InvalidDocument` with the file and the JSON path
+    (``$.result.by_pair.data[2][0]``) of the first value that does not fit.
+    """
 
-def _series_values(data: list[Any], dtype: str, file: str) -> Any:
-    values = _decode_list(data, file)
-    if dtype == "object":
-        return _objects(values)
-    if dtype.startswith(("float", "int", "uint", "bool")):
-        return np.array([np.nan if v is None else v for v in values], dtype=dtype)
-    return pd.array(values, dtype=cast(Any, dtype))
+    def __init__(self, file: str) -> None:
+        self.file = file
 
+    def fail(self, path: str, problem: str) -> InvalidDocument:
+        return InvalidDocument(self.file, path, problem)
 
-def _decode_index(obj: Mapping[str, Any], file: str) -> pd.Index:
-    name = decode_value(obj.get("name"), file)
-    if obj["__type__"] == "range_index":
-        return pd.RangeIndex(obj["start"], obj["stop"], obj["step"], name=name)
-    return pd.Index(_series_values(obj["data"], obj["dtype"], file), name=name)
+    def keys(self, obj: Mapping[str, Any], path: str, required: tuple[str, ...]) -> None:
+        missing = [k for k in required if k not in obj]
+        if missing:
+            raise self.fail(path, f"missing key {missing[0]!r}")
+        extra = [k for k in obj if k not in required and k != "__type__"]
+        if extra:
+            raise self.fail(f"{path}.{extra[0]}", "unexpected key")
 
+    def list_of(self, obj: Mapping[str, Any], key: str, path: str) -> list[Any]:
+        value = obj[key]
+        if not isinstance(value, list):
+            raise self.fail(f"{path}.{key}", f"expected a list, got {_describe(value)}")
+        return value
 
-def decode_value(obj: Any, file: str = "the file") -> Any:
-    """The inverse of :func:`encode_value`."""
-    if isinstance(obj, list):
-        return [decode_value(v, file) for v in obj]
-    if not isinstance(obj, dict):
-        return obj
-    tag = obj.get("__type__")
-    if tag is None:
-        return {k: decode_value(v, file) for k, v in obj.items()}
-    if tag == "float":
+    def value(self, obj: Any, path: str, depth: int = 0) -> Any:
+        if depth > MAX_DEPTH:
+            raise self.fail(path, f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(obj, list):
+            return [self.value(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(obj)]
+        if not isinstance(obj, dict):
+            return obj
+        tag = obj.get("__type__")
+        if tag is None:
+            return {k: self.value(v, f"{path}.{k}", depth + 1) for k, v in obj.items()}
+        if not isinstance(tag, str):
+            raise self.fail(f"{path}.__type__", f"expected a type name, got {_describe(tag)}")
+        method = getattr(self, f"tag_{tag}", None)
+        if method is None:
+            raise self.fail(f"{path}.__type__", ERR_LOAD_TAG.format(file=self.file, got=tag))
+        return method(obj, path, depth)
+
+    # -- the tagged values
+    def tag_float(self, obj: Mapping[str, Any], path: str, depth: int) -> float:
+        self.keys(obj, path, ("value",))
+        if obj["value"] not in ("nan", "inf", "-inf"):
+            raise self.fail(
+                f"{path}.value", f"expected 'nan', 'inf' or '-inf', got {_describe(obj['value'])}"
+            )
         return float(obj["value"])
-    if tag == "tuple":
-        return tuple(decode_value(v, file) for v in obj["items"])
-    if tag == "dict":
-        return {decode_value(k, file): decode_value(v, file) for k, v in obj["items"]}
-    if tag == "ndarray":
-        values = _decode_list(obj["data"], file)
-        dtype = np.dtype(obj["dtype"])
-        out = _objects(values) if dtype.kind == "O" else np.array(values, dtype=dtype)
-        return out.reshape(obj["shape"])
-    if tag in ("index", "range_index"):
-        return _decode_index(obj, file)
-    if tag == "series":
-        return pd.Series(
-            _series_values(obj["data"], obj["dtype"], file),
-            index=_decode_index(obj["index"], file),
-            name=decode_value(obj.get("name"), file),
-        )
-    if tag == "frame":
-        index = _decode_index(obj["index"], file)
-        columns = _decode_index(obj["columns"], file)
-        data = {
-            j: pd.Series(_series_values(col, dtype, file), index=index)
-            for j, (col, dtype) in enumerate(zip(obj["data"], obj["dtypes"], strict=True))
+
+    def tag_tuple(self, obj: Mapping[str, Any], path: str, depth: int) -> tuple[Any, ...]:
+        self.keys(obj, path, ("items",))
+        items = self.list_of(obj, "items", path)
+        return tuple(self.value(v, f"{path}.items[{i}]", depth + 1) for i, v in enumerate(items))
+
+    def tag_dict(self, obj: Mapping[str, Any], path: str, depth: int) -> dict[Any, Any]:
+        self.keys(obj, path, ("items",))
+        out: dict[Any, Any] = {}
+        for i, pair in enumerate(self.list_of(obj, "items", path)):
+            where = f"{path}.items[{i}]"
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise self.fail(where, f"expected a [key, value] pair, got {_describe(pair)}")
+            key = self.value(pair[0], f"{where}[0]", depth + 1)
+            try:
+                hash(key)
+            except TypeError:
+                raise self.fail(
+                    f"{where}[0]", f"a key must be hashable, got {_describe(key)}"
+                ) from None
+            out[key] = self.value(pair[1], f"{where}[1]", depth + 1)
+        return out
+
+    def _elements(self, data: list[Any], kind: str, path: str, depth: int) -> list[Any]:
+        """The values of an array or column of dtype kind ``kind``, each checked."""
+        types = set(map(type, data))  # one C-level pass: the common case needs no other
+        if types <= _PLAIN_TYPES.get(kind, set()):
+            return data
+        if kind == "O":
+            if all(not isinstance(v, (dict, list)) for v in data):
+                return data
+            return [self.value(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(data)]
+        if kind == "f":
+            out = []
+            for i, v in enumerate(data):
+                if isinstance(v, dict):
+                    v = self.value(v, f"{path}[{i}]", depth + 1)
+                if v is None:
+                    v = math.nan  # null stands for NaN in a float column
+                if not _is_number(v):
+                    raise self.fail(f"{path}[{i}]", f"expected a number, got {_describe(v)}")
+                out.append(v)
+            return out
+        check, what = {
+            "b": (lambda v: isinstance(v, bool), "a boolean"),
+            "i": (_is_int, "an integer"),
+            "u": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+            "U": (lambda v: isinstance(v, str), "a string"),
+        }[kind]
+        for i, v in enumerate(data):
+            if not check(v):
+                raise self.fail(f"{path}[{i}]", f"expected {what}, got {_describe(v)}")
+        return data
+
+    def tag_ndarray(self, obj: Mapping[str, Any], path: str, depth: int) -> np.ndarray:
+        self.keys(obj, path, ("dtype", "shape", "data"))
+        dtype = self.numpy_dtype(obj["dtype"], f"{path}.dtype")
+        shape = self.list_of(obj, "shape", path)
+        if len(shape) > 32 or not all(_is_int(s) and s >= 0 for s in shape):
+            raise self.fail(
+                f"{path}.shape", f"expected at most 32 non-negative sizes, got {shape!r}"
+            )
+        data = self.list_of(obj, "data", path)
+        if math.prod(shape) != len(data):
+            raise self.fail(
+                f"{path}.shape",
+                f"shape {shape} holds {math.prod(shape)} values, but data has {len(data)}",
+            )
+        values = self._elements(data, dtype.kind, f"{path}.data", depth)
+        if dtype.kind == "U" and dtype.itemsize > 4 * max([len(v) for v in values] + [1]):
+            raise self.fail(f"{path}.dtype", f"{dtype.str} is wider than the strings stored")
+        out = _objects(values) if dtype.kind == "O" else self.convert(values, dtype, path)
+        return out.reshape(shape)
+
+    def convert(self, values: list[Any], dtype: Any, path: str) -> Any:
+        try:
+            return np.array(values, dtype=dtype)
+        except (OverflowError, ValueError, TypeError) as exc:
+            raise self.fail(f"{path}.data", f"does not fit dtype {dtype}: {exc}") from None
+
+    def numpy_dtype(self, text: Any, path: str) -> np.dtype[Any]:
+        try:
+            if not isinstance(text, str):
+                raise TypeError
+            dtype = np.dtype(text)
+        except (TypeError, ValueError):
+            raise self.fail(path, f"expected a numpy dtype, got {_describe(text)}") from None
+        if dtype.kind not in _ARRAY_KINDS or dtype.shape or dtype.names:
+            raise self.fail(path, f"arrays of dtype {text!r} are not stored")
+        return dtype
+
+    def column(self, data: Any, dtype_text: Any, path: str, depth: int) -> Any:
+        """A column (of a frame, series or index) of the pandas dtype ``dtype_text``."""
+        if not isinstance(data, list):
+            raise self.fail(path, f"expected a list, got {_describe(data)}")
+        if not isinstance(dtype_text, str):
+            raise self.fail(path, f"expected a dtype name, got {_describe(dtype_text)}")
+        try:
+            dtype = pd.api.types.pandas_dtype(dtype_text)
+        except (TypeError, ValueError):
+            raise self.fail(path, f"unknown dtype {dtype_text!r}") from None
+        if isinstance(dtype, np.dtype) and dtype.kind in "biufO":
+            values = self._elements(data, dtype.kind, path, depth)
+            return _objects(values) if dtype.kind == "O" else self.convert(values, dtype, path)
+        values = self._elements(data, "O", path, depth)
+        if isinstance(dtype, pd.StringDtype):  # "str", "string": text or missing, never a number
+            for i, v in enumerate(values):
+                if not (
+                    v is None or isinstance(v, str) or (isinstance(v, float) and math.isnan(v))
+                ):
+                    raise self.fail(f"{path}[{i}]", f"expected a string, got {_describe(v)}")
+        try:
+            return pd.array(values, dtype=cast(Any, dtype))
+        except (OverflowError, ValueError, TypeError) as exc:
+            raise self.fail(path, f"does not fit dtype {dtype_text}: {exc}") from None
+
+    def index(self, obj: Any, path: str, depth: int, length: int | None) -> pd.Index:
+        """An index of ``length`` entries (``None``: any length up to MAX_UNCHECKED_ROWS)."""
+        if not isinstance(obj, dict) or obj.get("__type__") not in ("index", "range_index"):
+            raise self.fail(path, f"expected an index, got {_describe(obj)}")
+        if obj["__type__"] == "range_index":
+            self.keys(obj, path, ("start", "stop", "step", "name"))
+            bounds = [obj["start"], obj["stop"], obj["step"]]
+            if not all(_is_int(v) and abs(v) < 2**63 for v in bounds) or bounds[2] == 0:
+                raise self.fail(
+                    path, f"expected 64-bit integer start, stop and nonzero step, got {bounds}"
+                )
+            start, stop, step = bounds
+            size = max(0, -((start - stop) // step))  # len(range(...)) without a C size
+            if length is not None and size != length:
+                raise self.fail(
+                    f"{path}.stop", f"the index declares {size} rows, but the data has {length}"
+                )
+            if length is None and size > MAX_UNCHECKED_ROWS:
+                raise self.fail(
+                    f"{path}.stop",
+                    f"the index declares {size} rows that no data confirms "
+                    f"(at most {MAX_UNCHECKED_ROWS})",
+                )
+            name = self.label(obj["name"], f"{path}.name", depth)
+            return pd.RangeIndex(start, stop, step, name=name)
+        self.keys(obj, path, ("dtype", "name", "data"))
+        data = self.list_of(obj, "data", path)
+        if length is not None and len(data) != length:
+            raise self.fail(
+                f"{path}.data", f"the index has {len(data)} entries, but the data has {length}"
+            )
+        values = self.column(data, obj["dtype"], f"{path}.data", depth)
+        name = self.label(obj["name"], f"{path}.name", depth)
+        try:
+            return pd.Index(values, name=name)
+        except (TypeError, ValueError) as exc:
+            raise self.fail(path, f"not an index: {exc}") from None
+
+    def label(self, obj: Any, path: str, depth: int) -> Any:
+        value = self.value(obj, path, depth + 1)
+        try:
+            hash(value)
+        except TypeError:
+            raise self.fail(path, f"a name must be hashable, got {_describe(value)}") from None
+        return value
+
+    def tag_index(self, obj: Mapping[str, Any], path: str, depth: int) -> pd.Index:
+        return self.index(obj, path, depth, None)
+
+    tag_range_index = tag_index
+
+    def tag_series(self, obj: Mapping[str, Any], path: str, depth: int) -> pd.Series:
+        self.keys(obj, path, ("name", "dtype", "index", "data"))
+        data = self.list_of(obj, "data", path)
+        index = self.index(obj["index"], f"{path}.index", depth + 1, len(data))
+        values = self.column(data, obj["dtype"], f"{path}.data", depth)
+        return pd.Series(values, index=index, name=self.label(obj["name"], f"{path}.name", depth))
+
+    def tag_frame(self, obj: Mapping[str, Any], path: str, depth: int) -> pd.DataFrame:
+        self.keys(obj, path, ("index", "columns", "dtypes", "data"))
+        data = self.list_of(obj, "data", path)
+        dtypes = self.list_of(obj, "dtypes", path)
+        if len(dtypes) != len(data):
+            raise self.fail(
+                f"{path}.dtypes", f"{len(dtypes)} dtypes for {len(data)} columns of data"
+            )
+        columns = self.index(obj["columns"], f"{path}.columns", depth + 1, len(data))
+        if not columns.is_unique:
+            twice = columns[columns.duplicated()][0]
+            raise self.fail(f"{path}.columns", f"the column {twice!r} appears twice")
+        rows = None
+        for j, col in enumerate(data):
+            if not isinstance(col, list):
+                raise self.fail(f"{path}.data[{j}]", f"expected a list, got {_describe(col)}")
+            if rows is not None and len(col) != rows:
+                raise self.fail(
+                    f"{path}.data[{j}]", f"the column has {len(col)} rows, the first has {rows}"
+                )
+            rows = len(col)
+        index = self.index(obj["index"], f"{path}.index", depth + 1, rows)
+        series = {
+            j: pd.Series(self.column(col, dtypes[j], f"{path}.data[{j}]", depth + 1), index=index)
+            for j, col in enumerate(data)
         }
-        frame = pd.DataFrame(data, index=index)
+        frame = pd.DataFrame(series, index=index)
         frame.columns = columns
         return frame
-    if tag == "result":
-        return build_result(obj["kind"], obj["fields"], file)
-    raise ValueError(ERR_LOAD_TAG.format(file=file, got=tag))
 
+    def tag_result(self, obj: Mapping[str, Any], path: str, depth: int) -> Any:
+        self.keys(obj, path, ("kind", "fields"))
+        return self.result(obj["kind"], obj["fields"], path, depth + 1)
 
-def build_result(kind: str, fields: Mapping[str, Any], file: str) -> Any:
-    entry = _REGISTRY.get(kind)
-    if entry is None:
-        raise ValueError(ERR_LOAD_KIND.format(file=file, got=kind, known=sorted(_REGISTRY)))
-    values = {name: decode_value(v, file) for name, v in fields.items()}
-    if issubclass(entry.cls, pd.DataFrame):
-        table = values.pop("table")
-        out = entry.cls(table)
-        for name, v in values.items():
-            setattr(out, name, v)
+    # -- results
+    def result(self, kind: Any, fields: Any, path: str, depth: int = 0) -> Any:
+        entry = _REGISTRY.get(kind) if isinstance(kind, str) else None
+        if entry is None:
+            raise ValueError(
+                ERR_LOAD_KIND.format(file=self.file, got=kind, known=sorted(_REGISTRY))
+            )
+        if not isinstance(fields, dict):
+            raise self.fail(path, f"expected an object of fields, got {_describe(fields)}")
+        hints = _field_types(entry.cls)
+        if issubclass(entry.cls, pd.DataFrame):
+            allowed = ["table", *getattr(entry.cls, "_metadata", [])]
+            required = ["table"]
+        else:
+            init = [f for f in dataclasses.fields(cast(Any, entry.cls)) if f.init]
+            allowed = [f.name for f in init]
+            required = [
+                f.name
+                for f in init
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            ]
+        for name in fields:
+            if name not in allowed:
+                raise self.fail(f"{path}.{name}", f"{entry.cls.__name__} has no field {name!r}")
+        for name in required:
+            if name not in fields:
+                raise self.fail(path, f"missing field {name!r} of {entry.cls.__name__}")
+        values = {}
+        for name, v in fields.items():
+            where = f"{path}.{name}"
+            value = self.value(v, where, depth + 1)
+            expected = hints.get(name, pd.DataFrame if name == "table" else Any)
+            if not _conforms(value, expected):
+                raise self.fail(where, f"expected {_type_name(expected)}, got {_describe(value)}")
+            values[name] = value
+        try:
+            if issubclass(entry.cls, pd.DataFrame):
+                out = entry.cls(values.pop("table"))
+                for name, v in values.items():
+                    setattr(out, name, v)
+            else:
+                out = entry.cls(**values)
+            repr(out)  # the loaded object must print and convert, or the file is refused
+            if hasattr(out, "to_dict") and not isinstance(out, pd.DataFrame):
+                out.to_dict()
+        except MemoryError:
+            raise
+        except Exception as exc:  # any other failure names the file (a rebuilt object is code)
+            raise self.fail(
+                path, f"the fields do not make a {entry.cls.__name__} ({type(exc).__name__}: {exc})"
+            ) from None
         return out
-    return entry.cls(**values)
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    """The resolved annotations of a result class's fields (an annotation that does not
+    resolve is left out, so its field is not checked)."""
+    hints: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        if klass.__module__.startswith(("pandas", "builtins")):
+            continue
+        namespace = vars(sys.modules[klass.__module__])
+        for name, annotation in inspect.get_annotations(klass).items():
+            try:
+                hints[name] = (
+                    eval(annotation, namespace)  # noqa: S307 - the class's own annotation
+                    if isinstance(annotation, str)
+                    else annotation
+                )
+            except Exception:  # pragma: no cover - a name only imported for type checking
+                hints.pop(name, None)
+    return hints
+
+
+def _type_name(hint: Any) -> str:
+    if hint is int:
+        return "a 64-bit int"
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether a decoded value fits a field's annotation (the types :func:`decode_value` gives)."""
+    if hint is Any:
+        return True
+    origin = get_origin(hint)
+    args = get_args(hint)
+    if origin is Union or origin is types.UnionType:
+        return any(_conforms(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        if not _is_number(value):
+            return False
+        try:
+            float(value)
+        except OverflowError:
+            return False
+        return True
+    if hint is int:
+        return _is_int(value) and -(2**63) <= value < 2**63  # sizes and counts fit int64
+    if hint is bool:
+        return isinstance(value, bool)
+    if origin is dict:
+        return isinstance(value, dict) and all(
+            _conforms(k, args[0]) and _conforms(v, args[1]) for k, v in value.items()
+        )
+    if origin is list:
+        return isinstance(value, list) and all(_conforms(v, args[0]) for v in value)
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_conforms(v, args[0]) for v in value)
+        return len(value) == len(args) and all(
+            _conforms(v, a) for v, a in zip(value, args, strict=True)
+        )
+    if isinstance(hint, type):
+        if hasattr(hint, "__set_name__") and hasattr(hint, "__get__"):
+            return isinstance(value, pd.DataFrame)  # a descriptor field holding a frame
+        return isinstance(value, hint)
+    return True  # pragma: no cover - an annotation form the results do not use
+
+
+def decode_value(obj: Any, file: str = "the file", path: str = "$") -> Any:
+    """The inverse of :func:`encode_value`; :class:`InvalidDocument` names the file and the
+    JSON path of the first value that does not follow the format."""
+    return _Decoder(file).value(obj, path)
+
+
+def build_result(kind: str, fields: Mapping[str, Any], file: str, path: str = "$.result") -> Any:
+    """The result of type ``kind`` from its stored ``fields`` (checked against its annotations)."""
+    return _Decoder(file).result(kind, fields, path)
 
 
 # ---------------------------------------------------------------- files
@@ -378,6 +799,52 @@ def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "jso
     return target
 
 
+ERR_LOAD_CLASS = "{file}: $.class: the type {kind!r} is the class {expected!r}, not {got!r}."
+ERR_LOAD_MISMATCH = (
+    "{file}: {path}: the file says {declared!r}, but its result has {actual!r} (an edited file?)."
+)
+
+
+def result_from_document(document: Mapping[str, Any], schema: Mapping[str, Any], file: str) -> Any:
+    """The result a saved document holds, after checking the document against ``schema``
+    (the envelope), every field against its type, and the declared ``value`` and
+    ``inputs`` against the rebuilt result."""
+    from biasamp.results._json_schema import first_schema_error
+
+    found = first_schema_error(document, schema)
+    if found is not None:
+        raise InvalidDocument(file, *found)
+    check_version(document, SAVED_SCHEMA_VERSION, file)
+    kind = document["type"]
+    entry = _REGISTRY.get(kind)
+    if entry is None:
+        raise ValueError(ERR_LOAD_KIND.format(file=file, got=kind, known=sorted(_REGISTRY)))
+    if document["class"] != entry.cls.__name__:
+        raise ValueError(
+            ERR_LOAD_CLASS.format(
+                file=file, kind=kind, expected=entry.cls.__name__, got=document["class"]
+            )
+        )
+    decoder = _Decoder(file)
+    inputs = decoder.value(document["inputs"], "$.inputs")
+    result = decoder.result(kind, document["result"], "$.result")
+    value = decoder.value(document["value"], "$.value")
+    headline = decode_value(_headline(result), file)
+    if not same_value(value, headline) and not (_is_number(value) and value == headline):
+        raise ValueError(
+            ERR_LOAD_MISMATCH.format(file=file, path="$.value", declared=value, actual=headline)
+        )
+    actual = decoder.value(encode_value(entry.shapes(result), "inputs"), "$.inputs")
+    for key, declared in inputs.items():
+        if key in actual and not same_value(declared, actual[key]) and declared != actual[key]:
+            raise ValueError(
+                ERR_LOAD_MISMATCH.format(
+                    file=file, path=f"$.inputs.{key}", declared=declared, actual=actual[key]
+                )
+            )
+    return result
+
+
 def _headline(result: Any) -> Any:
     for name in ("value", "mean"):
         value = getattr(result, name, None)
@@ -386,9 +853,15 @@ def _headline(result: Any) -> Any:
     return None
 
 
+ERR_LOAD_VERSION_VALUE = "{file}: $.schema_version: expected a positive integer, got {got!r}."
+
+
 def check_version(document: Mapping[str, Any], supported: int, file: str) -> None:
+    """Refuse a ``schema_version`` that is not a positive integer, or newer than ``supported``."""
     version = document.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version > supported:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ValueError(ERR_LOAD_VERSION_VALUE.format(file=file, got=version))
+    if version > supported:
         raise ValueError(
             ERR_LOAD_VERSION.format(
                 file=file, got=version, version=__version__, supported=supported

@@ -4,9 +4,11 @@ Every function draws on ``ax`` (a new pyplot figure when ``ax`` is None) and
 returns the Axes (several Axes for multi-panel figures). New figures use
 matplotlib's constrained layout and a size that grows with the number of rows
 shown, so every label stays on the canvas with default ``savefig`` arguments;
-on an ``ax`` of yours the layout is yours. Label names are untrusted text: they
-are shortened (:data:`MAX_LABEL` characters) and ``$`` is escaped so that
-matplotlib never parses them as mathtext.
+on an ``ax`` of yours the layout is yours. Label names are untrusted text: their
+invisible and control characters are shown escaped (``\\u202e``, see
+``_display.py``), they are shortened (:data:`MAX_LABEL` characters; labels shown
+together stay distinct once shortened) and ``$`` is escaped so that matplotlib never
+parses them as mathtext.
 
 Functions
 ---------
@@ -43,10 +45,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.results._display import display_text, distinct_short_texts
+
 __all__ = [
     "MAX_LABEL",
     "new_axes",
     "panel_axes",
+    "label_largest_points",
     "plot_bias_comparison",
     "plot_by_size",
     "plot_delta_heatmap",
@@ -55,6 +60,7 @@ __all__ = [
     "plot_result",
     "plot_runs",
     "plot_text",
+    "plot_texts",
     "plot_threshold_sweep",
     "plot_thresholds",
     "plot_top_pairs",
@@ -138,8 +144,8 @@ def _row_labels(frame: pd.DataFrame) -> list[str]:
     else:
         names = [" + ".join(str(t) for t in c) for c in frame["combination"]]
     return [
-        f"{plot_text(g, 18)} × {plot_text(t, 24)}"
-        for g, t in zip(frame["group"], names, strict=True)
+        f"{g} × {t}"
+        for g, t in zip(plot_texts(frame["group"], 18), plot_texts(names, 24), strict=True)
     ]
 
 
@@ -160,12 +166,25 @@ def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float, f
     return mean, mean - half, mean + half
 
 
+def _no_mathtext(text: str) -> str:
+    """Every ``$`` escaped: matplotlib then finds no mathtext and draws ``\\$`` as ``$``
+    (a backslash elsewhere is drawn as it is)."""
+    return text.replace("$", r"\$")
+
+
 def plot_text(value: Any, limit: int = _MAX_LABEL) -> str:
-    """A label as plain matplotlib text: shortened, ``$`` escaped (no mathtext)."""
-    text = str(value)
+    """A label as plain matplotlib text: invisible characters escaped, shortened, ``$``
+    escaped (no mathtext)."""
+    text = display_text(value)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    return text.replace("\\", "\\\\").replace("$", r"\$")
+    return _no_mathtext(text)
+
+
+def plot_texts(values: Any, limit: int = _MAX_LABEL) -> list[str]:
+    """Labels shown together (ticks, legend entries) as plain matplotlib text: like
+    :func:`plot_text`, but different labels stay different once shortened."""
+    return [_no_mathtext(t) for t in distinct_short_texts(values, limit)]
 
 
 def pair_interval_columns(frame: pd.DataFrame, column: str = "delta") -> tuple[str, str] | None:
@@ -258,9 +277,9 @@ def plot_delta_heatmap(result: Any, *, max_tasks: int = 40, ax: Any = None) -> A
         interpolation="nearest",
     )
     ax.set_yticks(np.arange(len(groups)))
-    ax.set_yticklabels([plot_text(g, 20) for g in groups], fontsize=8)
+    ax.set_yticklabels(plot_texts(groups, 20), fontsize=8)
     ax.set_xticks(np.arange(len(tasks)))
-    ax.set_xticklabels([plot_text(t, 20) for t in tasks], rotation=90, fontsize=7)
+    ax.set_xticklabels(plot_texts(tasks, 20), rotation=90, fontsize=7)
     ax.figure.colorbar(image, ax=ax, label=_delta_label(result), shrink=0.8)
     shown = (
         f"{len(tasks)} of {frame['task'].nunique()} tasks"
@@ -272,7 +291,12 @@ def plot_delta_heatmap(result: Any, *, max_tasks: int = 40, ax: Any = None) -> A
 
 
 def plot_bias_comparison(
-    frame: pd.DataFrame, *, margin: float = 0.05, group: Any = None, ax: Any = None
+    frame: pd.DataFrame,
+    *,
+    margin: float = 0.05,
+    group: Any = None,
+    n_labels: int = 5,
+    ax: Any = None,
 ) -> Any:
     """Training bias against predicted bias, one point per task (MALS figures 2-3).
 
@@ -286,6 +310,9 @@ def plot_bias_comparison(
     group : label, optional
         The group whose bias is plotted; by default the first group when there
         are two groups (their scores mirror each other), else every group.
+    n_labels : int, default 5
+        The points farthest from the diagonal (largest ``|b_pred - b_train|``) carry
+        their task's name (``group: task`` when every group is shown).
     ax : matplotlib Axes, optional
     """
     ax = new_axes(ax, figsize=(5.2, 5.2))
@@ -309,6 +336,7 @@ def plot_bias_comparison(
     outside = np.abs(y - x) > margin
     ax.scatter(x[~outside], y[~outside], s=14, color="#1a9850", label="within margin")
     ax.scatter(x[outside], y[outside], s=18, color="#d73027", label="outside margin")
+    label_largest_points(ax, shown, x, y - x, n=n_labels, with_group=group is None)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
@@ -320,15 +348,39 @@ def plot_bias_comparison(
     return ax
 
 
+def label_largest_points(
+    ax: Any, frame: pd.DataFrame, x: np.ndarray, distance: np.ndarray, *, n: int, with_group: bool
+) -> list[Any]:
+    """Name the ``n`` points of ``(x, x + distance)`` with the largest ``|distance|``
+    (``frame``'s ``task``, or ``group: task`` with ``with_group``); return the annotations."""
+    if n <= 0 or not len(frame):
+        return []
+    order = np.argsort(-np.abs(distance), kind="stable")[:n]
+    tasks = plot_texts(frame["task"].to_numpy()[order], 24)
+    if with_group:
+        groups = plot_texts(frame["group"].to_numpy()[order], 12)
+        tasks = [f"{g}: {t}" for g, t in zip(groups, tasks, strict=True)]
+    return [
+        ax.annotate(
+            text,
+            (float(x[i]), float(x[i] + distance[i])),
+            xytext=(4, 3),
+            textcoords="offset points",
+            fontsize=7,
+            color="#333333",
+        )
+        for i, text in zip(order, tasks, strict=True)
+    ]
+
+
 def plot_threshold_sweep(frame: pd.DataFrame, *, x: str = "threshold", ax: Any = None) -> Any:
     """Every numeric column of ``frame`` against its ``x`` column."""
     ax = _axes(ax)
     if x not in frame.columns:
         raise ValueError(ERR_NO_COLUMN.format(what="plot_threshold_sweep", column=x))
-    for column in frame.columns:
-        if column == x or not pd.api.types.is_numeric_dtype(frame[column]):
-            continue
-        ax.plot(frame[x], frame[column], marker="o", markersize=3, label=plot_text(column))
+    columns = [c for c in frame.columns if c != x and pd.api.types.is_numeric_dtype(frame[c])]
+    for column, label in zip(columns, plot_texts(columns), strict=True):
+        ax.plot(frame[x], frame[column], marker="o", markersize=3, label=label)
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xlabel(plot_text(x))
     ax.set_ylabel("value")
@@ -347,13 +399,15 @@ def plot_by_size(frame: pd.DataFrame, *, ax: Any = None, result: Any = None) -> 
         if key not in frame.columns:
             raise ValueError(ERR_NO_COLUMN.format(what="plot_by_size", column=key))
     ax = new_axes(ax, figsize=(6.0, 3.8))
-    series = (
-        frame.groupby("metric", sort=False) if "metric" in frame.columns else [("by size", frame)]
+    series: list[tuple[Any, pd.DataFrame]] = (
+        list(frame.groupby("metric", sort=False))
+        if "metric" in frame.columns
+        else [("by size", frame)]
     )
-    for name, part in series:
+    for (_, part), label in zip(series, plot_texts([n for n, _ in series]), strict=True):
         x = part["size"].to_numpy(dtype=float)
         y = part["value"].to_numpy(dtype=float)
-        line = ax.plot(x, y, marker="o", label=plot_text(name))[0]
+        line = ax.plot(x, y, marker="o", label=label)[0]
         if {"ci_low", "ci_high"} <= set(part.columns):
             err = np.vstack(
                 [y - part["ci_low"].to_numpy(float), part["ci_high"].to_numpy(float) - y]
@@ -512,7 +566,7 @@ def plot_thresholds(calibration: Any, *, max_labels: int = 40, ax: Any = None) -
     off = (frame["target_count"] != frame["predicted_count"]).to_numpy()
     ax.barh(y, frame["threshold"].to_numpy(dtype=float), color=np.where(off, "#fdae61", "#4393c3"))
     ax.set_yticks(y)
-    ax.set_yticklabels([plot_text(v, 30) for v in frame.index], fontsize=8)
+    ax.set_yticklabels(plot_texts(frame.index, 30), fontsize=8)
     ax.set_xlabel("threshold (positive when score > threshold)")
     shown = (
         f"{len(frame)} of {len(calibration.thresholds)}"

@@ -34,6 +34,7 @@ from biasamp.results._plotting import (
     new_axes,
     panel_axes,
     plot_text,
+    plot_texts,
     require_matplotlib,
 )
 
@@ -161,7 +162,7 @@ def plot_oversampling(result: Any, *, max_tasks: int = 30, ax: Any = None) -> An
     if epsilon is not None:
         ax.axvspan(0, float(epsilon), color="#a1d99b", alpha=0.35, label=f"target ±{epsilon:g}")
     ax.set_yticks(y)
-    ax.set_yticklabels([plot_text(t, 30) for t in order], fontsize=8)
+    ax.set_yticklabels(plot_texts(order, 30), fontsize=8)
     ax.set_xlabel(f"largest |share − 1/{before.shape[1]}| over groups")
     shown = f"{len(order)} of {len(before)}" if len(order) < len(before) else f"{len(order)}"
     ax.set_title(
@@ -206,7 +207,7 @@ def plot_comparison(table: pd.DataFrame, *, metrics: Any = None, ax: Any = None)
     else:
         axes = panel_axes(ax, len(chosen))
     y = np.arange(rows)[::-1]
-    methods = [plot_text(m, 24) for m in table.index]
+    methods = plot_texts(table.index, 24)
     for i, (panel, name) in enumerate(zip(axes, chosen, strict=True)):
         values = table[name].to_numpy(dtype=float)
         panel.barh(y, values, color="#4393c3", alpha=0.85)

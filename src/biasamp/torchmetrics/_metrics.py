@@ -31,7 +31,7 @@ import pandas as pd
 import torch
 from torchmetrics import Metric
 
-from biasamp.counts._count_table import JOINT_KEYS, CountTable
+from biasamp.counts._count_table import JOINT_KEYS, CountTable, RowRecord
 from biasamp.counts._poisson import seed_entropy
 from biasamp.metrics._directional import (
     _check_rules,
@@ -42,7 +42,7 @@ from biasamp.metrics._mals import ERR_MALS_TRAIN, ERR_MARGIN, mals_from_counts
 from biasamp.metrics._splits import count_training_split
 from biasamp.results._base import PairwiseResult
 from biasamp.results._intervals import check_ci
-from biasamp.torchmetrics._tensors import check_threshold, to_numpy_labels
+from biasamp.torchmetrics._tensors import check_threshold, names_to_indices, to_numpy_labels
 
 __all__ = ["DirectionalBiasAmplification", "MALSBiasAmplification"]
 
@@ -56,6 +56,36 @@ ERR_DISTRIBUTED_POSITIONS = (
     "(the position of the batch's first row). Otherwise rows of different processes would "
     "share bootstrap weights."
 )
+
+ERR_POSITIONAL = (
+    "{metric}.update takes keyword arguments only, for example "
+    "update({example}); got {count} positional argument(s)."
+)
+ERR_NO_ROWS_COUNTED = (
+    "{metric}.compute: no rows were counted (on any process); call update(...) with a batch "
+    "before compute()."
+)
+ERR_MERGE_SETTINGS = (
+    "{metric}.merge_state: the metrics differ in {what} ({a!r} here, {b!r} incoming); only "
+    "metrics with the same {what} can be merged."
+)
+ERR_MERGE_LABELS = (
+    "{metric}.merge_state: the {kind} names differ ({a!r} here, {b!r} incoming){why}; merge "
+    "metrics over the same labels."
+)
+ERR_MERGE_SHAPE = (
+    "{metric}.merge_state: the incoming state {name!r} has shape {got}, expected {expected}."
+)
+ERR_SYNC_SETTINGS = (
+    "{metric}: the processes differ in {what} ({values}); give every process the same {what}."
+)
+ERR_SYNC_LABELS = (
+    "{metric}: the processes' {kind} names differ ({values}){why}; give every process the "
+    "same label names."
+)
+#: Why label names that differ could not be matched (appended to the messages above).
+WHY_NOT_PERMUTATION = " and are not the same names in another order"
+WHY_NOT_REORDERED = " (this metric's list states cannot be reordered by name)"
 
 
 def _check_num(value: Any, arg: str) -> int:
@@ -132,6 +162,9 @@ class _StreamingMetric(Metric):
         self.num_tasks = _check_num(num_tasks, "num_tasks")
         self.group_names = _names(group_names, self.num_groups, "group_names", "num_groups")
         self.task_names = _names(task_names, self.num_tasks, "task_names", "num_tasks")
+        # names given at construction: update() maps label names in a batch to indices
+        self._group_names_given = None if group_names is None else self.group_names
+        self._task_names_given = None if task_names is None else self.task_names
         if not isinstance(soft, (bool, np.bool_)):
             raise ValueError(ERR_SOFT.format(got=soft))
         self.soft = bool(soft)
@@ -148,7 +181,10 @@ class _StreamingMetric(Metric):
             random_state=entropy,
         )
         self.n_boot = self._template.n_boot
+        self._entropy = entropy
         self._next_row = 0
+        # this process's stream positions, once they matter (see RowRecord)
+        self._rows: RowRecord | None = None
         self._in_forward = False
 
     def _prefixes(self) -> list[str]:
@@ -168,12 +204,20 @@ class _StreamingMetric(Metric):
         for role in self._roles:
             if given[role] is None:
                 raise ValueError(ERR_NEEDS_INPUT.format(metric=type(self).__name__, role=role))
-            arrays[role] = to_numpy_labels(
+            kind = "group" if role.startswith("groups") else "task"
+            labels = names_to_indices(
                 given[role],
                 arg=role,
-                k=self.num_groups if role.startswith("groups") else self.num_tasks,
+                names=getattr(self, f"_{kind}_names_given"),
+                kind=kind,
+            )
+            arrays[role] = to_numpy_labels(
+                labels,
+                arg=role,
+                k=self.num_groups if kind == "group" else self.num_tasks,
                 prediction=role.endswith("_pred"),
                 threshold=self.threshold,
+                soft=self.soft,
             )
         index = None if row_index is None else np.asarray(_as_numpy(row_index))
         if self.n_boot is not None and row_offset is None and index is None:
@@ -188,8 +232,165 @@ class _StreamingMetric(Metric):
             row_offset=row_offset,
             row_index=index,
         )
+        if index is not None:
+            positions = index.astype(np.int64, copy=False)
+            arg = "row_index"
+        elif row_offset is not None or self._rows is not None:
+            start = self._next_row if row_offset is None else int(row_offset)
+            positions = np.arange(start, start + chunk.n_rows, dtype=np.int64)
+            arg = "row_offset"
+        else:
+            positions, arg = None, ""
+        if positions is not None:  # each position once, across this process's batches
+            if self._rows is None:  # the batches before had the positions 0 .. next_row - 1
+                self._rows = RowRecord.prefix(self._next_row)
+            self._rows.add(positions, arg=arg)
         self._next_row = max(self._next_row, int(chunk.next_row))
         return chunk
+
+    # -------------------------------------------------- merging and syncing by name
+    #: Whether the states can be reordered to another order of the label names.
+    _reorderable = False
+
+    def _positional(self, args: tuple[Any, ...]) -> None:
+        if args:
+            example = ", ".join(f"{role}=..." for role in self._roles)
+            raise TypeError(
+                ERR_POSITIONAL.format(metric=type(self).__name__, example=example, count=len(args))
+            )
+
+    def _settings(self) -> dict[str, Any]:
+        """What two metrics (or processes) must share to add their states."""
+        return {
+            "class": type(self).__name__,
+            "roles": tuple(self._roles),
+            "num_groups": self.num_groups,
+            "num_tasks": self.num_tasks,
+            "n_boot": self.n_boot,
+            "random_state": self._entropy,
+        }
+
+    def _label_names(self) -> dict[str, tuple[Any, ...]]:
+        return {"group": tuple(self.group_names), "task": tuple(self.task_names)}
+
+    def _reorder(
+        self,
+        states: dict[str, Any],
+        source: dict[str, tuple[Any, ...]],
+        target: dict[str, tuple[Any, ...]],
+    ) -> dict[str, Any]:  # pragma: no cover - overridden where _reorderable
+        raise NotImplementedError
+
+    def _matching(self, theirs: dict[str, tuple[Any, ...]]) -> tuple[str, str] | None:
+        """``None`` when ``theirs`` are this metric's names, or in another order it can
+        reorder; else ``(kind, why)`` of the first kind of names that cannot be matched."""
+        for kind, names in self._label_names().items():
+            if theirs[kind] == names:
+                continue
+            if sorted(map(repr, theirs[kind])) != sorted(map(repr, names)) or len(
+                set(theirs[kind])
+            ) != len(names):
+                return kind, WHY_NOT_PERMUTATION
+            if not self._reorderable:
+                return kind, WHY_NOT_REORDERED
+        return None
+
+    def merge_state(self, incoming_state: Any) -> None:
+        """Add another metric's states (or a dict of states) to this one's.
+
+        A metric must have the same class, roles, ``num_groups``, ``num_tasks``,
+        ``n_boot`` and ``random_state``; its label names may come in another order
+        (the counts are matched by name), but must be the same names. A dict of
+        states must have this metric's state names and shapes (in this metric's
+        label order).
+        """
+        metric = type(self).__name__
+        if isinstance(incoming_state, _StreamingMetric):
+            mine, theirs = self._settings(), incoming_state._settings()
+            for what in mine:
+                if mine[what] != theirs[what]:
+                    raise ValueError(
+                        ERR_MERGE_SETTINGS.format(
+                            metric=metric, what=what, a=mine[what], b=theirs[what]
+                        )
+                    )
+            names = incoming_state._label_names()
+            problem = self._matching(names)
+            if problem is not None:
+                kind, why = problem
+                raise ValueError(
+                    ERR_MERGE_LABELS.format(
+                        metric=metric,
+                        kind=kind,
+                        a=list(self._label_names()[kind]),
+                        b=list(names[kind]),
+                        why=why,
+                    )
+                )
+            if self._rows is not None and incoming_state._rows is not None:
+                self._rows = self._rows.union(incoming_state._rows)  # refuses shared rows
+            state = dict(incoming_state.metric_state)
+            if names != self._label_names():
+                state = self._reorder(state, names, self._label_names())
+            super().merge_state(state)
+            return
+        if isinstance(incoming_state, dict):
+            for name, value in incoming_state.items():
+                own = self._defaults.get(name)
+                if isinstance(own, torch.Tensor) and isinstance(value, torch.Tensor):
+                    if tuple(value.shape) != tuple(own.shape):
+                        raise ValueError(
+                            ERR_MERGE_SHAPE.format(
+                                metric=metric,
+                                name=name,
+                                got=tuple(value.shape),
+                                expected=tuple(own.shape),
+                            )
+                        )
+        super().merge_state(incoming_state)
+
+    def _sync_dist(self, dist_sync_fn: Any = None, process_group: Any = None) -> None:
+        """Check that every process has the same settings and label names (reordering
+        this process's states to the first process's label order when they come in another
+        order), then sum the states as torchmetrics does."""
+        kwargs: dict[str, Any] = {"process_group": process_group}
+        if dist_sync_fn is not None:
+            kwargs["dist_sync_fn"] = dist_sync_fn
+        if not (torch.distributed.is_available() and torch.distributed.is_initialized()):
+            super()._sync_dist(**kwargs)
+            return
+        group = process_group or self.process_group
+        mine = (self._settings(), self._label_names())
+        gathered: list[Any] = [None] * torch.distributed.get_world_size(group)
+        torch.distributed.all_gather_object(gathered, mine, group=group)
+        metric = type(self).__name__
+        for what in mine[0]:  # every process sees the same list, so all raise together
+            values = [settings[what] for settings, _ in gathered]
+            if any(v != values[0] for v in values):
+                shown = ", ".join(f"rank {r}: {v!r}" for r, v in enumerate(values))
+                raise ValueError(ERR_SYNC_SETTINGS.format(metric=metric, what=what, values=shown))
+        reference = gathered[0][1]
+        for _, names in gathered:  # each process compares every process's names with its own
+            problem = self._matching(names)
+            if problem is not None:
+                kind, why = problem
+                shown = ", ".join(
+                    f"rank {r}: {list(n[kind])!r}" for r, (_, n) in enumerate(gathered)
+                )
+                raise ValueError(
+                    ERR_SYNC_LABELS.format(metric=metric, kind=kind, values=shown, why=why)
+                )
+        own = self._label_names()
+        if own == reference:
+            super()._sync_dist(**kwargs)
+            return
+        states = {name: getattr(self, name) for name in self._defaults}
+        for name, value in self._reorder(states, own, reference).items():
+            setattr(self, name, value)
+        super()._sync_dist(**kwargs)  # the sums, in the first process's label order
+        states = {name: getattr(self, name) for name in self._defaults}
+        for name, value in self._reorder(states, reference, own).items():
+            setattr(self, name, value)
 
     def _tensor(self, name: str) -> torch.Tensor:
         """The state tensor ``name``."""
@@ -231,12 +432,38 @@ class _StreamingMetric(Metric):
         super().reset()
         if not getattr(self, "_in_forward", False):  # forward resets to count one batch
             self._next_row = 0
+            self._rows = None
 
 
 class _CountTableMetric(_StreamingMetric):
     """A torchmetrics ``Metric`` whose state is a :class:`~biasamp.CountTable`."""
 
     _metric_name = "count table metric"
+    _reorderable = True
+
+    def _reorder(
+        self,
+        states: dict[str, Any],
+        source: dict[str, tuple[Any, ...]],
+        target: dict[str, tuple[Any, ...]],
+    ) -> dict[str, Any]:
+        """``states`` whose label axes follow ``source`` names, reordered to ``target``."""
+        order = {
+            kind: torch.as_tensor([source[kind].index(n) for n in target[kind]], dtype=torch.long)
+            for kind in ("group", "task")
+        }
+        out = {}
+        for name, value in states.items():
+            base = name.removeprefix("rep_")
+            if base.startswith("totals_groups"):
+                value = value.index_select(-1, order["group"].to(value.device))
+            elif base.startswith("totals_tasks"):
+                value = value.index_select(-1, order["task"].to(value.device))
+            elif base.startswith("joint_"):
+                value = value.index_select(-2, order["group"].to(value.device))
+                value = value.index_select(-1, order["task"].to(value.device))
+            out[name] = value
+        return out
 
     def __init__(
         self,
@@ -311,7 +538,7 @@ class _CountTableMetric(_StreamingMetric):
     # ------------------------------------------------------------------ update
     def update(
         self,
-        *,
+        *args: Any,
         groups: Any = None,
         tasks: Any = None,
         groups_pred: Any = None,
@@ -320,13 +547,14 @@ class _CountTableMetric(_StreamingMetric):
         row_offset: int | None = None,
         row_index: Any = None,
     ) -> None:
-        """Count one batch of rows.
+        """Count one batch of rows (keyword arguments only).
 
         Parameters
         ----------
         groups, groups_pred : Tensor of shape (n,) or (n, num_groups)
             Class indices, multi-hot 0/1, or (predictions) scores with
-            ``threshold`` / probabilities with ``soft``. Roles the metric does
+            ``threshold`` / probabilities with ``soft``; with ``group_names``
+            also a 1-D list or array of those names. Roles the metric does
             not use are ignored (so one ``MetricCollection`` call can feed
             several metrics).
         tasks, tasks_pred : Tensor of shape (n,) or (n, num_tasks)
@@ -339,7 +567,18 @@ class _CountTableMetric(_StreamingMetric):
         row_index : Tensor of int of shape (n,), optional
             Global position of every row (for example the dataset indices of
             a shuffled or distributed sampler).
+
+        Raises
+        ------
+        TypeError
+            For positional arguments (roles are keywords).
+        ValueError
+            For a position this metric counted before (an overlapping
+            ``row_offset``, a repeated ``row_index``), a label name not in
+            ``group_names`` / ``task_names``, or scores without ``threshold=``
+            or ``soft=True``.
         """
+        self._positional(args)
         given = {
             "groups": groups,
             "tasks": tasks,
@@ -382,6 +621,10 @@ class _CountTableMetric(_StreamingMetric):
             joint={(g, t): get(f"joint_{g}__{t}") for g, t in self._joint_keys},
             n_rows=int(self._tensor("n_rows").item()),
         )
+
+    def _check_rows(self) -> None:
+        if int(self._tensor("n_rows").item()) == 0:
+            raise ValueError(ERR_NO_ROWS_COUNTED.format(metric=type(self).__name__))
 
     def count_table(self) -> CountTable:
         """The counts of this process's rows so far as a :class:`~biasamp.CountTable`.
@@ -523,6 +766,7 @@ class DirectionalBiasAmplification(_CountTableMetric):
         self.empty = empty
 
     def _result(self) -> PairwiseResult:
+        self._check_rows()
         return directional_from_counts(
             self.count_table(),
             direction=self.direction,
@@ -617,4 +861,5 @@ class MALSBiasAmplification(_CountTableMetric):
 
     def _result(self) -> PairwiseResult:
         assert self._train is not None
+        self._check_rows()
         return mals_from_counts(self._train, self.count_table(), margin=self.margin, ci=self.ci)

@@ -231,7 +231,7 @@ class MultiAttributeBiasAmplification(_StreamingMetric):
     # ------------------------------------------------------------------ update
     def update(
         self,
-        *,
+        *args: Any,
         groups: Any = None,
         tasks: Any = None,
         groups_pred: Any = None,
@@ -240,7 +240,7 @@ class MultiAttributeBiasAmplification(_StreamingMetric):
         row_offset: int | None = None,
         row_index: Any = None,
     ) -> None:
-        """Count one batch of evaluation rows.
+        """Count one batch of evaluation rows (keyword arguments only).
 
         Parameters
         ----------
@@ -260,6 +260,7 @@ class MultiAttributeBiasAmplification(_StreamingMetric):
             Global position of every row (for example the dataset indices of
             a shuffled or distributed sampler).
         """
+        self._positional(args)
         given = {
             "groups": groups,
             "tasks": tasks,

@@ -1,0 +1,255 @@
+"""The fixed cost of one call at the size of real audits: the bundled COCO labels.
+
+Run: ``python benchmarks/bench_small_inputs.py [--repeat 200]``. Prints a markdown
+table of per-call times (the median of ``--repeat`` calls, after a warm-up), all
+measured in one process so that the ratios can be read on a shared machine.
+
+Workload: COCO 2014 gender and objects, bundled with biasamp: the test split
+(5,473 images x 79 objects) is the evaluation split, the val split the training
+split; the predictions are the labels with 10% of the entries flipped
+(``random_state=0``), so every metric has a non-trivial value.
+
+Compared, for each call:
+
+* **biasamp** with numpy inputs, and with pandas inputs (a Series of group names
+  and a DataFrame of 0/1 object columns, as users hold the bundled data);
+* **expert numpy**: what an expert writes without validation: one-hot float32
+  matrices and float32 matmuls for the counts (exact below 2^24), then the
+  metric's formula on the count arrays. Its values are asserted equal to
+  biasamp's;
+* **peer**: the ``DBA`` class of the ``bias-amplification`` package (kerner-lab,
+  dense torch tensors), for A->T without a training split, when installed
+  (``pip install bias-amplification==0.2.1``; it needs torch). Its value is printed
+  beside biasamp's, not asserted equal: the peer's ``computeTgivenA`` divides each
+  (group, task) count by the group's total task count, sum_t C(a, t), where the
+  paper's P(T_t = 1 | A_a = 1) divides by the group's row count C(a). On
+  multi-label tasks the two differ, so only the time is comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import biasamp
+from biasamp.datasets import load_coco_gender
+
+
+def median_time(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    """The median wall time of ``repeat`` calls of ``fn`` (after one warm-up) and its output."""
+    out = fn()
+    times = np.empty(repeat)
+    for i in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        times[i] = time.perf_counter() - start
+    return float(np.median(times)), out
+
+
+def load(seed: int = 0) -> dict[str, Any]:
+    train, test = load_coco_gender("val"), load_coco_gender("test")
+    objects = [c for c in test.columns if c not in ("image_id", "gender")]
+    rng = np.random.default_rng(seed)
+    tasks = test[objects].to_numpy(np.int8)
+    flip = rng.random(tasks.shape) < 0.1
+    tasks_pred = np.where(flip, 1 - tasks, tasks).astype(np.int8)
+    groups = test["gender"].to_numpy(str)
+    groups_pred = np.where(
+        rng.random(groups.size) < 0.1, np.where(groups == "man", "woman", "man"), groups
+    )
+    return {
+        "objects": objects,
+        "groups": groups,
+        "groups_pred": groups_pred,
+        "tasks": tasks,
+        "tasks_pred": tasks_pred,
+        "groups_train": train["gender"].to_numpy(str),
+        "tasks_train": train[objects].to_numpy(np.int8),
+        "pandas": {
+            "groups": test["gender"],
+            "groups_pred": test["gender"]
+            .set_axis(test.index)
+            .where(groups_pred == groups, np.where(groups == "man", "woman", "man")),
+            "tasks": test[objects],
+            "tasks_pred": test[objects]
+            .set_axis(test.index)
+            .copy()
+            .pipe(lambda f: f.where(~flip, 1 - f)),
+            "groups_train": train["gender"],
+            "tasks_train": train[objects],
+        },
+    }
+
+
+# ------------------------------------------------------------------------ expert numpy
+def one_hot(labels: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    return (labels[:, None] == classes[None, :]).astype(np.float32)
+
+
+def sign_term(gt: np.ndarray, tt: np.ndarray) -> np.ndarray:
+    """y_at = sign(P(a,t) - P(a)P(t)), compared exactly on counts (ties give 0)."""
+    joint = (gt.T @ tt).astype(np.float64) * gt.shape[0]
+    return np.sign(joint - np.outer(gt.sum(0), tt.sum(0)).astype(np.float64))
+
+
+def expert_a_to_t(d: dict[str, Any], *, train: bool) -> float:
+    classes = np.array(["man", "woman"])
+    g = one_hot(d["groups"], classes)
+    t, tp = d["tasks"].astype(np.float32), d["tasks_pred"].astype(np.float32)
+    if train:
+        gt, tt = one_hot(d["groups_train"], classes), d["tasks_train"].astype(np.float32)
+    else:
+        gt, tt = g, t
+    y = sign_term(gt, tt)
+    n_g = g.sum(0)[:, None]
+    delta = (g.T @ tp) / n_g - (g.T @ t) / n_g
+    return float((y * delta).mean())
+
+
+def expert_t_to_a(d: dict[str, Any]) -> float:
+    classes = np.array(["man", "woman"])
+    g, gp = one_hot(d["groups"], classes), one_hot(d["groups_pred"], classes)
+    t = d["tasks"].astype(np.float32)
+    gt, tt = one_hot(d["groups_train"], classes), d["tasks_train"].astype(np.float32)
+    y = sign_term(gt, tt)
+    n_t = t.sum(0)[None, :]
+    keep = n_t[0] > 0
+    delta = ((gp.T @ t) - (g.T @ t))[:, keep] / n_t[:, keep]
+    return float((y[:, keep] * delta).mean())
+
+
+def expert_mals(d: dict[str, Any]) -> float:
+    classes = np.array(["man", "woman"])
+    gt, tt = one_hot(d["groups_train"], classes), d["tasks_train"].astype(np.float32)
+    g, tp = one_hot(d["groups"], classes), d["tasks_pred"].astype(np.float32)
+    b_train = (gt.T @ tt) / tt.sum(0)
+    b_pred = (g.T @ tp) / tp.sum(0)
+    biased = b_train > 1 / classes.size
+    return float((b_pred - b_train)[biased].sum() / tt.shape[1])
+
+
+def peer_dba(d: dict[str, Any]) -> Callable[[], float] | None:
+    try:
+        import torch
+        from bias_amplification.metrics import DBA  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    a = torch.tensor(one_hot(d["groups"], np.array(["man", "woman"])))
+    t, tp = (
+        torch.tensor(d["tasks"], dtype=torch.float32),
+        torch.tensor(d["tasks_pred"], dtype=torch.float32),
+    )
+    metric = DBA()
+    return lambda: float(metric.computeBiasAmp(a, t, tp)[0])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=200)
+    args = parser.parse_args()
+    d = load()
+    p = d["pandas"]
+    numpy_args = {k: d[k] for k in ("groups", "tasks", "tasks_pred", "groups_train", "tasks_train")}
+    rows = []
+    peer_values: list[tuple[str, float, float]] = []
+
+    def row(
+        name: str,
+        ours: Callable[[], Any],
+        ours_pd: Callable[[], Any] | None,
+        expert: Callable[[], float] | None,
+        peer: Callable[[], float] | None,
+    ) -> None:
+        t_ours, value = median_time(ours, args.repeat)
+        t_pd = median_time(ours_pd, args.repeat)[0] if ours_pd else np.nan
+        t_exp, v_exp = median_time(expert, args.repeat) if expert else (np.nan, None)
+        t_peer, v_peer = median_time(peer, args.repeat) if peer else (np.nan, None)
+        if v_exp is not None:
+            assert np.isclose(float(value), v_exp, rtol=1e-5, atol=1e-7), (
+                name,
+                float(value),
+                v_exp,
+            )
+        if v_peer is not None:
+            peer_values.append((name, float(value), v_peer))
+        rows.append((name, t_ours, t_pd, t_exp, t_peer))
+
+    row(
+        "directional A->T, training split",
+        lambda: biasamp.directional(direction="A->T", **numpy_args),
+        lambda: biasamp.directional(
+            direction="A->T",
+            groups=p["groups"],
+            tasks=p["tasks"],
+            tasks_pred=p["tasks_pred"],
+            groups_train=p["groups_train"],
+            tasks_train=p["tasks_train"],
+        ),
+        lambda: expert_a_to_t(d, train=True),
+        None,
+    )
+    row(
+        "directional T->A, training split",
+        lambda: biasamp.directional(
+            direction="T->A",
+            groups=d["groups"],
+            tasks=d["tasks"],
+            groups_pred=d["groups_pred"],
+            groups_train=d["groups_train"],
+            tasks_train=d["tasks_train"],
+        ),
+        None,
+        lambda: expert_t_to_a(d),
+        None,
+    )
+    row(
+        "directional A->T, no training split",
+        lambda: biasamp.directional(
+            direction="A->T", groups=d["groups"], tasks=d["tasks"], tasks_pred=d["tasks_pred"]
+        ),
+        None,
+        lambda: expert_a_to_t(d, train=False),
+        peer_dba(d),
+    )
+    row(
+        "mals",
+        lambda: biasamp.mals(
+            groups_train=d["groups_train"],
+            tasks_train=d["tasks_train"],
+            groups_pred=d["groups"],
+            tasks_pred=d["tasks_pred"],
+        ),
+        lambda: biasamp.mals(
+            groups_train=p["groups_train"],
+            tasks_train=p["tasks_train"],
+            groups_pred=p["groups"],
+            tasks_pred=p["tasks_pred"],
+        ),
+        lambda: expert_mals(d),
+        None,
+    )
+    print(
+        f"COCO test {d['tasks'].shape[0]:,} x {d['tasks'].shape[1]} (train {d['tasks_train'].shape[0]:,}), "
+        f"median of {args.repeat} calls, ms\n"
+    )
+    print(
+        "| call | biasamp, numpy | biasamp, pandas | expert numpy | peer DBA | biasamp / expert | pandas / numpy |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    fmt = lambda x: "-" if np.isnan(x) else f"{1e3 * x:.2f}"  # noqa: E731
+    for name, t_ours, t_pd, t_exp, t_peer in rows:
+        ratio = "-" if np.isnan(t_exp) else f"{t_ours / t_exp:.1f}x"
+        pd_ratio = "-" if np.isnan(t_pd) else f"{t_pd / t_ours:.2f}x"
+        print(
+            f"| {name} | {fmt(t_ours)} | {fmt(t_pd)} | {fmt(t_exp)} | {fmt(t_peer)} | {ratio} | {pd_ratio} |"
+        )
+    for name, ours, peer in peer_values:
+        print(f"\n{name}: biasamp {ours:.6f}, peer DBA {peer:.6f} (P(T|A) normalised over tasks)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""``biasamp captions``: bias amplification of captioning models, side by side."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from biasamp.output._targets import check_outputs
+from biasamp.report import write_report
+from biasamp.results._base import _json_safe
+from biasamp.text import caption_bias_table
+from biasamp.text._caption_bias import EXCLUDE_CHOICES, METRICS
+
+from .arguments import EXIT_CODES, column_list, console_for
+from .json_output import write_json
+
+__all__ = ["add_parser", "run"]
+
+ERR_COLUMNS = "{path}: no column(s) {missing} (columns: {columns})."
+
+HELP = """Measure captioning models on their captions, side by side.
+
+DATA holds one row per image: the image's group (--group), its 0/1 task columns
+(--task-cols; default every other numeric column but --id) and
+one caption column per model (--caption-cols). Each caption is read into a
+predicted group (gendered words) and predicted tasks (object mentions), and
+directional T->A, A->T and BiasAmp_MALS are computed against the image labels.
+Captions that name no group (or two) are left out of T->A and MALS; the table
+says how many. Signs and MALS training bias come from --train, else from DATA.
+
+Examples:
+  biasamp captions captions.csv --group gender --id image_id \\
+      --caption-cols baseline_ft,equalizer --n-boot 500 --seed 0 --json out.json
+  biasamp captions captions.parquet --group gender --caption-cols model_a \\
+      --task-cols dog,skis --train train.csv --html report.html
+"""
+
+
+def _read(path: str) -> pd.DataFrame:
+    suffixes = Path(path).suffixes
+    if ".parquet" in suffixes:
+        return pd.read_parquet(path)
+    return pd.read_csv(path, sep="\t" if ".tsv" in suffixes else ",")
+
+
+def _is_numeric(column: pd.Series) -> bool:
+    return bool(pd.api.types.is_numeric_dtype(column))
+
+
+def _columns(frame: pd.DataFrame, wanted: list[str], path: str) -> None:
+    missing = [c for c in wanted if c not in frame.columns]
+    if missing:
+        raise ValueError(ERR_COLUMNS.format(path=path, missing=missing, columns=list(frame)[:20]))
+
+
+def run(args: argparse.Namespace) -> int:
+    given = [(k, f"--{k}", getattr(args, k)) for k in ("json", "html") if getattr(args, k)]
+    checked = check_outputs(
+        [(option, path) for _, option, path in given],
+        inputs=[("DATA", args.data), ("--train", args.train)],
+    )  # before any work
+    targets = dict(zip([k for k, _, _ in given], checked, strict=True))
+    data = _read(args.data)
+    captions = list(args.caption_cols)
+    skip = {args.group, *captions, *(args.id or ())}
+    tasks = list(args.task_cols or [c for c in data if c not in skip and _is_numeric(data[c])])
+    _columns(data, [args.group, *captions, *tasks], args.data)
+    train: dict[str, Any] = {}
+    if args.train:
+        frame = _read(args.train)
+        _columns(frame, [args.group, *tasks], args.train)
+        train = {"groups_train": frame[args.group].to_numpy(), "tasks_train": frame[tasks]}
+    table, results = caption_bias_table(
+        data[captions], groups=data[args.group].to_numpy(), tasks=data[tasks], **train,
+        metrics=args.metric or METRICS, mask=args.mask, exclude_no_group=args.exclude_no_group,
+        n_boot=args.n_boot, random_state=args.seed,
+    )  # fmt: skip
+    console_for(targets).print(
+        table.round(4).to_string(index=False), highlight=False, soft_wrap=True
+    )
+    if "json" in targets:
+        document = {
+            "schema": "biasamp-captions",
+            "data": args.data,
+            "table": table.to_dict(orient="records"),
+            "models": {name: res.to_dict() for name, res in results.items()},
+        }
+        write_json(targets["json"], _json_safe(document))
+    if "html" in targets:
+        settings = {"data": args.data, "caption columns": ", ".join(captions)}
+        for row in table.itertuples(index=False):
+            settings[f"{row.model}: captions with one group / none / two"] = (
+                f"{row.one_group} / {row.no_group} / {row.conflict}"
+            )
+            settings[f"{row.model}: gender accuracy"] = f"{row.group_accuracy:.4f}"
+        write_report(
+            targets["html"].path,
+            results={f"{m} {k}": r for m, res in results.items() for k, r in res.results.items()},
+            settings=settings, title="biasamp captions report",
+        )  # fmt: skip
+    return 0
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "captions",
+        help="bias amplification of captioning models, read from their captions",
+        description=HELP,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("data", metavar="DATA", help="CSV, TSV or Parquet file, one row per image")
+    parser.add_argument("--caption-cols", type=column_list, required=True, help="model columns")
+    parser.add_argument("--group", required=True, help="column of the image's group")
+    parser.add_argument("--task-cols", type=column_list, help="0/1 task columns")
+    parser.add_argument("--id", type=column_list, help="id column(s), not tasks")
+    parser.add_argument("--train", help="training labels (group and task columns)")
+    parser.add_argument("--metric", action="append", choices=METRICS, help="repeatable")
+    parser.add_argument("--mask", action="store_true", help="drop group words before objects")
+    parser.add_argument("--exclude-no-group", choices=EXCLUDE_CHOICES, default="group-side")
+    parser.add_argument("--n-boot", type=int, help="bootstrap replicates for intervals")
+    parser.add_argument("--seed", type=int, help="bootstrap seed")
+    parser.add_argument("--json", help="write the results as JSON ('-': standard output)")
+    parser.add_argument("--html", help="write the HTML report")
+    parser.set_defaults(run=run)

@@ -1,0 +1,258 @@
+"""What the shipped Hugging Face ``evaluate`` modules compute, without ``evaluate``.
+
+Each module (``modules/<name>/<name>.py``) is a thin ``evaluate.Metric`` that hands
+its columns to one function here, so the numbers are biasamp's and can be tested
+without ``evaluate`` installed.
+
+Inputs follow the hub module ``angelina-wang/directional_bias_amplification``:
+``predictions`` and ``references`` are (n, |T|) 0/1 task indicators, ``attributes``
+(n, |A|) 0/1 group indicators; ``disagg_bias_amplification`` is the (|A|, |T|)
+matrix of ``y_at * delta_at`` (NaN for a pair whose group has no row).
+
+``mode="hub"`` reproduces the hub module's definition: A->T only, the sign
+``y_at`` from the evaluation references with every row counted (``train_rows="all"``).
+Where its values can differ from the hub module's, and why:
+
+* exact ties: biasamp compares integer counts, so ``P(a, t) = P(a) P(t)`` gives
+  ``y_at = 0``; the hub module's float ``np.sign`` of a difference of rounded
+  quotients can give +1 or -1 there;
+* nothing else: on the same arrays the values agree to rounding
+  (``tests/hf_evaluate``).
+
+``mode="biasamp"`` (the default) is :func:`biasamp.directional`'s definition: the
+sign from the training split when ``train_references`` / ``train_attributes`` are
+given (Wang & Russakovsky, section 3), else from the evaluation references; the
+rows counted are those with a group or a task (the reference code's
+``"labelled"`` rule, ``docs/metrics/directional.md``); both directions (T->A takes
+the predicted *attributes* as ``predictions``); an interval with ``n_boot``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from biasamp.metrics._directional import directional
+from biasamp.metrics._mals import mals
+from biasamp.metrics._multi_attribute import multi_directional
+
+__all__ = ["directional_outputs", "mals_outputs", "multi_attribute_outputs"]
+
+ERR_MODE = "mode: expected 'biasamp' or 'hub', got {got!r}."
+ERR_HUB_DIRECTION = "mode='hub': the hub module computes A->T only, got direction {got!r}."
+ERR_TRAIN_PAIR = "train_references, train_attributes: give both or neither."
+
+
+def _array(values: Any) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64)
+
+
+def _matrix(result: Any, n_groups: int, n_tasks: int) -> list[list[float | None]]:
+    """The (|A|, |T|) matrix of ``y * delta`` from ``by_pair`` (NaN where empty)."""
+    frame = result.by_pair
+    out = np.full((n_groups, n_tasks), np.nan)
+    out[frame["group"].to_numpy(dtype=np.int64), frame["task"].to_numpy(dtype=np.int64)] = frame[
+        "y"
+    ].to_numpy(dtype=np.float64) * frame["delta"].to_numpy(dtype=np.float64)
+    return (out + 0.0).tolist()  # + 0.0: no -0.0 where delta is 0 and y is -1
+
+
+def _interval(result: Any) -> dict[str, Any]:
+    if result.ci is None:
+        return {}
+    return {"ci_low": float(result.ci[0]), "ci_high": float(result.ci[1])}
+
+
+def _train(train_references: Any, train_attributes: Any) -> dict[str, Any]:
+    if (train_references is None) != (train_attributes is None):
+        raise ValueError(ERR_TRAIN_PAIR)
+    if train_references is None:
+        return {}
+    return {"tasks_train": _array(train_references), "groups_train": _array(train_attributes)}
+
+
+def _directional_run(
+    metric: Any,
+    direction: str,
+    predictions: Any,
+    refs: np.ndarray,
+    attrs: np.ndarray,
+    train: dict[str, Any],
+    **options: Any,
+) -> Any:
+    """``metric`` (directional or multi_directional) with ``predictions`` in the role the
+    direction reads: predicted tasks for A->T, predicted attributes for T->A."""
+    role = "tasks_pred" if direction == "A->T" else "groups_pred"
+    return metric(
+        direction=direction,
+        groups=attrs,
+        tasks=refs,
+        **{role: _array(predictions)},
+        **train,
+        **options,
+    )
+
+
+def directional_outputs(
+    predictions: Any,
+    references: Any,
+    attributes: Any,
+    *,
+    direction: str = "A->T",
+    mode: str = "biasamp",
+    train_references: Any = None,
+    train_attributes: Any = None,
+    n_boot: int | None = None,
+    random_state: Any = None,
+) -> dict[str, Any]:
+    """Directional bias amplification as the ``evaluate`` module returns it.
+
+    Parameters
+    ----------
+    predictions : array-like of shape (n, |T|), or (n, |A|) for ``"T->A"``
+        Predicted task indicators (A->T) or predicted attribute indicators (T->A).
+    references : array-like of shape (n, |T|)
+    attributes : array-like of shape (n, |A|)
+    direction : {"A->T", "T->A"}, default "A->T"
+    mode : {"biasamp", "hub"}, default "biasamp"
+        See the module docs.
+    train_references, train_attributes : array-like, optional
+        The training split's task and attribute indicators (mode "biasamp").
+    n_boot, random_state
+        A bootstrap interval (mode "biasamp"), as :func:`biasamp.directional`.
+
+    Returns
+    -------
+    dict
+        ``bias_amplification`` (float) and ``disagg_bias_amplification``
+        ((|A|, |T|) nested lists); mode "biasamp" adds ``direction`` and, with
+        ``n_boot``, ``ci_low`` / ``ci_high``.
+
+    Examples
+    --------
+    >>> out = directional_outputs([[1, 0], [1, 0], [0, 1]], [[1, 0], [0, 1], [0, 1]],
+    ...                           [[1, 0], [1, 0], [0, 1]], mode="hub")
+    >>> round(out["bias_amplification"], 4), out["disagg_bias_amplification"]
+    (0.25, [[0.5, 0.5], [0.0, 0.0]])
+    """
+    if mode not in ("biasamp", "hub"):
+        raise ValueError(ERR_MODE.format(got=mode))
+    refs, attrs = _array(references), _array(attributes)
+    if mode == "hub":
+        if direction != "A->T":
+            raise ValueError(ERR_HUB_DIRECTION.format(got=direction))
+        result = directional(
+            direction="A->T",
+            groups=attrs,
+            tasks=refs,
+            tasks_pred=_array(predictions),
+            train_rows="all",
+        )
+        return {
+            "bias_amplification": float(result.value),
+            "disagg_bias_amplification": _matrix(result, attrs.shape[1], refs.shape[1]),
+        }
+    result = _directional_run(
+        directional,
+        direction,
+        predictions,
+        refs,
+        attrs,
+        _train(train_references, train_attributes),
+        n_boot=n_boot,
+        random_state=random_state,
+    )
+    return {
+        "bias_amplification": float(result.value),
+        "disagg_bias_amplification": _matrix(result, attrs.shape[1], refs.shape[1]),
+        "direction": direction,
+        **_interval(result),
+    }
+
+
+def mals_outputs(
+    predictions: Any,
+    references: Any,
+    attributes: Any,
+    attribute_predictions: Any,
+    *,
+    margin: float = 0.05,
+    n_boot: int | None = None,
+    random_state: Any = None,
+) -> dict[str, Any]:
+    """BiasAmp_MALS (Zhao et al. 2017): ``references`` / ``attributes`` are the side whose
+    bias is amplified (the training labels), ``predictions`` / ``attribute_predictions``
+    the model's.
+
+    Returns
+    -------
+    dict
+        ``bias_amplification``, ``violations`` (pairs outside the margin) and, with
+        ``n_boot``, ``ci_low`` / ``ci_high``.
+
+    Examples
+    --------
+    >>> out = mals_outputs([[1, 0], [1, 0], [1, 0]], [[1, 0], [1, 0], [0, 1]],
+    ...                    [[1, 0], [0, 1], [1, 0]], [[1, 0], [1, 0], [0, 1]])
+    >>> round(out["bias_amplification"], 4)
+    0.0
+    """
+    result = mals(
+        groups_train=_array(attributes),
+        tasks_train=_array(references),
+        groups_pred=_array(attribute_predictions),
+        tasks_pred=_array(predictions),
+        margin=margin,
+        n_boot=n_boot,
+        random_state=random_state,
+    )
+    return {
+        "bias_amplification": float(result.value),
+        "violations": int(result.violations),
+        **_interval(result),
+    }
+
+
+def multi_attribute_outputs(
+    predictions: Any,
+    references: Any,
+    attributes: Any,
+    *,
+    direction: str = "A->T",
+    train_references: Any = None,
+    train_attributes: Any = None,
+    n_boot: int | None = None,
+    random_state: Any = None,
+) -> dict[str, Any]:
+    """Multi-attribute directional amplification (Zhao et al. 2023), ``Multi_A->T`` or
+    ``Multi_T->A``, over every combination of the attribute columns; the training
+    split defaults to the references and attributes given.
+
+    Returns
+    -------
+    dict
+        ``bias_amplification``, ``variance`` (over the biased pairs), ``direction``
+        and, with ``n_boot``, ``ci_low`` / ``ci_high``.
+    """
+    refs, attrs = _array(references), _array(attributes)
+    train: dict[str, Any] = _train(train_references, train_attributes) or {
+        "tasks_train": refs,
+        "groups_train": attrs,
+    }
+    result = _directional_run(
+        multi_directional,
+        direction,
+        predictions,
+        refs,
+        attrs,
+        train,
+        n_boot=n_boot,
+        random_state=random_state,
+    )
+    return {
+        "bias_amplification": float(result.value),
+        "variance": float(result.variance),
+        "direction": direction,
+        **_interval(result),
+    }

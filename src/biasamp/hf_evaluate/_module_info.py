@@ -1,0 +1,34 @@
+"""The ``evaluate.MetricInfo`` every shipped module returns (``evaluate`` imported only here,
+when a module is loaded)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["metric_info"]
+
+
+def metric_info(
+    *,
+    description: str,
+    citation: str,
+    inputs_description: str,
+    columns: Sequence[str],
+    reference_url: str,
+) -> Any:
+    """The module's ``MetricInfo``: one ``Sequence(int32)`` feature per column (a row of
+    0/1 indicators)."""
+    import evaluate
+
+    import datasets
+
+    return evaluate.MetricInfo(
+        description=description,
+        citation=citation,
+        inputs_description=inputs_description,
+        features=datasets.Features(
+            {name: datasets.Sequence(datasets.Value("int32")) for name in columns}
+        ),
+        reference_urls=[reference_url],
+    )

@@ -1,0 +1,56 @@
+"""Directional bias amplification (Wang & Russakovsky, 2021) as a Hugging Face ``evaluate``
+module, computed by biasamp: both directions, the sign from a training split, intervals.
+
+Load it offline with ``evaluate.load(biasamp.evaluate_module_path("directional"))``.
+``mode="hub"`` accepts and returns what the hub module
+``angelina-wang/directional_bias_amplification`` does (see
+``biasamp.hf_evaluate._compute`` for where the values can differ, and why).
+"""
+
+import evaluate
+
+from biasamp.hf_evaluate._compute import directional_outputs
+from biasamp.hf_evaluate._module_info import metric_info
+
+_DESCRIPTION = """BiasAmp-> (directional bias amplification): how much a model amplifies
+the correlation between attributes (groups) and tasks, in the direction A->T (does the
+attribute change the task predictions?) or T->A (does the task change the attribute
+predictions?). Computed by biasamp (biasamp.directional)."""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: (n, |T|) 0/1 predicted tasks (A->T), or (n, |A|) 0/1 predicted
+        attributes (T->A).
+    references: (n, |T|) 0/1 ground-truth tasks.
+    attributes: (n, |A|) 0/1 ground-truth attributes.
+    direction: "A->T" (default) or "T->A".
+    mode: "biasamp" (default) or "hub" (the hub module's definition and output keys).
+    train_references, train_attributes: the training split, which fixes the sign.
+    n_boot, random_state: a bootstrap interval.
+Returns:
+    bias_amplification: float.
+    disagg_bias_amplification: (|A|, |T|) y_at * delta_at per pair (NaN: empty group).
+    direction, ci_low, ci_high: mode "biasamp" (the interval with n_boot).
+"""
+
+_CITATION = """@inproceedings{wang2021biasamp,
+  author = {Angelina Wang and Olga Russakovsky},
+  title = {Directional Bias Amplification},
+  booktitle = {International Conference on Machine Learning (ICML)},
+  year = {2021}
+}"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class BiasampDirectional(evaluate.Metric):
+    def _info(self):
+        return metric_info(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            columns=["predictions", "references", "attributes"],
+            reference_url="https://arxiv.org/abs/2102.12594",
+        )
+
+    def _compute(self, predictions, references, attributes, **options):
+        return directional_outputs(predictions, references, attributes, **options)

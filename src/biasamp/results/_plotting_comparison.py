@@ -1,0 +1,134 @@
+"""Figures of :func:`biasamp.compare`: amplification against performance, and over training.
+
+Same conventions as ``_plotting.py``: matplotlib imported lazily, a new
+constrained-layout figure when ``ax`` is None, labels shown safely and kept
+distinct when shortened.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp.results._plotting import ERR_PLOT_KIND, new_axes, plot_text, plot_texts
+
+__all__ = ["plot_model_comparison"]
+
+ERR_X = "x: expected one of the performance columns {known}, got {got!r}."
+ERR_NO_PERFORMANCE = (
+    "kind='scatter': the table has no performance column; give compare(..., performance=...)."
+)
+ERR_METRICS = "metrics: unknown metric {got!r}; known: {known}."
+
+
+def _chosen(table: pd.DataFrame, metrics: Any) -> list[str]:
+    known = list(pd.unique(table["metric"]))
+    if metrics is None:
+        return known
+    chosen = [metrics] if isinstance(metrics, str) else list(metrics)
+    for name in chosen:
+        if name not in known:
+            raise ValueError(ERR_METRICS.format(got=name, known=known))
+    return chosen
+
+
+def _errors(part: pd.DataFrame) -> np.ndarray:
+    value = part["value"].to_numpy(dtype=float)
+    low = part["ci_low"].to_numpy(dtype=float)
+    high = part["ci_high"].to_numpy(dtype=float)
+    return np.nan_to_num(np.clip(np.vstack([value - low, high - value]), 0, None))
+
+
+def plot_model_comparison(
+    table: pd.DataFrame,
+    *,
+    kind: str = "scatter",
+    x: str | None = None,
+    metrics: Any = None,
+    ax: Any = None,
+) -> Any:
+    """Draw a :class:`ModelComparison`.
+
+    Parameters
+    ----------
+    table : ModelComparison
+    kind : {"scatter", "trajectory"}, default "scatter"
+        ``"scatter"``: each metric's value (y, with its interval as a bar) against
+        the performance column ``x``, one colour per metric (legend), each point
+        named by its model. ``"trajectory"``: each metric over ``x`` (a numeric
+        performance column such as ``epoch`` or ``step``; by default the models
+        in their order), its interval as a band.
+    x : str, optional
+        Performance column on the horizontal axis (scatter: default the first).
+    metrics : str or list of str, optional
+        The metrics drawn (default all).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if kind not in ("scatter", "trajectory"):
+        raise ValueError(ERR_PLOT_KIND.format(choices="scatter, trajectory", got=kind))
+    performance = [
+        c
+        for c in table.columns
+        if c not in ("model", "metric", "value", "ci_low", "ci_high", "ci_level", "n")
+    ]
+    if x is not None and x not in performance:
+        raise ValueError(ERR_X.format(known=performance, got=x))
+    chosen = _chosen(table, metrics)
+    models = list(pd.unique(table["model"]))
+    if kind == "scatter":
+        if not performance:
+            raise ValueError(ERR_NO_PERFORMANCE)
+        x = x or performance[0]
+    ax = new_axes(ax, figsize=(6.4, 4.2))
+    names = dict(zip(models, plot_texts(models, 20), strict=True))
+    for metric, label in zip(chosen, plot_texts(chosen, 30), strict=True):
+        part = table[table["metric"] == metric]
+        value = part["value"].to_numpy(dtype=float)
+        if kind == "scatter":
+            assert x is not None
+            pos = part[x].to_numpy(dtype=float)
+            bars = ax.errorbar(
+                pos, value, yerr=_errors(part), fmt="o", capsize=3, markersize=5, label=label
+            )
+            for px, py, model in zip(pos, value, part["model"], strict=True):
+                ax.annotate(
+                    names[model],
+                    (px, py),
+                    xytext=(4, 3),
+                    textcoords="offset points",
+                    fontsize=7,
+                    color=bars.lines[0].get_color(),
+                )
+        else:
+            if x is None:
+                pos = np.array([models.index(m) for m in part["model"]], dtype=float)
+            else:
+                pos = part[x].to_numpy(dtype=float)
+            order = np.argsort(pos, kind="stable")
+            line = ax.plot(pos[order], value[order], marker="o", markersize=4, label=label)[0]
+            low = part["ci_low"].to_numpy(dtype=float)[order]
+            high = part["ci_high"].to_numpy(dtype=float)[order]
+            if np.isfinite(low).any():
+                ax.fill_between(
+                    pos[order], low, high, color=line.get_color(), alpha=0.18, linewidth=0
+                )
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    if kind == "scatter":
+        ax.set_xlabel(plot_text(x, 40))
+        ax.set_title("Bias amplification against performance", fontsize=10)
+    elif x is None:
+        ax.set_xticks(np.arange(len(models)))
+        ax.set_xticklabels(list(names.values()), rotation=45 if len(models) > 6 else 0, fontsize=8)
+        ax.set_title("Bias amplification per model", fontsize=10)
+    else:
+        ax.set_xlabel(plot_text(x, 40))
+        ax.set_title(plot_text(f"Bias amplification over {x}", 60), fontsize=10)
+    ax.set_ylabel("amplification (bars/bands: intervals)")
+    ax.legend(fontsize=7)
+    return ax

@@ -1,0 +1,389 @@
+"""Bias amplification of a captioning model: captions -> predicted labels -> co-occurrence metrics.
+
+A captioning model predicts a group (the gendered word of its caption) and tasks
+(the objects its caption mentions). Reading them with :func:`caption_labels`
+turns the model into the ``groups_pred`` / ``tasks_pred`` that every
+co-occurrence metric takes; the image's own labels are the ground truth. This is
+how Wang & Russakovsky (ICML 2021, captioning section) measure T->A and A->T on
+the captions of Hendricks, Burns et al. (ECCV 2018).
+
+Rows without a group
+--------------------
+A caption that names no group, or two, has no predicted group. Such rows are
+left out of the metrics that read the predicted group (T->A and MALS), as the
+reference parser does; ``n_no_group`` and ``n_conflict`` on the result say how
+many. A->T reads only the true group and the predicted tasks, so by default it
+keeps every row; ``exclude_no_group="all"`` leaves those rows out of A->T too,
+which is what the reference code does (it skips the image before counting
+anything).
+
+Training side
+-------------
+The signs of BiasAmp-> and the training bias of MALS come from
+``groups_train`` / ``tasks_train`` when given, else from the image labels of
+*every* row (``groups``, ``tasks``), so that the reference does not change with
+the rows a model's captions leave out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp.metrics import directional, mals
+from biasamp.results import PairwiseResult
+from biasamp.results._base import _json_safe
+from biasamp.results._persist import SavableResult, register_result
+from biasamp.text._caption_labels import STATUS_CONFLICT, STATUS_NONE, caption_labels
+
+__all__ = ["CaptionBiasResult", "caption_bias_amplification", "caption_bias_table"]
+
+METRICS = ("T->A", "A->T", "MALS")
+EXCLUDE_CHOICES = ("group-side", "all")
+
+ERR_METRICS = "metrics: expected a non-empty subset of {choices}, got {got!r}."
+ERR_EXCLUDE = "exclude_no_group: expected one of {choices}, got {got!r}."
+ERR_TASKS_FRAME = (
+    "tasks: expected a DataFrame of 0/1 task columns (the column names say which "
+    "words to read), got {got}."
+)
+ERR_TASK_WORDS = (
+    "tasks: no words for the column(s) {missing} in task_words (known: {known}); name the "
+    "columns as the lexicon's labels or pass task_words."
+)
+ERR_LENGTH = "{arg}: {got} rows, but captions has {n}."
+ERR_GROUP_LABELS = (
+    "groups: the label(s) {unknown} are not groups of group_words ({known}); the captions "
+    "can only name those."
+)
+ERR_NO_GROUP_ROWS = (
+    "captions: no caption names exactly one group, so {metrics} cannot be computed "
+    "(check group_words)."
+)
+ERR_MODELS = "captions: expected a dict {{model: captions}} or a DataFrame, got {got}."
+
+
+def _metric_list(metrics: Any) -> tuple[str, ...]:
+    chosen = (metrics,) if isinstance(metrics, str) else tuple(metrics)
+    if not chosen or any(m not in METRICS for m in chosen):
+        raise ValueError(ERR_METRICS.format(choices=METRICS, got=metrics))
+    return chosen
+
+
+@register_result(
+    "caption_bias",
+    shapes=lambda r: {"n": r.n, "n_one_group": r.n_one_group, "metrics": list(r.results)},
+)
+@dataclass(repr=False)
+class CaptionBiasResult(SavableResult):
+    """The result of :func:`caption_bias_amplification`.
+
+    Attributes
+    ----------
+    results : dict of str -> PairwiseResult
+        One result per metric (``"T->A"``, ``"A->T"``, ``"MALS"``), each with its
+        ``by_pair``, interval and ``plot()``; ``result["T->A"]`` reads one.
+    n : int
+        Rows (images).
+    n_one_group, n_no_group, n_conflict : int
+        Rows whose captions name exactly one group, none, or two.
+    n_excluded : int
+        ``n_no_group + n_conflict``: rows left out of T->A and MALS (and of A->T
+        with ``exclude_no_group="all"``).
+    group_accuracy : float
+        Share of the rows with one group whose group is the image's (NaN if none).
+    exclude_no_group : str
+    params : dict
+        Settings used.
+    """
+
+    results: dict[str, PairwiseResult]
+    n: int
+    n_one_group: int
+    n_no_group: int
+    n_conflict: int
+    group_accuracy: float
+    exclude_no_group: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, metric: str) -> PairwiseResult:
+        return self.results[metric]
+
+    @property
+    def n_excluded(self) -> int:
+        """Rows without a predicted group (none or a conflict)."""
+        return self.n_no_group + self.n_conflict
+
+    def table(self) -> pd.DataFrame:
+        """One row per metric: ``metric``, ``value``, ``ci_low``, ``ci_high``, ``n``."""
+        rows = []
+        for key, res in self.results.items():
+            low, high = res.ci if res.ci is not None else (np.nan, np.nan)
+            rows.append(
+                {"metric": key, "value": res.value, "ci_low": low, "ci_high": high, "n": res.n}
+            )
+        return pd.DataFrame(rows, columns=["metric", "value", "ci_low", "ci_high", "n"])
+
+    def summary(self) -> str:
+        """A short human-readable summary."""
+        lines = [
+            f"Caption bias amplification: {self.n} rows, {self.n_one_group} with one group "
+            f"(accuracy {self.group_accuracy:.4f}), {self.n_no_group} with none, "
+            f"{self.n_conflict} with two",
+        ]
+        for key, res in self.results.items():
+            line = f"  {key:<5} {res.value:+.4f}"
+            if res.ci is not None:
+                line += f"  [{res.ci[0]:+.4f}, {res.ci[1]:+.4f}]"
+            lines.append(line + f"  (n={res.n:g})")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dictionary (each metric without its per-pair table)."""
+        return _json_safe(
+            {
+                "metric": "caption_bias",
+                "n": self.n,
+                "n_one_group": self.n_one_group,
+                "n_no_group": self.n_no_group,
+                "n_conflict": self.n_conflict,
+                "n_excluded": self.n_excluded,
+                "group_accuracy": self.group_accuracy,
+                "exclude_no_group": self.exclude_no_group,
+                "results": {k: r.to_dict(pairs=False) for k, r in self.results.items()},
+                "params": self.params,
+            }
+        )
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """The metrics as bars with their bootstrap intervals (matplotlib); returns the Axes."""
+        from biasamp.results._plotting import new_axes
+
+        ax = new_axes(ax, figsize=(5.0, 3.2))
+        frame = self.table()
+        y = np.arange(len(frame))[::-1]
+        values = frame["value"].to_numpy(dtype=float)
+        ax.barh(y, values, color=np.where(values > 0, "#b2182b", "#2166ac"), alpha=0.85)
+        if frame["ci_low"].notna().any():
+            err = np.vstack([values - frame["ci_low"], frame["ci_high"] - values])
+            ax.errorbar(values, y, xerr=np.nan_to_num(np.clip(err, 0, None)), fmt="none",
+                        ecolor="black", capsize=3)  # fmt: skip
+        ax.axvline(0, color="black", linewidth=0.8)
+        ax.set_yticks(y, frame["metric"])
+        ax.set_xlabel("bias amplification")
+        ax.set_title(
+            f"{self.n_one_group} of {self.n} captions name one group "
+            f"(accuracy {self.group_accuracy:.3f})",
+            fontsize=9,
+        )
+        return ax
+
+
+def _as_tasks(tasks: Any, n: int, arg: str) -> pd.DataFrame:
+    if not isinstance(tasks, pd.DataFrame):
+        raise TypeError(ERR_TASKS_FRAME.format(got=type(tasks).__name__))
+    if len(tasks) != n:
+        raise ValueError(ERR_LENGTH.format(arg=arg, got=len(tasks), n=n))
+    return tasks.reset_index(drop=True)
+
+
+def _as_labels(values: Any, n: int, arg: str) -> np.ndarray:
+    out = np.asarray(values, dtype=object)
+    if out.ndim != 1 or len(out) != n:
+        raise ValueError(ERR_LENGTH.format(arg=arg, got=out.shape[0] if out.ndim else 0, n=n))
+    return out
+
+
+def caption_bias_amplification(
+    *,
+    captions: Any,
+    groups: Any,
+    tasks: pd.DataFrame,
+    groups_train: Any = None,
+    tasks_train: pd.DataFrame | None = None,
+    metrics: str | Sequence[str] = METRICS,
+    group_words: Mapping[Any, Any] | None = None,
+    task_words: Mapping[Any, Any] | Sequence[str] | None = None,
+    mask: bool = False,
+    exclude_no_group: str = "group-side",
+    margin: float = 0.05,
+    n_boot: int | None = None,
+    ci: float = 0.95,
+    random_state: Any = None,
+) -> CaptionBiasResult:
+    """Bias amplification of a captioning model, measured on its captions.
+
+    Reads each caption's group and objects with :func:`caption_labels` and
+    computes the co-occurrence metrics against the image's own labels:
+    directional T->A (does what is in the image drive the gendered word?),
+    A->T (does the person's group drive which objects the caption mentions?)
+    and BiasAmp_MALS.
+
+    Parameters
+    ----------
+    captions : sequence of str (or of lists of str), shape (n,)
+        The model's caption of each image (see :func:`caption_labels`).
+    groups : array-like of shape (n,)
+        The image's true group, spelt as the keys of ``group_words``
+        (``"man"`` / ``"woman"`` by default).
+    tasks : DataFrame of shape (n, n_tasks)
+        The image's true tasks, 0/1; each column name must be a label of
+        ``task_words`` (the default lexicon covers the 80 COCO categories,
+        named as in :func:`biasamp.datasets.load_coco_gender`).
+    groups_train, tasks_train : optional
+        The training split's labels (signs of BiasAmp->, training bias of
+        MALS); default: ``groups`` and ``tasks`` of every row.
+    metrics : str or sequence of {"T->A", "A->T", "MALS"}, default all three
+    group_words, task_words : optional
+        Lexicons (:func:`caption_labels`).
+    mask : bool, default False
+        Remove the group words before the objects are read.
+    exclude_no_group : {"group-side", "all"}, default "group-side"
+        Rows whose captions name no group (or two) are always left out of T->A
+        and MALS; ``"all"`` leaves them out of A->T too, as the reference code.
+    margin : float, default 0.05
+        MALS margin.
+    n_boot : int, optional
+        Bootstrap replicates for the intervals (each metric's ``ci``).
+    ci : float, default 0.95
+    random_state : None, int or numpy Generator
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    CaptionBiasResult
+        ``results`` (one :class:`PairwiseResult` per metric), ``n_no_group``,
+        ``n_conflict``, ``n_excluded``, ``group_accuracy``, ``table()``,
+        ``plot()``, ``save()``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from biasamp.text import caption_bias_amplification
+    >>> captions = ["a man riding skis", "a woman with a dog", "a man with a dog",
+    ...             "a person on skis", "a woman on skis", "a man with skis"]
+    >>> groups = ["man", "woman", "woman", "man", "woman", "man"]
+    >>> tasks = pd.DataFrame({"skis": [1, 0, 0, 1, 1, 1], "dog": [0, 1, 1, 0, 0, 0]})
+    >>> result = caption_bias_amplification(captions=captions, groups=groups, tasks=tasks)
+    >>> result.n_no_group, round(result.group_accuracy, 3)
+    (1, 0.8)
+    >>> round(result["T->A"].value, 4)
+    -0.25
+    """
+    chosen = _metric_list(metrics)
+    if exclude_no_group not in EXCLUDE_CHOICES:
+        raise ValueError(ERR_EXCLUDE.format(choices=EXCLUDE_CHOICES, got=exclude_no_group))
+    labels = caption_labels(captions, group_words=group_words, task_words=task_words, mask=mask)
+    n = len(labels.groups)
+    truth_groups = _as_labels(groups, n, "groups")
+    truth_tasks = _as_tasks(tasks, n, "tasks")
+    missing = [c for c in truth_tasks.columns if c not in labels.tasks.columns]
+    if missing:
+        raise ValueError(
+            ERR_TASK_WORDS.format(missing=missing[:10], known=list(labels.tasks.columns)[:10])
+        )
+    known_groups = list(labels.group_hits.columns)
+    unknown = sorted({str(g) for g in pd.unique(truth_groups)} - set(known_groups))
+    if unknown:
+        raise ValueError(ERR_GROUP_LABELS.format(unknown=unknown, known=known_groups))
+    pred_tasks = labels.tasks[list(truth_tasks.columns)].reset_index(drop=True)
+    pred_groups = labels.groups.astype(object).where(labels.groups.notna(), None).to_numpy()
+    has = labels.has_group
+    group_side = [m for m in chosen if m in ("T->A", "MALS")]
+    if group_side and not has.any():
+        raise ValueError(ERR_NO_GROUP_ROWS.format(metrics=group_side))
+    if groups_train is None and tasks_train is None:
+        groups_train, tasks_train = truth_groups, truth_tasks
+    common: dict[str, Any] = {"n_boot": n_boot, "ci": ci, "random_state": random_state}
+    names = {"group_names": known_groups, "task_names": list(truth_tasks.columns)}
+    results: dict[str, PairwiseResult] = {}
+    for metric in chosen:
+        rows = has if (metric != "A->T" or exclude_no_group == "all") else np.ones(n, bool)
+        if metric == "MALS":
+            results[metric] = mals(
+                groups_train=groups_train, tasks_train=tasks_train,
+                groups_pred=pred_groups[rows], tasks_pred=pred_tasks[rows],
+                margin=margin, **common,
+            )  # fmt: skip
+        else:
+            pred = (
+                {"groups_pred": pred_groups[rows]}
+                if metric == "T->A"
+                else {"tasks_pred": pred_tasks[rows]}
+            )
+            results[metric] = directional(
+                direction=metric, groups=truth_groups[rows], tasks=truth_tasks[rows],
+                groups_train=groups_train, tasks_train=tasks_train, **pred, **common,
+            )  # fmt: skip
+    counts = labels.counts()
+    correct = pred_groups[has] == truth_groups[has]
+    return CaptionBiasResult(
+        results=results,
+        n=n,
+        n_one_group=int(has.sum()),
+        n_no_group=counts[STATUS_NONE],
+        n_conflict=counts[STATUS_CONFLICT],
+        group_accuracy=float(correct.mean()) if has.any() else float("nan"),
+        exclude_no_group=exclude_no_group,
+        params={"mask": mask, "margin": margin, "n_boot": n_boot, "ci": ci, **names},
+    )
+
+
+def caption_bias_table(
+    captions: Mapping[str, Any] | pd.DataFrame, **kwargs: Any
+) -> tuple[pd.DataFrame, dict[str, CaptionBiasResult]]:
+    """Several captioning models side by side: one row per model.
+
+    Parameters
+    ----------
+    captions : dict {model: captions} or DataFrame (one caption column per model)
+    **kwargs
+        Passed to :func:`caption_bias_amplification` (``groups``, ``tasks``, ...).
+
+    Returns
+    -------
+    table : DataFrame
+        One row per model: ``model``, ``n``, ``one_group``, ``no_group``,
+        ``conflict``, ``group_accuracy``, and per metric ``{metric}``,
+        ``{metric} ci_low``, ``{metric} ci_high``.
+    results : dict of str -> CaptionBiasResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from biasamp.text import caption_bias_table
+    >>> captions = pd.DataFrame({"a": ["a man on skis", "a woman", "a man with a dog"],
+    ...                          "b": ["a woman on skis", "a woman", "a person"]})
+    >>> table, _ = caption_bias_table(captions, groups=["man", "woman", "man"],
+    ...     tasks=pd.DataFrame({"skis": [1, 0, 0], "dog": [0, 0, 1]}), metrics="A->T")
+    >>> table[["model", "no_group", "group_accuracy"]].to_numpy().tolist()
+    [['a', 0, 1.0], ['b', 1, 0.5]]
+    """
+    if isinstance(captions, pd.DataFrame):
+        models = {str(c): captions[c] for c in captions.columns}
+    elif isinstance(captions, Mapping):
+        models = {str(k): v for k, v in captions.items()}
+    else:
+        raise TypeError(ERR_MODELS.format(got=type(captions).__name__))
+    results = {name: caption_bias_amplification(captions=c, **kwargs) for name, c in models.items()}
+    rows = []
+    for name, res in results.items():
+        row: dict[str, Any] = {
+            "model": name, "n": res.n, "one_group": res.n_one_group,
+            "no_group": res.n_no_group, "conflict": res.n_conflict,
+            "group_accuracy": res.group_accuracy,
+        }  # fmt: skip
+        for _, metric_row in res.table().iterrows():
+            key = metric_row["metric"]
+            row[key] = metric_row["value"]
+            row[f"{key} ci_low"] = metric_row["ci_low"]
+            row[f"{key} ci_high"] = metric_row["ci_high"]
+        rows.append(row)
+    return pd.DataFrame(rows), results

@@ -1,0 +1,310 @@
+"""Reading captions: the one place where text becomes tokens, phrases and counts.
+
+Every text function of :mod:`biasamp.text` goes through here, so they all read a
+caption the same way:
+
+* **Normalisation.** Lower case; every ASCII punctuation mark, the underscore,
+  common typographic marks (curly quotes, dashes, ellipsis) and all whitespace
+  become a space. "Man's" reads as "man s", "hot-dog" as "hot dog", "hot_dog"
+  as "hot dog".
+* **Whole words and phrases.** A lexicon entry is a word or a phrase of several
+  words; it matches only whole words ("cart" is not "car", "carrot" is not
+  "car"). Where phrases overlap, the longest one starting at the leftmost
+  position wins ("hot dog" is one mention of hot dog, not of dog).
+* **Vectorised.** All captions are joined into one string with a separator
+  token, normalised with one ``str.translate``, multi-word phrases are joined by
+  one regular expression, the string is split once and the tokens are looked up
+  in the fixed vocabulary with one hash pass (:func:`pandas.factorize`, then the few distinct tokens
+  looked up in the vocabulary);
+  the counts are one sparse matrix. There is no Python loop per caption or word
+  (large inputs are processed in chunks of :data:`CHUNK` captions).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain, repeat
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+__all__ = [
+    "CHUNK",
+    "SEPARATOR",
+    "Lexicon",
+    "Vocabulary",
+    "as_caption_rows",
+    "as_lexicon",
+    "count_phrases",
+    "mask_words",
+    "normalize_phrase",
+    "plural",
+]
+
+#: Captions processed per chunk (bounds the memory of the token list).
+CHUNK = 250_000
+
+ERR_CAPTIONS_TYPE = (
+    "{arg}: expected a sequence of captions (list, array, pandas Series), one per row, got {got}."
+)
+ERR_CAPTION_ROW = (
+    "{arg}: row {row} is {got!r} ({type}); expected a caption string or a non-empty "
+    "list of caption strings."
+)
+ERR_CAPTION_EMPTY_LIST = "{arg}: row {row} is an empty list; give at least one caption per row."
+ERR_CAPTION_ITEM = "{arg}: row {row} holds {got!r} ({type}); every caption must be a string."
+ERR_CAPTION_NUL = "{arg}: a caption contains the NUL character '\\x00', which biasamp reserves."
+ERR_NO_ROWS = "{arg}: no captions (0 rows)."
+ERR_LEXICON_TYPE = "{arg}: expected a dict {{label: [words or phrases]}}{alt}, got {got}."
+ERR_LEXICON_WORDS = (
+    "{arg}: the words of {label!r} must be a non-empty list of strings, got {got!r}."
+)
+ERR_LEXICON_EMPTY_WORD = "{arg}: {label!r} has an empty word {word!r} (nothing left to match)."
+ERR_LEXICON_TWICE = "{arg}: the word {word!r} is listed under both {first!r} and {second!r}."
+ERR_LEXICON_EMPTY = "{arg}: no labels (an empty lexicon)."
+
+#: The separator token between captions in the joined string (never a caption character).
+SEPARATOR = "\x00"
+
+_EXTRA_MARKS = "\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u00b4\u0060"
+_TO_SPACE = str.maketrans(
+    {c: " " for c in string.punctuation + string.whitespace + _EXTRA_MARKS}
+    | {chr(c): " " for c in range(1, 32)}
+)
+
+
+def normalize_text(text: str) -> str:
+    """Lower case, punctuation and whitespace to spaces (the separator is kept)."""
+    return text.lower().translate(_TO_SPACE)
+
+
+def normalize_phrase(phrase: str) -> str:
+    """A lexicon entry as words separated by single spaces ("Hot_Dog!" -> "hot dog")."""
+    return " ".join(normalize_text(phrase).split())
+
+
+_ES_ENDINGS = ("s", "x", "z", "ch", "sh")
+_IRREGULAR = {"man": "men", "woman": "women", "person": "people", "child": "children",
+              "mouse": "mice", "knife": "knives", "sheep": "sheep", "skis": "skis",
+              "scissors": "scissors", "broccoli": "broccoli", "foot": "feet"}  # fmt: skip
+
+
+def plural(phrase: str) -> str:
+    """The English plural of a phrase's last word ("hot dog" -> "hot dogs", "bus" -> "buses").
+
+    A small table of irregular nouns, then: ``-y`` after a consonant -> ``-ies``;
+    ``-s``, ``-x``, ``-z``, ``-ch``, ``-sh`` -> ``+es``; otherwise ``+s``.
+    """
+    *head, last = phrase.split(" ")
+    if last in _IRREGULAR:
+        last = _IRREGULAR[last]
+    elif last.endswith("y") and len(last) > 1 and last[-2] not in "aeiou":
+        last = last[:-1] + "ies"
+    elif last.endswith(_ES_ENDINGS):
+        last += "es"
+    else:
+        last += "s"
+    return " ".join([*head, last])
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Labels and the normalised phrases that name each label."""
+
+    labels: tuple[str, ...]
+    phrases: dict[str, tuple[str, ...]]
+
+
+def as_lexicon(
+    words: Mapping[Any, Any] | Sequence[str], *, arg: str, allow_names: bool = False
+) -> Lexicon:
+    """Check a lexicon and normalise its phrases.
+
+    ``words`` is ``{label: [words or phrases]}``; with ``allow_names`` also a plain
+    list of names, each matching itself (an underscore reads as a space) and its
+    plural. A phrase under two labels raises a ValueError naming ``arg``.
+    """
+    alt = " or a list of names" if allow_names else ""
+    if isinstance(words, Mapping):
+        items = list(words.items())
+    elif allow_names and isinstance(words, (list, tuple)) and not isinstance(words, str):
+        for name in words:
+            if not isinstance(name, str):
+                raise ValueError(ERR_LEXICON_WORDS.format(arg=arg, label=name, got=name))
+        items = [(name, [name, plural(normalize_phrase(name))]) for name in words]
+    else:
+        raise TypeError(ERR_LEXICON_TYPE.format(arg=arg, alt=alt, got=type(words).__name__))
+    if not items:
+        raise ValueError(ERR_LEXICON_EMPTY.format(arg=arg))
+    owner: dict[str, str] = {}
+    phrases: dict[str, tuple[str, ...]] = {}
+    for label, entries in items:
+        if isinstance(entries, str) or not isinstance(entries, (list, tuple)) or not entries:
+            raise ValueError(ERR_LEXICON_WORDS.format(arg=arg, label=label, got=entries))
+        if not all(isinstance(e, str) for e in entries):
+            raise ValueError(ERR_LEXICON_WORDS.format(arg=arg, label=label, got=entries))
+        normal = []
+        for entry in entries:
+            phrase = normalize_phrase(entry)
+            if not phrase:
+                raise ValueError(ERR_LEXICON_EMPTY_WORD.format(arg=arg, label=label, word=entry))
+            if owner.get(phrase, label) != label:
+                raise ValueError(
+                    ERR_LEXICON_TWICE.format(
+                        arg=arg, word=phrase, first=owner[phrase], second=label
+                    )
+                )
+            owner[phrase] = label
+            if phrase not in normal:
+                normal.append(phrase)
+        phrases[str(label)] = tuple(normal)
+    return Lexicon(labels=tuple(phrases), phrases=phrases)
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """A fixed phrase vocabulary and, per lexicon, which label each phrase names.
+
+    ``tokens`` are the phrases with their words joined by ``_`` (after
+    normalisation no caption token holds an underscore); ``maps[k]`` is a sparse
+    (n_tokens, n_labels_k) 0/1 matrix for the k-th lexicon.
+    """
+
+    tokens: tuple[str, ...]
+    maps: tuple[sp.csr_matrix, ...]
+    pattern: re.Pattern[str] | None
+    index: pd.Index
+
+    @classmethod
+    def build(cls, *lexicons: Lexicon) -> Vocabulary:
+        phrases = sorted({p for lex in lexicons for ps in lex.phrases.values() for p in ps})
+        tokens = tuple(p.replace(" ", "_") for p in phrases)
+        position = {p: i for i, p in enumerate(phrases)}
+        maps = []
+        for lex in lexicons:
+            rows = [position[p] for label in lex.labels for p in lex.phrases[label]]
+            cols = [j for j, label in enumerate(lex.labels) for _ in lex.phrases[label]]
+            maps.append(
+                sp.csr_matrix(
+                    (np.ones(len(rows), dtype=np.int32), (rows, cols)),
+                    shape=(len(phrases), len(lex.labels)),
+                )
+            )
+        multi = sorted((p for p in phrases if " " in p), key=lambda p: (-p.count(" "), -len(p)))
+        pattern = None
+        if multi:
+            body = "|".join(" +".join(map(re.escape, p.split(" "))) for p in multi)
+            pattern = re.compile(f"(?<![^ {SEPARATOR}])(?:{body})(?![^ {SEPARATOR}])")
+        return cls(tokens, tuple(maps), pattern, pd.Index([*tokens, SEPARATOR]))
+
+
+def _join_phrase(match: re.Match[str]) -> str:
+    return "_".join(match.group(0).split())
+
+
+def _joined(captions: Sequence[str], arg: str) -> str:
+    text = f" {SEPARATOR} ".join(captions)
+    if text.count(SEPARATOR) != len(captions) - 1:
+        raise ValueError(ERR_CAPTION_NUL.format(arg=arg))
+    return normalize_text(text)
+
+
+def count_phrases(captions: Sequence[str], vocabulary: Vocabulary, *, arg: str) -> sp.csr_matrix:
+    """(n_captions, n_tokens) counts of each vocabulary phrase in each caption."""
+    parts = []
+    n_tokens = len(vocabulary.tokens)
+    for start in range(0, len(captions), CHUNK):
+        chunk = captions[start : start + CHUNK]
+        text = _joined(chunk, arg)
+        if vocabulary.pattern is not None:
+            text = vocabulary.pattern.sub(_join_phrase, text)
+        codes, uniques = pd.factorize(np.array(text.split(), dtype=object))
+        ids = vocabulary.index.get_indexer(pd.Index(uniques))[codes]
+        is_sep = ids == n_tokens
+        doc = np.cumsum(is_sep)
+        keep = (ids >= 0) & ~is_sep
+        parts.append(
+            sp.csr_matrix(
+                (np.ones(int(keep.sum()), dtype=np.int32), (doc[keep], ids[keep])),
+                shape=(len(chunk), n_tokens),
+            )
+        )
+    return sp.vstack(parts, format="csr") if parts else sp.csr_matrix((0, n_tokens))
+
+
+def mask_words(captions: Sequence[str], words: Sequence[str], *, token: str, arg: str) -> list[str]:
+    """Normalised captions with every whole-word occurrence of ``words`` replaced by ``token``.
+
+    The output words are separated by single spaces.
+    """
+    phrases = sorted({normalize_phrase(w) for w in words}, key=lambda p: (-p.count(" "), -len(p)))
+    body = "|".join(" +".join(map(re.escape, p.split(" "))) for p in phrases if p)
+    out: list[str] = []
+    for start in range(0, len(captions), CHUNK):
+        text = _joined(captions[start : start + CHUNK], arg)
+        if body:
+            text = re.sub(f"(?<![^ {SEPARATOR}])(?:{body})(?![^ {SEPARATOR}])", token, text)
+        text = " ".join(text.split())
+        out.extend(part.strip() for part in text.split(SEPARATOR))
+    return out
+
+
+def as_caption_rows(captions: Any, *, arg: str) -> tuple[list[str], np.ndarray, pd.Index]:
+    """Check captions; return the flat list of caption strings, the row of each, the row index.
+
+    A row is one caption string or a non-empty list (tuple, array) of caption
+    strings of the same image.
+    """
+    if isinstance(captions, (str, bytes)) or isinstance(captions, Mapping):
+        raise TypeError(ERR_CAPTIONS_TYPE.format(arg=arg, got=type(captions).__name__))
+    if isinstance(captions, pd.DataFrame) or (
+        isinstance(captions, np.ndarray) and captions.ndim != 1
+    ):
+        raise TypeError(ERR_CAPTIONS_TYPE.format(arg=arg, got="a 2-D table"))
+    if isinstance(captions, pd.Series):
+        index = captions.index
+        values = captions.to_numpy(dtype=object)
+    else:
+        try:
+            values = pd.Series(list(captions), dtype=object).to_numpy()
+        except TypeError:
+            raise TypeError(
+                ERR_CAPTIONS_TYPE.format(arg=arg, got=type(captions).__name__)
+            ) from None
+        index = pd.RangeIndex(len(values))
+    if len(values) == 0:
+        raise ValueError(ERR_NO_ROWS.format(arg=arg))
+    if pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return list(values), np.arange(len(values)), index
+    is_str = np.fromiter(map(isinstance, values, repeat(str)), dtype=bool, count=len(values))
+    is_seq = np.fromiter(
+        map(isinstance, values, repeat((list, tuple, np.ndarray))), dtype=bool, count=len(values)
+    )
+    bad = np.flatnonzero(~(is_str | is_seq))
+    if len(bad):
+        value = values[bad[0]]
+        raise ValueError(
+            ERR_CAPTION_ROW.format(arg=arg, row=int(bad[0]), got=value, type=type(value).__name__)
+        )
+    rows_of = [[v] if s else list(v) for v, s in zip(values, is_str, strict=True)]
+    lengths = np.fromiter(map(len, rows_of), dtype=np.int64, count=len(rows_of))
+    empty = np.flatnonzero(lengths == 0)
+    if len(empty):
+        raise ValueError(ERR_CAPTION_EMPTY_LIST.format(arg=arg, row=int(empty[0])))
+    flat = list(chain.from_iterable(rows_of))
+    row = np.repeat(np.arange(len(values)), lengths)
+    if pd.api.types.infer_dtype(flat, skipna=False) != "string":
+        ok = np.fromiter(map(isinstance, flat, repeat(str)), dtype=bool, count=len(flat))
+        first = int(np.flatnonzero(~ok)[0])
+        value = flat[first]
+        raise ValueError(
+            ERR_CAPTION_ITEM.format(
+                arg=arg, row=int(row[first]), got=value, type=type(value).__name__
+            )
+        )
+    return flat, row, index

@@ -1,0 +1,158 @@
+"""biasamp.compare: the tidy table, saved files, performance columns, plots, errors."""
+
+from __future__ import annotations
+
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+import biasamp  # noqa: E402
+from biasamp.comparison._compare import (  # noqa: E402
+    ERR_DUPLICATE,
+    ERR_NO_RESULTS,
+    ERR_PERF_MODELS,
+    ERR_PERF_VALUE,
+    ERR_RESULT,
+)
+from biasamp.results._plotting_comparison import ERR_NO_PERFORMANCE  # noqa: E402
+
+RNG = np.random.default_rng(5)
+N = 400
+GROUPS = RNG.choice(["m", "w"], N, p=[0.6, 0.4])
+TASKS = np.where(RNG.random(N) < np.where(GROUPS == "m", 0.7, 0.3), "cook", "ski")
+
+
+def _epoch(flip: float, seed: int, n_boot: int | None = 50):
+    rng = np.random.default_rng(seed)
+    pred = np.where(rng.random(N) < flip, np.where(GROUPS == "m", "cook", "ski"), TASKS)
+    kw = {"n_boot": n_boot, "random_state": 0} if n_boot else {}
+    return {
+        "a2t": biasamp.directional(
+            direction="A->T", groups=GROUPS, tasks=TASKS, tasks_pred=pred, **kw
+        ),
+        "mals": biasamp.mals(
+            groups_train=GROUPS, tasks_train=TASKS, groups_pred=GROUPS, tasks_pred=pred, **kw
+        ),
+    }
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def epochs():
+    return {f"epoch {e}": _epoch(0.1 * e, e) for e in range(1, 4)}
+
+
+def test_table_holds_every_value_interval_and_n(epochs):
+    perf = {m: {"epoch": i + 1, "accuracy": 0.9 - 0.1 * i} for i, m in enumerate(epochs)}
+    table = biasamp.compare(epochs, performance=perf)
+    assert isinstance(table, biasamp.ModelComparison)
+    assert list(table.columns) == [
+        "model",
+        "metric",
+        "value",
+        "ci_low",
+        "ci_high",
+        "ci_level",
+        "n",
+        "epoch",
+        "accuracy",
+    ]
+    assert table.models == list(epochs) and table.metrics == ["a2t", "mals"]
+    for row in table.itertuples():
+        result = epochs[row.model][row.metric]
+        assert row.value == result.value and row.n == result.n
+        assert (row.ci_low, row.ci_high) == tuple(result.ci) and row.ci_level == result.ci_level
+        assert row.accuracy == perf[row.model]["accuracy"]
+    wide = table.wide()
+    assert wide.loc["epoch 2", "mals"] == epochs["epoch 2"]["mals"].value
+    assert list(wide.columns) == ["a2t", "mals", "epoch", "accuracy"]
+    # amplification grows as more predictions follow the group
+    assert wide["a2t"].is_monotonic_increasing
+
+
+def test_results_come_from_saved_files_and_the_table_saves(epochs, tmp_path):
+    files = {}
+    for model, results in epochs.items():
+        path = results["a2t"].save(tmp_path / f"{model}.json")
+        files[model] = str(path)
+    table = biasamp.compare(files)
+    assert table["metric"].unique().tolist() == ["BiasAmp A->T"]
+    assert table["value"].tolist() == [r["a2t"].value for r in epochs.values()]
+    back = biasamp.load_result(table.save(tmp_path / "comparison.json"))
+    assert isinstance(back, biasamp.ModelComparison)
+    pd.testing.assert_frame_equal(pd.DataFrame(back), pd.DataFrame(table))
+    # a single result, a list of results
+    one = biasamp.compare({"a": epochs["epoch 1"]["mals"], "b": list(epochs["epoch 2"].values())})
+    assert one["metric"].tolist() == ["BiasAmp_MALS", "BiasAmp A->T", "BiasAmp_MALS"]
+    assert np.isnan(biasamp.compare({"x": _epoch(0.1, 1, n_boot=None)})["ci_low"].to_numpy()).all()
+
+
+def test_bad_input_is_refused(epochs):
+    with pytest.raises(ValueError, match=re.escape(ERR_NO_RESULTS)):
+        biasamp.compare({})
+    with pytest.raises(TypeError, match=re.escape(ERR_RESULT.format(model="a", got="int"))):
+        biasamp.compare({"a": 3})
+    twice = [epochs["epoch 1"]["mals"], epochs["epoch 2"]["mals"]]
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_DUPLICATE.format(model="a", metric="BiasAmp_MALS"))
+    ):
+        biasamp.compare({"a": twice})
+    with pytest.raises(
+        ValueError,
+        match=re.escape(ERR_PERF_MODELS.format(missing=["epoch 3"], unknown=["other"])),
+    ):
+        biasamp.compare(
+            epochs, performance={"epoch 1": {"f1": 1}, "epoch 2": {"f1": 1}, "other": {"f1": 1}}
+        )
+    perf = {m: {"f1": 0.5} for m in epochs}
+    perf["epoch 2"] = {"f1": "high"}
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_PERF_VALUE.format(model="epoch 2", column="f1", got="high"))
+    ):
+        biasamp.compare(epochs, performance=perf)
+    with pytest.raises(ValueError, match=re.escape(ERR_NO_PERFORMANCE)):
+        biasamp.compare(epochs).plot(kind="scatter")
+
+
+def test_scatter_draws_values_against_performance_with_interval_bars(epochs):
+    perf = pd.DataFrame({"accuracy": [0.9, 0.8, 0.7]}, index=list(epochs))
+    table = biasamp.compare(epochs, performance=perf)
+    ax = table.plot(kind="scatter", metrics="a2t")
+    points = ax.lines[0].get_xydata()
+    part = table[table["metric"] == "a2t"]
+    np.testing.assert_allclose(points, part[["accuracy", "value"]].to_numpy())
+    # the interval bars span ci_low .. ci_high
+    segments = ax.collections[0].get_segments()
+    np.testing.assert_allclose(
+        [(s[0][1], s[1][1]) for s in segments], part[["ci_low", "ci_high"]].to_numpy()
+    )
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a2t"]
+    assert {t.get_text() for t in ax.texts} == set(epochs)
+
+
+def test_trajectory_draws_each_metric_over_epochs_with_bands(epochs):
+    perf = {m: {"epoch": 3 - i} for i, m in enumerate(epochs)}  # given in reverse
+    table = biasamp.compare(epochs, performance=perf)
+    ax = table.plot(kind="trajectory", x="epoch")
+    line = ax.lines[0]
+    part = table[table["metric"] == "a2t"].sort_values("epoch")
+    np.testing.assert_allclose(line.get_xdata(), [1, 2, 3])
+    np.testing.assert_allclose(line.get_ydata(), part["value"])
+    band = ax.collections[0].get_paths()[0].vertices
+    assert band[:, 1].min() == pytest.approx(part["ci_low"].min())
+    assert band[:, 1].max() == pytest.approx(part["ci_high"].max())
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a2t", "mals"]
+    by_order = biasamp.compare(epochs).plot(kind="trajectory")
+    assert [t.get_text() for t in by_order.get_xticklabels()] == list(epochs)

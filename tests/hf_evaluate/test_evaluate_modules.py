@@ -1,0 +1,136 @@
+"""The shipped Hugging Face ``evaluate`` modules: loaded offline, values = biasamp's,
+``mode="hub"`` = the hub module's definition (re-derived here from its documented
+formula, as a brute force over pairs)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import biasamp
+from biasamp.hf_evaluate import ERR_MODULE, evaluate_module_path
+from biasamp.hf_evaluate._compute import (
+    ERR_HUB_DIRECTION,
+    ERR_MODE,
+    directional_outputs,
+    mals_outputs,
+    multi_attribute_outputs,
+)
+
+RNG = np.random.default_rng(4)
+N, A, T = 120, 3, 5
+ATTRS = (RNG.random((N, A)) < 0.4).astype(int)
+REFS = (RNG.random((N, T)) < np.linspace(0.2, 0.6, T)).astype(int)
+PREDS = np.where(RNG.random((N, T)) < 0.25, 1 - REFS, REFS)
+ATTR_PREDS = np.where(RNG.random((N, A)) < 0.2, 1 - ATTRS, ATTRS)
+ATTRS[:5] = 0  # rows with neither label: the hub module counts them, biasamp's default not
+REFS[:5] = 0
+
+
+def hub_brute_force(pred, refs, attrs):
+    """The hub module's definition, one pair at a time: y from the references with every
+    row counted (exact integer comparison), delta over the rows of the attribute."""
+    n = len(refs)
+    out = np.full((attrs.shape[1], refs.shape[1]), np.nan)
+    for a in range(attrs.shape[1]):
+        rows = attrs[:, a] == 1
+        for t in range(refs.shape[1]):
+            both = int((rows & (refs[:, t] == 1)).sum())
+            y = np.sign(n * both - int(rows.sum()) * int(refs[:, t].sum()))
+            if rows.any():
+                out[a, t] = y * (pred[rows, t].mean() - refs[rows, t].mean())
+    return float(np.nanmean(out)), out
+
+
+def test_hub_mode_is_the_hub_definition():
+    out = directional_outputs(PREDS, REFS, ATTRS, mode="hub")
+    value, matrix = hub_brute_force(PREDS, REFS, ATTRS)
+    assert set(out) == {"bias_amplification", "disagg_bias_amplification"}
+    assert out["bias_amplification"] == pytest.approx(value, abs=1e-12)
+    np.testing.assert_allclose(out["disagg_bias_amplification"], matrix, atol=1e-12)
+    # the default mode counts only rows with a group or a task for the sign
+    default = directional_outputs(PREDS, REFS, ATTRS)
+    want = biasamp.directional(direction="A->T", groups=ATTRS, tasks=REFS, tasks_pred=PREDS)
+    assert default["bias_amplification"] == want.value
+    with pytest.raises(ValueError, match=re.escape(ERR_HUB_DIRECTION.format(got="T->A"))):
+        directional_outputs(ATTR_PREDS, REFS, ATTRS, mode="hub", direction="T->A")
+    with pytest.raises(ValueError, match=re.escape(ERR_MODE.format(got="paper"))):
+        directional_outputs(PREDS, REFS, ATTRS, mode="paper")
+    known = ["directional", "mals", "multi_attribute"]
+    with pytest.raises(ValueError, match=re.escape(ERR_MODULE.format(known=known, got="x"))):
+        evaluate_module_path("x")
+
+
+SCRIPT = """
+import json, sys
+import numpy as np
+import evaluate
+import biasamp
+
+data = json.loads(sys.stdin.read())
+p, r, a, ap = (np.array(data[k]) for k in ("p", "r", "a", "ap"))
+out = {}
+directional = evaluate.load(biasamp.evaluate_module_path("directional"))
+out["hub"] = directional.compute(predictions=p, references=r, attributes=a, mode="hub")
+out["t2a"] = directional.compute(predictions=ap, references=r, attributes=a, direction="T->A",
+                                 n_boot=20, random_state=0)
+mals = evaluate.load(biasamp.evaluate_module_path("mals"))
+out["mals"] = mals.compute(predictions=p, references=r, attributes=a, attribute_predictions=ap)
+multi = evaluate.load(biasamp.evaluate_module_path("multi_attribute"))
+out["multi"] = multi.compute(predictions=p, references=r, attributes=a)
+print(json.dumps(out))
+"""
+
+
+def test_modules_load_offline_and_give_biasamp_values(tmp_path):
+    pytest.importorskip("evaluate")
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_EVALUATE_OFFLINE": "1",
+        "HF_HOME": str(tmp_path / "hf"),
+        "HF_MODULES_CACHE": str(tmp_path / "modules"),
+        "HF_DATASETS_CACHE": str(tmp_path / "datasets"),
+        # no proxy that could reach the network: any request fails at once
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "",
+    }
+    data = {"p": PREDS, "r": REFS, "a": ATTRS, "ap": ATTR_PREDS}
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(SCRIPT)],
+        input=json.dumps({k: v.tolist() for k, v in data.items()}),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    hub = directional_outputs(PREDS, REFS, ATTRS, mode="hub")
+    assert out["hub"]["bias_amplification"] == hub["bias_amplification"]
+    np.testing.assert_allclose(
+        np.array(out["hub"]["disagg_bias_amplification"], dtype=float),
+        np.array(hub["disagg_bias_amplification"], dtype=float),
+    )
+    t2a = biasamp.directional(
+        direction="T->A",
+        groups=ATTRS,
+        tasks=REFS,
+        groups_pred=ATTR_PREDS,
+        n_boot=20,
+        random_state=0,
+    )
+    assert out["t2a"]["bias_amplification"] == t2a.value
+    assert (out["t2a"]["ci_low"], out["t2a"]["ci_high"]) == tuple(t2a.ci)
+    assert out["mals"] == mals_outputs(PREDS, REFS, ATTRS, ATTR_PREDS)
+    assert out["multi"] == multi_attribute_outputs(PREDS, REFS, ATTRS)

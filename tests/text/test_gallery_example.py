@@ -1,0 +1,32 @@
+"""The captioning gallery example runs and reproduces its key numbers (examples/12)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.examples.test_examples import load
+
+pytest.importorskip("matplotlib")
+
+
+def test_12_captioning_models(tmp_path: Path) -> None:
+    key = load("12_captioning_models").main(output_dir=tmp_path, n_boot=100, n_iter=2)
+    assert (tmp_path / "12_captioning_models.png").stat().st_size > 10_000
+    assert (tmp_path / "12_captioning_models.md").exists()
+    # The data README's figures.
+    assert key["baseline_ft: one_group"] == 4354
+    assert key["equalizer: one_group"] == 3594
+    assert round(key["baseline_ft: group_accuracy"], 3) == 0.838
+    assert round(key["equalizer: group_accuracy"], 3) == 0.893
+    # Aggregated, the Equalizer's T->A is above the baseline's (baseline's interval below 0).
+    assert key["equalizer: T->A"] > key["baseline_ft: T->A"]
+    assert key["baseline_ft: T->A ci_high"] < 0
+    assert key["equalizer: T->A ci_low"] < 0 < key["equalizer: T->A ci_high"]
+    for model in ("baseline_ft", "equalizer", "confident", "upweight", "balanced", "confusion"):
+        assert -0.007 < key[f"{model}: A->T"] < -0.003
+        assert key[f"{model}: LIC_M"] > 0.35  # masked captions still leak the gender
+    assert key["baseline_ft: LIC vs baseline"] == 0.0
+    assert key["pairs where T->A falls and A->T rises"] == 17
+    assert key["pairs where T->A falls and A->T rises (reference rows)"] == 15
