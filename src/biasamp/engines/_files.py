@@ -18,6 +18,7 @@ file's raises ``ValueError`` / ``TypeError`` naming the file and the rows.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -95,16 +96,18 @@ def check_file_schemas(
     first_types: dict[str, Any] = {}
     for path in paths:
         schema = _schema(path, file_format_of(path, file_format))
-        names = set(schema.names)
+        all_names = schema.names  # a new list on every access: read it once
+        names = Counter(all_names)
         missing = [c for c in roles_columns if c not in names]
         if missing:
-            shown = ", ".join(repr(c) for c in schema.names[:8])
+            shown = ", ".join(repr(c) for c in all_names[:8])
             raise ValueError(ERR_FILE_COLUMNS.format(path=path, missing=missing, examples=shown))
-        repeated = [c for c in dict.fromkeys(roles_columns) if schema.names.count(c) > 1]
+        repeated = [c for c in dict.fromkeys(roles_columns) if names[c] > 1]
         if repeated:  # pyarrow's schema.field would say the column "does not exist"
             raise ValueError(ERR_REPEATED_COLUMNS.format(path=path, repeated=repeated))
+        kinds = dict(zip(all_names, schema.types, strict=True))
         for column in roles_columns:
-            kind = schema.field(column).type
+            kind = kinds[column]
             if column not in first_types:
                 first_types[column] = kind
                 if (
