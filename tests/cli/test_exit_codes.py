@@ -115,10 +115,15 @@ def test_ctrl_c_in_a_command_exits_130_without_a_traceback(data, capsys, monkeyp
         time.sleep(5)  # pragma: no cover - the interrupt comes first
 
     monkeypatch.setattr(measure, "run", interrupted)
-    assert main(["measure", str(data), *MEASURE]) == EXIT_INTERRUPTED
+    # Python's own handler (a SparkContext started earlier in this process installs its own)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        assert main(["measure", str(data), *MEASURE]) == EXIT_INTERRUPTED
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    finally:
+        signal.signal(signal.SIGINT, previous)
     err = capsys.readouterr().err
     assert "Traceback" not in err and ERR_INTERRUPTED in err
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def _wait_until_reading(pid: int, path: Path, timeout: float = 60) -> None:

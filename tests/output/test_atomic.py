@@ -328,10 +328,14 @@ def test_sigint_right_after_the_temporary_is_created_removes_it(tmp_path, monkey
         os.kill(os.getpid(), signal.SIGINT)  # held until the temporary is recorded
 
     monkeypatch.setattr(_atomic, "_after_create", hook)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    with pytest.raises(KeyboardInterrupt):
-        with atomic_output(target, "w") as handle:
-            handle.write("never")  # pragma: no cover - the interrupt comes first
+    # Python's own handler (a SparkContext started earlier in this process installs its own)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with atomic_output(target, "w") as handle:
+                handle.write("never")  # pragma: no cover - the interrupt comes first
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert sent == [str(target)]
     assert target.read_text() == "old" and _temporaries(tmp_path) == []
     assert _atomic._ACTIVE == set()
