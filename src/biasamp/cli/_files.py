@@ -288,20 +288,31 @@ def _first_row(mask: np.ndarray) -> int:
     return int(np.argmax(mask.any(axis=1) if mask.ndim == 2 else mask))
 
 
+#: How the values of several ``--group`` columns are joined into one group label
+#: (the default ``sep`` of :func:`biasamp.intersect`, so that labels agree).
+INTERSECTION_SEP = " x "
+
+
 def _convert_label(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
-    column = block.columns[0]
-    series = frame[column]
-    missing = series.isna().to_numpy()
-    if missing.any():
-        raise InputError(
-            ERR_MISSING_VALUES.format(
-                file=path,
-                column=column,
-                count=int(missing.sum()),
-                row=offset + _first_row(missing) + 1,
+    """The block's labels as strings; several columns give their intersection per row."""
+    parts = []
+    for column in block.columns:
+        series = frame[column]
+        missing = series.isna().to_numpy()
+        if missing.any():
+            raise InputError(
+                ERR_MISSING_VALUES.format(
+                    file=path,
+                    column=column,
+                    count=int(missing.sum()),
+                    row=offset + _first_row(missing) + 1,
+                )
             )
-        )
-    return series.astype(str).to_numpy(dtype=object)
+        parts.append(series.astype(str))
+    if len(parts) == 1:
+        return parts[0].to_numpy(dtype=object)
+    joined = parts[0].str.cat(pd.concat(parts[1:], axis=1, ignore_index=True), sep=INTERSECTION_SEP)
+    return joined.to_numpy(dtype=object)
 
 
 def _numeric_block(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
@@ -414,7 +425,7 @@ def _read_csv_chunks(
     raw_of = {unescape_cell(str(name)): name for name in raw_names}
     wanted = list(dict.fromkeys(c for b in blocks for c in b.columns))
     usecols = [raw_of.get(c, c) for c in wanted]
-    text = [b.columns[0] for b in blocks if b.kind in ("label", "id")]
+    text = [c for b in blocks if b.kind in ("label", "id") for c in b.columns]
     text_columns = {raw_of.get(c, c): str for c in text}
     renamed = {raw_of.get(c, c): c for c in wanted}
     with path.open("rb") as raw:
@@ -504,8 +515,7 @@ def read_blocks(
                 for batch in batches:
                     frame = batch.to_pandas()
                     for b in blocks:
-                        if b.kind in ("label", "id"):
-                            col = b.columns[0]
+                        for col in b.columns if b.kind in ("label", "id") else ():
                             frame[col] = frame[col].where(frame[col].isna(), frame[col].astype(str))
                     for key, arr in _convert_chunk(frame, blocks, path, offset).items():
                         if keep:

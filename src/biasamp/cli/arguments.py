@@ -242,7 +242,13 @@ def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool =
         )
     columns = parser.add_argument_group("columns")
     group = columns.add_mutually_exclusive_group(required=True)
-    group.add_argument("--group", metavar="COL", help="categorical group column")
+    group.add_argument(
+        "--group",
+        metavar="COL",
+        type=column_list,
+        help="categorical group column; several comma-separated columns (race,sex) "
+        "form their intersections, one group per combination of values ('Black x Female')",
+    )
     group.add_argument(
         "--group-cols",
         metavar="A,B",
@@ -385,7 +391,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
 
 def layout_from_args(args: argparse.Namespace) -> Layout:
     return Layout(
-        group=args.group,
+        group=None if args.group is None else ",".join(args.group),
         group_cols=args.group_cols,
         task=args.task,
         task_cols=args.task_cols,

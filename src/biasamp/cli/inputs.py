@@ -159,7 +159,16 @@ class Layout:
         return "sparse" if self.tasks_long is not None else "indicator"
 
     def group_columns(self) -> tuple[str, ...]:
-        return (self.group,) if self.group is not None else tuple(self.group_cols or ())
+        """The group's columns: one categorical column, the categorical columns whose
+        intersections are the groups (``--group race,sex``), or the indicator columns."""
+        if self.group is not None:
+            return tuple(self.group.split(","))
+        return tuple(self.group_cols or ())
+
+    @property
+    def intersected(self) -> bool:
+        """Whether the groups are the intersections of several categorical columns."""
+        return self.group is not None and len(self.group_columns()) > 1
 
     def group_option(self) -> str:
         return "--group" if self.group is not None else "--group-cols"
@@ -582,14 +591,18 @@ def load_audit(
     exclusive = False
     if layout.group_kind == "label":
         group_names = _canonical_names(
-            arrays["groups"], train_arrays.get("groups"), data_path, group_cols[0], train_path
+            arrays["groups"],
+            train_arrays.get("groups"),
+            data_path,
+            ",".join(group_cols),
+            train_path,
         )
         if "groups_pred" in arrays:
             _check_pred_labels(
                 arrays["groups_pred"],
                 group_names,
                 Path(pred) if pred else data_path,
-                _pred_column(layout, group_cols[0]),
+                ",".join(_pred_column(layout, c) for c in group_cols),
                 _sources(train_path),
             )
     else:

@@ -194,6 +194,8 @@ def _layout_reason(args: argparse.Namespace, layout: Layout) -> str | None:
     """Why the options rule streaming out (None: they allow it)."""
     if layout.tasks_long or args.pred_tasks_long or args.train_tasks_long:
         return "long task tables are read in memory"
+    if layout.intersected:
+        return "the intersections of several --group columns are formed in memory"
     if layout.id is not None and not args.pred:
         return "--id without --pred: unique ids are checked in memory"
     if args.pred and (layout.id is None or layout.pred_prefix):
