@@ -3,7 +3,7 @@
 Checks that the page loads, every figure decodes, nothing is logged to the
 console, no request leaves the page (only the file itself and ``data:``
 images), untrusted label names show as text and run nothing, and saves a
-screenshot (in the test's tmp dir and in the git-ignored ``artifacts/``).
+screenshot (in the test's temporary folder only).
 
 The pair tables: sorting by a column, filtering by text and by group, and paging
 give the rows worked out in pandas; without JavaScript the first page shows.
@@ -12,7 +12,6 @@ give the rows worked out in pandas; without JavaScript the first page shows.
 from __future__ import annotations
 
 import base64
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,7 +24,6 @@ from .chromium_cdp import Chromium, events_of, find_chromium
 from .conftest import XSS_GROUP, XSS_TASK
 
 CHROMIUM = find_chromium()
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
@@ -84,8 +82,6 @@ def test_report_renders_in_headless_chromium(indicator_report, tmp_path):
     png = base64.b64decode(shot["data"])
     assert png.startswith(b"\x89PNG")
     (tmp_path / "report.png").write_bytes(png)
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "report-screenshot.png").write_bytes(png)
 
     assert page["readyState"] == "complete"
     assert page["title"] == "audit <b>bold</b>"
