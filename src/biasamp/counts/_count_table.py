@@ -178,14 +178,17 @@ def _unit_weight_counts(
     these are integer counts, exact in any order of summation.
     """
     joint: dict[tuple[str, str], np.ndarray] = {}
+    as_float32: dict[str, np.ndarray] = {}  # each 0/1 role converted once
     with single_threaded_blas():
         for g, t in JOINT_KEYS:
             if g in present and t in present:
-                joint[(g, t)] = _unweighted_crossprod(
-                    dense_groups[g],
-                    present[t].values,
-                    zero_one=_is_zero_one(present[g]) and _is_zero_one(present[t]),
-                )
+                zero_one = _is_zero_one(present[g]) and _is_zero_one(present[t])
+                values = present[t].counting_values() if zero_one else present[t].values
+                if zero_one and not sp.issparse(values) and values.shape[0] < FLOAT32_EXACT_ROWS:
+                    if t not in as_float32:
+                        as_float32[t] = np.asarray(values, dtype=np.float32)
+                    values = as_float32[t]
+                joint[(g, t)] = _unweighted_crossprod(dense_groups[g], values, zero_one=zero_one)
     ones = None
     totals: dict[str, np.ndarray] = {}
     for role, matrix in present.items():

@@ -204,20 +204,27 @@ def _frame_numpy(frame: Any, arg: str) -> NativeData:
     return NativeData(values, columns)
 
 
-def _numpy_numeric_frame(frame: pd.DataFrame) -> bool:
+def _numpy_numeric_frame(frame: pd.DataFrame, dtypes: list[Any]) -> bool:
     """A pandas frame of two or more columns, all of numpy bool / int / float dtypes, which
     numpy reads in one pass (what :func:`_frame_numpy` gives, without a Series per column)."""
     return frame.shape[1] >= 2 and all(
-        isinstance(dtype, np.dtype) and dtype.kind in "biuf" for dtype in frame.dtypes
+        isinstance(dtype, np.dtype) and dtype.kind in "biuf" for dtype in dtypes
     )
 
 
-def _numeric_frame_numpy(frame: pd.DataFrame, arg: str) -> NativeData:
+def _numeric_frame_numpy(
+    frame: pd.DataFrame, arg: str, dtypes: list[Any], keep_integers: bool
+) -> NativeData:
     columns = tuple(frame.columns)
-    if all(dtype.kind == "b" for dtype in frame.dtypes):
+    if all(dtype.kind == "b" for dtype in dtypes):
         return NativeData(frame.to_numpy(dtype=bool), columns)
+    if keep_integers and all(dtype.kind in "iu" for dtype in dtypes):
+        # one integer dtype: numpy's own (a view of a frame held as one block)
+        common = np.result_type(*dtypes)
+        if common.kind in "iu":
+            return NativeData(frame.to_numpy(dtype=common), columns)
     values = frame.to_numpy(dtype=np.float64)
-    if any(dtype.kind == "f" for dtype in frame.dtypes):
+    if any(dtype.kind == "f" for dtype in dtypes):
         nan = np.isnan(values)
         if nan.any():  # as the column-by-column reading reports it: first column, first row
             col = int(np.flatnonzero(nan.any(axis=0))[0])
@@ -294,7 +301,7 @@ def _tensor_numpy(x: Any, arg: str) -> np.ndarray:
         ) from dlpack_error
 
 
-def to_native_numpy(x: Any, *, arg: str) -> NativeData:
+def to_native_numpy(x: Any, *, arg: str, keep_integers: bool = False) -> NativeData:
     """``x`` (any supported container) as numpy or scipy.sparse, with missing values rejected.
 
     Parameters
@@ -302,14 +309,18 @@ def to_native_numpy(x: Any, *, arg: str) -> NativeData:
     x : any supported container (module docs)
     arg : str
         The argument name, used in error messages.
+    keep_integers : bool, default False
+        Give a pandas frame of integer columns (two or more) in their common
+        integer dtype rather than float64 (the caller checks the values and
+        never writes to them: the array may be a view of the frame's data).
 
     Returns
     -------
     NativeData
         1-D arrays keep their dtype (object for strings and categories); a
-        dataframe gives a 2-D array (bool, float64 or object) and its column
-        names, except a one-column frame of non-numeric labels, which is read
-        as 1-D labels.
+        dataframe gives a 2-D array (bool, float64 or object; integer with
+        ``keep_integers``) and its column names, except a one-column frame of
+        non-numeric labels, which is read as 1-D labels.
 
     Examples
     --------
@@ -330,8 +341,10 @@ def to_native_numpy(x: Any, *, arg: str) -> NativeData:
             arr = _list_labels(x, arr, arg)
             _check_missing_1d(arr, arg)
         return NativeData(arr)
-    if isinstance(x, pd.DataFrame) and _numpy_numeric_frame(x):
-        return _numeric_frame_numpy(x, arg)
+    if isinstance(x, pd.DataFrame):
+        dtypes = list(x.dtypes)
+        if _numpy_numeric_frame(x, dtypes):
+            return _numeric_frame_numpy(x, arg, dtypes, keep_integers)
     if _is_lazy(x):
         raise TypeError(ERR_LAZY.format(arg=arg, type_name=type(x).__name__))
     import narwhals.stable.v1 as nw  # core dependency, imported when first needed
