@@ -212,17 +212,10 @@ def _numpy_numeric_frame(frame: pd.DataFrame, dtypes: list[Any]) -> bool:
     )
 
 
-def _numeric_frame_numpy(
-    frame: pd.DataFrame, arg: str, dtypes: list[Any], keep_integers: bool
-) -> NativeData:
+def _numeric_frame_numpy(frame: pd.DataFrame, arg: str, dtypes: list[Any]) -> NativeData:
     columns = tuple(frame.columns)
     if all(dtype.kind == "b" for dtype in dtypes):
         return NativeData(frame.to_numpy(dtype=bool), columns)
-    if keep_integers and all(dtype.kind in "iu" for dtype in dtypes):
-        # one integer dtype: numpy's own (a view of a frame held as one block)
-        common = np.result_type(*dtypes)
-        if common.kind in "iu":
-            return NativeData(frame.to_numpy(dtype=common), columns)
     values = frame.to_numpy(dtype=np.float64)
     if any(dtype.kind == "f" for dtype in dtypes):
         nan = np.isnan(values)
@@ -301,7 +294,7 @@ def _tensor_numpy(x: Any, arg: str) -> np.ndarray:
         ) from dlpack_error
 
 
-def to_native_numpy(x: Any, *, arg: str, keep_integers: bool = False) -> NativeData:
+def to_native_numpy(x: Any, *, arg: str) -> NativeData:
     """``x`` (any supported container) as numpy or scipy.sparse, with missing values rejected.
 
     Parameters
@@ -309,18 +302,14 @@ def to_native_numpy(x: Any, *, arg: str, keep_integers: bool = False) -> NativeD
     x : any supported container (module docs)
     arg : str
         The argument name, used in error messages.
-    keep_integers : bool, default False
-        Give a pandas frame of integer columns (two or more) in their common
-        integer dtype rather than float64 (the caller checks the values and
-        never writes to them: the array may be a view of the frame's data).
 
     Returns
     -------
     NativeData
         1-D arrays keep their dtype (object for strings and categories); a
-        dataframe gives a 2-D array (bool, float64 or object; integer with
-        ``keep_integers``) and its column names, except a one-column frame of
-        non-numeric labels, which is read as 1-D labels.
+        dataframe gives a 2-D array (bool, float64 or object) and its column
+        names, except a one-column frame of non-numeric labels, which is read
+        as 1-D labels.
 
     Examples
     --------
@@ -344,7 +333,7 @@ def to_native_numpy(x: Any, *, arg: str, keep_integers: bool = False) -> NativeD
     if isinstance(x, pd.DataFrame):
         dtypes = list(x.dtypes)
         if _numpy_numeric_frame(x, dtypes):
-            return _numeric_frame_numpy(x, arg, dtypes, keep_integers)
+            return _numeric_frame_numpy(x, arg, dtypes)
     if _is_lazy(x):
         raise TypeError(ERR_LAZY.format(arg=arg, type_name=type(x).__name__))
     import narwhals.stable.v1 as nw  # core dependency, imported when first needed

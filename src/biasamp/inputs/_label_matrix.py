@@ -621,10 +621,21 @@ def as_label_matrix(
             raise ValueError(ERR_EMPTY.format(arg=arg))
         label_names, codes = _columns_of_codes(arrow[0], arrow[1], arg, names, source, True)
         return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
+    zero_one = None if soft or compact else _zero_one_frame(x)
+    if zero_one is not None:  # a pandas frame of 0/1 integer columns, checked in float32
+        aligned, label_names = _align_columns(zero_one, tuple(x.columns), arg, names, source)
+        return LabelMatrix(
+            None,
+            _plain_names(label_names),
+            arg,
+            soft=False,
+            validated=True,
+            zero_one=cast(np.ndarray, aligned),
+        )
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
-    native = to_native_numpy(x, arg=arg, keep_integers=not soft)
+    native = to_native_numpy(x, arg=arg)
     columns = native.columns if label_columns is None else label_columns
     x = native.values
     if label_columns is None and columns is not None and len(columns) == 1:
@@ -774,6 +785,22 @@ def _realigned(
         codes = position.astype(codes.dtype)[codes]
     values = None if built is None else aligned
     return LabelMatrix(values, label_names, arg, soft or matrix.soft, codes, validated=True)
+
+
+def _zero_one_frame(x: Any) -> np.ndarray | None:
+    """A pandas DataFrame of two or more integer or boolean (numpy dtype) columns whose
+    values are all 0 or 1, as a float32 array (read by pandas in one conversion; what
+    counting multiplies); ``None`` for anything else, which the general path reads and
+    checks (and reports on). Float32 holds 0 and 1 exactly and rounds no other integer
+    to them, so the check is exact."""
+    if not isinstance(x, pd.DataFrame) or x.shape[0] == 0 or x.shape[1] < 2:
+        return None
+    if not all(isinstance(d, np.dtype) and d.kind in "biu" for d in x.dtypes):
+        return None
+    values = x.to_numpy(dtype=np.float32)
+    if not bool(((values == 0) | (values == 1)).all()):
+        return None
+    return values
 
 
 def _zero_one_integers(arr: np.ndarray) -> bool:
