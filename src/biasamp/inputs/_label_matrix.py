@@ -668,14 +668,14 @@ def as_label_matrix(
             return _compact_matrix(arr.astype(np.uint8), columns, arg, names, source)
         if not soft and arr.dtype.kind in "biu" and arr.size and _zero_one_integers(arr):
             # checked in place (min and max); float64 values are built when first read
-            zero_one, label_names = _align_columns(arr, columns, arg, names, source)
+            ints, label_names = _align_columns(arr, columns, arg, names, source)
             return LabelMatrix(
                 None,
                 _plain_names(label_names),
                 arg,
                 soft=False,
                 validated=True,
-                zero_one=cast(np.ndarray, zero_one),
+                zero_one=cast(np.ndarray, ints),
             )
         try:
             values = np.asarray(arr, dtype=np.float64)
