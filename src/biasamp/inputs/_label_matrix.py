@@ -791,14 +791,14 @@ def _zero_one_frame(x: Any) -> np.ndarray | None:
     """A pandas DataFrame of two or more integer or boolean (numpy dtype) columns whose
     values are all 0 or 1, as a float32 array (read by pandas in one conversion; what
     counting multiplies); ``None`` for anything else, which the general path reads and
-    checks (and reports on). Float32 holds 0 and 1 exactly and rounds no other integer
-    to them, so the check is exact."""
+    checks (and reports on). Float32 holds 0 and 1 exactly and rounds every other integer
+    below 0 or above 1, so the minimum and the maximum decide exactly."""
     if not isinstance(x, pd.DataFrame) or x.shape[0] == 0 or x.shape[1] < 2:
         return None
     if not all(isinstance(d, np.dtype) and d.kind in "biu" for d in x.dtypes):
         return None
     values = x.to_numpy(dtype=np.float32)
-    if not bool(((values == 0) | (values == 1)).all()):
+    if not (bool(values.min() >= 0) and bool(values.max() <= 1)):
         return None
     return values
 
