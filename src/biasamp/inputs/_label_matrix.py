@@ -623,15 +623,7 @@ def as_label_matrix(
         return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     zero_one = None if soft or compact else _zero_one_frame(x)
     if zero_one is not None:  # a pandas frame of 0/1 integer columns, checked in float32
-        aligned, label_names = _align_columns(zero_one, tuple(x.columns), arg, names, source)
-        return LabelMatrix(
-            None,
-            _plain_names(label_names),
-            arg,
-            soft=False,
-            validated=True,
-            zero_one=cast(np.ndarray, aligned),
-        )
+        return _compact_matrix(zero_one, tuple(x.columns), arg, names, source, zero_one=True)
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
@@ -668,15 +660,7 @@ def as_label_matrix(
             return _compact_matrix(arr.astype(np.uint8), columns, arg, names, source)
         if not soft and arr.dtype.kind in "biu" and arr.size and _zero_one_integers(arr):
             # checked in place (min and max); float64 values are built when first read
-            ints, label_names = _align_columns(arr, columns, arg, names, source)
-            return LabelMatrix(
-                None,
-                _plain_names(label_names),
-                arg,
-                soft=False,
-                validated=True,
-                zero_one=cast(np.ndarray, ints),
-            )
+            return _compact_matrix(arr, columns, arg, names, source, zero_one=True)
         try:
             values = np.asarray(arr, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -761,16 +745,10 @@ def _realigned(
 ) -> LabelMatrix:
     """A validated matrix in the column order of ``names`` (its values are not checked again)."""
     built = matrix._values  # a one-hot matrix may not be built yet: realign its codes only
-    if built is None and matrix.zero_one is not None:
-        zero_one, label_names = _align_columns(matrix.zero_one, matrix.names, arg, names, source)
-        return LabelMatrix(
-            None,
-            _plain_names(label_names),
-            arg,
-            soft or matrix.soft,
-            validated=True,
-            zero_one=cast(np.ndarray, zero_one),
-        )
+    if built is None and matrix.zero_one is not None:  # checked 0/1 indicators
+        if not soft:
+            return _compact_matrix(matrix.zero_one, matrix.names, arg, names, source, zero_one=True)
+        built = matrix.values  # read as probabilities from here on: the float64 values
     aligned, label_names = _align_columns(
         np.empty((0, matrix.n_labels)) if built is None else built,
         matrix.names,
@@ -816,13 +794,26 @@ def _compact_matrix(
     arg: str,
     names: Sequence[Any] | None,
     source: str | None,
+    *,
+    zero_one: bool = False,
 ) -> LabelMatrix:
-    """A validated dense 0/1 matrix, already ``uint8``, as a :class:`LabelMatrix`."""
+    """A validated dense 0/1 matrix, already ``uint8``, as a :class:`LabelMatrix`; with
+    ``zero_one``, a checked integer, boolean or float32 0/1 array kept as the matrix's
+    ``zero_one`` (its float64 values built when first read)."""
     if values.shape[0] == 0:
         raise ValueError(ERR_EMPTY.format(arg=arg))
     if values.shape[1] == 0:
         raise ValueError(ERR_NO_COLUMNS.format(arg=arg))
     aligned, label_names = _align_columns(values, columns, arg, names, source)
+    if zero_one:
+        return LabelMatrix(
+            None,
+            _plain_names(label_names),
+            arg,
+            soft=False,
+            validated=True,
+            zero_one=cast(np.ndarray, aligned),
+        )
     return LabelMatrix(aligned, _plain_names(label_names), arg, soft=False, validated=True)
 
 

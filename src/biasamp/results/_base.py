@@ -20,7 +20,7 @@ from biasamp.results._persist import SavableResult, register_result
 if TYPE_CHECKING:
     from biasamp.counts._count_table import CountTable
 
-__all__ = ["LazyFrame", "MetricResult", "PairwiseResult", "pair_frame"]
+__all__ = ["LazyResultFrame", "MetricResult", "PairwiseResult", "pair_frame"]
 
 
 def _json_safe(value: Any) -> Any:
@@ -60,7 +60,7 @@ def pair_frame(table: CountTable, columns: dict[str, np.ndarray]) -> pd.DataFram
     return pd.DataFrame(data)
 
 
-class LazyFrame:
+class LazyResultFrame:
     """A DataFrame field that may be given as a function that builds the frame.
 
     The per-pair and per-combination tables of a result are built with pandas,
@@ -75,12 +75,12 @@ class LazyFrame:
         self._slot = f"_{name}_frame"
 
     @overload
-    def __get__(self, obj: None, objtype: Any = None) -> LazyFrame: ...
+    def __get__(self, obj: None, objtype: Any = None) -> LazyResultFrame: ...
 
     @overload
     def __get__(self, obj: object, objtype: Any = None) -> pd.DataFrame: ...
 
-    def __get__(self, obj: object | None, objtype: Any = None) -> pd.DataFrame | LazyFrame:
+    def __get__(self, obj: object | None, objtype: Any = None) -> pd.DataFrame | LazyResultFrame:
         if obj is None:
             # no class-level default: the dataclass field stays required
             raise AttributeError(self._slot)
@@ -186,7 +186,7 @@ class PairwiseResult(MetricResult):
         when ``n_boot`` was given.
     """
 
-    by_pair: LazyFrame = LazyFrame()
+    by_pair: LazyResultFrame = LazyResultFrame()
 
     @property
     def name(self) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from biasamp.results._base import LazyFrame, MetricResult, _json_safe, frame_records
+from biasamp.results._base import LazyResultFrame, MetricResult, _json_safe, frame_records
 from biasamp.results._persist import register_result
 
 __all__ = ["MultiAttributeResult"]
@@ -72,7 +72,7 @@ class MultiAttributeResult(MetricResult):
     """
 
     variance: float
-    by_combination: LazyFrame = LazyFrame()
+    by_combination: LazyResultFrame = LazyResultFrame()
     by_size: pd.DataFrame
     absolute: bool = True
     n_combinations: int = 0
