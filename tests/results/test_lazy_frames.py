@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pandas as pd
 
@@ -44,3 +47,11 @@ def test_equality_save_and_top_build_it(tmp_path) -> None:  # type: ignore[no-un
     pd.testing.assert_frame_equal(loaded.by_pair, a.by_pair)
     assert len(mals(**kwargs).top(2)) == 2
     assert "BiasAmp_MALS" in repr(mals(**kwargs))
+
+
+def test_pickled_and_copied_with_the_frame_built() -> None:
+    result = directional(direction="A->T", groups=GROUPS, tasks=TASKS, tasks_pred=PRED)
+    assert _unbuilt(result)
+    assert len(pickle.dumps(result)) > 0  # the builder is a local function: pickled built
+    copied = copy.deepcopy(result)
+    assert not _unbuilt(copied) and copied == result

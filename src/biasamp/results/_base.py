@@ -120,6 +120,14 @@ class MetricResult(SavableResult):
     def __float__(self) -> float:
         return float(self.value)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and copied with its tables built (a builder may be a local function)."""
+        state = dict(self.__dict__)
+        for key, value in state.items():
+            if key.endswith("_frame") and callable(value):  # a builder, not yet read
+                state[key] = value()
+        return state
+
     def __getattr__(self, name: str) -> Any:
         extras = self.__dict__.get("extras", {})
         if name in extras:
