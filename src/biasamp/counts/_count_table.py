@@ -35,6 +35,7 @@ random_state=...)`` on the same rows in the same order.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -133,17 +134,28 @@ def _group_dense(matrix: LabelMatrix) -> np.ndarray:
     return out.reshape(n, k)
 
 
+#: Products of at most this many multiply-adds run on one BLAS thread anyway (OpenBLAS's
+#: own threshold, 4 x 65536): setting the limit would cost more than the product.
+_SMALL_PRODUCT = 4 * 65536
+
+
+def _one_blas_thread(work: float) -> contextlib.AbstractContextManager[None]:
+    """:func:`single_threaded_blas` for a product of ``work`` multiply-adds, a no-op for a
+    small one (a torchmetrics batch)."""
+    return single_threaded_blas() if work > _SMALL_PRODUCT else contextlib.nullcontext()
+
+
 def _weighted_totals(x: np.ndarray | sp.csr_matrix, w: np.ndarray) -> np.ndarray:
     """``w @ x``: shape (k,) for w of shape (n,), (B, k) for w of shape (B, n)."""
     if sp.issparse(x):
         return np.asarray((x.T @ w.T).T, dtype=np.float64)
-    with single_threaded_blas():
+    with _one_blas_thread(w.size * x.shape[1]):
         return np.asarray(w @ x, dtype=np.float64)
 
 
 def _weighted_crossprod(g: np.ndarray, t: np.ndarray | sp.csr_matrix, w: np.ndarray) -> np.ndarray:
     """``G^T diag(w) T``: (|G|, |T|) for w of shape (n,), (B, |G|, |T|) for w of shape (B, n)."""
-    with single_threaded_blas():
+    with _one_blas_thread(w.size * g.shape[1] * t.shape[1]):
         return _crossprod(g, t, w)
 
 
@@ -178,14 +190,19 @@ def _unit_weight_counts(
     these are integer counts, exact in any order of summation.
     """
     joint: dict[tuple[str, str], np.ndarray] = {}
-    with single_threaded_blas():
+    as_float32: dict[str, np.ndarray] = {}  # each 0/1 role converted once
+    n = next(iter(present.values())).n_rows
+    widest = max(m.n_labels for m in present.values())
+    with _one_blas_thread(4.0 * n * widest * widest):
         for g, t in JOINT_KEYS:
             if g in present and t in present:
-                joint[(g, t)] = _unweighted_crossprod(
-                    dense_groups[g],
-                    present[t].values,
-                    zero_one=_is_zero_one(present[g]) and _is_zero_one(present[t]),
-                )
+                zero_one = _is_zero_one(present[g]) and _is_zero_one(present[t])
+                values = present[t].counting_values() if zero_one else present[t].values
+                if zero_one and not sp.issparse(values) and values.shape[0] < FLOAT32_EXACT_ROWS:
+                    if t not in as_float32:
+                        as_float32[t] = np.asarray(values, dtype=np.float32)
+                    values = as_float32[t]
+                joint[(g, t)] = _unweighted_crossprod(dense_groups[g], values, zero_one=zero_one)
     ones = None
     totals: dict[str, np.ndarray] = {}
     for role, matrix in present.items():
@@ -207,7 +224,7 @@ def _unit_weight_counts(
         if sp.issparse(values):
             totals[role] = np.asarray(values.T @ ones, dtype=np.float64)
         else:
-            with single_threaded_blas():
+            with _one_blas_thread(values.size):
                 totals[role] = np.asarray(ones @ values, dtype=np.float64)
     return totals, joint
 
@@ -309,6 +326,8 @@ def check_finite_counts(*groups: Any) -> None:
         values = group.values() if isinstance(group, Mapping) else [group]
         for value in values:
             data = value.data if sp.issparse(value) else np.asarray(value, dtype=np.float64)  # type: ignore[attr-defined]
+            if np.isfinite(data).all():  # the common case: one pass, no mask kept
+                continue
             bad = ~np.isfinite(data)
             if bad.any():
                 raise ValueError(ERR_COUNT_OVERFLOW.format(value=float(data[bad].flat[0])))

@@ -204,20 +204,20 @@ def _frame_numpy(frame: Any, arg: str) -> NativeData:
     return NativeData(values, columns)
 
 
-def _numpy_numeric_frame(frame: pd.DataFrame) -> bool:
+def _numpy_numeric_frame(frame: pd.DataFrame, dtypes: list[Any]) -> bool:
     """A pandas frame of two or more columns, all of numpy bool / int / float dtypes, which
     numpy reads in one pass (what :func:`_frame_numpy` gives, without a Series per column)."""
     return frame.shape[1] >= 2 and all(
-        isinstance(dtype, np.dtype) and dtype.kind in "biuf" for dtype in frame.dtypes
+        isinstance(dtype, np.dtype) and dtype.kind in "biuf" for dtype in dtypes
     )
 
 
-def _numeric_frame_numpy(frame: pd.DataFrame, arg: str) -> NativeData:
+def _numeric_frame_numpy(frame: pd.DataFrame, arg: str, dtypes: list[Any]) -> NativeData:
     columns = tuple(frame.columns)
-    if all(dtype.kind == "b" for dtype in frame.dtypes):
+    if all(dtype.kind == "b" for dtype in dtypes):
         return NativeData(frame.to_numpy(dtype=bool), columns)
     values = frame.to_numpy(dtype=np.float64)
-    if any(dtype.kind == "f" for dtype in frame.dtypes):
+    if any(dtype.kind == "f" for dtype in dtypes):
         nan = np.isnan(values)
         if nan.any():  # as the column-by-column reading reports it: first column, first row
             col = int(np.flatnonzero(nan.any(axis=0))[0])
@@ -330,8 +330,10 @@ def to_native_numpy(x: Any, *, arg: str) -> NativeData:
             arr = _list_labels(x, arr, arg)
             _check_missing_1d(arr, arg)
         return NativeData(arr)
-    if isinstance(x, pd.DataFrame) and _numpy_numeric_frame(x):
-        return _numeric_frame_numpy(x, arg)
+    if isinstance(x, pd.DataFrame):
+        dtypes = list(x.dtypes)
+        if _numpy_numeric_frame(x, dtypes):
+            return _numeric_frame_numpy(x, arg, dtypes)
     if _is_lazy(x):
         raise TypeError(ERR_LAZY.format(arg=arg, type_name=type(x).__name__))
     import narwhals.stable.v1 as nw  # core dependency, imported when first needed

@@ -175,6 +175,11 @@ class LabelMatrix:
     when first read (counting reads the codes only). ``validated`` marks a
     matrix :func:`as_label_matrix` built (its values were checked), so passing
     it again skips the checks. Both are set by :func:`as_label_matrix` only.
+
+    ``zero_one``, when set, is the caller's integer or boolean 0/1 indicator
+    array (checked, never written to): the float64 ``values`` are then built
+    from it when first read, and counting reads it as it is
+    (:meth:`counting_values`), without a float64 copy.
     """
 
     _values: np.ndarray | sp.csr_matrix | None
@@ -183,34 +188,50 @@ class LabelMatrix:
     soft: bool = False
     codes: np.ndarray | None = field(default=None, repr=False, compare=False)
     validated: bool = field(default=False, repr=False, compare=False)
+    zero_one: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self._values is None and self.codes is None:
+        if self._values is None and self.codes is None and self.zero_one is None:
             raise TypeError("LabelMatrix needs values, or the codes of a one-hot matrix.")
 
     @property
     def values(self) -> np.ndarray | sp.csr_matrix:
-        """The ``(n, k)`` matrix (built from ``codes`` on first use when created without it)."""
+        """The ``(n, k)`` matrix (built from ``codes`` or ``zero_one`` on first use when
+        created without it)."""
         values = self._values
         if values is None:
-            values = _one_hot_csr(cast(np.ndarray, self.codes), len(self.names))
+            if self.zero_one is not None:
+                values = np.asarray(self.zero_one, dtype=np.float64)
+            else:
+                values = _one_hot_csr(cast(np.ndarray, self.codes), len(self.names))
             object.__setattr__(self, "_values", values)  # a cache of a frozen instance
         return values
 
+    def counting_values(self) -> np.ndarray | sp.csr_matrix:
+        """The matrix for a product that only counts: ``zero_one`` when set (integer or
+        boolean 0/1, no float64 copy), else :attr:`values`."""
+        return self.zero_one if self.zero_one is not None else self.values
+
     @property
     def n_rows(self) -> int:
+        if self.zero_one is not None:
+            return int(self.zero_one.shape[0])
         if self._values is None:
             return int(cast(np.ndarray, self.codes).shape[0])
         return int(self._values.shape[0])
 
     @property
     def n_labels(self) -> int:
+        if self.zero_one is not None:
+            return int(self.zero_one.shape[1])
         if self._values is None:
             return len(self.names)
         return int(self._values.shape[1])
 
     @property
     def is_sparse(self) -> bool:
+        if self.zero_one is not None:
+            return False
         return self._values is None or sp.issparse(self._values)
 
     def dense(self) -> np.ndarray:
@@ -223,7 +244,8 @@ class LabelMatrix:
         """The rows ``rows`` (indices or a boolean mask) as a new matrix."""
         codes = None if self.codes is None else self.codes[rows]
         values = None if self._values is None else self._values[rows]
-        return LabelMatrix(values, self.names, self.arg, self.soft, codes, self.validated)
+        zero_one = None if self.zero_one is None else self.zero_one[rows]
+        return LabelMatrix(values, self.names, self.arg, self.soft, codes, self.validated, zero_one)
 
 
 def _one_hot_csr(codes: np.ndarray, n_labels: int) -> sp.csr_matrix:
@@ -238,8 +260,13 @@ def _one_hot_csr(codes: np.ndarray, n_labels: int) -> sp.csr_matrix:
     return matrix
 
 
+_PLAIN_TYPES = {str, int, bool}
+
+
 def _plain_names(names: Sequence[Any] | np.ndarray) -> tuple[Any, ...]:
     """Label names as plain Python scalars (``np.str_('a')`` becomes ``'a'``)."""
+    if {type(v) for v in names} <= _PLAIN_TYPES:  # already plain (the common case)
+        return tuple(names)
     return tuple(v.item() if isinstance(v, np.generic) else v for v in names)
 
 
@@ -450,6 +477,13 @@ def _check_values(
     data: np.ndarray, arg: str, soft: bool, columns: Sequence[Any] | None = None
 ) -> None:
     """Raise unless every entry of ``data`` is finite and 0/1 (or in [0, 1] when soft)."""
+    # one pass when the values are valid (NaN and infinities fail both tests); the
+    # passes below only find what to report
+    if soft:
+        if data.size == 0 or bool(data.min() >= 0) and bool(data.max() <= 1):
+            return
+    elif bool(((data == 0) | (data == 1)).all()):
+        return
     finite = np.isfinite(data)
     if not finite.all():
         nan = np.isnan(data)
@@ -475,6 +509,14 @@ def _check_values(
         )
 
 
+def _distinct(columns: Sequence[Any]) -> bool:
+    """Whether plain string or integer names are distinct (``False``: pandas decides)."""
+    try:
+        return {type(c) for c in columns} <= _PLAIN_TYPES and len(set(columns)) == len(columns)
+    except TypeError:  # unhashable names
+        return False
+
+
 def _align_columns(
     values: np.ndarray | sp.csr_matrix,
     columns: tuple[Any, ...] | None,
@@ -483,7 +525,7 @@ def _align_columns(
     source: str | None,
 ) -> tuple[np.ndarray | sp.csr_matrix, tuple[Any, ...]]:
     k = values.shape[1]
-    if columns is not None:
+    if columns is not None and not _distinct(columns):
         index = pd.Index(columns)
         if not index.is_unique:
             dup = index[index.duplicated()].tolist()
@@ -579,6 +621,9 @@ def as_label_matrix(
             raise ValueError(ERR_EMPTY.format(arg=arg))
         label_names, codes = _columns_of_codes(arrow[0], arrow[1], arg, names, source, True)
         return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
+    zero_one = None if soft or compact else _zero_one_frame(x)
+    if zero_one is not None:  # a pandas frame of 0/1 integer columns, checked in float32
+        return _compact_matrix(zero_one, tuple(x.columns), arg, names, source, zero_one=True)
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
@@ -613,6 +658,9 @@ def as_label_matrix(
         if compact and not soft and arr.dtype.kind in "biu" and _zero_one_integers(arr):
             # checked in place: no float64 copy (astype copies: the caller's array stays theirs)
             return _compact_matrix(arr.astype(np.uint8), columns, arg, names, source)
+        if not soft and arr.dtype.kind in "biu" and arr.size and _zero_one_integers(arr):
+            # checked in place (min and max); float64 values are built when first read
+            return _compact_matrix(arr, columns, arg, names, source, zero_one=True)
         try:
             values = np.asarray(arr, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -697,6 +745,10 @@ def _realigned(
 ) -> LabelMatrix:
     """A validated matrix in the column order of ``names`` (its values are not checked again)."""
     built = matrix._values  # a one-hot matrix may not be built yet: realign its codes only
+    if built is None and matrix.zero_one is not None:  # checked 0/1 indicators
+        if not soft:
+            return _compact_matrix(matrix.zero_one, matrix.names, arg, names, source, zero_one=True)
+        built = matrix.values  # read as probabilities from here on: the float64 values
     aligned, label_names = _align_columns(
         np.empty((0, matrix.n_labels)) if built is None else built,
         matrix.names,
@@ -713,6 +765,22 @@ def _realigned(
     return LabelMatrix(values, label_names, arg, soft or matrix.soft, codes, validated=True)
 
 
+def _zero_one_frame(x: Any) -> np.ndarray | None:
+    """A pandas DataFrame of two or more integer or boolean (numpy dtype) columns whose
+    values are all 0 or 1, as a float32 array (read by pandas in one conversion; what
+    counting multiplies); ``None`` for anything else, which the general path reads and
+    checks (and reports on). Float32 holds 0 and 1 exactly and rounds every other integer
+    below 0 or above 1, so the minimum and the maximum decide exactly."""
+    if not isinstance(x, pd.DataFrame) or x.shape[0] == 0 or x.shape[1] < 2:
+        return None
+    if not all(isinstance(d, np.dtype) and d.kind in "biu" for d in x.dtypes):
+        return None
+    values = x.to_numpy(dtype=np.float32)
+    if not (bool(values.min() >= 0) and bool(values.max() <= 1)):
+        return None
+    return values
+
+
 def _zero_one_integers(arr: np.ndarray) -> bool:
     """Whether every entry of an integer or boolean array is 0 or 1 (no float copy)."""
     if arr.dtype == np.bool_ or arr.size == 0:
@@ -726,13 +794,26 @@ def _compact_matrix(
     arg: str,
     names: Sequence[Any] | None,
     source: str | None,
+    *,
+    zero_one: bool = False,
 ) -> LabelMatrix:
-    """A validated dense 0/1 matrix, already ``uint8``, as a :class:`LabelMatrix`."""
+    """A validated dense 0/1 matrix, already ``uint8``, as a :class:`LabelMatrix`; with
+    ``zero_one``, a checked integer, boolean or float32 0/1 array kept as the matrix's
+    ``zero_one`` (its float64 values built when first read)."""
     if values.shape[0] == 0:
         raise ValueError(ERR_EMPTY.format(arg=arg))
     if values.shape[1] == 0:
         raise ValueError(ERR_NO_COLUMNS.format(arg=arg))
     aligned, label_names = _align_columns(values, columns, arg, names, source)
+    if zero_one:
+        return LabelMatrix(
+            None,
+            _plain_names(label_names),
+            arg,
+            soft=False,
+            validated=True,
+            zero_one=cast(np.ndarray, aligned),
+        )
     return LabelMatrix(aligned, _plain_names(label_names), arg, soft=False, validated=True)
 
 

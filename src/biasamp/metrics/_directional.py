@@ -263,10 +263,10 @@ def directional_from_counts(
         what = "the group" if direction == "A->T" else "the task"
         raise ValueError(ERR_EMPTY_PAIRS.format(count=n_empty, what=what, examples=examples))
     n_defined = int(defined.sum())
-    by_pair = pair_frame(
-        evaluation,
-        directional_columns(arrays, arrays["values"]),
-    )
+
+    def by_pair() -> pd.DataFrame:  # built on first read (pandas costs more than the metric)
+        return pair_frame(evaluation, directional_columns(arrays, arrays["values"]))
+
     result = PairwiseResult(
         metric="directional",
         value=float(arrays["value"]),
@@ -462,6 +462,7 @@ def directional(
             sample_weight=sample_weight,
             train_rows=train_rows,
             arg="groups",
+            table=split.table,
         )
         if float(kept.n) != float(split.table.n):
             signs = kept

@@ -83,6 +83,10 @@ def aligned_arguments(*values: Any, train: bool = False) -> tuple[Any, ...]:
     return tuple(out[arg] for arg in names)
 
 
+#: Count tables smaller than this are not checked against the available memory.
+_ALWAYS_FITS = 16 * 2**20
+
+
 def check_table_memory(matrices: dict[str, LabelMatrix]) -> None:
     """Refuse (``ValueError`` with the estimate) label matrices whose count table would not
     fit in memory: a dense ``|G| x |T|`` table per (group role, task role) pair, and about
@@ -94,6 +98,8 @@ def check_table_memory(matrices: dict[str, LabelMatrix]) -> None:
         return
     n_groups, n_tasks = groups[0].n_labels, tasks[0].n_labels
     nbytes = 8.0 * n_groups * n_tasks * (len(groups) * len(tasks) + 2)
+    if nbytes < _ALWAYS_FITS:  # reading the available memory costs more than counting
+        return
     check_allocation(
         nbytes,
         what=(
@@ -332,9 +338,26 @@ def count_kept_rows(
     sample_weight: Any = None,
     train_rows: str,
     arg: str = "groups_train",
+    table: CountTable | None = None,
 ) -> CountTable:
-    """Count the ``groups`` / ``tasks`` matrices of the rows ``train_rows`` keeps."""
+    """Count the ``groups`` / ``tasks`` matrices of the rows ``train_rows`` keeps.
+
+    ``table``, when given, is the count table of every row of ``matrices`` (and
+    ``sample_weight``); its counts are then reused instead of counted again where
+    that gives the same numbers: when every row is kept, and for unweighted rows
+    under ``"labelled"`` (a row left out has no group and no task, so it adds
+    nothing but 1 to ``n``; counts are integers, exact in any order).
+    """
     keep = kept_training_rows(matrices["groups"], matrices["tasks"], train_rows, arg=arg)
+    if table is not None and (keep is None or (sample_weight is None and train_rows == "labelled")):
+        return CountTable(
+            group_names=table.group_names,
+            task_names=table.task_names,
+            n=table.n if keep is None else np.asarray(float(np.count_nonzero(keep))),
+            totals={role: table.totals[role] for role in ("groups", "tasks")},
+            joint={("groups", "tasks"): table.joint[("groups", "tasks")]},
+            n_rows=table.n_rows if keep is None else int(np.count_nonzero(keep)),
+        )
     if keep is None:
         return CountTable.from_label_matrices(matrices, sample_weight=sample_weight)
     n = matrices["groups"].n_rows

@@ -87,7 +87,8 @@ def pattern_codes(X: np.ndarray | sp.csr_matrix) -> tuple[np.ndarray, int] | Non
     by their column; 0/1 rows are bit-packed; other integer rows are compared
     as raw bytes. Codes follow the sorted order of the packed rows.
     """
-    if not _is_discrete(X):
+    zero_one = not sp.issparse(X) and bool(np.all((X == 0) | (X == 1)))
+    if not zero_one and not _is_discrete(X):  # 0/1 values are discrete: one pass, not two
         return None
     if sp.issparse(X):
         X = sp.csr_matrix(X)
@@ -101,8 +102,8 @@ def pattern_codes(X: np.ndarray | sp.csr_matrix) -> tuple[np.ndarray, int] | Non
     X = np.asarray(X)
     if X.ndim == 1:
         X = X[:, None]
-    if np.all((X == 0) | (X == 1)):
-        packed = np.ascontiguousarray(np.packbits(X.astype(bool), axis=1))
+    if zero_one or np.all((X == 0) | (X == 1)):
+        packed = np.ascontiguousarray(np.packbits(X != 0, axis=1))
     else:
         packed = np.ascontiguousarray(X.astype(np.float64))
     rows = packed.view(np.dtype((np.void, packed.dtype.itemsize * packed.shape[1]))).ravel()

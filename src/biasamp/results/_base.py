@@ -8,8 +8,9 @@ the settings used, and, when a bootstrap was asked for, the interval.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from biasamp.results._persist import SavableResult, register_result
 if TYPE_CHECKING:
     from biasamp.counts._count_table import CountTable
 
-__all__ = ["MetricResult", "PairwiseResult", "pair_frame"]
+__all__ = ["LazyResultFrame", "MetricResult", "PairwiseResult", "pair_frame"]
 
 
 def _json_safe(value: Any) -> Any:
@@ -59,6 +60,40 @@ def pair_frame(table: CountTable, columns: dict[str, np.ndarray]) -> pd.DataFram
     return pd.DataFrame(data)
 
 
+class LazyResultFrame:
+    """A DataFrame field that may be given as a function that builds the frame.
+
+    The per-pair and per-combination tables of a result are built with pandas,
+    which costs more than the metric itself on inputs of real audits (COCO's
+    5,473 x 79). The metrics pass a builder, so the table is only made, once,
+    when it is first read (``result.by_pair``, ``top``, ``to_dict``, ``save``,
+    ``==``); ``value``, ``ci`` and ``float(result)`` never need it. A DataFrame
+    passed in is kept as it is.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = f"_{name}_frame"
+
+    @overload
+    def __get__(self, obj: None, objtype: Any = None) -> LazyResultFrame: ...
+
+    @overload
+    def __get__(self, obj: object, objtype: Any = None) -> pd.DataFrame: ...
+
+    def __get__(self, obj: object | None, objtype: Any = None) -> pd.DataFrame | LazyResultFrame:
+        if obj is None:
+            # no class-level default: the dataclass field stays required
+            raise AttributeError(self._slot)
+        value = obj.__dict__[self._slot]
+        if not isinstance(value, pd.DataFrame):
+            value = value()
+            obj.__dict__[self._slot] = value
+        return value
+
+    def __set__(self, obj: object, value: pd.DataFrame | Callable[[], pd.DataFrame]) -> None:
+        obj.__dict__[self._slot] = value
+
+
 @dataclass(repr=False, kw_only=True)
 class MetricResult(SavableResult):
     """What every co-occurrence result shares: the headline number, sizes, the
@@ -84,6 +119,14 @@ class MetricResult(SavableResult):
 
     def __float__(self) -> float:
         return float(self.value)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and copied with its tables built (a builder may be a local function)."""
+        state = dict(self.__dict__)
+        for key, value in state.items():
+            if key.endswith("_frame") and callable(value):  # a builder, not yet read
+                state[key] = value()
+        return state
 
     def __getattr__(self, name: str) -> Any:
         extras = self.__dict__.get("extras", {})
@@ -129,6 +172,8 @@ class PairwiseResult(MetricResult):
     by_pair : pandas.DataFrame
         One row per (group, task) pair with the statistics that produced it and
         ``contribution``, the pair's share of ``value`` (the column sums to it).
+        The metrics build it when it is first read; the constructor also takes
+        a function returning the frame.
     direction : str or None
         ``"A->T"`` or ``"T->A"`` for directional metrics.
     n : float
@@ -149,7 +194,7 @@ class PairwiseResult(MetricResult):
         when ``n_boot`` was given.
     """
 
-    by_pair: pd.DataFrame
+    by_pair: LazyResultFrame = LazyResultFrame()
 
     @property
     def name(self) -> str:

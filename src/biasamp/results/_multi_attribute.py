@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 import pandas as pd
 
-from biasamp.results._base import MetricResult, _json_safe, frame_records
+from biasamp.results._base import LazyResultFrame, MetricResult, _json_safe, frame_records
 from biasamp.results._persist import register_result
 
 __all__ = ["MultiAttributeResult"]
@@ -23,38 +23,6 @@ def _shapes(result: MultiAttributeResult) -> dict[str, Any]:
         "n_combinations": result.n_combinations,
         "n_boot": 0 if result.replicates is None else int(len(result.replicates)),
     }
-
-
-class _LazyFrame:
-    """A DataFrame field that may be given as a function that builds the frame.
-
-    ``by_combination`` has |M| x |G| rows (millions at CelebA scale); the
-    metrics pass a builder, so the table is only made, once, when it is first
-    read (``result.by_combination``, ``top``, ``to_dict``, ``save``). A
-    DataFrame passed in is kept as it is.
-    """
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._slot = f"_{name}_frame"
-
-    @overload
-    def __get__(self, obj: None, objtype: Any = None) -> _LazyFrame: ...
-
-    @overload
-    def __get__(self, obj: object, objtype: Any = None) -> pd.DataFrame: ...
-
-    def __get__(self, obj: object | None, objtype: Any = None) -> pd.DataFrame | _LazyFrame:
-        if obj is None:
-            # no class-level default: the dataclass field stays required
-            raise AttributeError(self._slot)
-        value = obj.__dict__[self._slot]
-        if not isinstance(value, pd.DataFrame):
-            value = value()
-            obj.__dict__[self._slot] = value
-        return value
-
-    def __set__(self, obj: object, value: pd.DataFrame | Callable[[], pd.DataFrame]) -> None:
-        obj.__dict__[self._slot] = value
 
 
 #: The paper's direction names and biasamp's, both ways.
@@ -104,7 +72,7 @@ class MultiAttributeResult(MetricResult):
     """
 
     variance: float
-    by_combination: _LazyFrame = _LazyFrame()
+    by_combination: LazyResultFrame = LazyResultFrame()
     by_size: pd.DataFrame
     absolute: bool = True
     n_combinations: int = 0
