@@ -245,7 +245,6 @@ def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool =
     group.add_argument(
         "--group",
         metavar="COL",
-        type=column_list,
         help="categorical group column; several comma-separated columns (race,sex) "
         "form their intersections, one group per combination of values ('Black x Female')",
     )
@@ -391,7 +390,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
 
 def layout_from_args(args: argparse.Namespace) -> Layout:
     return Layout(
-        group=None if args.group is None else ",".join(args.group),
+        group=args.group,
         group_cols=args.group_cols,
         task=args.task,
         task_cols=args.task_cols,
