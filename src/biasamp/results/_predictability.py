@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 import pandas as pd
 
 from biasamp.results._base import _json_safe, group_sizes_dict, group_sizes_lines
