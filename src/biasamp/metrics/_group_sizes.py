@@ -13,7 +13,8 @@ The split columns: ``"train"`` (the training ground truth), ``"evaluation"`` (th
 evaluation ground truth) and ``"predicted"`` (the groups the model predicts on the
 evaluation rows, when the metric reads them). The check covers the ground-truth
 splits; a metric whose evaluation side has predicted groups only (BiasAmp_MALS and
-Multi_MALS without ``groups``) checks ``"predicted"`` instead.
+Multi_MALS without ``groups``) checks ``"predicted"`` instead
+(:func:`checked_splits`).
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from biasamp.inputs._intersect import intersection_of
 from biasamp.inputs._label_matrix import LabelMatrix
 
 __all__ = [
-    "GROUND_TRUTH_SPLITS",
     "attach_group_sizes",
     "check_group_sizes",
+    "checked_splits",
     "check_sizes",
     "group_sizes",
     "matrix_group_sizes",
@@ -49,8 +50,15 @@ _SPLIT_NAMES = {
     "evaluation": "the evaluation split",
     "predicted": "the predicted groups",
 }
-#: The split columns the check reads by default (ground truth).
-GROUND_TRUTH_SPLITS = ("train", "evaluation")
+
+
+def checked_splits(columns: Sequence[Any]) -> tuple[Any, ...]:
+    """The split columns checked against ``min_group_size``: every column but
+    ``"predicted"``, which is checked only when there is no ``"evaluation"`` column (the
+    metric's evaluation side has predicted groups only)."""
+    if "evaluation" in columns:
+        return tuple(c for c in columns if c != "predicted")
+    return tuple(columns)
 
 
 def split_name(split: str) -> str:
@@ -162,11 +170,11 @@ def check_sizes(
 
 def size_messages(sizes: pd.DataFrame | None, min_group_size: float | None) -> list[str]:
     """The text of each :class:`SmallGroupWarning` the sizes give (for reports), one per
-    split whose column has groups below ``min_group_size``."""
+    checked split (:func:`checked_splits`) with groups below ``min_group_size``."""
     if sizes is None or min_group_size is None:
         return []
     out = []
-    for split in sizes.columns:
+    for split in checked_splits(list(sizes.columns)):
         column = sizes[split]
         _, message = small_groups_message(
             column[column > 0], min_group_size=min_group_size, split=split_name(str(split))
@@ -197,17 +205,20 @@ def attach_group_sizes(
     sizes: pd.DataFrame,
     *,
     min_group_size: float | None,
-    checked: Sequence[str] | None = GROUND_TRUTH_SPLITS,
+    checked: Sequence[str] | None = None,
     groups: Sequence[Any] = (),
 ) -> Any:
     """Set ``group_sizes``, ``small_groups``, ``min_group_size`` and ``never_occurring`` of
-    ``result`` (warning about the small groups of the ``checked`` splits); return it.
+    ``result`` (warning about the small groups of the ``checked`` splits, by default
+    :func:`checked_splits`); return it.
 
     ``groups``: the group arguments of the call; the first made by
     :func:`biasamp.intersect` gives the intersections that never occur.
     """
     result.group_sizes = sizes
     result.min_group_size = min_group_size
+    if checked is None:
+        checked = checked_splits(list(sizes.columns))
     result.small_groups = check_sizes(sizes, min_group_size=min_group_size, checked=checked)
     result.never_occurring = never_occurring_of(*groups)
     return result

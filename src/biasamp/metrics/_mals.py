@@ -133,12 +133,6 @@ def mals_group_sizes(train: CountTable, predictions: CountTable) -> pd.DataFrame
     )
 
 
-def _checked(predictions: CountTable) -> tuple[str, ...]:
-    """The splits checked against ``min_group_size``: the ground truth, or the predicted
-    groups when the evaluation side has no ground-truth groups."""
-    return ("train", "evaluation") if "groups" in predictions.roles else ("train", "predicted")
-
-
 def mals_from_counts(
     train: CountTable,
     predictions: CountTable,
@@ -196,12 +190,7 @@ def mals_from_counts(
         params={"margin": float(margin), "threshold": 1.0 / len(train.group_names)},
         extras={"violations": int(arrays["violations"]), "n_tasks": len(train.task_names)},
     )
-    attach_group_sizes(
-        result,
-        mals_group_sizes(train, predictions),
-        min_group_size=limit,
-        checked=_checked(predictions),
-    )
+    attach_group_sizes(result, mals_group_sizes(train, predictions), min_group_size=limit)
     return interval_from_streamed_tables(
         result,
         predictions,

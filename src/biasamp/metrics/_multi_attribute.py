@@ -332,22 +332,17 @@ def _check_absolute(absolute: Any) -> bool:
     return bool(absolute)
 
 
-def _multi_group_sizes(
-    space: CombinationSpace, *, predicted: bool
-) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """Group sizes of a multi-attribute metric (``"train"``, ``"evaluation"``, and
-    ``"predicted"`` when the metric reads ``groups_pred``) and the splits checked: the
-    ground truth, or the predicted groups when the evaluation side has no ``groups``."""
+def _multi_group_sizes(space: CombinationSpace, *, predicted: bool) -> pd.DataFrame:
+    """Group sizes of a multi-attribute metric: ``"train"``, ``"evaluation"``, and
+    ``"predicted"`` when the metric reads ``groups_pred``."""
     evaluation = space.evaluation
-    sizes = split_sizes(
+    return split_sizes(
         {
             "train": (space.train, "groups"),
             "evaluation": (evaluation, "groups"),
             "predicted": (evaluation if predicted else None, "groups_pred"),
         }
     )
-    has_groups = "groups" in evaluation.roles
-    return sizes, ("train", "evaluation") if has_groups else ("train", "predicted")
 
 
 def _attach_sizes(
@@ -360,8 +355,8 @@ def _attach_sizes(
     predicted = (
         result.metric == "multi_mals" or normalize_direction(str(result.direction)) == "T->A"
     )
-    sizes, checked = _multi_group_sizes(space, predicted=predicted)
-    attach_group_sizes(result, sizes, min_group_size=min_group_size, checked=checked)
+    sizes = _multi_group_sizes(space, predicted=predicted)
+    attach_group_sizes(result, sizes, min_group_size=min_group_size)
     result.never_occurring = never
     return result
 

@@ -497,9 +497,7 @@ def dpa(
     )
     if sizes is None:
         return result
-    return attach_group_sizes(
-        result, sizes, min_group_size=limit, checked=None, groups=(original_groups,)
-    )
+    return attach_group_sizes(result, sizes, min_group_size=limit, groups=(original_groups,))
 
 
 # --- leakage amplification --------------------------------------------------------------------------
@@ -668,6 +666,5 @@ def leakage_amplification(
         result,
         matrix_group_sizes(g_matrix),
         min_group_size=limit,
-        checked=None,
         groups=(original_groups,),
     )
