@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.metrics._group_sizes import size_messages
+from biasamp.metrics._group_sizes import checked_splits, size_messages
 from biasamp.report._tables import PAGE_SIZE, SCRIPT, SCRIPT_HASH, interactive_table
 from biasamp.results import _plotting
 from biasamp.results._display import display_text
