@@ -14,7 +14,10 @@ in both directions plus ``mals`` from the table:
 * ``spark``: ``spark.read.parquet(dir)`` on ``local[2]``, ``counts_from_spark``
   (the group-sums SQL on the cluster).
 
-Each subprocess reports its wall time (start-up included and excluded) and the
+With ``--repeat 2`` each subprocess counts a second time and reports that
+count too (the engine warmed up: Spark's Python workers started and its JVM
+compiled, the files in the page cache). Each subprocess reports its wall time
+(start-up included and excluded) and the
 peak RSS of its whole process tree (the Python process, Dask's worker
 processes, Spark's JVM and Python workers), sampled every 0.1 s from /proc,
 besides the Python process's own ``ru_maxrss``.
@@ -35,6 +38,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -87,11 +91,45 @@ class TreeMemory:
         self._thread.join()
 
 
+def local_dask() -> Any:
+    """Start a ``LocalCluster(n_workers=2, processes=True)`` with a client; return its teardown."""
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    client = Client(cluster)
+
+    def teardown() -> None:
+        client.close()
+        cluster.close()
+
+    return teardown
+
+
+def local_spark() -> Any:
+    """A quiet ``local[2]`` SparkSession bound to 127.0.0.1, its workers on this Python."""
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 def _names(tasks: int) -> list[str]:
     return [f"t_{j:03d}" for j in range(tasks)]
 
 
-def run_engine(directory: str, engine: str, tasks: int, chunk_size: int) -> dict:
+def run_engine(directory: str, engine: str, tasks: int, chunk_size: int, repeat: int = 1) -> dict:
     """Runs in the subprocess: start the engine, one counting pass, three metrics."""
     import biasamp
 
@@ -105,47 +143,38 @@ def run_engine(directory: str, engine: str, tasks: int, chunk_size: int) -> dict
         teardown = None
         if engine in ("numpy", "duckdb"):
             ready = time.perf_counter()
-            table = biasamp.counts_from_files(paths, **roles, engine=engine, chunk_size=chunk_size)
+
+            def count() -> biasamp.CountTable:
+                return biasamp.counts_from_files(
+                    paths, **roles, engine=engine, chunk_size=chunk_size
+                )
         elif engine == "dask":
             import dask.dataframe as dd
-            from distributed import Client, LocalCluster
 
-            cluster = LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-            )
-            client = Client(cluster)
+            teardown = local_dask()
             ready = time.perf_counter()
-            ddf = dd.read_parquet(directory)
-            preds = ddf[[f"p_{n}" for n in names]].rename(columns=lambda c: c[2:])
-            table = biasamp.CountTable.from_arrays(
-                groups=ddf["gender"],
-                groups_pred=ddf["gender_pred"],
-                tasks=ddf[names],
-                tasks_pred=preds,
-            )
 
-            def teardown() -> None:
-                client.close()
-                cluster.close()
+            def count() -> biasamp.CountTable:
+                ddf = dd.read_parquet(directory)
+                preds = ddf[[f"p_{n}" for n in names]].rename(columns=lambda c: c[2:])
+                return biasamp.CountTable.from_arrays(
+                    groups=ddf["gender"],
+                    groups_pred=ddf["gender_pred"],
+                    tasks=ddf[names],
+                    tasks_pred=preds,
+                )
 
         elif engine == "spark":
-            from pyspark.sql import SparkSession
-
-            spark = (
-                SparkSession.builder.master("local[2]")
-                .config("spark.ui.enabled", "false")
-                .config("spark.ui.showConsoleProgress", "false")
-                .config("spark.driver.host", "127.0.0.1")
-                .config("spark.driver.bindAddress", "127.0.0.1")
-                .config("spark.sql.shuffle.partitions", "2")
-                .getOrCreate()
-            )
-            spark.sparkContext.setLogLevel("ERROR")
+            spark = local_spark()
             ready = time.perf_counter()
-            table = biasamp.counts_from_spark(spark.read.parquet(directory), **roles)
+
+            def count() -> biasamp.CountTable:
+                return biasamp.counts_from_spark(spark.read.parquet(directory), **roles)
+
             teardown = spark.stop
         else:
             raise ValueError(f"unknown engine {engine!r}")
+        table = count()
         counted = time.perf_counter()
         values = {
             "A->T": biasamp.directional_from_counts(table, direction="A->T").value,
@@ -153,6 +182,11 @@ def run_engine(directory: str, engine: str, tasks: int, chunk_size: int) -> dict
             "mals": biasamp.mals_from_counts(table, table).value,
         }
         total = time.perf_counter() - start
+        warm = []
+        for _ in range(repeat - 1):  # the same count again, the engine warmed up
+            again = time.perf_counter()
+            count()
+            warm.append(time.perf_counter() - again)
         if teardown is not None:
             teardown()
     return {
@@ -160,6 +194,7 @@ def run_engine(directory: str, engine: str, tasks: int, chunk_size: int) -> dict
         "rows": int(table.n_rows),
         "startup_s": ready - start,
         "count_s": counted - ready,
+        "count_warm_s": min(warm) if warm else None,
         "total_s": total,
         "peak_tree_rss_mb": memory.peak,
         "peak_self_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -175,6 +210,9 @@ def main() -> None:
     parser.add_argument("--dir", default="/tmp/biasamp_scale_engines")
     parser.add_argument("--chunk-size", type=int, default=100_000)
     parser.add_argument("--engines", default="numpy,duckdb,dask,spark")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="count this many times (later runs: warm engine)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -192,7 +230,9 @@ def main() -> None:
         print(f"generated {directory}: {size / 2**20:.0f} MB in {seconds:.0f} s", file=sys.stderr)
         return
     if args.child:
-        print(json.dumps(run_engine(directory, args.child, args.tasks, args.chunk_size)))
+        print(
+            json.dumps(run_engine(directory, args.child, args.tasks, args.chunk_size, args.repeat))
+        )
         return
     common = [
         "--rows",
@@ -205,6 +245,8 @@ def main() -> None:
         args.dir,
         "--chunk-size",
         str(args.chunk_size),
+        "--repeat",
+        str(args.repeat),
     ]
     if not os.path.isdir(directory):
         subprocess.run([sys.executable, __file__, "--child", "generate", *common], check=True)
@@ -219,15 +261,16 @@ def main() -> None:
         f"{args.files} Parquet files; one pass, then directional A->T, T->A and mals\n"
     )
     print(
-        "| engine | rows | start-up (s) | count (s) | rows/s | total (s) | "
+        "| engine | rows | start-up (s) | count (s) | count again (s) | rows/s | total (s) | "
         "peak RSS, process tree (MB) | peak RSS, Python (MB) | A->T | T->A | mals |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         v = r["values"]
+        again = "" if r["count_warm_s"] is None else f"{r['count_warm_s']:.1f}"
         print(
             f"| {r['engine']} | {r['rows']:,} | {r['startup_s']:.1f} | {r['count_s']:.1f} | "
-            f"{r['rows'] / r['count_s']:,.0f} | {r['total_s']:.1f} | "
+            f"{again} | {r['rows'] / r['count_s']:,.0f} | {r['total_s']:.1f} | "
             f"{r['peak_tree_rss_mb']:.0f} | {r['peak_self_rss_mb']:.0f} | "
             f"{v['A->T']:.6f} | {v['T->A']:.6f} | {v['mals']:.6f} |"
         )

@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "hf_evaluate": 6,
     "cli": 7,
     "__init__": 8,
+    "__main__": 8,
 }
 
 

@@ -371,12 +371,14 @@ def test_stream_on_and_duckdb_say_why_streaming_does_not_apply(tmp_path, capsys)
             ["--metric", "dpa-a2t", "--stream", "on"],
             ERR_STREAM_NOT_APPLICABLE.format(
                 reason="metric(s) dpa-a2t need the rows (streamed: "
-                "mals, directional-a2t, directional-t2a)"
+                "mals, directional-a2t, directional-t2a, multi-mals, multi-a2t, multi-t2a)"
             ),
         ),
         (
             ["--id", "gender", "--engine", "duckdb"],
-            ERR_ENGINE_NEEDS_STREAM.format(reason="--id: unique ids are checked in memory"),
+            ERR_ENGINE_NEEDS_STREAM.format(
+                reason="--id without --pred: unique ids are checked in memory"
+            ),
         ),
         (
             ["--stream", "off", "--engine", "duckdb"],

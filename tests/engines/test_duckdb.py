@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from biasamp import counts_from_files, pattern_counts_from_files
+from biasamp.engines import _duckdb
 from tests.engines.test_files import ROLES, TASKS, assert_tables_equal, make_frame
 
 pytest.importorskip("duckdb")
@@ -102,3 +103,64 @@ def test_pattern_counts_duckdb_equal_numpy(files):
         np.testing.assert_allclose(a.pattern_totals[role], b.pattern_totals[role], rtol=1e-12)
     for key in b.joint:
         np.testing.assert_allclose(a.joint[key], b.joint[key], rtol=1e-12)
+
+
+@pytest.fixture(params=["sql", "arrow"])
+def duckdb_method(request, monkeypatch):
+    """Both ways the DuckDB engine counts: one SQL aggregate, or numpy over Arrow batches
+    (the way for wide files, forced here by lowering the column threshold)."""
+    if request.param == "arrow":
+        monkeypatch.setattr(_duckdb, "SQL_COLUMNS", 0)
+    return request.param
+
+
+def test_both_methods_equal_numpy(files, tmp_path, duckdb_method):
+    paths, frames = files
+    assert_tables_equal(
+        counts_from_files(paths, **ROLES, engine="duckdb"),
+        counts_from_files(paths, **ROLES, chunk_size=17),
+    )
+    assert_tables_equal(
+        counts_from_files(paths, **ROLES, sample_weight="weight", engine="duckdb"),
+        counts_from_files(paths, **ROLES, sample_weight="weight", chunk_size=17),
+        exact=False,
+    )
+    bad = frames[2].astype({"pred_ski": np.int16})
+    bad.loc[7, "pred_cook"] = 3
+    bad.loc[9, "pred_ski"] = -1
+    bad_path = tmp_path / "bad.parquet"
+    bad.to_parquet(bad_path, index=False)
+    with pytest.raises(
+        ValueError, match=r"bad\.parquet: tasks_pred: 1 value\(s\) in column 'pred_ski'"
+    ):
+        counts_from_files(bad_path, **ROLES, engine="duckdb")
+    missing = frames[0].astype({"gender": object})
+    missing.loc[3, "gender"] = None
+    missing_path = tmp_path / "missing.csv"
+    missing.to_csv(missing_path, index=False)
+    with pytest.raises(ValueError, match=r"missing\.csv: groups: .*missing"):
+        counts_from_files(missing_path, **ROLES, engine="duckdb")
+    negative = frames[0].assign(weight=-1.0)
+    neg_path = tmp_path / "neg.parquet"
+    negative.to_parquet(neg_path, index=False)
+    with pytest.raises(ValueError, match=r"neg\.parquet: sample_weight: 40 weight"):
+        counts_from_files(neg_path, **ROLES, engine="duckdb", sample_weight="weight")
+    soft = frames[0].assign(pred_ski=np.linspace(0, 1, len(frames[0])))
+    soft_path = tmp_path / "soft.parquet"
+    soft.to_parquet(soft_path, index=False)
+    assert_tables_equal(
+        counts_from_files(soft_path, **ROLES, soft=True, engine="duckdb"),
+        counts_from_files(soft_path, **ROLES, soft=True),
+        exact=False,
+    )
+
+
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_each_schema_is_read_once(files, engine):
+    """A wide file's schema is costly to read: one read per file, whatever the columns."""
+    from biasamp.engines._file_formats import _read_schema
+
+    paths, _ = files
+    _read_schema.cache_clear()
+    counts_from_files(paths, **ROLES, engine=engine)
+    assert _read_schema.cache_info().misses == len(paths)

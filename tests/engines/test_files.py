@@ -16,7 +16,11 @@ from biasamp.engines._files import (
     ERR_CHUNK_SIZE,
     ERR_ENGINE,
     ERR_FILE_COLUMNS,
+    ERR_NO_LABELLED_ROWS,
     ERR_REPEATED_COLUMNS,
+    ERR_ROWS,
+    ERR_ROWS_ENGINE,
+    ERR_ROWS_REPLICATES,
 )
 from biasamp.inputs._column_roles import ERR_PREFIX_NONE, ERR_ROLE_NAMES_DIFFER
 
@@ -256,3 +260,156 @@ def test_a_repeated_column_name_is_named_not_reported_missing(tmp_path):
     with pytest.raises(ValueError) as info:
         counts_from_files([str(path)], groups="g", tasks=["t"])
     assert str(info.value) == ERR_REPEATED_COLUMNS.format(path=str(path), repeated=["t"])
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 7, 1000])
+def test_labelled_rows_drop_the_rows_with_neither_a_group_nor_a_task(tmp_path, chunk_size):
+    """rows='labelled' counts what train_rows='labelled' keeps in memory, at any chunk size."""
+    rng = np.random.default_rng(5)
+    n = 40
+    frame = pd.DataFrame({"m": rng.integers(0, 2, n), "ski": rng.integers(0, 2, n)})
+    frame["w"] = 1 - frame["m"]
+    frame["surf"] = rng.integers(0, 2, n)
+    frame.loc[[0, 1, 2, 9, 20, 21, 39], ["m", "w", "ski", "surf"]] = 0  # neither
+    frame.loc[[5, 6], ["m", "w"]] = 0  # a task, no group: kept
+    frame.loc[[5, 6], "ski"] = 1
+    frame.loc[[7], ["ski", "surf"]] = 0  # a group, no task: kept
+    path = tmp_path / "train.csv"
+    frame.to_csv(path, index=False)
+    roles = {"groups": ["m", "w"], "tasks": ["ski", "surf"]}
+    table = counts_from_files(path, **roles, rows="labelled", chunk_size=chunk_size)
+    keep = frame[["m", "w", "ski", "surf"]].to_numpy().any(axis=1)
+    assert keep.sum() == n - 7
+    kept = frame[keep]
+    expected = CountTable.from_arrays(groups=kept[["m", "w"]], tasks=kept[["ski", "surf"]])
+    assert table.n_rows == n - 7 == expected.n_rows
+    np.testing.assert_array_equal(
+        table.joint[("groups", "tasks")], expected.joint[("groups", "tasks")]
+    )
+    assert table.n == expected.n
+    every = counts_from_files(path, **roles, chunk_size=chunk_size)
+    assert every.n_rows == n
+    patterns = pattern_counts_from_files(path, **roles, rows="labelled", chunk_size=chunk_size)
+    expected_patterns = PatternCountTable.from_arrays(
+        groups=kept[["m", "w"]], tasks=kept[["ski", "surf"]]
+    )
+    assert patterns.n_rows == n - 7
+    assert patterns.pattern_sets("tasks") == expected_patterns.pattern_sets("tasks")
+    np.testing.assert_array_equal(
+        patterns.pattern_totals["tasks"], expected_patterns.pattern_totals["tasks"]
+    )
+    # a label column gives every row a group: nothing is dropped, any engine
+    frame["g"] = np.where(frame["w"] == 1, "w", "m")
+    frame.to_csv(path, index=False)
+    labels = counts_from_files(path, groups="g", tasks=["ski", "surf"], rows="labelled")
+    assert labels.n_rows == n
+
+
+def test_labelled_rows_errors(tmp_path):
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"m": [0, 0], "w": [0, 0], "ski": [0, 0]}).to_csv(path, index=False)
+    roles = {"groups": ["m", "w"], "tasks": ["ski"]}
+    with pytest.raises(ValueError) as info:
+        counts_from_files(path, **roles, rows="labelled")
+    assert str(info.value) == ERR_NO_LABELLED_ROWS.format(paths=str(path))
+    with pytest.raises(ValueError) as info:
+        counts_from_files(path, **roles, rows="some")
+    assert str(info.value) == ERR_ROWS.format(got="some")
+    with pytest.raises(ValueError) as info:
+        counts_from_files(path, **roles, rows="labelled", engine="duckdb")
+    assert str(info.value) == ERR_ROWS_ENGINE.format(engine="duckdb")
+    with pytest.raises(ValueError) as info:
+        counts_from_files(
+            path, **roles, rows="labelled", replicates=PoissonReplicates(5, random_state=0)
+        )
+    assert str(info.value) == ERR_ROWS_REPLICATES
+
+
+@pytest.mark.parametrize("chunk_size", [1, 4, 1000])
+def test_joined_files_equal_the_in_memory_join(tmp_path, chunk_size):
+    from biasamp.engines._files import counts_from_joined_files
+
+    rng = np.random.default_rng(8)
+    n = 30
+    truth = pd.DataFrame(
+        {"id": [f"i{k}" for k in rng.permutation(n)], "g": rng.choice(["m", "w"], n)}
+    )
+    truth["ski"] = rng.integers(0, 2, n)
+    truth["surf"] = rng.integers(0, 2, n)
+    pred = truth[["id"]].copy()
+    pred["g"] = rng.choice(["m", "w"], n)
+    pred["ski"] = rng.integers(0, 2, n)
+    pred["surf"] = rng.integers(0, 2, n)
+    pred = pred.sample(frac=1, random_state=1)
+    truth.to_csv(tmp_path / "t.csv", index=False)
+    pred.to_parquet(tmp_path / "p.parquet")
+    table = counts_from_joined_files(
+        tmp_path / "t.csv",
+        tmp_path / "p.parquet",
+        on="id",
+        groups="g",
+        tasks=["ski", "surf"],
+        groups_pred="g",
+        tasks_pred={"surf": "surf", "ski": "ski"},
+        chunk_size=chunk_size,
+    )
+    joined = truth.merge(pred, on="id", suffixes=("", "_p"))
+    expected = CountTable.from_arrays(
+        groups=joined["g"].to_numpy(),
+        tasks=joined[["ski", "surf"]],
+        groups_pred=joined["g_p"].to_numpy(),
+        tasks_pred=joined[["ski_p", "surf_p"]].set_axis(["ski", "surf"], axis=1),
+    )
+    for pair in expected.joint:
+        np.testing.assert_array_equal(table.joint[pair], expected.joint[pair])
+    assert table.n_rows == n
+
+
+def test_joined_files_refuse_repeated_and_missing_ids_and_non_binary_values(tmp_path):
+    from biasamp.engines._files import (
+        ERR_CHUNK,
+        ERR_JOIN_DUPLICATES,
+        ERR_JOIN_MISSING,
+        counts_from_joined_files,
+    )
+
+    pd.DataFrame({"id": ["a", "b", "c"], "g": ["m", "w", "m"], "x": [1, 0, 1]}).to_csv(
+        tmp_path / "t.csv", index=False
+    )
+    roles = {"on": "id", "groups": "g", "tasks": ["x"], "tasks_pred": {"x": "x"}}
+    cases = [
+        (
+            ["a", "b", "b"],
+            [1, 0, 1],
+            ERR_JOIN_DUPLICATES.format(
+                path=tmp_path / "p.csv", column="id", count=1, examples="'b'"
+            ),
+        ),
+        (
+            ["a", "b", "d"],
+            [1, 0, 1],
+            ERR_JOIN_MISSING.format(
+                column="id",
+                count=1,
+                path_a=tmp_path / "t.csv",
+                path_b=tmp_path / "p.csv",
+                examples="'c'",
+            ),
+        ),
+        (
+            ["c", "a", "b"],
+            [1, 0, 2],
+            ERR_CHUNK.format(
+                path=tmp_path / "p.csv",
+                chunk=1,
+                start=2,
+                stop=2,
+                message="tasks_pred: column 'x' holds 2, not 0 or 1",
+            ),
+        ),
+    ]
+    for ids, x, message in cases:
+        pd.DataFrame({"id": ids, "x": x}).to_csv(tmp_path / "p.csv", index=False)
+        with pytest.raises(ValueError) as info:
+            counts_from_joined_files(tmp_path / "t.csv", tmp_path / "p.csv", **roles, chunk_size=2)
+        assert str(info.value) == message

@@ -194,3 +194,57 @@ def test_argument_errors(spark, frames):
     with pytest.raises(ValueError, match="n_boot"):
         counts_from_spark(sdf, **ROLES, n_boot=0)
     assert isinstance(counts_from_spark(sdf, **ROLES), CountTable)
+
+
+def test_parquet_files_read_in_tasks_equal_in_memory(spark, frames, tmp_path):
+    """A bare ``spark.read.parquet`` frame is counted from its files by pyarrow in Spark
+    tasks; any other plan (a filter, partition columns) by ``mapInArrow`` over its rows."""
+    from biasamp.engines._spark import _parquet_files
+
+    _, test = frames
+    root = tmp_path / "lake"
+    root.mkdir()
+    for i, start in enumerate(range(0, len(test), 150)):
+        test.iloc[start : start + 150].to_parquet(root / f"part-{i}.parquet", index=False)
+    sdf = spark.read.parquet(str(root))
+    assert sorted(_parquet_files(sdf)) == sorted(str(p) for p in root.glob("*.parquet"))
+    assert _parquet_files(sdf.filter("weight > 0")) is None
+    assert _parquet_files(sdf.select("gender", *TASKS)) is not None
+    assert _parquet_files(sdf.withColumnRenamed("gender", "g")) is None
+    assert_tables_equal(
+        counts_from_spark(sdf.select("gender", *TASKS), groups="gender", tasks=TASKS),
+        CountTable.from_arrays(groups=test["gender"], tasks=test[TASKS]),
+    )
+    assert_tables_equal(counts_from_spark(sdf, **ROLES), in_memory(test))
+    assert_tables_equal(
+        counts_from_spark(sdf, **ROLES, sample_weight="weight"),
+        in_memory(test, sample_weight=test["weight"]),
+        exact=False,
+    )
+    kept = test[test["weight"] > 0]
+    assert_tables_equal(counts_from_spark(sdf.filter("weight > 0"), **ROLES), in_memory(kept))
+    bad = test.copy()
+    bad.loc[7, "pred_ski"] = 2
+    bad_root = tmp_path / "bad"
+    bad_root.mkdir()
+    bad.to_parquet(bad_root / "part-0.parquet", index=False)
+    with pytest.raises(ValueError, match=r"tasks_pred: .*column 'pred_ski' are not 0 or 1"):
+        counts_from_spark(spark.read.parquet(str(bad_root)), **ROLES)
+    # a label key stored as int32 in one file and int64 in the other: Spark reads both
+    # with one schema, and the keys of both files are added together
+    levels = tmp_path / "levels"
+    levels.mkdir()
+    coded = test.assign(level=np.where(test["gender"] == "m", 1, 2))
+    coded.iloc[:250].astype({"level": np.int64}).to_parquet(levels / "a.parquet", index=False)
+    coded.iloc[250:].astype({"level": np.int32}).to_parquet(levels / "b.parquet", index=False)
+    level_sdf = spark.read.parquet(str(levels))
+    assert _parquet_files(level_sdf) is not None
+    assert_tables_equal(
+        counts_from_spark(level_sdf, groups="level", tasks=TASKS),
+        CountTable.from_arrays(groups=coded["level"], tasks=coded[TASKS]),
+    )
+    partitioned = tmp_path / "partitioned"
+    for value in ("a", "b"):
+        (partitioned / f"part={value}").mkdir(parents=True)
+        test.to_parquet(partitioned / f"part={value}" / "data.parquet", index=False)
+    assert _parquet_files(spark.read.parquet(str(partitioned))) is None

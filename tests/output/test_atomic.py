@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
+import resource
+import shutil
 import signal
 import stat
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +20,7 @@ import pytest
 from biasamp import atomic_output
 from biasamp.cli.main import EXIT_USAGE, main
 from biasamp.output import _atomic
-from biasamp.output._atomic import OutputBatch, remove_stale_temporaries
+from biasamp.output._atomic import ERR_ATOMIC_TARGET, OutputBatch, remove_stale_temporaries
 from biasamp.output._targets import (
     ERR_OUTPUT_FOLDER,
     ERR_OUTPUT_IS_INPUT,
@@ -309,6 +314,83 @@ def test_ctrl_c_removes_the_temporary(tmp_path):
         with atomic_output(target, "w") as handle:
             handle.write("half")
             raise KeyboardInterrupt
+    assert not target.exists() and _temporaries(tmp_path) == []
+
+
+def test_sigint_right_after_the_temporary_is_created_removes_it(tmp_path, monkeypatch):
+    """A real SIGINT between creating the temporary and entering its cleanup."""
+    target = tmp_path / "out.json"
+    target.write_text("old")
+    sent: list[str] = []
+
+    def hook(created) -> None:
+        sent.append(created.path)
+        os.kill(os.getpid(), signal.SIGINT)  # held until the temporary is recorded
+
+    monkeypatch.setattr(_atomic, "_after_create", hook)
+    # Python's own handler (a SparkContext started earlier in this process installs its own)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with atomic_output(target, "w") as handle:
+                handle.write("never")  # pragma: no cover - the interrupt comes first
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert sent == [str(target)]
+    assert target.read_text() == "old" and _temporaries(tmp_path) == []
+    assert _atomic._ACTIVE == set()
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A 64 KiB tmpfs filled up (mounting needs root: skipped elsewhere)."""
+    folder = tmp_path / "full"
+    folder.mkdir()
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a tmpfs needs root")
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True
+    )
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {proc.stderr!r}")
+    try:
+        with open(folder / "filler", "wb") as handle:
+            with contextlib.suppress(OSError):
+                handle.write(b"x" * (1 << 20))
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_full_disk_names_the_output_file(full_disk, tmp_path, capsys):
+    (tmp_path / "val.csv").write_text(DATA)
+    out = full_disk / "res.json"
+    code = main(["measure", str(tmp_path / "val.csv"), *MEASURE, "--json", str(out)])
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE
+    expected = ERR_ATOMIC_TARGET.format(file=out, detail=os.strerror(errno.ENOSPC))
+    assert " ".join(expected.split()) in " ".join(err.split())
+    assert "Traceback" not in err
+    assert not out.exists() and _temporaries(full_disk) == []
+
+
+def test_a_file_size_limit_names_the_output_file(tmp_path):
+    """EFBIG (a size limit, no root needed): the error names the file, no temporary is left."""
+    target = tmp_path / "big.bin"
+
+    def body() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+        try:
+            with atomic_output(target, "wb") as handle:
+                handle.write(b"x" * 100_000)
+        except OutputError as exc:
+            expected = ERR_ATOMIC_TARGET.format(file=target, detail=os.strerror(errno.EFBIG))
+            os._exit(0 if str(exc) == expected else 5)
+        os._exit(6)  # pragma: no cover
+
+    status = _in_child(body)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     assert not target.exists() and _temporaries(tmp_path) == []
 
 

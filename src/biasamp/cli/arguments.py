@@ -21,6 +21,7 @@ from .metrics import REGISTRY, resolve_metric
 from .streaming import ENGINES, STREAM_MODES
 
 __all__ = [
+    "EXIT_CODES",
     "INPUT_CONTRACT",
     "Gate",
     "add_audit_arguments",
@@ -30,19 +31,27 @@ __all__ = [
     "console_for",
     "delimiter",
     "layout_from_args",
+    "non_negative_int",
     "parse_gate",
     "show_progress",
 ]
 
 ERR_GATE_FORMAT = "--fail-above: expected METRIC=VALUE (for example mals=0.02), got {got!r}."
 
-ERR_N_BOOT = "--n-boot: expected a non-negative integer, got {got!r}."
+ERR_NON_NEGATIVE = "expected a non-negative integer, got {got!r}."
 
 ERR_CI = "--ci: expected a level in (0, 1), got {got!r}."
 
 ERR_THRESHOLD = "--threshold: expected a finite number, got {got!r}."
 
 ERR_DELIMITER_ARG = "--delimiter: expected one character (or '\\t' / tab for a tab), got {got!r}."
+
+#: The exit codes, in every command's ``--help`` and in docs/cli.md ("Exit codes").
+EXIT_CODES = (
+    "Exit codes: 0 success, 1 a --fail-above bound was exceeded (only that),\n"
+    "  2 usage or input error, 3 internal error (please report it; set\n"
+    "  BIASAMP_TRACEBACK=1 for the traceback), 130 interrupted (Ctrl-C)."
+)
 
 INPUT_CONTRACT = """\
 Input contract:
@@ -72,13 +81,13 @@ Input contract:
                                    truth is canonical.
   Values  indicators are 0 or 1; labels are text; missing values are errors.
   Errors name the file, the column and the problem; exit code 2.
-  Streaming: with group, tasks and --pred-prefix predictions in one file (CSV with ','
-          or Parquet; --train alike), no --pred/--id/long tables/thresholds, and only
-          mals, directional-a2t, directional-t2a, the files are counted chunk by chunk
-          (memory ~ --chunk-size x columns; --engine auto|numpy|duckdb). --stream on
-          requires it, --stream off reads every row in memory.
+  Streaming: with group, tasks and 0/1 predictions (--pred-prefix, or --pred FILE
+          joined on --id) in CSV with ',' or Parquet (--train alike), no long tables
+          or thresholds, and only mals, directional-a2t, directional-t2a (and the
+          multi-* metrics without --n-boot), the files are counted chunk by
+          chunk (memory ~ --chunk-size x columns; --engine auto|numpy|duckdb).
+          --stream on requires it, --stream off reads every row in memory.
 
-Exit codes: 0 success, 1 a --fail-above bound was exceeded, 2 usage or input error.
 """
 
 
@@ -120,13 +129,14 @@ def parse_gate(text: str) -> Gate:
     return Gate(spec.key, bound)
 
 
-def _n_boot(text: str) -> int:
+def non_negative_int(text: str) -> int:
+    """The argparse ``type`` of an integer option that may not be negative (``--top``)."""
     try:
         value = int(text)
     except ValueError:
         value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(ERR_N_BOOT.format(got=text))
+    if value < 0:  # argparse names the option: "argument --top: expected ..."
+        raise argparse.ArgumentTypeError(ERR_NON_NEGATIVE.format(got=text))
     return value
 
 
@@ -326,7 +336,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     )
     metrics.add_argument(
         "--n-boot",
-        type=_n_boot,
+        type=non_negative_int,
         default=0,
         metavar="B",
         help="bootstrap replicates for intervals (default 0: none)",
@@ -348,7 +358,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     )
     metrics.add_argument(
         "--min-cell",
-        type=int,
+        type=non_negative_int,
         default=5,
         metavar="N",
         help="warn about group x task cells with fewer than N instances (default 5)",
@@ -356,7 +366,11 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     output = parser.add_argument_group("output")
     output.add_argument("--json", metavar="FILE", help="write the results as JSON (schema v1)")
     output.add_argument(
-        "--top", type=int, default=10, metavar="K", help="pairs shown per metric (default 10)"
+        "--top",
+        type=non_negative_int,
+        default=10,
+        metavar="K",
+        help="pairs shown per metric (default 10)",
     )
     output.add_argument(
         "--fail-above",

@@ -38,6 +38,7 @@ from .streaming import (
     ERR_STREAM_NOT_APPLICABLE,
     StreamedData,
     StreamPlan,
+    StreamRefused,
     compute_streamed_metric,
     load_streamed,
     plan_streaming,
@@ -434,6 +435,7 @@ def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: 
         warnings=warnings,
         skipped=skipped,
         comparison=bias_comparison(data),
+        by_size=sizes_table(results),
     )
 
 
@@ -448,7 +450,10 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
     layout = layout_from_args(args)
     plan = _streaming_plan(args, layout)
     if plan is not None:
-        return run_streamed_audit(plan, args, progress=progress)
+        try:
+            return run_streamed_audit(plan, args, progress=progress)
+        except StreamRefused:
+            pass  # the in-memory reader below names the file, column and row of the problem
     thresholds, source = _thresholds(args, layout, progress=progress)
     data = load_audit(
         layout,

@@ -42,7 +42,13 @@ from biasamp.output._targets import OutputTarget
 from biasamp.uncertainty._calibration import ThresholdCalibration, calibrate_thresholds
 
 from ._files import check_field_counts
-from .arguments import add_layout_arguments, check_command_outputs, console_for, layout_from_args
+from .arguments import (
+    EXIT_CODES,
+    add_layout_arguments,
+    check_command_outputs,
+    console_for,
+    layout_from_args,
+)
 from .inputs import AuditData, InputError, Layout, load_audit
 
 __all__ = ["add_parser", "calibrate_from_files", "read_thresholds", "run", "write_thresholds"]
@@ -173,7 +179,8 @@ def read_thresholds(path: str | Path) -> dict[str, float]:
             # untrusted JSON: anything but a list of objects fails below (TypeError, KeyError)
             rows: Any = doc["labels"] if isinstance(doc, dict) else None
             pairs = [(str(r["label"]), r["threshold"]) for r in rows]
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            # RecursionError: JSON nested deeper than the parser's recursion limit
             raise InputError(
                 ERR_THRESHOLDS_FILE.format(
                     file=path,
@@ -271,6 +278,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "calibrate",
         help="per-label decision thresholds from a validation file",
         description=HELP,
+        epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_layout_arguments(parser, scores_only=True)

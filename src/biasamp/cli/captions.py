@@ -14,7 +14,7 @@ from biasamp.results._base import _json_safe
 from biasamp.text import caption_bias_table
 from biasamp.text._caption_bias import EXCLUDE_CHOICES, METRICS
 
-from .arguments import column_list, console_for
+from .arguments import EXIT_CODES, column_list, console_for
 from .json_output import write_json
 
 __all__ = ["add_parser", "run"]
@@ -109,6 +109,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "captions",
         help="bias amplification of captioning models, read from their captions",
         description=HELP,
+        epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="CSV, TSV or Parquet file, one row per image")

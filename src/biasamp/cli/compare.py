@@ -11,6 +11,8 @@ from biasamp.output._targets import check_outputs
 from biasamp.report._compare_html import render_comparison
 from biasamp.results._display import display_text
 
+from .arguments import EXIT_CODES
+
 __all__ = ["add_parser", "run"]
 
 ERR_NAMES = "--name: given {names} times for {files} files; give one name per file or none."
@@ -76,6 +78,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "compare",
         help="compare saved results of several models or checkpoints",
         description=HELP,
+        epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="saved results or CLI JSON")

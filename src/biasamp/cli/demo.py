@@ -21,6 +21,7 @@ from biasamp.results._base import PairwiseResult
 from biasamp.uncertainty._calibration import calibrate_thresholds
 
 from ..datasets import load_coco_gender
+from .arguments import EXIT_CODES, non_negative_int
 
 HELP = """Audit a real model on real data (bundled COCO 2014 gender x objects labels).
 
@@ -176,8 +177,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "demo",
         help="audit a real gender-from-objects model on bundled COCO labels",
         description=HELP,
+        epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--top", type=int, default=10, help="number of pairs to show (default 10)")
+    parser.add_argument(
+        "--top", type=non_negative_int, default=10, help="number of pairs to show (default 10)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="random_state of the model (default 0)")
     parser.set_defaults(run=run)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .arguments import (
+    EXIT_CODES,
     INPUT_CONTRACT,
     add_audit_arguments,
     check_command_outputs,
@@ -77,6 +78,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "measure",
         help="compute bias-amplification metrics from files",
         description=HELP,
+        epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_audit_arguments(parser)

@@ -150,8 +150,6 @@ def _directional_arguments(direction: str) -> Callable[[AuditData, Settings], di
             **pred,
             **_train(data),
             **data.names(),
-            # the streamed path counts every row of the files; both paths must agree
-            "train_rows": "all",
         }
 
     return arguments
@@ -182,7 +180,6 @@ def _multi_directional_arguments(direction: str) -> Callable[[AuditData, Setting
             **pred,
             **_train(data),
             **data.names(),
-            "train_rows": "all",  # as directional in the command line (files: every row)
         }
 
     return arguments

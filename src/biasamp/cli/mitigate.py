@@ -51,7 +51,14 @@ from biasamp.output._atomic import OutputBatch
 from biasamp.output._csv import write_csv
 
 from ._files import ColumnBlock, InputError, _columns_text, read_blocks, read_header
-from .arguments import check_command_outputs, column_list, console_for, delimiter, show_progress
+from .arguments import (
+    EXIT_CODES,
+    check_command_outputs,
+    column_list,
+    console_for,
+    delimiter,
+    show_progress,
+)
 from .inputs import Layout, _align, _canonical_names, _check_ids, _label_names
 
 __all__ = ["add_parser", "read_rba_scores", "run"]
@@ -435,6 +442,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "mitigate",
         help="reduce bias amplification with RBA (calibrated predictions)",
         description=HELP,
+        epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     files = parser.add_argument_group("files")

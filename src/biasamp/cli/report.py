@@ -9,6 +9,7 @@ from biasamp.output._atomic import OutputBatch
 from biasamp.report._html import render_report, write_report
 
 from .arguments import (
+    EXIT_CODES,
     INPUT_CONTRACT,
     add_audit_arguments,
     check_command_outputs,
@@ -33,6 +34,9 @@ sweep of each co-occurrence metric when predictions are scores (--threshold,
 --thresholds or --calibrate-on), amplification by combination size when a
 multi-attribute metric is asked for (--metric multi-mals, multi-a2t, multi-t2a),
 and the inputs and settings used (with file SHA-256s).
+
+Needs matplotlib, the [plot] extra: pip install 'biasamp[plot]' (without it the
+command stops before any work with this hint; 'biasamp measure' does not need it).
 
 {INPUT_CONTRACT}
 Examples:
@@ -105,6 +109,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "report",
         help="compute the metrics and write a self-contained HTML report",
         description=HELP,
+        epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_audit_arguments(parser)

@@ -12,10 +12,13 @@ from the tables (:func:`biasamp.mals_from_counts`,
 When it applies (:func:`plan_streaming` says why not otherwise): the data file
 (CSV with ``,`` as delimiter, plain or ``.gz``, or Parquet) holds the group,
 the tasks (``--task``, ``--task-cols`` or ``--task-prefix``) and the 0/1
-predictions (``--pred-prefix``); optional ``--train`` in the same layout; no
-``--pred`` join, no ``--id``, no long tables, no score thresholds; only the
-metrics above; label columns are text and indicator columns numeric or boolean
-in pyarrow's reading of the file.
+predictions (``--pred-prefix``), or the predictions are in a file joined on
+``--id`` (:func:`biasamp.engines._files.counts_from_joined_files`); optional
+``--train`` in the same layout; no long tables, no score thresholds; only the
+metrics above and the multi-attribute ones (from pattern count tables, without
+``--n-boot``); label columns are text and indicator columns
+numeric or boolean in pyarrow's reading of the file. Training rows with neither
+a group nor a task are dropped, as the library's ``train_rows="labelled"`` does.
 
 Passes over a file: a SHA-256 pass over its bytes, a pass over the label
 columns (categorical layouts: the label sets and their checks, with the same
@@ -42,11 +45,18 @@ from typing import Any
 import numpy as np
 
 from biasamp.counts._count_table import CountTable
+from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.engines._file_formats import RaggedRowError, file_schema
-from biasamp.engines._files import counts_from_files, iter_file_batches
+from biasamp.engines._files import (
+    counts_from_files,
+    counts_from_joined_files,
+    iter_file_batches,
+    pattern_counts_from_files,
+)
 from biasamp.metrics._bootstrap import evaluation_replicates, interval_from_tables
 from biasamp.metrics._directional import directional_arrays, directional_from_counts
 from biasamp.metrics._mals import mals_arrays, mals_from_counts
+from biasamp.metrics._multi_attribute import multi_directional_from_counts, multi_mals_from_counts
 
 from ._files import (
     _CHUNK_CELLS,
@@ -82,6 +92,7 @@ __all__ = [
     "STREAM_MODES",
     "STREAMED_METRICS",
     "StreamPlan",
+    "StreamRefused",
     "StreamedData",
     "compute_streamed_metric",
     "load_streamed",
@@ -89,7 +100,8 @@ __all__ = [
 ]
 
 #: The metrics the streaming path computes from count tables.
-STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a")
+MULTI_METRICS = ("multi-mals", "multi-a2t", "multi-t2a")
+STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a", *MULTI_METRICS)
 STREAM_MODES = ("auto", "on", "off")
 ENGINES = ("auto", "numpy", "duckdb")
 
@@ -115,6 +127,15 @@ class StreamPlan:
     train_blocks: tuple[ColumnBlock, ...]
     layout: Layout
     engine: str
+    #: predictions in another file joined on ``layout.id`` (``--pred``), and their blocks
+    pred: Path | None = None
+    pred_blocks: tuple[ColumnBlock, ...] = ()
+    #: a multi-attribute metric is asked for: pattern count tables are counted too
+    multi: bool = False
+
+
+class StreamRefused(Exception):
+    """The streamed join refused a value: the in-memory reader names the file, column and row."""
 
 
 @dataclass
@@ -129,7 +150,12 @@ class StreamedData:
     task_names: tuple[str, ...]
     evaluation: CountTable
     train: CountTable | None
+    #: without a training file, the evaluation ground truth's labelled rows when they are
+    #: fewer than its rows (the directional signs, as ``train_rows="labelled"`` takes them)
+    signs: CountTable | None = None
     replicates: CountTable | None = None
+    #: task-set (pattern) counts of the multi-attribute metrics, training and evaluation
+    patterns: tuple[PatternCountTable, PatternCountTable] | None = None
     files: list[FileInfo] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)
     group_scores: None = None
@@ -147,6 +173,8 @@ class StreamedData:
     def has(self, role: str) -> bool:
         if role in ("groups_train", "tasks_train"):
             return self.train is not None
+        if role == "tasks_multilabel":
+            return self.patterns is not None
         return role in self.evaluation.roles
 
     def names(self) -> LabelNames:
@@ -164,16 +192,22 @@ def _requested_metrics(args: argparse.Namespace) -> list[str]:
 
 def _layout_reason(args: argparse.Namespace, layout: Layout) -> str | None:
     """Why the options rule streaming out (None: they allow it)."""
-    if args.pred:
-        return "predictions in another file (--pred) are joined on --id in memory"
     if layout.tasks_long or args.pred_tasks_long or args.train_tasks_long:
         return "long task tables are read in memory"
-    if layout.id is not None:
-        return "--id: unique ids are checked in memory"
+    if layout.id is not None and not args.pred:
+        return "--id without --pred: unique ids are checked in memory"
+    if args.pred and (layout.id is None or layout.pred_prefix):
+        return "--pred needs --id, and its columns are read under the ground truth's names"
+    if args.pred and getattr(args, "engine", "auto") == "duckdb":
+        return "predictions joined on --id are counted by the numpy engine"
     if args.threshold is not None or args.thresholds or args.calibrate_on or args.calibrate_pred:
         return "prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory"
-    if not layout.pred_prefix:
+    if not layout.pred_prefix and not args.pred:
         return "no predictions in the data file (--pred-prefix)"
+    multi = [k for k in _requested_metrics(args) if k in MULTI_METRICS]
+    n_boot: int = getattr(args, "n_boot", 0)
+    if multi and n_boot:
+        return f"metric(s) {', '.join(multi)} with --n-boot are computed in memory"
     others = [k for k in _requested_metrics(args) if k not in STREAMED_METRICS]
     if others:
         return (
@@ -214,6 +248,26 @@ def _file_reason(
     return None
 
 
+def _id_reason(paths: tuple[Path, Path], formats: dict[Path, str], column: str) -> str | None:
+    """Why the id columns cannot be joined by the engine (None: they can).
+
+    The in-memory reader compares ids as text: the engine joins text ids, and
+    integer ids stored as integers in Parquet files (no parsing, so ``007`` and
+    ``7`` cannot meet as they would once a CSV reader has parsed them).
+    """
+    import pyarrow as pa
+
+    kinds = [file_schema(str(path), formats[path]).field(column).type for path in paths]
+    text = all(pa.types.is_string(k) or pa.types.is_large_string(k) for k in kinds)
+    stored_integers = all(pa.types.is_integer(k) for k in kinds) and all(
+        formats[path] != _FORMAT_CSV for path in paths
+    )
+    if text or stored_integers:
+        return None
+    shown = ", ".join(f"{path}: {kind}" for path, kind in zip(paths, kinds, strict=True))
+    return f"--id {column!r} is read as {shown}; such ids are joined in memory, as text"
+
+
 def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan | None, str]:
     """The streaming plan of an audit, or ``(None, reason)`` when it does not apply.
 
@@ -233,16 +287,25 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
         ColumnBlock("tasks", layout.task_kind, task_cols, task_option),
     )
     _check_columns(data_path, header, truth)
-    pred_blocks = _prediction_blocks(layout, data_path, header, group_cols, task_cols, False)
+    pred_path = Path(args.pred) if args.pred else None
+    pred_file, pred_header = data_path, header
+    if pred_path is not None:
+        formats[pred_path] = _file_format(pred_path)
+        _, pred_header = read_header(pred_path, delimiter=layout.delimiter)
+        pred_file = pred_path
+        id_block = ColumnBlock("id", "id", (str(layout.id),), "--id")
+        _check_columns(data_path, header, (id_block,))
+        _check_columns(pred_path, pred_header, (id_block,))
+    pred_blocks = _prediction_blocks(layout, pred_file, pred_header, group_cols, task_cols, False)
     if not pred_blocks:
         raise InputError(
             ERR_NO_PREDICTIONS_FOUND.format(
-                file=data_path,
+                file=pred_file,
                 group_col=repr(_pred_column(layout, group_cols[0])),
                 task_col=repr(_pred_column(layout, task_cols[0])),
             )
         )
-    blocks = truth + tuple(pred_blocks)
+    blocks = truth if pred_path is not None else truth + tuple(pred_blocks)
     train_path = Path(args.train) if args.train else None
     train_blocks: tuple[ColumnBlock, ...] = ()
     if train_path is not None:
@@ -253,12 +316,21 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
             _check_same_columns(train_path, train_task_cols, data_path, task_cols, "task")
         train_blocks = truth
         _check_columns(train_path, train_header, train_blocks)
-    for path, file_blocks in ((data_path, blocks), (train_path, train_blocks)):
+    streamed_files: list[tuple[Path | None, tuple[ColumnBlock, ...]]] = [
+        (data_path, blocks),
+        (train_path, train_blocks),
+        (pred_path, tuple(pred_blocks)),
+    ]
+    for path, file_blocks in streamed_files:
         if path is not None:
             reason = _file_reason(path, formats[path], layout, file_blocks)
             if reason is not None:
                 return None, reason
-    engine = resolve_engine(getattr(args, "engine", "auto"))
+    if pred_path is not None:
+        reason = _id_reason((data_path, pred_path), formats, str(layout.id))
+        if reason is not None:
+            return None, reason
+    engine = "numpy" if pred_path is not None else resolve_engine(getattr(args, "engine", "auto"))
     return StreamPlan(
         data=data_path,
         train=train_path,
@@ -267,6 +339,9 @@ def plan_streaming(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
         train_blocks=train_blocks,
         layout=layout,
         engine=engine,
+        pred=pred_path,
+        pred_blocks=tuple(pred_blocks) if pred_path is not None else (),
+        multi=any(k in MULTI_METRICS for k in _requested_metrics(args)),
     ), ""
 
 
@@ -376,11 +451,17 @@ def _count(
     role: str,
     *,
     names: LabelNames,
-    engine: str,
-    chunk_size: int,
+    engine: str | None = None,
+    chunk_size: int | None = None,
     replicates: Any = None,
+    rows: str = "all",
     progress: bool = False,
 ) -> CountTable:
+    """Count one file's blocks (default engine: the plan's; chunks: :func:`_chunk_rows`)."""
+    engine = engine or plan.engine
+    chunk_size = chunk_size or _chunk_rows(plan.layout, blocks)
+    if rows == "labelled" and _drops_rows(blocks):
+        engine = "numpy"  # the engine that drops rows with neither a group nor a task
     try:
         return counts_from_files(
             str(path),
@@ -390,6 +471,7 @@ def _count(
             engine=engine,
             file_format=plan.formats[path],
             replicates=replicates,
+            rows=rows,
             names_source=f"the {'training' if role == 'train' else 'data'} file {path}",
             progress=progress,
         )
@@ -400,6 +482,76 @@ def _count(
         if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
             raise
         raise _diagnose(plan, path, blocks, role, exc) from exc
+
+
+def _count_patterns(
+    plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], names: LabelNames
+) -> PatternCountTable:
+    """The pattern count table of one file (the training file's rows with a group or a task)."""
+    rows = "labelled" if path == plan.train else "all"
+    try:
+        return pattern_counts_from_files(
+            str(path),
+            **_role_specs(plan, blocks),
+            **names,
+            chunk_size=_chunk_rows(plan.layout, blocks),
+            engine="numpy" if rows == "labelled" and _drops_rows(blocks) else plan.engine,
+            file_format=plan.formats[path],
+            rows=rows,
+            names_source=f"the {'training' if path == plan.train else 'data'} file {path}",
+        )
+    except Exception as exc:
+        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
+            raise
+        raise _diagnose(plan, path, blocks, "train" if path == plan.train else "data", exc) from exc
+
+
+def _count_joined(
+    plan: StreamPlan,
+    names: LabelNames,
+    *,
+    replicates: Any = None,
+    n_boot: int = 0,
+    patterns: bool = False,
+) -> Any:
+    """The evaluation table of a data file whose predictions are joined on ``--id``."""
+    assert plan.pred is not None and plan.layout.id is not None
+    specs = _role_specs(plan, plan.blocks + plan.pred_blocks)
+    try:
+        return counts_from_joined_files(
+            str(plan.data),
+            str(plan.pred),
+            on=plan.layout.id,
+            **specs,
+            **names,
+            replicates=replicates,
+            patterns=patterns,
+            chunk_size=_chunk_rows(plan.layout, plan.blocks + plan.pred_blocks, n_boot),
+            file_format=plan.formats[plan.data],
+            pred_file_format=plan.formats[plan.pred],
+            names_source=f"the data file {plan.data}",
+        )
+    except (ValueError, TypeError) as exc:
+        # repeated or missing ids, a value that is not 0/1: the in-memory reader names
+        # the file, the column and the data row
+        raise StreamRefused(str(exc)) from exc
+
+
+def _file_rows(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...]) -> int:
+    """The number of data rows of a file (a pass over one column)."""
+    column = blocks[0].columns[0]
+    return sum(
+        batch.num_rows
+        for batch in iter_file_batches(
+            str(path), [column], chunk_size=1 << 20, file_format=plan.formats[path]
+        )
+    )
+
+
+def _drops_rows(blocks: tuple[ColumnBlock, ...]) -> bool:
+    """Whether a row can have neither a group nor a task: both are indicator columns."""
+    kinds = {b.role: b.kind for b in blocks}
+    return kinds.get("groups") == "indicator" and kinds.get("tasks") == "indicator"
 
 
 def _is_duckdb_error(exc: Exception) -> bool:
@@ -423,6 +575,9 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
             train_labels, n_train = _label_sets(plan, plan.train, plan.train_blocks, "train")
             if n_train == 0:
                 raise InputError(ERR_NO_ROWS.format(file=plan.train))
+    if plan.pred is not None and any(b.kind == "label" for b in plan.pred_blocks):
+        pred_labels, _ = _label_sets(plan, plan.pred, plan.pred_blocks, "predictions")
+        data_labels.update(pred_labels)
     out = []
     for truth, pred, fixed in (
         ("groups", "groups_pred", layout.group_columns()),
@@ -443,7 +598,7 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
             _check_pred_labels(
                 data_labels[pred],
                 names,
-                plan.data,
+                plan.pred or plan.data,
                 _pred_column(layout, block.columns[0]),
                 _sources(plan.train),
             )
@@ -460,51 +615,68 @@ def load_streamed(
     files: list[FileInfo] = []
     train = None
     if plan.train is not None:
+        # rows="labelled": the library's train_rows default
         train = _count(
             plan,
             plan.train,
             plan.train_blocks,
             "train",
             names=names,
-            engine=plan.engine,
-            chunk_size=_chunk_rows(plan.layout, plan.train_blocks),
+            rows="labelled",
             progress=progress,
         )
         if train.n_rows == 0:
             raise InputError(ERR_NO_ROWS.format(file=plan.train))
-    evaluation = _count(
-        plan,
-        plan.data,
-        plan.blocks,
-        "data",
-        names=names,
-        engine=plan.engine,
-        chunk_size=_chunk_rows(plan.layout, plan.blocks),
-        progress=progress,
-    )
+    if plan.pred is not None:
+        evaluation = _count_joined(plan, names)
+    else:
+        evaluation = _count(plan, plan.data, plan.blocks, "data", names=names, progress=progress)
     if evaluation.n_rows == 0:
         raise InputError(ERR_NO_ROWS.format(file=plan.data))
-    files.append(
-        FileInfo(
-            role="data",
-            path=str(plan.data),
-            format=plan.formats[plan.data],
-            sha256=file_sha256(plan.data),
-            n_rows=int(evaluation.n_rows),
-        )
-    )
+    train_rows = None
     if train is not None and plan.train is not None:
-        files.append(
-            FileInfo(
-                role="train",
-                path=str(plan.train),
-                format=plan.formats[plan.train],
-                sha256=file_sha256(plan.train),
-                n_rows=int(train.n_rows),
+        train_rows = (
+            _file_rows(plan, plan.train, plan.train_blocks)
+            if _drops_rows(plan.train_blocks)
+            else int(train.n_rows)
+        )
+    # the join checked that the predictions hold the data file's ids, once each
+    for role, path, n_rows in (
+        ("data", plan.data, int(evaluation.n_rows)),
+        ("predictions", plan.pred, int(evaluation.n_rows)),
+        ("train", plan.train, train_rows),
+    ):
+        if path is not None and n_rows is not None:
+            files.append(
+                FileInfo(
+                    role=role,
+                    path=str(path),
+                    format=plan.formats[path],
+                    sha256=file_sha256(path),
+                    n_rows=n_rows,
+                )
             )
+    signs = None
+    truth = tuple(b for b in plan.blocks if b.role in ("groups", "tasks"))
+    if train is None and _drops_rows(truth):
+        # no training file: the signs come from the evaluation ground truth's labelled rows
+        kept = _count(plan, plan.data, truth, "data", names=names, rows="labelled")
+        if float(kept.n) != float(evaluation.n):
+            signs = kept
+    patterns = None
+    tasks_block = next(b for b in plan.blocks if b.role == "tasks")
+    if plan.multi and plan.train is not None and tasks_block.kind == "indicator":
+        patterns = (
+            _count_patterns(plan, plan.train, plan.train_blocks, names),
+            _count_joined(plan, names, patterns=True)
+            if plan.pred is not None
+            else _count_patterns(plan, plan.data, plan.blocks, names),
         )
     replicates = None
-    if n_boot:
+    if n_boot and plan.pred is not None:
+        weights = evaluation_replicates(n_boot, random_state=seed)
+        replicates = _count_joined(plan, names, replicates=weights, n_boot=n_boot)
+    elif n_boot:
         # per-row Poisson weights: the numpy engine, whatever --engine says
         replicates = _count(
             plan,
@@ -522,7 +694,9 @@ def load_streamed(
         task_names=task_names,
         evaluation=evaluation,
         train=train,
+        signs=signs,
         replicates=replicates,
+        patterns=patterns,
         files=files,
     )
 
@@ -538,6 +712,17 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
     ``random_state``): the point estimate from ``*_from_counts``, the interval
     from the metric's batched core on the replicate tables.
     """
+    if key in MULTI_METRICS:
+        assert data.patterns is not None  # has("tasks_multilabel") checked it
+        train, evaluation = data.patterns
+        if key == "multi-mals":
+            multi = multi_mals_from_counts(train, evaluation)
+        else:
+            direction = "A->T" if key == "multi-a2t" else "T->A"
+            multi = multi_directional_from_counts(train, evaluation, direction=direction)
+        multi.params["train_rows"] = "labelled"  # the library's default
+        view = REGISTRY[key].view
+        return view(multi) if view is not None else multi
     if key == "mals":
         assert data.train is not None
         margin = float(settings.margin)
@@ -548,8 +733,12 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
             return mals_arrays(tr, ev, margin=margin)
     else:
         direction = "A->T" if key == "directional-a2t" else "T->A"
-        result = directional_from_counts(data.evaluation, direction=direction, train=data.train)
-        result.params["train_rows"] = "all"  # files are counted row by row, every row
+        signs = data.train if data.train is not None else data.signs
+        result = directional_from_counts(data.evaluation, direction=direction, train=signs)
+        result.params["train_rows"] = "labelled"  # the library's default
+        if data.train is None and signs is not None:
+            result.params["signs_from"] = "evaluation"
+            result.n_train = None
 
         def compute(ev: CountTable, tr: CountTable | None) -> dict[str, np.ndarray]:
             return directional_arrays(ev, direction=direction, train=tr)
@@ -557,5 +746,10 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
     if data.replicates is None:
         return result
     return interval_from_tables(
-        result, data.replicates, data.train, compute=compute, n_boot=settings.n_boot, ci=settings.ci
+        result,
+        data.replicates,
+        data.train if data.train is not None else data.signs,
+        compute=compute,
+        n_boot=settings.n_boot,
+        ci=settings.ci,
     )

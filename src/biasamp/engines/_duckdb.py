@@ -20,12 +20,17 @@ from typing import Any
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
+from biasamp.engines._arrow_sums import batch_group_sums, group_sums_frame, merge_group_sums
 from biasamp.engines._file_formats import check_field_counts, file_format_of, file_schema
-from biasamp.engines._group_sums import counts_from_group_sums, group_sums_sql
+from biasamp.engines._group_sums import counts_from_group_sums, group_sums_sql, renamed_roles
 from biasamp.inputs._column_roles import ColumnRoles
 from biasamp.output._csv import unescape_cells
 
 __all__ = ["counts_from_files_duckdb", "distinct_rows_duckdb", "duckdb_connection"]
+
+#: Above this many role columns the group sums are counted in numpy over Arrow batches
+#: rather than by one SQL aggregate of two terms per column (see ``docs/scale.md``).
+SQL_COLUMNS = 1_000
 
 ERR_DUCKDB = "engine='duckdb' needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_MIXED_FORMATS = "engine='duckdb': all files must have one format; got {formats}."
@@ -46,23 +51,96 @@ def duckdb_connection(*, memory_limit: str | None = None, threads: int | None = 
     return con
 
 
-def _source(paths: Sequence[str], file_format: str | None) -> str:
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _file_column(schemas: Sequence[Any]) -> str:
+    """A name for DuckDB's source-file column that no file's column has, in any case
+    (DuckDB matches names ignoring case)."""
+    taken = {name.lower() for schema in schemas for name in schema.names}
+    name = "__biasamp_file"
+    while name in taken:
+        name += "_"
+    return name
+
+
+def _source(
+    paths: Sequence[str],
+    file_format: str | None,
+    schemas: Sequence[Any],
+    columns: Sequence[str],
+    *,
+    with_file: bool,
+) -> str:
+    """A subquery of ``columns`` read from the files by position, as ``r0, r1, ...``.
+
+    DuckDB matches column names ignoring case and renames a second ``Obj_x``
+    beside ``obj_x``; a CSV header's spaces are trimmed, and ``filename`` is the
+    name of its source-file column. So no name of the files goes into the SQL:
+    each column is found by its position in the file's pyarrow schema (the names
+    are matched exactly, in Python) and renamed positionally (``AS t(c0, c1, ...)``).
+    Files are read together when their column names are the same, in the same
+    order; a file with another order gets its own scan (DuckDB would match it
+    by name, ignoring case). With ``with_file`` the subquery also has the
+    source file as ``file``.
+    """
     formats = {file_format_of(p, file_format) for p in paths}
     if len(formats) > 1:
         raise ValueError(ERR_MIXED_FORMATS.format(formats=sorted(formats)))
     if formats == {"csv"}:
         for path in paths:  # DuckDB's sniffer would read a ragged file as one text column
             check_field_counts(path)
-    listing = "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
-    if formats == {"parquet"}:
-        return f"read_parquet({listing}, filename = true)"
-    return f"read_csv({listing}, filename = true, header = true)"
+    file_column = _file_column(schemas)
+    layouts: dict[tuple[str, ...], list[str]] = {}
+    for path, schema in zip(paths, schemas, strict=True):
+        layouts.setdefault(tuple(schema.names), []).append(path)
+    scans = []
+    for names, group in layouts.items():
+        positions = [names.index(c) for c in columns]
+        listing = "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in group) + "]"
+        options = f"filename = '{file_column}'" if with_file else ""
+        if formats == {"parquet"}:
+            reader = f"read_parquet({listing}{', ' if options else ''}{options})"
+        else:
+            reader = (
+                f"read_csv({listing}, header = true, delim = ',', quote = '\"'"
+                f"{', ' if options else ''}{options})"
+            )
+        aliases = ", ".join(f"c{i}" for i in range(max(positions, default=0) + 1))
+        select = [f"c{p} AS r{j}" for j, p in enumerate(positions)]
+        if with_file:
+            select.append(f"{_quote(file_column)} AS file")
+        scans.append(f"SELECT {', '.join(select)} FROM {reader} AS t({aliases})")
+    return "(" + " UNION ALL ".join(scans) + ")"
 
 
-def _is_boolean(path: str, column: str, file_format: str | None) -> bool:
-    import pyarrow as pa
+def _positional_roles(roles: ColumnRoles, columns: Sequence[str]) -> ColumnRoles:
+    """``roles`` with every column renamed ``r<j>``, its index in ``columns``."""
+    alias = {c: f"r{j}" for j, c in enumerate(columns)}
+    return renamed_roles(roles, alias)
 
-    return bool(pa.types.is_boolean(file_schema(path, file_format).field(column).type))
+
+def _arrow_group_sums(
+    con: Any, source: str, positional: ColumnRoles, roles: ColumnRoles, *, soft: bool
+) -> pd.DataFrame:
+    """The group-sums table counted in numpy over DuckDB's Arrow record batches."""
+    rows = max(10_000, min(1_000_000, 2**25 // max(1, len(positional.columns()))))
+    relation = con.sql(f"SELECT * FROM {source}")
+    reader = (  # DuckDB 1.4 renamed record_batch
+        relation.to_arrow_reader(rows)
+        if hasattr(relation, "to_arrow_reader")
+        else relation.record_batch(rows)
+    )
+    parts = [
+        batch_group_sums(batch, positional, soft=soft, extra_keys=["file"]) for batch in reader
+    ]
+    return group_sums_frame(merge_group_sums(parts), roles)
+
+
+def _read_schemas(paths: Sequence[str], file_format: str | None) -> list[Any]:
+    """Each file's pyarrow schema, read once."""
+    return [file_schema(p, file_format) for p in paths]
 
 
 def _unescape_labels(
@@ -96,19 +174,30 @@ def counts_from_files_duckdb(
     memory_limit: str | None = None,
 ) -> CountTable:
     """The count table of ``paths`` by one DuckDB aggregation (see :func:`biasamp.counts_from_files`)."""
-    boolean = [c for c in roles.columns() if _is_boolean(paths[0], c, file_format)]
-    sql = group_sums_sql(
-        _source(paths, file_format),
-        roles,
-        dialect="duckdb",
-        validate=True,
-        soft=soft,
-        file_column="filename",
-        boolean_columns=boolean,
-    )
+    import pyarrow as pa
+
+    schemas = _read_schemas(paths, file_format)
+    columns = roles.columns()
+    first = schemas[0]
+    boolean = [f"r{j}" for j, c in enumerate(columns) if pa.types.is_boolean(first.field(c).type)]
+    source = _source(paths, file_format, schemas, columns, with_file=True)
+    positional = _positional_roles(roles, columns)
     con = duckdb_connection(memory_limit=memory_limit)
     try:
-        frame = con.execute(sql).df()
+        if len(columns) > SQL_COLUMNS:
+            frame = _arrow_group_sums(con, source, positional, roles, soft=soft)
+        else:
+            frame = con.execute(
+                group_sums_sql(
+                    source,
+                    positional,
+                    dialect="duckdb",
+                    validate=True,
+                    soft=soft,
+                    file_column="file",
+                    boolean_columns=boolean,
+                )
+            ).df()
     finally:
         con.close()
     frame = _unescape_labels(frame, paths, roles, file_format, aliased=True)
@@ -137,23 +226,23 @@ def distinct_rows_duckdb(
     same pattern counts as counting every input row, since rows with one
     pattern are interchangeable for every multi-attribute statistic.
     """
-
-    def q(name: str) -> str:
-        return '"' + name.replace('"', '""') + '"'
-
     keys = [c for rc in roles.present().values() for c in rc.columns]
+    columns = roles.columns()
+    alias = {c: f"r{j}" for j, c in enumerate(columns)}
     weight = (
-        f"SUM(CAST({q(roles.sample_weight)} AS DOUBLE))"
+        f"SUM(CAST({alias[roles.sample_weight]} AS DOUBLE))"
         if roles.sample_weight
         else "CAST(COUNT(*) AS DOUBLE)"
     )
-    sql = (
-        f"SELECT {', '.join(q(c) for c in keys)}, {weight} AS __weight, COUNT(*) AS __rows "
-        f"FROM {_source(list(paths), file_format)} GROUP BY {', '.join(q(c) for c in keys)}"
+    key_sql = ", ".join(alias[c] for c in keys)
+    source = _source(
+        paths, file_format, _read_schemas(paths, file_format), columns, with_file=False
     )
+    sql = f"SELECT {key_sql}, {weight} AS __weight, COUNT(*) AS __rows FROM {source} GROUP BY {key_sql}"
     con = duckdb_connection(memory_limit=memory_limit)
     try:
         frame = con.execute(sql).df()
     finally:
         con.close()
+    frame.columns = pd.Index([*keys, "__weight", "__rows"], dtype=object)
     return _unescape_labels(frame, paths, roles, file_format, aliased=False)

@@ -6,6 +6,7 @@ engine (:mod:`biasamp.engines._duckdb`), so neither imports the other's internal
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 from pathlib import Path
@@ -61,6 +62,15 @@ def file_format_of(path: str | os.PathLike[str], file_format: str | None = None)
 
 
 def _schema(path: str, fmt: str) -> Any:
+    """The file's schema, read once while the file is unchanged (the checks, the label
+    names and the engines all ask for it; a wide file's schema is costly to read)."""
+    stat = os.stat(path)
+    stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    return _read_schema(os.path.abspath(path), fmt, stamp)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_schema(path: str, fmt: str, stamp: tuple[int, ...]) -> Any:
     pa = _pyarrow()
     if fmt == "parquet":
         import pyarrow.parquet as pq

@@ -18,6 +18,7 @@ file's raises ``ValueError`` / ``TypeError`` naming the file and the rows.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -67,6 +68,15 @@ ERR_NO_ROWS_NAMES = (
 )
 ERR_REPLICATES_ENGINE = "replicates: the bootstrap needs engine='numpy' (row-level weights)."
 ERR_NO_ROWS = "The files have no rows: {paths}."
+ERR_ROWS = "rows: expected 'all' or 'labelled', got {got!r}."
+ERR_ROWS_ENGINE = (
+    "rows='labelled' with indicator groups and tasks needs engine='numpy' "
+    "(it drops rows with neither a group nor a task), got engine={engine!r}."
+)
+ERR_ROWS_REPLICATES = "rows='labelled': replicate weights are drawn over every row; use rows='all'."
+ERR_NO_LABELLED_ROWS = (
+    "rows='labelled': no row of {paths} has a group or a task, so no row is kept."
+)
 
 
 def check_file_schemas(
@@ -86,16 +96,18 @@ def check_file_schemas(
     first_types: dict[str, Any] = {}
     for path in paths:
         schema = _schema(path, file_format_of(path, file_format))
-        names = set(schema.names)
+        all_names = schema.names  # a new list on every access: read it once
+        names = Counter(all_names)
         missing = [c for c in roles_columns if c not in names]
         if missing:
-            shown = ", ".join(repr(c) for c in schema.names[:8])
+            shown = ", ".join(repr(c) for c in all_names[:8])
             raise ValueError(ERR_FILE_COLUMNS.format(path=path, missing=missing, examples=shown))
-        repeated = [c for c in dict.fromkeys(roles_columns) if schema.names.count(c) > 1]
+        repeated = [c for c in dict.fromkeys(roles_columns) if names[c] > 1]
         if repeated:  # pyarrow's schema.field would say the column "does not exist"
             raise ValueError(ERR_REPEATED_COLUMNS.format(path=path, repeated=repeated))
+        kinds = dict(zip(all_names, schema.types, strict=True))
         for column in roles_columns:
-            kind = schema.field(column).type
+            kind = kinds[column]
             if column not in first_types:
                 first_types[column] = kind
                 if (
@@ -320,6 +332,7 @@ def counts_from_files(
     file_format: str | None = None,
     names_source: str | None = None,
     replicates: Any = None,
+    rows: str = "all",
     progress: bool = False,
 ) -> CountTable:
     """Count the labels of Parquet or CSV files into a :class:`CountTable`, chunk by chunk.
@@ -352,13 +365,20 @@ def counts_from_files(
         Bootstrap weights by global row index (rows numbered across the files
         in order); the table gains a leading replicate axis and equals the
         in-memory ``from_arrays(..., replicate_weights=replicates.weights(0, n))``.
+    rows : {"all", "labelled"}, default "all"
+        ``"labelled"`` counts only the rows with a group or a task, the rows the
+        metrics' ``train_rows="labelled"`` keeps of a training split: with
+        indicator columns for both groups and tasks, a row whose group and task
+        columns are all 0 is dropped (a label column gives every row a label, so
+        nothing is dropped). Needs ``engine="numpy"`` when it can drop rows.
     progress : bool, default False
         Show a progress bar.
 
     Returns
     -------
     CountTable
-        Identical to :meth:`CountTable.from_arrays` on all rows at once.
+        Identical to :meth:`CountTable.from_arrays` on all rows (or all kept
+        rows) at once.
 
     Examples
     --------
@@ -391,6 +411,9 @@ def counts_from_files(
     )
     if replicates is not None and engine != "numpy":
         raise ValueError(ERR_REPLICATES_ENGINE)
+    drops = _check_rows(rows, roles, engine)
+    if drops and replicates is not None:
+        raise ValueError(ERR_ROWS_REPLICATES)
     if engine == "duckdb":
         from biasamp.engines._duckdb import counts_from_files_duckdb
 
@@ -422,10 +445,44 @@ def counts_from_files(
         file_format=file_format,
         replicates=replicates,
         progress=progress,
+        labelled_only=drops,
     )
+    if drops and (table is None or table.n_rows == 0):
+        raise ValueError(ERR_NO_LABELLED_ROWS.format(paths=", ".join(paths[:3])))
     return (
         table if table is not None else empty_count_table(list(roles.present()), g_names, t_names)
     )
+
+
+def _check_rows(rows: str, roles: ColumnRoles, engine: str) -> bool:
+    """Check ``rows``; return whether it drops rows (``"labelled"`` on indicator roles)."""
+    if rows not in ("all", "labelled"):
+        raise ValueError(ERR_ROWS.format(got=rows))
+    drops = rows == "labelled" and _may_drop_rows(roles)
+    if drops and engine != "numpy":
+        raise ValueError(ERR_ROWS_ENGINE.format(engine=engine))
+    return drops
+
+
+def _may_drop_rows(roles: ColumnRoles) -> bool:
+    """Whether ``rows="labelled"`` can drop a row: groups and tasks both indicator columns."""
+    present = roles.present()
+    return all(role in present and not present[role].is_label for role in ("groups", "tasks"))
+
+
+def _labelled_rows(arrays: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The rows of a chunk's role arrays with a group or a task (indicators not all 0),
+    and their number."""
+    keep = np.asarray(arrays["groups"].to_numpy() != 0).any(axis=1)
+    keep |= np.asarray(arrays["tasks"].to_numpy() != 0).any(axis=1)
+    if keep.all():
+        return arrays, keep.size
+    return {
+        role: value.iloc[np.flatnonzero(keep)].reset_index(drop=True)
+        if isinstance(value, pd.DataFrame)
+        else value[keep]
+        for role, value in arrays.items()
+    }, int(keep.sum())
 
 
 _TableT = TypeVar("_TableT", CountTable, "PatternCountTable")
@@ -444,8 +501,12 @@ def _stream_tables(
     file_format: str | None,
     replicates: Any,
     progress: bool,
+    labelled_only: bool = False,
 ) -> _TableT | None:
-    """Count every chunk of every file into ``table_type`` tables and merge them (None if no rows)."""
+    """Count every chunk of every file into ``table_type`` tables and merge them (None if no rows).
+
+    ``labelled_only``: count only the rows with a group or a task.
+    """
     table: _TableT | None = None
     columns = roles.columns()
     offset = 0  # global row index of the chunk, for bootstrap weights
@@ -465,8 +526,11 @@ def _stream_tables(
                     if batch is None:
                         break
                     stop = start + batch.num_rows
-                    if batch.num_rows:
-                        arrays = _batch_arrays(batch, roles)
+                    kept = batch.num_rows
+                    arrays = _batch_arrays(batch, roles) if kept else {}
+                    if labelled_only and kept:
+                        arrays, kept = _labelled_rows(arrays)
+                    if kept:
                         if replicates is not None:
                             extra["replicate_weights"] = replicates.weights(
                                 offset, offset + batch.num_rows
@@ -516,12 +580,14 @@ def pattern_counts_from_files(
     engine: str = "numpy",
     file_format: str | None = None,
     names_source: str | None = None,
+    rows: str = "all",
     progress: bool = False,
 ) -> Any:
     """The :class:`PatternCountTable` (task-set counts of the multi-attribute metrics) of files.
 
     Same arguments as :func:`counts_from_files` (task roles are 0/1 indicator
-    columns). ``engine="numpy"`` counts chunk by chunk and merges by pattern
+    columns; ``rows="labelled"`` drops rows with neither a group nor a task,
+    numpy engine). ``engine="numpy"`` counts chunk by chunk and merges by pattern
     key; ``engine="duckdb"`` counts the rows of every distinct (group, task
     set) by one ``GROUP BY`` and loads the few result rows as weighted rows.
 
@@ -554,6 +620,7 @@ def pattern_counts_from_files(
         tasks_pred_prefix=tasks_pred_prefix,
     )
     source = names_source if (group_names is not None or task_names is not None) else None
+    drops = _check_rows(rows, roles, engine)
     if engine == "duckdb":
         from biasamp.engines._duckdb import distinct_rows_duckdb
 
@@ -586,9 +653,12 @@ def pattern_counts_from_files(
         file_format=file_format,
         replicates=None,
         progress=progress,
+        labelled_only=drops,
     )
     if streamed is None:
-        raise ValueError(ERR_NO_ROWS.format(paths=", ".join(paths[:3])))
+        raise ValueError(
+            (ERR_NO_LABELLED_ROWS if drops else ERR_NO_ROWS).format(paths=", ".join(paths[:3]))
+        )
     return streamed
 
 
@@ -604,3 +674,303 @@ def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles) -> dict[str, Any]:
                 columns=pd.Index(list(rc.indicator_names), dtype=object),
             )
     return arrays
+
+
+# --- two files joined on an id column ---------------------------------------------------
+
+ERR_JOIN_DUPLICATES = "{path}: column {column!r} has {count} repeated id(s), e.g. {examples}."
+ERR_JOIN_MISSING = (
+    "column {column!r}: {count} id(s) of {path_a} are not in {path_b}, e.g. {examples}."
+)
+
+
+def _read_ids(path: str, column: str, *, chunk_size: int, file_format: str | None) -> Any:
+    """The id column of a file as one Arrow array (compact: no Python object per row)."""
+    import pyarrow as pa
+
+    chunks = [
+        batch.column(0)
+        for batch in iter_file_batches(
+            path, [column], chunk_size=chunk_size, file_format=file_format
+        )
+    ]
+    ids = pa.chunked_array(chunks) if chunks else pa.chunked_array([], pa.string())
+    ids = ids.combine_chunks()
+    if ids.null_count:
+        raise ValueError(ERR_NULLS.format(role="on", column=column, count=ids.null_count))
+    return ids
+
+
+def _shown_ids(values: Any) -> str:
+    return ", ".join(repr(v) for v in values[:5].to_pylist())
+
+
+def join_positions(
+    path: str,
+    pred_path: str,
+    *,
+    on: str,
+    chunk_size: int = 1 << 20,
+    file_format: str | None = None,
+    pred_file_format: str | None = None,
+) -> np.ndarray:
+    """Row of ``pred_path`` for each row of ``path``, matched on the id column ``on``.
+
+    Both files must hold every id once. Arrow hashes the ids (no Python object
+    per row): memory is about the two id columns and one int64 per row.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> folder = tempfile.mkdtemp()
+    >>> a, b = os.path.join(folder, "a.csv"), os.path.join(folder, "b.csv")
+    >>> pd.DataFrame({"id": ["x", "y", "z"]}).to_csv(a, index=False)
+    >>> pd.DataFrame({"id": ["z", "x", "y"]}).to_csv(b, index=False)
+    >>> join_positions(a, b, on="id").tolist()
+    [1, 2, 0]
+    """
+    import pyarrow.compute as pc
+
+    ids = _read_ids(path, on, chunk_size=chunk_size, file_format=file_format)
+    pred_ids = _read_ids(pred_path, on, chunk_size=chunk_size, file_format=pred_file_format)
+    if pred_ids.type != ids.type:
+        pred_ids = pred_ids.cast(ids.type)
+    positions = pc.index_in(ids, value_set=pred_ids)
+    if positions.null_count == 0 and len(ids) == len(pred_ids):
+        rows = positions.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        if np.bincount(rows, minlength=len(ids)).max(initial=1) == 1:
+            return rows  # each id once on both sides: one hash table, no table of counts
+    for where, values in ((path, ids), (pred_path, pred_ids)):
+        counts = pc.value_counts(values)
+        repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
+        if len(repeated):
+            raise ValueError(
+                ERR_JOIN_DUPLICATES.format(
+                    path=where, column=on, count=len(repeated), examples=_shown_ids(repeated)
+                )
+            )
+    for a, b, values, missing in (
+        (path, pred_path, ids, pc.is_null(positions)),
+        (pred_path, path, pred_ids, pc.invert(pc.is_in(pred_ids, value_set=ids))),
+    ):
+        absent = values.filter(missing)
+        if len(absent):
+            raise ValueError(
+                ERR_JOIN_MISSING.format(
+                    column=on, count=len(absent), path_a=a, path_b=b, examples=_shown_ids(absent)
+                )
+            )
+    raise AssertionError("unreachable: the ids are unique and in both files")  # pragma: no cover
+
+
+def _read_role_arrays(
+    path: str,
+    roles: dict[str, Any],
+    *,
+    rows_of: np.ndarray,
+    chunk_size: int,
+    file_format: str | None,
+) -> dict[str, Any]:
+    """Every row of the role columns of one file, compact and in another row order: file
+    row ``i`` goes to row ``rows_of[i]``. Indicators become one uint8 matrix (checked 0/1,
+    no missing value); a label column becomes Arrow dictionary codes and their labels."""
+    import pyarrow as pa
+
+    columns = [c for spec in roles.values() for c in _spec_columns(spec)]
+    n = rows_of.size
+    out: dict[str, Any] = {
+        role: np.empty((n, len(spec)), dtype=np.uint8)
+        for role, spec in roles.items()
+        if not isinstance(spec, str)
+    }
+    labels: dict[str, list[Any]] = {
+        role: [] for role, spec in roles.items() if isinstance(spec, str)
+    }
+    start = 0
+    batches = iter_file_batches(path, columns, chunk_size=chunk_size, file_format=file_format)
+    for chunk, batch in enumerate(batches):
+        stop = start + batch.num_rows
+        for role, spec in roles.items():
+            if isinstance(spec, str):
+                values = batch.column(batch.schema.get_field_index(spec))
+                if values.null_count:
+                    raise ValueError(
+                        ERR_NULLS.format(role=role, column=spec, count=values.null_count)
+                    )
+                labels[role].append(values)
+                continue
+            block = np.column_stack(
+                [
+                    batch.column(batch.schema.get_field_index(c)).to_numpy(zero_copy_only=False)
+                    for c in spec
+                ]
+            )
+            bad = ~np.isin(block, (0, 1))
+            if bad.any():
+                row, col = np.argwhere(bad)[0]
+                value = block[row, col].item()
+                message = f"{role}: column {list(spec)[col]!r} holds {value!r}, not 0 or 1"
+                raise ValueError(
+                    ERR_CHUNK.format(
+                        path=path, chunk=chunk, start=start, stop=stop - 1, message=message
+                    )
+                )
+            out[role][rows_of[start:stop]] = block
+        start = stop
+    for role, parts in labels.items():
+        encoded = pa.chunked_array(parts).combine_chunks().dictionary_encode()
+        codes = np.empty(n, dtype=np.int64)
+        codes[rows_of] = encoded.indices.to_numpy(zero_copy_only=False)
+        out[role] = (codes, np.asarray(encoded.dictionary.to_pylist(), dtype=object))
+    return out
+
+
+def _spec_columns(spec: Any) -> list[str]:
+    return [spec] if isinstance(spec, str) else list(spec)
+
+
+def counts_from_joined_files(
+    path: str | os.PathLike[str],
+    pred_path: str | os.PathLike[str],
+    *,
+    on: str,
+    groups: Any,
+    tasks: Any,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    chunk_size: int = 100_000,
+    file_format: str | None = None,
+    pred_file_format: str | None = None,
+    names_source: str | None = None,
+    replicates: Any = None,
+    patterns: bool = False,
+    progress: bool = False,
+) -> Any:
+    """Count a ground-truth file whose predictions are in another file, joined on ``on``.
+
+    The ground truth is read chunk by chunk; the prediction columns of
+    ``pred_path`` are held once, compact (uint8 indicators or label codes), in
+    the ground truth's row order. Memory is about ``rows x (prediction columns +
+    16)`` bytes plus the id columns, never a Python object per row.
+
+    Parameters
+    ----------
+    path, pred_path : path
+        The ground-truth file and the predictions file (Parquet or CSV).
+    on : str
+        The id column of both files; every id is in both, once.
+    groups, tasks : str, list of str or dict
+        Ground-truth column roles in ``path`` (see :func:`counts_from_files`).
+    groups_pred, tasks_pred : str or dict, optional
+        Prediction roles in ``pred_path``: a label column, or a dict of indicator
+        column -> label name (the names of ``groups`` / ``tasks``).
+    group_names, task_names, chunk_size, file_format, names_source, replicates, progress
+        As in :func:`counts_from_files` (replicate weights by the row index of
+        ``path``); ``pred_file_format`` is the format of ``pred_path``.
+    patterns : bool, default False
+        Return the :class:`PatternCountTable` of the joined rows (the task-set
+        counts of the multi-attribute metrics; no ``replicates``) instead.
+
+    Returns
+    -------
+    CountTable or PatternCountTable
+        Identical to ``from_arrays`` of the table type on the joined rows.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> folder = tempfile.mkdtemp()
+    >>> truth, pred = os.path.join(folder, "t.csv"), os.path.join(folder, "p.csv")
+    >>> pd.DataFrame({"id": [1, 2, 3], "g": ["m", "w", "w"], "ski": [1, 0, 1]}).to_csv(
+    ...     truth, index=False)
+    >>> pd.DataFrame({"id": [3, 1, 2], "ski": [1, 1, 0]}).to_csv(pred, index=False)
+    >>> table = counts_from_joined_files(truth, pred, on="id", groups="g", tasks=["ski"],
+    ...                                  tasks_pred={"ski": "ski"})
+    >>> table.joint[("groups", "tasks_pred")]
+    array([[1.],
+           [1.]])
+    """
+    paths, roles = _prepare(
+        path,
+        chunk_size=chunk_size,
+        engine="numpy",
+        file_format=file_format,
+        groups=groups,
+        tasks=tasks,
+    )
+    pred_specs = {
+        role: spec
+        for role, spec in (("groups_pred", groups_pred), ("tasks_pred", tasks_pred))
+        if spec is not None
+    }
+    pred_file = os.fspath(pred_path)
+    check_file_schemas(
+        [pred_file],
+        [on, *[c for s in pred_specs.values() for c in _spec_columns(s)]],
+        file_format=pred_file_format,
+    )
+    check_file_schemas(paths, [on], file_format=file_format)
+    g_names = _resolve_names(
+        paths, roles, "group", group_names, chunk_size=chunk_size, file_format=file_format
+    )
+    t_names = _resolve_names(
+        paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
+    )
+    positions = join_positions(
+        paths[0], pred_file, on=on, file_format=file_format, pred_file_format=pred_file_format
+    )
+    rows_of = np.empty_like(positions)  # the ground-truth row of each prediction row
+    rows_of[positions] = np.arange(positions.size)
+    del positions
+    predicted = _read_role_arrays(
+        pred_file, pred_specs, rows_of=rows_of, chunk_size=chunk_size, file_format=pred_file_format
+    )
+    del rows_of
+    source = names_source if (group_names is not None or task_names is not None) else None
+    if patterns:
+        from biasamp.counts._pattern_counts import PatternCountTable
+
+        table_type: Any = PatternCountTable
+    else:
+        table_type = CountTable
+    table: Any = None
+    start = 0
+    columns = roles.columns()
+    for chunk, batch in enumerate(
+        iter_file_batches(paths[0], columns, chunk_size=chunk_size, file_format=file_format)
+    ):
+        stop = start + batch.num_rows
+        try:
+            arrays = _batch_arrays(batch, roles)
+            for role, values in predicted.items():
+                if isinstance(values, tuple):
+                    arrays[role] = values[1][values[0][start:stop]]
+                else:
+                    spec = pred_specs[role]
+                    arrays[role] = pd.DataFrame(
+                        values[start:stop],
+                        columns=pd.Index(list(spec.values()), dtype=object),
+                        copy=False,
+                    )
+            weights = (
+                {} if replicates is None else {"replicate_weights": replicates.weights(start, stop)}
+            )
+            part = table_type.from_arrays(
+                **arrays, group_names=g_names, task_names=t_names, names_source=source, **weights
+            )
+        except (ValueError, TypeError) as exc:
+            raise _with_context(
+                exc,
+                ERR_CHUNK.format(
+                    path=paths[0], chunk=chunk, start=start, stop=stop - 1, message=exc
+                ),
+            ) from exc
+        table = part if table is None else table.merge(part)
+        start = stop
+    if table is None:
+        raise ValueError(ERR_NO_ROWS.format(paths=paths[0]))
+    return table

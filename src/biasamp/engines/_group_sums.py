@@ -31,6 +31,7 @@ to be SQL identifiers):
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,25 @@ def _key_aliases(rc: RoleColumns) -> list[str]:
 
 def _is_key(rc: RoleColumns) -> bool:
     return rc.role in GROUP_ROLES or rc.is_label
+
+
+def renamed_roles(roles: ColumnRoles, alias: dict[str, str]) -> ColumnRoles:
+    """``roles`` with every column renamed by ``alias`` (label names unchanged).
+
+    Engines that resolve names their own way (DuckDB and Spark ignore case, parse
+    dots) read the role columns under positional aliases; errors still name the
+    columns of ``roles``.
+    """
+    renamed = {
+        role: replace(
+            rc,
+            label_column=None if rc.label_column is None else alias[rc.label_column],
+            indicator_columns=tuple(alias[c] for c in rc.indicator_columns),
+        )
+        for role, rc in roles.present().items()
+    }
+    weight = None if roles.sample_weight is None else alias[roles.sample_weight]
+    return ColumnRoles(**renamed, sample_weight=weight)
 
 
 def group_sums_columns(roles: ColumnRoles) -> dict[str, list[str]]:

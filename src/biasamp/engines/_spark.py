@@ -23,9 +23,11 @@ Spark is imported only inside these functions (``pip install 'biasamp[spark]'``)
 from __future__ import annotations
 
 import io
+import urllib.parse
 import uuid
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -33,11 +35,19 @@ import pandas as pd
 
 from biasamp.counts._count_table import JOINT_KEYS, CountTable
 from biasamp.counts._poisson import PoissonReplicates, check_n_boot, seed_entropy
+from biasamp.engines._arrow_sums import (
+    batch_group_sums,
+    group_sums_frame,
+    group_sums_record_batch,
+    merge_group_sums,
+)
 from biasamp.engines._group_sums import (
     ERR_BAD_VALUES,
     ERR_BAD_WEIGHTS,
+    _is_key,
+    _key_aliases,
     counts_from_group_sums,
-    group_sums_sql,
+    renamed_roles,
 )
 from biasamp.inputs._column_roles import ColumnRoles
 from biasamp.inputs._roles import GROUP_ROLES
@@ -58,6 +68,10 @@ ERR_ROW_ID_VALUES = (
     "row_id: column {column!r} has {missing} missing, {negative} negative and {repeated} "
     "repeated value(s); row ids must be distinct non-negative integers."
 )
+ERR_SPARK_REPEATED = (
+    "df: the column(s) {repeated} appear more than once; name every role column once."
+)
+ERR_SPARK_FILE_COLUMNS = "{path}: column(s) {missing} not found in the file."
 ERR_ROW_ID_WITHOUT_BOOT = "row_id: only used with n_boot (it numbers the rows for the bootstrap)."
 
 _ROW = "__biasamp_row"
@@ -67,10 +81,6 @@ def _check_frame(df: Any) -> None:
     module = type(df).__module__
     if not (module.startswith("pyspark.sql") and hasattr(df, "sparkSession")):
         raise TypeError(ERR_SPARK_FRAME.format(type_name=type(df).__name__))
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _check_types(df: Any, roles: ColumnRoles) -> list[str]:
@@ -98,6 +108,27 @@ def _check_types(df: Any, roles: ColumnRoles) -> list[str]:
 def _resolve(df: Any, **specs: Any) -> ColumnRoles:
     _check_frame(df)
     return ColumnRoles.resolve(list(df.columns), **specs)
+
+
+def _positional(
+    df: Any, roles: ColumnRoles, *extra: str
+) -> tuple[Any, ColumnRoles, dict[str, str]]:
+    """``df`` with every column renamed ``_c<i>`` by its position, the roles on those names,
+    and the map from each role column (and ``extra`` column) to its new name.
+
+    Spark resolves column names ignoring case (``spark.sql.caseSensitive`` is
+    off by default) and parses dots and backticks in them; the roles were
+    matched exactly against ``df.columns`` in Python, so from here on every
+    column is named by its position (``DataFrame.toDF`` renames by position).
+    """
+    names = list(df.columns)
+    wanted = [*roles.columns(), *extra]
+    repeated = [c for c in dict.fromkeys(wanted) if names.count(c) > 1]
+    if repeated:
+        raise ValueError(ERR_SPARK_REPEATED.format(repeated=repeated))
+    alias = {c: f"_c{names.index(c)}" for c in wanted}
+    positional = df.toDF(*[f"_c{i}" for i in range(len(names))])
+    return positional, renamed_roles(roles, alias), alias
 
 
 def _run_sql(df: Any, make_sql: Any) -> pd.DataFrame:
@@ -249,18 +280,16 @@ def counts_from_spark(
         groups_pred_prefix=groups_pred_prefix,
         tasks_pred_prefix=tasks_pred_prefix,
     )
-    boolean = _check_types(df, roles)
-    frame = _run_sql(
-        df,
-        lambda view: group_sums_sql(
-            view,
-            roles,
-            dialect="spark",
-            validate=True,
-            soft=soft,
-            boolean_columns=boolean,
-        ),
-    )
+    _check_types(df, roles)
+    files = _parquet_files(df)
+    if row_id is not None and row_id not in df.columns:
+        shown = ", ".join(repr(c) for c in list(df.columns)[:8])
+        raise ValueError(ERR_ROW_ID_COLUMN.format(column=row_id, examples=shown))
+    positional, safe, alias = _positional(df, roles, *([row_id] if row_id is not None else []))
+    if files is not None:
+        frame = _group_sums_of_files(df, files, roles, soft=soft)
+    else:
+        frame = _group_sums(positional, safe, roles, soft=soft)
     _check_group_keys(frame, roles)
     try:
         table = counts_from_group_sums(
@@ -276,7 +305,226 @@ def counts_from_spark(
     if n_boot is None:
         return table
     replicates = PoissonReplicates(n_boot, random_state=seed_entropy(random_state), stream=0)
-    return _replicate_table(df, roles, table, replicates, soft=soft, row_id=row_id)
+    if row_id is not None:
+        _check_row_id(df, positional, row_id, alias[row_id])
+    return _replicate_table(
+        positional,
+        safe,
+        table,
+        replicates,
+        soft=soft,
+        row_id=None if row_id is None else alias[row_id],
+    )
+
+
+# ------------------------------------------------------------------ counting
+def _rows_per_count(n_columns: int) -> int:
+    """Rows of Arrow batches gathered before one count: about 32 MB of one-byte values."""
+    return max(10_000, min(200_000, 2**25 // max(1, n_columns)))
+
+
+def _sums_counter(roles: ColumnRoles, soft: bool, names: list[str]) -> Any:
+    """The ``mapInArrow`` function: one partition's group-sums rows (one per key)."""
+    rows = _rows_per_count(len(roles.columns()))
+
+    def count(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        parts: list[dict[str, Any]] = []
+        pending: list[Any] = []
+        size = 0
+        for batch in batches:
+            if batch.num_rows:
+                pending.append(batch)
+                size += batch.num_rows
+            if pending and (size >= rows):
+                parts.append(batch_group_sums(pa.Table.from_batches(pending), roles, soft=soft))
+                pending, size = [], 0
+        if pending:
+            parts.append(batch_group_sums(pa.Table.from_batches(pending), roles, soft=soft))
+        merged = merge_group_sums(parts)
+        if merged is not None:
+            record = group_sums_record_batch(merged)
+            yield record.select(names)
+
+    return count
+
+
+def _output_schema(fields: dict[str, Any], roles: ColumnRoles) -> tuple[list[Any], dict[str, str]]:
+    """The Spark fields of the group-sums rows of ``roles`` (key types from ``fields``),
+    and the map from each key alias to its source column."""
+    from pyspark.sql import types as T
+
+    keys = {
+        alias: column
+        for rc in roles.present().values()
+        if _is_key(rc)
+        for column, alias in zip(rc.columns, _key_aliases(rc), strict=True)
+    }
+    schema = [T.StructField(alias, fields[column]) for alias, column in keys.items()]
+    schema += [T.StructField("n", T.DoubleType()), T.StructField("n_rows", T.LongType())]
+    if roles.sample_weight is not None:
+        schema.append(T.StructField("bad_weight", T.LongType()))
+    for rc in roles.present().values():
+        if not _is_key(rc):
+            for j in range(len(rc.indicator_columns)):
+                schema.append(T.StructField(f"s_{rc.role}_{j}", T.DoubleType()))
+                schema.append(T.StructField(f"bad_{rc.role}_{j}", T.LongType()))
+    return schema, keys
+
+
+def _collect_sums(result: Any, names: list[str], roles: ColumnRoles) -> pd.DataFrame:
+    """Collect the group-sums rows of every partition and add them by key."""
+    import pyarrow as pa
+
+    with warnings.catch_warnings():  # pyspark warns about pandas 3 on every Python UDF
+        warnings.simplefilter("ignore", FutureWarning)
+        if hasattr(result, "toArrow"):  # Spark 4
+            collected = result.toArrow()
+        else:  # pragma: no cover - Spark 3
+            collected = pa.Table.from_pandas(result.toPandas(), preserve_index=False)
+    part = {name: collected.column(name) for name in names}
+    return group_sums_frame(merge_group_sums([part]), roles)
+
+
+def _parquet_files(df: Any) -> list[str] | None:
+    """The local Parquet files that ``df`` is, when it is nothing but ``spark.read.parquet(...)``,
+    maybe with a ``select`` of its columns (no filter, join, computed or renamed column,
+    or partition columns); None otherwise.
+
+    Such a frame is counted by reading its files with pyarrow inside Spark tasks:
+    Spark's own scan of hundreds of columns runs without code generation, many
+    times slower than the files can be read.
+    """
+    try:
+        plan = df._jdf.queryExecution().analyzed()
+        if plan.getClass().getSimpleName() == "Project":  # a selection of columns, no renames
+            projected = plan.projectList()
+            for i in range(projected.size()):
+                if projected.apply(i).getClass().getSimpleName() != "AttributeReference":
+                    return None
+            plan = plan.child()
+        if plan.getClass().getSimpleName() != "LogicalRelation":
+            return None
+        relation = plan.relation()
+        if (
+            relation.getClass().getSimpleName() != "HadoopFsRelation"
+            or relation.fileFormat().getClass().getSimpleName() != "ParquetFileFormat"
+            or relation.partitionSchema().length() > 0
+        ):
+            return None
+        files = [str(f) for f in df.inputFiles()]
+    except Exception:  # Spark Connect, another plan, another Spark version
+        return None
+    paths = []
+    for uri in files:
+        parsed = urllib.parse.urlparse(uri)
+        if parsed.scheme not in ("", "file"):
+            return None
+        paths.append(urllib.parse.unquote(parsed.path))
+    return paths or None
+
+
+def _cast_keys(chunk: Any, key_types: dict[str, Any]) -> Any:
+    """A batch with its key columns cast to the DataFrame's types (files may differ:
+    Spark reads every file with one schema), so keys of all files merge."""
+    import pyarrow as pa
+
+    names = chunk.schema.names
+    if all(chunk.schema.field(c).type == t for c, t in key_types.items()):
+        return chunk
+    arrays = [
+        chunk.column(i).cast(key_types[name]) if name in key_types else chunk.column(i)
+        for i, name in enumerate(names)
+    ]
+    return pa.record_batch(arrays, names=names)
+
+
+def _file_counter(
+    roles: ColumnRoles,
+    soft: bool,
+    names: list[str],
+    types: dict[str, Any],
+    key_types: dict[str, Any],
+) -> Any:
+    """The ``mapInArrow`` function over a frame of file paths: each task reads its files
+    with pyarrow and sends back its group-sums rows."""
+    rows = _rows_per_count(len(roles.columns()))
+    columns = roles.columns()
+
+    def count(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow.parquet as pq
+
+        merged: dict[str, Any] | None = None
+        for batch in batches:
+            for path in batch.column(0).to_pylist():
+                with pq.ParquetFile(path) as handle:
+                    present = set(handle.schema_arrow.names)
+                    missing = [c for c in columns if c not in present]
+                    if missing:
+                        raise ValueError(ERR_SPARK_FILE_COLUMNS.format(path=path, missing=missing))
+                    parts = [] if merged is None else [merged]
+                    for chunk in handle.iter_batches(batch_size=rows, columns=columns):
+                        if chunk.num_rows:
+                            chunk = _cast_keys(chunk, key_types)
+                            parts.append(batch_group_sums(chunk, roles, soft=soft))
+                    merged = merge_group_sums(parts)
+        if merged is not None:
+            yield group_sums_record_batch(merged, types).select(names)
+
+    return count
+
+
+def _group_sums_of_files(
+    df: Any, files: list[str], roles: ColumnRoles, *, soft: bool
+) -> pd.DataFrame:
+    """The group-sums table of Parquet files, counted by Spark tasks that read them with pyarrow."""
+    from pyspark.sql import types as T
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    spark = df.sparkSession
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    schema, keys = _output_schema(fields, roles)
+    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")) == "true"
+    types = {}
+    for alias, column in keys.items():
+        try:
+            types[alias] = to_arrow_type(fields[column], prefers_large_types=large)
+        except TypeError:  # pragma: no cover - Spark 3
+            types[alias] = to_arrow_type(fields[column])
+    names = [f.name for f in schema]
+    slices = max(1, min(len(files), 4 * spark.sparkContext.defaultParallelism))
+    paths = spark.createDataFrame(
+        spark.sparkContext.parallelize([(p,) for p in files], slices),
+        T.StructType([T.StructField("path", T.StringType())]),
+    )
+    key_types = {keys[alias]: kind for alias, kind in types.items()}
+    counter = _file_counter(roles, soft, names, types, key_types)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        result = paths.mapInArrow(counter, T.StructType(schema))
+    return _collect_sums(result, names, roles)
+
+
+def _group_sums(
+    positional: Any, safe: ColumnRoles, roles: ColumnRoles, *, soft: bool
+) -> pd.DataFrame:
+    """The group-sums table of a positionally named frame, counted per partition in numpy
+    over Arrow batches (``mapInArrow``) and added on the driver.
+
+    Spark's own ``GROUP BY`` over hundreds of columns runs without code generation;
+    here Spark only hands each partition's columns to Python as Arrow batches.
+    """
+    from pyspark.sql import types as T
+
+    fields = {f.name: f.dataType for f in positional.schema.fields}
+    schema, _ = _output_schema(fields, safe)
+    names = [f.name for f in schema]
+    counter = _sums_counter(safe, soft, names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        result = positional.select(*safe.columns()).mapInArrow(counter, T.StructType(schema))
+    return _collect_sums(result, names, roles)
 
 
 # ------------------------------------------------------------------ bootstrap
@@ -353,21 +601,17 @@ def _partition_counter(
     return count
 
 
-def _check_row_id(df: Any, row_id: str) -> None:
+def _check_row_id(df: Any, positional: Any, row_id: str, alias: str) -> None:
     from pyspark.sql import types as T
 
     fields = {f.name: f.dataType for f in df.schema.fields}
-    if row_id not in fields:
-        shown = ", ".join(repr(c) for c in list(fields)[:8])
-        raise ValueError(ERR_ROW_ID_COLUMN.format(column=row_id, examples=shown))
     if not isinstance(fields[row_id], T.IntegralType):
         raise TypeError(ERR_ROW_ID_TYPE.format(column=row_id, got=fields[row_id].simpleString()))
-    q = _quote(row_id)
     (checks,) = _run_sql(
-        df,
+        positional,
         lambda view: (
-            f"SELECT COUNT(*) - COUNT({q}) AS missing, COUNT_IF({q} < 0) AS negative, "
-            f"COUNT({q}) - COUNT(DISTINCT {q}) AS repeated FROM {view}"
+            f"SELECT COUNT(*) - COUNT({alias}) AS missing, COUNT_IF({alias} < 0) AS negative, "
+            f"COUNT({alias}) - COUNT(DISTINCT {alias}) AS repeated FROM {view}"
         ),
     ).itertuples(index=False)
     missing, negative, repeated = (int(v) for v in checks)
@@ -388,17 +632,14 @@ def _replicate_table(
     soft: bool,
     row_id: str | None,
 ) -> CountTable:
-    """The replicate table of ``df`` (validated already by the point count ``table``)."""
+    """The replicate table of ``df`` (columns named by position, see :func:`_positional`;
+    validated already by the point count ``table``)."""
     from pyspark.sql import functions as F
 
     if row_id is not None:
-        _check_row_id(df, row_id)
-        numbered = df.select(*[F.col(_quote(c)) for c in roles.columns()], F.col(_quote(row_id)))
-        numbered = numbered.withColumnRenamed(row_id, _ROW)
+        numbered = df.select(*roles.columns(), row_id).withColumnRenamed(row_id, _ROW)
     else:
-        numbered = df.select(*[F.col(_quote(c)) for c in roles.columns()]).withColumn(
-            _ROW, F.monotonically_increasing_id()
-        )
+        numbered = df.select(*roles.columns()).withColumn(_ROW, F.monotonically_increasing_id())
     layout = _layout(table)
     names = {"group": table.group_names, "task": table.task_names}
     counter = _partition_counter(roles, names, layout, replicates, soft)
@@ -489,10 +730,11 @@ def pattern_counts_from_spark(
         tasks_pred_prefix=tasks_pred_prefix,
     )
     _check_types(df, roles)
+    positional, safe, alias = _positional(df, roles)
     keys = [c for rc in roles.present().values() for c in rc.columns]
-    key_sql = ", ".join(_quote(c) for c in keys)
+    key_sql = ", ".join(alias[c] for c in keys)
     if roles.sample_weight is not None:
-        w = f"CAST({_quote(roles.sample_weight)} AS DOUBLE)"
+        w = f"CAST({alias[roles.sample_weight]} AS DOUBLE)"
         weight = (
             f"SUM({w}) AS __weight, COUNT(*) - COUNT({w}) + "
             f"COUNT_IF(NOT ({w} >= 0 AND {w} <= 1e308)) AS __bad_weight"
@@ -500,11 +742,12 @@ def pattern_counts_from_spark(
     else:
         weight = "CAST(COUNT(*) AS DOUBLE) AS __weight, 0 AS __bad_weight"
     frame = _run_sql(
-        df,
+        positional,
         lambda view: (
             f"SELECT {key_sql}, {weight}, COUNT(*) AS __rows FROM {view} GROUP BY {key_sql}"
         ),
     )
+    frame.columns = pd.Index([*keys, "__weight", "__bad_weight", "__rows"], dtype=object)
     bad_weights = int(frame["__bad_weight"].sum())
     if bad_weights:
         raise ValueError(ERR_BAD_WEIGHTS.format(where="", count=bad_weights))
@@ -526,8 +769,8 @@ def pattern_counts_from_spark(
                 )
     source = names_source if (group_names is not None or task_names is not None) else None
     try:
-        arrays = _batch_arrays(frame, roles)
-        arrays.pop("sample_weight", None)  # the rows are weighted by their pattern's total
+        # the rows are weighted by their pattern's total
+        arrays = _batch_arrays(frame, replace(roles, sample_weight=None))
         table = PatternCountTable.from_arrays(
             **arrays,
             sample_weight=frame["__weight"].to_numpy(dtype=np.float64),

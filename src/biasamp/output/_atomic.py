@@ -29,6 +29,7 @@ own directory guarantees. The rules (see ``docs/cli.md``, "Output files"):
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import os
@@ -53,6 +54,15 @@ ERR_BATCH_DONE = "the output batch is already committed or aborted."
 #: Test hook: called as ``hook(index, target)`` just before the ``index``-th rename
 #: of a batch (fault injection: the tests kill the process there).
 _before_replace: Callable[[int, OutputTarget], None] | None = None
+
+#: Test hook: called as ``hook(target)`` right after a temporary file is created, with the
+#: signals held (the tests send SIGINT there).
+_after_create: Callable[[OutputTarget], None] | None = None
+
+#: Errors of a write that fails for want of space: reported with the output's name.
+_WRITE_FAILURES = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, name)
+)
 
 _CAUGHT_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)
@@ -184,6 +194,13 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def _is_write_failure(exc: OSError) -> bool:
+    """A failed write to the temporary file (full disk, quota, size limit), not an input error."""
+    return (
+        not isinstance(exc, OutputError) and exc.filename is None and exc.errno in _WRITE_FAILURES
+    )
+
+
 def _fsync_folder(folder: Path) -> None:
     if os.name != "posix":  # pragma: no cover
         return
@@ -295,16 +312,13 @@ class OutputBatch:
                 release()
             return
         remove_stale_temporaries(target.file)
-        temp = _temp_path(target.file)
+        staged = _Staged(target, None)
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0))
-        except OSError as exc:  # the folder vanished or filled up since the check
-            raise OutputError(
-                ERR_ATOMIC_TARGET.format(file=target.path, detail=exc.strerror or str(exc))
-            ) from exc
-        _ACTIVE.add(str(temp))
-        staged = _Staged(target, temp)
-        try:
+            # a KeyboardInterrupt (SIGINT) between creating the temporary and recording
+            # it would leave it behind: the signals wait until it is recorded, inside
+            # the try block whose handler removes it
+            with _signals_held():
+                fd = self._create(staged, _temp_path(target.file))
             with os.fdopen(fd, mode, **open_kwargs) as handle:
                 yield handle
                 handle.flush()
@@ -314,10 +328,30 @@ class OutputBatch:
                 if hasattr(os, "fchmod"):
                     os.fchmod(handle.fileno(), target.mode)
                 os.fsync(handle.fileno())
-        except BaseException:
+        except BaseException as exc:
             self._discard(staged)
+            if isinstance(exc, OSError) and _is_write_failure(exc):
+                # a full disk or quota: the system's message names no file
+                raise OutputError(
+                    ERR_ATOMIC_TARGET.format(file=target.path, detail=exc.strerror or str(exc))
+                ) from exc
             raise
         self._staged.append(staged)
+
+    @staticmethod
+    def _create(staged: _Staged, temp: Path) -> int:
+        """Create ``temp`` exclusively and record it for the cleanup (signals held)."""
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:  # the folder vanished or filled up since the check
+            raise OutputError(
+                ERR_ATOMIC_TARGET.format(file=staged.target.path, detail=exc.strerror or str(exc))
+            ) from exc
+        staged.temp = temp
+        _ACTIVE.add(str(temp))
+        if _after_create is not None:
+            _after_create(staged.target)
+        return fd
 
     def _discard(self, staged: _Staged) -> None:
         if staged.temp is not None:

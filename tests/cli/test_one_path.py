@@ -1,0 +1,385 @@
+"""The command line gives the library's values: every layout, every metric.
+
+For each input layout the command line reads (categorical columns, indicator
+columns, a prefix, predictions joined on ``--id``, long ``(id, label)`` tables,
+scores with a threshold, and each of them streamed where streaming applies), the
+JSON of ``biasamp measure`` holds the values that the library's functions give,
+with their defaults, on the same data read with pandas. The training file of the
+indicator layouts has rows with no group and no task, which the library's
+default ``train_rows="labelled"`` drops from the training side.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import biasamp
+from biasamp.cli.main import main
+
+GROUPS = ("m", "w")
+TASKS = ("a", "b", "c")
+N_ITER = 2
+SEED = 3
+PAIRWISE = ("mals", "directional-a2t", "directional-t2a")
+MULTI = ("multi-mals", "multi-a2t", "multi-t2a")
+ATTACKERS = ("dpa-a2t", "dpa-t2a", "leakage")
+
+
+def _indicator_split(rng: np.random.Generator, n: int, *, unlabelled: int = 0) -> pd.DataFrame:
+    """One-hot groups, multi-label tasks tied to the group, noisy predictions / scores."""
+    is_w = rng.random(n) < 0.45
+    frame = pd.DataFrame({"id": [f"r{i:04d}" for i in range(n)]})
+    frame["m"] = (~is_w).astype(int)
+    frame["w"] = is_w.astype(int)
+    for task, p_m, p_w in (("a", 0.7, 0.3), ("b", 0.4, 0.6), ("c", 0.5, 0.5)):
+        frame[task] = (rng.random(n) < np.where(is_w, p_w, p_m)).astype(int)
+    flip_g = rng.random(n) < 0.15
+    frame["pred_m"] = np.where(flip_g, is_w, ~is_w).astype(int)
+    frame["pred_w"] = 1 - frame["pred_m"]
+    for task in TASKS:
+        score = np.clip(0.45 * frame[task] + 0.5 * rng.random(n) + 0.1 * is_w, 0, 1).round(3)
+        frame[f"score_{task}"] = score
+        frame[f"pred_{task}"] = (score > 0.5).astype(int)
+    if unlabelled:  # rows with neither a group nor a task
+        rows = rng.choice(n, unlabelled, replace=False)
+        frame.loc[rows, ["m", "w", *TASKS]] = 0
+    return frame
+
+
+def _categorical(frame: pd.DataFrame) -> pd.DataFrame:
+    """One group label and one task label per row (the first task present, else 'none')."""
+    out = pd.DataFrame({"id": frame["id"]})
+    out["g"] = np.where(frame["w"] == 1, "w", "m")
+    out["t"] = np.select([frame[t] == 1 for t in TASKS], list(TASKS), "none")
+    out["pred_g"] = np.where(frame["pred_w"] == 1, "w", "m")
+    out["pred_t"] = np.select([frame[f"pred_{t}"] == 1 for t in TASKS], list(TASKS), "none")
+    return out
+
+
+def _long(frame: pd.DataFrame, prefix: str = "") -> pd.DataFrame:
+    """The ``(id, label)`` rows of the tasks present."""
+    cols = [f"{prefix}{t}" for t in TASKS]
+    long = frame.melt(id_vars="id", value_vars=cols, var_name="label", value_name="on")
+    long = long[long["on"] == 1][["id", "label"]]
+    long["label"] = long["label"].str.removeprefix(prefix)
+    return long.sort_values(["id", "label"]).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def splits() -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(11)
+    return _indicator_split(rng, 160, unlabelled=12), _indicator_split(rng, 130)
+
+
+def _indicators(frame: pd.DataFrame, prefix: str, names: tuple[str, ...]) -> pd.DataFrame:
+    out = frame[[f"{prefix}{n}" for n in names]].copy()
+    out.columns = list(names)
+    return out
+
+
+def _wide_arrays(train: pd.DataFrame, test: pd.DataFrame, pred: str = "pred_") -> dict[str, Any]:
+    return {
+        "groups_train": _indicators(train, "", GROUPS),
+        "tasks_train": _indicators(train, "", TASKS),
+        "groups": _indicators(test, "", GROUPS),
+        "tasks": _indicators(test, "", TASKS),
+        "groups_pred": _indicators(test, "pred_", GROUPS),
+        "tasks_pred": _indicators(test, pred, TASKS),
+    }
+
+
+def _library(key: str, a: dict[str, Any]) -> float:
+    """The library's value of one metric, with its defaults, on the arrays ``a``."""
+    train = {"groups_train": a["groups_train"], "tasks_train": a["tasks_train"]}
+    truth = {"groups": a["groups"], "tasks": a["tasks"]}
+    pred = "tasks_pred" if key.endswith("a2t") else "groups_pred"
+    direction = {"direction": "A->T" if key.endswith("a2t") else "T->A"}
+    if key == "mals":
+        r = biasamp.mals(**train, groups_pred=a["groups_pred"], tasks_pred=a["tasks_pred"])
+    elif key in ("directional-a2t", "directional-t2a"):
+        r = biasamp.directional(**direction, **truth, **train, **{pred: a[pred]})
+    elif key == "multi-mals":
+        r = biasamp.multi_mals(
+            **train, **truth, groups_pred=a["groups_pred"], tasks_pred=a["tasks_pred"]
+        )
+    elif key in ("multi-a2t", "multi-t2a"):
+        r = biasamp.multi_directional(**direction, **train, **truth, **{pred: a[pred]})
+    elif key == "leakage":
+        r = biasamp.leakage_amplification(
+            **truth, tasks_pred=a["tasks_pred"], n_iter=N_ITER, random_state=SEED
+        )
+    else:
+        r = biasamp.dpa(**direction, **truth, **{pred: a[pred]}, n_iter=N_ITER, random_state=SEED)
+    return float(r.value)
+
+
+def _cli(tmp_path: Path, args: list[str], metrics: tuple[str, ...]) -> dict[str, float]:
+    out = tmp_path / "out.json"
+    chosen = [x for key in metrics for x in ("--metric", key)]
+    settings = ["--n-iter", str(N_ITER), "--seed", str(SEED), "--no-progress"]
+    code = main(["measure", *args, *chosen, *settings, "--json", str(out)])
+    assert code == 0
+    doc = json.loads(out.read_text())
+    streamed = doc["settings"]["streamed"]
+    assert streamed is (args[args.index("--stream") + 1] == "on")
+    return {m["key"]: m["value"] for m in doc["metrics"]}
+
+
+def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
+    """Write the files of one layout; return the CLI arguments, the arrays, the metrics."""
+    wide = _wide_arrays(train, test)
+    everything = PAIRWISE + MULTI + ATTACKERS
+    if name == "indicator-prefix":
+        train[["m", "w", *TASKS]].rename(columns={t: f"obj_{t}" for t in TASKS}).to_csv(
+            tmp_path / "train.csv", index=False
+        )
+        test.rename(
+            columns={t: f"obj_{t}" for t in TASKS} | {f"pred_{t}": f"pred_obj_{t}" for t in TASKS}
+        ).to_csv(tmp_path / "test.csv", index=False)
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w"]
+        args += ["--task-prefix", "obj_", "--pred-prefix", "pred_"]
+        return args, wide, everything
+    if name == "indicator-no-train":
+        # no training file: the signs come from the evaluation ground truth's labelled
+        # rows, and this evaluation file has rows with no group and no task
+        train.drop(columns="id").to_csv(tmp_path / "test.csv", index=False)
+        arrays = _wide_arrays(train, train)
+        arrays["groups_train"] = arrays["tasks_train"] = None
+        args = ["test.csv", "--group-cols", "m,w", "--task-cols", "a,b,c"]
+        args += ["--pred-prefix", "pred_"]
+        return args, arrays, ("directional-a2t", "directional-t2a", *ATTACKERS)
+    if name == "indicator-pred-file-on-id":
+        train[["m", "w", *TASKS]].to_parquet(tmp_path / "train.parquet")
+        test[["id", "m", "w", *TASKS]].to_parquet(tmp_path / "test.parquet")
+        pred = test[["id", "pred_m", "pred_w", *[f"pred_{t}" for t in TASKS]]]
+        pred = pred.rename(columns=lambda c: c.removeprefix("pred_")).sample(frac=1, random_state=2)
+        pred.to_csv(tmp_path / "pred.csv", index=False)
+        args = ["test.parquet", "--train", "train.parquet", "--group-cols", "m,w"]
+        args += ["--task-cols", "a,b,c", "--pred", "pred.csv", "--id", "id"]
+        return args, wide, everything
+    if name == "scores-threshold":
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        test.drop(columns=[f"pred_{t}" for t in TASKS]).rename(
+            columns={f"score_{t}": f"pred_{t}" for t in TASKS}
+        ).to_csv(tmp_path / "test.csv", index=False)
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred-prefix", "pred_", "--threshold", "0.5"]
+        return args, wide, everything
+    if name == "thresholds-file":
+        # per-label thresholds as 'biasamp calibrate' writes them (CSV: label, threshold)
+        cuts = {"a": 0.35, "b": 0.6, "c": 0.5}
+        pd.DataFrame({"label": list(cuts), "threshold": list(cuts.values())}).to_csv(
+            tmp_path / "th.csv", index=False
+        )
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        test.drop(columns=[f"pred_{t}" for t in TASKS]).rename(
+            columns={f"score_{t}": f"pred_{t}" for t in TASKS}
+        ).to_csv(tmp_path / "test.csv", index=False)
+        scored = pd.DataFrame({t: (test[f"score_{t}"] > cuts[t]).astype(int) for t in TASKS})
+        arrays = {**wide, "tasks_pred": scored}
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred-prefix", "pred_", "--thresholds", "th.csv"]
+        return args, arrays, everything
+    if name == "long-tables":
+        for split, frame in (("train", train), ("test", test)):
+            frame[["id", "m", "w"]].to_csv(tmp_path / f"{split}.csv", index=False)
+            _long(frame).to_csv(tmp_path / f"{split}_tasks.csv", index=False)
+        test[["id", "pred_m", "pred_w"]].rename(columns={"pred_m": "m", "pred_w": "w"}).to_csv(
+            tmp_path / "pred.csv", index=False
+        )
+        _long(test, "pred_").to_csv(tmp_path / "pred_tasks.csv", index=False)
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--id", "id"]
+        args += ["--tasks-long", "test_tasks.csv", "--train-tasks-long", "train_tasks.csv"]
+        args += ["--pred", "pred.csv", "--pred-tasks-long", "pred_tasks.csv"]
+        return args, wide, everything
+    # categorical layouts: one group and one task label per row (every row has both)
+    cat_train, cat_test = _categorical(train), _categorical(test)
+    if name == "categorical-pred-file-on-id":
+        arrays = _categorical_arrays(cat_train, cat_test)
+        cat_train[["g", "t"]].to_parquet(tmp_path / "train.parquet")
+        cat_test[["id", "g", "t"]].to_csv(tmp_path / "test.csv", index=False)
+        pred = cat_test[["id", "pred_g", "pred_t"]].rename(columns={"pred_g": "g", "pred_t": "t"})
+        pred.sample(frac=1, random_state=4).to_parquet(tmp_path / "pred.parquet")
+        args = ["test.csv", "--train", "train.parquet", "--group", "g", "--task", "t"]
+        args += ["--pred", "pred.parquet", "--id", "id"]
+        return args, arrays, PAIRWISE + ATTACKERS
+    arrays = _categorical_arrays(cat_train, cat_test)
+    cat_train[["g", "t"]].to_csv(tmp_path / "train.csv", index=False)
+    cat_test.to_parquet(tmp_path / "test.parquet")
+    args = ["test.parquet", "--train", "train.csv", "--group", "g", "--task", "t"]
+    args += ["--pred-prefix", "pred_"]
+    return args, arrays, PAIRWISE + ATTACKERS
+
+
+def _categorical_arrays(cat_train: pd.DataFrame, cat_test: pd.DataFrame) -> dict[str, Any]:
+    return {
+        "groups_train": cat_train["g"].to_numpy(),
+        "tasks_train": cat_train["t"].to_numpy(),
+        "groups": cat_test["g"].to_numpy(),
+        "tasks": cat_test["t"].to_numpy(),
+        "groups_pred": cat_test["pred_g"].to_numpy(),
+        "tasks_pred": cat_test["pred_t"].to_numpy(),
+    }
+
+
+LAYOUTS = [
+    ("indicator-prefix", "off"),
+    ("indicator-prefix", "on"),
+    ("indicator-prefix", "duckdb"),
+    ("indicator-no-train", "off"),
+    ("indicator-no-train", "on"),
+    ("indicator-pred-file-on-id", "off"),
+    ("indicator-pred-file-on-id", "on"),
+    ("categorical-pred-file-on-id", "off"),
+    ("categorical-pred-file-on-id", "on"),
+    ("scores-threshold", "off"),
+    ("thresholds-file", "off"),
+    ("long-tables", "off"),
+    ("categorical", "off"),
+    ("categorical", "on"),
+    ("categorical", "duckdb"),
+]
+
+
+@pytest.mark.parametrize("layout, stream", LAYOUTS, ids=[f"{a}-stream-{b}" for a, b in LAYOUTS])
+def test_the_cli_json_equals_the_library_on_every_layout(layout, stream, splits, tmp_path):
+    train, test = (s.copy() for s in splits)
+    args, arrays, metrics = _layout(layout, tmp_path, train, test)
+    if stream == "duckdb":
+        pytest.importorskip("duckdb")
+    engine = (
+        ["--stream", "on", "--engine", "duckdb"] if stream == "duckdb" else ["--stream", stream]
+    )
+    if stream != "off":  # the streamed path computes the co-occurrence metrics only
+        metrics = tuple(m for m in metrics if m in PAIRWISE + MULTI)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        got = _cli(tmp_path, [*args, *engine], metrics)
+    expected = {key: _library(key, arrays) for key in metrics}
+    assert set(got) == set(expected)
+    for key in metrics:
+        assert got[key] == pytest.approx(expected[key], rel=1e-12, abs=1e-15), key
+
+
+def test_the_training_file_has_rows_with_no_group_and_no_task(splits):
+    """The fixture really tests the rule: the training side differs with train_rows='all'."""
+    train, test = splits
+    assert ((train[["m", "w", *TASKS]] == 0).all(axis=1)).sum() == 12
+    a = _wide_arrays(train, test)
+    common = {k: a[k] for k in ("groups", "tasks", "groups_train", "tasks_train")}
+    labelled = biasamp.directional(direction="A->T", tasks_pred=a["tasks_pred"], **common)
+    every_row = biasamp.directional(
+        direction="A->T", tasks_pred=a["tasks_pred"], train_rows="all", **common
+    )
+    assert labelled.value != pytest.approx(every_row.value, rel=1e-9)
+
+
+@pytest.mark.parametrize("stream", ["auto", "on"])
+def test_streamed_join_errors_name_file_column_and_row(stream, tmp_path, capsys):
+    """The streamed join refuses; the in-memory reader names the file, column and row."""
+    from biasamp.cli._files import ERR_NOT_BINARY
+    from biasamp.cli.inputs import ERR_DUPLICATE_IDS, ERR_ID_MISSING
+
+    truth = pd.DataFrame({"id": ["a", "b", "c"], "m": [1, 0, 1], "w": [0, 1, 0]})
+    truth["x"] = [1, 1, 0]
+    truth.to_csv(tmp_path / "t.csv", index=False)
+    base = ["measure", str(tmp_path / "t.csv"), "--group-cols", "m,w", "--task-cols", "x"]
+    base += ["--pred", str(tmp_path / "p.csv"), "--id", "id", "--stream", stream]
+    base += ["--metric", "a2t"]
+    cases = [
+        (
+            ["a", "b", "b"],
+            [1, 0, 1],
+            ERR_DUPLICATE_IDS.format(file=tmp_path / "p.csv", column="id", count=1, examples="'b'"),
+        ),
+        (
+            ["a", "b", "d"],
+            [1, 0, 1],
+            ERR_ID_MISSING.format(
+                column="id",
+                count=1,
+                file_a=tmp_path / "t.csv",
+                file_b=tmp_path / "p.csv",
+                examples="'c'",
+            ),
+        ),
+        (
+            ["c", "a", "b"],
+            [1, 0, 2],
+            ERR_NOT_BINARY.format(file=tmp_path / "p.csv", column="x", value=2, row=3),
+        ),
+    ]
+    for ids, x, message in cases:
+        pd.DataFrame({"id": ids, "m": [1, 1, 0], "w": [0, 0, 1], "x": x}).to_csv(
+            tmp_path / "p.csv", index=False
+        )
+        assert main(base) == 2
+        assert message in " ".join(capsys.readouterr().err.split())
+
+
+@pytest.mark.parametrize("stream", ["off", "on"])
+def test_the_bootstrap_of_a_joined_file_equals_the_library(stream, splits, tmp_path):
+    """--n-boot with --pred on --id: the streamed join draws the same replicate weights."""
+    train, test = (s.copy() for s in splits)
+    args, arrays, _ = _layout("indicator-pred-file-on-id", tmp_path, train, test)
+    out = tmp_path / "boot.json"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        extra = ["--metric", "a2t", "--metric", "mals", "--n-boot", "25", "--seed", "7"]
+        assert main(["measure", *args, *extra, "--stream", stream, "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["streamed"] is (stream == "on")
+    got = {m["key"]: m["interval"] for m in doc["metrics"]}
+    train_roles = {"groups_train": arrays["groups_train"], "tasks_train": arrays["tasks_train"]}
+    boot = {"n_boot": 25, "random_state": 7}
+    a2t = biasamp.directional(
+        direction="A->T",
+        groups=arrays["groups"],
+        tasks=arrays["tasks"],
+        tasks_pred=arrays["tasks_pred"],
+        **train_roles,
+        **boot,
+    )
+    mals = biasamp.mals(
+        **train_roles, groups_pred=arrays["groups_pred"], tasks_pred=arrays["tasks_pred"], **boot
+    )
+    for key, want in (("directional-a2t", a2t), ("mals", mals)):
+        assert (got[key]["low"], got[key]["high"]) == pytest.approx(want.ci, rel=1e-12), key
+        assert got[key]["se"] == pytest.approx(want.se, rel=1e-12), key
+
+
+def test_ids_are_joined_as_text_or_as_stored_integers(tmp_path, capsys):
+    """'007' and '7' are different ids, as the in-memory reader reads them (text)."""
+    from biasamp.cli.inputs import ERR_ID_MISSING
+
+    truth = pd.DataFrame({"id": ["007", "8"], "m": [1, 0], "w": [0, 1], "x": [1, 0]})
+    truth.to_csv(tmp_path / "t.csv", index=False)
+    pd.DataFrame({"id": ["7", "8"], "m": [1, 0], "w": [0, 1], "x": [1, 1]}).to_csv(
+        tmp_path / "p.csv", index=False
+    )
+    base = ["measure", str(tmp_path / "t.csv"), "--group-cols", "m,w", "--task-cols", "x"]
+    base += ["--pred", str(tmp_path / "p.csv"), "--id", "id", "--metric", "a2t"]
+    assert main(base) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    missing = ERR_ID_MISSING.format(
+        column="id", count=1, file_a=tmp_path / "t.csv", file_b=tmp_path / "p.csv", examples="'007'"
+    )
+    assert missing in err
+    assert main([*base, "--stream", "on"]) == 2
+    assert "--id 'id' is read as" in capsys.readouterr().err
+    # integer ids stored as integers (Parquet) are joined by the engine
+    truth.assign(id=[7, 8]).to_parquet(tmp_path / "t.parquet")
+    pd.DataFrame({"id": [8, 7], "m": [0, 1], "w": [1, 0], "x": [1, 1]}).to_parquet(
+        tmp_path / "p.parquet"
+    )
+    out = tmp_path / "o.json"
+    args = ["measure", str(tmp_path / "t.parquet"), "--group-cols", "m,w", "--task-cols", "x"]
+    args += ["--pred", str(tmp_path / "p.parquet"), "--id", "id", "--metric", "a2t"]
+    assert main([*args, "--stream", "on", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["settings"]["streamed"] is True
