@@ -414,7 +414,8 @@ def directional(
     -------
     PairwiseResult
         ``group_sizes`` (groups x ``"train"``, ``"evaluation"`` and, for T->A,
-        ``"predicted"``), ``small_groups``; ``value`` is the mean of the pair terms; ``by_pair`` holds, per
+        ``"predicted"``) and ``small_groups``. ``value`` is the mean of the
+        pair terms; ``by_pair`` holds, per
         (group, task): ``p_joint_train`` = P(a, t) and ``p_expected_train`` =
         P(a)P(t) on the training split, ``y`` (the sign), ``condition_count``
         (the evaluation count of the conditioning group or task), ``p_true`` and

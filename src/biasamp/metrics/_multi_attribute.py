@@ -776,7 +776,8 @@ def multi_mals(
     -------
     MultiAttributeResult
         ``group_sizes`` (groups x ``"train"``, ``"evaluation"``,
-        ``"predicted"``), ``small_groups``; ``value`` = X, ``variance`` (population variance of the raw signed
+        ``"predicted"``) and ``small_groups``. ``value`` = X, ``variance``
+        (population variance of the raw signed
         Delta over all |G| x |M| pairs, 0 for unbiased pairs),
         ``by_combination`` (``count_train``, ``b_train``, ``count_pred``,
         ``b_pred``, ``biased`` = b_train > 1/|G|, ``delta`` = b_pred - b_train,
@@ -915,7 +916,8 @@ def multi_directional(
     -------
     MultiAttributeResult
         ``group_sizes`` (groups x ``"train"``, ``"evaluation"`` and, for T->A,
-        ``"predicted"``), ``small_groups``; ``value`` = X (mean over the (group, combination) pairs with a
+        ``"predicted"``) and ``small_groups``. ``value`` = X (mean over the
+        (group, combination) pairs with a
         non-empty conditioning set), ``variance`` (population variance of the
         raw ``Delta`` over those pairs), ``by_combination`` with the columns of
         :func:`biasamp.directional`'s ``by_pair`` plus ``term``.

@@ -16,8 +16,9 @@ Contents: a summary table (value, interval, n, pairs, gates), warnings,
 training vs predicted bias per task with the margin band (Zhao et al. 2017,
 figures 2 and 3), per metric the size of each group per split (with the text of
 each ``SmallGroupWarning`` and the intersections that never occur), the group x
-task delta heatmap and the top pairs with interval bars, the threshold sweep (when given), amplification by
-combination size (when given), and the inputs and settings used.
+task delta heatmap and the top pairs with interval bars, the threshold sweep (when
+given), amplification by combination size (when given), and the inputs and settings
+used.
 """
 
 from __future__ import annotations
