@@ -124,3 +124,14 @@ def test_an_edited_group_sizes_field_is_refused(tmp_path):
     path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(InvalidDocument, match=r"\$\.result\.group_sizes"):
         biasamp.load_result(path)
+
+
+def test_group_sizes_dict_round_trips_through_json():
+    from biasamp.results._base import group_sizes_dict, group_sizes_from_dict
+
+    result = _results()["mals"]
+    text = json.dumps(result.to_dict(pairs=False))
+    again = group_sizes_from_dict(json.loads(text)["group_sizes"])
+    pd.testing.assert_frame_equal(again, result.group_sizes)
+    assert group_sizes_from_dict(None) is None
+    assert group_sizes_dict(result)["group_sizes"] == json.loads(text)["group_sizes"]

@@ -19,7 +19,14 @@ from biasamp.results._persist import SavableResult, register_result
 if TYPE_CHECKING:
     from biasamp.counts._count_table import CountTable
 
-__all__ = ["MetricResult", "PairwiseResult", "group_sizes_dict", "group_sizes_lines", "pair_frame"]
+__all__ = [
+    "MetricResult",
+    "PairwiseResult",
+    "group_sizes_dict",
+    "group_sizes_from_dict",
+    "group_sizes_lines",
+    "pair_frame",
+]
 
 
 def _json_safe(value: Any) -> Any:
@@ -65,6 +72,19 @@ def group_sizes_dict(result: Any) -> dict[str, Any]:
         "min_group_size": getattr(result, "min_group_size", None),
         "never_occurring": None if never is None else len(never),
     }
+
+
+def group_sizes_from_dict(sizes: Any) -> pd.DataFrame | None:
+    """The ``group_sizes`` frame from its :func:`group_sizes_dict` form
+    ``{split: {group: size}}`` (``None`` stays ``None``); for readers of JSON
+    documents, where group names are strings."""
+    if sizes is None:
+        return None
+    frame = pd.DataFrame(
+        {str(split): pd.Series(column, dtype=np.float64) for split, column in sizes.items()}
+    ).fillna(0.0)
+    frame.index.name = "group"
+    return frame
 
 
 def group_sizes_lines(result: Any) -> list[str]:
