@@ -137,3 +137,44 @@ def test_bidi_override_in_a_label_is_escaped_not_written_raw():
         for b in re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", page)
     ]
     assert svgs and all(rlo not in svg for svg in svgs)
+
+
+def test_group_sizes_and_the_small_group_warning_are_shown(tmp_path):
+    import warnings
+
+    import biasamp
+    from biasamp import SmallGroupWarning
+
+    frame = pd.DataFrame({"race": ["a", "b", "a", "a"] * 10, "sex": ["f", "m", "m", "f"] * 10})
+    groups = biasamp.intersect(frame)
+    tasks = np.array(["x", "y", "x", "y"] * 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallGroupWarning)
+        result = directional(
+            direction="T->A",
+            groups=groups,
+            tasks=tasks,
+            groups_pred=np.roll(groups.to_numpy(), 1),
+            min_group_size=15,
+        )
+    # evaluation: a x f 20, a x m 10, b x m 10; predicted: a x f 20, a x m 10, b x m 10
+    page = render_report(results={"t2a": result})
+    section = page.split("<h4>Group sizes</h4>", 1)[1].split("<figure>", 1)[0]
+    head = '<th class="l">group</th><th class="">evaluation</th><th class="">predicted</th>'
+    assert head in section
+    # smallest first; below 15 in the checked split (evaluation) marked, predicted plain
+    assert (
+        '<tr><td class="l">a x m</td><td class=""><span class="warn">10</span></td>'
+        '<td class="">10</td></tr>'
+    ) in section
+    assert '<tr><td class="l">a x f</td><td class="">20</td><td class="">20</td></tr>' in section
+    assert section.index(">a x m<") < section.index(">a x f<")
+    assert (
+        "SmallGroupWarning: 2 group(s) have fewer than min_group_size=15 rows in the "
+        "evaluation split: a x m (10), b x m (10)."
+    ) in section
+    assert "predicted groups:" not in section
+    assert "1 intersection(s) never occur (race x sex): b x f" in section
+    # a result saved before sizes were recorded has no section
+    result.group_sizes = None
+    assert "Group sizes" not in render_report(results={"t2a": result})

@@ -531,3 +531,45 @@ def test_a_metric_refuses_stream_positions_counted_twice(n_boot):
     metric.reset()
     metric.update(**batch, row_offset=0)  # a new pass over the data after reset
     assert int(metric.n_rows) == 3
+
+
+def test_compute_result_carries_group_sizes_and_warns():
+    from biasamp import SmallGroupWarning
+
+    d = _data(3, n=60)
+    metric = DirectionalBiasAmplification(
+        "T->A",
+        G,
+        T,
+        groups_train=torch.tensor(d["train_groups"]),
+        tasks_train=torch.tensor(d["train_tasks"]),
+        min_group_size=25,
+    )
+    for rows in _batches(60, 3):
+        metric.update(
+            groups=torch.tensor(d["groups"][rows]),
+            tasks=torch.tensor(d["tasks"][rows]),
+            groups_pred=torch.tensor(d["groups_pred"][rows]),
+        )
+    with pytest.warns(SmallGroupWarning, match="evaluation split") as caught:
+        result = metric.compute_result()
+    sizes = {
+        "train": np.bincount(d["train_groups"], minlength=G).astype(float),
+        "evaluation": np.bincount(d["groups"], minlength=G).astype(float),
+        "predicted": np.bincount(d["groups_pred"], minlength=G).astype(float),
+    }
+    assert list(result.group_sizes.columns) == list(sizes)
+    for split, counts in sizes.items():
+        np.testing.assert_array_equal(result.group_sizes[split].to_numpy(), counts)
+    small = [g for g in range(G) if 0 < sizes["evaluation"][g] < 25]
+    assert small and all(sizes["train"] >= 25)  # 120 training rows, 60 evaluation rows
+    assert len(caught) == 1 and result.small_groups == tuple(small)
+    with pytest.raises(ValueError, match="min_group_size"):
+        DirectionalBiasAmplification("A->T", G, T, min_group_size=-1)
+    mals_metric = MALSBiasAmplification(
+        G, T, groups_train=d["train_groups"], tasks_train=d["train_tasks"], min_group_size=None
+    )
+    mals_metric.update(groups_pred=torch.tensor(d["groups_pred"]), tasks_pred=d["tasks_pred"])
+    got = mals_metric.compute_result()
+    np.testing.assert_array_equal(got.group_sizes["predicted"].to_numpy(), sizes["predicted"])
+    assert got.small_groups == ()

@@ -271,3 +271,17 @@ def test_more_than_32_tasks_use_several_key_words() -> None:
     got = m.compute_result()
     assert got.value == want.value and got.n_combinations == want.n_combinations > 0
     pd.testing.assert_frame_equal(got.by_combination, want.by_combination)
+
+
+@pytest.mark.parametrize("metric", ["A->T", "T->A", "multi_mals"])
+def test_compute_result_carries_the_group_sizes(metric: str) -> None:
+    """The streamed result has the functional result's group sizes per split."""
+    d = _data()
+    m = _metric(d, metric)
+    for rows in (slice(0, N // 2), slice(N // 2, N)):
+        m.update(**_batch(d, rows))
+    got, want = m.compute_result(), _functional(metric, d)
+    pd.testing.assert_frame_equal(got.group_sizes, want.group_sizes)
+    expected = np.bincount(d["train_groups"], minlength=G).astype(float)
+    np.testing.assert_array_equal(got.group_sizes["train"].to_numpy(), expected)
+    assert got.min_group_size == 30.0

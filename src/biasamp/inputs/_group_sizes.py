@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_MIN_GROUP_SIZE",
     "SmallGroupWarning",
     "check_min_group_size",
+    "small_groups_message",
     "warn_small_groups",
 ]
 
@@ -80,19 +81,26 @@ def warn_small_groups(
     >>> small, caught[0].category.__name__
     (['b'], 'SmallGroupWarning')
     """
+    small, message = small_groups_message(sizes, min_group_size=min_group_size, split=split)
+    if message is not None:
+        warnings.warn(message, SmallGroupWarning, stacklevel=stacklevel)
+    return small
+
+
+def small_groups_message(
+    sizes: pd.Series, *, min_group_size: float | None, split: str
+) -> tuple[list[Any], str | None]:
+    """The groups of ``sizes`` below ``min_group_size`` and the text of their warning
+    (``None`` when there are none): what :func:`warn_small_groups` warns, for reports."""
     if min_group_size is None:
-        return []
+        return [], None
     small = sizes[sizes.to_numpy(dtype=np.float64) < min_group_size]
     if small.empty:
-        return []
+        return [], None
     shown = ", ".join(f"{name!s} ({size:g})" for name, size in small.iloc[:_MAX_NAMED].items())
     if len(small) > _MAX_NAMED:
         shown += f", and {len(small) - _MAX_NAMED} more"
-    warnings.warn(
-        WARN_SMALL_GROUPS.format(
-            count=len(small), limit=f"{min_group_size:g}", split=split, examples=shown
-        ),
-        SmallGroupWarning,
-        stacklevel=stacklevel,
+    message = WARN_SMALL_GROUPS.format(
+        count=len(small), limit=f"{min_group_size:g}", split=split, examples=shown
     )
-    return list(small.index)
+    return list(small.index), message

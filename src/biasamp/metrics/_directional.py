@@ -45,11 +45,13 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
+from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.metrics._bootstrap import (
     bootstrap_pairwise,
     check_bootstrap_args,
     interval_from_streamed_tables,
 )
+from biasamp.metrics._group_sizes import attach_group_sizes, never_occurring_of, split_sizes
 from biasamp.metrics._splits import (
     aligned_arguments,
     check_train_rows,
@@ -205,6 +207,20 @@ def directional_arrays(
     }
 
 
+def directional_group_sizes(
+    evaluation: CountTable, train: CountTable | None, direction: str
+) -> pd.DataFrame:
+    """Group sizes of BiasAmp->: ``"train"`` (when a training table fixes the signs),
+    ``"evaluation"`` and, for T->A, ``"predicted"`` (``groups_pred``)."""
+    return split_sizes(
+        {
+            "train": (train, "groups"),
+            "evaluation": (evaluation, "groups"),
+            "predicted": (evaluation if direction == "T->A" else None, "groups_pred"),
+        }
+    )
+
+
 def directional_from_counts(
     evaluation: CountTable,
     *,
@@ -213,6 +229,7 @@ def directional_from_counts(
     tie_rule: str = "zero",
     empty: str = "exclude",
     ci: float = 0.95,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> PairwiseResult:
     """BiasAmp-> from count tables (see :func:`directional`).
 
@@ -233,6 +250,10 @@ def directional_from_counts(
         ``n_boot``); the result then has ``ci``, ``se`` and ``replicates`` as
         with ``directional(..., n_boot=...)``. A ``train`` table with
         replicates of its own is resampled too (``resample_train``).
+    min_group_size : float or None, default 30
+        As in :func:`directional`; ``result.group_sizes`` holds the group
+        totals of ``train`` (``"train"``) and ``evaluation`` (``"evaluation"``,
+        and ``"predicted"`` for T->A).
 
     Examples
     --------
@@ -243,12 +264,13 @@ def directional_from_counts(
     >>> for _ in range(3):  # three batches of a stream
     ...     table = table.update(groups=["m", "w", "w", "m"], tasks=["ski", "cook", "cook", "ski"],
     ...                          tasks_pred=["ski", "cook", "ski", "ski"])
-    >>> result = directional_from_counts(table, direction="A->T")
+    >>> result = directional_from_counts(table, direction="A->T", min_group_size=None)
     >>> round(result.value, 3), result.replicates.shape
     (-0.25, (200,))
     """
     _check_rules(tie_rule, empty)
     direction = normalize_direction(direction)
+    limit = check_min_group_size(min_group_size)
     arrays = directional_arrays(evaluation, direction=direction, train=train, tie_rule=tie_rule)
     defined = arrays["defined"]
     n_empty = int((~defined).sum())
@@ -281,6 +303,9 @@ def directional_from_counts(
             "empty": empty,
             "signs_from": "train" if train is not None else "evaluation",
         },
+    )
+    attach_group_sizes(
+        result, directional_group_sizes(evaluation, train, direction), min_group_size=limit
     )
     return interval_from_streamed_tables(
         result,
@@ -319,6 +344,7 @@ def directional(
     bootstrap: str = "poisson",
     resample_train: bool = False,
     progress: bool = False,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> PairwiseResult:
     """Directional bias amplification, BiasAmp-> (Wang & Russakovsky, 2021).
 
@@ -378,11 +404,18 @@ def directional(
         the signs ``y_at``, are fixed and only evaluation rows are resampled).
     progress : bool, default False
         Show a progress bar while counting the replicates.
+    min_group_size : float or None, default 30
+        Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
+        less total weight) than this in the training or the evaluation split
+        (ground truth); ``None`` checks nothing. Groups absent from a split
+        are not small.
 
     Returns
     -------
     PairwiseResult
-        ``value`` is the mean of the pair terms; ``by_pair`` holds, per
+        ``group_sizes`` (groups x ``"train"``, ``"evaluation"`` and, for T->A,
+        ``"predicted"``) and ``small_groups``. ``value`` is the mean of the
+        pair terms; ``by_pair`` holds, per
         (group, task): ``p_joint_train`` = P(a, t) and ``p_expected_train`` =
         P(a)P(t) on the training split, ``y`` (the sign), ``condition_count``
         (the evaluation count of the conditioning group or task), ``p_true`` and
@@ -409,6 +442,8 @@ def directional(
     0.3333
     """
     check_train_rows(train_rows)
+    limit = check_min_group_size(min_group_size)
+    never = never_occurring_of(groups_train, groups)
     # pandas arguments of one split are matched by index label (docs/counts.md)
     aligned = aligned_arguments(groups, tasks, groups_pred, tasks_pred, sample_weight)
     groups, tasks, groups_pred, tasks_pred, sample_weight = aligned
@@ -467,8 +502,18 @@ def directional(
         if float(kept.n) != float(split.table.n):
             signs = kept
     result = directional_from_counts(
-        split.table, direction=direction, train=signs, tie_rule=tie_rule, empty=empty
+        split.table,
+        direction=direction,
+        train=signs,
+        tie_rule=tie_rule,
+        empty=empty,
+        min_group_size=None,
     )
+    # the sizes of the splits as given (not of the rows train_rows keeps for the signs)
+    attach_group_sizes(
+        result, directional_group_sizes(split.table, train, direction), min_group_size=limit
+    )
+    result.never_occurring = never
     result.params["train_rows"] = train_rows
     if signs is not None and train is None:
         result.params["signs_from"] = "evaluation"

@@ -1,26 +1,83 @@
 """Group sizes of the splits a metric uses, and the small-group check, from count tables.
 
-Every metric counts its splits into :class:`CountTable` objects; their group totals
-are the group sizes. :func:`group_sizes` collects them into one frame (one column per
-split) and :func:`check_group_sizes` also warns (:class:`SmallGroupWarning`) about
-the groups below ``min_group_size`` in any split, so a result can carry
-``group_sizes`` and ``small_groups``.
+Every metric counts its splits into :class:`CountTable` (or, for the multi-attribute
+metrics, :class:`PatternCountTable`) objects; their group totals are the group sizes:
+rows, or the sum of ``sample_weight`` when weights are given. :func:`group_sizes`
+collects them into one frame (one column per split) and :func:`check_group_sizes`
+also warns (:class:`SmallGroupWarning`) about the groups below ``min_group_size`` in
+any split, so a result can carry ``group_sizes`` and ``small_groups``.
+:func:`attach_group_sizes` does both for a result and adds the intersections that
+never occur (groups from :func:`biasamp.intersect`).
+
+The split columns: ``"train"`` (the training ground truth), ``"evaluation"`` (the
+evaluation ground truth) and ``"predicted"`` (the groups the model predicts on the
+evaluation rows, when the metric reads them). The check covers the ground-truth
+splits; a metric whose evaluation side has predicted groups only (BiasAmp_MALS and
+Multi_MALS without ``groups``) checks ``"predicted"`` instead
+(:func:`checked_splits`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
-from biasamp.inputs._group_sizes import warn_small_groups
+from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.inputs._group_sizes import small_groups_message, warn_small_groups
+from biasamp.inputs._intersect import intersection_of
+from biasamp.inputs._label_matrix import LabelMatrix
 
-__all__ = ["check_group_sizes", "group_sizes"]
+__all__ = [
+    "attach_group_sizes",
+    "check_group_sizes",
+    "checked_splits",
+    "check_sizes",
+    "group_sizes",
+    "matrix_group_sizes",
+    "never_occurring_of",
+    "size_messages",
+    "split_sizes",
+    "table_group_sizes",
+]
 
-_SPLIT_NAMES = {"train": "the training split", "evaluation": "the evaluation split"}
+_SPLIT_NAMES = {
+    "train": "the training split",
+    "evaluation": "the evaluation split",
+    "predicted": "the predicted groups",
+}
+
+
+def checked_splits(columns: Sequence[Any]) -> tuple[Any, ...]:
+    """The split columns checked against ``min_group_size``: every column but
+    ``"predicted"``, which is checked only when there is no ``"evaluation"`` column (the
+    metric's evaluation side has predicted groups only)."""
+    if "evaluation" in columns:
+        return tuple(c for c in columns if c != "predicted")
+    return tuple(columns)
+
+
+def split_name(split: str) -> str:
+    """How a warning names a split column (``"train"`` -> ``"the training split"``)."""
+    return _SPLIT_NAMES.get(split, f"the {split} split")
+
+
+def table_group_sizes(table: CountTable | PatternCountTable, role: str = "groups") -> pd.Series:
+    """Size of each group of ``role`` in a point table (rows, or total weight), by group."""
+    totals = table.group_totals if isinstance(table, PatternCountTable) else table.totals
+    values = np.asarray(totals[role], dtype=np.float64)
+    return pd.Series(values, index=pd.Index(table.group_names))
+
+
+def _frame(columns: Mapping[str, pd.Series]) -> pd.DataFrame:
+    frame = pd.DataFrame(dict(columns)).fillna(0.0).astype(np.float64)
+    frame.index.name = "group"
+    frame.columns.name = None
+    return frame
 
 
 def group_sizes(splits: Mapping[str, CountTable], *, role: str = "groups") -> pd.DataFrame:
@@ -46,15 +103,85 @@ def group_sizes(splits: Mapping[str, CountTable], *, role: str = "groups") -> pd
     m             2.0
     w             1.0
     """
+    return _frame({split: table_group_sizes(table, role) for split, table in splits.items()})
+
+
+def split_sizes(
+    tables: Mapping[str, tuple[CountTable | PatternCountTable | None, str]],
+) -> pd.DataFrame:
+    """groups x splits from ``{split: (table, role)}`` (splits whose table is ``None`` or
+    lacks the role are left out)."""
     columns = {
-        split: pd.Series(
-            np.asarray(table.totals[role], dtype=np.float64), index=pd.Index(table.group_names)
-        )
-        for split, table in splits.items()
+        split: table_group_sizes(table, role)
+        for split, (table, role) in tables.items()
+        if table is not None and role in table.roles
     }
-    frame = pd.DataFrame(columns).fillna(0.0)
-    frame.index.name = "group"
-    return frame
+    return _frame(columns)
+
+
+def matrix_group_sizes(matrix: LabelMatrix, split: str = "evaluation") -> pd.DataFrame:
+    """groups x ``split``: the rows of each group of a label matrix (column sums)."""
+    if matrix.codes is not None:
+        counts = np.bincount(matrix.codes, minlength=len(matrix.names)).astype(np.float64)
+    else:
+        counts = np.asarray(matrix.values.sum(axis=0), dtype=np.float64).reshape(-1)
+    return _frame({split: pd.Series(counts, index=pd.Index(matrix.names))})
+
+
+def _outside_level() -> int:
+    """The ``stacklevel`` of :func:`warn_small_groups`, called from the caller of this
+    function, that points at the first frame outside biasamp (the user's call)."""
+    frame = sys._getframe(1)  # the caller, which calls warn_small_groups (level 2)
+    level = 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("biasamp"):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
+def check_sizes(
+    sizes: pd.DataFrame,
+    *,
+    min_group_size: float | None,
+    checked: Sequence[str] | None = None,
+    stacklevel: int | None = None,
+) -> tuple[Any, ...]:
+    """Warn (one :class:`SmallGroupWarning` per split) about the groups of ``sizes`` below
+    ``min_group_size`` in the ``checked`` columns (default: every column); return them.
+
+    Groups of size 0 in a split (absent from it) are not small: they do not occur.
+    ``stacklevel=None`` points the warning at the first caller outside biasamp.
+    """
+    small: list[Any] = []
+    level = _outside_level() if stacklevel is None else stacklevel
+    for split in sizes.columns:  # one warning per split: a loop over splits
+        if checked is not None and split not in checked:
+            continue
+        column = sizes[split]
+        named = warn_small_groups(
+            column[column > 0],
+            min_group_size=min_group_size,
+            split=split_name(str(split)),
+            stacklevel=level,
+        )
+        small += [g for g in named if g not in small]
+    return tuple(small)
+
+
+def size_messages(sizes: pd.DataFrame | None, min_group_size: float | None) -> list[str]:
+    """The text of each :class:`SmallGroupWarning` the sizes give (for reports), one per
+    checked split (:func:`checked_splits`) with groups below ``min_group_size``."""
+    if sizes is None or min_group_size is None:
+        return []
+    out = []
+    for split in checked_splits(list(sizes.columns)):
+        column = sizes[split]
+        _, message = small_groups_message(
+            column[column > 0], min_group_size=min_group_size, split=split_name(str(split))
+        )
+        if message is not None:
+            out.append(message)
+    return out
 
 
 def check_group_sizes(
@@ -69,14 +196,39 @@ def check_group_sizes(
     Groups of size 0 in a split (absent from it) are not small: they do not occur.
     """
     sizes = group_sizes(splits, role=role)
-    small: list[Any] = []
-    for split in sizes.columns:  # one warning per split: a loop over splits
-        column = sizes[split]
-        named = warn_small_groups(
-            column[column > 0],
-            min_group_size=min_group_size,
-            split=_SPLIT_NAMES.get(split, f"the {split} split"),
-            stacklevel=stacklevel,
-        )
-        small += [g for g in named if g not in small]
-    return sizes, tuple(small)
+    small = check_sizes(sizes, min_group_size=min_group_size, stacklevel=stacklevel)
+    return sizes, small
+
+
+def attach_group_sizes(
+    result: Any,
+    sizes: pd.DataFrame,
+    *,
+    min_group_size: float | None,
+    checked: Sequence[str] | None = None,
+    groups: Sequence[Any] = (),
+) -> Any:
+    """Set ``group_sizes``, ``small_groups``, ``min_group_size`` and ``never_occurring`` of
+    ``result`` (warning about the small groups of the ``checked`` splits, by default
+    :func:`checked_splits`); return it.
+
+    ``groups``: the group arguments of the call; the first made by
+    :func:`biasamp.intersect` gives the intersections that never occur.
+    """
+    result.group_sizes = sizes
+    result.min_group_size = min_group_size
+    if checked is None:
+        checked = checked_splits(list(sizes.columns))
+    result.small_groups = check_sizes(sizes, min_group_size=min_group_size, checked=checked)
+    result.never_occurring = never_occurring_of(*groups)
+    return result
+
+
+def never_occurring_of(*values: Any) -> pd.DataFrame | None:
+    """The intersections that never occur, from the first of ``values`` made by
+    :func:`biasamp.intersect` (``None`` when none is)."""
+    for value in values:
+        intersection = intersection_of(value)
+        if intersection is not None:
+            return intersection.never_occurring()
+    return None

@@ -33,11 +33,18 @@ import pandas as pd
 
 from biasamp._deprecation import UNSET, positional_keywords
 from biasamp.counts._count_table import CountTable
+from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT
 from biasamp.metrics._bootstrap import (
     bootstrap_pairwise,
     check_bootstrap_args,
     interval_from_streamed_tables,
+)
+from biasamp.metrics._group_sizes import (
+    attach_group_sizes,
+    check_sizes,
+    never_occurring_of,
+    split_sizes,
 )
 from biasamp.metrics._splits import (
     aligned_arguments,
@@ -115,8 +122,25 @@ def mals_arrays(
     }
 
 
+def mals_group_sizes(train: CountTable, predictions: CountTable) -> pd.DataFrame:
+    """Group sizes of BiasAmp_MALS: ``"train"``, ``"evaluation"`` (when the predictions'
+    table has ground-truth ``groups``) and ``"predicted"`` (``groups_pred``)."""
+    return split_sizes(
+        {
+            "train": (train, "groups"),
+            "evaluation": (predictions, "groups"),
+            "predicted": (predictions, "groups_pred"),
+        }
+    )
+
+
 def mals_from_counts(
-    train: CountTable, predictions: CountTable, *, margin: float = 0.05, ci: float = 0.95
+    train: CountTable,
+    predictions: CountTable,
+    *,
+    margin: float = 0.05,
+    ci: float = 0.95,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> PairwiseResult:
     """BiasAmp_MALS from a training table (``groups``, ``tasks``) and a prediction
     table (``groups_pred``, ``tasks_pred``); see :func:`mals`.
@@ -125,6 +149,9 @@ def mals_from_counts(
     (:meth:`CountTable.empty` with ``n_boot``), the result has the ``ci``-level
     percentile interval, ``se`` and ``replicates``, as ``mals(..., n_boot=...)``;
     a ``train`` table with replicates of its own is resampled too.
+    ``result.group_sizes`` holds the group totals of ``train`` (``"train"``) and
+    of ``predictions`` (``"evaluation"`` when it has ``groups``, ``"predicted"``
+    for ``groups_pred``); ``min_group_size`` as in :func:`mals`.
 
     Examples
     --------
@@ -133,12 +160,13 @@ def mals_from_counts(
     >>> stream = CountTable.empty(group_names=["m", "w"], task_names=["cook"],
     ...                           n_boot=100, random_state=0)
     >>> stream = stream.update(groups_pred=["w", "w", "w", "m"], tasks_pred=["cook"] * 4)
-    >>> result = mals_from_counts(train, stream)
+    >>> result = mals_from_counts(train, stream, min_group_size=None)
     >>> round(result.value, 4), len(result.replicates)
     (0.0833, 100)
     """
     if not isinstance(margin, (int, float, np.number)) or not 0 <= float(margin) <= 1:
         raise ValueError(ERR_MARGIN.format(got=margin))
+    limit = check_min_group_size(min_group_size)
     arrays = mals_arrays(train, predictions, margin=float(margin))
     columns = ("b_train", "b_pred", "biased", "delta", "contribution", "violation", "empty")
     # built on first read (pandas costs more than the metric on small inputs)
@@ -154,6 +182,7 @@ def mals_from_counts(
         params={"margin": float(margin), "threshold": 1.0 / len(train.group_names)},
         extras={"violations": int(arrays["violations"]), "n_tasks": len(train.task_names)},
     )
+    attach_group_sizes(result, mals_group_sizes(train, predictions), min_group_size=limit)
     return interval_from_streamed_tables(
         result,
         predictions,
@@ -186,6 +215,7 @@ def mals(
     bootstrap: str = "poisson",
     resample_train: bool = False,
     progress: bool = False,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> PairwiseResult:
     """BiasAmp_MALS, the mean bias amplification of Zhao et al. (2017).
 
@@ -231,11 +261,18 @@ def mals(
         biased pairs are fixed and only the prediction rows are resampled).
     progress : bool, default False
         Show a progress bar while counting the replicates.
+    min_group_size : float or None, default 30
+        Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
+        less total weight) than this in the training split, or in the
+        evaluation split (``groups``; the predicted groups when ``groups`` is
+        not given); ``None`` checks nothing. Groups absent from a split are not
+        small.
 
     Returns
     -------
     PairwiseResult
-        ``value``, ``violations`` (also ``result.extras["violations"]``), and
+        ``group_sizes`` (groups x ``"train"``, ``"evaluation"``, ``"predicted"``),
+        ``small_groups``; ``value``, ``violations`` (also ``result.extras["violations"]``), and
         ``by_pair`` with ``b_train``, ``b_pred``, ``biased`` (b* > 1/|G|),
         ``delta``, ``contribution``, ``violation`` (the task violates the margin)
         and ``empty`` (a biased pair whose task is never predicted).
@@ -255,6 +292,8 @@ def mals(
     >>> round(result.value, 2), result.violations
     (0.18, 1)
     """
+    limit = check_min_group_size(min_group_size)
+    never = never_occurring_of(groups_train, groups, groups_pred)
     # pandas arguments of one split are matched by index label (docs/counts.md)
     aligned = aligned_arguments(groups, tasks, groups_pred, tasks_pred, sample_weight)
     groups, tasks, groups_pred, tasks_pred, sample_weight = aligned
@@ -289,7 +328,8 @@ def mals(
         positive_group=positive_group,
         positive_label=positive_label,
     )
-    result = mals_from_counts(train, split.table, margin=margin)
+    result = mals_from_counts(train, split.table, margin=margin, min_group_size=limit)
+    result.never_occurring = never
     if n_boot is None:
         return result
     return bootstrap_pairwise(
@@ -319,6 +359,7 @@ def bias_scores(
     group_names: Sequence[Any] | None = None,
     task_names: Sequence[Any] | None = None,
     empty: str = "drop",
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> pd.DataFrame:
     """Bias scores ``b(t, g) = P(g | t)`` (Zhao et al. 2017, eq. 1).
 
@@ -333,16 +374,24 @@ def bias_scores(
     empty : {"drop", "nan", "error"}, default "drop"
         Tasks that co-occur with no group have no score: drop their rows,
         keep them as NaN rows, or raise.
+    min_group_size : float or None, default 30
+        Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
+        less total weight) than this; ``None`` checks nothing.
 
     Returns
     -------
     pandas.DataFrame
         Tasks as rows, groups as columns; each row sums to 1.
+        ``frame.attrs["group_sizes"]`` holds each group's size as
+        ``{"evaluation": {group: size}}`` (rows, or the sum of
+        ``sample_weight``), ``frame.attrs["small_groups"]`` the groups below
+        ``min_group_size``.
 
     Examples
     --------
     >>> from biasamp import bias_scores
-    >>> bias_scores(["m", "w", "w", "m"], tasks=["cook", "cook", "cook", "ski"])  # doctest: +NORMALIZE_WHITESPACE
+    >>> bias_scores(["m", "w", "w", "m"], tasks=["cook", "cook", "cook", "ski"],
+    ...             min_group_size=None)  # doctest: +NORMALIZE_WHITESPACE
     group         m         w
     task
     cook   0.333333  0.666667
@@ -353,6 +402,7 @@ def bias_scores(
         raise TypeError(ERR_BIAS_SCORES_TASKS)
     if empty not in ("drop", "nan", "error"):
         raise ValueError(ERR_EMPTY_TASKS.format(got=empty))
+    limit = check_min_group_size(min_group_size)
     groups, tasks, _, _, sample_weight = aligned_arguments(groups, tasks, None, None, sample_weight)
     table = count_split(
         groups=groups,
@@ -377,4 +427,11 @@ def bias_scores(
             raise ValueError(ERR_EMPTY_TASK_ROWS.format(count=len(names), examples=names[:5]))
         if empty == "drop":
             frame = frame.loc[~missing]
+    sizes = split_sizes({"evaluation": (table, "groups")})
+    small = check_sizes(sizes, min_group_size=limit)
+    # plain values (not frames) in attrs: pandas compares attrs when it combines frames
+    frame.attrs["group_sizes"] = {
+        "evaluation": {g: float(v) for g, v in sizes["evaluation"].items()}
+    }
+    frame.attrs["small_groups"] = list(small)
     return frame

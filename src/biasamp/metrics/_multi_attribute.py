@@ -51,6 +51,7 @@ from biasamp.counts._combinations import (
 )
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import (
     LabelMatrix,
 )
@@ -71,6 +72,11 @@ from biasamp.metrics._directional import (
     directional_arrays,
     directional_columns,
     normalize_direction,
+)
+from biasamp.metrics._group_sizes import (
+    attach_group_sizes,
+    never_occurring_of,
+    split_sizes,
 )
 from biasamp.metrics._mals import mals_arrays
 from biasamp.metrics._splits import select_training_rows
@@ -326,6 +332,35 @@ def _check_absolute(absolute: Any) -> bool:
     return bool(absolute)
 
 
+def _multi_group_sizes(space: CombinationSpace, *, predicted: bool) -> pd.DataFrame:
+    """Group sizes of a multi-attribute metric: ``"train"``, ``"evaluation"``, and
+    ``"predicted"`` when the metric reads ``groups_pred``."""
+    evaluation = space.evaluation
+    return split_sizes(
+        {
+            "train": (space.train, "groups"),
+            "evaluation": (evaluation, "groups"),
+            "predicted": (evaluation if predicted else None, "groups_pred"),
+        }
+    )
+
+
+def _attach_sizes(
+    result: MultiAttributeResult,
+    space: CombinationSpace,
+    *,
+    min_group_size: float | None,
+    never: pd.DataFrame | None = None,
+) -> MultiAttributeResult:
+    predicted = (
+        result.metric == "multi_mals" or normalize_direction(str(result.direction)) == "T->A"
+    )
+    sizes = _multi_group_sizes(space, predicted=predicted)
+    attach_group_sizes(result, sizes, min_group_size=min_group_size)
+    result.never_occurring = never
+    return result
+
+
 def multi_mals_from_counts(
     train: PatternCountTable | None = None,
     evaluation: PatternCountTable | None = None,
@@ -339,6 +374,7 @@ def multi_mals_from_counts(
     ci: float = 0.95,
     space: CombinationSpace | None = None,
     progress: bool = False,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> MultiAttributeResult:
     """Multi_MALS from pattern count tables (see :func:`multi_mals`).
 
@@ -361,8 +397,10 @@ def multi_mals_from_counts(
         max_combinations=max_combinations,
         progress=progress,
     )
+    limit = check_min_group_size(min_group_size)
     built = _space_for(space, train, evaluation, options)
     result, compute = _multi_mals(built, absolute=absolute)
+    _attach_sizes(result, built, min_group_size=limit)
     return _streamed_interval(result, compute, built, ci=ci)
 
 
@@ -422,6 +460,7 @@ def multi_directional_from_counts(
     ci: float = 0.95,
     space: CombinationSpace | None = None,
     progress: bool = False,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> MultiAttributeResult:
     """Multi-> from pattern count tables (see :func:`multi_directional`).
 
@@ -457,6 +496,7 @@ def multi_directional_from_counts(
         empty=empty,
         baseline=baseline,
     )
+    _attach_sizes(result, built, min_group_size=check_min_group_size(min_group_size))
     result = _streamed_interval(result, compute, built, ci=ci)
     result.direction = _reported_direction(direction)
     return result
@@ -673,6 +713,7 @@ def multi_mals(
     bootstrap: str = "poisson",
     space: CombinationSpace | None = None,
     progress: bool = False,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> MultiAttributeResult:
     """Undirected multi-attribute bias amplification, Multi_MALS (Zhao et al., 2023, eq. 2).
 
@@ -725,11 +766,18 @@ def multi_mals(
         combination options come from the space.
     progress : bool, default False
         Show progress bars while combinations are counted and bootstrapped.
+    min_group_size : float or None, default 30
+        Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
+        less total weight) than this in the training split or the evaluation
+        split (``groups``; the predicted groups when ``groups`` is not given);
+        ``None`` checks nothing.
 
     Returns
     -------
     MultiAttributeResult
-        ``value`` = X, ``variance`` (population variance of the raw signed
+        ``group_sizes`` (groups x ``"train"``, ``"evaluation"``,
+        ``"predicted"``) and ``small_groups``. ``value`` = X, ``variance``
+        (population variance of the raw signed
         Delta over all |G| x |M| pairs, 0 for unbiased pairs),
         ``by_combination`` (``count_train``, ``b_train``, ``count_pred``,
         ``b_pred``, ``biased`` = b_train > 1/|G|, ``delta`` = b_pred - b_train,
@@ -745,11 +793,13 @@ def multi_mals(
     >>> result = multi_mals(groups_train=["g", "h", "g", "h"], tasks_train=tasks,
     ...                     sample_weight_train=[8, 2, 1, 1],
     ...                     tasks=tasks, groups_pred=["g", "g", "h", "g"], tasks_pred=tasks,
-    ...                     combinations="subsets", min_size=2)
+    ...                     combinations="subsets", min_size=2, min_group_size=None)
     >>> result.n_combinations, round(result.value, 2)
     (1, 0.2)
     """
     absolute = _check_absolute(absolute)
+    limit = check_min_group_size(min_group_size)
+    never = never_occurring_of(groups_train, groups, groups_pred)
     built = _arrays_or_space(
         space,
         {
@@ -775,6 +825,7 @@ def multi_mals(
         },
     )
     result, replicate_values = _multi_mals(built, absolute=absolute)
+    _attach_sizes(result, built, min_group_size=limit, never=never)
     _bootstrap(
         [result],
         [replicate_values],
@@ -817,6 +868,7 @@ def multi_directional(
     bootstrap: str = "poisson",
     space: CombinationSpace | None = None,
     progress: bool = False,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> MultiAttributeResult:
     """Directional multi-attribute bias amplification, Multi-> (Zhao et al., 2023, eq. 3).
 
@@ -855,11 +907,17 @@ def multi_directional(
         Bootstrap of the evaluation rows (see :func:`multi_mals`).
     space, progress
         A shared :class:`CombinationSpace` and progress bars (see :func:`multi_mals`).
+    min_group_size : float or None, default 30
+        Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
+        less total weight) than this in the training or the evaluation split;
+        ``None`` checks nothing.
 
     Returns
     -------
     MultiAttributeResult
-        ``value`` = X (mean over the (group, combination) pairs with a
+        ``group_sizes`` (groups x ``"train"``, ``"evaluation"`` and, for T->A,
+        ``"predicted"``) and ``small_groups``. ``value`` = X (mean over the
+        (group, combination) pairs with a
         non-empty conditioning set), ``variance`` (population variance of the
         raw ``Delta`` over those pairs), ``by_combination`` with the columns of
         :func:`biasamp.directional`'s ``by_pair`` plus ``term``.
@@ -877,12 +935,14 @@ def multi_directional(
     ...     sample_weight_train=[4, 1, 1, 4],
     ...     groups=["g", "g", "h", "h"], tasks=tasks, sample_weight=[4, 1, 1, 4],
     ...     tasks_pred=np.array([[1, 1], [1, 1], [1, 0], [1, 0]]),
-    ...     combinations="subsets", min_size=2)
+    ...     combinations="subsets", min_size=2, min_group_size=None)
     >>> result.direction, round(result.value, 2)
     ('G->M', 0.2)
     """
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
+    limit = check_min_group_size(min_group_size)
+    never = never_occurring_of(groups_train, groups)
     reported = _reported_direction(direction)
     direction = normalize_direction(direction)
     if baseline not in ("evaluation", "train"):
@@ -935,6 +995,7 @@ def multi_directional(
         empty=empty,
         baseline=baseline,
     )
+    _attach_sizes(result, built, min_group_size=limit, never=never)
     _bootstrap(
         [result],
         [replicate_values],
@@ -988,13 +1049,15 @@ def multi_attribute(
     bootstrap: str = "poisson",
     space: CombinationSpace | None = None,
     progress: bool = False,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> dict[str, MultiAttributeResult]:
     """Multi_MALS and Multi-> in both directions from one combination space.
 
     M and its counts are built once (or taken from ``space``) and one
     bootstrap serves all three metrics, so this costs about a third of three
     separate calls. Arguments as in :func:`multi_mals` and
-    :func:`multi_directional`; every role is needed.
+    :func:`multi_directional`; every role is needed. One
+    :class:`SmallGroupWarning` per split serves the three results.
 
     Returns
     -------
@@ -1011,12 +1074,14 @@ def multi_attribute(
     ...     groups_train=["g", "g", "h", "h"], tasks_train=tasks, sample_weight_train=[4, 1, 1, 4],
     ...     groups=["g", "g", "h", "h"], tasks=tasks, sample_weight=[4, 1, 1, 4],
     ...     groups_pred=["g", "g", "h", "g"], tasks_pred=np.array([[1, 1], [1, 1], [1, 0], [1, 0]]),
-    ...     combinations="subsets", min_size=2)
+    ...     combinations="subsets", min_size=2, min_group_size=None)
     >>> sorted(results), round(results["A->T"].value, 2)
     (['A->T', 'T->A', 'multi_mals'], 0.2)
     """
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
+    limit = check_min_group_size(min_group_size)
+    never = never_occurring_of(groups_train, groups)
     if baseline not in ("evaluation", "train"):
         raise ValueError(ERR_BASELINE.format(got=baseline))
     if space is None:
@@ -1072,6 +1137,11 @@ def multi_attribute(
         result.params["train_rows"] = train_rows
         results[direction] = result
         computes.append(values)
+    # one warning per split for the three results (their checked splits are the same)
+    for i, result in enumerate(results.values()):
+        _attach_sizes(result, built, min_group_size=limit if i == 0 else None, never=never)
+        result.min_group_size = limit
+        result.small_groups = results["multi_mals"].small_groups
     _bootstrap(
         list(results.values()),
         computes,

@@ -40,8 +40,10 @@ import scipy.sparse as sp
 from biasamp._deprecation import UNSET, renamed_keyword
 from biasamp.counts._poisson import ERR_RANDOM_STATE
 from biasamp.inputs._alignment import align_pandas_indexes
+from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
 from biasamp.metrics._directional import ERR_NEEDS_PRED, normalize_direction
+from biasamp.metrics._group_sizes import attach_group_sizes, matrix_group_sizes
 from biasamp.predictability._attackers import resolve_attacker
 from biasamp.predictability._perturbation import (
     ERR_PERTURB_CONTINUOUS,
@@ -307,6 +309,7 @@ def dpa(
     random_state: int | np.random.Generator | None = None,
     progress: bool = False,
     ci_level: Any = UNSET,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> PredictabilityResult:
     """Directional Predictability Amplification (Tokas et al.).
 
@@ -361,11 +364,16 @@ def dpa(
         Show a progress bar over iterations.
     ci_level : float
         Deprecated spelling of ``ci``.
+    min_group_size : float or None, default 30
+        Warn (:class:`SmallGroupWarning`) about the true groups with fewer
+        rows than this; ``None`` checks nothing (continuous groups have no
+        sizes).
 
     Returns
     -------
     PredictabilityResult
-        ``value`` (mean DPA), ``ci``, ``values``, ``psi_d`` / ``psi_m`` and
+        ``group_sizes`` (rows per true group, column ``"evaluation"``),
+        ``small_groups``; ``value`` (mean DPA), ``ci``, ``values``, ``psi_d`` / ``psi_m`` and
         their per-iteration arrays, the attacker used.
 
     Examples
@@ -384,6 +392,8 @@ def dpa(
     ('exact', True)
     """
     direction = normalize_direction(direction)
+    limit = check_min_group_size(min_group_size)
+    original_groups = groups
     groups, tasks, groups_pred, tasks_pred = _aligned(groups, tasks, groups_pred, tasks_pred)
     ci_level = _check_ci_level(_ci_value("dpa", ci, ci_level))
     _check_iterations(n_iter, cv)
@@ -396,6 +406,7 @@ def dpa(
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg=arg))
     pred_arg = "tasks_pred" if direction == "A->T" else "groups_pred"
     inputs: Any  # dense values, or a sparse indicator matrix
+    sizes = None
     if continuous:
         g = continuous_matrix(groups, arg="groups")
         t = continuous_matrix(tasks, arg="tasks")
@@ -414,6 +425,7 @@ def dpa(
         g_matrix, g_target = _labels(groups, "groups")
         t_matrix, t_target = _labels(tasks, "tasks")
         check_same_length(groups=g_matrix, tasks=t_matrix)
+        sizes = matrix_group_sizes(g_matrix)
         if direction == "A->T":
             inputs, truth = g_matrix.values, t_target
         else:
@@ -457,7 +469,7 @@ def dpa(
             raise ValueError(ERR_ZERO_QUALITY.format(it=it))
         vals[it] = (m_vals[it] - d_vals[it]) / total
     ci, std = _interval(vals, ci_level)
-    return PredictabilityResult(
+    result = PredictabilityResult(
         metric="dpa",
         value=float(np.mean(vals)),
         values=vals,
@@ -483,6 +495,9 @@ def dpa(
             "random_state": _seed_record(random_state),
         },
     )
+    if sizes is None:
+        return result
+    return attach_group_sizes(result, sizes, min_group_size=limit, groups=(original_groups,))
 
 
 # --- leakage amplification --------------------------------------------------------------------------
@@ -506,6 +521,7 @@ def leakage_amplification(
     random_state: int | np.random.Generator | None = None,
     progress: bool = False,
     ci_level: Any = UNSET,
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
 ) -> PredictabilityResult:
     """Leakage amplification, LA = lambda_M - lambda_D (Wang et al., ICCV 2019).
 
@@ -539,11 +555,15 @@ def leakage_amplification(
         as the leakage paper's released code does (its published numbers are
         folded). Only with ``quality="accuracy"`` and two groups. The default
         reports raw accuracy: an attacker below chance shows as such.
+    min_group_size : float or None, default 30
+        Warn (:class:`SmallGroupWarning`) about the groups with fewer rows
+        than this; ``None`` checks nothing.
 
     Returns
     -------
     PredictabilityResult
-        ``value`` (mean LA), ``ci``, ``lambda_d`` / ``lambda_m`` and their
+        ``group_sizes`` (rows per group, column ``"evaluation"``),
+        ``small_groups``; ``value`` (mean LA), ``ci``, ``lambda_d`` / ``lambda_m`` and their
         per-iteration arrays, the attacker used.
 
     Examples
@@ -557,6 +577,8 @@ def leakage_amplification(
     >>> round(result.lambda_m, 2), result.value > 0.3
     (1.0, True)
     """
+    limit = check_min_group_size(min_group_size)
+    original_groups = groups
     groups, tasks, _, tasks_pred = _aligned(groups, tasks, None, tasks_pred)
     ci_level = _check_ci_level(_ci_value("leakage_amplification", ci, ci_level))
     _check_iterations(n_iter, cv)
@@ -614,7 +636,7 @@ def leakage_amplification(
         d_vals, m_vals = 0.5 + np.abs(d_vals - 0.5), 0.5 + np.abs(m_vals - 0.5)
     vals = m_vals - d_vals
     ci, std = _interval(vals, ci_level)
-    return PredictabilityResult(
+    result = PredictabilityResult(
         metric="leakage_amplification",
         value=float(np.mean(vals)),
         values=vals,
@@ -639,4 +661,10 @@ def leakage_amplification(
             "target_kind": g_target.kind,
             "random_state": _seed_record(random_state),
         },
+    )
+    return attach_group_sizes(
+        result,
+        matrix_group_sizes(g_matrix),
+        min_group_size=limit,
+        groups=(original_groups,),
     )

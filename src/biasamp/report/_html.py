@@ -14,9 +14,11 @@ figures ``$`` is escaped too, so matplotlib never parses mathtext.
 
 Contents: a summary table (value, interval, n, pairs, gates), warnings,
 training vs predicted bias per task with the margin band (Zhao et al. 2017,
-figures 2 and 3), per metric the group x task delta heatmap and the top pairs
-with interval bars, the threshold sweep (when given), amplification by
-combination size (when given), and the inputs and settings used.
+figures 2 and 3), per metric the size of each group per split (with the text of
+each ``SmallGroupWarning`` and the intersections that never occur), the group x
+task delta heatmap and the top pairs with interval bars, the threshold sweep (when
+given), amplification by combination size (when given), and the inputs and settings
+used.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.metrics._group_sizes import checked_splits, size_messages
 from biasamp.report._tables import PAGE_SIZE, SCRIPT, SCRIPT_HASH, interactive_table
 from biasamp.results import _plotting
 from biasamp.results._display import display_text
@@ -181,10 +184,78 @@ def _summary(results: Mapping[str, Any], gates: Sequence[Any]) -> str:
     )
 
 
+#: Groups listed in a metric's group-size table (the smallest first).
+MAX_SIZE_ROWS = 50
+
+
+def _group_sizes_section(result: Any) -> str:
+    """The size of each group per split (smallest first), the text of each
+    :class:`SmallGroupWarning` the sizes give and the intersections that never occur;
+    empty when the result has no sizes (saved before they were recorded)."""
+    sizes = getattr(result, "group_sizes", None)
+    if sizes is None or not len(sizes):
+        return ""
+    limit = getattr(result, "min_group_size", None)
+    parts = ["<h4>Group sizes</h4>"]
+    order = sizes.where(sizes > 0).min(axis=1).sort_values(kind="stable").index
+    shown = sizes.loc[order[:MAX_SIZE_ROWS]]
+
+    def cell(value: float) -> str:
+        text = _num(value, "{:g}")
+        if limit is not None and 0 < value < limit:
+            return f'<span class="warn">{text}</span>'
+        return text if value > 0 else '<span class="muted">0</span>'
+
+    checked = checked_splits(list(sizes.columns))
+    rows = [
+        [
+            _e(g),
+            *(
+                cell(float(v)) if split in checked else _num(float(v), "{:g}")
+                for split, v in zip(sizes.columns, row, strict=True)
+            ),
+        ]
+        for g, row in zip(shown.index, shown.to_numpy(), strict=True)
+    ]
+    parts.append(_table(["group", *(str(c) for c in sizes.columns)], rows))
+    notes = []
+    if len(sizes) > MAX_SIZE_ROWS:
+        notes.append(f"{len(sizes) - MAX_SIZE_ROWS} larger group(s) not listed.")
+    notes.append(
+        "Rows per group and split (the sum of sample_weight when weights were given); "
+        + (
+            f"below min_group_size={limit:g} in a checked split (the ground truth): warned."
+            if limit is not None
+            else "not checked."
+        )
+    )
+    parts.append(f'<p class="muted">{_e(" ".join(notes))}</p>')
+    messages = size_messages(sizes, limit)
+    if messages:
+        parts.append(
+            '<ul class="small-groups">'
+            + "".join(f'<li class="warn">SmallGroupWarning: {_e(m)}</li>' for m in messages)
+            + "</ul>"
+        )
+    never = getattr(result, "never_occurring", None)
+    if never is not None and len(never):
+        labels = [" x ".join(str(v) for v in row) for row in never.head(20).to_numpy()]
+        more = f", ... ({len(never)} in all)" if len(never) > 20 else ""
+        parts.append(
+            f'<p class="muted">{len(never)} intersection(s) never occur '
+            f"({_e(' x '.join(str(c) for c in never.columns))}): "
+            f"{_e(', '.join(labels) + more)}</p>"
+        )
+    return "\n".join(parts)
+
+
 def _metric_section(
     key: str, result: Any, *, k: int, image_format: str, table_id: str, page_size: int
 ) -> str:
     parts = [f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>"]
+    sizes_html = _group_sizes_section(result)
+    if sizes_html:
+        parts.append(sizes_html)
     frame = result.by_pair
     if not len(frame):  # no pairs (predictability metrics): the numbers behind the value
         extras = getattr(result, "extras", {}) or {}

@@ -20,7 +20,15 @@ from biasamp.results._persist import SavableResult, register_result
 if TYPE_CHECKING:
     from biasamp.counts._count_table import CountTable
 
-__all__ = ["LazyResultFrame", "MetricResult", "PairwiseResult", "pair_frame"]
+__all__ = [
+    "LazyResultFrame",
+    "MetricResult",
+    "PairwiseResult",
+    "group_sizes_dict",
+    "group_sizes_from_dict",
+    "group_sizes_lines",
+    "pair_frame",
+]
 
 
 def _json_safe(value: Any) -> Any:
@@ -46,6 +54,63 @@ def _json_safe(value: Any) -> Any:
 def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """A DataFrame as JSON-safe records (NaN becomes None)."""
     return [_json_safe(r) for r in frame.to_dict(orient="records")]
+
+
+def group_sizes_dict(result: Any) -> dict[str, Any]:
+    """The group-size fields of a result as JSON-safe values: ``group_sizes`` as
+    ``{split: {group: size}}`` (``None`` when not recorded), ``small_groups``,
+    ``min_group_size`` and ``never_occurring`` (the number of intersections that
+    never occur, ``None`` for groups not made by :func:`biasamp.intersect`)."""
+    sizes = getattr(result, "group_sizes", None)
+    never = getattr(result, "never_occurring", None)
+    return {
+        "group_sizes": None
+        if sizes is None
+        else {
+            str(split): {str(g): float(v) for g, v in column.items()}
+            for split, column in sizes.items()
+        },
+        "small_groups": [str(g) for g in getattr(result, "small_groups", ())],
+        "min_group_size": getattr(result, "min_group_size", None),
+        "never_occurring": None if never is None else len(never),
+    }
+
+
+def group_sizes_from_dict(sizes: Any) -> pd.DataFrame | None:
+    """The ``group_sizes`` frame from its :func:`group_sizes_dict` form
+    ``{split: {group: size}}`` (``None`` stays ``None``); for readers of JSON
+    documents, where group names are strings."""
+    if sizes is None:
+        return None
+    frame = pd.DataFrame(
+        {str(split): pd.Series(column, dtype=np.float64) for split, column in sizes.items()}
+    ).fillna(0.0)
+    frame.index.name = "group"
+    return frame
+
+
+def group_sizes_lines(result: Any) -> list[str]:
+    """Summary lines: the smallest group per split, the groups below ``min_group_size``
+    and the intersections that never occur."""
+    sizes = getattr(result, "group_sizes", None)
+    lines = []
+    if sizes is not None and len(sizes):
+        parts = []
+        for split, column in sizes.items():
+            present = column[column > 0]
+            if len(present):
+                parts.append(f"{split} {present.min():g} ({present.idxmin()!s})")
+        if parts:
+            lines.append("  smallest group: " + ", ".join(parts))
+    small = getattr(result, "small_groups", ())
+    if small:
+        limit = getattr(result, "min_group_size", None)
+        shown = ", ".join(str(g) for g in small[:5]) + (", ..." if len(small) > 5 else "")
+        lines.append(f"  {len(small)} group(s) below min_group_size={limit:g}: {shown}")
+    never = getattr(result, "never_occurring", None)
+    if never is not None and len(never):
+        lines.append(f"  {len(never)} intersection(s) never occur")
+    return lines
 
 
 def pair_frame(table: CountTable, columns: dict[str, np.ndarray]) -> pd.DataFrame:
@@ -97,7 +162,8 @@ class LazyResultFrame:
 @dataclass(repr=False, kw_only=True)
 class MetricResult(SavableResult):
     """What every co-occurrence result shares: the headline number, sizes, the
-    settings, metric-specific extras, and the bootstrap interval when asked for.
+    settings, metric-specific extras, the bootstrap interval when asked for, and
+    the size of every group per split (``group_sizes``, see :func:`group_sizes_dict`).
 
     Subclasses add their per-pair (or per-combination) table; ``top(k)`` ranks
     the rows of ``by_pair`` by the absolute value of a column.
@@ -116,6 +182,10 @@ class MetricResult(SavableResult):
     ci_level: float | None = None
     se: float | None = None
     replicates: np.ndarray | None = None
+    group_sizes: pd.DataFrame | None = None
+    small_groups: tuple[Any, ...] = ()
+    min_group_size: float | None = None
+    never_occurring: pd.DataFrame | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -192,6 +262,20 @@ class PairwiseResult(MetricResult):
     ci, ci_level, se, replicates
         Bootstrap interval, its level, standard error and replicate values,
         when ``n_boot`` was given.
+    group_sizes : pandas.DataFrame or None
+        Size of each group (rows, or the sum of ``sample_weight``), indexed by
+        ``group``, one column per split the metric read: ``"train"``,
+        ``"evaluation"`` (ground truth) and ``"predicted"`` (the model's groups,
+        when the metric reads them). ``None`` in results saved before sizes
+        were recorded.
+    small_groups : tuple
+        The groups below ``min_group_size`` in a checked split (a
+        :class:`SmallGroupWarning` named them).
+    min_group_size : float or None
+        The threshold used (``None``: not checked).
+    never_occurring : pandas.DataFrame or None
+        For groups from :func:`biasamp.intersect`: the combinations of the
+        columns' values that no row has.
     """
 
     by_pair: LazyResultFrame = LazyResultFrame()
@@ -217,6 +301,7 @@ class PairwiseResult(MetricResult):
         for key, val in self.extras.items():
             if np.isscalar(val):
                 lines.append(f"  {key}={format(val)}")
+        lines += group_sizes_lines(self)
         top = self.top(k)
         if len(top):
             lines.append("  top pairs:")
@@ -268,6 +353,7 @@ class PairwiseResult(MetricResult):
             "ci_level": self.ci_level,
             "se": self.se,
             "n_boot": None if self.replicates is None else int(len(self.replicates)),
+            **group_sizes_dict(self),
         }
         if pairs:
             out["by_pair"] = frame_records(self.by_pair)

@@ -8,7 +8,14 @@ from typing import Any
 
 import pandas as pd
 
-from biasamp.results._base import LazyResultFrame, MetricResult, _json_safe, frame_records
+from biasamp.results._base import (
+    LazyResultFrame,
+    MetricResult,
+    _json_safe,
+    frame_records,
+    group_sizes_dict,
+    group_sizes_lines,
+)
 from biasamp.results._persist import register_result
 
 __all__ = ["MultiAttributeResult"]
@@ -69,6 +76,9 @@ class MultiAttributeResult(MetricResult):
         Settings used and metric-specific numbers.
     ci, ci_level, se, replicates
         Bootstrap interval, level, standard error and replicate values.
+    group_sizes, small_groups, min_group_size, never_occurring
+        Size of each group per split and the small-group check, as in
+        :class:`PairwiseResult`.
     """
 
     variance: float
@@ -123,6 +133,7 @@ class MultiAttributeResult(MetricResult):
                 f"|m|={int(r.size)}: {r.value:+.4f} ({int(r.n_combinations)})" for r in size_rows
             )
             lines.append(f"  by size: {sizes}")
+        lines += group_sizes_lines(self)
         top = self.top(k)
         if len(top):
             lines.append("  top combinations:")
@@ -177,6 +188,7 @@ class MultiAttributeResult(MetricResult):
             "se": self.se,
             "n_boot": None if self.replicates is None else int(len(self.replicates)),
             "by_size": frame_records(self.by_size),
+            **group_sizes_dict(self),
         }
         if combinations:
             frame = self.by_combination.copy()

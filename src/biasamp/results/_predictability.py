@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from biasamp.results._base import _json_safe
+from biasamp.results._base import _json_safe, group_sizes_dict, group_sizes_lines
 from biasamp.results._persist import SavableResult, register_result
 
 __all__ = ["PredictabilityResult"]
@@ -43,6 +44,12 @@ class PredictabilityResult(SavableResult):
         Accuracy of the model's outputs that the perturbation matched.
     n : int
         Number of rows.
+    group_sizes : pandas.DataFrame or None
+        Rows of each true group (index ``group``, one column ``"evaluation"``:
+        every row the attackers use); ``None`` for continuous groups and in
+        results saved before sizes were recorded.
+    small_groups, min_group_size, never_occurring
+        The small-group check, as in :class:`PairwiseResult`.
     """
 
     metric: str
@@ -63,6 +70,10 @@ class PredictabilityResult(SavableResult):
     n_iter: int
     test_size: float
     params: dict[str, Any] = field(default_factory=dict)
+    group_sizes: pd.DataFrame | None = None
+    small_groups: tuple[Any, ...] = ()
+    min_group_size: float | None = None
+    never_occurring: pd.DataFrame | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -97,6 +108,7 @@ class PredictabilityResult(SavableResult):
                 f"  attacker {self.attacker!r} ({self.attacker_reason})",
                 f"  n={self.n}, n_iter={self.n_iter}, test_size={self.test_size:g}, "
                 f"perturbation {self.perturbation!r}{acc}",
+                *group_sizes_lines(self),
             ]
         )
 
@@ -140,6 +152,7 @@ class PredictabilityResult(SavableResult):
                 "n_iter": self.n_iter,
                 "test_size": self.test_size,
                 "params": self.params,
+                **group_sizes_dict(self),
             }
         )
 

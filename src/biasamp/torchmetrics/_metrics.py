@@ -33,6 +33,7 @@ from torchmetrics import Metric
 
 from biasamp.counts._count_table import JOINT_KEYS, CountTable, RowRecord
 from biasamp.counts._poisson import seed_entropy
+from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.metrics._directional import (
     _check_rules,
     directional_from_counts,
@@ -694,6 +695,10 @@ class DirectionalBiasAmplification(_CountTableMetric):
         Level of the interval.
     random_state : None or int, optional
         Seed of the replicate weights; give every process the same integer.
+    min_group_size : float or None, default 30
+        ``compute_result()`` carries ``group_sizes`` (the summed counts of
+        every process) and warns (:class:`SmallGroupWarning`) about smaller
+        groups, as :func:`biasamp.directional` does; ``None`` checks nothing.
     **kwargs
         torchmetrics options (``dist_sync_on_step``, ``sync_on_compute``,
         ``compute_on_cpu``, ...).
@@ -739,10 +744,12 @@ class DirectionalBiasAmplification(_CountTableMetric):
         n_boot: int | None = None,
         ci: float = 0.95,
         random_state: Any = None,
+        min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
         **kwargs: Any,
     ) -> None:
         direction = normalize_direction(direction)
         _check_rules(tie_rule, empty)
+        limit = check_min_group_size(min_group_size)
         pred_role = "tasks_pred" if direction == "A->T" else "groups_pred"
         super().__init__(
             roles=("groups", "tasks", pred_role),
@@ -764,6 +771,7 @@ class DirectionalBiasAmplification(_CountTableMetric):
         self.direction = direction
         self.tie_rule = tie_rule
         self.empty = empty
+        self.min_group_size = limit
 
     def _result(self) -> PairwiseResult:
         self._check_rows()
@@ -774,6 +782,7 @@ class DirectionalBiasAmplification(_CountTableMetric):
             tie_rule=self.tie_rule,
             empty=self.empty,
             ci=self.ci,
+            min_group_size=self.min_group_size,
         )
 
 
@@ -794,7 +803,12 @@ class MALSBiasAmplification(_CountTableMetric):
         The training side as counts instead.
     margin : float, default 0.05
         Tolerance of ``violations`` (in ``compute_result().extras``).
-    sample_weight_train, group_names, task_names, soft, threshold, n_boot, ci, random_state, **kwargs
+    sample_weight_train, group_names, task_names, soft, threshold, n_boot, ci, random_state
+        As for :class:`DirectionalBiasAmplification`.
+    min_group_size : float or None, default 30
+        As for :class:`DirectionalBiasAmplification` (the training and the
+        predicted groups are checked, as :func:`biasamp.mals` does).
+    **kwargs
         As for :class:`DirectionalBiasAmplification`.
 
     Examples
@@ -834,10 +848,12 @@ class MALSBiasAmplification(_CountTableMetric):
         n_boot: int | None = None,
         ci: float = 0.95,
         random_state: Any = None,
+        min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
         **kwargs: Any,
     ) -> None:
         if not isinstance(margin, (int, float, np.number)) or not 0 <= float(margin) <= 1:
             raise ValueError(ERR_MARGIN.format(got=margin))
+        limit = check_min_group_size(min_group_size)
         super().__init__(
             roles=("groups_pred", "tasks_pred"),
             num_groups=num_groups,
@@ -858,8 +874,15 @@ class MALSBiasAmplification(_CountTableMetric):
         if self._train is None:
             raise ValueError(ERR_MALS_TRAIN)
         self.margin = float(margin)
+        self.min_group_size = limit
 
     def _result(self) -> PairwiseResult:
         assert self._train is not None
         self._check_rows()
-        return mals_from_counts(self._train, self.count_table(), margin=self.margin, ci=self.ci)
+        return mals_from_counts(
+            self._train,
+            self.count_table(),
+            margin=self.margin,
+            ci=self.ci,
+            min_group_size=self.min_group_size,
+        )

@@ -33,6 +33,7 @@ from torchmetrics.utilities import dim_zero_cat
 
 from biasamp.counts._combinations import unique_keys
 from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.metrics._combination_space import _DEFAULT_MAX_COMBINATIONS
 from biasamp.metrics._directional import normalize_direction
 from biasamp.metrics._multi_attribute import (
@@ -110,6 +111,10 @@ class MultiAttributeBiasAmplification(_StreamingMetric):
         Confidence level of the interval.
     random_state : None, int, Generator, RandomState or SeedSequence
         Seed of the replicate weights (give every process the same integer).
+    min_group_size : float or None, default 30
+        ``compute_result()`` carries ``group_sizes`` and warns
+        (:class:`SmallGroupWarning`) about smaller groups, as
+        :func:`biasamp.multi_mals` does; ``None`` checks nothing.
     **kwargs
         Passed to ``torchmetrics.Metric`` (``compute_on_cpu``, ``sync_on_compute``,
         ``process_group``, ...).
@@ -159,8 +164,10 @@ class MultiAttributeBiasAmplification(_StreamingMetric):
         n_boot: int | None = None,
         ci: float = 0.95,
         random_state: Any = None,
+        min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
         **kwargs: Any,
     ) -> None:
+        limit = check_min_group_size(min_group_size)
         super().__init__(**kwargs)
         self.metric = _metric_key(metric)
         self._set_counter(
@@ -184,6 +191,7 @@ class MultiAttributeBiasAmplification(_StreamingMetric):
             max_combinations=max_combinations,
             absolute=absolute,
             ci=self.ci,
+            min_group_size=limit,
         )
         if self.metric != "multi_mals":
             self._options.update(tie_rule=tie_rule, empty=empty, baseline=baseline)
