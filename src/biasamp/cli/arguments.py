@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
 from biasamp.output._targets import OutputTarget, check_outputs
 
 from .inputs import Layout
@@ -138,6 +139,13 @@ def non_negative_int(text: str) -> int:
     if value < 0:  # argparse names the option: "argument --top: expected ..."
         raise argparse.ArgumentTypeError(ERR_NON_NEGATIVE.format(got=text))
     return value
+
+
+def min_group_size(text: str) -> int | None:
+    """The argparse ``type`` of ``--min-group-size``: a non-negative integer, or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    return non_negative_int(text)
 
 
 def _positive_int(text: str) -> int:
@@ -367,6 +375,15 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         default=5,
         metavar="N",
         help="warn about group x task cells with fewer than N instances (default 5)",
+    )
+    metrics.add_argument(
+        "--min-group-size",
+        type=min_group_size,
+        default=DEFAULT_MIN_GROUP_SIZE,
+        metavar="N",
+        help="warn about groups with fewer than N instances in a split a metric reads "
+        f"(default {DEFAULT_MIN_GROUP_SIZE:g}; 'none': no check); every metric reports "
+        "its group sizes",
     )
     output = parser.add_argument_group("output")
     output.add_argument("--json", metavar="FILE", help="write the results as JSON (schema v1)")

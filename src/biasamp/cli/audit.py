@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
+from biasamp.inputs._group_sizes import SmallGroupWarning
 from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
 from biasamp.metrics._mals import bias_score_matrix
 from biasamp.uncertainty._sweep import threshold_sweep
@@ -198,6 +199,7 @@ def _settings_dict(args: argparse.Namespace, keys: list[str]) -> dict[str, Any]:
         "n_iter",
         "margin",
         "min_cell",
+        "min_group_size",
         "engine",
     )
     out = {name: getattr(args, name, None) for name in names}
@@ -380,6 +382,19 @@ def _single_group_warnings(splits: list[tuple[str, CountTable]]) -> list[str]:
     return out
 
 
+def _noted(
+    caught: list[python_warnings.WarningMessage],
+    categories: type[Warning] | tuple[type[Warning], ...],
+) -> list[str]:
+    """The messages of the caught warnings of ``categories``, each once, in order; the
+    others are issued again as they came."""
+    noted = [str(w.message) for w in caught if issubclass(w.category, categories)]
+    for w in caught:
+        if not issubclass(w.category, categories):
+            python_warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return list(dict.fromkeys(noted))
+
+
 def _metric_warnings(args: argparse.Namespace, results: dict[str, Any]) -> list[str]:
     warnings: list[str] = []
     for key in results:
@@ -406,6 +421,7 @@ def _settings(args: argparse.Namespace, *, progress: bool) -> Settings:
         margin=args.margin,
         progress=progress,
         n_iter=args.n_iter,
+        min_group_size=args.min_group_size,
     )
 
 
@@ -415,14 +431,18 @@ def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: 
     keys, skipped = _metric_keys(args, data)
     settings = _settings(args, progress=progress)
     results = {}
-    for key in keys:
-        check_metric_inputs(REGISTRY[key], data)
-        results[key] = compute_streamed_metric(key, data, settings)
+    with python_warnings.catch_warnings(record=True) as caught:
+        python_warnings.simplefilter("always", SmallGroupWarning)
+        for key in keys:
+            check_metric_inputs(REGISTRY[key], data)
+            results[key] = compute_streamed_metric(key, data, settings)
+    size_notes = _noted(caught, SmallGroupWarning)
     splits = [("evaluation", data.evaluation)]
     if data.train is not None:
         splits.append(("training", data.train))
     warnings = (
         _single_group_warnings(splits)
+        + size_notes
         + table_cell_warnings(splits, min_cell=args.min_cell)
         + _metric_warnings(args, results)
     )
@@ -474,13 +494,10 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
     keys, skipped = _metric_keys(args, data)
     with python_warnings.catch_warnings(record=True) as caught:
         python_warnings.simplefilter("always", LabelWarning)
+        python_warnings.simplefilter("always", SmallGroupWarning)
         results = {key: compute_metric(REGISTRY[key], data, settings) for key in keys}
-    label_notes = [str(w.message) for w in caught if issubclass(w.category, LabelWarning)]
-    for w in caught:
-        if not issubclass(w.category, LabelWarning):
-            python_warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     warnings = (
-        list(dict.fromkeys(label_notes))
+        _noted(caught, (LabelWarning, SmallGroupWarning))
         + cell_warnings(data, min_cell=args.min_cell)
         + _metric_warnings(args, results)
     )

@@ -15,7 +15,7 @@ from typing import Any
 from biasamp._version import __version__
 from biasamp.output._atomic import atomic_output
 from biasamp.output._targets import OutputTarget
-from biasamp.results._base import _json_safe, frame_records
+from biasamp.results._base import _json_safe, frame_records, group_sizes_dict
 
 from .audit import Audit
 from .metrics import REGISTRY
@@ -77,6 +77,7 @@ def metric_record(key: str, result: Any, *, seed: int | None) -> dict[str, Any]:
             "params": result.params,
             "extras": result.extras,
             "pairs": pairs,
+            **group_sizes_dict(result),
             **({"by_size": frame_records(result.by_size)} if hasattr(result, "by_size") else {}),
             **_optional(result),
         }

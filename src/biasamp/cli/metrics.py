@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
 from biasamp.metrics import _directional, _mals, _multi_attribute
 from biasamp.predictability import _predictability
 
@@ -70,6 +71,7 @@ class Settings:
     margin: float = 0.05
     progress: bool = False
     n_iter: int = 10
+    min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE
 
 
 class HoldsRoles(Protocol):
@@ -131,6 +133,7 @@ def _mals_arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
         **_train(data),
         "groups_pred": data.groups_pred,
         "tasks_pred": data.tasks_pred,
+        "groups": data.groups,  # the evaluation ground truth: its group sizes are checked
         "margin": settings.margin,
         **data.names(),
     }
@@ -447,6 +450,8 @@ def compute_metric(spec: MetricSpec, data: AuditData, settings: Settings) -> Any
         for name, value in (("ci", settings.ci), ("random_state", settings.seed)):
             if _accepts(spec.function, name):
                 kwargs[name] = value
+    if _accepts(spec.function, "min_group_size"):
+        kwargs["min_group_size"] = settings.min_group_size
     if (settings.progress or spec.iterations) and _accepts(spec.function, "progress"):
         kwargs["progress"] = settings.progress
     result = spec.function(**kwargs)

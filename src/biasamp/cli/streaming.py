@@ -718,17 +718,23 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
         assert data.patterns is not None  # has("tasks_multilabel") checked it
         train, evaluation = data.patterns
         if key == "multi-mals":
-            multi = multi_mals_from_counts(train, evaluation)
+            multi = multi_mals_from_counts(
+                train, evaluation, min_group_size=settings.min_group_size
+            )
         else:
             direction = "A->T" if key == "multi-a2t" else "T->A"
-            multi = multi_directional_from_counts(train, evaluation, direction=direction)
+            multi = multi_directional_from_counts(
+                train, evaluation, direction=direction, min_group_size=settings.min_group_size
+            )
         multi.params["train_rows"] = "labelled"  # the library's default
         view = REGISTRY[key].view
         return view(multi) if view is not None else multi
     if key == "mals":
         assert data.train is not None
         margin = float(settings.margin)
-        result = mals_from_counts(data.train, data.evaluation, margin=margin)
+        result = mals_from_counts(
+            data.train, data.evaluation, margin=margin, min_group_size=settings.min_group_size
+        )
 
         def compute(ev: CountTable, tr: CountTable | None) -> dict[str, np.ndarray]:
             assert tr is not None
@@ -736,7 +742,12 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
     else:
         direction = "A->T" if key == "directional-a2t" else "T->A"
         signs = data.train if data.train is not None else data.signs
-        result = directional_from_counts(data.evaluation, direction=direction, train=signs)
+        result = directional_from_counts(
+            data.evaluation,
+            direction=direction,
+            train=signs,
+            min_group_size=settings.min_group_size,
+        )
         result.params["train_rows"] = "labelled"  # the library's default
         if data.train is None and signs is not None:
             result.params["signs_from"] = "evaluation"

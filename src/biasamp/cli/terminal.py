@@ -13,6 +13,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
+from biasamp.results._base import group_sizes_lines
 from biasamp.results._display import display_text
 
 from .audit import Audit
@@ -121,6 +122,8 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
             console.print(
                 Text(display_text(f"{key}: " + ", ".join(f"{k}={v}" for k, v in extras.items())))
             )
+        for line in group_sizes_lines(result):
+            console.print(Text(display_text(f"{key}:{line.rstrip()[1:]}"), style="dim"))
         if top > 0 and len(result.by_pair):
             console.print(_pairs_table(key, result, top))
     if audit.by_size is not None:
