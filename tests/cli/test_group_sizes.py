@@ -96,3 +96,14 @@ def test_a_negative_min_group_size_is_refused(files, capsys):
         main(_run(files, "--min-group-size", "-1"))
     assert exit_info.value.code == EXIT_USAGE
     assert "--min-group-size" in capsys.readouterr().err
+
+
+def test_load_result_reads_the_sizes_back_from_the_json(files):
+    from biasamp import load_result
+
+    assert main(_run(files)) == 0
+    loaded = load_result(files / "out.json")
+    for key in ("mals", "directional-a2t", "directional-t2a"):
+        sizes = loaded[key].group_sizes
+        assert sizes.loc["b", "evaluation"] == 10 and sizes.loc["a", "train"] == 40
+        assert loaded[key].small_groups == ("b",) and loaded[key].min_group_size == 30

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import PairwiseResult
+from biasamp.results._base import PairwiseResult, group_sizes_from_dict
 from biasamp.results._multi_attribute import MultiAttributeResult
 from biasamp.results._persist import InvalidDocument
 from biasamp.results._predictability import PredictabilityResult
@@ -74,6 +74,17 @@ def _common(record: Mapping[str, Any]) -> dict[str, Any]:
         "ci": ci,
         "ci_level": level,
         "se": se,
+        **_sizes(record),
+    }
+
+
+def _sizes(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The group-size fields of a metric record (absent in documents written before them)."""
+    limit = record.get("min_group_size")
+    return {
+        "group_sizes": group_sizes_from_dict(record.get("group_sizes")),
+        "small_groups": tuple(record.get("small_groups") or ()),
+        "min_group_size": None if limit is None else float(limit),
     }
 
 
@@ -132,6 +143,7 @@ def _predictability(record: Mapping[str, Any]) -> PredictabilityResult:
         n_iter=int(extras.get("n_iter") or params.get("n_iter") or 1),
         test_size=float(params.get("test_size", np.nan)),
         params=params,
+        **_sizes(record),
     )
 
 
