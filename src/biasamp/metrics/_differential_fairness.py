@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, label_matrices
+from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._intersect import Intersection, intersection_of
 from biasamp.inputs._label_matrix import LabelMatrix, as_sample_weight
@@ -324,6 +325,11 @@ def _compute(
             n_boot=n_boot, ci=ci, bootstrap=bootstrap, resample_train=False, progress=progress
         )
     pred = labels_pred is not None
+    aligned = align_pandas_indexes(
+        groups=groups, labels=labels, labels_pred=labels_pred, sample_weight=sample_weight
+    )
+    groups, labels = aligned["groups"], aligned["labels"]
+    labels_pred, sample_weight = aligned["labels_pred"], aligned["sample_weight"]
     matrices = _matrices(
         groups=groups,
         labels=labels,

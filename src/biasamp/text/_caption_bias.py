@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.metrics import directional, mals
 from biasamp.results import PairwiseResult
 from biasamp.results._base import _json_safe
@@ -280,6 +281,10 @@ def caption_bias_amplification(
     chosen = _metric_list(metrics)
     if exclude_no_group not in EXCLUDE_CHOICES:
         raise ValueError(ERR_EXCLUDE.format(choices=EXCLUDE_CHOICES, got=exclude_no_group))
+    aligned = align_pandas_indexes(captions=captions, groups=groups, tasks=tasks)
+    captions, groups, tasks = aligned["captions"], aligned["groups"], aligned["tasks"]
+    trained = align_pandas_indexes(groups_train=groups_train, tasks_train=tasks_train)
+    groups_train, tasks_train = trained["groups_train"], trained["tasks_train"]
     labels = caption_labels(captions, group_words=group_words, task_words=task_words, mask=mask)
     n = len(labels.groups)
     truth_groups = _as_labels(groups, n, "groups")

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
 from biasamp.results._plotting import t_interval
@@ -291,6 +292,11 @@ def lic(
         raise TypeError(ERR_ATTACKER.format(got=attacker))
     else:
         attacker_name = repr(attacker)
+    aligned = align_pandas_indexes(
+        groups=groups, captions_human=captions_human, captions_model=captions_model
+    )
+    groups = aligned["groups"]
+    captions_human, captions_model = aligned["captions_human"], aligned["captions_model"]
     group_values = pd.Series(np.asarray(groups, dtype=object))
     n = len(group_values)
     missing = np.flatnonzero(group_values.isna().to_numpy())
