@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.engines._file_formats import check_field_counts
+from biasamp.inputs._intersect import DEFAULT_SEP  # the labels biasamp.intersect makes
 from biasamp.output._csv import unescape_cell, unescape_cells
 
 __all__ = [
@@ -288,11 +289,6 @@ def _first_row(mask: np.ndarray) -> int:
     return int(np.argmax(mask.any(axis=1) if mask.ndim == 2 else mask))
 
 
-#: How the values of several ``--group`` columns are joined into one group label
-#: (the default ``sep`` of :func:`biasamp.intersect`, so that labels agree).
-INTERSECTION_SEP = " x "
-
-
 def _convert_label(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
     """The block's labels as strings; several columns give their intersection per row."""
     parts = []
@@ -311,7 +307,7 @@ def _convert_label(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: 
         parts.append(series.astype(str))
     if len(parts) == 1:
         return parts[0].to_numpy(dtype=object)
-    joined = parts[0].str.cat(pd.concat(parts[1:], axis=1, ignore_index=True), sep=INTERSECTION_SEP)
+    joined = parts[0].str.cat(pd.concat(parts[1:], axis=1, ignore_index=True), sep=DEFAULT_SEP)
     return joined.to_numpy(dtype=object)
 
 

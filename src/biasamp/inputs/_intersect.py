@@ -48,6 +48,9 @@ ERR_MISSING = (
     "drop or fill them, or pass missing='category' to make them a level."
 )
 ERR_MISSING_RULE = "missing: expected 'error' or 'category', got {got!r}."
+#: How :func:`intersect` joins the values of the columns into one label by default.
+DEFAULT_SEP = " x "
+
 ERR_SEP = "sep: expected a non-empty string, got {got!r}."
 ERR_SEP_COLLISION = (
     "sep={sep!r}: two different intersections get the same label {label!r} because a "
@@ -127,7 +130,7 @@ def intersection_of(x: Any) -> Intersection | None:
     return None
 
 
-def intersect(columns: Any, *, sep: str = " x ", missing: str = "error") -> pd.Series:
+def intersect(columns: Any, *, sep: str = DEFAULT_SEP, missing: str = "error") -> pd.Series:
     """One group label per row from several categorical columns (their intersection).
 
     Parameters
