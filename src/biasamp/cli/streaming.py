@@ -460,10 +460,8 @@ def _count(
     progress: bool = False,
 ) -> CountTable:
     """Count one file's blocks (default engine: the plan's; chunks: :func:`_chunk_rows`)."""
-    engine = engine or plan.engine
+    engine = _rows_engine(engine or plan.engine, blocks, rows)
     chunk_size = chunk_size or _chunk_rows(plan.layout, blocks)
-    if rows == "labelled" and _drops_rows(blocks):
-        engine = "numpy"  # the engine that drops rows with neither a group nor a task
     try:
         return counts_from_files(
             str(path),
@@ -497,7 +495,7 @@ def _count_patterns(
             **_role_specs(plan, blocks),
             **names,
             chunk_size=_chunk_rows(plan.layout, blocks),
-            engine="numpy" if rows == "labelled" and _drops_rows(blocks) else plan.engine,
+            engine=_rows_engine(plan.engine, blocks, rows),
             file_format=plan.formats[path],
             rows=rows,
             names_source=f"the {'training' if path == plan.train else 'data'} file {path}",
@@ -548,6 +546,12 @@ def _file_rows(plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...]) ->
             str(path), [column], chunk_size=1 << 20, file_format=plan.formats[path]
         )
     )
+
+
+def _rows_engine(engine: str, blocks: tuple[ColumnBlock, ...], rows: str) -> str:
+    """``engine``, or numpy when ``rows="labelled"`` can drop rows (the engine that drops
+    rows with neither a group nor a task)."""
+    return "numpy" if rows == "labelled" and _drops_rows(blocks) else engine
 
 
 def _drops_rows(blocks: tuple[ColumnBlock, ...]) -> bool:
@@ -729,6 +733,8 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
         multi.params["train_rows"] = "labelled"  # the library's default
         view = REGISTRY[key].view
         return view(multi) if view is not None else multi
+    # the directional signs: the training counts, else the evaluation's labelled rows
+    signs = data.train if data.train is not None else data.signs
     if key == "mals":
         assert data.train is not None
         margin = float(settings.margin)
@@ -741,7 +747,6 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
             return mals_arrays(tr, ev, margin=margin)
     else:
         direction = "A->T" if key == "directional-a2t" else "T->A"
-        signs = data.train if data.train is not None else data.signs
         result = directional_from_counts(
             data.evaluation,
             direction=direction,
@@ -761,7 +766,7 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
     return interval_from_tables(
         result,
         data.replicates,
-        data.train if data.train is not None else data.signs,
+        signs,
         compute=compute,
         n_boot=settings.n_boot,
         ci=settings.ci,
