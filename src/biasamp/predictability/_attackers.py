@@ -99,10 +99,11 @@ def pattern_codes(X: np.ndarray | sp.csr_matrix) -> tuple[np.ndarray, int] | Non
             uniq, codes = np.unique(cols, return_inverse=True)
             return codes.astype(np.int64), int(uniq.size)
         X = X.toarray()
+        zero_one = bool(np.all((X == 0) | (X == 1)))
     X = np.asarray(X)
     if X.ndim == 1:
         X = X[:, None]
-    if zero_one or np.all((X == 0) | (X == 1)):
+    if zero_one:
         packed = np.ascontiguousarray(np.packbits(X != 0, axis=1))
     else:
         packed = np.ascontiguousarray(X.astype(np.float64))
