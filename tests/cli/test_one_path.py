@@ -283,8 +283,8 @@ def test_the_training_file_has_rows_with_no_group_and_no_task(splits):
 @pytest.mark.parametrize("stream", ["auto", "on"])
 def test_streamed_join_errors_name_file_column_and_row(stream, tmp_path, capsys):
     """The streamed join refuses; the in-memory reader names the file, column and row."""
-    from biasamp.cli._files import ERR_NOT_BINARY
     from biasamp.cli.inputs import ERR_DUPLICATE_IDS, ERR_ID_MISSING
+    from biasamp.engines._file_reader import ERR_NOT_BINARY
 
     truth = pd.DataFrame({"id": ["a", "b", "c"], "m": [1, 0, 1], "w": [0, 1, 0]})
     truth["x"] = [1, 1, 0]

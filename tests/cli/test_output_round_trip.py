@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from biasamp.cli._files import ColumnBlock, read_blocks
 from biasamp.cli.calibrate import read_thresholds
 from biasamp.cli.main import main
+from biasamp.engines._file_reader import ColumnBlock, read_blocks
 from biasamp.results._display import display_text
 
 pytest.importorskip("pyarrow")

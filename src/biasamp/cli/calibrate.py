@@ -36,12 +36,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from biasamp.engines._file_formats import check_field_counts
 from biasamp.output._atomic import atomic_output
 from biasamp.output._csv import unescape_cell, unescape_cells, write_csv
 from biasamp.output._targets import OutputTarget
 from biasamp.uncertainty._calibration import ThresholdCalibration, calibrate_thresholds
 
-from ._files import check_field_counts
 from .arguments import (
     EXIT_CODES,
     add_layout_arguments,

@@ -30,7 +30,7 @@ training file, and a label of the evaluation ground truth, the predictions or a
 long table that the training file does not have is an error naming the file and
 the column. Without ``--train``, the evaluation ground truth is canonical.
 
-Every file is read once by :mod:`biasamp.cli._files` (formats, streamed
+Every file is read once by :mod:`biasamp.engines._file_reader` (formats, streamed
 chunks of the needed columns, SHA-256); this module decides which columns each
 file must have, joins files on ``--id``, checks the label sets and thresholds
 scores, and returns an :class:`AuditData`.
@@ -51,8 +51,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from biasamp.cli.group_scores import exclusive_group_predictions, groups_are_exclusive
-
-from ._files import (
+from biasamp.engines._file_reader import (
     ColumnBlock,
     FileInfo,
     InputError,

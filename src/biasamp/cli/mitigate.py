@@ -46,11 +46,17 @@ import pandas as pd
 from rich.table import Table
 from rich.text import Text
 
+from biasamp.engines._file_reader import (
+    ColumnBlock,
+    InputError,
+    _columns_text,
+    read_blocks,
+    read_header,
+)
 from biasamp.mitigation._rba import RBAConvergenceWarning, rba
 from biasamp.output._atomic import OutputBatch
 from biasamp.output._csv import write_csv
 
-from ._files import ColumnBlock, InputError, _columns_text, read_blocks, read_header
 from .arguments import (
     EXIT_CODES,
     check_command_outputs,

@@ -47,18 +47,7 @@ import numpy as np
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.engines._file_formats import RaggedRowError, file_schema
-from biasamp.engines._files import (
-    counts_from_files,
-    counts_from_joined_files,
-    iter_file_batches,
-    pattern_counts_from_files,
-)
-from biasamp.metrics._bootstrap import evaluation_replicates, interval_from_tables
-from biasamp.metrics._directional import directional_arrays, directional_from_counts
-from biasamp.metrics._mals import mals_arrays, mals_from_counts
-from biasamp.metrics._multi_attribute import multi_directional_from_counts, multi_mals_from_counts
-
-from ._files import (
+from biasamp.engines._file_reader import (
     _CHUNK_CELLS,
     _FORMAT_CSV,
     _MIN_CHUNK_ROWS,
@@ -74,6 +63,17 @@ from ._files import (
     read_blocks,
     read_header,
 )
+from biasamp.engines._files import (
+    counts_from_files,
+    counts_from_joined_files,
+    iter_file_batches,
+    pattern_counts_from_files,
+)
+from biasamp.metrics._bootstrap import evaluation_replicates, interval_from_tables
+from biasamp.metrics._directional import directional_arrays, directional_from_counts
+from biasamp.metrics._mals import mals_arrays, mals_from_counts
+from biasamp.metrics._multi_attribute import multi_directional_from_counts, multi_mals_from_counts
+
 from .inputs import (
     ERR_NO_PREDICTIONS_FOUND,
     LabelNames,
