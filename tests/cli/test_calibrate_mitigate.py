@@ -25,13 +25,13 @@ from biasamp.cli.calibrate import (
     ERR_THRESHOLDS_LABELS,
     read_thresholds,
 )
-from biasamp.cli.inputs import (
-    ERR_DUPLICATE_IDS,
-    ERR_UNKNOWN_EVAL_LABELS,
-)
 from biasamp.cli.json_output import load_schema
 from biasamp.cli.main import main
 from biasamp.cli.mitigate import ERR_MULTILABEL_TASKS, ERR_PARTIAL_ABSENT, ERR_SCORE_COLUMN
+from biasamp.engines._audit_inputs import (
+    ERR_DUPLICATE_IDS,
+    ERR_UNKNOWN_EVAL_LABELS,
+)
 
 VAL = pd.DataFrame(
     {

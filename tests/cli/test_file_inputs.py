@@ -1,4 +1,4 @@
-"""Reading audit inputs from files (biasamp.engines._file_reader, biasamp.cli.inputs): layouts, streaming, every error."""
+"""Reading audit inputs from files (biasamp.engines._file_reader, biasamp.engines._audit_inputs): layouts, streaming, every error."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from biasamp import directional, mals
-from biasamp.cli.inputs import (
+from biasamp.engines import _file_reader as _files
+from biasamp.engines._audit_inputs import (
     ERR_COLUMN_SETS,
     ERR_DUPLICATE_IDS,
     ERR_ID_MISSING,
@@ -22,7 +23,6 @@ from biasamp.cli.inputs import (
     load_audit,
     read_blocks,
 )
-from biasamp.engines import _file_reader as _files
 from biasamp.engines._file_reader import (
     ERR_DELIMITER,
     ERR_DUPLICATE_COLUMNS,

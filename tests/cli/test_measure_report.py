@@ -27,12 +27,12 @@ import pandas as pd
 import pytest
 
 from biasamp.cli.arguments import ERR_DELIMITER_ARG, ERR_THRESHOLD
-from biasamp.cli.inputs import (
+from biasamp.cli.json_output import load_schema
+from biasamp.cli.main import main
+from biasamp.engines._audit_inputs import (
     ERR_DUPLICATE_IDS,
     ERR_ID_MISSING,
 )
-from biasamp.cli.json_output import load_schema
-from biasamp.cli.main import main
 from biasamp.engines._file_reader import (
     ERR_DELIMITER,
     ERR_EMPTY_FILE,

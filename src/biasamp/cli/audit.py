@@ -17,15 +17,17 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
+from biasamp.engines._audit_inputs import AuditData, Layout, load_audit
+from biasamp.engines._audit_streaming import StreamedData, StreamPlan, StreamRefused, load_streamed
+from biasamp.engines._exclusive_groups import positive_group
 from biasamp.inputs._group_sizes import SmallGroupWarning
 from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
+from biasamp.metrics._bootstrap import evaluation_replicates
 from biasamp.metrics._mals import bias_score_matrix
 from biasamp.uncertainty._sweep import threshold_sweep
 
 from .arguments import Gate, layout_from_args
 from .calibrate import calibrate_from_files, check_threshold_labels, read_thresholds
-from .group_scores import positive_group
-from .inputs import AuditData, Layout, load_audit
 from .metrics import (
     REGISTRY,
     ROLE_HINTS,
@@ -37,12 +39,8 @@ from .metrics import (
 from .streaming import (
     ERR_ENGINE_NEEDS_STREAM,
     ERR_STREAM_NOT_APPLICABLE,
-    StreamedData,
-    StreamPlan,
-    StreamRefused,
     compute_streamed_metric,
-    load_streamed,
-    plan_streaming,
+    plan_from_args,
 )
 
 __all__ = ["Audit", "run_audit"]
@@ -257,7 +255,7 @@ def threshold_sweeps(
     the group scores, MALS both (the unscored role keeps its predictions).
 
     Exclusive group score columns (every row in exactly one group, see
-    :mod:`biasamp.cli.group_scores`) are one decision: with two groups the
+    :mod:`biasamp.engines._exclusive_groups`) are one decision: with two groups the
     positive group's score is swept (the other group is predicted below the
     threshold); with more groups the argmax decision does not move with a
     common threshold, so the groups keep their predictions and only task scores
@@ -333,7 +331,7 @@ def _streaming_plan(args: argparse.Namespace, layout: Layout) -> StreamPlan | No
     if mode == "off":
         plan, reason = None, "--stream off"
     else:
-        plan, reason = plan_streaming(args, layout)
+        plan, reason = plan_from_args(args, layout)
     if plan is None:
         if mode == "on":
             raise ValueError(ERR_STREAM_NOT_APPLICABLE.format(reason=reason))
@@ -426,8 +424,9 @@ def _settings(args: argparse.Namespace, *, progress: bool) -> Settings:
 
 
 def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: bool) -> Audit:
-    """The audit from count tables of the files (``biasamp.cli.streaming``): bounded memory."""
-    data = load_streamed(plan, n_boot=args.n_boot, seed=args.seed, progress=progress)
+    """The audit from count tables of the files (``biasamp.engines._audit_streaming``): bounded memory."""
+    replicates = evaluation_replicates(args.n_boot, random_state=args.seed) if args.n_boot else None
+    data = load_streamed(plan, replicates=replicates, progress=progress)
     keys, skipped = _metric_keys(args, data)
     settings = _settings(args, progress=progress)
     results = {}

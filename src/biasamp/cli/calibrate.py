@@ -36,6 +36,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from biasamp.engines._audit_inputs import AuditData, InputError, Layout, load_audit
 from biasamp.engines._file_formats import check_field_counts
 from biasamp.output._atomic import atomic_output
 from biasamp.output._csv import unescape_cell, unescape_cells, write_csv
@@ -49,7 +50,6 @@ from .arguments import (
     console_for,
     layout_from_args,
 )
-from .inputs import AuditData, InputError, Layout, load_audit
 
 __all__ = ["add_parser", "calibrate_from_files", "read_thresholds", "run", "write_thresholds"]
 

@@ -46,6 +46,13 @@ import pandas as pd
 from rich.table import Table
 from rich.text import Text
 
+from biasamp.engines._audit_inputs import (
+    Layout,
+    _align,
+    _canonical_names,
+    _check_ids,
+    _label_names,
+)
 from biasamp.engines._file_reader import (
     ColumnBlock,
     InputError,
@@ -65,7 +72,6 @@ from .arguments import (
     delimiter,
     show_progress,
 )
-from .inputs import Layout, _align, _canonical_names, _check_ids, _label_names
 
 __all__ = ["add_parser", "read_rba_scores", "run"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -41,12 +41,14 @@ if TYPE_CHECKING:
     from biasamp.counts._pattern_counts import PatternCountTable
 
 __all__ = [
+    "count_files_and_rows",
     "counts_from_files",
     "pattern_counts_from_files",
     "file_format_of",
     "check_file_schemas",
     "iter_file_batches",
     "file_schema",
+    "may_drop_rows",
 ]
 
 ERR_ENGINE = "engine: expected 'numpy' or 'duckdb', got {got!r}."
@@ -394,6 +396,72 @@ def counts_from_files(
     array([[1.],
            [2.]])
     """
+    table, _ = count_files_and_rows(
+        paths,
+        groups=groups,
+        tasks=tasks,
+        groups_pred=groups_pred,
+        tasks_pred=tasks_pred,
+        sample_weight=sample_weight,
+        groups_prefix=groups_prefix,
+        tasks_prefix=tasks_prefix,
+        groups_pred_prefix=groups_pred_prefix,
+        tasks_pred_prefix=tasks_pred_prefix,
+        group_names=group_names,
+        task_names=task_names,
+        soft=soft,
+        chunk_size=chunk_size,
+        engine=engine,
+        file_format=file_format,
+        names_source=names_source,
+        replicates=replicates,
+        rows=rows,
+        progress=progress,
+    )
+    return table
+
+
+def count_files_and_rows(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    groups: Any = None,
+    tasks: Any = None,
+    groups_pred: Any = None,
+    tasks_pred: Any = None,
+    sample_weight: str | None = None,
+    groups_prefix: str | None = None,
+    tasks_prefix: str | None = None,
+    groups_pred_prefix: str | None = None,
+    tasks_pred_prefix: str | None = None,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    soft: bool = False,
+    chunk_size: int = 100_000,
+    engine: str = "numpy",
+    file_format: str | None = None,
+    names_source: str | None = None,
+    replicates: Any = None,
+    rows: str = "all",
+    progress: bool = False,
+) -> tuple[CountTable, int]:
+    """:func:`counts_from_files` and the number of data rows the files hold.
+
+    With ``rows="labelled"`` the table counts the kept rows only
+    (``table.n_rows``); the second value counts every row read, so a caller
+    reporting a file's size does not read it again.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from biasamp.engines._files import count_files_and_rows
+    >>> path = os.path.join(tempfile.mkdtemp(), "labels.csv")
+    >>> pd.DataFrame({"m": [1, 0, 0], "w": [0, 0, 1], "ski": [1, 0, 0]}).to_csv(path, index=False)
+    >>> table, n_read = count_files_and_rows(path, groups=["m", "w"], tasks=["ski"],
+    ...                                      rows="labelled")
+    >>> table.n_rows, n_read
+    (2, 3)
+    """
     paths, roles = _prepare(
         paths,
         chunk_size=chunk_size,
@@ -417,7 +485,7 @@ def counts_from_files(
     if engine == "duckdb":
         from biasamp.engines._duckdb import counts_from_files_duckdb
 
-        return counts_from_files_duckdb(
+        counted = counts_from_files_duckdb(
             paths,
             roles,
             group_names=group_names,
@@ -426,6 +494,7 @@ def counts_from_files(
             file_format=file_format,
             names_source=names_source,
         )
+        return counted, int(counted.n_rows)  # the engine drops no row here
     g_names = _resolve_names(
         paths, roles, "group", group_names, chunk_size=chunk_size, file_format=file_format
     )
@@ -433,7 +502,7 @@ def counts_from_files(
         paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
     )
     source = names_source if (group_names is not None or task_names is not None) else None
-    table = _stream_tables(
+    table, n_read = _stream_tables(
         paths,
         roles,
         CountTable,
@@ -449,9 +518,9 @@ def counts_from_files(
     )
     if drops and (table is None or table.n_rows == 0):
         raise ValueError(ERR_NO_LABELLED_ROWS.format(paths=", ".join(paths[:3])))
-    return (
-        table if table is not None else empty_count_table(list(roles.present()), g_names, t_names)
-    )
+    if table is None:
+        table = empty_count_table(list(roles.present()), g_names, t_names)
+    return table, n_read
 
 
 def _check_rows(rows: str, roles: ColumnRoles, engine: str) -> bool:
@@ -465,9 +534,23 @@ def _check_rows(rows: str, roles: ColumnRoles, engine: str) -> bool:
 
 
 def _may_drop_rows(roles: ColumnRoles) -> bool:
-    """Whether ``rows="labelled"`` can drop a row: groups and tasks both indicator columns."""
-    present = roles.present()
-    return all(role in present and not present[role].is_label for role in ("groups", "tasks"))
+    """Whether ``rows="labelled"`` can drop a row (:func:`may_drop_rows` of the roles)."""
+    return may_drop_rows({role: rc.is_label for role, rc in roles.present().items()})
+
+
+def may_drop_rows(is_label: Mapping[str, bool]) -> bool:
+    """Whether a row can have neither a group nor a task, so that ``rows="labelled"`` (the
+    metrics' ``train_rows="labelled"``) drops it: the groups and the tasks are both indicator
+    columns (a label column gives every row a label).
+
+    ``is_label`` maps each present role to whether it is one label column.
+
+    Examples
+    --------
+    >>> may_drop_rows({"groups": False, "tasks": False}), may_drop_rows({"groups": True, "tasks": False})
+    (True, False)
+    """
+    return all(role in is_label and not is_label[role] for role in ("groups", "tasks"))
 
 
 def _labelled_rows(arrays: dict[str, Any]) -> tuple[dict[str, Any], int]:
@@ -502,8 +585,9 @@ def _stream_tables(
     replicates: Any,
     progress: bool,
     labelled_only: bool = False,
-) -> _TableT | None:
-    """Count every chunk of every file into ``table_type`` tables and merge them (None if no rows).
+) -> tuple[_TableT | None, int]:
+    """Count every chunk of every file into ``table_type`` tables and merge them (None if no
+    rows), and the number of rows read.
 
     ``labelled_only``: count only the rows with a group or a task.
     """
@@ -559,7 +643,7 @@ def _stream_tables(
     finally:
         if bar is not None:
             bar.stop()
-    return table
+    return table, offset
 
 
 def pattern_counts_from_files(
@@ -641,7 +725,7 @@ def pattern_counts_from_files(
     t_names = _resolve_names(
         paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
     )
-    streamed = _stream_tables(
+    streamed, _ = _stream_tables(
         paths,
         roles,
         PatternCountTable,

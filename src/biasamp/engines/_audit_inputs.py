@@ -1,8 +1,9 @@
-"""Assembling an audit from its input files: the input contract of the command line.
+"""Assembling an audit from its input files: the input contract, read into rows.
 
 Layouts
 -------
-One row per instance in a wide CSV (``.csv``, ``.tsv``, optionally ``.gz``) or
+A :class:`Layout` says which columns hold what (its fields are the command
+line's options, named in parentheses and in the error messages). One row per instance in a wide CSV (``.csv``, ``.tsv``, optionally ``.gz``) or
 Parquet file.
 
 * **Group**: one categorical column (``--group COL``, one label per row) or
@@ -50,7 +51,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from biasamp.cli.group_scores import exclusive_group_predictions, groups_are_exclusive
+from biasamp.engines._exclusive_groups import exclusive_group_predictions, groups_are_exclusive
 from biasamp.engines._file_reader import (
     ColumnBlock,
     FileInfo,
