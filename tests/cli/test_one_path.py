@@ -119,7 +119,10 @@ def _library(key: str, a: dict[str, Any]) -> float:
     return float(r.value)
 
 
-def _cli(tmp_path: Path, args: list[str], metrics: tuple[str, ...]) -> dict[str, float]:
+def _cli(
+    tmp_path: Path, args: list[str], metrics: tuple[str, ...]
+) -> tuple[dict[str, float], dict[str, int]]:
+    """The metric values of the JSON, and the data rows of each input file by role."""
     out = tmp_path / "out.json"
     chosen = [x for key in metrics for x in ("--metric", key)]
     settings = ["--n-iter", str(N_ITER), "--seed", str(SEED), "--no-progress"]
@@ -128,7 +131,8 @@ def _cli(tmp_path: Path, args: list[str], metrics: tuple[str, ...]) -> dict[str,
     doc = json.loads(out.read_text())
     streamed = doc["settings"]["streamed"]
     assert streamed is (args[args.index("--stream") + 1] == "on")
-    return {m["key"]: m["value"] for m in doc["metrics"]}
+    rows = {f["role"]: f["rows"] for f in doc["inputs"]}
+    return {m["key"]: m["value"] for m in doc["metrics"]}, rows
 
 
 def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
@@ -260,7 +264,11 @@ def test_the_cli_json_equals_the_library_on_every_layout(layout, stream, splits,
         metrics = tuple(m for m in metrics if m in PAIRWISE + MULTI)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
-        got = _cli(tmp_path, [*args, *engine], metrics)
+        got, rows = _cli(tmp_path, [*args, *engine], metrics)
+    # every path reports a file's data rows, the training rows it drops included
+    assert rows["data"] == (len(train) if layout == "indicator-no-train" else len(test))
+    if "--train" in args:
+        assert rows["train"] == len(train)
     expected = {key: _library(key, arrays) for key in metrics}
     assert set(got) == set(expected)
     for key in metrics:
