@@ -25,9 +25,13 @@ from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
 from biasamp.metrics._bootstrap import evaluation_replicates
 from biasamp.metrics._mals import bias_score_matrix
 from biasamp.uncertainty._sweep import threshold_sweep
+from biasamp.uncertainty._threshold_files import (
+    calibrate_from_files,
+    check_threshold_labels,
+    read_thresholds,
+)
 
 from .arguments import Gate, layout_from_args
-from .calibrate import calibrate_from_files, check_threshold_labels, read_thresholds
 from .metrics import (
     REGISTRY,
     ROLE_HINTS,
