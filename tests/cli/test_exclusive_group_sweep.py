@@ -20,13 +20,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli.audit import SWEEP_GRID, threshold_sweeps
+from biasamp.cli.audit import threshold_sweeps
 from biasamp.cli.main import main
 from biasamp.engines._exclusive_groups import (
     ERR_POSITIVE_GROUP,
     exclusive_group_predictions,
     groups_are_exclusive,
 )
+from biasamp.uncertainty._audit_sweeps import SWEEP_GRID
 
 WOMAN = np.round(0.02 + 0.1 * np.arange(10), 2)
 

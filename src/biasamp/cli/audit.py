@@ -19,12 +19,11 @@ import pandas as pd
 from biasamp.counts._count_table import CountTable
 from biasamp.engines._audit_inputs import AuditData, Layout, load_audit
 from biasamp.engines._audit_streaming import StreamedData, StreamPlan, StreamRefused, load_streamed
-from biasamp.engines._exclusive_groups import positive_group
 from biasamp.inputs._group_sizes import SmallGroupWarning
 from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
 from biasamp.metrics._bootstrap import evaluation_replicates
 from biasamp.metrics._mals import bias_score_matrix
-from biasamp.uncertainty._sweep import threshold_sweep
+from biasamp.uncertainty._audit_sweeps import audit_threshold_sweep, sweep_grid
 from biasamp.uncertainty._threshold_files import (
     calibrate_from_files,
     check_threshold_labels,
@@ -231,7 +230,6 @@ def _thresholds(
     return {}, None
 
 
-SWEEP_GRID = np.round(np.linspace(0.05, 0.95, 19), 2)
 _SWEPT = {
     "mals": ("mals", None),
     "directional-a2t": ("directional", "A->T"),
@@ -239,85 +237,24 @@ _SWEPT = {
 }
 
 
-def sweep_grid(data: AuditData) -> np.ndarray:
-    """0.05, 0.10, ..., 0.95 for scores in [0, 1]; else the 5%, 10%, ..., 95% quantiles."""
-    values = np.concatenate(
-        [np.ravel(s) for s in (data.group_scores, data.task_scores) if s is not None]
-    )
-    if values.min() >= 0 and values.max() <= 1:
-        return SWEEP_GRID
-    return np.unique(np.quantile(values, SWEEP_GRID))
-
-
 def threshold_sweeps(
     data: AuditData, results: dict[str, Any], *, progress: bool = False
 ) -> dict[str, Any] | None:
-    """The threshold sweep of each computed co-occurrence metric whose predictions are scores.
-
-    One grid for every scored label (``score > threshold``); the labels' own
-    thresholds are not used along the sweep. A->T sweeps the task scores, T->A
-    the group scores, MALS both (the unscored role keeps its predictions).
-
-    Exclusive group score columns (every row in exactly one group, see
-    :mod:`biasamp.engines._exclusive_groups`) are one decision: with two groups the
-    positive group's score is swept (the other group is predicted below the
-    threshold); with more groups the argmax decision does not move with a
-    common threshold, so the groups keep their predictions and only task scores
-    are swept (T->A has nothing to sweep then).
-    """
+    """The threshold sweep of each computed co-occurrence metric whose predictions are scores
+    (:func:`biasamp.uncertainty._audit_sweeps.audit_threshold_sweep`), by metric key."""
     if data.scores is None:
         return None
     grid = sweep_grid(data)
     sweeps: dict[str, Any] = {}
     for key in results:
-        if key not in _SWEPT:
-            continue
-        metric, direction = _SWEPT[key]
-        kwargs: dict[str, Any] = {
-            **data.names(),
-            "groups_train": data.groups_train,
-            "tasks_train": data.tasks_train,
-        }
-        roles = {"groups": data.group_scores, "tasks": data.task_scores}
-        group_kwargs: dict[str, Any] = {}
-        if data.exclusive_groups and data.group_scores is not None:
-            if len(data.group_names) == 2:
-                positive = positive_group(data.group_names, data.positive_group)
-                column = list(data.group_names).index(positive)
-                roles["groups"] = data.group_scores[:, column]
-                group_kwargs["positive_group"] = positive
-            else:
-                roles["groups"] = None  # the argmax decision is fixed along the grid
-        if direction == "A->T":
-            roles["groups"] = None
-            kwargs.update(direction=direction, groups=data.groups, tasks=data.tasks)
-        elif direction == "T->A":
-            roles["tasks"] = None
-            kwargs.update(direction=direction, groups=data.groups, tasks=data.tasks)
-        if all(v is None for v in roles.values()):
-            continue
-        for role, scores in roles.items():
-            if scores is None and direction is None:
-                kwargs[f"{role}_pred"] = getattr(data, f"{role}_pred")
-        sweeps[key] = threshold_sweep(
-            metric,
-            thresholds=grid,
-            progress=progress,
-            groups_scores=_group_score_frame(roles["groups"], data.group_names),
-            **group_kwargs,
-            tasks_scores=None
-            if roles["tasks"] is None
-            else pd.DataFrame(roles["tasks"], columns=list(data.task_names)),
-            **kwargs,
-        )
+        if key in _SWEPT:
+            metric, direction = _SWEPT[key]
+            sweep = audit_threshold_sweep(
+                data, metric, direction=direction, thresholds=grid, progress=progress
+            )
+            if sweep is not None:
+                sweeps[key] = sweep
     return sweeps or None
-
-
-def _group_score_frame(scores: np.ndarray | None, names: tuple[str, ...]) -> Any:
-    """Scores as ``threshold_sweep`` takes them: 1-D for the positive group, else a frame."""
-    if scores is None or scores.ndim == 1:
-        return scores
-    return pd.DataFrame(scores, columns=list(names))
 
 
 def sizes_table(results: dict[str, Any]) -> pd.DataFrame | None:
