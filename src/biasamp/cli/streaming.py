@@ -12,9 +12,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import numpy as np
-
-from biasamp.counts._count_table import CountTable
 from biasamp.engines._audit_inputs import Layout
 from biasamp.engines._audit_streaming import (
     ENGINES,
@@ -23,10 +20,7 @@ from biasamp.engines._audit_streaming import (
     plan_streaming,
     stream_refusal,
 )
-from biasamp.metrics._bootstrap import interval_from_tables
-from biasamp.metrics._directional import directional_arrays, directional_from_counts
-from biasamp.metrics._mals import mals_arrays, mals_from_counts
-from biasamp.metrics._multi_attribute import multi_directional_from_counts, multi_mals_from_counts
+from biasamp.metrics._audit_tables import metric_from_audit_tables
 
 from .metrics import REGISTRY, Settings
 
@@ -95,64 +89,28 @@ def plan_from_args(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
     )
 
 
+#: The library metric and direction of each streamed metric key.
+_FROM_TABLES = {
+    "mals": ("mals", "A->T"),
+    "directional-a2t": ("directional", "A->T"),
+    "directional-t2a": ("directional", "T->A"),
+    "multi-mals": ("multi_mals", "A->T"),
+    "multi-a2t": ("multi_directional", "A->T"),
+    "multi-t2a": ("multi_directional", "T->A"),
+}
+
+
 def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) -> Any:
-    """One co-occurrence metric from the count tables, with its bootstrap interval.
-
-    The same result as :func:`~biasamp.cli.metrics.compute_metric` on the rows
-    (``biasamp.mals`` / ``biasamp.directional`` with ``n_boot`` and
-    ``random_state``): the point estimate from ``*_from_counts``, the interval
-    from the metric's batched core on the replicate tables.
-    """
-    if key in MULTI_METRICS:
-        assert data.patterns is not None  # has("tasks_multilabel") checked it
-        train, evaluation = data.patterns
-        if key == "multi-mals":
-            multi = multi_mals_from_counts(
-                train, evaluation, min_group_size=settings.min_group_size
-            )
-        else:
-            direction = "A->T" if key == "multi-a2t" else "T->A"
-            multi = multi_directional_from_counts(
-                train, evaluation, direction=direction, min_group_size=settings.min_group_size
-            )
-        multi.params["train_rows"] = "labelled"  # the library's default
-        view = REGISTRY[key].view
-        return view(multi) if view is not None else multi
-    # the directional signs: the training counts, else the evaluation's labelled rows
-    signs = data.train if data.train is not None else data.signs
-    if key == "mals":
-        assert data.train is not None
-        margin = float(settings.margin)
-        result = mals_from_counts(
-            data.train, data.evaluation, margin=margin, min_group_size=settings.min_group_size
-        )
-
-        def compute(ev: CountTable, tr: CountTable | None) -> dict[str, np.ndarray]:
-            assert tr is not None
-            return mals_arrays(tr, ev, margin=margin)
-    else:
-        direction = "A->T" if key == "directional-a2t" else "T->A"
-        result = directional_from_counts(
-            data.evaluation,
-            direction=direction,
-            train=signs,
-            min_group_size=settings.min_group_size,
-        )
-        result.params["train_rows"] = "labelled"  # the library's default
-        if data.train is None and signs is not None:
-            result.params["signs_from"] = "evaluation"
-            result.n_train = None
-
-        def compute(ev: CountTable, tr: CountTable | None) -> dict[str, np.ndarray]:
-            return directional_arrays(ev, direction=direction, train=tr)
-
-    if data.replicates is None:
-        return result
-    return interval_from_tables(
-        result,
-        data.replicates,
-        signs,
-        compute=compute,
-        n_boot=settings.n_boot,
+    """One metric from the count tables (:func:`~biasamp.metrics._audit_tables.metric_from_audit_tables`),
+    as :func:`~biasamp.cli.metrics.compute_metric` gives it on the rows."""
+    metric, direction = _FROM_TABLES[key]
+    result = metric_from_audit_tables(
+        data,
+        metric,
+        direction=direction,
+        margin=float(settings.margin),
+        min_group_size=settings.min_group_size,
         ci=settings.ci,
     )
+    view = REGISTRY[key].view
+    return view(result) if view is not None else result
