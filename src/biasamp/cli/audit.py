@@ -21,8 +21,8 @@ from biasamp.engines._audit_inputs import AuditData, Layout, load_audit
 from biasamp.engines._audit_streaming import StreamedData, StreamPlan, StreamRefused, load_streamed
 from biasamp.inputs._group_sizes import SmallGroupWarning
 from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
+from biasamp.metrics._audit_tables import bias_comparison
 from biasamp.metrics._bootstrap import evaluation_replicates
-from biasamp.metrics._mals import bias_score_matrix
 from biasamp.uncertainty._audit_sweeps import audit_threshold_sweep, sweep_grid
 from biasamp.uncertainty._threshold_files import (
     calibrate_from_files,
@@ -127,51 +127,6 @@ def table_cell_warnings(splits: list[tuple[str, CountTable]], *, min_cell: int) 
                 f"{name} split: group(s) with no instances: {', '.join(map(str, empty_groups))}."
             )
     return out
-
-
-def bias_comparison(data: AuditData | StreamedData) -> pd.DataFrame | None:
-    """Per (group, task): the training bias b*(t, g) and the predicted bias b~(t, g).
-
-    The predicted bias crosses the predicted groups (or the true ones) with the
-    predicted tasks (or the true ones); the training bias comes from the
-    training split (or the evaluation ground truth without one).
-    """
-    if not (data.has("groups_pred") or data.has("tasks_pred")):
-        return None
-    group_role = "groups_pred" if data.has("groups_pred") else "groups"
-    task_role = "tasks_pred" if data.has("tasks_pred") else "tasks"
-    if isinstance(data, StreamedData):
-        reference = data.train if data.train is not None else data.evaluation
-        predicted = data.evaluation
-    else:
-        reference = CountTable.from_arrays(
-            groups=data.groups_train if data.has("groups_train") else data.groups,
-            tasks=data.tasks_train if data.has("groups_train") else data.tasks,
-            **data.names(),
-        )
-        predicted = CountTable.from_arrays(
-            groups=getattr(data, group_role), tasks=getattr(data, task_role), **data.names()
-        )
-        group_role, task_role = "groups", "tasks"
-    b_train = bias_score_matrix(reference.joint[("groups", "tasks")])[0].T
-    b_pred = bias_score_matrix(predicted.joint[(group_role, task_role)])[0].T
-    names_t = np.asarray(reference.task_names, dtype=object)
-    names_g = np.asarray(reference.group_names, dtype=object)
-    frame = pd.DataFrame(
-        {
-            "task": np.repeat(names_t, len(names_g)),
-            "group": np.tile(names_g, len(names_t)),
-            "b_train": b_train.reshape(-1),
-            "b_pred": b_pred.reshape(-1),
-        }
-    )
-    frame.attrs["reference"] = "training" if data.has("groups_train") else "evaluation ground truth"
-    frame.attrs["predicted"] = (
-        ("predicted groups" if data.has("groups_pred") else "true groups")
-        + " x "
-        + ("predicted tasks" if data.has("tasks_pred") else "true tasks")
-    )
-    return frame
 
 
 def _settings_dict(args: argparse.Namespace, keys: list[str]) -> dict[str, Any]:

@@ -6,6 +6,8 @@ into tables (evaluation, training, bootstrap replicates, task-set patterns);
 metric from them, the same result as the in-memory function with its defaults
 (``train_rows="labelled"``): the point estimate from ``*_from_counts``, the
 interval from the metric's batched core on the replicate tables.
+:func:`bias_comparison` gives the training and predicted bias of every pair,
+for an audit in memory or counted.
 """
 
 from __future__ import annotations
@@ -13,16 +15,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from biasamp.counts._count_table import CountTable
+from biasamp.engines._audit_inputs import AuditData
 from biasamp.engines._audit_streaming import StreamedData
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
 from biasamp.metrics._bootstrap import interval_from_tables
 from biasamp.metrics._directional import directional_arrays, directional_from_counts
-from biasamp.metrics._mals import mals_arrays, mals_from_counts
+from biasamp.metrics._mals import bias_score_matrix, mals_arrays, mals_from_counts
 from biasamp.metrics._multi_attribute import multi_directional_from_counts, multi_mals_from_counts
 
-__all__ = ["ERR_AUDIT_METRIC", "metric_from_audit_tables"]
+__all__ = ["ERR_AUDIT_METRIC", "bias_comparison", "metric_from_audit_tables"]
 
 ERR_AUDIT_METRIC = (
     "metric: expected 'mals', 'directional', 'multi_mals' or 'multi_directional', got {got!r}."
@@ -123,3 +127,72 @@ def metric_from_audit_tables(
     return interval_from_tables(
         result, data.replicates, signs, compute=compute, n_boot=n_boot, ci=ci
     )
+
+
+def bias_comparison(data: AuditData | StreamedData) -> pd.DataFrame | None:
+    """Per (group, task): the training bias b*(t, g) and the predicted bias b~(t, g).
+
+    The predicted bias crosses the predicted groups (or the true ones) with the
+    predicted tasks (or the true ones); the training bias comes from the
+    training split (or the evaluation ground truth without one).
+
+    Parameters
+    ----------
+    data : AuditData or StreamedData
+        An audit read in memory or counted from its files.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        Columns ``task``, ``group``, ``b_train``, ``b_pred`` (one row per pair;
+        ``attrs`` name the reference and the predicted roles), or None without
+        predictions.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from biasamp.engines._audit_inputs import Layout, load_audit
+    >>> path = os.path.join(tempfile.mkdtemp(), "audit.csv")
+    >>> pd.DataFrame({"g": ["m", "w", "w", "m"], "t": ["ski", "cook", "ski", "ski"],
+    ...               "pred_t": ["ski", "cook", "cook", "ski"]}).to_csv(path, index=False)
+    >>> data = load_audit(Layout(group="g", task="t", pred_prefix="pred_"), data=path)
+    >>> bias_comparison(data)[["task", "group", "b_train", "b_pred"]].round(3).values.tolist()
+    [['cook', 'm', 0.0, 0.0], ['cook', 'w', 1.0, 1.0], ['ski', 'm', 0.667, 1.0], ['ski', 'w', 0.333, 0.0]]
+    """
+    if not (data.has("groups_pred") or data.has("tasks_pred")):
+        return None
+    group_role = "groups_pred" if data.has("groups_pred") else "groups"
+    task_role = "tasks_pred" if data.has("tasks_pred") else "tasks"
+    if isinstance(data, StreamedData):
+        reference = data.train if data.train is not None else data.evaluation
+        predicted = data.evaluation
+    else:
+        reference = CountTable.from_arrays(
+            groups=data.groups_train if data.has("groups_train") else data.groups,
+            tasks=data.tasks_train if data.has("groups_train") else data.tasks,
+            **data.names(),
+        )
+        predicted = CountTable.from_arrays(
+            groups=getattr(data, group_role), tasks=getattr(data, task_role), **data.names()
+        )
+        group_role, task_role = "groups", "tasks"
+    b_train = bias_score_matrix(reference.joint[("groups", "tasks")])[0].T
+    b_pred = bias_score_matrix(predicted.joint[(group_role, task_role)])[0].T
+    names_t = np.asarray(reference.task_names, dtype=object)
+    names_g = np.asarray(reference.group_names, dtype=object)
+    frame = pd.DataFrame(
+        {
+            "task": np.repeat(names_t, len(names_g)),
+            "group": np.tile(names_g, len(names_t)),
+            "b_train": b_train.reshape(-1),
+            "b_pred": b_pred.reshape(-1),
+        }
+    )
+    frame.attrs["reference"] = "training" if data.has("groups_train") else "evaluation ground truth"
+    frame.attrs["predicted"] = (
+        ("predicted groups" if data.has("groups_pred") else "true groups")
+        + " x "
+        + ("predicted tasks" if data.has("tasks_pred") else "true tasks")
+    )
+    return frame
