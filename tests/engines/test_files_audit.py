@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp import CountTable
+from biasamp import CountTable, counts_from_files
 from biasamp.engines import _audit_inputs, _audit_streaming, _file_reader, _rba_files
 from biasamp.engines._audit_inputs import Layout, load_audit
 from biasamp.engines._audit_streaming import load_streamed, plan_streaming, stream_refusal
-from biasamp.engines._files import count_files_and_rows, may_drop_rows
+from biasamp.engines._files import may_drop_rows
 from biasamp.metrics import _audit_tables
 from biasamp.uncertainty import _audit_sweeps, _threshold_files
 
@@ -81,10 +81,16 @@ def test_the_engine_reports_the_rows_it_read_when_it_drops_some(tmp_path):
     )
     path = tmp_path / "train.csv"
     frame.to_csv(path, index=False)
-    table, n_read = count_files_and_rows(
-        path, groups=["m", "w"], tasks=["ski", "cook"], rows="labelled", chunk_size=2
+    chunks: list[int] = []
+    table = counts_from_files(
+        path,
+        groups=["m", "w"],
+        tasks=["ski", "cook"],
+        rows="labelled",
+        chunk_size=2,
+        on_rows=chunks.append,
     )
-    assert (table.n_rows, n_read) == (3, 5)
+    assert (table.n_rows, chunks) == (3, [2, 2, 1])
     kept = frame.iloc[[0, 1, 4]]
     expected = CountTable.from_arrays(groups=kept[["m", "w"]], tasks=kept[["ski", "cook"]])
     np.testing.assert_array_equal(
@@ -92,8 +98,14 @@ def test_the_engine_reports_the_rows_it_read_when_it_drops_some(tmp_path):
     )
     # hand-worked: m co-occurs with ski once and cook once, w with ski once
     np.testing.assert_array_equal(table.joint[("groups", "tasks")], [[1, 1], [1, 0]])
-    _, n_all = count_files_and_rows(path, groups=["m", "w"], tasks=["ski", "cook"])
-    assert n_all == 5
+    for engine in ("numpy", "duckdb"):
+        if engine == "duckdb":
+            pytest.importorskip("duckdb")
+        read: list[int] = []
+        every = counts_from_files(
+            path, groups=["m", "w"], tasks=["ski", "cook"], engine=engine, on_rows=read.append
+        )
+        assert (every.n_rows, sum(read)) == (5, 5)
 
 
 def _indicator_files(tmp_path: Path) -> tuple[Path, Path]:

@@ -75,7 +75,7 @@ from biasamp.engines._file_reader import (
     read_header,
 )
 from biasamp.engines._files import (
-    count_files_and_rows,
+    counts_from_files,
     counts_from_joined_files,
     iter_file_batches,
     may_drop_rows,
@@ -501,8 +501,13 @@ def _count(
     return the table and the number of rows read (``rows="labelled"`` may keep fewer)."""
     engine = _rows_engine(engine or plan.engine, blocks, rows)
     chunk_size = chunk_size or _chunk_rows(plan.layout, blocks)
+    rows_read = [0]
+
+    def read(n: int) -> None:
+        rows_read[0] += n
+
     try:
-        return count_files_and_rows(
+        table = counts_from_files(
             str(path),
             **_role_specs(plan, blocks),
             **names,
@@ -513,6 +518,7 @@ def _count(
             rows=rows,
             names_source=f"the {'training' if role == 'train' else 'data'} file {path}",
             progress=progress,
+            on_rows=read,
         )
     except ImportError as exc:
         raise ImportError(ERR_NO_DUCKDB) from exc
@@ -521,6 +527,7 @@ def _count(
         if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
             raise
         raise _diagnose(plan, path, blocks, role, exc) from exc
+    return table, rows_read[0]
 
 
 def _count_patterns(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from biasamp.counts._pattern_counts import PatternCountTable
 
 __all__ = [
-    "count_files_and_rows",
     "counts_from_files",
     "pattern_counts_from_files",
     "file_format_of",
@@ -336,6 +335,7 @@ def counts_from_files(
     replicates: Any = None,
     rows: str = "all",
     progress: bool = False,
+    on_rows: Callable[[int], None] | None = None,
 ) -> CountTable:
     """Count the labels of Parquet or CSV files into a :class:`CountTable`, chunk by chunk.
 
@@ -375,6 +375,11 @@ def counts_from_files(
         nothing is dropped). Needs ``engine="numpy"`` when it can drop rows.
     progress : bool, default False
         Show a progress bar.
+    on_rows : callable, optional
+        Called with the number of data rows of each chunk read, before
+        ``rows="labelled"`` drops any (the DuckDB engine, which drops none,
+        calls it once): their sum is the files' number of rows, known without
+        reading the files again.
 
     Returns
     -------
@@ -395,72 +400,6 @@ def counts_from_files(
     >>> table.joint[("groups", "tasks_pred")]
     array([[1.],
            [2.]])
-    """
-    table, _ = count_files_and_rows(
-        paths,
-        groups=groups,
-        tasks=tasks,
-        groups_pred=groups_pred,
-        tasks_pred=tasks_pred,
-        sample_weight=sample_weight,
-        groups_prefix=groups_prefix,
-        tasks_prefix=tasks_prefix,
-        groups_pred_prefix=groups_pred_prefix,
-        tasks_pred_prefix=tasks_pred_prefix,
-        group_names=group_names,
-        task_names=task_names,
-        soft=soft,
-        chunk_size=chunk_size,
-        engine=engine,
-        file_format=file_format,
-        names_source=names_source,
-        replicates=replicates,
-        rows=rows,
-        progress=progress,
-    )
-    return table
-
-
-def count_files_and_rows(
-    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
-    *,
-    groups: Any = None,
-    tasks: Any = None,
-    groups_pred: Any = None,
-    tasks_pred: Any = None,
-    sample_weight: str | None = None,
-    groups_prefix: str | None = None,
-    tasks_prefix: str | None = None,
-    groups_pred_prefix: str | None = None,
-    tasks_pred_prefix: str | None = None,
-    group_names: Sequence[Any] | None = None,
-    task_names: Sequence[Any] | None = None,
-    soft: bool = False,
-    chunk_size: int = 100_000,
-    engine: str = "numpy",
-    file_format: str | None = None,
-    names_source: str | None = None,
-    replicates: Any = None,
-    rows: str = "all",
-    progress: bool = False,
-) -> tuple[CountTable, int]:
-    """:func:`counts_from_files` and the number of data rows the files hold.
-
-    With ``rows="labelled"`` the table counts the kept rows only
-    (``table.n_rows``); the second value counts every row read, so a caller
-    reporting a file's size does not read it again.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> import pandas as pd
-    >>> from biasamp.engines._files import count_files_and_rows
-    >>> path = os.path.join(tempfile.mkdtemp(), "labels.csv")
-    >>> pd.DataFrame({"m": [1, 0, 0], "w": [0, 0, 1], "ski": [1, 0, 0]}).to_csv(path, index=False)
-    >>> table, n_read = count_files_and_rows(path, groups=["m", "w"], tasks=["ski"],
-    ...                                      rows="labelled")
-    >>> table.n_rows, n_read
-    (2, 3)
     """
     paths, roles = _prepare(
         paths,
@@ -494,7 +433,9 @@ def count_files_and_rows(
             file_format=file_format,
             names_source=names_source,
         )
-        return counted, int(counted.n_rows)  # the engine drops no row here
+        if on_rows is not None:
+            on_rows(int(counted.n_rows))  # the engine drops no row here
+        return counted
     g_names = _resolve_names(
         paths, roles, "group", group_names, chunk_size=chunk_size, file_format=file_format
     )
@@ -502,7 +443,7 @@ def count_files_and_rows(
         paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
     )
     source = names_source if (group_names is not None or task_names is not None) else None
-    table, n_read = _stream_tables(
+    table = _stream_tables(
         paths,
         roles,
         CountTable,
@@ -515,12 +456,13 @@ def count_files_and_rows(
         replicates=replicates,
         progress=progress,
         labelled_only=drops,
+        on_rows=on_rows,
     )
     if drops and (table is None or table.n_rows == 0):
         raise ValueError(ERR_NO_LABELLED_ROWS.format(paths=", ".join(paths[:3])))
-    if table is None:
-        table = empty_count_table(list(roles.present()), g_names, t_names)
-    return table, n_read
+    return (
+        table if table is not None else empty_count_table(list(roles.present()), g_names, t_names)
+    )
 
 
 def _check_rows(rows: str, roles: ColumnRoles, engine: str) -> bool:
@@ -585,11 +527,13 @@ def _stream_tables(
     replicates: Any,
     progress: bool,
     labelled_only: bool = False,
-) -> tuple[_TableT | None, int]:
+    on_rows: Callable[[int], None] | None = None,
+) -> _TableT | None:
     """Count every chunk of every file into ``table_type`` tables and merge them (None if no
-    rows), and the number of rows read.
+    rows).
 
-    ``labelled_only``: count only the rows with a group or a task.
+    ``labelled_only``: count only the rows with a group or a task; ``on_rows`` is called
+    with the rows of each chunk read.
     """
     table: _TableT | None = None
     columns = roles.columns()
@@ -636,6 +580,8 @@ def _stream_tables(
                             path=path, chunk=chunk, start=start, stop=last, message=exc
                         ),
                     ) from exc
+                if on_rows is not None:
+                    on_rows(batch.num_rows)
                 if bar is not None:
                     bar.update(bar.task_ids[0], advance=batch.num_rows)
                 offset += batch.num_rows
@@ -643,7 +589,7 @@ def _stream_tables(
     finally:
         if bar is not None:
             bar.stop()
-    return table, offset
+    return table
 
 
 def pattern_counts_from_files(
@@ -725,7 +671,7 @@ def pattern_counts_from_files(
     t_names = _resolve_names(
         paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
     )
-    streamed, _ = _stream_tables(
+    streamed = _stream_tables(
         paths,
         roles,
         PatternCountTable,
