@@ -4,20 +4,10 @@ RBA (Zhao et al. 2017) recalibrates a structured predictor's outputs on the
 evaluation corpus so that each (group, task) bias stays within ``--margin`` of
 its training value. It needs the model's *scores* for every possible output.
 
-Scores file layout (one row per instance, CSV or Parquet; ``SEP`` is ``--sep``,
-default ``|``; group and task names are the training file's, which are
-canonical):
-
-* ``--structure single`` (each instance gets one group and one task, as the
-  imSitu verb + agent CRF): one column per (group, task) pair, named
-  ``{group}{SEP}{task}``, holding the score (log-potential) of that joint output.
-* ``--structure multilabel`` (one group and any set of tasks, as the COCO CRF):
-  one column per group named ``{group}`` (the group's score), and per
-  (group, task) the column ``{group}{SEP}{task}`` (score of the task present
-  given the group) and, optionally for all pairs or for none,
-  ``{group}{SEP}{task}{SEP}absent`` (score of the task absent; 0 when the
-  columns are left out). An output's score is its group score plus, per task,
-  the present or absent score.
+The scores file (one row per instance, CSV or Parquet; one column per
+(group, task) pair with ``--structure single``, group, task-present and
+optional task-absent columns with ``--structure multilabel``, names joined by
+``--sep``) is described and read in :mod:`biasamp.engines._rba_files`.
 
 ``--id COL`` is carried to the output (and joins ``--truth``). The training
 file (``--train``) uses the input contract's group and task options; with

@@ -648,48 +648,36 @@ def load_audit(
         # task_kind "sparse": --tasks-long, which Layout accepts only with --id (so the data
         # file's ids were read)
         assert layout.tasks_long is not None and layout.id is not None and index is not None
+        id_col = layout.id
+
+        def read_long(path: str | Path, role: str, option: str) -> tuple[np.ndarray, np.ndarray]:
+            ids, labels, info = read_long_table(
+                path,
+                id_col=id_col,
+                label_col=layout.long_label,
+                delimiter=layout.delimiter,
+                role=role,
+                option=option,
+                progress=progress,
+                chunk_rows=layout.chunk_size,
+            )
+            files.append(info)
+            return ids, labels
+
         long_path = Path(layout.tasks_long)
-        ids, labels, long_info = read_long_table(
-            long_path,
-            id_col=layout.id,
-            label_col=layout.long_label,
-            delimiter=layout.delimiter,
-            progress=progress,
-            chunk_rows=layout.chunk_size,
-        )
-        files.append(long_info)
+        ids, labels = read_long(long_path, "tasks_long", "--tasks-long")
         long_tables: dict[str, tuple[Path, np.ndarray, np.ndarray, pd.Index, Path]] = {
             "tasks": (long_path, ids, labels, index, data_path)
         }
         if pred_tasks_long is not None:
-            p_ids, p_labels, p_info = read_long_table(
-                pred_tasks_long,
-                id_col=layout.id,
-                label_col=layout.long_label,
-                delimiter=layout.delimiter,
-                role="pred_tasks_long",
-                option="--pred-tasks-long",
-                progress=progress,
-                chunk_rows=layout.chunk_size,
-            )
-            files.append(p_info)
+            p_ids, p_labels = read_long(pred_tasks_long, "pred_tasks_long", "--pred-tasks-long")
             long_tables["tasks_pred"] = (Path(pred_tasks_long), p_ids, p_labels, index, data_path)
         if train_tasks_long is not None:
             if train_index is None or train_path is None:  # train_index comes with train_path
                 raise InputError(
                     ERR_LAYOUT.format(what="--train-tasks-long", options="--train with it")
                 )
-            t_ids, t_labels, t_info = read_long_table(
-                train_tasks_long,
-                id_col=layout.id,
-                label_col=layout.long_label,
-                delimiter=layout.delimiter,
-                role="train_tasks_long",
-                option="--train-tasks-long",
-                progress=progress,
-                chunk_rows=layout.chunk_size,
-            )
-            files.append(t_info)
+            t_ids, t_labels = read_long(train_tasks_long, "train_tasks_long", "--train-tasks-long")
             long_tables["tasks_train"] = (
                 Path(train_tasks_long),
                 t_ids,
