@@ -335,29 +335,25 @@ def _align(
     index_b = pd.Index(ids_b)
     positions = index_b.get_indexer(index_a)
     if (positions < 0).any():
-        missing = index_a[positions < 0]
-        raise InputError(
-            ERR_ID_MISSING.format(
-                column=column,
-                count=len(missing),
-                file_a=path_a,
-                file_b=path_b,
-                examples=_shown(list(missing)),
-            )
-        )
+        raise _ids_missing(list(index_a[positions < 0]), path_a, path_b, column)
     if both_ways:
         extra = index_b.difference(index_a)
         if len(extra):
-            raise InputError(
-                ERR_ID_MISSING.format(
-                    column=column,
-                    count=len(extra),
-                    file_a=path_b,
-                    file_b=path_a,
-                    examples=_shown(list(extra)),
-                )
-            )
+            raise _ids_missing(list(extra), path_b, path_a, column)
     return positions
+
+
+def _ids_missing(missing: Sequence[Any], file_a: Path, file_b: Path, column: str) -> InputError:
+    """The error for ids of ``file_a`` that ``file_b`` does not have."""
+    return InputError(
+        ERR_ID_MISSING.format(
+            column=column,
+            count=len(missing),
+            file_a=file_a,
+            file_b=file_b,
+            examples=_shown(missing),
+        )
+    )
 
 
 def _long_to_sparse(
@@ -372,16 +368,7 @@ def _long_to_sparse(
     # pandas takes any array-like (its own annotation is Axes); pandas-stubs asks for an Index
     rows = row_index.get_indexer(ids)  # type: ignore[arg-type]
     if (rows < 0).any():
-        missing = pd.unique(ids[rows < 0])
-        raise InputError(
-            ERR_ID_MISSING.format(
-                column=column,
-                count=len(missing),
-                file_a=path,
-                file_b=main_path,
-                examples=_shown(list(missing)),
-            )
-        )
+        raise _ids_missing(list(pd.unique(ids[rows < 0])), path, main_path, column)
     cols = pd.Index(names).get_indexer(labels)
     matrix = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(row_index), len(names)))
     matrix.sum_duplicates()
