@@ -20,7 +20,12 @@ import pytest
 from biasamp import CountTable, counts_from_files
 from biasamp.engines import _audit_inputs, _audit_streaming, _file_reader, _rba_files
 from biasamp.engines._audit_inputs import Layout, load_audit
-from biasamp.engines._audit_streaming import load_streamed, plan_streaming, stream_refusal
+from biasamp.engines._audit_streaming import (
+    ERR_ENGINE,
+    load_streamed,
+    plan_streaming,
+    stream_refusal,
+)
 from biasamp.engines._files import may_drop_rows
 from biasamp.metrics import _audit_tables
 from biasamp.uncertainty import _audit_sweeps, _threshold_files
@@ -166,3 +171,11 @@ def test_stream_refusal_names_the_option():
     )
     plan, reason = plan_streaming(layout, data="unused.csv", scored=True)
     assert plan is None and "scores" in reason
+
+
+def test_an_unknown_engine_is_refused(tmp_path):
+    data, _ = _indicator_files(tmp_path)
+    layout = Layout(group_cols=("m", "w"), task_cols=("a", "b"), pred_prefix="pred_")
+    with pytest.raises(ValueError) as info:
+        plan_streaming(layout, data=data, engine="spark")
+    assert str(info.value) == ERR_ENGINE.format(choices="'auto', 'numpy', 'duckdb'", got="spark")

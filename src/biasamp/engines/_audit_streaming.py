@@ -97,6 +97,7 @@ __all__ = [
 ENGINES = ("auto", "numpy", "duckdb")
 
 ERR_NO_DUCKDB = "--engine duckdb needs duckdb: pip install 'biasamp[duckdb]'."
+ERR_ENGINE = "engine: expected one of {choices}, got {got!r}."
 ERR_STREAM_VALUE = "{detail} (the in-memory reader accepts the file: run with --stream off)"
 
 _PYARROW_CODECS = (None, "gzip")  # compressions pyarrow and DuckDB both read
@@ -386,7 +387,15 @@ def plan_streaming(
 
 
 def resolve_engine(engine: str) -> str:
-    """The streaming engine that runs: ``auto`` is DuckDB when it is installed, else numpy."""
+    """The streaming engine that runs: ``auto`` is DuckDB when it is installed, else numpy.
+
+    Examples
+    --------
+    >>> resolve_engine("numpy")
+    'numpy'
+    """
+    if engine not in ENGINES:
+        raise ValueError(ERR_ENGINE.format(choices=", ".join(map(repr, ENGINES)), got=engine))
     has_duckdb = importlib.util.find_spec("duckdb") is not None
     if engine == "auto":
         return "duckdb" if has_duckdb else "numpy"
