@@ -192,7 +192,8 @@ def iter_file_batches(
     raw_names = _schema(path, fmt, sep).names
     escaped = {unescape_cell(name): name for name in raw_names if name not in columns}
     wanted = [c if c in raw_names else escaped.get(c, c) for c in columns]
-    block = max(1 << 20, min(chunk_size * max(len(columns), 1) * 4, 1 << 28))
+    # blocks of 1-4 MiB: pyarrow parses several ahead, and peak memory grows with them
+    block = max(1 << 20, min(chunk_size * max(len(columns), 1) // 4, 1 << 22))
     if text_columns is None:
         convert = pcsv.ConvertOptions(include_columns=wanted)
     else:
