@@ -294,8 +294,8 @@ def _as_text(values: Any) -> Any:
 
     if pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()
-    if _is_text(values):
-        return values
+    if _is_text(values):  # one string type, so that columns join
+        return values.cast(pa.string()) if pa.types.is_large_string(values.type) else values
     # typed label columns (Parquet): str() of each value, as the labels were always named
     return pa.array(values.to_pandas().astype(str).to_numpy(dtype=object), type=pa.string())
 
