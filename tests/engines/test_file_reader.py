@@ -251,3 +251,18 @@ def test_quoted_labels_round_trip(labels, delimiter, tmp_path_factory):
     expected = [x[1:] if x[:1] == "'" and x[1:2] in escaped else x for x in labels]
     assert arrays["groups"].tolist() == expected
     assert info.n_rows == len(labels)
+
+
+def test_the_duckdb_engine_refuses_files_it_does_not_read_as_delimited(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    assert duckdb is not None
+    from biasamp import counts_from_files
+    from biasamp.engines._files import ERR_DELIMITER_ENGINE
+
+    path = _write(tmp_path / "d.tsv", "g\tt\tp\nm\t1\t1\nw\t0\t1\n")
+    roles = {"groups": "g", "tasks": ["t"], "tasks_pred": {"p": "t"}}
+    with pytest.raises(ValueError) as info:
+        counts_from_files(path, **roles, engine="duckdb")
+    assert str(info.value) == ERR_DELIMITER_ENGINE.format(got="\t")
+    table = counts_from_files(path, **roles, engine="numpy")
+    assert table.joint[("groups", "tasks_pred")].tolist() == [[1.0], [1.0]]

@@ -360,8 +360,6 @@ def _prepare(
     """Check the arguments and files; return the paths and the resolved column roles."""
     if engine not in ("numpy", "duckdb"):
         raise ValueError(ERR_ENGINE.format(got=engine))
-    if engine == "duckdb" and delimiter not in (None, ","):
-        raise ValueError(ERR_DELIMITER_ENGINE.format(got=delimiter))
     if (
         isinstance(chunk_size, bool)
         or not isinstance(chunk_size, (int, np.integer))
@@ -376,6 +374,11 @@ def _prepare(
     for path in paths:
         if not os.path.exists(path):
             raise FileNotFoundError(f"{path}: no such file.")
+    if engine == "duckdb":
+        for path in paths:
+            sep = default_delimiter(path, delimiter)
+            if file_format_of(path, file_format) == "csv" and sep != ",":
+                raise ValueError(ERR_DELIMITER_ENGINE.format(got=sep))
     first_schema = _schema(paths[0], file_format_of(paths[0], file_format), delimiter)
     roles = ColumnRoles.resolve(first_schema.names, **role_specs)
     indicator_owner = {
