@@ -329,6 +329,20 @@ def _resolve_names(
     return names
 
 
+def _both_names(
+    paths: Sequence[str],
+    roles: ColumnRoles,
+    group_names: Sequence[Any] | None,
+    task_names: Sequence[Any] | None,
+    **read: Any,
+) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The group and the task names (:func:`_resolve_names` of each)."""
+    return (
+        _resolve_names(paths, roles, "group", group_names, **read),
+        _resolve_names(paths, roles, "task", task_names, **read),
+    )
+
+
 def _with_context(exc: Exception, message: str) -> Exception:
     """An exception of the same kind as ``exc`` (ValueError or TypeError) with ``message``."""
     try:
@@ -526,24 +540,8 @@ def counts_from_files(
         if on_rows is not None:
             on_rows(int(counted.n_rows))  # the engine drops no row here
         return counted
-    g_names = _resolve_names(
-        paths,
-        roles,
-        "group",
-        group_names,
-        chunk_size=chunk_size,
-        file_format=file_format,
-        delimiter=delimiter,
-    )
-    t_names = _resolve_names(
-        paths,
-        roles,
-        "task",
-        task_names,
-        chunk_size=chunk_size,
-        file_format=file_format,
-        delimiter=delimiter,
-    )
+    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     source = names_source if (group_names is not None or task_names is not None) else None
     table = _stream_tables(
         paths,
@@ -771,24 +769,8 @@ def pattern_counts_from_files(
         )
         table.n_rows = int(frame["__rows"].sum())
         return table
-    g_names = _resolve_names(
-        paths,
-        roles,
-        "group",
-        group_names,
-        chunk_size=chunk_size,
-        file_format=file_format,
-        delimiter=delimiter,
-    )
-    t_names = _resolve_names(
-        paths,
-        roles,
-        "task",
-        task_names,
-        chunk_size=chunk_size,
-        file_format=file_format,
-        delimiter=delimiter,
-    )
+    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     streamed = _stream_tables(
         paths,
         roles,
@@ -1079,24 +1061,8 @@ def counts_from_joined_files(
         delimiter=delimiter,
     )
     check_file_schemas(paths, [on], file_format=file_format, delimiter=delimiter)
-    g_names = _resolve_names(
-        paths,
-        roles,
-        "group",
-        group_names,
-        chunk_size=chunk_size,
-        file_format=file_format,
-        delimiter=delimiter,
-    )
-    t_names = _resolve_names(
-        paths,
-        roles,
-        "task",
-        task_names,
-        chunk_size=chunk_size,
-        file_format=file_format,
-        delimiter=delimiter,
-    )
+    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     positions = join_positions(
         paths[0],
         pred_file,
