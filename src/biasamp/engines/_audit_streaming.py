@@ -30,8 +30,9 @@ interval equals the in-memory bootstrap exactly. The bootstrap pass always
 runs on the numpy engine (its weights are per row). The engine ``auto`` counts
 with DuckDB when it is installed (``biasamp[duckdb]``) and reads the files
 (Parquet, ``,``-delimited CSV, plain or ``.gz``), and with numpy otherwise;
-``--engine duckdb`` on other files reads them in memory, saying why. When the counting engine refuses a value, the file is re-read chunk
-by chunk by the validating reader (:mod:`biasamp.engines._file_reader`, without
+``engine="duckdb"`` on other files is refused with the reason. When the
+counting engine refuses a value, the file is re-read chunk by chunk by the
+validating reader (:mod:`biasamp.engines._file_reader`, without
 keeping the chunks), which names the column and data row as the in-memory
 path does.
 """
@@ -389,6 +390,8 @@ def plan_streaming(
         reason = _id_reason((data_path, pred_path), formats, str(layout.id), layout.delimiter)
         if reason is not None:
             return None, reason
+    if engine not in ENGINES:
+        raise ValueError(ERR_ENGINE.format(choices=", ".join(map(repr, ENGINES)), got=engine))
     duckdb_reason = _duckdb_reason(formats, layout)
     if engine == "duckdb" and duckdb_reason is not None:
         return None, duckdb_reason

@@ -338,9 +338,9 @@ def check_field_counts(
 ) -> None:
     """Refuse a delimited file whose rows do not all have as many fields as its header.
 
-    pandas and pyarrow, asked for some columns only, drop a row's extra fields
-    and pad a short row with missing values; this check reads the whole file
-    once (with pyarrow when installed, single-threaded so the line is known) and
+    The batch reader stops at such a row but, parsing blocks in parallel, does not
+    know its line; this check reads the file (any compression of
+    :func:`delimited_source`) with pyarrow, single-threaded where a bad row is, and
     raises ``ValueError`` naming the file and the first bad line (the header is
     line 1). Blank lines are skipped, as the readers skip them.
 

@@ -192,8 +192,11 @@ def iter_file_batches(
     raw_names = _schema(path, fmt, sep).names
     escaped = {unescape_cell(name): name for name in raw_names if name not in columns}
     wanted = [c if c in raw_names else escaped.get(c, c) for c in columns]
-    # blocks of 1-4 MiB: pyarrow parses several ahead, and peak memory grows with them
-    block = max(1 << 20, min(chunk_size * max(len(columns), 1) // 4, 1 << 22))
+    # pyarrow parses several blocks ahead, so peak memory grows with the block; each batch
+    # costs a fixed time per column, so a wide file's batches need rows: a block holds about
+    # a quarter of a chunk, at least 4,096 rows (or a chunk), of one-character fields
+    rows = max(chunk_size // 4, min(chunk_size, 4096))
+    block = max(1 << 20, min(rows * 2 * len(raw_names), 1 << 26))
     if text_columns is None:
         convert = pcsv.ConvertOptions(include_columns=wanted)
     else:
