@@ -266,3 +266,38 @@ def test_the_duckdb_engine_refuses_files_it_does_not_read_as_delimited(tmp_path)
     assert str(info.value) == ERR_DELIMITER_ENGINE.format(got="\t")
     table = counts_from_files(path, **roles, engine="numpy")
     assert table.joint[("groups", "tasks_pred")].tolist() == [[1.0], [1.0]]
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("d.csv", "csv"),
+        ("d.tsv", "csv"),
+        ("d.csv.gz", "csv"),
+        ("d.tsv.bz2", "csv"),
+        ("d.csv.xz", "csv"),
+        ("d.CSV.ZST", "csv"),
+        ("d.csv.zip", "csv"),
+        ("d.parquet", "parquet"),
+    ],
+)
+def test_the_engines_know_every_delimited_name(name, fmt):
+    from biasamp.engines._file_formats import file_format_of
+
+    assert file_format_of(name) == fmt
+
+
+def test_the_count_tables_read_quoted_newlines_and_delimiters(tmp_path):
+    """The engines' reader takes what the validating reader takes: a label with the
+    delimiter and a newline inside quotes, in a ';'-delimited .xz file."""
+    from biasamp import counts_from_files
+
+    data = b'g;t;p\n"m;\nx";1;1\nw;0;1\n"m;\nx";0;0\n'
+    path = _compressed(tmp_path, ".xz", data)
+    table = counts_from_files(
+        path, groups="g", tasks=["t"], tasks_pred={"p": "t"}, delimiter=";", chunk_size=1
+    )
+    assert table.group_names == ("m;\nx", "w")
+    assert table.joint[("groups", "tasks_pred")].tolist() == [[1.0], [1.0]]
+    arrays, _ = read_blocks(path, _blocks("indicator"), role="data", delimiter=";")
+    assert arrays["groups"].tolist() == ["m;\nx", "w", "m;\nx"]
