@@ -134,7 +134,7 @@ from biasamp.report import render_comparison, render_report, write_comparison, w
 
 # data larger than memory
 from biasamp.output import atomic_output
-from biasamp.inputs import ColumnRoles, LabelWarning
+from biasamp.inputs import ColumnRoles, IntersectedColumns, LabelWarning, ScoreColumns
 from biasamp.counts import load_counts, save_counts
 from biasamp.engines import (
     counts_from_dask,
@@ -221,7 +221,9 @@ __all__ = [
     "write_report",
     # data larger than memory
     "ColumnRoles",
+    "IntersectedColumns",
     "LabelWarning",
+    "ScoreColumns",
     "atomic_output",
     "counts_from_dask",
     "counts_from_files",

@@ -72,8 +72,10 @@ def _source(
     columns: Sequence[str],
     *,
     with_file: bool,
+    aliases: Sequence[str] | None = None,
 ) -> str:
-    """A subquery of ``columns`` read from the files by position, as ``r0, r1, ...``.
+    """A subquery of ``columns`` read from the files by position, as ``r0, r1, ...``
+    (or as ``aliases``).
 
     DuckDB matches column names ignoring case and renames a second ``Obj_x``
     beside ``obj_x``; a CSV header's spaces are trimmed, and ``filename`` is the
@@ -108,7 +110,8 @@ def _source(
                 f"{', ' if options else ''}{options})"
             )
         aliases = ", ".join(f"c{i}" for i in range(max(positions, default=0) + 1))
-        select = [f"c{p} AS r{j}" for j, p in enumerate(positions)]
+        names = list(aliases) if aliases is not None else [f"r{j}" for j in range(len(columns))]
+        select = [f"c{p} AS {name}" for p, name in zip(positions, names, strict=True)]
         if with_file:
             select.append(f"{_quote(file_column)} AS file")
         scans.append(f"SELECT {', '.join(select)} FROM {reader} AS t({aliases})")

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, empty_count_table
+from biasamp.engines._derived_roles import derived_role_values, intersection_names_from_files
 from biasamp.engines._file_formats import (
     RaggedRows,
     _pyarrow,
@@ -215,6 +216,9 @@ def _batch_arrays(batch: Any, roles: ColumnRoles) -> dict[str, Any]:
     """The role arrays of one record batch, as :meth:`CountTable.from_arrays` takes them."""
     arrays: dict[str, Any] = {}
     for role, rc in roles.present().items():
+        if rc.is_scores or rc.intersected_columns:
+            arrays[role] = derived_role_values(batch, rc)
+            continue
         if rc.is_label:
             arrays[role] = batch.column(rc.label_column).to_numpy(zero_copy_only=False)
             continue
@@ -250,6 +254,14 @@ def _resolve_names(
     if fixed is not None:
         return fixed
     first = roles.label_roles(kind)[0]
+    if first.intersected_columns:
+        return intersection_names_from_files(
+            paths,
+            first,
+            lambda path: iter_file_batches(
+                path, first.intersected_columns, chunk_size=chunk_size, file_format=file_format
+            ),
+        )
     assert first.label_column is not None  # label_roles holds label-column roles only
     names = _label_names_from_files(
         paths, first.label_column, chunk_size=chunk_size, file_format=file_format
