@@ -188,16 +188,28 @@ def batch_group_sums(
     """
     n = batch.num_rows
     present = roles.present()
-    key_arrays = {
-        alias: _plain(batch.column(column))
-        for rc in present.values()
-        if _is_key(rc)
-        for column, alias in zip(rc.columns, _key_aliases(rc), strict=True)
-    }
+    key_arrays: dict[str, Any] = {}
+    score_checks: dict[str, np.ndarray | None] = {}  # group score keys: their invalid rows
+    for rc in present.values():
+        if not _is_key(rc):
+            continue
+        for j, (column, alias) in enumerate(zip(rc.columns, _key_aliases(rc), strict=True)):
+            key_arrays[alias] = _plain(batch.column(column))
+            if rc.thresholds is not None:  # the key is score > threshold
+                above, score_checks[f"bad_{rc.role}_{j}"] = _thresholded(
+                    key_arrays[alias], rc.thresholds[j]
+                )
+                key_arrays[alias] = _arrow_array(above.astype(np.int8))
     key_arrays.update({name: _plain(batch.column(name)) for name in extra_keys})
     inverse, first = _key_codes(list(key_arrays.values()), n)
     n_keys = len(first)
     out: dict[str, Any] = {alias: array.take(first) for alias, array in key_arrays.items()}
+    for alias, invalid in score_checks.items():
+        out[alias] = (
+            np.zeros(n_keys, dtype=np.int64)
+            if invalid is None
+            else np.bincount(inverse[invalid], minlength=n_keys).astype(np.int64)
+        )
     weight = None
     if roles.sample_weight is not None:
         weight, missing = _numeric(_plain(batch.column(roles.sample_weight)))
@@ -216,7 +228,12 @@ def batch_group_sums(
             continue
         is_soft = soft and role.endswith("_pred")
         columns = rc.indicator_columns
-        if weight is None and n_keys <= _DENSE_KEYS and hasattr(np, "bitwise_count"):
+        if (
+            weight is None
+            and rc.thresholds is None
+            and n_keys <= _DENSE_KEYS
+            and hasattr(np, "bitwise_count")
+        ):
             bitmaps = [c for c in columns if _is_bitmap(batch, c)]
             if bitmaps:
                 position = {c: j for j, c in enumerate(columns)}
@@ -228,8 +245,36 @@ def batch_group_sums(
                 columns = tuple(c for c in columns if c not in taken)
         position = {c: j for j, c in enumerate(rc.indicator_columns)}
         if columns:
-            _sum_columns(batch, role, columns, position, inverse, n_keys, weight, is_soft, out)
+            _sum_columns(
+                batch,
+                role,
+                columns,
+                position,
+                inverse,
+                n_keys,
+                weight,
+                is_soft,
+                out,
+                thresholds=rc.thresholds,
+            )
     return out
+
+
+def _arrow_array(values: np.ndarray) -> Any:
+    import pyarrow as pa
+
+    return pa.array(values)
+
+
+def _thresholded(array: Any, threshold: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """``score > threshold`` of a score column, and its invalid rows (missing, NaN or
+    outside [0, 1]; None if there are none)."""
+    values, missing = _numeric(array)
+    values = values.astype(np.float64, copy=False)
+    invalid = _invalid(values, soft=True)
+    if missing is not None:
+        invalid = missing if invalid is None else invalid | missing
+    return values > threshold, invalid
 
 
 def _is_bitmap(batch: Any, column: str) -> bool:
@@ -272,12 +317,17 @@ def _sum_columns(
     weight: np.ndarray | None,
     is_soft: bool,
     out: dict[str, Any],
+    *,
+    thresholds: Sequence[float] | None = None,
 ) -> None:
     """Sums and invalid counts of ``columns`` per key by one matrix product per block,
-    into ``out`` (``s_<role>_<j>``, ``bad_<role>_<j>``, j from ``position``)."""
+    into ``out`` (``s_<role>_<j>``, ``bad_<role>_<j>``, j from ``position``); score
+    columns (``thresholds`` by j) are summed as ``score > threshold``."""
     n = len(inverse)
     # 0/1 from bool or integer columns: float32 sums are exact; anything else float64
-    whole = weight is None and not is_soft and all(_is_whole(batch, c) for c in columns)
+    whole = weight is None and (
+        thresholds is not None or (not is_soft and all(_is_whole(batch, c) for c in columns))
+    )
     dtype = np.float32 if whole else np.float64
     hot = _one_hot(inverse, n_keys, weight, dtype)
     width = max(1, BLOCK_BYTES // max(1, n * np.dtype(dtype).itemsize))
@@ -286,10 +336,13 @@ def _sum_columns(
         matrix = np.empty((n, len(block)), dtype=dtype, order="F")
         for k, column in enumerate(block):
             j = position[column]
-            values, missing = _numeric(_plain(batch.column(column)))
-            invalid = _invalid(values, soft=is_soft)
-            if missing is not None:
-                invalid = missing if invalid is None else invalid | missing
+            if thresholds is not None:
+                values, invalid = _thresholded(_plain(batch.column(column)), thresholds[j])
+            else:
+                values, missing = _numeric(_plain(batch.column(column)))
+                invalid = _invalid(values, soft=is_soft)
+                if missing is not None:
+                    invalid = missing if invalid is None else invalid | missing
             out[f"bad_{role}_{j}"] = (
                 np.zeros(n_keys, dtype=np.int64)
                 if invalid is None

@@ -223,9 +223,9 @@ def intersection_names_from_files(
 
 def joined_intersections(
     frame: pd.DataFrame, rc: RoleColumns, aliases: Sequence[str], label_alias: str
-) -> tuple[pd.DataFrame, tuple[str, ...]]:
+) -> pd.DataFrame:
     """A group-sums table whose intersection keys (``aliases``, one per column) are joined
-    into one label key ``label_alias``, and the sorted labels.
+    into one label key ``label_alias`` (two value tuples, two labels: checked).
 
     Missing parts are refused, naming the files of the result rows that hold them.
     """
@@ -246,7 +246,7 @@ def joined_intersections(
             )
     tuples = list(zip(*[frame[a].to_numpy(dtype=object) for a in aliases], strict=True))
     labels = intersection_labels(tuples, rc.sep)
-    names = _ordered_names(tuples, rc.sep)
+    _ordered_names(tuples, rc.sep)  # refuses two tuples with one label
     out = frame.drop(columns=list(aliases))
     out[label_alias] = np.asarray(labels, dtype=object)
-    return out, names
+    return out

@@ -22,8 +22,17 @@ import pandas as pd
 from biasamp.counts._count_table import CountTable
 from biasamp.engines._arrow_sums import batch_group_sums, group_sums_frame, merge_group_sums
 from biasamp.engines._file_formats import check_field_counts, file_format_of, file_schema
-from biasamp.engines._group_sums import counts_from_group_sums, group_sums_sql, renamed_roles
-from biasamp.inputs._column_roles import ColumnRoles
+from biasamp.engines._group_sums import (
+    ALLOWED_SCORES,
+    ERR_BAD_VALUES,
+    _key_aliases,
+    _range_check,
+    _threshold_sql,
+    counts_from_group_sums,
+    group_sums_sql,
+    renamed_roles,
+)
+from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 from biasamp.output._csv import unescape_cells
 
 __all__ = ["counts_from_files_duckdb", "distinct_rows_duckdb", "duckdb_connection"]
@@ -34,6 +43,10 @@ SQL_COLUMNS = 1_000
 
 ERR_DUCKDB = "engine='duckdb' needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_MIXED_FORMATS = "engine='duckdb': all files must have one format; got {formats}."
+ERR_PATTERN_INTERSECTIONS = (
+    "engine='duckdb': the pattern counts of an IntersectedColumns role ({role}) need "
+    "engine='numpy'."
+)
 
 
 def duckdb_connection(*, memory_limit: str | None = None, threads: int | None = None) -> Any:
@@ -72,10 +85,10 @@ def _source(
     columns: Sequence[str],
     *,
     with_file: bool,
-    aliases: Sequence[str] | None = None,
+    outputs: Sequence[str] | None = None,
 ) -> str:
     """A subquery of ``columns`` read from the files by position, as ``r0, r1, ...``
-    (or as ``aliases``).
+    (or as ``outputs``).
 
     DuckDB matches column names ignoring case and renames a second ``Obj_x``
     beside ``obj_x``; a CSV header's spaces are trimmed, and ``filename`` is the
@@ -110,8 +123,8 @@ def _source(
                 f"{', ' if options else ''}{options})"
             )
         aliases = ", ".join(f"c{i}" for i in range(max(positions, default=0) + 1))
-        names = list(aliases) if aliases is not None else [f"r{j}" for j in range(len(columns))]
-        select = [f"c{p} AS {name}" for p, name in zip(positions, names, strict=True)]
+        names_out = list(outputs) if outputs is not None else [f"r{j}" for j in range(len(columns))]
+        select = [f"c{p} AS {name}" for p, name in zip(positions, names_out, strict=True)]
         if with_file:
             select.append(f"{_quote(file_column)} AS file")
         scans.append(f"SELECT {', '.join(select)} FROM {reader} AS t({aliases})")
@@ -160,8 +173,12 @@ def _unescape_labels(
         return frame
     for rc in roles.present().values():
         if rc.is_label:
-            column = f"k_{rc.role}" if aliased else rc.label_column  # group sums' key alias
-            frame[column] = unescape_cells(frame[column].astype(object))
+            # group sums' key aliases, or the columns' own names
+            columns = _key_aliases(rc) if aliased else list(rc.columns)
+            for column in columns:
+                if pd.api.types.is_numeric_dtype(frame[column]):
+                    continue  # a column of numbers (an intersection's part) has no text
+                frame[column] = unescape_cells(frame[column].astype(object))
     return frame
 
 
@@ -229,6 +246,9 @@ def distinct_rows_duckdb(
     same pattern counts as counting every input row, since rows with one
     pattern are interchangeable for every multi-attribute statistic.
     """
+    for rc in roles.present().values():
+        if rc.intersected_columns:
+            raise ValueError(ERR_PATTERN_INTERSECTIONS.format(role=rc.role))
     keys = [c for rc in roles.present().values() for c in rc.columns]
     columns = roles.columns()
     alias = {c: f"r{j}" for j, c in enumerate(columns)}
@@ -237,15 +257,39 @@ def distinct_rows_duckdb(
         if roles.sample_weight
         else "CAST(COUNT(*) AS DOUBLE)"
     )
-    key_sql = ", ".join(alias[c] for c in keys)
+    key_sql = []  # score columns are keyed by score > threshold, and their bad values counted
+    checks: list[tuple[RoleColumns, str]] = []
+    for rc in roles.present().values():
+        for j, column in enumerate(rc.columns):
+            if rc.thresholds is None:
+                key_sql.append(alias[column])
+                continue
+            key_sql.append(_threshold_sql(f"CAST({alias[column]} AS DOUBLE)", rc.thresholds[j]))
+            checks.append((rc, column))
+    check_sql = "".join(
+        f", {_range_check(alias[column])} AS __bad{k}" for k, (_, column) in enumerate(checks)
+    )
     source = _source(
         paths, file_format, _read_schemas(paths, file_format), columns, with_file=False
     )
-    sql = f"SELECT {key_sql}, {weight} AS __weight, COUNT(*) AS __rows FROM {source} GROUP BY {key_sql}"
+    sql = (
+        f"SELECT {', '.join(key_sql)}, {weight} AS __weight, COUNT(*) AS __rows{check_sql} "
+        f"FROM {source} GROUP BY {', '.join(key_sql)}"
+    )
     con = duckdb_connection(memory_limit=memory_limit)
     try:
         frame = con.execute(sql).df()
     finally:
         con.close()
+    for k, (rc, column) in enumerate(checks):
+        count = int(frame[f"__bad{k}"].sum())
+        if count:
+            raise ValueError(
+                f"{', '.join(paths[:3])}: "
+                + ERR_BAD_VALUES.format(
+                    where="", role=rc.role, count=count, column=column, allowed=ALLOWED_SCORES
+                )
+            )
+    frame = frame.iloc[:, : len(keys) + 2]
     frame.columns = pd.Index([*keys, "__weight", "__rows"], dtype=object)
     return _unescape_labels(frame, paths, roles, file_format, aliased=False)
