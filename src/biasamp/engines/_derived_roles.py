@@ -131,7 +131,10 @@ def _distinct_parts(arrays: Sequence[Any]) -> tuple[np.ndarray, list[tuple[Any, 
     used, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
     del used
     tuples = list(
-        zip(*[np.asarray(values, dtype=object)[codes[first]] for codes, values in levels], strict=True)
+        zip(
+            *[np.asarray(values, dtype=object)[codes[first]] for codes, values in levels],
+            strict=True,
+        )
     )
     return inverse.reshape(-1), tuples
 
@@ -178,9 +181,7 @@ def derived_role_values(batch: Any, rc: RoleColumns) -> Any:
         return pd.DataFrame(
             binary, columns=pd.Index(list(rc.indicator_names), dtype=object), copy=False
         )
-    arrays = [
-        _plain(batch.column(batch.schema.get_field_index(c))) for c in rc.intersected_columns
-    ]
+    arrays = [_plain(batch.column(batch.schema.get_field_index(c))) for c in rc.intersected_columns]
     _check_parts(arrays, rc)
     if batch.num_rows == 0:
         return np.empty(0, dtype=object)
@@ -240,9 +241,7 @@ def joined_intersections(
             count = int(frame.loc[missing, "n_rows"].sum()) if "n_rows" in frame else 0
             raise ValueError(
                 (f"{files}: " if files else "")
-                + ERR_INTERSECTED_MISSING.format(
-                    role=rc.role, column=column, count=count, first=""
-                )
+                + ERR_INTERSECTED_MISSING.format(role=rc.role, column=column, count=count, first="")
             )
     tuples = list(zip(*[frame[a].to_numpy(dtype=object) for a in aliases], strict=True))
     labels = intersection_labels(tuples, rc.sep)

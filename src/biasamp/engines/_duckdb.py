@@ -231,6 +231,49 @@ def counts_from_files_duckdb(
     )
 
 
+def distinct_rows_sql(
+    con: Any, source: str, positional: ColumnRoles, roles: ColumnRoles, *, paths: Sequence[str]
+) -> pd.DataFrame:
+    """The distinct rows of ``source`` (columns named as in ``positional``) by ``GROUP BY``:
+    the key columns (score columns as ``score > threshold``, their bad values refused
+    naming ``paths`` and the column of ``roles``), ``__weight`` and ``__rows``."""
+    for rc in roles.present().values():
+        if rc.intersected_columns:
+            raise ValueError(ERR_PATTERN_INTERSECTIONS.format(role=rc.role))
+    weight = (
+        f"SUM(CAST({positional.sample_weight} AS DOUBLE))"
+        if positional.sample_weight
+        else "CAST(COUNT(*) AS DOUBLE)"
+    )
+    key_sql, select = [], []  # score columns: keyed by score > threshold, bad values counted
+    checks: list[tuple[RoleColumns, str, str]] = []
+    for rc, shown in zip(positional.present().values(), roles.present().values(), strict=True):
+        for j, column in enumerate(rc.columns):
+            if rc.thresholds is None:
+                key_sql.append(column)
+            else:
+                key_sql.append(_threshold_sql(f"CAST({column} AS DOUBLE)", rc.thresholds[j]))
+                checks.append((shown, shown.columns[j], column))
+            select.append(f"{key_sql[-1]} AS {column}")
+    check_sql = "".join(
+        f", {_range_check(column)} AS __bad{k}" for k, (_, _, column) in enumerate(checks)
+    )
+    frame = con.execute(
+        f"SELECT {', '.join(select)}, {weight} AS __weight, COUNT(*) AS __rows{check_sql} "
+        f"FROM {source} GROUP BY {', '.join(key_sql)}"
+    ).df()
+    for k, (rc, column, _) in enumerate(checks):
+        count = int(frame[f"__bad{k}"].sum())
+        if count:
+            raise ValueError(
+                f"{', '.join(paths[:3])}: "
+                + ERR_BAD_VALUES.format(
+                    where="", role=rc.role, count=count, column=column, allowed=ALLOWED_SCORES
+                )
+            )
+    return frame.iloc[:, : len(key_sql) + 2]
+
+
 def distinct_rows_duckdb(
     paths: Sequence[str],
     roles: ColumnRoles,
@@ -246,50 +289,18 @@ def distinct_rows_duckdb(
     same pattern counts as counting every input row, since rows with one
     pattern are interchangeable for every multi-attribute statistic.
     """
-    for rc in roles.present().values():
-        if rc.intersected_columns:
-            raise ValueError(ERR_PATTERN_INTERSECTIONS.format(role=rc.role))
-    keys = [c for rc in roles.present().values() for c in rc.columns]
     columns = roles.columns()
     alias = {c: f"r{j}" for j, c in enumerate(columns)}
-    weight = (
-        f"SUM(CAST({alias[roles.sample_weight]} AS DOUBLE))"
-        if roles.sample_weight
-        else "CAST(COUNT(*) AS DOUBLE)"
-    )
-    key_sql = []  # score columns are keyed by score > threshold, and their bad values counted
-    checks: list[tuple[RoleColumns, str]] = []
-    for rc in roles.present().values():
-        for j, column in enumerate(rc.columns):
-            if rc.thresholds is None:
-                key_sql.append(alias[column])
-                continue
-            key_sql.append(_threshold_sql(f"CAST({alias[column]} AS DOUBLE)", rc.thresholds[j]))
-            checks.append((rc, column))
-    check_sql = "".join(
-        f", {_range_check(alias[column])} AS __bad{k}" for k, (_, column) in enumerate(checks)
-    )
     source = _source(
         paths, file_format, _read_schemas(paths, file_format), columns, with_file=False
     )
-    sql = (
-        f"SELECT {', '.join(key_sql)}, {weight} AS __weight, COUNT(*) AS __rows{check_sql} "
-        f"FROM {source} GROUP BY {', '.join(key_sql)}"
-    )
     con = duckdb_connection(memory_limit=memory_limit)
     try:
-        frame = con.execute(sql).df()
+        frame = distinct_rows_sql(con, source, renamed_roles(roles, alias), roles, paths=paths)
     finally:
         con.close()
-    for k, (rc, column) in enumerate(checks):
-        count = int(frame[f"__bad{k}"].sum())
-        if count:
-            raise ValueError(
-                f"{', '.join(paths[:3])}: "
-                + ERR_BAD_VALUES.format(
-                    where="", role=rc.role, count=count, column=column, allowed=ALLOWED_SCORES
-                )
-            )
-    frame = frame.iloc[:, : len(keys) + 2]
-    frame.columns = pd.Index([*keys, "__weight", "__rows"], dtype=object)
+    frame.columns = pd.Index(
+        [*(c for rc in roles.present().values() for c in rc.columns), "__weight", "__rows"],
+        dtype=object,
+    )
     return _unescape_labels(frame, paths, roles, file_format, aliased=False)

@@ -35,6 +35,7 @@ from biasamp.engines._file_formats import (
     file_format_of,
     file_schema,
 )
+from biasamp.engines._joins import ERR_JOIN_DUPLICATES, ERR_JOIN_MISSING
 from biasamp.inputs._column_roles import ColumnRoles
 from biasamp.output._csv import ESCAPED_CELL
 
@@ -690,11 +691,6 @@ def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles) -> dict[str, Any]:
 
 # --- two files joined on an id column ---------------------------------------------------
 
-ERR_JOIN_DUPLICATES = "{path}: column {column!r} has {count} repeated id(s), e.g. {examples}."
-ERR_JOIN_MISSING = (
-    "column {column!r}: {count} id(s) of {path_a} are not in {path_b}, e.g. {examples}."
-)
-
 
 def _read_ids(path: str, column: str, *, chunk_size: int, file_format: str | None) -> Any:
     """The id column of a file as one Arrow array (compact: no Python object per row)."""
@@ -860,6 +856,7 @@ def counts_from_joined_files(
     replicates: Any = None,
     patterns: bool = False,
     progress: bool = False,
+    engine: str = "numpy",
 ) -> Any:
     """Count a ground-truth file whose predictions are in another file, joined on ``on``.
 
@@ -885,6 +882,9 @@ def counts_from_joined_files(
     patterns : bool, default False
         Return the :class:`PatternCountTable` of the joined rows (the task-set
         counts of the multi-attribute metrics; no ``replicates``) instead.
+    engine : {"numpy", "duckdb"}, default "numpy"
+        ``"duckdb"`` joins and counts in DuckDB (:mod:`biasamp.engines._joins`: a
+        hash join that spills to disk, nothing per row in Python; no ``replicates``).
 
     Returns
     -------
@@ -909,7 +909,7 @@ def counts_from_joined_files(
     paths, roles = _prepare(
         path,
         chunk_size=chunk_size,
-        engine="numpy",
+        engine=engine,
         file_format=file_format,
         groups=groups,
         tasks=tasks,
@@ -932,6 +932,26 @@ def counts_from_joined_files(
     t_names = _resolve_names(
         paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
     )
+    if engine == "duckdb":
+        if replicates is not None:
+            raise ValueError(ERR_REPLICATES_ENGINE)
+        from biasamp.engines._joins import joined_counts_duckdb
+
+        return joined_counts_duckdb(
+            paths[0],
+            pred_file,
+            on=on,
+            roles=roles,
+            pred_specs=pred_specs,
+            group_names=g_names,
+            task_names=t_names,
+            file_format=file_format,
+            pred_file_format=pred_file_format,
+            names_source=names_source
+            if (group_names is not None or task_names is not None)
+            else None,
+            patterns=patterns,
+        )
     positions = join_positions(
         paths[0], pred_file, on=on, file_format=file_format, pred_file_format=pred_file_format
     )

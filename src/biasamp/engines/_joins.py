@@ -22,10 +22,25 @@ from typing import Any
 
 import pandas as pd
 
-from biasamp.counts._count_table import CountTable
-from biasamp.engines._duckdb import _quote, _read_schemas, _source, duckdb_connection
-from biasamp.engines._group_sums import _check_validation, counts_from_group_sums, group_sums_sql
-from biasamp.inputs._column_roles import ColumnRoles, RoleColumns, role_columns
+from biasamp.engines._duckdb import (
+    _read_schemas,
+    _source,
+    _unescape_labels,
+    distinct_rows_sql,
+    duckdb_connection,
+)
+from biasamp.engines._group_sums import (
+    _check_validation,
+    counts_from_group_sums,
+    group_sums_sql,
+    renamed_roles,
+)
+from biasamp.inputs._column_roles import (
+    ColumnRoles,
+    RoleColumns,
+    aligned_prediction,
+    role_columns,
+)
 
 __all__ = [
     "ERR_JOIN_DUPLICATES",
@@ -58,8 +73,11 @@ def _check_join(con: Any, truth: str, pred: str, *, path: str, pred_path: str, o
     rows, ids, distinct, pred_rows, pred_ids, pred_distinct, joined = counts
     if rows == ids == distinct == pred_rows == pred_ids == pred_distinct == joined:
         return  # each id once on both sides, and the same ids
-    sides = ((path, truth, rows, ids, distinct), (pred_path, pred, pred_rows, pred_ids, pred_distinct))
-    for where, table, n, n_ids, _ in sides:
+    sides = (
+        (path, truth, rows, ids, distinct),
+        (pred_path, pred, pred_rows, pred_ids, pred_distinct),
+    )
+    for where, _, n, n_ids, _ in sides:
         if n_ids < n:
             raise ValueError(ERR_JOIN_NULL_IDS.format(path=where, column=on, count=n - n_ids))
     for where, table, _, n_ids, n_distinct in sides:
@@ -99,20 +117,126 @@ def _pred_roles(pred_specs: Mapping[str, Any], roles: ColumnRoles) -> dict[str, 
         rc = role_columns(role, spec)
         truth = getattr(roles, role.removesuffix("_pred"))
         if not rc.is_label and truth is not None and not truth.is_label:
-            resolved = ColumnRoles.resolve(
-                None, **{role.removesuffix("_pred"): dict(zip(truth.indicator_columns, truth.indicator_names, strict=True)), role: spec}
-            ) if False else None  # noqa: SIM108 - placeholder removed below
-            del resolved
-            position = {name: j for j, name in enumerate(rc.indicator_names)}
-            order = [position[name] for name in truth.indicator_names if name in position]
-            if len(order) == len(rc.indicator_names) == len(truth.indicator_names):
-                rc = RoleColumns(
-                    role,
-                    indicator_columns=tuple(rc.indicator_columns[j] for j in order),
-                    indicator_names=truth.indicator_names,
-                    thresholds=None
-                    if rc.thresholds is None
-                    else tuple(rc.thresholds[j] for j in order),
-                )
+            rc = aligned_prediction(truth, rc)
         out[role] = rc
     return out
+
+
+def _arrays_of(
+    frame: pd.DataFrame, positional: ColumnRoles, display: ColumnRoles
+) -> dict[str, Any]:
+    """Role arrays of a distinct-rows frame whose columns are the positional aliases."""
+    arrays: dict[str, Any] = {}
+    for role, rc in positional.present().items():
+        if rc.is_label:
+            arrays[role] = frame[rc.columns[0]].to_numpy(dtype=object)
+        else:
+            arrays[role] = pd.DataFrame(
+                frame[list(rc.indicator_columns)].to_numpy(),
+                columns=pd.Index(list(getattr(display, role).indicator_names), dtype=object),
+            )
+    return arrays
+
+
+def joined_counts_duckdb(
+    path: str,
+    pred_path: str,
+    *,
+    on: str,
+    roles: ColumnRoles,
+    pred_specs: Mapping[str, Any],
+    group_names: Sequence[Any],
+    task_names: Sequence[Any],
+    file_format: str | None = None,
+    pred_file_format: str | None = None,
+    names_source: str | None = None,
+    patterns: bool = False,
+    memory_limit: str | None = None,
+) -> Any:
+    """The count table of ``path`` joined with ``pred_path`` on ``on``, by DuckDB.
+
+    The engine of ``counts_from_joined_files(..., engine="duckdb")``, which
+    checks the files and resolves ``roles`` (the ground truth's, in ``path``) and
+    the label names first. ``pred_specs`` maps ``groups_pred`` / ``tasks_pred``
+    to their spec in ``pred_path``: a label column, a dict of indicator column
+    -> label name, or :class:`~biasamp.ScoreColumns`.
+
+    Returns
+    -------
+    CountTable or PatternCountTable
+        Identical to the numpy engine's (``patterns=True``: the pattern counts).
+    """
+    pred = _pred_roles(pred_specs, roles)
+    truth_columns = roles.columns()
+    pred_columns = [c for rc in pred.values() for c in rc.columns]
+    truth_alias = {c: f"r{j}" for j, c in enumerate(truth_columns)}
+    pred_alias = {c: f"r{len(truth_columns) + j}" for j, c in enumerate(pred_columns)}
+    pred_roles = ColumnRoles(**pred)
+    positional = ColumnRoles(
+        **renamed_roles(roles, truth_alias).present(),
+        **renamed_roles(pred_roles, pred_alias).present(),
+    )
+    display = ColumnRoles(**roles.present(), **pred)
+    truth = _source(
+        [path],
+        file_format,
+        _read_schemas([path], file_format),
+        [on, *truth_columns],
+        with_file=False,
+        outputs=["id", *truth_alias.values()],
+    )
+    predictions = _source(
+        [pred_path],
+        pred_file_format,
+        _read_schemas([pred_path], pred_file_format),
+        [on, *pred_columns],
+        with_file=False,
+        outputs=["id", *pred_alias.values()],
+    )
+    con = duckdb_connection(memory_limit=memory_limit)
+    try:
+        id_type = con.sql(f"SELECT id FROM {truth}").types[0]
+        cast = ", ".join(["TRY_CAST(id AS " + str(id_type) + ") AS id", *pred_alias.values()])
+        pred_ids = f"(SELECT {cast} FROM {predictions})"
+        _check_join(con, truth, pred_ids, path=path, pred_path=pred_path, on=on)
+        selected = [*(f"t.{a}" for a in truth_alias.values())]
+        selected += [f"p.{a}" for a in pred_alias.values()]
+        joined = (
+            f"(SELECT {', '.join(selected)} FROM {truth} AS t JOIN {pred_ids} AS p ON t.id = p.id)"
+        )
+        if patterns:
+            frame = distinct_rows_sql(con, joined, positional, display, paths=[path, pred_path])
+        else:
+            frame = con.execute(
+                group_sums_sql(joined, positional, dialect="duckdb", validate=True)
+            ).df()
+    finally:
+        con.close()
+    if patterns:
+        from biasamp.counts._pattern_counts import PatternCountTable
+
+        positional_truth = renamed_roles(roles, truth_alias)
+        positional_pred = renamed_roles(pred_roles, pred_alias)
+        frame = _unescape_labels(frame, [path], positional_truth, file_format, aliased=False)
+        frame = _unescape_labels(
+            frame, [pred_path], positional_pred, pred_file_format, aliased=False
+        )
+        table = PatternCountTable.from_arrays(
+            **_arrays_of(frame, positional, display),
+            sample_weight=frame["__weight"].to_numpy(),
+            group_names=group_names,
+            task_names=task_names,
+            names_source=names_source,
+        )
+        table.n_rows = int(frame["__rows"].sum())
+        return table
+    frame = _unescape_labels(frame, [path], roles, file_format, aliased=True)
+    frame = _unescape_labels(frame, [pred_path], pred_roles, pred_file_format, aliased=True)
+    _check_validation(frame.assign(file=pred_path), pred_roles, False)  # names the file
+    return counts_from_group_sums(
+        frame.assign(file=path),
+        display,
+        group_names=group_names,
+        task_names=task_names,
+        names_source=names_source,
+    )
