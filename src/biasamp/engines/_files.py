@@ -35,7 +35,12 @@ from biasamp.engines._file_formats import (
     file_format_of,
     file_schema,
 )
-from biasamp.engines._joins import ERR_JOIN_DUPLICATES, ERR_JOIN_MISSING
+from biasamp.engines._joins import (
+    ERR_JOIN_DUPLICATES,
+    ERR_JOIN_MISSING,
+    check_numpy_join_specs,
+    spec_columns,
+)
 from biasamp.inputs._column_roles import ColumnRoles
 from biasamp.output._csv import ESCAPED_CELL
 
@@ -835,7 +840,7 @@ def _read_role_arrays(
 
 
 def _spec_columns(spec: Any) -> list[str]:
-    return [spec] if isinstance(spec, str) else list(spec)
+    return [spec] if isinstance(spec, str) else list(spec_columns(spec))
 
 
 def counts_from_joined_files(
@@ -920,6 +925,7 @@ def counts_from_joined_files(
         if spec is not None
     }
     pred_file = os.fspath(pred_path)
+    check_numpy_join_specs(pred_specs, engine)
     check_file_schemas(
         [pred_file],
         [on, *[c for s in pred_specs.values() for c in _spec_columns(s)]],

@@ -18,7 +18,7 @@ sides); only when it finds a problem do a few more queries fetch examples
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -38,6 +38,7 @@ from biasamp.engines._group_sums import (
 from biasamp.inputs._column_roles import (
     ColumnRoles,
     RoleColumns,
+    ScoreColumns,
     aligned_prediction,
     role_columns,
 )
@@ -46,7 +47,10 @@ __all__ = [
     "ERR_JOIN_DUPLICATES",
     "ERR_JOIN_MISSING",
     "ERR_JOIN_NULL_IDS",
+    "ERR_JOIN_SCORES_ENGINE",
+    "check_numpy_join_specs",
     "joined_counts_duckdb",
+    "spec_columns",
 ]
 
 ERR_JOIN_DUPLICATES = "{path}: column {column!r} has {count} repeated id(s), e.g. {examples}."
@@ -54,6 +58,10 @@ ERR_JOIN_MISSING = (
     "column {column!r}: {count} id(s) of {path_a} are not in {path_b}, e.g. {examples}."
 )
 ERR_JOIN_NULL_IDS = "{path}: column {column!r} has {count} missing id(s); every row needs an id."
+ERR_JOIN_SCORES_ENGINE = (
+    "{role}: prediction scores of a joined file (ScoreColumns) are counted by engine='duckdb', "
+    "got engine={engine!r}."
+)
 
 _EXAMPLES = 5
 
@@ -110,6 +118,20 @@ def _check_join(con: Any, truth: str, pred: str, *, path: str, pred_path: str, o
     raise AssertionError("unreachable: the ids are unique and in both files")  # pragma: no cover
 
 
+def spec_columns(spec: Any) -> list[str]:
+    """The columns a prediction role spec of a joined file reads."""
+    if isinstance(spec, ScoreColumns):
+        return list(spec.columns or ())
+    return [spec] if isinstance(spec, str) else list(spec)
+
+
+def check_numpy_join_specs(pred_specs: Mapping[str, Any], engine: str) -> None:
+    """Refuse score columns on the numpy join (it holds the predictions as 0/1 in memory)."""
+    for role, spec in pred_specs.items():
+        if isinstance(spec, ScoreColumns) and engine != "duckdb":
+            raise ValueError(ERR_JOIN_SCORES_ENGINE.format(role=role, engine=engine))
+
+
 def _pred_roles(pred_specs: Mapping[str, Any], roles: ColumnRoles) -> dict[str, RoleColumns]:
     """The prediction roles, indicator columns put in the ground truth's label order."""
     out = {}
@@ -120,6 +142,11 @@ def _pred_roles(pred_specs: Mapping[str, Any], roles: ColumnRoles) -> dict[str, 
             rc = aligned_prediction(truth, rc)
         out[role] = rc
     return out
+
+
+def _roles_of(parts: Mapping[str, RoleColumns]) -> ColumnRoles:
+    """The column roles of ``parts`` (role -> its columns; no weight)."""
+    return ColumnRoles(**cast("dict[str, Any]", dict(parts)))
 
 
 def _arrays_of(
@@ -171,12 +198,14 @@ def joined_counts_duckdb(
     pred_columns = [c for rc in pred.values() for c in rc.columns]
     truth_alias = {c: f"r{j}" for j, c in enumerate(truth_columns)}
     pred_alias = {c: f"r{len(truth_columns) + j}" for j, c in enumerate(pred_columns)}
-    pred_roles = ColumnRoles(**pred)
-    positional = ColumnRoles(
-        **renamed_roles(roles, truth_alias).present(),
-        **renamed_roles(pred_roles, pred_alias).present(),
+    pred_roles = _roles_of(pred)
+    positional = _roles_of(
+        {
+            **renamed_roles(roles, truth_alias).present(),
+            **renamed_roles(pred_roles, pred_alias).present(),
+        }
     )
-    display = ColumnRoles(**roles.present(), **pred)
+    display = _roles_of({**roles.present(), **pred})
     truth = _source(
         [path],
         file_format,
