@@ -888,8 +888,9 @@ def counts_from_joined_files(
         Return the :class:`PatternCountTable` of the joined rows (the task-set
         counts of the multi-attribute metrics; no ``replicates``) instead.
     engine : {"numpy", "duckdb"}, default "numpy"
-        ``"duckdb"`` joins and counts in DuckDB (:mod:`biasamp.engines._joins`: a
-        hash join that spills to disk, nothing per row in Python; no ``replicates``).
+        ``"duckdb"`` joins and counts in DuckDB (a hash join that spills to disk,
+        nothing per row in Python; no ``replicates``); ``pred_path``'s roles may
+        then be :class:`ScoreColumns`.
 
     Returns
     -------
