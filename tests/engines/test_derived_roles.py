@@ -23,7 +23,7 @@ from biasamp.engines._derived_roles import (
     ERR_SCORE_VALUE,
     FIRST_IN_FILE,
 )
-from biasamp.engines._duckdb import ERR_PATTERN_INTERSECTIONS
+from biasamp.engines._duckdb import ERR_FIRST_BAD_ROW, ERR_PATTERN_INTERSECTIONS
 from biasamp.engines._files import ERR_CHUNK
 from biasamp.engines._group_sums import ALLOWED_SCORES, ERR_BAD_VALUES
 from biasamp.inputs._column_roles import (
@@ -232,7 +232,29 @@ def test_scores_outside_the_unit_interval_or_missing_are_refused(tmp_path, bad):
         counts_from_files(path, **roles, engine="duckdb")
     assert str(info.value) == f"{path}: " + ERR_BAD_VALUES.format(
         where="", role="tasks_pred", count=1, column="p_cook", allowed=ALLOWED_SCORES
-    )
+    ) + ERR_FIRST_BAD_ROW.format(row=13, value=bad)
+
+
+def test_duckdb_names_the_file_and_first_row_of_a_bad_value(tmp_path):
+    good, bad = make_frame(20, 8), make_frame(30, 9)
+    bad.loc[[21, 25], "p_ski"] = 7.0
+    bad.loc[4, "ski"] = 2
+    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    good.to_csv(paths[0], index=False)
+    bad.to_csv(paths[1], index=False)
+    roles = dict(groups="sex", tasks=TASKS, tasks_pred=ScoreColumns(prefix="p_"))
+    with pytest.raises(ValueError) as info:
+        counts_from_files(paths, **roles, engine="duckdb")
+    assert str(info.value) == f"{paths[1]}: " + ERR_BAD_VALUES.format(
+        where="", role="tasks", count=1, column="ski", allowed="0 or 1"
+    ) + ERR_FIRST_BAD_ROW.format(row=5, value=2)
+    bad.loc[4, "ski"] = 1
+    bad.to_csv(paths[1], index=False)
+    with pytest.raises(ValueError) as info:
+        counts_from_files(paths, **roles, engine="duckdb")
+    assert str(info.value) == f"{paths[1]}: " + ERR_BAD_VALUES.format(
+        where="", role="tasks_pred", count=2, column="p_ski", allowed=ALLOWED_SCORES
+    ) + ERR_FIRST_BAD_ROW.format(row=22, value=7.0)
 
 
 def test_a_missing_group_score_is_refused_by_every_engine(tmp_path, engine):

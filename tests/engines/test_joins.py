@@ -9,6 +9,7 @@ import pytest
 
 from biasamp import CountTable, ScoreColumns
 from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.engines._duckdb import ERR_FIRST_BAD_ROW
 from biasamp.engines._files import ERR_REPLICATES_ENGINE, counts_from_joined_files
 from biasamp.engines._group_sums import ALLOWED_SCORES, ERR_BAD_VALUES
 from biasamp.engines._joins import (
@@ -159,7 +160,7 @@ def test_duckdb_join_names_the_file_of_a_bad_value_or_id(tmp_path):
         counts_from_joined_files(t, p, **ROLES, engine="duckdb")
     assert str(info.value) == f"{p}: " + ERR_BAD_VALUES.format(
         where="", role="tasks_pred", count=1, column="surf", allowed="0 or 1"
-    )
+    ) + ERR_FIRST_BAD_ROW.format(row=6, value=2)
     pred.loc[5, "surf"] = 0
     pred.loc[7, "score_ski"] = 1.25
     pred.to_parquet(p, index=False)
@@ -175,7 +176,7 @@ def test_duckdb_join_names_the_file_of_a_bad_value_or_id(tmp_path):
         )
     assert str(info.value) == f"{p}: " + ERR_BAD_VALUES.format(
         where="", role="tasks_pred", count=1, column="score_ski", allowed=ALLOWED_SCORES
-    )
+    ) + ERR_FIRST_BAD_ROW.format(row=8, value=1.25)
     pred.loc[[2, 9], "id"] = None
     pred.to_parquet(p, index=False)
     with pytest.raises(ValueError) as info:

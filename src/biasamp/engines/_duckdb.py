@@ -17,10 +17,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
-from biasamp.engines._arrow_sums import batch_group_sums, group_sums_frame, merge_group_sums
+from biasamp.engines._arrow_sums import (
+    _invalid,
+    _numeric,
+    _plain,
+    batch_group_sums,
+    group_sums_frame,
+    merge_group_sums,
+)
 from biasamp.engines._file_formats import check_field_counts, file_format_of, file_schema
 from biasamp.engines._group_sums import (
     ALLOWED_SCORES,
@@ -43,6 +51,7 @@ SQL_COLUMNS = 1_000
 
 ERR_DUCKDB = "engine='duckdb' needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_MIXED_FORMATS = "engine='duckdb': all files must have one format; got {formats}."
+ERR_FIRST_BAD_ROW = " The first is in data row {row} ({value!r})."
 ERR_PATTERN_INTERSECTIONS = (
     "engine='duckdb': the pattern counts of an IntersectedColumns role ({role}) need "
     "engine='numpy'."
@@ -221,6 +230,7 @@ def counts_from_files_duckdb(
     finally:
         con.close()
     frame = _unescape_labels(frame, paths, roles, file_format, aliased=True)
+    check_values_by_row(frame, paths, roles, soft=soft, file_format=file_format)
     return counts_from_group_sums(
         frame,
         roles,
@@ -229,6 +239,74 @@ def counts_from_files_duckdb(
         soft=soft,
         names_source=names_source,
     )
+
+
+def _file_batches(path: str, column: str, file_format: str | None) -> Any:
+    """Record batches of one column of a Parquet or CSV file, in row order."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    if file_format_of(path, file_format) == "parquet":
+        with pq.ParquetFile(path) as handle:
+            yield from handle.iter_batches(batch_size=1 << 20, columns=[column])
+        return
+    read = pcsv.ReadOptions(use_threads=False)  # in row order
+    with pcsv.open_csv(
+        path, read_options=read, convert_options=pcsv.ConvertOptions(include_columns=[column])
+    ) as reader:
+        yield from reader
+
+
+def first_bad_row(
+    path: str, column: str, *, unit_interval: bool, file_format: str | None = None
+) -> tuple[int, Any] | None:
+    """The first data row (1 = the first row after a CSV header) whose value in ``column``
+    is missing or not 0/1 (``unit_interval``: not in [0, 1]), and the value; None if none."""
+    start = 0
+    for batch in _file_batches(path, column, file_format):
+        values, missing = _numeric(_plain(batch.column(0)))
+        invalid = _invalid(np.asarray(values, dtype=np.float64), soft=unit_interval)
+        if missing is not None:
+            invalid = missing if invalid is None else invalid | missing
+        if invalid is not None:
+            row = int(np.argmax(invalid))
+            value = None if missing is not None and missing[row] else values[row].item()
+            return start + row + 1, value
+        start += batch.num_rows
+    return None
+
+
+def check_values_by_row(
+    frame: pd.DataFrame,
+    paths: Sequence[str],
+    roles: ColumnRoles,
+    *,
+    soft: bool,
+    file_format: str | None,
+) -> None:
+    """Refuse the first column with invalid values in a group-sums table (its ``bad_``
+    counts), naming its file, the column and the first bad data row (found by reading
+    that column of that file once more)."""
+    for rc in roles.present().values():
+        for j, column in enumerate(rc.indicator_columns):
+            alias = f"bad_{rc.role}_{j}"
+            if alias not in frame.columns or not (frame[alias] > 0).any():
+                continue
+            unit = rc.is_scores or (soft and rc.role.endswith("_pred"))
+            files = set(frame.loc[frame[alias] > 0, "file"].astype(str))
+            path = next(p for p in paths if p in files) if files & set(paths) else paths[0]
+            found = first_bad_row(path, column, unit_interval=unit, file_format=file_format)
+            allowed = ALLOWED_SCORES if rc.is_scores else "in [0, 1]" if unit else "0 or 1"
+            message = f"{path}: " + ERR_BAD_VALUES.format(
+                where="",
+                role=rc.role,
+                count=int(frame[alias].sum()),
+                column=column,
+                allowed=allowed,
+            )
+            if found is not None:
+                message += ERR_FIRST_BAD_ROW.format(row=found[0], value=found[1])
+            raise ValueError(message)
 
 
 def distinct_rows_sql(

@@ -26,11 +26,11 @@ from biasamp.engines._duckdb import (
     _read_schemas,
     _source,
     _unescape_labels,
+    check_values_by_row,
     distinct_rows_sql,
     duckdb_connection,
 )
 from biasamp.engines._group_sums import (
-    _check_validation,
     counts_from_group_sums,
     group_sums_sql,
     renamed_roles,
@@ -261,7 +261,13 @@ def joined_counts_duckdb(
         return table
     frame = _unescape_labels(frame, [path], roles, file_format, aliased=True)
     frame = _unescape_labels(frame, [pred_path], pred_roles, pred_file_format, aliased=True)
-    _check_validation(frame.assign(file=pred_path), pred_roles, False)  # names the file
+    for side, side_roles, side_format in (
+        (pred_path, pred_roles, pred_file_format),
+        (path, roles, file_format),
+    ):  # bad values named with their file and first data row
+        check_values_by_row(
+            frame.assign(file=side), [side], side_roles, soft=False, file_format=side_format
+        )
     return counts_from_group_sums(
         frame.assign(file=path),
         display,
