@@ -70,6 +70,42 @@ def _shown(values: Sequence[Any]) -> str:
     return ", ".join(repr(v) for v in values[:_EXAMPLES])
 
 
+def check_unique_ids_sql(
+    con: Any, table: str, *, n_ids: int, n_distinct: int, path: str, on: str
+) -> None:
+    """Refuse repeated ids of ``table`` (a subquery with an ``id`` column; ``n_ids`` ids,
+    ``n_distinct`` distinct), naming the smallest."""
+    if n_distinct < n_ids:
+        repeated = con.execute(
+            f"SELECT id FROM {table} GROUP BY id HAVING COUNT(*) > 1 ORDER BY id"
+        ).fetchall()
+        raise ValueError(
+            ERR_JOIN_DUPLICATES.format(
+                path=path, column=on, count=len(repeated), examples=_shown([r[0] for r in repeated])
+            )
+        )
+
+
+def check_ids_in_sql(
+    con: Any, first: str, second: str, *, path: str, other_path: str, on: str
+) -> None:
+    """Refuse ids of ``first`` that ``second`` lacks (subqueries with an ``id`` column)."""
+    absent = con.execute(
+        f"SELECT DISTINCT x.id FROM {first} AS x ANTI JOIN {second} AS y ON x.id = y.id "
+        "ORDER BY x.id"
+    ).fetchall()
+    if absent:
+        raise ValueError(
+            ERR_JOIN_MISSING.format(
+                column=on,
+                count=len(absent),
+                path_a=path,
+                path_b=other_path,
+                examples=_shown([r[0] for r in absent]),
+            )
+        )
+
+
 def _check_join(con: Any, truth: str, pred: str, *, path: str, pred_path: str, on: str) -> None:
     """Refuse missing, repeated and unmatched ids (the numpy join's errors and order)."""
     counts = con.execute(
@@ -89,32 +125,9 @@ def _check_join(con: Any, truth: str, pred: str, *, path: str, pred_path: str, o
         if n_ids < n:
             raise ValueError(ERR_JOIN_NULL_IDS.format(path=where, column=on, count=n - n_ids))
     for where, table, _, n_ids, n_distinct in sides:
-        if n_distinct < n_ids:
-            repeated = con.execute(
-                f"SELECT id FROM {table} GROUP BY id HAVING COUNT(*) > 1 ORDER BY id"
-            ).fetchall()
-            raise ValueError(
-                ERR_JOIN_DUPLICATES.format(
-                    path=where,
-                    column=on,
-                    count=len(repeated),
-                    examples=_shown([r[0] for r in repeated]),
-                )
-            )
+        check_unique_ids_sql(con, table, n_ids=n_ids, n_distinct=n_distinct, path=where, on=on)
     for a, b, first, second in ((path, pred_path, truth, pred), (pred_path, path, pred, truth)):
-        absent = con.execute(
-            f"SELECT x.id FROM {first} AS x ANTI JOIN {second} AS y ON x.id = y.id ORDER BY x.id"
-        ).fetchall()
-        if absent:
-            raise ValueError(
-                ERR_JOIN_MISSING.format(
-                    column=on,
-                    count=len(absent),
-                    path_a=a,
-                    path_b=b,
-                    examples=_shown([r[0] for r in absent]),
-                )
-            )
+        check_ids_in_sql(con, first, second, path=a, other_path=b, on=on)
     raise AssertionError("unreachable: the ids are unique and in both files")  # pragma: no cover
 
 

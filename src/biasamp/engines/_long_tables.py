@@ -42,7 +42,13 @@ from biasamp.engines._group_sums import (
     group_sums_sql,
     renamed_roles,
 )
-from biasamp.engines._joins import ERR_JOIN_DUPLICATES, ERR_JOIN_MISSING, ERR_JOIN_NULL_IDS
+from biasamp.engines._joins import (
+    ERR_JOIN_DUPLICATES,
+    ERR_JOIN_MISSING,
+    ERR_JOIN_NULL_IDS,
+    check_ids_in_sql,
+    check_unique_ids_sql,
+)
 from biasamp.inputs._column_roles import (
     ERR_MISSING_COLUMNS,
     ERR_NO_ROLES_GIVEN,
@@ -323,18 +329,7 @@ def _duckdb_sums(
         ).fetchone()
         if n_ids < n:
             raise ValueError(ERR_JOIN_NULL_IDS.format(path=path, column=on, count=n - n_ids))
-        if n_distinct < n:
-            repeated = con.execute(
-                f"SELECT id FROM {data} GROUP BY id HAVING COUNT(*) > 1 ORDER BY id"
-            ).fetchall()
-            raise ValueError(
-                ERR_JOIN_DUPLICATES.format(
-                    path=path,
-                    column=on,
-                    count=len(repeated),
-                    examples=_shown([r[0] for r in repeated]),
-                )
-            )
+        check_unique_ids_sql(con, data, n_ids=n, n_distinct=n_distinct, path=path, on=on)
         base = con.execute(group_sums_sql(data, positional, dialect="duckdb", validate=True)).df()
         keys = [a for rc in roles.present().values() for a in _key_aliases(rc)]
         id_type = con.sql(f"SELECT id FROM {data}").types[0]
@@ -356,19 +351,7 @@ def _duckdb_sums(
                 raise ValueError(
                     ERR_LONG_NULL_LABELS.format(path=long_path, column=label, count=nulls[1])
                 )
-            absent = con.execute(
-                f"SELECT DISTINCT l.id FROM {long} AS l ANTI JOIN {data} AS d ON l.id = d.id ORDER BY l.id"
-            ).fetchall()
-            if absent:
-                raise ValueError(
-                    ERR_JOIN_MISSING.format(
-                        column=on,
-                        count=len(absent),
-                        path_a=long_path,
-                        path_b=path,
-                        examples=_shown([r[0] for r in absent]),
-                    )
-                )
+            check_ids_in_sql(con, long, data, path=long_path, other_path=path, on=on)
             keyed = (
                 f"SELECT {', '.join(key_select(positional))}, l.label AS label FROM {data} AS d "
                 f"JOIN {long} AS l ON d.id = l.id"
