@@ -1,4 +1,4 @@
-"""Reading audit inputs from files (biasamp.cli._files, biasamp.cli.inputs): layouts, streaming, every error."""
+"""Reading audit inputs from files (biasamp.engines._file_reader, biasamp.engines._audit_inputs): layouts, streaming, every error."""
 
 from __future__ import annotations
 
@@ -9,20 +9,8 @@ import pandas as pd
 import pytest
 
 from biasamp import directional, mals
-from biasamp.cli import _files
-from biasamp.cli._files import (
-    ERR_DELIMITER,
-    ERR_DUPLICATE_COLUMNS,
-    ERR_EMPTY_FILE,
-    ERR_MISSING_COLUMN,
-    ERR_MISSING_VALUES,
-    ERR_NO_ROWS,
-    ERR_NOT_BINARY,
-    ERR_NOT_FOUND,
-    ERR_PARQUET,
-    HINT_SCORES,
-)
-from biasamp.cli.inputs import (
+from biasamp.engines import _file_reader as _files
+from biasamp.engines._audit_inputs import (
     ERR_COLUMN_SETS,
     ERR_DUPLICATE_IDS,
     ERR_ID_MISSING,
@@ -34,6 +22,18 @@ from biasamp.cli.inputs import (
     Layout,
     load_audit,
     read_blocks,
+)
+from biasamp.engines._file_reader import (
+    ERR_DELIMITER,
+    ERR_DUPLICATE_COLUMNS,
+    ERR_EMPTY_FILE,
+    ERR_MISSING_COLUMN,
+    ERR_MISSING_VALUES,
+    ERR_NO_ROWS,
+    ERR_NOT_BINARY,
+    ERR_NOT_FOUND,
+    ERR_PARQUET,
+    HINT_SCORES,
 )
 
 

@@ -26,19 +26,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli._files import (
+from biasamp.cli.arguments import ERR_DELIMITER_ARG, ERR_THRESHOLD
+from biasamp.cli.json_output import load_schema
+from biasamp.cli.main import main
+from biasamp.engines._audit_inputs import (
+    ERR_DUPLICATE_IDS,
+    ERR_ID_MISSING,
+)
+from biasamp.engines._file_reader import (
     ERR_DELIMITER,
     ERR_EMPTY_FILE,
     ERR_MISSING_COLUMN,
     ERR_NOT_BINARY,
 )
-from biasamp.cli.arguments import ERR_DELIMITER_ARG, ERR_THRESHOLD
-from biasamp.cli.inputs import (
-    ERR_DUPLICATE_IDS,
-    ERR_ID_MISSING,
-)
-from biasamp.cli.json_output import load_schema
-from biasamp.cli.main import main
 
 from .conftest import XSS_GROUP, XSS_TASK, run_cli
 

@@ -119,7 +119,10 @@ def _library(key: str, a: dict[str, Any]) -> float:
     return float(r.value)
 
 
-def _cli(tmp_path: Path, args: list[str], metrics: tuple[str, ...]) -> dict[str, float]:
+def _cli(
+    tmp_path: Path, args: list[str], metrics: tuple[str, ...]
+) -> tuple[dict[str, float], dict[str, int]]:
+    """The metric values of the JSON, and the data rows of each input file by role."""
     out = tmp_path / "out.json"
     chosen = [x for key in metrics for x in ("--metric", key)]
     settings = ["--n-iter", str(N_ITER), "--seed", str(SEED), "--no-progress"]
@@ -128,7 +131,8 @@ def _cli(tmp_path: Path, args: list[str], metrics: tuple[str, ...]) -> dict[str,
     doc = json.loads(out.read_text())
     streamed = doc["settings"]["streamed"]
     assert streamed is (args[args.index("--stream") + 1] == "on")
-    return {m["key"]: m["value"] for m in doc["metrics"]}
+    rows = {f["role"]: f["rows"] for f in doc["inputs"]}
+    return {m["key"]: m["value"] for m in doc["metrics"]}, rows
 
 
 def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
@@ -260,7 +264,11 @@ def test_the_cli_json_equals_the_library_on_every_layout(layout, stream, splits,
         metrics = tuple(m for m in metrics if m in PAIRWISE + MULTI)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
-        got = _cli(tmp_path, [*args, *engine], metrics)
+        got, rows = _cli(tmp_path, [*args, *engine], metrics)
+    # every path reports a file's data rows, the training rows it drops included
+    assert rows["data"] == (len(train) if layout == "indicator-no-train" else len(test))
+    if "--train" in args:
+        assert rows["train"] == len(train)
     expected = {key: _library(key, arrays) for key in metrics}
     assert set(got) == set(expected)
     for key in metrics:
@@ -283,8 +291,8 @@ def test_the_training_file_has_rows_with_no_group_and_no_task(splits):
 @pytest.mark.parametrize("stream", ["auto", "on"])
 def test_streamed_join_errors_name_file_column_and_row(stream, tmp_path, capsys):
     """The streamed join refuses; the in-memory reader names the file, column and row."""
-    from biasamp.cli._files import ERR_NOT_BINARY
-    from biasamp.cli.inputs import ERR_DUPLICATE_IDS, ERR_ID_MISSING
+    from biasamp.engines._audit_inputs import ERR_DUPLICATE_IDS, ERR_ID_MISSING
+    from biasamp.engines._file_reader import ERR_NOT_BINARY
 
     truth = pd.DataFrame({"id": ["a", "b", "c"], "m": [1, 0, 1], "w": [0, 1, 0]})
     truth["x"] = [1, 1, 0]
@@ -356,7 +364,7 @@ def test_the_bootstrap_of_a_joined_file_equals_the_library(stream, splits, tmp_p
 
 def test_ids_are_joined_as_text_or_as_stored_integers(tmp_path, capsys):
     """'007' and '7' are different ids, as the in-memory reader reads them (text)."""
-    from biasamp.cli.inputs import ERR_ID_MISSING
+    from biasamp.engines._audit_inputs import ERR_ID_MISSING
 
     truth = pd.DataFrame({"id": ["007", "8"], "m": [1, 0], "w": [0, 1], "x": [1, 0]})
     truth.to_csv(tmp_path / "t.csv", index=False)

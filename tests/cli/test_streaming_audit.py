@@ -15,18 +15,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli._files import (
+from biasamp.cli.json_output import load_schema
+from biasamp.cli.main import main
+from biasamp.cli.streaming import ERR_ENGINE_NEEDS_STREAM, ERR_STREAM_NOT_APPLICABLE
+from biasamp.engines._audit_inputs import (
+    ERR_UNKNOWN_EVAL_LABELS,
+    ERR_UNKNOWN_PRED_LABELS,
+)
+from biasamp.engines._file_reader import (
     ERR_MISSING_COLUMN,
     ERR_MISSING_VALUES,
     ERR_NOT_BINARY,
 )
-from biasamp.cli.inputs import (
-    ERR_UNKNOWN_EVAL_LABELS,
-    ERR_UNKNOWN_PRED_LABELS,
-)
-from biasamp.cli.json_output import load_schema
-from biasamp.cli.main import main
-from biasamp.cli.streaming import ERR_ENGINE_NEEDS_STREAM, ERR_STREAM_NOT_APPLICABLE
 from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP
 
 from .test_measure_report import worked_example

@@ -17,8 +17,6 @@ import pandas as pd
 import pytest
 
 from biasamp import CountTable, counts_from_files, pattern_counts_from_files
-from biasamp.cli._files import ColumnBlock, InputError, read_blocks
-from biasamp.cli.calibrate import read_thresholds
 from biasamp.cli.main import EXIT_USAGE, main
 from biasamp.engines._file_formats import (
     ERR_FIELD_COUNT,
@@ -26,6 +24,8 @@ from biasamp.engines._file_formats import (
     _check_with_csv_module,
     check_field_counts,
 )
+from biasamp.engines._file_reader import ColumnBlock, InputError, read_blocks
+from biasamp.uncertainty._threshold_files import read_thresholds
 
 pytest.importorskip("pyarrow")
 

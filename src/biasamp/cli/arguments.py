@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from biasamp.engines._audit_inputs import Layout
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
 from biasamp.output._targets import OutputTarget, check_outputs
 
-from .inputs import Layout
 from .metrics import REGISTRY, resolve_metric
 from .streaming import ENGINES, STREAM_MODES
 

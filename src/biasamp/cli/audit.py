@@ -17,15 +17,20 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
+from biasamp.engines._audit_inputs import AuditData, Layout, load_audit
+from biasamp.engines._audit_streaming import StreamedData, StreamPlan, StreamRefused, load_streamed
 from biasamp.inputs._group_sizes import SmallGroupWarning
 from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
-from biasamp.metrics._mals import bias_score_matrix
-from biasamp.uncertainty._sweep import threshold_sweep
+from biasamp.metrics._audit_tables import bias_comparison
+from biasamp.metrics._bootstrap import evaluation_replicates
+from biasamp.uncertainty._audit_sweeps import audit_threshold_sweep, sweep_grid
+from biasamp.uncertainty._threshold_files import (
+    calibrate_from_files,
+    check_threshold_labels,
+    read_thresholds,
+)
 
 from .arguments import Gate, layout_from_args
-from .calibrate import calibrate_from_files, check_threshold_labels, read_thresholds
-from .group_scores import positive_group
-from .inputs import AuditData, Layout, load_audit
 from .metrics import (
     REGISTRY,
     ROLE_HINTS,
@@ -37,12 +42,8 @@ from .metrics import (
 from .streaming import (
     ERR_ENGINE_NEEDS_STREAM,
     ERR_STREAM_NOT_APPLICABLE,
-    StreamedData,
-    StreamPlan,
-    StreamRefused,
     compute_streamed_metric,
-    load_streamed,
-    plan_streaming,
+    plan_from_args,
 )
 
 __all__ = ["Audit", "run_audit"]
@@ -128,51 +129,6 @@ def table_cell_warnings(splits: list[tuple[str, CountTable]], *, min_cell: int) 
     return out
 
 
-def bias_comparison(data: AuditData | StreamedData) -> pd.DataFrame | None:
-    """Per (group, task): the training bias b*(t, g) and the predicted bias b~(t, g).
-
-    The predicted bias crosses the predicted groups (or the true ones) with the
-    predicted tasks (or the true ones); the training bias comes from the
-    training split (or the evaluation ground truth without one).
-    """
-    if not (data.has("groups_pred") or data.has("tasks_pred")):
-        return None
-    group_role = "groups_pred" if data.has("groups_pred") else "groups"
-    task_role = "tasks_pred" if data.has("tasks_pred") else "tasks"
-    if isinstance(data, StreamedData):
-        reference = data.train if data.train is not None else data.evaluation
-        predicted = data.evaluation
-    else:
-        reference = CountTable.from_arrays(
-            groups=data.groups_train if data.has("groups_train") else data.groups,
-            tasks=data.tasks_train if data.has("groups_train") else data.tasks,
-            **data.names(),
-        )
-        predicted = CountTable.from_arrays(
-            groups=getattr(data, group_role), tasks=getattr(data, task_role), **data.names()
-        )
-        group_role, task_role = "groups", "tasks"
-    b_train = bias_score_matrix(reference.joint[("groups", "tasks")])[0].T
-    b_pred = bias_score_matrix(predicted.joint[(group_role, task_role)])[0].T
-    names_t = np.asarray(reference.task_names, dtype=object)
-    names_g = np.asarray(reference.group_names, dtype=object)
-    frame = pd.DataFrame(
-        {
-            "task": np.repeat(names_t, len(names_g)),
-            "group": np.tile(names_g, len(names_t)),
-            "b_train": b_train.reshape(-1),
-            "b_pred": b_pred.reshape(-1),
-        }
-    )
-    frame.attrs["reference"] = "training" if data.has("groups_train") else "evaluation ground truth"
-    frame.attrs["predicted"] = (
-        ("predicted groups" if data.has("groups_pred") else "true groups")
-        + " x "
-        + ("predicted tasks" if data.has("tasks_pred") else "true tasks")
-    )
-    return frame
-
-
 def _settings_dict(args: argparse.Namespace, keys: list[str]) -> dict[str, Any]:
     names = (
         "group",
@@ -229,7 +185,6 @@ def _thresholds(
     return {}, None
 
 
-SWEEP_GRID = np.round(np.linspace(0.05, 0.95, 19), 2)
 _SWEPT = {
     "mals": ("mals", None),
     "directional-a2t": ("directional", "A->T"),
@@ -237,85 +192,24 @@ _SWEPT = {
 }
 
 
-def sweep_grid(data: AuditData) -> np.ndarray:
-    """0.05, 0.10, ..., 0.95 for scores in [0, 1]; else the 5%, 10%, ..., 95% quantiles."""
-    values = np.concatenate(
-        [np.ravel(s) for s in (data.group_scores, data.task_scores) if s is not None]
-    )
-    if values.min() >= 0 and values.max() <= 1:
-        return SWEEP_GRID
-    return np.unique(np.quantile(values, SWEEP_GRID))
-
-
 def threshold_sweeps(
     data: AuditData, results: dict[str, Any], *, progress: bool = False
 ) -> dict[str, Any] | None:
-    """The threshold sweep of each computed co-occurrence metric whose predictions are scores.
-
-    One grid for every scored label (``score > threshold``); the labels' own
-    thresholds are not used along the sweep. A->T sweeps the task scores, T->A
-    the group scores, MALS both (the unscored role keeps its predictions).
-
-    Exclusive group score columns (every row in exactly one group, see
-    :mod:`biasamp.cli.group_scores`) are one decision: with two groups the
-    positive group's score is swept (the other group is predicted below the
-    threshold); with more groups the argmax decision does not move with a
-    common threshold, so the groups keep their predictions and only task scores
-    are swept (T->A has nothing to sweep then).
-    """
+    """The threshold sweep of each computed co-occurrence metric whose predictions are scores
+    (:func:`biasamp.uncertainty._audit_sweeps.audit_threshold_sweep`), by metric key."""
     if data.scores is None:
         return None
     grid = sweep_grid(data)
     sweeps: dict[str, Any] = {}
     for key in results:
-        if key not in _SWEPT:
-            continue
-        metric, direction = _SWEPT[key]
-        kwargs: dict[str, Any] = {
-            **data.names(),
-            "groups_train": data.groups_train,
-            "tasks_train": data.tasks_train,
-        }
-        roles = {"groups": data.group_scores, "tasks": data.task_scores}
-        group_kwargs: dict[str, Any] = {}
-        if data.exclusive_groups and data.group_scores is not None:
-            if len(data.group_names) == 2:
-                positive = positive_group(data.group_names, data.positive_group)
-                column = list(data.group_names).index(positive)
-                roles["groups"] = data.group_scores[:, column]
-                group_kwargs["positive_group"] = positive
-            else:
-                roles["groups"] = None  # the argmax decision is fixed along the grid
-        if direction == "A->T":
-            roles["groups"] = None
-            kwargs.update(direction=direction, groups=data.groups, tasks=data.tasks)
-        elif direction == "T->A":
-            roles["tasks"] = None
-            kwargs.update(direction=direction, groups=data.groups, tasks=data.tasks)
-        if all(v is None for v in roles.values()):
-            continue
-        for role, scores in roles.items():
-            if scores is None and direction is None:
-                kwargs[f"{role}_pred"] = getattr(data, f"{role}_pred")
-        sweeps[key] = threshold_sweep(
-            metric,
-            thresholds=grid,
-            progress=progress,
-            groups_scores=_group_score_frame(roles["groups"], data.group_names),
-            **group_kwargs,
-            tasks_scores=None
-            if roles["tasks"] is None
-            else pd.DataFrame(roles["tasks"], columns=list(data.task_names)),
-            **kwargs,
-        )
+        if key in _SWEPT:
+            metric, direction = _SWEPT[key]
+            sweep = audit_threshold_sweep(
+                data, metric, direction=direction, thresholds=grid, progress=progress
+            )
+            if sweep is not None:
+                sweeps[key] = sweep
     return sweeps or None
-
-
-def _group_score_frame(scores: np.ndarray | None, names: tuple[str, ...]) -> Any:
-    """Scores as ``threshold_sweep`` takes them: 1-D for the positive group, else a frame."""
-    if scores is None or scores.ndim == 1:
-        return scores
-    return pd.DataFrame(scores, columns=list(names))
 
 
 def sizes_table(results: dict[str, Any]) -> pd.DataFrame | None:
@@ -333,7 +227,7 @@ def _streaming_plan(args: argparse.Namespace, layout: Layout) -> StreamPlan | No
     if mode == "off":
         plan, reason = None, "--stream off"
     else:
-        plan, reason = plan_streaming(args, layout)
+        plan, reason = plan_from_args(args, layout)
     if plan is None:
         if mode == "on":
             raise ValueError(ERR_STREAM_NOT_APPLICABLE.format(reason=reason))
@@ -426,8 +320,9 @@ def _settings(args: argparse.Namespace, *, progress: bool) -> Settings:
 
 
 def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: bool) -> Audit:
-    """The audit from count tables of the files (``biasamp.cli.streaming``): bounded memory."""
-    data = load_streamed(plan, n_boot=args.n_boot, seed=args.seed, progress=progress)
+    """The audit from count tables of the files (``biasamp.engines._audit_streaming``): bounded memory."""
+    replicates = evaluation_replicates(args.n_boot, random_state=args.seed) if args.n_boot else None
+    data = load_streamed(plan, replicates=replicates, progress=progress)
     keys, skipped = _metric_keys(args, data)
     settings = _settings(args, progress=progress)
     results = {}

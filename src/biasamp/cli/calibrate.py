@@ -7,16 +7,9 @@ ground-truth group / task indicator columns (``--group-cols``, ``--task-cols``,
 column gets the threshold of :func:`biasamp.calibrate_thresholds`: as many
 validation rows are predicted positive as the ground truth has positives.
 
-**One rule for scores** everywhere in biasamp: a prediction is positive when
-``score > threshold`` (strict). ``--threshold``, calibrated thresholds, the
-threshold sweep and :func:`biasamp.calibrate_thresholds` all use it.
-
-Thresholds files (written atomically with :func:`biasamp.atomic_output`):
-
-* ``.json``: ``{"schema": "biasamp-thresholds", "schema_version": 1, "rule":
-  "score > threshold", "n": ..., "ties": ..., "source": {...}, "labels": [{"label",
-  "threshold", "target_count", "predicted_count"}, ...]}``;
-* anything else: CSV with the columns ``label,threshold,target_count,predicted_count``.
+The thresholds file (JSON for ``.json``, else CSV) and the one rule for
+scores (``score > threshold``) are described in
+:mod:`biasamp.uncertainty._threshold_files`, which reads and writes them.
 
 ``biasamp measure`` / ``report`` read them with ``--thresholds FILE``, or
 calibrate on the fly with ``--calibrate-on VAL_FILE`` (and
@@ -26,22 +19,14 @@ calibrate on the fly with ``--calibrate-on VAL_FILE`` (and
 from __future__ import annotations
 
 import argparse
-import json
-import math
-from pathlib import Path
-from typing import Any
 
-import pandas as pd
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from biasamp.output._atomic import atomic_output
-from biasamp.output._csv import unescape_cell, unescape_cells, write_csv
-from biasamp.output._targets import OutputTarget
-from biasamp.uncertainty._calibration import ThresholdCalibration, calibrate_thresholds
+from biasamp.uncertainty._calibration import ThresholdCalibration
+from biasamp.uncertainty._threshold_files import calibrate_from_files, write_thresholds
 
-from ._files import check_field_counts
 from .arguments import (
     EXIT_CODES,
     add_layout_arguments,
@@ -49,27 +34,8 @@ from .arguments import (
     console_for,
     layout_from_args,
 )
-from .inputs import AuditData, InputError, Layout, load_audit
 
-__all__ = ["add_parser", "calibrate_from_files", "read_thresholds", "run", "write_thresholds"]
-
-THRESHOLDS_SCHEMA = "biasamp-thresholds"
-ERR_NO_SCORES = (
-    "{file}: calibration needs score columns: give the group and/or task indicator columns "
-    "(--group-cols, --task-cols or --task-prefix) and their scores as prediction columns "
-    "(--pred-prefix, or --pred FILE --id COL). Categorical columns and long tables hold no "
-    "scores."
-)
-ERR_DUPLICATE_LABEL = (
-    "{file}: the label {label!r} names both a group and a task column; thresholds are keyed "
-    "by label name, so the names must differ."
-)
-ERR_THRESHOLDS_FILE = "{file}: not a thresholds file ({detail})."
-ERR_THRESHOLDS_VALUE = "{file}: the threshold of {label!r} is not a finite number ({value!r})."
-ERR_THRESHOLDS_LABELS = (
-    "{file}: threshold(s) for label(s) {examples} that are not score columns of this audit "
-    "(scored labels: {scored})."
-)
+__all__ = ["add_parser", "run"]
 
 HELP = """Calibrate per-label decision thresholds on a validation file.
 
@@ -99,139 +65,6 @@ Examples:
   biasamp report test.csv --group-cols man,woman --task-prefix obj_ --pred-prefix score_ \\
       --calibrate-on val.csv --html report.html
 """
-
-
-def _score_frames(data: AuditData) -> tuple[pd.DataFrame, pd.DataFrame]:
-    scores, truth = [], []
-    if data.group_scores is not None:
-        scores.append(pd.DataFrame(data.group_scores, columns=list(data.group_names)))
-        truth.append(pd.DataFrame(data.groups, columns=list(data.group_names)))
-    if data.task_scores is not None:
-        scores.append(pd.DataFrame(data.task_scores, columns=list(data.task_names)))
-        truth.append(pd.DataFrame(data.tasks, columns=list(data.task_names)))
-    return pd.concat(scores, axis=1), pd.concat(truth, axis=1)
-
-
-def calibrate_from_files(
-    layout: Layout,
-    *,
-    data: str | Path,
-    pred: str | Path | None = None,
-    ties: str = "nearest",
-    progress: bool = False,
-) -> tuple[ThresholdCalibration, AuditData]:
-    """Thresholds calibrated on a validation file (see the module docs)."""
-    audit = load_audit(layout, data=data, pred=pred, threshold=0.5, progress=progress)
-    if audit.scores is None:
-        raise InputError(ERR_NO_SCORES.format(file=pred or data))
-    names = [
-        *(audit.group_names if audit.group_scores is not None else ()),
-        *(audit.task_names if audit.task_scores is not None else ()),
-    ]
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise InputError(ERR_DUPLICATE_LABEL.format(file=data, label=name))
-        seen.add(name)
-    scores, truth = _score_frames(audit)
-    return calibrate_thresholds(scores, labels_val=truth, ties=ties), audit
-
-
-def write_thresholds(
-    path: str | Path | OutputTarget,
-    calibration: ThresholdCalibration,
-    *,
-    source: dict[str, Any] | None = None,
-) -> str | Path | OutputTarget:
-    """Write thresholds as JSON (``.json``) or CSV, atomically; return the path.
-
-    ``-`` writes CSV to standard output. CSV cells are spreadsheet-safe
-    (:func:`biasamp.output._csv.spreadsheet_safe`); :func:`read_thresholds`
-    reads them back exactly.
-    """
-    suffix = Path(path.path if isinstance(path, OutputTarget) else path).suffix
-    frame = calibration.to_frame().reset_index(names="label")
-    frame["label"] = frame["label"].astype(str)
-    if suffix.lower() == ".json":
-        doc = {
-            "schema": THRESHOLDS_SCHEMA,
-            "schema_version": 1,
-            "rule": "score > threshold",
-            **calibration.to_dict(),
-            "source": source or {},
-        }
-        with atomic_output(path, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-    else:
-        with atomic_output(path, "w", encoding="utf-8", newline="") as handle:
-            write_csv(handle, frame, float_format="%.17g")
-    return path
-
-
-def read_thresholds(path: str | Path) -> dict[str, float]:
-    """The ``label -> threshold`` map of a thresholds file (JSON or CSV)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: file not found.")
-    if path.suffix.lower() == ".json":
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-            # untrusted JSON: anything but a list of objects fails below (TypeError, KeyError)
-            rows: Any = doc["labels"] if isinstance(doc, dict) else None
-            pairs = [(str(r["label"]), r["threshold"]) for r in rows]
-        except (ValueError, KeyError, TypeError, RecursionError) as exc:
-            # RecursionError: JSON nested deeper than the parser's recursion limit
-            raise InputError(
-                ERR_THRESHOLDS_FILE.format(
-                    file=path,
-                    detail="expected the JSON written by 'biasamp calibrate' with "
-                    f"'labels': [{{'label', 'threshold'}}, ...]; {type(exc).__name__}: {exc}",
-                )
-            ) from exc
-    else:
-        try:
-            check_field_counts(path, delimiter=",")
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
-        try:
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, index_col=False)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise InputError(ERR_THRESHOLDS_FILE.format(file=path, detail=str(exc))) from exc
-        frame.columns = [unescape_cell(str(c)) for c in frame.columns]
-        if not {"label", "threshold"} <= set(frame.columns):
-            raise InputError(
-                ERR_THRESHOLDS_FILE.format(
-                    file=path,
-                    detail=f"expected columns 'label' and 'threshold', got {list(frame.columns)}",
-                )
-            )
-        labels = unescape_cells(frame["label"].astype(str))
-        pairs = list(zip(labels, frame["threshold"], strict=True))
-    out: dict[str, float] = {}
-    for label, value in pairs:
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            number = math.nan
-        if not math.isfinite(number) or isinstance(value, bool):
-            raise InputError(ERR_THRESHOLDS_VALUE.format(file=path, label=label, value=value))
-        out[label] = number
-    if not out:
-        raise InputError(ERR_THRESHOLDS_FILE.format(file=path, detail="no thresholds"))
-    return out
-
-
-def check_threshold_labels(path: str | Path, thresholds: dict[str, float], data: AuditData) -> None:
-    """Every label of a thresholds file must be a score column of the audit."""
-    scored = set(data.thresholds)
-    unknown = [label for label in thresholds if label not in scored]
-    if unknown:
-        shown = ", ".join(repr(u) for u in unknown[:5])
-        raise InputError(
-            ERR_THRESHOLDS_LABELS.format(
-                file=path, examples=shown, scored=", ".join(map(repr, sorted(scored))) or "none"
-            )
-        )
 
 
 def print_calibration(console: Console, calibration: ThresholdCalibration) -> None:

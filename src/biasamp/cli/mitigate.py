@@ -4,20 +4,10 @@ RBA (Zhao et al. 2017) recalibrates a structured predictor's outputs on the
 evaluation corpus so that each (group, task) bias stays within ``--margin`` of
 its training value. It needs the model's *scores* for every possible output.
 
-Scores file layout (one row per instance, CSV or Parquet; ``SEP`` is ``--sep``,
-default ``|``; group and task names are the training file's, which are
-canonical):
-
-* ``--structure single`` (each instance gets one group and one task, as the
-  imSitu verb + agent CRF): one column per (group, task) pair, named
-  ``{group}{SEP}{task}``, holding the score (log-potential) of that joint output.
-* ``--structure multilabel`` (one group and any set of tasks, as the COCO CRF):
-  one column per group named ``{group}`` (the group's score), and per
-  (group, task) the column ``{group}{SEP}{task}`` (score of the task present
-  given the group) and, optionally for all pairs or for none,
-  ``{group}{SEP}{task}{SEP}absent`` (score of the task absent; 0 when the
-  columns are left out). An output's score is its group score plus, per task,
-  the present or absent score.
+The scores file (one row per instance, CSV or Parquet; one column per
+(group, task) pair with ``--structure single``, group, task-present and
+optional task-absent columns with ``--structure multilabel``, names joined by
+``--sep``) is described and read in :mod:`biasamp.engines._rba_files`.
 
 ``--id COL`` is carried to the output (and joins ``--truth``). The training
 file (``--train``) uses the input contract's group and task options; with
@@ -38,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import warnings
-from pathlib import Path
 from typing import Any, SupportsFloat, SupportsInt, cast
 
 import numpy as np
@@ -46,11 +35,12 @@ import pandas as pd
 from rich.table import Table
 from rich.text import Text
 
+from biasamp.engines._audit_inputs import Layout
+from biasamp.engines._rba_files import ERR_SEP, load_rba_inputs
 from biasamp.mitigation._rba import RBAConvergenceWarning, rba
 from biasamp.output._atomic import OutputBatch
 from biasamp.output._csv import write_csv
 
-from ._files import ColumnBlock, InputError, _columns_text, read_blocks, read_header
 from .arguments import (
     EXIT_CODES,
     check_command_outputs,
@@ -59,24 +49,8 @@ from .arguments import (
     delimiter,
     show_progress,
 )
-from .inputs import Layout, _align, _canonical_names, _check_ids, _label_names
 
-__all__ = ["add_parser", "read_rba_scores", "run"]
-
-ERR_SCORE_COLUMN = (
-    "{file}: score column {column!r} ({what}) not found; with --structure {structure} and "
-    "--sep {sep!r} the file needs one column per {per}. The file has columns {columns}."
-)
-ERR_PARTIAL_ABSENT = (
-    "{file}: absent-score columns must be given for every (group, task) pair or for none: "
-    "{column!r} is missing while {present!r} is present."
-)
-ERR_MULTILABEL_TASKS = (
-    "--structure multilabel needs task indicator columns (--task-cols or --task-prefix) in the "
-    "training file, not --task."
-)
-ERR_ROWS = "{file}: has {got} rows but the scores file {scores} has {expected}; give --id to join."
-ERR_SEP = "--sep: expected a non-empty separator, got {got!r}."
+__all__ = ["add_parser", "run"]
 
 HELP = """Reduce bias amplification with RBA (Zhao et al. 2017) from a scores file.
 
@@ -109,141 +83,6 @@ Examples:
       --group-cols man,woman --task-prefix obj_ --margin 0.05 --eta 0.5 \\
       --max-iter 200 --truth test.csv --id image_id --output calibrated.csv
 """
-
-
-def _score_matrix(
-    path: Path, header: list[str], columns: list[str], what: str, per: str, structure: str, sep: str
-) -> tuple[str, ...]:
-    present = set(header)
-    for column in columns:
-        if column not in present:
-            raise InputError(
-                ERR_SCORE_COLUMN.format(
-                    file=path,
-                    column=column,
-                    what=what,
-                    structure=structure,
-                    sep=sep,
-                    per=per,
-                    columns=_columns_text(header),
-                )
-            )
-    return tuple(columns)
-
-
-def read_rba_scores(
-    path: str | Path,
-    *,
-    structure: str,
-    group_names: tuple[str, ...],
-    task_names: tuple[str, ...],
-    sep: str = "|",
-    id_col: str | None = None,
-    delimiter: str | None = None,
-    progress: bool = False,
-) -> tuple[Any, np.ndarray | None, Any]:
-    """The scores of :func:`biasamp.rba` from a scores file (layout in the module docs).
-
-    Returns ``(scores, ids, info)``: ``scores`` is an (n, |G|, |T|) array for
-    ``"single"``, a pair ``(group_scores (n, |G|), task_scores (n, |G|, |T|, 2))``
-    for ``"multilabel"``.
-    """
-    path = Path(path)
-    _, header = read_header(path, delimiter=delimiter)
-    n_g, n_t = len(group_names), len(task_names)
-    pair_cols = [f"{g}{sep}{t}" for g in group_names for t in task_names]
-    blocks = []
-    if id_col is not None:
-        blocks.append(ColumnBlock("id", "id", (id_col,), "--id"))
-    if structure == "single":
-        blocks.append(
-            ColumnBlock(
-                "pairs",
-                "score",
-                _score_matrix(
-                    path,
-                    header,
-                    pair_cols,
-                    "(group, task) score",
-                    "(group, task) pair",
-                    structure,
-                    sep,
-                ),
-                "--structure single",
-            )
-        )
-    else:
-        blocks.append(
-            ColumnBlock(
-                "group",
-                "score",
-                _score_matrix(
-                    path,
-                    header,
-                    [str(g) for g in group_names],
-                    "group score",
-                    "group",
-                    structure,
-                    sep,
-                ),
-                "--structure multilabel",
-            )
-        )
-        blocks.append(
-            ColumnBlock(
-                "present",
-                "score",
-                _score_matrix(
-                    path,
-                    header,
-                    pair_cols,
-                    "task-present score",
-                    "(group, task) pair",
-                    structure,
-                    sep,
-                ),
-                "--structure multilabel",
-            )
-        )
-        absent_cols = [f"{c}{sep}absent" for c in pair_cols]
-        found = [c for c in absent_cols if c in set(header)]
-        if found and len(found) < len(absent_cols):
-            missing = next(c for c in absent_cols if c not in set(header))
-            raise InputError(ERR_PARTIAL_ABSENT.format(file=path, column=missing, present=found[0]))
-        if found:
-            blocks.append(
-                ColumnBlock("absent", "score", tuple(absent_cols), "--structure multilabel")
-            )
-    arrays, info = read_blocks(
-        path, blocks, role="scores", delimiter=delimiter, header=header, progress=progress
-    )
-    ids = arrays.get("id")
-    if structure == "single":
-        return arrays["pairs"].reshape(-1, n_g, n_t), ids, info
-    present = arrays["present"].reshape(-1, n_g, n_t)
-    absent = (
-        arrays["absent"].reshape(-1, n_g, n_t) if "absent" in arrays else np.zeros_like(present)
-    )
-    return (arrays["group"], np.stack([present, absent], axis=-1)), ids, info
-
-
-def _read_truth(
-    path: Path,
-    layout: Layout,
-    task_cols: tuple[str, ...],
-    task_option: str,
-    *,
-    id_col: str | None,
-    delimiter: str | None,
-    progress: bool,
-) -> tuple[dict[str, np.ndarray], Any]:
-    blocks = [
-        ColumnBlock("groups", layout.group_kind, layout.group_columns(), layout.group_option()),
-        ColumnBlock("tasks", layout.task_kind, task_cols, task_option),
-    ]
-    if id_col is not None:
-        blocks.append(ColumnBlock("id", "id", (id_col,), "--id"))
-    return read_blocks(path, blocks, role=path.name, delimiter=delimiter, progress=progress)
 
 
 def _prediction_frame(
@@ -279,8 +118,6 @@ def run(args: argparse.Namespace) -> int:
         args, [("output_before", "--output-before"), ("output", "--output")]
     )
     progress = show_progress(args)
-    if not args.sep:
-        raise ValueError(ERR_SEP.format(got=args.sep))
     layout = Layout(
         group=args.group,
         group_cols=args.group_cols,
@@ -290,85 +127,23 @@ def run(args: argparse.Namespace) -> int:
         id=args.id,
         delimiter=args.delimiter,
     )
-    if args.structure == "multilabel" and layout.task_kind != "indicator":
-        raise InputError(ERR_MULTILABEL_TASKS)
-    train_path = Path(args.train)
-    _, train_header = read_header(train_path, delimiter=args.delimiter)
-    task_cols, task_option = layout.task_columns(train_path, train_header)
-    train_layout = Layout(
-        group=args.group,
-        group_cols=args.group_cols,
-        task=args.task,
-        task_cols=args.task_cols,
-        task_prefix=args.task_prefix,
-        delimiter=args.delimiter,
-    )
-    train, _ = _read_truth(
-        train_path,
-        train_layout,
-        task_cols,
-        task_option,
-        id_col=None,
-        delimiter=args.delimiter,
-        progress=progress,
-    )
-    group_names = (
-        _label_names(train["groups"])
-        if layout.group_kind == "label"
-        else tuple(layout.group_columns())
-    )
-    task_names = (
-        _label_names(train["tasks"])
-        if layout.task_kind == "label"
-        else tuple(layout.task_name(c) for c in task_cols)
-    )
-    scores, ids, info = read_rba_scores(
-        args.scores,
+    inputs = load_rba_inputs(
+        layout,
+        scores=args.scores,
+        train=args.train,
         structure=args.structure,
-        group_names=group_names,
-        task_names=task_names,
+        truth=args.truth,
         sep=args.sep,
-        id_col=args.id,
-        delimiter=args.delimiter,
         progress=progress,
     )
-    n = info.n_rows
-    # ids are carried to the output: duplicates would only surface when it is measured
-    index = _check_ids(ids, Path(args.scores), args.id) if ids is not None else None
-    truth_kwargs: dict[str, Any] = {}
-    if args.truth:
-        truth_path = Path(args.truth)
-        truth, truth_info = _read_truth(
-            truth_path,
-            layout,
-            task_cols,
-            task_option,
-            id_col=args.id,
-            delimiter=args.delimiter,
-            progress=progress,
-        )
-        # the training labels are canonical: name the file and column of an unknown one
-        for role, column in (("groups", args.group), ("tasks", args.task)):
-            if column is not None:
-                _canonical_names(truth[role], train[role], truth_path, column, train_path)
-        if index is not None:
-            _check_ids(truth["id"], truth_path, args.id)
-            positions = _align(index, truth["id"], Path(args.scores), truth_path, args.id)
-            truth = {k: v[positions] for k, v in truth.items()}
-        elif truth_info.n_rows != n:
-            raise InputError(
-                ERR_ROWS.format(
-                    file=truth_path, got=truth_info.n_rows, scores=args.scores, expected=n
-                )
-            )
-        truth_kwargs = {"groups": truth["groups"], "tasks": truth["tasks"]}
+    group_names, task_names, ids = inputs.group_names, inputs.task_names, inputs.ids
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RBAConvergenceWarning)
         result = rba(
-            scores,
+            inputs.scores,
             structure=args.structure,
-            groups_train=train["groups"],
-            tasks_train=train["tasks"],
+            groups_train=inputs.groups_train,
+            tasks_train=inputs.tasks_train,
             group_names=group_names,
             task_names=task_names,
             margin=args.margin,
@@ -377,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
             schedule=args.schedule,
             select=args.select,
             progress=progress,
-            **truth_kwargs,
+            **inputs.truth,
         )
     prefix = args.pred_prefix
     frames = {"output": (result.groups_pred, result.tasks_pred)}
@@ -391,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             g_pred, t_pred = frames[attr]
             frame = _prediction_frame(
-                layout, task_cols, g_pred, t_pred, group_names, task_names, prefix
+                layout, inputs.task_columns, g_pred, t_pred, group_names, task_names, prefix
             )
             if ids is not None:
                 frame.insert(0, args.id, ids)
@@ -406,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         Text(
             f"RBA ({args.structure}, margin {args.margin:g}, eta {args.eta:g}, "
             f"schedule {args.schedule}): {result.n_iter} iterations, returned iteration "
-            f"{result.selected_iteration} ({args.select}), {status}; {n} instances, "
+            f"{result.selected_iteration} ({args.select}), {status}; {inputs.n_rows} instances, "
             f"{len(group_names)} groups, {len(task_names)} tasks"
         )
     )

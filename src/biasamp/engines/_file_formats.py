@@ -20,6 +20,8 @@ __all__ = [
     "RaggedRowError",
     "RaggedRows",
     "check_field_counts",
+    "compression_of",
+    "detect_file_format",
     "file_format_of",
     "file_schema",
 ]
@@ -33,9 +35,15 @@ ERR_FIELD_COUNT = (
     "{file}, line {line}: {got} field(s) where the header has {expected}; every row must have "
     "one field per column (the row reads {text!r})."
 )
-#: Compressions pyarrow's CSV reader opens by file name; others are checked with :mod:`csv`.
-_ARROW_COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
-_PY_COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst", ".zip")
+#: Compressions of delimited files, by the file's last suffix (pandas' names).
+COMPRESSION_BY_SUFFIX: dict[str, str] = {
+    ".gz": "gzip",
+    ".bz2": "bz2",
+    ".xz": "xz",
+    ".zst": "zstd",
+    ".zip": "zip",
+}
+_PARQUET_MAGIC = b"PAR1"
 
 
 def _pyarrow() -> Any:
@@ -59,6 +67,26 @@ def file_format_of(path: str | os.PathLike[str], file_format: str | None = None)
     if any(name.endswith(ext) for ext in (".csv", ".csv.gz", ".csv.bz2", ".csv.zst", ".tsv")):
         return "csv"
     raise ValueError(ERR_FILE_FORMAT.format(path=path))
+
+
+def compression_of(path: str | os.PathLike[str]) -> str | None:
+    """The compression of a delimited file by its last suffix (``"gzip"``, ..., or None)."""
+    return COMPRESSION_BY_SUFFIX.get(Path(path).suffix.lower())
+
+
+def detect_file_format(path: str | os.PathLike[str]) -> str:
+    """``"parquet"`` (by the ``PAR1`` magic or a ``.parquet`` / ``.pq`` suffix) or ``"csv"``.
+
+    Unlike :func:`file_format_of`, any other name is read as delimited text. Raises
+    ``FileNotFoundError`` and ``IsADirectoryError`` as :func:`open` does.
+    """
+    path = Path(path)
+    with path.open("rb") as handle:
+        magic = handle.read(4)
+    suffixes = [s.lower() for s in path.suffixes]
+    if magic == _PARQUET_MAGIC or (suffixes and suffixes[-1] in (".parquet", ".pq")):
+        return "parquet"
+    return "csv"
 
 
 def _schema(path: str, fmt: str) -> Any:
@@ -190,11 +218,8 @@ def check_field_counts(
     biasamp.engines._file_formats.RaggedRowError: ...ragged.csv, line 3: 3 field(s) where the header has 2; ...
     """
     path = Path(path)
-    suffix = path.suffix.lower()
-    if compression is None and suffix in _PY_COMPRESSIONS:
-        compression = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}[
-            suffix
-        ]
+    if compression is None:
+        compression = compression_of(path)
     try:
         pa = _pyarrow()
         import pyarrow.csv as pcsv

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -54,6 +54,7 @@ __all__ = [
     "check_file_schemas",
     "iter_file_batches",
     "file_schema",
+    "may_drop_rows",
 ]
 
 ERR_ENGINE = "engine: expected 'numpy' or 'duckdb', got {got!r}."
@@ -352,6 +353,7 @@ def counts_from_files(
     replicates: Any = None,
     rows: str = "all",
     progress: bool = False,
+    on_rows: Callable[[int], None] | None = None,
 ) -> CountTable:
     """Count the labels of Parquet or CSV files into a :class:`CountTable`, chunk by chunk.
 
@@ -391,6 +393,11 @@ def counts_from_files(
         nothing is dropped). Needs ``engine="numpy"`` when it can drop rows.
     progress : bool, default False
         Show a progress bar.
+    on_rows : callable, optional
+        Called with the number of data rows of each chunk read, before
+        ``rows="labelled"`` drops any (the DuckDB engine, which drops none,
+        calls it once): their sum is the files' number of rows, known without
+        reading the files again.
 
     Returns
     -------
@@ -435,7 +442,7 @@ def counts_from_files(
     if engine == "duckdb":
         from biasamp.engines._duckdb import counts_from_files_duckdb
 
-        return counts_from_files_duckdb(
+        counted = counts_from_files_duckdb(
             paths,
             roles,
             group_names=group_names,
@@ -444,6 +451,9 @@ def counts_from_files(
             file_format=file_format,
             names_source=names_source,
         )
+        if on_rows is not None:
+            on_rows(int(counted.n_rows))  # the engine drops no row here
+        return counted
     g_names = _resolve_names(
         paths, roles, "group", group_names, chunk_size=chunk_size, file_format=file_format
     )
@@ -464,6 +474,7 @@ def counts_from_files(
         replicates=replicates,
         progress=progress,
         labelled_only=drops,
+        on_rows=on_rows,
     )
     if drops and (table is None or table.n_rows == 0):
         raise ValueError(ERR_NO_LABELLED_ROWS.format(paths=", ".join(paths[:3])))
@@ -483,9 +494,23 @@ def _check_rows(rows: str, roles: ColumnRoles, engine: str) -> bool:
 
 
 def _may_drop_rows(roles: ColumnRoles) -> bool:
-    """Whether ``rows="labelled"`` can drop a row: groups and tasks both indicator columns."""
-    present = roles.present()
-    return all(role in present and not present[role].is_label for role in ("groups", "tasks"))
+    """Whether ``rows="labelled"`` can drop a row (:func:`may_drop_rows` of the roles)."""
+    return may_drop_rows({role: rc.is_label for role, rc in roles.present().items()})
+
+
+def may_drop_rows(is_label: Mapping[str, bool]) -> bool:
+    """Whether a row can have neither a group nor a task, so that ``rows="labelled"`` (the
+    metrics' ``train_rows="labelled"``) drops it: the groups and the tasks are both indicator
+    columns (a label column gives every row a label).
+
+    ``is_label`` maps each present role to whether it is one label column.
+
+    Examples
+    --------
+    >>> may_drop_rows({"groups": False, "tasks": False}), may_drop_rows({"groups": True, "tasks": False})
+    (True, False)
+    """
+    return all(role in is_label and not is_label[role] for role in ("groups", "tasks"))
 
 
 def _labelled_rows(arrays: dict[str, Any]) -> tuple[dict[str, Any], int]:
@@ -520,10 +545,13 @@ def _stream_tables(
     replicates: Any,
     progress: bool,
     labelled_only: bool = False,
+    on_rows: Callable[[int], None] | None = None,
 ) -> _TableT | None:
-    """Count every chunk of every file into ``table_type`` tables and merge them (None if no rows).
+    """Count every chunk of every file into ``table_type`` tables and merge them (None if no
+    rows).
 
-    ``labelled_only``: count only the rows with a group or a task.
+    ``labelled_only``: count only the rows with a group or a task; ``on_rows`` is called
+    with the rows of each chunk read.
     """
     table: _TableT | None = None
     columns = roles.columns()
@@ -570,6 +598,8 @@ def _stream_tables(
                             path=path, chunk=chunk, start=start, stop=last, message=exc
                         ),
                     ) from exc
+                if on_rows is not None:
+                    on_rows(batch.num_rows)
                 if bar is not None:
                     bar.update(bar.task_ids[0], advance=batch.num_rows)
                 offset += batch.num_rows

@@ -1,12 +1,13 @@
-"""Reading the columns of an input file: the file side of the command line's input contract.
+"""The validating file reader: every input file of an audit is read here.
 
 Formats
 -------
 Delimited text (``.csv``, ``.tsv``, optionally compressed: ``.gz``, ``.bz2``,
 ``.xz``, ``.zst``, ``.zip``) or Parquet (by its ``PAR1`` magic or a
-``.parquet`` / ``.pq`` suffix). The delimiter defaults to a tab for ``.tsv``
-files and a comma otherwise; a header that is one column containing another
-common delimiter is refused with a hint.
+``.parquet`` / ``.pq`` suffix; :func:`~biasamp.engines._file_formats.detect_file_format`).
+The delimiter defaults to a tab for ``.tsv`` files and a comma otherwise; a
+header that is one column containing another common delimiter is refused with
+a hint.
 
 Reading
 -------
@@ -14,14 +15,19 @@ Reading
 chunks of about four million cells, converting each chunk to compact arrays
 (:class:`ColumnBlock`: label strings, ids, uint8 0/1 indicators, float64
 scores) and refusing a missing, non-binary or non-numeric value with the file,
-column and data row. The SHA-256 of a delimited file is computed from the same
-bytes (Parquet files are hashed in a separate streamed pass, since only their
-needed column chunks are read). Nothing is unpickled.
+column and data row. Parquet files are read by the engines' batch reader
+(:func:`~biasamp.engines._files.iter_file_batches`, the one the count tables
+use); delimited text by pandas, which reads every compression and delimiter
+and whose cells are read back from their spreadsheet-safe form
+(:func:`biasamp.output._csv.unescape_cells`). The SHA-256 of a delimited file
+is computed from the same bytes (Parquet files are hashed in a separate
+streamed pass, since only their needed column chunks are read). Nothing is
+unpickled.
 
 Errors are :class:`InputError` (a ``ValueError``) whose messages, module
-constants, name the file, the column and the problem. Assembling the audit
-from these arrays (label sets, id joins, thresholds) is
-:mod:`biasamp.cli.inputs`.
+constants, name the file, the column and the problem. Assembling an audit from
+these arrays (label sets, id joins, thresholds) is
+:mod:`biasamp.engines._audit_inputs`.
 """
 
 from __future__ import annotations
@@ -31,12 +37,17 @@ import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO, Literal, cast
 
 import numpy as np
 import pandas as pd
 
-from biasamp.engines._file_formats import check_field_counts
+from biasamp.engines._file_formats import (
+    check_field_counts,
+    compression_of,
+    detect_file_format,
+)
+from biasamp.engines._files import iter_file_batches
 from biasamp.inputs._intersect import DEFAULT_SEP  # the labels biasamp.intersect makes
 from biasamp.output._csv import unescape_cell, unescape_cells
 
@@ -80,7 +91,6 @@ ERR_MISSING_VALUES = (
 
 _FORMAT_CSV = "csv"
 _FORMAT_PARQUET = "parquet"
-_PARQUET_MAGIC = b"PAR1"
 _DELIMITER_CANDIDATES = (",", ";", "\t", "|")
 _CHUNK_CELLS = 4_000_000  # cells per chunk when streaming
 _MIN_CHUNK_ROWS = 1000
@@ -148,16 +158,11 @@ class ColumnBlock:
 
 def _file_format(path: Path) -> str:
     try:
-        with path.open("rb") as handle:
-            magic = handle.read(4)
+        return detect_file_format(path)
     except FileNotFoundError as exc:
         raise InputError(ERR_NOT_FOUND.format(file=path)) from exc
     except IsADirectoryError as exc:
         raise InputError(ERR_CSV.format(file=path, detail="it is a directory")) from exc
-    suffixes = [s.lower() for s in path.suffixes]
-    if magic == _PARQUET_MAGIC or (suffixes and suffixes[-1] in (".parquet", ".pq")):
-        return _FORMAT_PARQUET
-    return _FORMAT_CSV
 
 
 def _default_delimiter(path: Path, delimiter: str | None) -> str:
@@ -169,17 +174,9 @@ def _default_delimiter(path: Path, delimiter: str | None) -> str:
 
 _Compression = Literal["gzip", "bz2", "xz", "zstd", "zip"]
 
-_COMPRESSION_BY_SUFFIX: dict[str, _Compression] = {
-    ".gz": "gzip",
-    ".bz2": "bz2",
-    ".xz": "xz",
-    ".zst": "zstd",
-    ".zip": "zip",
-}
-
 
 def _compression(path: Path) -> _Compression | None:
-    return _COMPRESSION_BY_SUFFIX.get(path.suffix.lower())
+    return cast("_Compression | None", compression_of(path))
 
 
 def _parquet_module(path: Path) -> Any:
@@ -504,11 +501,12 @@ def read_blocks(
             bar.update(task, completed=done)
 
         if fmt == _FORMAT_PARQUET:
-            parquet = _open_parquet(path)
+            n_rows = max(_open_parquet(path).metadata.num_rows, 1)  # a readable footer
             usecols = list(dict.fromkeys(c for b in blocks for c in b.columns))
             try:
-                batches = parquet.iter_batches(batch_size=chunk_rows, columns=usecols)
-                for batch in batches:
+                for batch in iter_file_batches(
+                    str(path), usecols, chunk_size=chunk_rows, file_format=fmt
+                ):
                     frame = batch.to_pandas()
                     for b in blocks:
                         for col in b.columns if b.kind in ("label", "id") else ():
@@ -517,7 +515,7 @@ def read_blocks(
                         if keep:
                             parts[key].append(arr)
                     offset += len(frame)
-                    advance(int(size * offset / max(parquet.metadata.num_rows, 1)))
+                    advance(int(size * offset / n_rows))
             except InputError:
                 raise
             except Exception as exc:  # corrupt pages raise ArrowInvalid / OSError

@@ -1,8 +1,9 @@
-"""Assembling an audit from its input files: the input contract of the command line.
+"""Assembling an audit from its input files: the input contract, read into rows.
 
 Layouts
 -------
-One row per instance in a wide CSV (``.csv``, ``.tsv``, optionally ``.gz``) or
+A :class:`Layout` says which columns hold what (its fields are the command
+line's options, named in parentheses and in the error messages). One row per instance in a wide CSV (``.csv``, ``.tsv``, optionally ``.gz``) or
 Parquet file.
 
 * **Group**: one categorical column (``--group COL``, one label per row) or
@@ -30,7 +31,7 @@ training file, and a label of the evaluation ground truth, the predictions or a
 long table that the training file does not have is an error naming the file and
 the column. Without ``--train``, the evaluation ground truth is canonical.
 
-Every file is read once by :mod:`biasamp.cli._files` (formats, streamed
+Every file is read once by :mod:`biasamp.engines._file_reader` (formats, streamed
 chunks of the needed columns, SHA-256); this module decides which columns each
 file must have, joins files on ``--id``, checks the label sets and thresholds
 scores, and returns an :class:`AuditData`.
@@ -50,9 +51,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from biasamp.cli.group_scores import exclusive_group_predictions, groups_are_exclusive
-
-from ._files import (
+from biasamp.engines._exclusive_groups import exclusive_group_predictions, groups_are_exclusive
+from biasamp.engines._file_reader import (
     ColumnBlock,
     FileInfo,
     InputError,
@@ -335,29 +335,25 @@ def _align(
     index_b = pd.Index(ids_b)
     positions = index_b.get_indexer(index_a)
     if (positions < 0).any():
-        missing = index_a[positions < 0]
-        raise InputError(
-            ERR_ID_MISSING.format(
-                column=column,
-                count=len(missing),
-                file_a=path_a,
-                file_b=path_b,
-                examples=_shown(list(missing)),
-            )
-        )
+        raise _ids_missing(list(index_a[positions < 0]), path_a, path_b, column)
     if both_ways:
         extra = index_b.difference(index_a)
         if len(extra):
-            raise InputError(
-                ERR_ID_MISSING.format(
-                    column=column,
-                    count=len(extra),
-                    file_a=path_b,
-                    file_b=path_a,
-                    examples=_shown(list(extra)),
-                )
-            )
+            raise _ids_missing(list(extra), path_b, path_a, column)
     return positions
+
+
+def _ids_missing(missing: Sequence[Any], file_a: Path, file_b: Path, column: str) -> InputError:
+    """The error for ids of ``file_a`` that ``file_b`` does not have."""
+    return InputError(
+        ERR_ID_MISSING.format(
+            column=column,
+            count=len(missing),
+            file_a=file_a,
+            file_b=file_b,
+            examples=_shown(missing),
+        )
+    )
 
 
 def _long_to_sparse(
@@ -372,16 +368,7 @@ def _long_to_sparse(
     # pandas takes any array-like (its own annotation is Axes); pandas-stubs asks for an Index
     rows = row_index.get_indexer(ids)  # type: ignore[arg-type]
     if (rows < 0).any():
-        missing = pd.unique(ids[rows < 0])
-        raise InputError(
-            ERR_ID_MISSING.format(
-                column=column,
-                count=len(missing),
-                file_a=path,
-                file_b=main_path,
-                examples=_shown(list(missing)),
-            )
-        )
+        raise _ids_missing(list(pd.unique(ids[rows < 0])), path, main_path, column)
     cols = pd.Index(names).get_indexer(labels)
     matrix = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(row_index), len(names)))
     matrix.sum_duplicates()
@@ -648,48 +635,36 @@ def load_audit(
         # task_kind "sparse": --tasks-long, which Layout accepts only with --id (so the data
         # file's ids were read)
         assert layout.tasks_long is not None and layout.id is not None and index is not None
+        id_col = layout.id
+
+        def read_long(path: str | Path, role: str, option: str) -> tuple[np.ndarray, np.ndarray]:
+            ids, labels, info = read_long_table(
+                path,
+                id_col=id_col,
+                label_col=layout.long_label,
+                delimiter=layout.delimiter,
+                role=role,
+                option=option,
+                progress=progress,
+                chunk_rows=layout.chunk_size,
+            )
+            files.append(info)
+            return ids, labels
+
         long_path = Path(layout.tasks_long)
-        ids, labels, long_info = read_long_table(
-            long_path,
-            id_col=layout.id,
-            label_col=layout.long_label,
-            delimiter=layout.delimiter,
-            progress=progress,
-            chunk_rows=layout.chunk_size,
-        )
-        files.append(long_info)
+        ids, labels = read_long(long_path, "tasks_long", "--tasks-long")
         long_tables: dict[str, tuple[Path, np.ndarray, np.ndarray, pd.Index, Path]] = {
             "tasks": (long_path, ids, labels, index, data_path)
         }
         if pred_tasks_long is not None:
-            p_ids, p_labels, p_info = read_long_table(
-                pred_tasks_long,
-                id_col=layout.id,
-                label_col=layout.long_label,
-                delimiter=layout.delimiter,
-                role="pred_tasks_long",
-                option="--pred-tasks-long",
-                progress=progress,
-                chunk_rows=layout.chunk_size,
-            )
-            files.append(p_info)
+            p_ids, p_labels = read_long(pred_tasks_long, "pred_tasks_long", "--pred-tasks-long")
             long_tables["tasks_pred"] = (Path(pred_tasks_long), p_ids, p_labels, index, data_path)
         if train_tasks_long is not None:
             if train_index is None or train_path is None:  # train_index comes with train_path
                 raise InputError(
                     ERR_LAYOUT.format(what="--train-tasks-long", options="--train with it")
                 )
-            t_ids, t_labels, t_info = read_long_table(
-                train_tasks_long,
-                id_col=layout.id,
-                label_col=layout.long_label,
-                delimiter=layout.delimiter,
-                role="train_tasks_long",
-                option="--train-tasks-long",
-                progress=progress,
-                chunk_rows=layout.chunk_size,
-            )
-            files.append(t_info)
+            t_ids, t_labels = read_long(train_tasks_long, "train_tasks_long", "--train-tasks-long")
             long_tables["tasks_train"] = (
                 Path(train_tasks_long),
                 t_ids,

@@ -1,0 +1,779 @@
+"""An audit's files counted into tables, chunk by chunk: the bounded-memory side of the contract.
+
+The in-memory side (:func:`~biasamp.engines._audit_inputs.load_audit`) keeps every needed
+column of every row as compact arrays, so its memory grows with rows x columns.
+The co-occurrence metrics (``mals``, ``directional-a2t``, ``directional-t2a``)
+only need additive counts, so when the layout allows it the files are counted
+chunk by chunk with :func:`biasamp.counts_from_files` and the metrics come
+from the tables (:func:`biasamp.mals_from_counts`,
+:func:`biasamp.directional_from_counts`); memory is about
+``chunk_size x columns`` whatever the number of rows.
+
+When it applies (:func:`plan_streaming` says why not otherwise): the data file
+(CSV with ``,`` as delimiter, plain or ``.gz``, or Parquet) holds the group,
+the tasks (one label column or indicator columns) and the 0/1 predictions
+(``pred_prefix``), or the predictions are in a file joined on the id column
+(:func:`biasamp.engines._files.counts_from_joined_files`); an optional training
+file has the same layout; no long tables, no score thresholds; label columns
+are text and indicator columns numeric or boolean in pyarrow's reading of the
+file. Training rows with neither a group nor a task are not counted, as the
+library's ``train_rows="labelled"`` does; the engine still reports how many
+rows the file holds.
+
+Passes over a file: a SHA-256 pass over its bytes, a pass over the label
+columns (categorical layouts: the label sets and their checks, with the same
+messages as the in-memory path), one counting pass, and with ``replicates``
+one more counting pass under Poisson replicate weights (a
+:class:`~biasamp.counts.PoissonReplicates`), drawn by global row index, so an
+interval equals the in-memory bootstrap exactly. The bootstrap pass always
+runs on the numpy engine (its weights are per row). The engine ``auto`` counts
+with DuckDB when it is installed (``biasamp[duckdb]``) and with numpy
+otherwise. When the counting engine refuses a value, the file is re-read chunk
+by chunk by the validating reader (:mod:`biasamp.engines._file_reader`, without
+keeping the chunks), which names the column and data row as the in-memory
+path does.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from biasamp.counts._count_table import CountTable
+from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.counts._poisson import PoissonReplicates
+from biasamp.engines._audit_inputs import (
+    ERR_NO_PREDICTIONS_FOUND,
+    LabelNames,
+    Layout,
+    _canonical_names,
+    _check_pred_labels,
+    _check_same_columns,
+    _pred_column,
+    _prediction_blocks,
+    _sources,
+)
+from biasamp.engines._file_formats import RaggedRowError, file_schema
+from biasamp.engines._file_reader import (
+    _CHUNK_CELLS,
+    _FORMAT_CSV,
+    _MIN_CHUNK_ROWS,
+    ERR_NO_ROWS,
+    ColumnBlock,
+    FileInfo,
+    InputError,
+    _check_columns,
+    _compression,
+    _default_delimiter,
+    _file_format,
+    file_sha256,
+    read_blocks,
+    read_header,
+)
+from biasamp.engines._files import (
+    counts_from_files,
+    counts_from_joined_files,
+    iter_file_batches,
+    may_drop_rows,
+    pattern_counts_from_files,
+)
+
+__all__ = [
+    "ENGINES",
+    "StreamPlan",
+    "StreamRefused",
+    "StreamedData",
+    "load_streamed",
+    "plan_streaming",
+    "resolve_engine",
+    "stream_refusal",
+]
+
+#: The counting engines: ``auto`` is DuckDB when it is installed, else numpy.
+ENGINES = ("auto", "numpy", "duckdb")
+
+ERR_NO_DUCKDB = "--engine duckdb needs duckdb: pip install 'biasamp[duckdb]'."
+ERR_ENGINE = "engine: expected one of {choices}, got {got!r}."
+ERR_STREAM_VALUE = "{detail} (the in-memory reader accepts the file: run with --stream off)"
+
+_PYARROW_CODECS = (None, "gzip")  # compressions pyarrow and DuckDB both read
+
+
+@dataclass(frozen=True)
+class StreamPlan:
+    """What the streaming path reads: files, their formats and column blocks, the roles."""
+
+    data: Path
+    train: Path | None
+    formats: dict[Path, str]
+    blocks: tuple[ColumnBlock, ...]
+    train_blocks: tuple[ColumnBlock, ...]
+    layout: Layout
+    engine: str
+    #: predictions in another file joined on ``layout.id`` (``--pred``), and their blocks
+    pred: Path | None = None
+    pred_blocks: tuple[ColumnBlock, ...] = ()
+    #: a multi-attribute metric is asked for: pattern count tables are counted too
+    multi: bool = False
+
+
+class StreamRefused(Exception):
+    """The streamed join refused a value: the in-memory reader names the file, column and row."""
+
+
+@dataclass
+class StreamedData:
+    """The audit data of the streaming path: count tables instead of rows.
+
+    Offers what a caller reads from the in-memory
+    :class:`~biasamp.engines._audit_inputs.AuditData` (names, files, ``has``).
+    """
+
+    group_names: tuple[str, ...]
+    task_names: tuple[str, ...]
+    evaluation: CountTable
+    train: CountTable | None
+    #: without a training file, the evaluation ground truth's labelled rows when they are
+    #: fewer than its rows (the directional signs, as ``train_rows="labelled"`` takes them)
+    signs: CountTable | None = None
+    replicates: CountTable | None = None
+    #: task-set (pattern) counts of the multi-attribute metrics, training and evaluation
+    patterns: tuple[PatternCountTable, PatternCountTable] | None = None
+    files: list[FileInfo] = field(default_factory=list)
+    thresholds: dict[str, float] = field(default_factory=dict)
+    group_scores: None = None
+    task_scores: None = None
+    scores: None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.evaluation.n_rows)
+
+    @property
+    def n_train(self) -> int | None:
+        return None if self.train is None else int(self.train.n_rows)
+
+    def has(self, role: str) -> bool:
+        if role in ("groups_train", "tasks_train"):
+            return self.train is not None
+        if role == "tasks_multilabel":
+            return self.patterns is not None
+        return role in self.evaluation.roles
+
+    def names(self) -> LabelNames:
+        return {"group_names": self.group_names, "task_names": self.task_names}
+
+
+# --- planning ------------------------------------------------------------------------
+
+
+def stream_refusal(
+    layout: Layout,
+    *,
+    pred: str | Path | None = None,
+    long_tables: bool = False,
+    scored: bool = False,
+    engine: str = "auto",
+) -> str | None:
+    """Why the inputs rule counting out, read from the options alone (None: they allow it).
+
+    :func:`plan_streaming` asks first, then reads the headers. The arguments
+    are those of :func:`plan_streaming`.
+
+    Examples
+    --------
+    >>> stream_refusal(Layout(group="g", task="t", pred_prefix="pred_"), scored=True)
+    'prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory'
+    """
+    if layout.tasks_long or long_tables:
+        return "long task tables are read in memory"
+    if layout.intersected:
+        return "the intersections of several --group columns are formed in memory"
+    if layout.id is not None and pred is None:
+        return "--id without --pred: unique ids are checked in memory"
+    if pred is not None and (layout.id is None or layout.pred_prefix):
+        return "--pred needs --id, and its columns are read under the ground truth's names"
+    if pred is not None and engine == "duckdb":
+        return "predictions joined on --id are counted by the numpy engine"
+    if scored:
+        return "prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory"
+    if not layout.pred_prefix and pred is None:
+        return "no predictions in the data file (--pred-prefix)"
+    return None
+
+
+def _file_reason(
+    path: Path, fmt: str, layout: Layout, blocks: tuple[ColumnBlock, ...]
+) -> str | None:
+    """Why a file cannot be streamed (None: it can); header errors are raised as InputError."""
+    import pyarrow as pa
+
+    if fmt == _FORMAT_CSV:
+        if _default_delimiter(path, layout.delimiter) != ",":
+            return f"{path}: only ',' delimited CSV is streamed"
+        if _compression(path) not in _PYARROW_CODECS:
+            return f"{path}: only plain or .gz CSV is streamed"
+    try:
+        schema = file_schema(str(path), fmt)
+    except RaggedRowError as exc:
+        raise InputError(str(exc)) from None
+    except Exception as exc:  # pyarrow cannot read it: the in-memory reader explains why
+        return f"{path}: pyarrow cannot read it ({str(exc).strip()})"
+    for block in blocks:
+        for column in block.columns:
+            if schema.names.count(column) != 1:
+                return f"{path}: column {column!r} is not read as one column by pyarrow"
+            kind = schema.field(column).type
+            if block.kind == "label":
+                if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+                    return f"{path}: label column {column!r} is read as {kind}, not text"
+            elif not (
+                pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+            ):
+                return f"{path}: indicator column {column!r} is read as {kind}"
+    return None
+
+
+def _id_reason(paths: tuple[Path, Path], formats: dict[Path, str], column: str) -> str | None:
+    """Why the id columns cannot be joined by the engine (None: they can).
+
+    The in-memory reader compares ids as text: the engine joins text ids, and
+    integer ids stored as integers in Parquet files (no parsing, so ``007`` and
+    ``7`` cannot meet as they would once a CSV reader has parsed them).
+    """
+    import pyarrow as pa
+
+    kinds = [file_schema(str(path), formats[path]).field(column).type for path in paths]
+    text = all(pa.types.is_string(k) or pa.types.is_large_string(k) for k in kinds)
+    stored_integers = all(pa.types.is_integer(k) for k in kinds) and all(
+        formats[path] != _FORMAT_CSV for path in paths
+    )
+    if text or stored_integers:
+        return None
+    shown = ", ".join(f"{path}: {kind}" for path, kind in zip(paths, kinds, strict=True))
+    return f"--id {column!r} is read as {shown}; such ids are joined in memory, as text"
+
+
+def plan_streaming(
+    layout: Layout,
+    *,
+    data: str | Path,
+    pred: str | Path | None = None,
+    train: str | Path | None = None,
+    long_tables: bool = False,
+    scored: bool = False,
+    engine: str = "auto",
+    patterns: bool = False,
+) -> tuple[StreamPlan | None, str]:
+    """How an audit's files are counted into tables, or ``(None, reason)`` when they cannot be.
+
+    Reads the headers (and the schemas pyarrow infers) only; the counting is
+    :func:`load_streamed`.
+
+    Parameters
+    ----------
+    layout : Layout
+        Which columns hold what.
+    data, pred, train : path
+        The evaluation file, a predictions file joined on ``layout.id``, the
+        training file (as in :func:`~biasamp.engines._audit_inputs.load_audit`).
+    long_tables : bool, default False
+        Long ``(id, label)`` tables of predicted or training tasks are given
+        (they are read in memory).
+    scored : bool, default False
+        Predictions are scores to threshold (read in memory).
+    engine : {"auto", "numpy", "duckdb"}, default "auto"
+        The counting engine (:func:`resolve_engine`).
+    patterns : bool, default False
+        Count the task-set (pattern) tables of the multi-attribute metrics too.
+
+    Returns
+    -------
+    (StreamPlan or None, str)
+        The plan and ``""``, or None and why the files are read in memory.
+
+    Raises
+    ------
+    InputError
+        Header problems, with the in-memory path's messages: missing columns,
+        no prediction columns, task columns that differ between files.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> path = os.path.join(tempfile.mkdtemp(), "audit.csv")
+    >>> pd.DataFrame({"g": ["m", "w"], "ski": [1, 0], "pred_ski": [1, 1]}).to_csv(path, index=False)
+    >>> plan, reason = plan_streaming(Layout(group="g", task_cols=("ski",), pred_prefix="pred_"),
+    ...                               data=path, engine="numpy")
+    >>> plan.engine, [b.role for b in plan.blocks]
+    ('numpy', ['groups', 'tasks', 'tasks_pred'])
+    """
+    pred_path = Path(pred) if pred is not None else None
+    reason = stream_refusal(
+        layout, pred=pred_path, long_tables=long_tables, scored=scored, engine=engine
+    )
+    if reason is not None:
+        return None, reason
+    data_path = Path(data)
+    formats = {data_path: _file_format(data_path)}
+    _, header = read_header(data_path, delimiter=layout.delimiter)
+    group_cols = layout.group_columns()
+    task_cols, task_option = layout.task_columns(data_path, header)
+    truth = (
+        ColumnBlock("groups", layout.group_kind, group_cols, layout.group_option()),
+        ColumnBlock("tasks", layout.task_kind, task_cols, task_option),
+    )
+    _check_columns(data_path, header, truth)
+    pred_file, pred_header = data_path, header
+    if pred_path is not None:
+        formats[pred_path] = _file_format(pred_path)
+        _, pred_header = read_header(pred_path, delimiter=layout.delimiter)
+        pred_file = pred_path
+        id_block = ColumnBlock("id", "id", (str(layout.id),), "--id")
+        _check_columns(data_path, header, (id_block,))
+        _check_columns(pred_path, pred_header, (id_block,))
+    pred_blocks = _prediction_blocks(layout, pred_file, pred_header, group_cols, task_cols, False)
+    if not pred_blocks:
+        raise InputError(
+            ERR_NO_PREDICTIONS_FOUND.format(
+                file=pred_file,
+                group_col=repr(_pred_column(layout, group_cols[0])),
+                task_col=repr(_pred_column(layout, task_cols[0])),
+            )
+        )
+    blocks = truth if pred_path is not None else truth + tuple(pred_blocks)
+    train_path = Path(train) if train is not None else None
+    train_blocks: tuple[ColumnBlock, ...] = ()
+    if train_path is not None:
+        formats[train_path] = _file_format(train_path)
+        _, train_header = read_header(train_path, delimiter=layout.delimiter)
+        train_task_cols, _ = layout.task_columns(train_path, train_header)
+        if layout.task_prefix is not None:
+            _check_same_columns(train_path, train_task_cols, data_path, task_cols, "task")
+        train_blocks = truth
+        _check_columns(train_path, train_header, train_blocks)
+    streamed_files: list[tuple[Path | None, tuple[ColumnBlock, ...]]] = [
+        (data_path, blocks),
+        (train_path, train_blocks),
+        (pred_path, tuple(pred_blocks)),
+    ]
+    for path, file_blocks in streamed_files:
+        if path is not None:
+            reason = _file_reason(path, formats[path], layout, file_blocks)
+            if reason is not None:
+                return None, reason
+    if pred_path is not None:
+        reason = _id_reason((data_path, pred_path), formats, str(layout.id))
+        if reason is not None:
+            return None, reason
+    engine = "numpy" if pred_path is not None else resolve_engine(engine)
+    return StreamPlan(
+        data=data_path,
+        train=train_path,
+        formats=formats,
+        blocks=blocks,
+        train_blocks=train_blocks,
+        layout=layout,
+        engine=engine,
+        pred=pred_path,
+        pred_blocks=tuple(pred_blocks) if pred_path is not None else (),
+        multi=patterns,
+    ), ""
+
+
+def resolve_engine(engine: str) -> str:
+    """The streaming engine that runs: ``auto`` is DuckDB when it is installed, else numpy.
+
+    Examples
+    --------
+    >>> resolve_engine("numpy")
+    'numpy'
+    """
+    if engine not in ENGINES:
+        raise ValueError(ERR_ENGINE.format(choices=", ".join(map(repr, ENGINES)), got=engine))
+    has_duckdb = importlib.util.find_spec("duckdb") is not None
+    if engine == "auto":
+        return "duckdb" if has_duckdb else "numpy"
+    if engine == "duckdb" and not has_duckdb:
+        raise ImportError(ERR_NO_DUCKDB)
+    return engine
+
+
+# --- counting --------------------------------------------------------------------------
+
+
+def _chunk_rows(layout: Layout, blocks: tuple[ColumnBlock, ...], n_boot: int = 0) -> int:
+    """``--chunk-size``, or about four million cells (columns plus weights) per chunk."""
+    if layout.chunk_size is not None:
+        return layout.chunk_size
+    n_cols = max(1, sum(len(b.columns) for b in blocks))
+    return max(_MIN_CHUNK_ROWS, _CHUNK_CELLS // (n_cols + 3 * n_boot))
+
+
+def _diagnose(
+    plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], role: str, exc: Exception
+) -> InputError:
+    """The in-memory validator's error for a file the streaming layer refused.
+
+    Re-reads the file chunk by chunk without keeping the chunks; raises its
+    :class:`InputError` (file, column, data row) when it finds the problem, else
+    returns an error with the streaming layer's message (which names the file
+    and the chunk).
+    """
+    read_blocks(
+        path,
+        blocks,
+        role=role,
+        delimiter=plan.layout.delimiter,
+        chunk_rows=_chunk_rows(plan.layout, blocks),
+        keep=False,
+    )
+    detail = str(exc)
+    if not detail.startswith(str(path)):
+        detail = f"{path}: {detail}"
+    return InputError(ERR_STREAM_VALUE.format(detail=detail))
+
+
+def _label_sets(
+    plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], role: str
+) -> tuple[dict[str, np.ndarray], int]:
+    """Distinct values of each label block of a file (one pass over those columns only)."""
+    import pyarrow.compute as pc
+
+    labels = [b for b in blocks if b.kind == "label"]
+    seen: dict[str, set[Any]] = {b.role: set() for b in labels}
+    columns = [b.columns[0] for b in labels]
+    n_rows = 0
+    chunk = _chunk_rows(plan.layout, tuple(labels))
+    try:
+        for batch in iter_file_batches(
+            str(path), columns, chunk_size=chunk, file_format=plan.formats[path]
+        ):
+            n_rows += batch.num_rows
+            for block, values in zip(labels, batch.columns, strict=True):
+                if values.null_count:
+                    raise ValueError(f"column {block.columns[0]!r} has missing values")
+                seen[block.role].update(pc.unique(values).to_pylist())
+    except (ValueError, TypeError) as exc:
+        raise _diagnose(plan, path, blocks, role, exc) from exc
+    for block in labels:
+        if "" in seen[block.role]:  # an empty CSV field: missing in the in-memory reader
+            raise _diagnose(
+                plan,
+                path,
+                blocks,
+                role,
+                ValueError(f"column {block.columns[0]!r} has missing values"),
+            )
+    return {r: np.array(sorted(v), dtype=object) for r, v in seen.items()}, n_rows
+
+
+def _role_specs(plan: StreamPlan, blocks: tuple[ColumnBlock, ...]) -> dict[str, Any]:
+    """The ``counts_from_files`` roles of the column blocks (label names as in memory)."""
+    layout = plan.layout
+    specs: dict[str, Any] = {}
+    for block in blocks:
+        if block.kind == "label":
+            specs[block.role] = block.columns[0]
+            continue
+        truth = (
+            layout.group_columns()
+            if block.role.startswith("groups")
+            else [b for b in plan.blocks if b.role == "tasks"][0].columns
+        )
+        name = (lambda c: c) if block.role.startswith("groups") else layout.task_name
+        specs[block.role] = {
+            column: name(t) for column, t in zip(block.columns, truth, strict=True)
+        }
+    return specs
+
+
+def _count(
+    plan: StreamPlan,
+    path: Path,
+    blocks: tuple[ColumnBlock, ...],
+    role: str,
+    *,
+    names: LabelNames,
+    engine: str | None = None,
+    chunk_size: int | None = None,
+    replicates: Any = None,
+    rows: str = "all",
+    progress: bool = False,
+) -> tuple[CountTable, int]:
+    """Count one file's blocks (default engine: the plan's; chunks: :func:`_chunk_rows`);
+    return the table and the number of rows read (``rows="labelled"`` may keep fewer)."""
+    engine = _rows_engine(engine or plan.engine, blocks, rows)
+    chunk_size = chunk_size or _chunk_rows(plan.layout, blocks)
+    rows_read = [0]
+
+    def read(n: int) -> None:
+        rows_read[0] += n
+
+    try:
+        table = counts_from_files(
+            str(path),
+            **_role_specs(plan, blocks),
+            **names,
+            chunk_size=chunk_size,
+            engine=engine,
+            file_format=plan.formats[path],
+            replicates=replicates,
+            rows=rows,
+            names_source=f"the {'training' if role == 'train' else 'data'} file {path}",
+            progress=progress,
+            on_rows=read,
+        )
+    except ImportError as exc:
+        raise ImportError(ERR_NO_DUCKDB) from exc
+    except Exception as exc:
+        # DuckDB's conversion errors are its own classes (duckdb.Error), not ValueError
+        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
+            raise
+        raise _diagnose(plan, path, blocks, role, exc) from exc
+    return table, rows_read[0]
+
+
+def _count_patterns(
+    plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], names: LabelNames
+) -> PatternCountTable:
+    """The pattern count table of one file (the training file's rows with a group or a task)."""
+    rows = "labelled" if path == plan.train else "all"
+    try:
+        return pattern_counts_from_files(
+            str(path),
+            **_role_specs(plan, blocks),
+            **names,
+            chunk_size=_chunk_rows(plan.layout, blocks),
+            engine=_rows_engine(plan.engine, blocks, rows),
+            file_format=plan.formats[path],
+            rows=rows,
+            names_source=f"the {'training' if path == plan.train else 'data'} file {path}",
+        )
+    except Exception as exc:
+        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
+            raise
+        raise _diagnose(plan, path, blocks, "train" if path == plan.train else "data", exc) from exc
+
+
+def _count_joined(
+    plan: StreamPlan,
+    names: LabelNames,
+    *,
+    replicates: Any = None,
+    n_boot: int = 0,
+    patterns: bool = False,
+) -> Any:
+    """The evaluation table of a data file whose predictions are joined on ``--id``."""
+    assert plan.pred is not None and plan.layout.id is not None
+    specs = _role_specs(plan, plan.blocks + plan.pred_blocks)
+    try:
+        return counts_from_joined_files(
+            str(plan.data),
+            str(plan.pred),
+            on=plan.layout.id,
+            **specs,
+            **names,
+            replicates=replicates,
+            patterns=patterns,
+            chunk_size=_chunk_rows(plan.layout, plan.blocks + plan.pred_blocks, n_boot),
+            file_format=plan.formats[plan.data],
+            pred_file_format=plan.formats[plan.pred],
+            names_source=f"the data file {plan.data}",
+        )
+    except (ValueError, TypeError) as exc:
+        # repeated or missing ids, a value that is not 0/1: the in-memory reader names
+        # the file, the column and the data row
+        raise StreamRefused(str(exc)) from exc
+
+
+def _rows_engine(engine: str, blocks: tuple[ColumnBlock, ...], rows: str) -> str:
+    """``engine``, or numpy when ``rows="labelled"`` can drop rows (the engine that drops
+    rows with neither a group nor a task)."""
+    return "numpy" if rows == "labelled" and _drops_rows(blocks) else engine
+
+
+def _drops_rows(blocks: tuple[ColumnBlock, ...]) -> bool:
+    """:func:`~biasamp.engines._files.may_drop_rows` of the blocks' roles."""
+    return may_drop_rows({b.role: b.kind == "label" for b in blocks})
+
+
+def _is_duckdb_error(exc: Exception) -> bool:
+    """Whether ``exc`` is a DuckDB error (its module is imported when the engine ran)."""
+    import sys
+
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(exc, duckdb.Error)
+
+
+def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Group and task names by the library's rule (the training file's are canonical)."""
+    layout = plan.layout
+    data_labels: dict[str, np.ndarray] = {}
+    train_labels: dict[str, np.ndarray] = {}
+    if any(b.kind == "label" for b in plan.blocks):
+        data_labels, n_rows = _label_sets(plan, plan.data, plan.blocks, "data")
+        if n_rows == 0:
+            raise InputError(ERR_NO_ROWS.format(file=plan.data))
+        if plan.train is not None:
+            train_labels, n_train = _label_sets(plan, plan.train, plan.train_blocks, "train")
+            if n_train == 0:
+                raise InputError(ERR_NO_ROWS.format(file=plan.train))
+    if plan.pred is not None and any(b.kind == "label" for b in plan.pred_blocks):
+        pred_labels, _ = _label_sets(plan, plan.pred, plan.pred_blocks, "predictions")
+        data_labels.update(pred_labels)
+    out = []
+    for truth, pred, fixed in (
+        ("groups", "groups_pred", layout.group_columns()),
+        ("tasks", "tasks_pred", None),
+    ):
+        block = next(b for b in plan.blocks if b.role == truth)
+        if block.kind != "label":
+            out.append(
+                tuple(fixed)
+                if fixed is not None
+                else tuple(layout.task_name(c) for c in block.columns)
+            )
+            continue
+        names = _canonical_names(
+            data_labels[truth], train_labels.get(truth), plan.data, block.columns[0], plan.train
+        )
+        if pred in data_labels:
+            _check_pred_labels(
+                data_labels[pred],
+                names,
+                plan.pred or plan.data,
+                _pred_column(layout, block.columns[0]),
+                _sources(plan.train),
+            )
+        out.append(names)
+    return out[0], out[1]
+
+
+def load_streamed(
+    plan: StreamPlan, *, replicates: PoissonReplicates | None = None, progress: bool = False
+) -> StreamedData:
+    """Count the training and evaluation files of a plan into tables.
+
+    Parameters
+    ----------
+    plan : StreamPlan
+        From :func:`plan_streaming`.
+    replicates : PoissonReplicates, optional
+        Bootstrap weights by global row index of the evaluation file (as
+        ``metrics._bootstrap.evaluation_replicates`` draws them): the
+        evaluation rows are counted once more under them, on the numpy engine,
+        so an interval equals the in-memory bootstrap exactly.
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    StreamedData
+        The tables, the label names (the training file's are canonical) and
+        the files read, with their SHA-256 and number of data rows. Training
+        rows with neither a group nor a task are not counted (the metrics'
+        ``train_rows="labelled"``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> path = os.path.join(tempfile.mkdtemp(), "audit.csv")
+    >>> pd.DataFrame({"g": ["m", "w", "w"], "ski": [1, 0, 1],
+    ...               "pred_ski": [1, 1, 1]}).to_csv(path, index=False)
+    >>> plan, _ = plan_streaming(Layout(group="g", task_cols=("ski",), pred_prefix="pred_"),
+    ...                          data=path, engine="numpy")
+    >>> data = load_streamed(plan)
+    >>> data.evaluation.joint[("groups", "tasks_pred")].tolist(), data.files[0].n_rows
+    ([[1.0], [2.0]], 3)
+    """
+    group_names, task_names = _names(plan)
+    names: LabelNames = {"group_names": group_names, "task_names": task_names}
+    files: list[FileInfo] = []
+    train = None
+    train_rows = None
+    if plan.train is not None:
+        # rows="labelled": the library's train_rows default
+        train, train_rows = _count(
+            plan,
+            plan.train,
+            plan.train_blocks,
+            "train",
+            names=names,
+            rows="labelled",
+            progress=progress,
+        )
+        if train.n_rows == 0:
+            raise InputError(ERR_NO_ROWS.format(file=plan.train))
+    if plan.pred is not None:
+        evaluation = _count_joined(plan, names)
+    else:
+        evaluation, _ = _count(plan, plan.data, plan.blocks, "data", names=names, progress=progress)
+    if evaluation.n_rows == 0:
+        raise InputError(ERR_NO_ROWS.format(file=plan.data))
+    # the join checked that the predictions hold the data file's ids, once each
+    for role, path, n_rows in (
+        ("data", plan.data, int(evaluation.n_rows)),
+        ("predictions", plan.pred, int(evaluation.n_rows)),
+        ("train", plan.train, train_rows),
+    ):
+        if path is not None and n_rows is not None:
+            files.append(
+                FileInfo(
+                    role=role,
+                    path=str(path),
+                    format=plan.formats[path],
+                    sha256=file_sha256(path),
+                    n_rows=n_rows,
+                )
+            )
+    signs = None
+    truth = tuple(b for b in plan.blocks if b.role in ("groups", "tasks"))
+    if train is None and _drops_rows(truth):
+        # no training file: the signs come from the evaluation ground truth's labelled rows
+        kept, _ = _count(plan, plan.data, truth, "data", names=names, rows="labelled")
+        if float(kept.n) != float(evaluation.n):
+            signs = kept
+    patterns = None
+    tasks_block = next(b for b in plan.blocks if b.role == "tasks")
+    if plan.multi and plan.train is not None and tasks_block.kind == "indicator":
+        patterns = (
+            _count_patterns(plan, plan.train, plan.train_blocks, names),
+            _count_joined(plan, names, patterns=True)
+            if plan.pred is not None
+            else _count_patterns(plan, plan.data, plan.blocks, names),
+        )
+    replicate_table = None
+    if replicates is not None and plan.pred is not None:
+        replicate_table = _count_joined(
+            plan, names, replicates=replicates, n_boot=replicates.n_boot
+        )
+    elif replicates is not None:
+        # per-row Poisson weights: the numpy engine, whatever the plan's engine
+        replicate_table, _ = _count(
+            plan,
+            plan.data,
+            plan.blocks,
+            "data",
+            names=names,
+            engine="numpy",
+            chunk_size=_chunk_rows(plan.layout, plan.blocks, replicates.n_boot),
+            replicates=replicates,
+            progress=progress,
+        )
+    return StreamedData(
+        group_names=group_names,
+        task_names=task_names,
+        evaluation=evaluation,
+        train=train,
+        signs=signs,
+        replicates=replicate_table,
+        patterns=patterns,
+        files=files,
+    )

@@ -1,0 +1,181 @@
+"""The input contract of files in the engines: one reader, layouts read into rows or counted.
+
+``engines/_audit_inputs.py`` (rows) and ``engines/_audit_streaming.py`` (count
+tables) read the same layouts through ``engines/_file_reader.py``; these tests
+check that the two give the same counts, that the engine reports the rows it
+read when it drops unlabelled training rows, and that the API is a library's
+(keyword-only options, no command-line objects).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasamp import CountTable, counts_from_files
+from biasamp.engines import _audit_inputs, _audit_streaming, _file_reader, _rba_files
+from biasamp.engines._audit_inputs import Layout, load_audit
+from biasamp.engines._audit_streaming import (
+    ERR_ENGINE,
+    load_streamed,
+    plan_streaming,
+    stream_refusal,
+)
+from biasamp.engines._files import may_drop_rows
+from biasamp.metrics import _audit_tables
+from biasamp.uncertainty import _audit_sweeps, _threshold_files
+
+pytest.importorskip("pyarrow")
+
+LIBRARY_MODULES = (
+    _file_reader,
+    _audit_inputs,
+    _audit_streaming,
+    _rba_files,
+    _threshold_files,
+    _audit_sweeps,
+    _audit_tables,
+)
+
+
+@pytest.mark.parametrize("module", LIBRARY_MODULES, ids=lambda m: m.__name__)
+def test_the_contract_takes_no_command_line_objects(module):
+    """No module of the contract imports argparse; every option after the first argument
+    of a public function is keyword-only."""
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (
+            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+        )
+    }
+    assert "argparse" not in imported
+    for name in module.__all__:
+        function = getattr(module, name)
+        if not inspect.isfunction(function):
+            continue
+        params = list(inspect.signature(function).parameters.values())
+        positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+        assert len(positional) <= 3, (name, [p.name for p in positional])
+        assert "Namespace" not in str(inspect.signature(function)), name
+
+
+def test_may_drop_rows_is_the_one_rule():
+    assert may_drop_rows({"groups": False, "tasks": False, "tasks_pred": False})
+    assert not may_drop_rows({"groups": True, "tasks": False})
+    assert not may_drop_rows({"groups": False, "tasks": True})
+    assert not may_drop_rows({"groups": False})  # no tasks: nothing to drop by
+
+
+def test_the_engine_reports_the_rows_it_read_when_it_drops_some(tmp_path):
+    """Five rows, two with neither a group nor a task: three counted, five read."""
+    frame = pd.DataFrame(
+        {
+            "m": [1, 0, 0, 0, 1],
+            "w": [0, 1, 0, 0, 0],
+            "ski": [1, 1, 0, 0, 0],
+            "cook": [0, 0, 0, 0, 1],
+        }
+    )
+    path = tmp_path / "train.csv"
+    frame.to_csv(path, index=False)
+    chunks: list[int] = []
+    table = counts_from_files(
+        path,
+        groups=["m", "w"],
+        tasks=["ski", "cook"],
+        rows="labelled",
+        chunk_size=2,
+        on_rows=chunks.append,
+    )
+    assert (table.n_rows, chunks) == (3, [2, 2, 1])
+    kept = frame.iloc[[0, 1, 4]]
+    expected = CountTable.from_arrays(groups=kept[["m", "w"]], tasks=kept[["ski", "cook"]])
+    np.testing.assert_array_equal(
+        table.joint[("groups", "tasks")], expected.joint[("groups", "tasks")]
+    )
+    # hand-worked: m co-occurs with ski once and cook once, w with ski once
+    np.testing.assert_array_equal(table.joint[("groups", "tasks")], [[1, 1], [1, 0]])
+    for engine in ("numpy", "duckdb"):
+        if engine == "duckdb":
+            pytest.importorskip("duckdb")
+        read: list[int] = []
+        every = counts_from_files(
+            path, groups=["m", "w"], tasks=["ski", "cook"], engine=engine, on_rows=read.append
+        )
+        assert (every.n_rows, sum(read)) == (5, 5)
+
+
+def _indicator_files(tmp_path: Path) -> tuple[Path, Path]:
+    rng = np.random.default_rng(5)
+    n = 40
+    is_w = rng.random(n) < 0.5
+    frame = pd.DataFrame({"m": (~is_w).astype(int), "w": is_w.astype(int)})
+    for task in ("a", "b"):
+        frame[task] = (rng.random(n) < np.where(is_w, 0.3, 0.7)).astype(int)
+        frame[f"pred_{task}"] = (rng.random(n) < np.where(is_w, 0.2, 0.8)).astype(int)
+    frame["pred_m"], frame["pred_w"] = frame["m"], frame["w"]
+    train = frame[["m", "w", "a", "b"]].copy()
+    train.loc[[3, 7, 11], ["m", "w", "a", "b"]] = 0  # three rows with no group and no task
+    train.to_parquet(tmp_path / "train.parquet")
+    frame.to_csv(tmp_path / "test.csv", index=False)
+    return tmp_path / "test.csv", tmp_path / "train.parquet"
+
+
+def test_rows_and_tables_read_the_same_counts(tmp_path):
+    """load_audit's rows, counted, equal load_streamed's tables; the training file's rows
+    are all reported while its unlabelled rows are not counted."""
+    data, train = _indicator_files(tmp_path)
+    layout = Layout(group_cols=("m", "w"), task_cols=("a", "b"), pred_prefix="pred_")
+    rows = load_audit(layout, data=data, train=train)
+    plan, reason = plan_streaming(layout, data=data, train=train, engine="numpy")
+    assert reason == "" and plan is not None
+    tables = load_streamed(plan)
+    assert (tables.group_names, tables.task_names) == (rows.group_names, rows.task_names)
+    evaluation = CountTable.from_arrays(
+        groups=rows.groups,
+        tasks=rows.tasks,
+        groups_pred=rows.groups_pred,
+        tasks_pred=rows.tasks_pred,
+        **rows.names(),
+    )
+    for pair, counts in evaluation.joint.items():
+        np.testing.assert_array_equal(tables.evaluation.joint[pair], counts)
+    labelled = (np.asarray(rows.groups_train) != 0).any(axis=1) | (
+        np.asarray(rows.tasks_train) != 0
+    ).any(axis=1)
+    training = CountTable.from_arrays(
+        groups=rows.groups_train[labelled], tasks=rows.tasks_train[labelled], **rows.names()
+    )
+    np.testing.assert_array_equal(
+        tables.train.joint[("groups", "tasks")], training.joint[("groups", "tasks")]
+    )
+    assert tables.train.n_rows == 37
+    assert {f.role: f.n_rows for f in tables.files} == {f.role: f.n_rows for f in rows.files}
+    assert {f.role: f.sha256 for f in tables.files} == {f.role: f.sha256 for f in rows.files}
+
+
+def test_stream_refusal_names_the_option():
+    layout = Layout(group="g", task="t", pred_prefix="pred_")
+    assert stream_refusal(layout) is None
+    assert stream_refusal(layout, long_tables=True) == "long task tables are read in memory"
+    assert stream_refusal(Layout(group="g", task="t")) == (
+        "no predictions in the data file (--pred-prefix)"
+    )
+    plan, reason = plan_streaming(layout, data="unused.csv", scored=True)
+    assert plan is None and "scores" in reason
+
+
+def test_an_unknown_engine_is_refused(tmp_path):
+    data, _ = _indicator_files(tmp_path)
+    layout = Layout(group_cols=("m", "w"), task_cols=("a", "b"), pred_prefix="pred_")
+    with pytest.raises(ValueError) as info:
+        plan_streaming(layout, data=data, engine="spark")
+    assert str(info.value) == ERR_ENGINE.format(choices="'auto', 'numpy', 'duckdb'", got="spark")
