@@ -24,9 +24,11 @@ from biasamp.engines._derived_roles import (
     FIRST_IN_FILE,
 )
 from biasamp.engines._duckdb import ERR_FIRST_BAD_ROW, ERR_PATTERN_INTERSECTIONS
+from biasamp.engines._exclusive_groups import exclusive_group_predictions
 from biasamp.engines._files import ERR_CHUNK
 from biasamp.engines._group_sums import ALLOWED_SCORES, ERR_BAD_VALUES
 from biasamp.inputs._column_roles import (
+    ERR_EXCLUSIVE,
     ERR_INTERSECTED_COLUMNS,
     ERR_SCORES_ROLE,
     ERR_THRESHOLD_LABELS,
@@ -338,3 +340,50 @@ def test_role_spec_errors():
     )
     assert roles.columns() == ["a", "b", "ski", "p_ski"]
     assert roles.tasks_pred.thresholds == (0.25,) and roles.groups.is_label
+
+
+@pytest.mark.parametrize("n_groups", [2, 3])
+def test_exclusive_group_scores_equal_the_in_memory_decision(tmp_path, engine, n_groups):
+    frame = make_frame(150, 12)
+    groups = ["m", "w", "x"][:n_groups]
+    truth = np.random.default_rng(3).integers(0, n_groups, len(frame))
+    for j, g in enumerate(groups):
+        frame[f"is_{g}"] = (truth == j).astype(int)
+        frame[f"s_{g}"] = np.random.default_rng(j).integers(0, 11, len(frame)) / 10
+    path = tmp_path / "x.parquet"
+    frame.to_parquet(path, index=False)
+    cut = dict(zip(groups, [0.3, 0.6, 0.5], strict=False))
+    positive = "m" if n_groups == 2 else None
+    table = counts_from_files(
+        path,
+        groups={f"is_{g}": g for g in groups},
+        groups_pred=ScoreColumns(
+            {f"s_{g}": g for g in reversed(groups)},
+            threshold=cut,
+            exclusive=True,
+            positive=positive,
+        ),
+        tasks=TASKS,
+        engine=engine,
+        chunk_size=40,
+    )
+    scores = frame[[f"s_{g}" for g in groups]].to_numpy()
+    decided = exclusive_group_predictions(scores, groups, cut, default=0.5, positive=positive)
+    expected = CountTable.from_arrays(
+        groups=frame[[f"is_{g}" for g in groups]].set_axis(groups, axis=1),
+        groups_pred=pd.DataFrame(decided, columns=groups),
+        tasks=frame[TASKS],
+    )
+    assert (decided.sum(axis=1) == 1).all()
+    assert_tables_equal(table, expected)
+
+
+def test_exclusive_scores_need_group_predictions():
+    with pytest.raises(ValueError) as info:
+        ColumnRoles.resolve(
+            ["g", "ski", "p_ski", "p_cook"],
+            groups="g",
+            tasks=["ski"],
+            tasks_pred=ScoreColumns({"p_ski": "ski"}, exclusive=True),
+        )
+    assert str(info.value) == ERR_EXCLUSIVE.format(role="tasks_pred")

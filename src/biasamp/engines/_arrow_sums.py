@@ -30,8 +30,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.engines._derived_roles import score_decisions
 from biasamp.engines._group_sums import _is_key, _key_aliases, group_sums_columns
-from biasamp.inputs._column_roles import ColumnRoles
+from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 
 __all__ = [
     "BLOCK_BYTES",
@@ -193,13 +194,17 @@ def batch_group_sums(
     for rc in present.values():
         if not _is_key(rc):
             continue
-        for j, (column, alias) in enumerate(zip(rc.columns, _key_aliases(rc), strict=True)):
+        aliases = _key_aliases(rc)
+        if rc.thresholds is not None:  # keys are the predictions the scores make
+            decided, bad_rows = score_keys(
+                [_plain(batch.column(c)) for c in rc.columns], rc, n_rows=n
+            )
+            for j, alias in enumerate(aliases):
+                key_arrays[alias] = _arrow_array(decided[:, j].astype(np.int8))
+                score_checks[f"bad_{rc.role}_{j}"] = bad_rows[j]
+            continue
+        for column, alias in zip(rc.columns, aliases, strict=True):
             key_arrays[alias] = _plain(batch.column(column))
-            if rc.thresholds is not None:  # the key is score > threshold
-                above, score_checks[f"bad_{rc.role}_{j}"] = _thresholded(
-                    key_arrays[alias], rc.thresholds[j]
-                )
-                key_arrays[alias] = _arrow_array(above.astype(np.int8))
     key_arrays.update({name: _plain(batch.column(name)) for name in extra_keys})
     inverse, first = _key_codes(list(key_arrays.values()), n)
     n_keys = len(first)
@@ -264,6 +269,24 @@ def _arrow_array(values: np.ndarray) -> Any:
     import pyarrow as pa
 
     return pa.array(values)
+
+
+def score_keys(
+    arrays: Sequence[Any], rc: RoleColumns, *, n_rows: int
+) -> tuple[np.ndarray, list[np.ndarray | None]]:
+    """The (rows, labels) 0/1 predictions of a score role's Arrow columns, and each
+    column's invalid rows (missing, NaN or outside [0, 1]; None if none)."""
+    scores = np.empty((n_rows, len(arrays)), dtype=np.float64)
+    invalid: list[np.ndarray | None] = []
+    for j, array in enumerate(arrays):
+        values, missing = _numeric(array)
+        scores[:, j] = values
+        bad = _invalid(scores[:, j], soft=True)
+        if missing is not None:
+            bad = missing if bad is None else bad | missing
+        invalid.append(bad)
+    scores[~np.isfinite(scores)] = 0.0  # invalid rows are refused; keep the decision defined
+    return score_decisions(np.clip(scores, 0.0, 1.0), rc), invalid
 
 
 def _thresholded(array: Any, threshold: float) -> tuple[np.ndarray, np.ndarray | None]:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.engines._exclusive_groups import exclusive_group_predictions
 from biasamp.inputs._column_roles import RoleColumns
 from biasamp.inputs._intersect import ERR_SEP_COLLISION
 
@@ -37,6 +38,7 @@ __all__ = [
     "intersection_labels",
     "intersection_names_from_files",
     "joined_intersections",
+    "score_decisions",
 ]
 
 ERR_SCORE_VALUE = (
@@ -154,6 +156,18 @@ def _ordered_names(tuples: Iterable[tuple[Any, ...]], sep: str) -> tuple[str, ..
     return tuple(sorted(labels))
 
 
+def score_decisions(scores: np.ndarray, rc: RoleColumns) -> np.ndarray:
+    """The (rows, labels) uint8 predictions of a score role's checked (rows, labels) scores:
+    ``score > threshold`` per column, or one exclusive decision per row
+    (:func:`~biasamp.engines._exclusive_groups.exclusive_group_predictions`)."""
+    assert rc.thresholds is not None  # a score role
+    if rc.exclusive:
+        names = list(rc.indicator_names)
+        cuts = {str(name): t for name, t in zip(names, rc.thresholds, strict=True)}
+        return exclusive_group_predictions(scores, names, cuts, default=0.5, positive=rc.positive)
+    return (scores > np.asarray(rc.thresholds)[None, :]).astype(np.uint8)
+
+
 def derived_role_values(batch: Any, rc: RoleColumns) -> Any:
     """A score or intersection role of one Arrow batch, as ``CountTable.from_arrays`` takes it.
 
@@ -176,8 +190,7 @@ def derived_role_values(batch: Any, rc: RoleColumns) -> Any:
     [0, 1, 0]
     """
     if rc.thresholds is not None:
-        scores = _score_matrix(batch, rc)
-        binary = (scores > np.asarray(rc.thresholds)[None, :]).astype(np.uint8)
+        binary = score_decisions(_score_matrix(batch, rc), rc)
         return pd.DataFrame(
             binary, columns=pd.Index(list(rc.indicator_names), dtype=object), copy=False
         )

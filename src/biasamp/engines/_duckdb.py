@@ -35,10 +35,10 @@ from biasamp.engines._group_sums import (
     ERR_BAD_VALUES,
     _key_aliases,
     _range_check,
-    _threshold_sql,
     counts_from_group_sums,
     group_sums_sql,
     renamed_roles,
+    score_keys_sql,
 )
 from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 from biasamp.output._csv import unescape_cells
@@ -326,13 +326,12 @@ def distinct_rows_sql(
     key_sql, select = [], []  # score columns: keyed by score > threshold, bad values counted
     checks: list[tuple[RoleColumns, str, str]] = []
     for rc, shown in zip(positional.present().values(), roles.present().values(), strict=True):
-        for j, column in enumerate(rc.columns):
-            if rc.thresholds is None:
-                key_sql.append(column)
-            else:
-                key_sql.append(_threshold_sql(f"CAST({column} AS DOUBLE)", rc.thresholds[j]))
-                checks.append((shown, shown.columns[j], column))
-            select.append(f"{key_sql[-1]} AS {column}")
+        keys = list(rc.columns)
+        if rc.thresholds is not None:
+            keys = score_keys_sql(rc, [f"CAST({column} AS DOUBLE)" for column in rc.columns])
+            checks += [(shown, shown.columns[j], c) for j, c in enumerate(rc.columns)]
+        key_sql += keys
+        select += [f"{key} AS {column}" for key, column in zip(keys, rc.columns, strict=True)]
     check_sql = "".join(
         f", {_range_check(column)} AS __bad{k}" for k, (_, _, column) in enumerate(checks)
     )

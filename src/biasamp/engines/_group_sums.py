@@ -84,6 +84,29 @@ def _threshold_sql(value: str, threshold: float) -> str:
     return f"CASE WHEN {value} > CAST('{threshold!r}' AS DOUBLE) THEN 1 ELSE 0 END"
 
 
+def score_keys_sql(rc: RoleColumns, values: Sequence[str]) -> list[str]:
+    """The SQL 0/1 prediction of each score column of ``rc`` (``values``: the columns as
+    DOUBLE expressions): ``score > threshold``, or one exclusive decision per row (two
+    columns: the positive column's score above its threshold; more: the first largest
+    ``score - threshold``), as :func:`~biasamp.engines._derived_roles.score_decisions`."""
+    assert rc.thresholds is not None  # a score role
+    if not rc.exclusive:
+        return [_threshold_sql(v, t) for v, t in zip(values, rc.thresholds, strict=True)]
+    if len(values) == 2:
+        p = rc.indicator_names.index(rc.positive)
+        above = _threshold_sql(values[p], rc.thresholds[p])
+        return [above if j == p else f"1 - {above}" for j in range(2)]
+    margins = [
+        f"({v} - CAST('{t!r}' AS DOUBLE))" for v, t in zip(values, rc.thresholds, strict=True)
+    ]
+    keys = []
+    for j, mine in enumerate(margins):  # the first largest margin, as numpy's argmax
+        beats = [f"{mine} > {m}" for m in margins[:j]]
+        beats += [f"{mine} >= {m}" for m in margins[j + 1 :]]
+        keys.append(f"CASE WHEN {' AND '.join(beats)} THEN 1 ELSE 0 END")
+    return keys
+
+
 def _checked(rc: RoleColumns) -> bool:
     """Whether the role's columns get ``bad_`` counts: summed indicators, and scores."""
     return not _is_key(rc) or rc.is_scores
@@ -190,12 +213,15 @@ def group_sums_sql(
     for rc in roles.present().values():
         if not _is_key(rc):
             continue
-        for j, (column, alias) in enumerate(zip(rc.columns, _key_aliases(rc), strict=True)):
-            key = q(column)
-            if rc.thresholds is not None:
-                key = _threshold_sql(f"CAST({key} AS DOUBLE)", rc.thresholds[j])
-                if validate:
-                    aggregates.append(f"{_range_check(q(column))} AS bad_{rc.role}_{j}")
+        keys = [q(column) for column in rc.columns]
+        if rc.thresholds is not None:  # keys are the predictions the scores make
+            keys = score_keys_sql(rc, [f"CAST({key} AS DOUBLE)" for key in keys])
+            if validate:
+                aggregates += [
+                    f"{_range_check(q(column))} AS bad_{rc.role}_{j}"
+                    for j, column in enumerate(rc.columns)
+                ]
+        for key, alias in zip(keys, _key_aliases(rc), strict=True):
             select.append(f"{key} AS {alias}")
             group_by.append(key)
     select.append(f"SUM({weight}) AS n" if weight else "COUNT(*) AS n")

@@ -30,17 +30,17 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
-from biasamp.engines._arrow_sums import _key_codes, _plain, _thresholded
+from biasamp.engines._arrow_sums import _key_codes, _plain, score_keys
 from biasamp.engines._file_formats import file_format_of, file_schema
 from biasamp.engines._files import iter_file_batches
 from biasamp.engines._group_sums import (
     ALLOWED_SCORES,
     ERR_BAD_VALUES,
     _key_aliases,
-    _threshold_sql,
     counts_from_group_sums,
     group_sums_sql,
     renamed_roles,
+    score_keys_sql,
 )
 from biasamp.engines._joins import (
     ERR_JOIN_DUPLICATES,
@@ -218,23 +218,25 @@ def _numpy_sums(
     aliases = [a for rc in roles.present().values() for a in _key_aliases(rc)]
     arrays = [_plain(table.column(c)) for c in key_columns]
     position = 0
-    for rc in roles.present().values():  # group scores: the key is score > threshold
-        for j in range(len(rc.columns)):
-            if rc.thresholds is not None:
-                above, invalid = _thresholded(arrays[position], rc.thresholds[j])
-                if invalid is not None:
+    for rc in roles.present().values():  # group scores: the keys are their predictions
+        width = len(rc.columns)
+        if rc.thresholds is not None:
+            decided, invalid = score_keys(arrays[position : position + width], rc, n_rows=len(ids))
+            for j, bad in enumerate(invalid):
+                if bad is not None:
                     raise ValueError(
                         f"{path}: "
                         + ERR_BAD_VALUES.format(
                             where="",
                             role=rc.role,
-                            count=int(invalid.sum()),
+                            count=int(bad.sum()),
                             column=rc.columns[j],
                             allowed=ALLOWED_SCORES,
                         )
                     )
-                arrays[position] = pa.array(above.astype(np.int8))
-            position += 1
+            for j in range(width):
+                arrays[position + j] = pa.array(decided[:, j].astype(np.int8))
+        position += width
     inverse, first = (
         _key_codes(arrays, len(ids)) if len(ids) else (np.zeros(0, np.intp), np.zeros(0, np.int64))
     )
@@ -408,11 +410,10 @@ def key_select(positional: ColumnRoles) -> list[str]:
     """The group keys of the data file's rows (``d``), under their group-sums aliases."""
     out = []
     for rc in positional.present().values():
-        for j, (column, alias) in enumerate(zip(rc.columns, _key_aliases(rc), strict=True)):
-            key = f"d.{column}"
-            if rc.thresholds is not None:
-                key = _threshold_sql(f"CAST({key} AS DOUBLE)", rc.thresholds[j])
-            out.append(f"{key} AS {alias}")
+        keys = [f"d.{column}" for column in rc.columns]
+        if rc.thresholds is not None:
+            keys = score_keys_sql(rc, [f"CAST({key} AS DOUBLE)" for key in keys])
+        out += [f"{key} AS {alias}" for key, alias in zip(keys, _key_aliases(rc), strict=True)]
     return out
 
 

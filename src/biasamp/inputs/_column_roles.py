@@ -62,6 +62,11 @@ ERR_THRESHOLD_LABELS = (
     "{role}: the thresholds must name every label once; missing {missing}, unexpected {unexpected}."
 )
 ERR_SCORE_COLUMNS = "{role}: ScoreColumns needs columns or prefix (one of them), got {got}."
+ERR_EXCLUSIVE = (
+    "{role}: exclusive=True is one decision among group score columns: give it as groups_pred "
+    "with two or more columns."
+)
+ERR_POSITIVE_LABEL = "{role}: positive={got!r} is not one of the labels {names}."
 ERR_INTERSECTED_COLUMNS = (
     "{role}: IntersectedColumns needs at least two distinct label column names, got {got!r}."
 )
@@ -94,6 +99,15 @@ class ScoreColumns:
         :func:`biasamp.calibrate_thresholds`).
     prefix : str, optional
         Select the columns by prefix instead (stripped from the label names).
+    exclusive : bool, default False
+        ``groups_pred`` only: the columns score one exclusive decision (every row
+        in exactly one group). With two groups a row is in the ``positive`` group
+        when its score is above its threshold, else in the other (the other score
+        is not read); with more, in the group of the largest ``score - threshold``
+        (the first on ties).
+    positive : label, optional
+        The positive group of a two-group exclusive decision (default: the second
+        label in sorted order, as in scikit-learn).
 
     Examples
     --------
@@ -109,6 +123,8 @@ class ScoreColumns:
     _: KW_ONLY
     threshold: float | Mapping[Any, float] = 0.5
     prefix: str | None = None
+    exclusive: bool = False
+    positive: Any = None
 
 
 @dataclass(frozen=True)
@@ -155,6 +171,9 @@ class RoleColumns:
     thresholds: tuple[float, ...] | None = None
     intersected_columns: tuple[str, ...] = ()
     sep: str = field(default=DEFAULT_SEP)
+    #: score columns of one exclusive decision, and its positive label with two columns
+    exclusive: bool = False
+    positive: Any = None
 
     @property
     def is_label(self) -> bool:
@@ -214,11 +233,24 @@ def role_columns(role: str, spec: Any) -> RoleColumns:
         if plain.is_label:
             raise TypeError(ERR_ROLE_SPEC.format(role=role, type_name="str in ScoreColumns"))
         thresholds = _thresholds(role, plain.indicator_names, spec.threshold)
+        names = plain.indicator_names
+        positive = None
+        if spec.exclusive:
+            if role != "groups_pred" or len(names) < 2:
+                raise ValueError(ERR_EXCLUSIVE.format(role=role))
+            if len(names) == 2:
+                positive = spec.positive if spec.positive is not None else sorted(names)[1]
+                if positive not in names:
+                    raise ValueError(
+                        ERR_POSITIVE_LABEL.format(role=role, got=spec.positive, names=list(names))
+                    )
         return RoleColumns(
             role,
             indicator_columns=plain.indicator_columns,
-            indicator_names=plain.indicator_names,
+            indicator_names=names,
             thresholds=thresholds,
+            exclusive=spec.exclusive,
+            positive=positive,
         )
     if isinstance(spec, IntersectedColumns):
         columns = (
@@ -278,6 +310,8 @@ def aligned_prediction(truth: RoleColumns, pred: RoleColumns) -> RoleColumns:
         indicator_columns=tuple(pred.indicator_columns[i] for i in order),
         indicator_names=a,
         thresholds=None if pred.thresholds is None else tuple(pred.thresholds[i] for i in order),
+        exclusive=pred.exclusive,
+        positive=pred.positive,
     )
 
 
@@ -346,7 +380,10 @@ class ColumnRoles:
                 spec = _expand_prefix(role, prefix, available)
             if isinstance(spec, ScoreColumns) and spec.prefix is not None and spec.columns is None:
                 spec = ScoreColumns(
-                    _expand_prefix(role, spec.prefix, available), threshold=spec.threshold
+                    _expand_prefix(role, spec.prefix, available),
+                    threshold=spec.threshold,
+                    exclusive=spec.exclusive,
+                    positive=spec.positive,
                 )
             if spec is not None:
                 resolved[role] = role_columns(role, spec)
