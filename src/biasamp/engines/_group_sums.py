@@ -27,11 +27,12 @@ to be SQL identifiers):
 * ``s_<role>_<j>``: the weighted sum of the j-th indicator column of a task role;
 * with ``validate=True``: ``bad_<role>_<j>`` (rows whose value is not 0/1, or
   outside [0, 1] for soft predictions and scores, or missing) and ``bad_weight``;
+* optionally ``file`` (the source file; then errors name it).
 
 Score columns (:class:`~biasamp.ScoreColumns`) are binarised in the statement:
-a group score column's key is ``score > threshold`` (0 or 1), a task score
-column's sum counts the rows with ``score > threshold``.
-* optionally ``file`` (the source file; then errors name it).
+a group score column's key is its prediction (``score > threshold``, or the
+exclusive decision), 0 or 1; a task score column's sum counts the rows with
+``score > threshold``.
 """
 
 from __future__ import annotations
