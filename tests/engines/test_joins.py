@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp import CountTable, ScoreColumns
+import biasamp
+from biasamp import CountTable, IntersectedColumns, ScoreColumns
 from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.engines._duckdb import ERR_FIRST_BAD_ROW
 from biasamp.engines._files import ERR_REPLICATES_ENGINE, counts_from_joined_files
@@ -16,7 +17,7 @@ from biasamp.engines._joins import (
     ERR_JOIN_DUPLICATES,
     ERR_JOIN_MISSING,
     ERR_JOIN_NULL_IDS,
-    ERR_JOIN_SCORES_ENGINE,
+    ERR_JOIN_SPEC_ENGINE,
 )
 from biasamp.inputs._column_roles import ERR_ROLE_NAMES_DIFFER
 from tests.engines.test_files import assert_tables_equal
@@ -110,7 +111,41 @@ def test_duckdb_join_thresholds_prediction_scores(tmp_path):
         counts_from_joined_files(
             t, p, on="id", groups="g", tasks=TASKS, tasks_pred=ScoreColumns({"score_ski": "ski"})
         )
-    assert str(info.value) == ERR_JOIN_SCORES_ENGINE.format(role="tasks_pred", engine="numpy")
+    assert str(info.value) == ERR_JOIN_SPEC_ENGINE.format(
+        role="tasks_pred", kind="ScoreColumns", engine="numpy"
+    )
+
+
+def test_joins_of_intersected_groups(tmp_path):
+    truth, pred, (t, p) = make_files(tmp_path, 80, 5)
+    truth["race"] = np.random.default_rng(1).choice(["a", "b"], len(truth))
+    pred["race"] = np.random.default_rng(2).choice(["a", "b"], len(pred))
+    truth.to_csv(t, index=False)
+    pred.to_parquet(p, index=False)
+    groups = IntersectedColumns(["g", "race"])
+    roles = dict(on="id", groups=groups, tasks=TASKS, tasks_pred={c: c for c in TASKS})
+    joined = truth.merge(pred, on="id", suffixes=("", "_p"))
+    expected = CountTable.from_arrays(
+        groups=biasamp.intersect(joined[["g", "race"]]),
+        tasks=joined[TASKS],
+        tasks_pred=joined[[f"{c}_p" for c in TASKS]].set_axis(TASKS, axis=1),
+    )
+    for engine in ("numpy", "duckdb"):  # the ground truth's intersection, on both engines
+        assert_tables_equal(counts_from_joined_files(t, p, **roles, engine=engine), expected)
+    predicted = counts_from_joined_files(t, p, **roles, groups_pred=groups, engine="duckdb")
+    expected = CountTable.from_arrays(
+        groups=biasamp.intersect(joined[["g", "race"]]),
+        groups_pred=biasamp.intersect(joined[["g_p", "race_p"]].set_axis(["g", "race"], axis=1)),
+        tasks=joined[TASKS],
+        tasks_pred=joined[[f"{c}_p" for c in TASKS]].set_axis(TASKS, axis=1),
+        group_names=predicted.group_names,
+    )
+    assert_tables_equal(predicted, expected)
+    with pytest.raises(ValueError) as info:
+        counts_from_joined_files(t, p, **roles, groups_pred=groups)
+    assert str(info.value) == ERR_JOIN_SPEC_ENGINE.format(
+        role="groups_pred", kind="IntersectedColumns", engine="numpy"
+    )
 
 
 def test_integer_ids_join_on_their_values(tmp_path):

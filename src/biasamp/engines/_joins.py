@@ -37,6 +37,7 @@ from biasamp.engines._group_sums import (
 )
 from biasamp.inputs._column_roles import (
     ColumnRoles,
+    IntersectedColumns,
     RoleColumns,
     ScoreColumns,
     aligned_prediction,
@@ -47,7 +48,7 @@ __all__ = [
     "ERR_JOIN_DUPLICATES",
     "ERR_JOIN_MISSING",
     "ERR_JOIN_NULL_IDS",
-    "ERR_JOIN_SCORES_ENGINE",
+    "ERR_JOIN_SPEC_ENGINE",
     "check_numpy_join_specs",
     "joined_counts_duckdb",
     "spec_columns",
@@ -58,8 +59,8 @@ ERR_JOIN_MISSING = (
     "column {column!r}: {count} id(s) of {path_a} are not in {path_b}, e.g. {examples}."
 )
 ERR_JOIN_NULL_IDS = "{path}: column {column!r} has {count} missing id(s); every row needs an id."
-ERR_JOIN_SCORES_ENGINE = (
-    "{role}: prediction scores of a joined file (ScoreColumns) are counted by engine='duckdb', "
+ERR_JOIN_SPEC_ENGINE = (
+    "{role}: {kind} of a joined predictions file are counted by engine='duckdb', "
     "got engine={engine!r}."
 )
 
@@ -135,14 +136,19 @@ def spec_columns(spec: Any) -> list[str]:
     """The columns a prediction role spec of a joined file reads."""
     if isinstance(spec, ScoreColumns):
         return list(spec.columns or ())
+    if isinstance(spec, IntersectedColumns):
+        return list(spec.columns)
     return [spec] if isinstance(spec, str) else list(spec)
 
 
 def check_numpy_join_specs(pred_specs: Mapping[str, Any], engine: str) -> None:
-    """Refuse score columns on the numpy join (it holds the predictions as 0/1 in memory)."""
+    """Refuse score columns and intersections of the predictions file on the numpy join (it
+    holds the predictions as 0/1 indicators or label codes in memory)."""
     for role, spec in pred_specs.items():
-        if isinstance(spec, ScoreColumns) and engine != "duckdb":
-            raise ValueError(ERR_JOIN_SCORES_ENGINE.format(role=role, engine=engine))
+        if isinstance(spec, (ScoreColumns, IntersectedColumns)) and engine != "duckdb":
+            raise ValueError(
+                ERR_JOIN_SPEC_ENGINE.format(role=role, kind=type(spec).__name__, engine=engine)
+            )
 
 
 def _pred_roles(pred_specs: Mapping[str, Any], roles: ColumnRoles) -> dict[str, RoleColumns]:
