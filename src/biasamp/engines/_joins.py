@@ -107,17 +107,15 @@ def check_ids_in_sql(
         )
 
 
-def _check_join(con: Any, truth: str, pred: str, *, path: str, pred_path: str, on: str) -> None:
-    """Refuse missing, repeated and unmatched ids (the numpy join's errors and order)."""
+def _check_ids(con: Any, truth: str, pred: str, *, path: str, pred_path: str, on: str) -> int:
+    """Refuse missing and repeated ids (the numpy join's errors and order); return the
+    number of rows, which the join must keep when every id is on both sides."""
     counts = con.execute(
         f"SELECT (SELECT COUNT(*) FROM {truth}), (SELECT COUNT(id) FROM {truth}), "
         f"(SELECT COUNT(DISTINCT id) FROM {truth}), (SELECT COUNT(*) FROM {pred}), "
-        f"(SELECT COUNT(id) FROM {pred}), (SELECT COUNT(DISTINCT id) FROM {pred}), "
-        f"(SELECT COUNT(*) FROM {truth} AS a JOIN {pred} AS b ON a.id = b.id)"
+        f"(SELECT COUNT(id) FROM {pred}), (SELECT COUNT(DISTINCT id) FROM {pred})"
     ).fetchone()
-    rows, ids, distinct, pred_rows, pred_ids, pred_distinct, joined = counts
-    if rows == ids == distinct == pred_rows == pred_ids == pred_distinct == joined:
-        return  # each id once on both sides, and the same ids
+    rows, ids, distinct, pred_rows, pred_ids, pred_distinct = counts
     sides = (
         (path, truth, rows, ids, distinct),
         (pred_path, pred, pred_rows, pred_ids, pred_distinct),
@@ -127,6 +125,13 @@ def _check_join(con: Any, truth: str, pred: str, *, path: str, pred_path: str, o
             raise ValueError(ERR_JOIN_NULL_IDS.format(path=where, column=on, count=n - n_ids))
     for where, table, _, n_ids, n_distinct in sides:
         check_unique_ids_sql(con, table, n_ids=n_ids, n_distinct=n_distinct, path=where, on=on)
+    if rows != pred_rows:
+        _check_matched(con, truth, pred, path=path, pred_path=pred_path, on=on)
+    return int(rows)
+
+
+def _check_matched(con: Any, truth: str, pred: str, *, path: str, pred_path: str, on: str) -> None:
+    """Refuse ids of either side missing from the other (unique ids on both sides)."""
     for a, b, first, second in ((path, pred_path, truth, pred), (pred_path, path, pred, truth)):
         check_ids_in_sql(con, first, second, path=a, other_path=b, on=on)
     raise AssertionError("unreachable: the ids are unique and in both files")  # pragma: no cover
@@ -246,7 +251,7 @@ def joined_counts_duckdb(
         id_type = con.sql(f"SELECT id FROM {truth}").types[0]
         cast = ", ".join(["TRY_CAST(id AS " + str(id_type) + ") AS id", *pred_alias.values()])
         pred_ids = f"(SELECT {cast} FROM {predictions})"
-        _check_join(con, truth, pred_ids, path=path, pred_path=pred_path, on=on)
+        rows = _check_ids(con, truth, pred_ids, path=path, pred_path=pred_path, on=on)
         selected = [*(f"t.{a}" for a in truth_alias.values())]
         selected += [f"p.{a}" for a in pred_alias.values()]
         joined = (
@@ -258,6 +263,10 @@ def joined_counts_duckdb(
             frame = con.execute(
                 group_sums_sql(joined, positional, dialect="duckdb", validate=True)
             ).df()
+        # unique ids on both sides, as many rows: the join keeps them all unless an id of one
+        # side is missing from the other
+        if int(frame["__rows" if patterns else "n_rows"].sum()) != rows:
+            _check_matched(con, truth, pred_ids, path=path, pred_path=pred_path, on=on)
     finally:
         con.close()
     if patterns:
