@@ -172,8 +172,8 @@ def derived_role_values(batch: Any, rc: RoleColumns) -> Any:
     """A score or intersection role of one Arrow batch, as ``CountTable.from_arrays`` takes it.
 
     Scores become a (rows, labels) uint8 DataFrame (``score > threshold``) whose
-    columns are the label names; an intersection becomes an object array of
-    labels, one per row.
+    columns are the label names; an intersection becomes a pandas Categorical
+    of labels, one per row.
 
     Examples
     --------
@@ -184,7 +184,7 @@ def derived_role_values(batch: Any, rc: RoleColumns) -> Any:
     ...                          "p_ski": [0.2, 0.7, 0.5]})
     >>> roles = ColumnRoles.resolve(batch.schema.names, groups=IntersectedColumns(["race", "sex"]),
     ...                             tasks_pred=ScoreColumns({"p_ski": "ski"}, threshold=0.5))
-    >>> derived_role_values(batch, roles.groups).tolist()
+    >>> list(derived_role_values(batch, roles.groups))
     ['a x f', 'b x f', 'a x m']
     >>> derived_role_values(batch, roles.tasks_pred)["ski"].tolist()
     [0, 1, 0]
@@ -197,10 +197,11 @@ def derived_role_values(batch: Any, rc: RoleColumns) -> Any:
     arrays = [_plain(batch.column(batch.schema.get_field_index(c))) for c in rc.intersected_columns]
     _check_parts(arrays, rc)
     if batch.num_rows == 0:
-        return np.empty(0, dtype=object)
+        return pd.Categorical([])
     inverse, tuples = _distinct_parts(arrays)
-    labels = np.asarray(intersection_labels(tuples, rc.sep), dtype=object)
-    return labels[inverse]
+    _ordered_names(tuples, rc.sep)  # refuses two tuples with one label
+    labels = pd.Index(intersection_labels(tuples, rc.sep), dtype=object)
+    return pd.Categorical.from_codes(inverse, categories=labels)  # codes: no object per row
 
 
 def _plain(array: Any) -> Any:
