@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from bench_cli_join import write_files
@@ -42,17 +43,37 @@ print("PEAK_KB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
-def run(root: Path, engine: str, n_tasks: int) -> tuple[float, float, dict[str, np.ndarray]]:
-    out = root / f"{engine}.npz"
-    args = [str(root / "truth.parquet"), str(root / "pred.parquet"), engine, str(n_tasks), str(out)]
+def measure(script: str, args: list[str], out: Path) -> tuple[float, float, dict[str, np.ndarray]]:
+    """Run ``script`` with ``args`` in a fresh process: wall time, peak RSS (MB), and the
+    arrays it saved to ``out``."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr)
     peak_kb = int(proc.stdout.rsplit("PEAK_KB", 1)[1].split()[0])
     with np.load(out) as saved:
         return wall, peak_kb / 1024, {key: saved[key] for key in saved.files}
+
+
+def print_rows(engines: list[str], run_engine: Any) -> None:
+    """The markdown table of ``run_engine(engine)`` per engine, counts compared to the first."""
+    print("| engine | time (s) | peak RSS (MB) | same counts |")
+    print("|---|---:|---:|---|")
+    reference = None
+    for engine in engines:
+        wall, peak, counts = run_engine(engine)
+        reference = counts if reference is None else reference
+        same = reference.keys() == counts.keys() and all(
+            np.array_equal(reference[k], counts[k]) for k in counts
+        )
+        print(f"| {engine} | {wall:.1f} | {peak:.0f} | {same} |", flush=True)
+
+
+def run(root: Path, engine: str, n_tasks: int) -> tuple[float, float, dict[str, np.ndarray]]:
+    out = root / f"{engine}.npz"
+    args = [str(root / "truth.parquet"), str(root / "pred.parquet"), engine, str(n_tasks), str(out)]
+    return measure(RUN, args, out)
 
 
 def main() -> None:
@@ -69,16 +90,7 @@ def main() -> None:
             f"truth {truth.stat().st_size / 2**20:.0f} MB, "
             f"predictions {pred.stat().st_size / 2**20:.0f} MB (Parquet, shuffled)\n"
         )
-        print("| engine | time (s) | peak RSS (MB) | same counts |")
-        print("|---|---:|---:|---|")
-        reference = None
-        for engine in options.engines:
-            wall, peak, joint = run(root, engine, options.tasks)
-            reference = joint if reference is None else reference
-            same = reference.keys() == joint.keys() and all(
-                np.array_equal(reference[k], joint[k]) for k in joint
-            )
-            print(f"| {engine} | {wall:.1f} | {peak:.0f} | {same} |", flush=True)
+        print_rows(options.engines, lambda engine: run(root, engine, options.tasks))
 
 
 if __name__ == "__main__":

@@ -17,15 +17,13 @@ Usage: python benchmarks/bench_engine_long.py [N_IDS] [N_TASKS] [--engines numpy
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from bench_engine_join import measure, print_rows
 
 RUN = """
 import resource, sys
@@ -88,14 +86,7 @@ def write_files(root: Path, n_ids: int, n_tasks: int) -> tuple[Path, Path]:
 def run(root: Path, engine: str) -> tuple[float, float, dict[str, np.ndarray]]:
     out = root / f"{engine}.npz"
     args = [str(root / "data.parquet"), str(root / "long.parquet"), engine, str(out)]
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr)
-    peak_kb = int(proc.stdout.rsplit("PEAK_KB", 1)[1].split()[0])
-    with np.load(out) as saved:
-        return wall, peak_kb / 1024, {key: saved[key] for key in saved.files}
+    return measure(RUN, args, out)
 
 
 def main() -> None:
@@ -113,16 +104,7 @@ def main() -> None:
             f"string ids; data {data.stat().st_size / 2**20:.0f} MB, "
             f"long table {long.stat().st_size / 2**20:.0f} MB (Parquet)\n"
         )
-        print("| engine | time (s) | peak RSS (MB) | same counts |")
-        print("|---|---:|---:|---|")
-        reference = None
-        for engine in options.engines:
-            wall, peak, counts = run(root, engine)
-            reference = counts if reference is None else reference
-            same = reference.keys() == counts.keys() and all(
-                np.array_equal(reference[k], counts[k]) for k in counts
-            )
-            print(f"| {engine} | {wall:.1f} | {peak:.0f} | {same} |", flush=True)
+        print_rows(options.engines, lambda engine: run(root, engine))
 
 
 if __name__ == "__main__":
