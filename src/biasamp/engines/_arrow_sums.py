@@ -78,9 +78,23 @@ def _key_codes(arrays: Sequence[Any], n: int) -> tuple[np.ndarray, np.ndarray]:
         own = pc.fill_null(indices, size).to_numpy(zero_copy_only=False).astype(np.int64)
         codes = codes * (size + 1) + own
         if len(arrays) > 1:  # keep the codes small: renumber after every column
-            _, codes = np.unique(codes, return_inverse=True)
-    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-    return inverse.reshape(-1).astype(np.intp), first
+            codes = _renumbered(codes)
+    inverse = _renumbered(codes)
+    first = np.full(int(inverse.max()) + 1 if n else 0, n, dtype=np.int64)
+    np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
+    return inverse.astype(np.intp, copy=False), first
+
+
+def _renumbered(codes: np.ndarray) -> np.ndarray:
+    """``codes`` renumbered ``0 .. K-1`` in their order (K distinct values): by a table of
+    the values present when they are small (no sort), else by ``numpy.unique``."""
+    if codes.size == 0:
+        return codes
+    top = int(codes.max()) + 1
+    if top <= max(4 * codes.size, 1 << 20):
+        present = np.bincount(codes, minlength=top) > 0
+        return (np.cumsum(present) - 1)[codes]
+    return np.unique(codes, return_inverse=True)[1].reshape(-1)
 
 
 def _invalid(values: np.ndarray, *, soft: bool) -> np.ndarray | None:

@@ -290,7 +290,13 @@ def _numpy_sums(
                 + columns.to_numpy(zero_copy_only=False)
             )
         distinct = _distinct(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
-        keyed = inverse[distinct // t].astype(np.int64) * t + distinct % t
+        del pairs
+        task = distinct % t
+        distinct //= t  # the rows, in place (bounded memory: few arrays of one int per pair)
+        keyed = inverse[distinct].astype(np.int64, copy=False)
+        del distinct
+        keyed *= t
+        keyed += task
         sums = np.bincount(keyed, minlength=n_keys * t).reshape(n_keys, t).astype(np.float64)
         for j in range(t):
             frame[f"s_{role}_{j}"] = sums[:, j]
