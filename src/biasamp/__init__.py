@@ -134,12 +134,14 @@ from biasamp.report import render_comparison, render_report, write_comparison, w
 
 # data larger than memory
 from biasamp.output import atomic_output
-from biasamp.inputs import ColumnRoles, LabelWarning
+from biasamp.inputs import ColumnRoles, IntersectedColumns, LabelWarning, ScoreColumns
 from biasamp.counts import load_counts, save_counts
 from biasamp.engines import (
     counts_from_dask,
     counts_from_files,
     counts_from_group_sums,
+    counts_from_joined_files,
+    counts_from_long_files,
     counts_from_spark,
     group_sums_sql,
     pattern_counts_from_files,
@@ -221,11 +223,15 @@ __all__ = [
     "write_report",
     # data larger than memory
     "ColumnRoles",
+    "IntersectedColumns",
     "LabelWarning",
+    "ScoreColumns",
     "atomic_output",
     "counts_from_dask",
     "counts_from_files",
     "counts_from_group_sums",
+    "counts_from_joined_files",
+    "counts_from_long_files",
     "counts_from_spark",
     "group_sums_sql",
     "load_counts",

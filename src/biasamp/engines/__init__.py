@@ -7,8 +7,13 @@ adapter layer (:func:`biasamp.inputs.register_counter`), so metrics and
 """
 
 from biasamp.engines._dask import counts_from_dask
-from biasamp.engines._files import counts_from_files, pattern_counts_from_files
+from biasamp.engines._files import (
+    counts_from_files,
+    counts_from_joined_files,
+    pattern_counts_from_files,
+)
 from biasamp.engines._group_sums import counts_from_group_sums, group_sums_sql
+from biasamp.engines._long_tables import counts_from_long_files
 from biasamp.engines._spark import counts_from_spark, pattern_counts_from_spark
 from biasamp.inputs._collections import register_counter
 
@@ -18,6 +23,8 @@ __all__ = [
     "counts_from_dask",
     "counts_from_files",
     "counts_from_group_sums",
+    "counts_from_joined_files",
+    "counts_from_long_files",
     "counts_from_spark",
     "group_sums_sql",
     "pattern_counts_from_files",

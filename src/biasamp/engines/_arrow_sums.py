@@ -30,8 +30,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.engines._derived_roles import score_decisions
 from biasamp.engines._group_sums import _is_key, _key_aliases, group_sums_columns
-from biasamp.inputs._column_roles import ColumnRoles
+from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 
 __all__ = [
     "BLOCK_BYTES",
@@ -77,9 +78,23 @@ def _key_codes(arrays: Sequence[Any], n: int) -> tuple[np.ndarray, np.ndarray]:
         own = pc.fill_null(indices, size).to_numpy(zero_copy_only=False).astype(np.int64)
         codes = codes * (size + 1) + own
         if len(arrays) > 1:  # keep the codes small: renumber after every column
-            _, codes = np.unique(codes, return_inverse=True)
-    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-    return inverse.reshape(-1).astype(np.intp), first
+            codes = _renumbered(codes)
+    inverse = _renumbered(codes)
+    first = np.full(int(inverse.max()) + 1 if n else 0, n, dtype=np.int64)
+    np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
+    return inverse.astype(np.intp, copy=False), first
+
+
+def _renumbered(codes: np.ndarray) -> np.ndarray:
+    """``codes`` renumbered ``0 .. K-1`` in their order (K distinct values): by a table of
+    the values present when they are small (no sort), else by ``numpy.unique``."""
+    if codes.size == 0:
+        return codes
+    top = int(codes.max()) + 1
+    if top <= max(4 * codes.size, 1 << 20):
+        present = np.bincount(codes, minlength=top) > 0
+        return (np.cumsum(present) - 1)[codes]
+    return np.unique(codes, return_inverse=True)[1].reshape(-1)
 
 
 def _invalid(values: np.ndarray, *, soft: bool) -> np.ndarray | None:
@@ -188,16 +203,32 @@ def batch_group_sums(
     """
     n = batch.num_rows
     present = roles.present()
-    key_arrays = {
-        alias: _plain(batch.column(column))
-        for rc in present.values()
-        if _is_key(rc)
-        for column, alias in zip(rc.columns, _key_aliases(rc), strict=True)
-    }
+    key_arrays: dict[str, Any] = {}
+    score_checks: dict[str, np.ndarray | None] = {}  # group score keys: their invalid rows
+    for rc in present.values():
+        if not _is_key(rc):
+            continue
+        aliases = _key_aliases(rc)
+        if rc.thresholds is not None:  # keys are the predictions the scores make
+            decided, bad_rows = score_keys(
+                [_plain(batch.column(c)) for c in rc.columns], rc, n_rows=n
+            )
+            for j, alias in enumerate(aliases):
+                key_arrays[alias] = _arrow_array(decided[:, j].astype(np.int8))
+                score_checks[f"bad_{rc.role}_{j}"] = bad_rows[j]
+            continue
+        for column, alias in zip(rc.columns, aliases, strict=True):
+            key_arrays[alias] = _plain(batch.column(column))
     key_arrays.update({name: _plain(batch.column(name)) for name in extra_keys})
     inverse, first = _key_codes(list(key_arrays.values()), n)
     n_keys = len(first)
     out: dict[str, Any] = {alias: array.take(first) for alias, array in key_arrays.items()}
+    for alias, invalid in score_checks.items():
+        out[alias] = (
+            np.zeros(n_keys, dtype=np.int64)
+            if invalid is None
+            else np.bincount(inverse[invalid], minlength=n_keys).astype(np.int64)
+        )
     weight = None
     if roles.sample_weight is not None:
         weight, missing = _numeric(_plain(batch.column(roles.sample_weight)))
@@ -216,7 +247,12 @@ def batch_group_sums(
             continue
         is_soft = soft and role.endswith("_pred")
         columns = rc.indicator_columns
-        if weight is None and n_keys <= _DENSE_KEYS and hasattr(np, "bitwise_count"):
+        if (
+            weight is None
+            and rc.thresholds is None
+            and n_keys <= _DENSE_KEYS
+            and hasattr(np, "bitwise_count")
+        ):
             bitmaps = [c for c in columns if _is_bitmap(batch, c)]
             if bitmaps:
                 position = {c: j for j, c in enumerate(columns)}
@@ -228,8 +264,54 @@ def batch_group_sums(
                 columns = tuple(c for c in columns if c not in taken)
         position = {c: j for j, c in enumerate(rc.indicator_columns)}
         if columns:
-            _sum_columns(batch, role, columns, position, inverse, n_keys, weight, is_soft, out)
+            _sum_columns(
+                batch,
+                role,
+                columns,
+                position,
+                inverse,
+                n_keys,
+                weight,
+                is_soft,
+                out,
+                thresholds=rc.thresholds,
+            )
     return out
+
+
+def _arrow_array(values: np.ndarray) -> Any:
+    import pyarrow as pa
+
+    return pa.array(values)
+
+
+def score_keys(
+    arrays: Sequence[Any], rc: RoleColumns, *, n_rows: int
+) -> tuple[np.ndarray, list[np.ndarray | None]]:
+    """The (rows, labels) 0/1 predictions of a score role's Arrow columns, and each
+    column's invalid rows (missing, NaN or outside [0, 1]; None if none)."""
+    scores = np.empty((n_rows, len(arrays)), dtype=np.float64)
+    invalid: list[np.ndarray | None] = []
+    for j, array in enumerate(arrays):
+        values, missing = _numeric(array)
+        scores[:, j] = values
+        bad = _invalid(scores[:, j], soft=True)
+        if missing is not None:
+            bad = missing if bad is None else bad | missing
+        invalid.append(bad)
+    scores[~np.isfinite(scores)] = 0.0  # invalid rows are refused; keep the decision defined
+    return score_decisions(np.clip(scores, 0.0, 1.0), rc), invalid
+
+
+def _thresholded(array: Any, threshold: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """``score > threshold`` of a score column, and its invalid rows (missing, NaN or
+    outside [0, 1]; None if there are none)."""
+    values, missing = _numeric(array)
+    values = values.astype(np.float64, copy=False)
+    invalid = _invalid(values, soft=True)
+    if missing is not None:
+        invalid = missing if invalid is None else invalid | missing
+    return values > threshold, invalid
 
 
 def _is_bitmap(batch: Any, column: str) -> bool:
@@ -272,12 +354,17 @@ def _sum_columns(
     weight: np.ndarray | None,
     is_soft: bool,
     out: dict[str, Any],
+    *,
+    thresholds: Sequence[float] | None = None,
 ) -> None:
     """Sums and invalid counts of ``columns`` per key by one matrix product per block,
-    into ``out`` (``s_<role>_<j>``, ``bad_<role>_<j>``, j from ``position``)."""
+    into ``out`` (``s_<role>_<j>``, ``bad_<role>_<j>``, j from ``position``); score
+    columns (``thresholds`` by j) are summed as ``score > threshold``."""
     n = len(inverse)
     # 0/1 from bool or integer columns: float32 sums are exact; anything else float64
-    whole = weight is None and not is_soft and all(_is_whole(batch, c) for c in columns)
+    whole = weight is None and (
+        thresholds is not None or (not is_soft and all(_is_whole(batch, c) for c in columns))
+    )
     dtype = np.float32 if whole else np.float64
     hot = _one_hot(inverse, n_keys, weight, dtype)
     width = max(1, BLOCK_BYTES // max(1, n * np.dtype(dtype).itemsize))
@@ -286,10 +373,13 @@ def _sum_columns(
         matrix = np.empty((n, len(block)), dtype=dtype, order="F")
         for k, column in enumerate(block):
             j = position[column]
-            values, missing = _numeric(_plain(batch.column(column)))
-            invalid = _invalid(values, soft=is_soft)
-            if missing is not None:
-                invalid = missing if invalid is None else invalid | missing
+            if thresholds is not None:
+                values, invalid = _thresholded(_plain(batch.column(column)), thresholds[j])
+            else:
+                values, missing = _numeric(_plain(batch.column(column)))
+                invalid = _invalid(values, soft=is_soft)
+                if missing is not None:
+                    invalid = missing if invalid is None else invalid | missing
             out[f"bad_{role}_{j}"] = (
                 np.zeros(n_keys, dtype=np.int64)
                 if invalid is None

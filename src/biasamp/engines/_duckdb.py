@@ -17,13 +17,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable
-from biasamp.engines._arrow_sums import batch_group_sums, group_sums_frame, merge_group_sums
+from biasamp.engines._arrow_sums import (
+    _invalid,
+    _numeric,
+    _plain,
+    batch_group_sums,
+    group_sums_frame,
+    merge_group_sums,
+)
 from biasamp.engines._file_formats import check_field_counts, file_format_of, file_schema
-from biasamp.engines._group_sums import counts_from_group_sums, group_sums_sql, renamed_roles
-from biasamp.inputs._column_roles import ColumnRoles
+from biasamp.engines._group_sums import (
+    ALLOWED_SCORES,
+    ERR_BAD_VALUES,
+    _key_aliases,
+    _range_check,
+    counts_from_group_sums,
+    group_sums_sql,
+    renamed_roles,
+    score_keys_sql,
+)
+from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 from biasamp.output._csv import unescape_cells
 
 __all__ = ["counts_from_files_duckdb", "distinct_rows_duckdb", "duckdb_connection"]
@@ -34,6 +51,11 @@ SQL_COLUMNS = 1_000
 
 ERR_DUCKDB = "engine='duckdb' needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_MIXED_FORMATS = "engine='duckdb': all files must have one format; got {formats}."
+ERR_FIRST_BAD_ROW = " The first is in data row {row} ({value!r})."
+ERR_PATTERN_INTERSECTIONS = (
+    "engine='duckdb': the pattern counts of an IntersectedColumns role ({role}) need "
+    "engine='numpy'."
+)
 
 
 def duckdb_connection(*, memory_limit: str | None = None, threads: int | None = None) -> Any:
@@ -72,8 +94,10 @@ def _source(
     columns: Sequence[str],
     *,
     with_file: bool,
+    outputs: Sequence[str] | None = None,
 ) -> str:
-    """A subquery of ``columns`` read from the files by position, as ``r0, r1, ...``.
+    """A subquery of ``columns`` read from the files by position, as ``r0, r1, ...``
+    (or as ``outputs``).
 
     DuckDB matches column names ignoring case and renames a second ``Obj_x``
     beside ``obj_x``; a CSV header's spaces are trimmed, and ``filename`` is the
@@ -108,7 +132,8 @@ def _source(
                 f"{', ' if options else ''}{options})"
             )
         aliases = ", ".join(f"c{i}" for i in range(max(positions, default=0) + 1))
-        select = [f"c{p} AS r{j}" for j, p in enumerate(positions)]
+        names_out = list(outputs) if outputs is not None else [f"r{j}" for j in range(len(columns))]
+        select = [f"c{p} AS {name}" for p, name in zip(positions, names_out, strict=True)]
         if with_file:
             select.append(f"{_quote(file_column)} AS file")
         scans.append(f"SELECT {', '.join(select)} FROM {reader} AS t({aliases})")
@@ -157,8 +182,12 @@ def _unescape_labels(
         return frame
     for rc in roles.present().values():
         if rc.is_label:
-            column = f"k_{rc.role}" if aliased else rc.label_column  # group sums' key alias
-            frame[column] = unescape_cells(frame[column].astype(object))
+            # group sums' key aliases, or the columns' own names
+            columns = _key_aliases(rc) if aliased else list(rc.columns)
+            for column in columns:
+                if pd.api.types.is_numeric_dtype(frame[column]):
+                    continue  # a column of numbers (an intersection's part) has no text
+                frame[column] = unescape_cells(frame[column].astype(object))
     return frame
 
 
@@ -201,6 +230,7 @@ def counts_from_files_duckdb(
     finally:
         con.close()
     frame = _unescape_labels(frame, paths, roles, file_format, aliased=True)
+    check_values_by_row(frame, paths, roles, soft=soft, file_format=file_format)
     return counts_from_group_sums(
         frame,
         roles,
@@ -209,6 +239,116 @@ def counts_from_files_duckdb(
         soft=soft,
         names_source=names_source,
     )
+
+
+def _file_batches(path: str, column: str, file_format: str | None) -> Any:
+    """Record batches of one column of a Parquet or CSV file, in row order."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    if file_format_of(path, file_format) == "parquet":
+        with pq.ParquetFile(path) as handle:
+            yield from handle.iter_batches(batch_size=1 << 20, columns=[column])
+        return
+    read = pcsv.ReadOptions(use_threads=False)  # in row order
+    with pcsv.open_csv(
+        path, read_options=read, convert_options=pcsv.ConvertOptions(include_columns=[column])
+    ) as reader:
+        yield from reader
+
+
+def first_bad_row(
+    path: str, column: str, *, unit_interval: bool, file_format: str | None = None
+) -> tuple[int, Any] | None:
+    """The first data row (1 = the first row after a CSV header) whose value in ``column``
+    is missing or not 0/1 (``unit_interval``: not in [0, 1]), and the value; None if none."""
+    start = 0
+    for batch in _file_batches(path, column, file_format):
+        values, missing = _numeric(_plain(batch.column(0)))
+        invalid = _invalid(np.asarray(values, dtype=np.float64), soft=unit_interval)
+        if missing is not None:
+            invalid = missing if invalid is None else invalid | missing
+        if invalid is not None:
+            row = int(np.argmax(invalid))
+            value = None if missing is not None and missing[row] else values[row].item()
+            return start + row + 1, value
+        start += batch.num_rows
+    return None
+
+
+def check_values_by_row(
+    frame: pd.DataFrame,
+    paths: Sequence[str],
+    roles: ColumnRoles,
+    *,
+    soft: bool,
+    file_format: str | None,
+) -> None:
+    """Refuse the first column with invalid values in a group-sums table (its ``bad_``
+    counts), naming its file, the column and the first bad data row (found by reading
+    that column of that file once more)."""
+    for rc in roles.present().values():
+        for j, column in enumerate(rc.indicator_columns):
+            alias = f"bad_{rc.role}_{j}"
+            if alias not in frame.columns or not (frame[alias] > 0).any():
+                continue
+            unit = rc.is_scores or (soft and rc.role.endswith("_pred"))
+            files = set(frame.loc[frame[alias] > 0, "file"].astype(str))
+            path = next(p for p in paths if p in files) if files & set(paths) else paths[0]
+            found = first_bad_row(path, column, unit_interval=unit, file_format=file_format)
+            allowed = ALLOWED_SCORES if rc.is_scores else "in [0, 1]" if unit else "0 or 1"
+            message = f"{path}: " + ERR_BAD_VALUES.format(
+                where="",
+                role=rc.role,
+                count=int(frame[alias].sum()),
+                column=column,
+                allowed=allowed,
+            )
+            if found is not None:
+                message += ERR_FIRST_BAD_ROW.format(row=found[0], value=found[1])
+            raise ValueError(message)
+
+
+def distinct_rows_sql(
+    con: Any, source: str, positional: ColumnRoles, roles: ColumnRoles, *, paths: Sequence[str]
+) -> pd.DataFrame:
+    """The distinct rows of ``source`` (columns named as in ``positional``) by ``GROUP BY``:
+    the key columns (score columns as ``score > threshold``, their bad values refused
+    naming ``paths`` and the column of ``roles``), ``__weight`` and ``__rows``."""
+    for rc in roles.present().values():
+        if rc.intersected_columns:
+            raise ValueError(ERR_PATTERN_INTERSECTIONS.format(role=rc.role))
+    weight = (
+        f"SUM(CAST({positional.sample_weight} AS DOUBLE))"
+        if positional.sample_weight
+        else "CAST(COUNT(*) AS DOUBLE)"
+    )
+    key_sql, select = [], []  # score columns: keyed by score > threshold, bad values counted
+    checks: list[tuple[RoleColumns, str, str]] = []
+    for rc, shown in zip(positional.present().values(), roles.present().values(), strict=True):
+        keys = list(rc.columns)
+        if rc.thresholds is not None:
+            keys = score_keys_sql(rc, [f"CAST({column} AS DOUBLE)" for column in rc.columns])
+            checks += [(shown, shown.columns[j], c) for j, c in enumerate(rc.columns)]
+        key_sql += keys
+        select += [f"{key} AS {column}" for key, column in zip(keys, rc.columns, strict=True)]
+    check_sql = "".join(
+        f", {_range_check(column)} AS __bad{k}" for k, (_, _, column) in enumerate(checks)
+    )
+    frame = con.execute(
+        f"SELECT {', '.join(select)}, {weight} AS __weight, COUNT(*) AS __rows{check_sql} "
+        f"FROM {source} GROUP BY {', '.join(key_sql)}"
+    ).df()
+    for k, (rc, column, _) in enumerate(checks):
+        count = int(frame[f"__bad{k}"].sum())
+        if count:
+            raise ValueError(
+                f"{', '.join(paths[:3])}: "
+                + ERR_BAD_VALUES.format(
+                    where="", role=rc.role, count=count, column=column, allowed=ALLOWED_SCORES
+                )
+            )
+    return frame.iloc[:, : len(key_sql) + 2]
 
 
 def distinct_rows_duckdb(
@@ -226,23 +366,18 @@ def distinct_rows_duckdb(
     same pattern counts as counting every input row, since rows with one
     pattern are interchangeable for every multi-attribute statistic.
     """
-    keys = [c for rc in roles.present().values() for c in rc.columns]
     columns = roles.columns()
     alias = {c: f"r{j}" for j, c in enumerate(columns)}
-    weight = (
-        f"SUM(CAST({alias[roles.sample_weight]} AS DOUBLE))"
-        if roles.sample_weight
-        else "CAST(COUNT(*) AS DOUBLE)"
-    )
-    key_sql = ", ".join(alias[c] for c in keys)
     source = _source(
         paths, file_format, _read_schemas(paths, file_format), columns, with_file=False
     )
-    sql = f"SELECT {key_sql}, {weight} AS __weight, COUNT(*) AS __rows FROM {source} GROUP BY {key_sql}"
     con = duckdb_connection(memory_limit=memory_limit)
     try:
-        frame = con.execute(sql).df()
+        frame = distinct_rows_sql(con, source, renamed_roles(roles, alias), roles, paths=paths)
     finally:
         con.close()
-    frame.columns = pd.Index([*keys, "__weight", "__rows"], dtype=object)
+    frame.columns = pd.Index(
+        [*(c for rc in roles.present().values() for c in rc.columns), "__weight", "__rows"],
+        dtype=object,
+    )
     return _unescape_labels(frame, paths, roles, file_format, aliased=False)

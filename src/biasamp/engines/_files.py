@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, empty_count_table
+from biasamp.engines._derived_roles import derived_role_values, intersection_names_from_files
 from biasamp.engines._file_formats import (
     RaggedRows,
     _pyarrow,
@@ -36,6 +37,12 @@ from biasamp.engines._file_formats import (
     delimited_source,
     file_format_of,
     file_schema,
+)
+from biasamp.engines._joins import (
+    ERR_JOIN_DUPLICATES,
+    ERR_JOIN_MISSING,
+    check_numpy_join_specs,
+    spec_columns,
 )
 from biasamp.inputs._column_roles import ColumnRoles
 from biasamp.output._csv import ESCAPED_CELL, unescape_cell
@@ -283,6 +290,9 @@ def _batch_arrays(batch: Any, roles: ColumnRoles) -> dict[str, Any]:
     """The role arrays of one record batch, as :meth:`CountTable.from_arrays` takes them."""
     arrays: dict[str, Any] = {}
     for role, rc in roles.present().items():
+        if rc.is_scores or rc.intersected_columns:
+            arrays[role] = derived_role_values(batch, rc)
+            continue
         if rc.is_label:
             arrays[role] = batch.column(rc.label_column).to_numpy(zero_copy_only=False)
             continue
@@ -319,6 +329,14 @@ def _resolve_names(
     if fixed is not None:
         return fixed
     first = roles.label_roles(kind)[0]
+    if first.intersected_columns:
+        return intersection_names_from_files(
+            paths,
+            first,
+            lambda path: iter_file_batches(
+                path, first.intersected_columns, chunk_size=chunk_size, file_format=file_format
+            ),
+        )
     assert first.label_column is not None  # label_roles holds label-column roles only
     names = _label_names_from_files(
         paths,
@@ -812,11 +830,6 @@ def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles) -> dict[str, Any]:
 
 # --- two files joined on an id column ---------------------------------------------------
 
-ERR_JOIN_DUPLICATES = "{path}: column {column!r} has {count} repeated id(s), e.g. {examples}."
-ERR_JOIN_MISSING = (
-    "column {column!r}: {count} id(s) of {path_a} are not in {path_b}, e.g. {examples}."
-)
-
 
 def _read_ids(
     path: str,
@@ -974,7 +987,7 @@ def _read_role_arrays(
 
 
 def _spec_columns(spec: Any) -> list[str]:
-    return [spec] if isinstance(spec, str) else list(spec)
+    return [spec] if isinstance(spec, str) else list(spec_columns(spec))
 
 
 def counts_from_joined_files(
@@ -996,6 +1009,7 @@ def counts_from_joined_files(
     replicates: Any = None,
     patterns: bool = False,
     progress: bool = False,
+    engine: str = "numpy",
 ) -> Any:
     """Count a ground-truth file whose predictions are in another file, joined on ``on``.
 
@@ -1021,6 +1035,10 @@ def counts_from_joined_files(
     patterns : bool, default False
         Return the :class:`PatternCountTable` of the joined rows (the task-set
         counts of the multi-attribute metrics; no ``replicates``) instead.
+    engine : {"numpy", "duckdb"}, default "numpy"
+        ``"duckdb"`` joins and counts in DuckDB (a hash join that spills to disk,
+        nothing per row in Python; no ``replicates``); ``pred_path``'s roles may
+        then be :class:`ScoreColumns`.
 
     Returns
     -------
@@ -1045,7 +1063,7 @@ def counts_from_joined_files(
     paths, roles = _prepare(
         path,
         chunk_size=chunk_size,
-        engine="numpy",
+        engine=engine,
         file_format=file_format,
         delimiter=delimiter,
         groups=groups,
@@ -1057,6 +1075,7 @@ def counts_from_joined_files(
         if spec is not None
     }
     pred_file = os.fspath(pred_path)
+    check_numpy_join_specs(pred_specs, engine)
     check_file_schemas(
         [pred_file],
         [on, *[c for s in pred_specs.values() for c in _spec_columns(s)]],
@@ -1066,6 +1085,26 @@ def counts_from_joined_files(
     check_file_schemas(paths, [on], file_format=file_format, delimiter=delimiter)
     read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
     g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
+    if engine == "duckdb":
+        if replicates is not None:
+            raise ValueError(ERR_REPLICATES_ENGINE)
+        from biasamp.engines._joins import joined_counts_duckdb
+
+        return joined_counts_duckdb(
+            paths[0],
+            pred_file,
+            on=on,
+            roles=roles,
+            pred_specs=pred_specs,
+            group_names=g_names,
+            task_names=t_names,
+            file_format=file_format,
+            pred_file_format=pred_file_format,
+            names_source=names_source
+            if (group_names is not None or task_names is not None)
+            else None,
+            patterns=patterns,
+        )
     positions = join_positions(
         paths[0],
         pred_file,

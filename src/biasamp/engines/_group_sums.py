@@ -20,12 +20,19 @@ Columns of the group-sums table (positional aliases, so label names never have
 to be SQL identifiers):
 
 * ``k_<role>`` for a label column of a role, ``k_<role>_<j>`` for its j-th
-  indicator column (group roles only; task indicator columns are summed);
+  indicator column (group roles only; task indicator columns are summed) or
+  for the j-th column of an intersection (:class:`~biasamp.IntersectedColumns`,
+  joined into labels by :func:`counts_from_group_sums`);
 * ``n`` (total weight) and ``n_rows`` (row count);
 * ``s_<role>_<j>``: the weighted sum of the j-th indicator column of a task role;
 * with ``validate=True``: ``bad_<role>_<j>`` (rows whose value is not 0/1, or
-  outside [0, 1] for soft predictions, or missing) and ``bad_weight``;
+  outside [0, 1] for soft predictions and scores, or missing) and ``bad_weight``;
 * optionally ``file`` (the source file; then errors name it).
+
+Score columns (:class:`~biasamp.ScoreColumns`) are binarised in the statement:
+a group score column's key is its prediction (``score > threshold``, or the
+exclusive decision), 0 or 1; a task score column's sum counts the rows with
+``score > threshold``.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import JOINT_KEYS, CountTable
+from biasamp.engines._derived_roles import joined_intersections
 from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 from biasamp.inputs._label_matrix import ERR_MISSING_LABEL_COUNT, ERR_UNKNOWN_LABELS
 from biasamp.inputs._roles import GROUP_ROLES, TASK_ROLES
@@ -50,6 +58,8 @@ ERR_GROUP_KEY_VALUES = "{where}{role}: indicator columns must hold 0 or 1; found
 ERR_BAD_VALUES = (
     "{where}{role}: {count} value(s) in column {column!r} are not {allowed} (or are missing)."
 )
+#: What :data:`ERR_BAD_VALUES` says score columns must hold.
+ALLOWED_SCORES = "scores in [0, 1]"
 ERR_BAD_WEIGHTS = "{where}sample_weight: {count} weight(s) are negative, missing or not finite."
 ERR_LABEL_NAMES_NEEDED = (
     "group-sums table: pass {kind}_names for the label column of {role} when the table is empty."
@@ -64,9 +74,43 @@ def _quote(name: str, dialect: str) -> str:
 
 
 def _key_aliases(rc: RoleColumns) -> list[str]:
-    if rc.is_label:
+    if rc.label_column is not None:
         return [f"k_{rc.role}"]
-    return [f"k_{rc.role}_{j}" for j in range(len(rc.indicator_columns))]
+    return [f"k_{rc.role}_{j}" for j in range(len(rc.columns))]
+
+
+def _threshold_sql(value: str, threshold: float) -> str:
+    """``1`` when the score is above the threshold, else ``0`` (the threshold as an exact
+    double: its shortest repr read back)."""
+    return f"CASE WHEN {value} > CAST('{threshold!r}' AS DOUBLE) THEN 1 ELSE 0 END"
+
+
+def score_keys_sql(rc: RoleColumns, values: Sequence[str]) -> list[str]:
+    """The SQL 0/1 prediction of each score column of ``rc`` (``values``: the columns as
+    DOUBLE expressions): ``score > threshold``, or one exclusive decision per row (two
+    columns: the positive column's score above its threshold; more: the first largest
+    ``score - threshold``), as :func:`~biasamp.engines._derived_roles.score_decisions`."""
+    assert rc.thresholds is not None  # a score role
+    if not rc.exclusive:
+        return [_threshold_sql(v, t) for v, t in zip(values, rc.thresholds, strict=True)]
+    if len(values) == 2:
+        p = rc.indicator_names.index(rc.positive)
+        above = _threshold_sql(values[p], rc.thresholds[p])
+        return [above if j == p else f"1 - {above}" for j in range(2)]
+    margins = [
+        f"({v} - CAST('{t!r}' AS DOUBLE))" for v, t in zip(values, rc.thresholds, strict=True)
+    ]
+    keys = []
+    for j, mine in enumerate(margins):  # the first largest margin, as numpy's argmax
+        beats = [f"{mine} > {m}" for m in margins[:j]]
+        beats += [f"{mine} >= {m}" for m in margins[j + 1 :]]
+        keys.append(f"CASE WHEN {' AND '.join(beats)} THEN 1 ELSE 0 END")
+    return keys
+
+
+def _checked(rc: RoleColumns) -> bool:
+    """Whether the role's columns get ``bad_`` counts: summed indicators, and scores."""
+    return not _is_key(rc) or rc.is_scores
 
 
 def _is_key(rc: RoleColumns) -> bool:
@@ -85,6 +129,7 @@ def renamed_roles(roles: ColumnRoles, alias: dict[str, str]) -> ColumnRoles:
             rc,
             label_column=None if rc.label_column is None else alias[rc.label_column],
             indicator_columns=tuple(alias[c] for c in rc.indicator_columns),
+            intersected_columns=tuple(alias[c] for c in rc.intersected_columns),
         )
         for role, rc in roles.present().items()
     }
@@ -100,6 +145,7 @@ def group_sums_columns(roles: ColumnRoles) -> dict[str, list[str]]:
             keys += _key_aliases(rc)
         else:
             sums += [f"s_{rc.role}_{j}" for j in range(len(rc.indicator_columns))]
+        if _checked(rc):
             checks += [f"bad_{rc.role}_{j}" for j in range(len(rc.indicator_columns))]
     return {"keys": keys, "sums": sums, "checks": checks}
 
@@ -168,9 +214,17 @@ def group_sums_sql(
     for rc in roles.present().values():
         if not _is_key(rc):
             continue
-        for column, alias in zip(rc.columns, _key_aliases(rc), strict=True):
-            select.append(f"{q(column)} AS {alias}")
-            group_by.append(q(column))
+        keys = [q(column) for column in rc.columns]
+        if rc.thresholds is not None:  # keys are the predictions the scores make
+            keys = score_keys_sql(rc, [f"CAST({key} AS DOUBLE)" for key in keys])
+            if validate:
+                aggregates += [
+                    f"{_range_check(q(column))} AS bad_{rc.role}_{j}"
+                    for j, column in enumerate(rc.columns)
+                ]
+        for key, alias in zip(keys, _key_aliases(rc), strict=True):
+            select.append(f"{key} AS {alias}")
+            group_by.append(key)
     select.append(f"SUM({weight}) AS n" if weight else "COUNT(*) AS n")
     select.append("COUNT(*) AS n_rows")
     for rc in roles.present().values():
@@ -180,6 +234,13 @@ def group_sums_sql(
         for j, column in enumerate(rc.indicator_columns):
             value = f"CAST({q(column)} AS DOUBLE)"
             nulls = f"COUNT(*) - COUNT({q(column)})"
+            if rc.thresholds is not None:
+                binary = _threshold_sql(value, rc.thresholds[j])
+                term = f"{weight} * {binary}" if weight else binary
+                aggregates.append(f"SUM(CAST({term} AS DOUBLE)) AS s_{rc.role}_{j}")
+                if validate:
+                    aggregates.append(f"{_range_check(q(column))} AS bad_{rc.role}_{j}")
+                continue
             if column in boolean and not weight:
                 aggregates.append(f"COUNT_IF({q(column)}) AS s_{rc.role}_{j}")
             else:
@@ -208,6 +269,12 @@ def group_sums_sql(
     if group_by:
         lines.append("GROUP BY " + ", ".join(group_by))
     return "\n".join(lines)
+
+
+def _range_check(column: str) -> str:
+    """The SQL count of missing values and values outside [0, 1] of a score column."""
+    value = f"CAST({column} AS DOUBLE)"
+    return f"COUNT(*) - COUNT({column}) + COUNT_IF(NOT ({value} >= 0 AND {value} <= 1))"
 
 
 def _sorted_names(values: Sequence[Any] | np.ndarray) -> tuple[Any, ...]:
@@ -283,7 +350,7 @@ def _key_vectors(
 
 def _check_validation(frame: pd.DataFrame, roles: ColumnRoles, soft: bool) -> None:
     for rc in roles.present().values():
-        if _is_key(rc):
+        if not _checked(rc):
             continue
         for j, column in enumerate(rc.indicator_columns):
             alias = f"bad_{rc.role}_{j}"
@@ -291,7 +358,13 @@ def _check_validation(frame: pd.DataFrame, roles: ColumnRoles, soft: bool) -> No
                 continue
             counts = frame[alias].to_numpy(dtype=np.float64)
             if counts.sum() > 0:
-                allowed = "in [0, 1]" if soft and rc.role.endswith("_pred") else "0 or 1"
+                allowed = (
+                    ALLOWED_SCORES
+                    if rc.is_scores
+                    else "in [0, 1]"
+                    if soft and rc.role.endswith("_pred")
+                    else "0 or 1"
+                )
                 raise ValueError(
                     _where(frame, counts > 0)
                     + ERR_BAD_VALUES.format(
@@ -364,6 +437,10 @@ def counts_from_group_sums(
         raise ValueError(ERR_GROUP_SUMS_COLUMNS.format(missing=missing))
     _check_validation(frame, roles, soft)
     frame = frame.reset_index(drop=True)
+    for role, rc in present.items():
+        if rc.intersected_columns:  # the parts' keys -> one label key
+            frame = joined_intersections(frame, rc, _key_aliases(rc), f"k_{role}")
+            present[role] = replace(rc, label_column=f"k_{role}", intersected_columns=())
     names: dict[str, tuple[Any, ...]] = {}
     for kind, given, role_order in (
         ("group", group_names, GROUP_ROLES),

@@ -361,7 +361,16 @@ def _output_schema(fields: dict[str, Any], roles: ColumnRoles) -> tuple[list[Any
         if _is_key(rc)
         for column, alias in zip(rc.columns, _key_aliases(rc), strict=True)
     }
-    schema = [T.StructField(alias, fields[column]) for alias, column in keys.items()]
+    scored = {  # group score keys are score > threshold: 0 or 1, as int8
+        alias
+        for rc in roles.present().values()
+        if _is_key(rc) and rc.is_scores
+        for alias in _key_aliases(rc)
+    }
+    schema = [
+        T.StructField(alias, T.ByteType() if alias in scored else fields[column])
+        for alias, column in keys.items()
+    ]
     schema += [T.StructField("n", T.DoubleType()), T.StructField("n_rows", T.LongType())]
     if roles.sample_weight is not None:
         schema.append(T.StructField("bad_weight", T.LongType()))
@@ -369,6 +378,9 @@ def _output_schema(fields: dict[str, Any], roles: ColumnRoles) -> tuple[list[Any
         if not _is_key(rc):
             for j in range(len(rc.indicator_columns)):
                 schema.append(T.StructField(f"s_{rc.role}_{j}", T.DoubleType()))
+                schema.append(T.StructField(f"bad_{rc.role}_{j}", T.LongType()))
+        elif rc.is_scores:  # group scores: keys are score > threshold, bad scores counted
+            for j in range(len(rc.indicator_columns)):
                 schema.append(T.StructField(f"bad_{rc.role}_{j}", T.LongType()))
     return schema, keys
 
@@ -486,19 +498,22 @@ def _group_sums_of_files(
     fields = {f.name: f.dataType for f in df.schema.fields}
     schema, keys = _output_schema(fields, roles)
     large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")) == "true"
-    types = {}
-    for alias, column in keys.items():
+
+    def arrow_type(kind: Any) -> Any:
         try:
-            types[alias] = to_arrow_type(fields[column], prefers_large_types=large)
+            return to_arrow_type(kind, prefers_large_types=large)
         except TypeError:  # pragma: no cover - Spark 3
-            types[alias] = to_arrow_type(fields[column])
+            return to_arrow_type(kind)
+
+    output = {f.name: f.dataType for f in schema}
+    types = {alias: arrow_type(output[alias]) for alias in keys}  # of the output rows
     names = [f.name for f in schema]
     slices = max(1, min(len(files), 4 * spark.sparkContext.defaultParallelism))
     paths = spark.createDataFrame(
         spark.sparkContext.parallelize([(p,) for p in files], slices),
         T.StructType([T.StructField("path", T.StringType())]),
     )
-    key_types = {keys[alias]: kind for alias, kind in types.items()}
+    key_types = {column: arrow_type(fields[column]) for column in keys.values()}  # of the input
     counter = _file_counter(roles, soft, names, types, key_types)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)

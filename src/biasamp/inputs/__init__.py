@@ -8,7 +8,12 @@ engine is registered by :mod:`biasamp.engines`.
 """
 
 from biasamp.inputs._collections import collection_kind, counter_for, register_counter
-from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
+from biasamp.inputs._column_roles import (
+    ColumnRoles,
+    IntersectedColumns,
+    RoleColumns,
+    ScoreColumns,
+)
 from biasamp.inputs._containers import to_native_numpy
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, SmallGroupWarning
 from biasamp.inputs._intersect import Intersection, intersect, intersection_of
@@ -22,10 +27,12 @@ from biasamp.inputs._label_matrix import (
 __all__ = [
     "DEFAULT_MIN_GROUP_SIZE",
     "ColumnRoles",
+    "IntersectedColumns",
     "Intersection",
     "LabelMatrix",
     "LabelWarning",
     "RoleColumns",
+    "ScoreColumns",
     "SmallGroupWarning",
     "as_label_matrix",
     "as_sample_weight",

@@ -1,0 +1,553 @@
+"""Long ``(id, label)`` task tables counted without the dense (rows, tasks) matrix.
+
+A long table lists one row per (id, task) pair; the data file holds one row per id
+with its group columns. The count table follows from the group-sums table of
+:func:`~biasamp.group_sums_sql`: one row per distinct group key of the data
+file, with the number of its rows (``n``) and, per task, how many of its rows
+carry the task (``s_tasks_<j>``). Both engines build that table and hand it to
+:func:`~biasamp.counts_from_group_sums`:
+
+* ``engine="duckdb"``: one ``GROUP BY`` of the data file's keys, and one of the
+  data file joined with the distinct pairs of each long table;
+* ``engine="numpy"``: the data file's ids and group keys are read once (one code
+  per row); each chunk of a long table is matched to rows by an Arrow hash lookup,
+  its (row, task) pairs kept as one int64 each; the sorted distinct pairs are
+  counted per (key, task) with one ``bincount``.
+
+Memory grows with the data file's rows and the long table's pairs, never with
+rows x tasks. A pair listed twice is one task of its row (as in memory); an id of a
+long table missing from the data file, an id repeated in the data file, a missing
+id or label, and a label outside the task names are refused with the file named.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from biasamp.counts._count_table import CountTable
+from biasamp.engines._arrow_sums import _key_codes, _plain, score_keys
+from biasamp.engines._file_formats import file_format_of, file_schema
+from biasamp.engines._files import iter_file_batches
+from biasamp.engines._group_sums import (
+    ALLOWED_SCORES,
+    ERR_BAD_VALUES,
+    _key_aliases,
+    counts_from_group_sums,
+    group_sums_sql,
+    renamed_roles,
+    score_keys_sql,
+)
+from biasamp.engines._joins import (
+    ERR_JOIN_DUPLICATES,
+    ERR_JOIN_MISSING,
+    ERR_JOIN_NULL_IDS,
+    check_ids_in_sql,
+    check_unique_ids_sql,
+)
+from biasamp.inputs._column_roles import (
+    ERR_MISSING_COLUMNS,
+    ERR_NO_ROLES_GIVEN,
+    ColumnRoles,
+    RoleColumns,
+    aligned_prediction,
+    role_columns,
+)
+from biasamp.inputs._label_matrix import ERR_UNKNOWN_LABELS
+
+__all__ = [
+    "ERR_LONG_ENGINE",
+    "ERR_LONG_NO_LABELS",
+    "ERR_LONG_NULL_LABELS",
+    "ERR_LONG_ROLES",
+    "counts_from_long_files",
+]
+
+ERR_LONG_ENGINE = "engine: expected 'numpy' or 'duckdb', got {got!r}."
+ERR_LONG_ROLES = (
+    "long tables: expected a dict with 'tasks' (and optionally 'tasks_pred'), got {got!r}."
+)
+ERR_LONG_NULL_LABELS = "{path}: column {column!r} has {count} missing label(s)."
+ERR_LONG_NO_LABELS = (
+    "{path}: the long table has no rows, so the task names are unknown; pass task_names."
+)
+
+_EXAMPLES = 5
+
+
+def _shown(values: Sequence[Any]) -> str:
+    return ", ".join(repr(v) for v in list(values)[:_EXAMPLES])
+
+
+def _batches(
+    path: str, columns: Sequence[str], *, chunk_size: int, file_format: str | None
+) -> Iterator[Any]:
+    """Record batches of ``columns`` (the file engine's reader); in a CSV file an empty text
+    field is a missing value, as DuckDB and pandas read it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    csv = file_format_of(path, file_format) == "csv"
+    for batch in iter_file_batches(path, columns, chunk_size=chunk_size, file_format=file_format):
+        if csv and any(pa.types.is_string(c.type) for c in batch.columns):
+            batch = pa.record_batch(
+                [
+                    pc.if_else(pc.equal(c, ""), pa.scalar(None, c.type), c)
+                    if pa.types.is_string(c.type)
+                    else c
+                    for c in batch.columns
+                ],
+                names=batch.schema.names,
+            )
+        yield batch
+
+
+def _column(path: str, column: str, *, chunk_size: int, file_format: str | None) -> Any:
+    """One column of a file as one Arrow array."""
+    import pyarrow as pa
+
+    chunks = [
+        b.column(0)
+        for b in _batches(path, [column], chunk_size=chunk_size, file_format=file_format)
+    ]
+    kind = file_schema(path, file_format).field(column).type
+    return pa.chunked_array(chunks, type=kind).combine_chunks()
+
+
+def _check_columns(path: str, columns: Sequence[str], file_format: str | None, role: str) -> None:
+    names = file_schema(path, file_format).names
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise ValueError(
+            f"{path}: "
+            + ERR_MISSING_COLUMNS.format(role=role, missing=_shown(missing), examples=_shown(names))
+        )
+
+
+def _task_roles(long_paths: Mapping[str, Any], names: Sequence[Any]) -> dict[str, RoleColumns]:
+    """Task roles whose "columns" are the task names (the group-sums table sums them)."""
+    return {
+        role: RoleColumns(
+            role,
+            indicator_columns=tuple(f"{role}_{j}" for j in range(len(names))),
+            indicator_names=tuple(names),
+        )
+        for role in long_paths
+    }
+
+
+def _long_names(
+    path: str, label: str, *, chunk_size: int, file_format: str | None
+) -> tuple[Any, ...]:
+    import pyarrow.compute as pc
+
+    labels = _column(path, label, chunk_size=chunk_size, file_format=file_format)
+    if labels.null_count:
+        raise ValueError(
+            ERR_LONG_NULL_LABELS.format(path=path, column=label, count=labels.null_count)
+        )
+    names = tuple(pc.unique(labels).to_pylist())
+    if not names:
+        raise ValueError(ERR_LONG_NO_LABELS.format(path=path))
+    try:
+        return tuple(sorted(names))
+    except TypeError:
+        return names
+
+
+def _unknown(
+    path: str, role: str, labels: Sequence[Any], names: Sequence[Any], source: str | None
+) -> ValueError:
+    return ValueError(
+        f"{path}: "
+        + ERR_UNKNOWN_LABELS.format(
+            arg=role,
+            count=len(labels),
+            source=f"(from {source})" if source else repr(list(names)[:5]),
+            examples=_shown(labels),
+        )
+    )
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values of an int64 array, by an in-place sort (faster than hashing here)."""
+    values.sort()
+    keep = np.empty(values.size, dtype=bool)
+    keep[:1] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
+
+
+def _numpy_sums(
+    path: str,
+    long_paths: Mapping[str, str],
+    roles: ColumnRoles,
+    names: Sequence[Any],
+    *,
+    on: str,
+    label: str,
+    chunk_size: int,
+    file_format: str | None,
+    long_file_format: str | None,
+    names_source: str | None,
+) -> pd.DataFrame:
+    """The group-sums table by hashing the long tables' ids into the data file's rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ids = _column(path, on, chunk_size=chunk_size, file_format=file_format)
+    if ids.null_count:
+        raise ValueError(ERR_JOIN_NULL_IDS.format(path=path, column=on, count=ids.null_count))
+    if pc.count_distinct(ids).as_py() < len(ids):
+        counts = pc.value_counts(ids)
+        repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
+        raise ValueError(
+            ERR_JOIN_DUPLICATES.format(
+                path=path, column=on, count=len(repeated), examples=_shown(repeated.to_pylist())
+            )
+        )
+    key_columns = [c for rc in roles.present().values() for c in rc.columns]
+    table = pa.Table.from_batches(
+        list(_batches(path, key_columns, chunk_size=chunk_size, file_format=file_format)),
+        schema=pa.schema([file_schema(path, file_format).field(c) for c in key_columns]),
+    )
+    aliases = [a for rc in roles.present().values() for a in _key_aliases(rc)]
+    arrays = [_plain(table.column(c)) for c in key_columns]
+    position = 0
+    for rc in roles.present().values():  # group scores: the keys are their predictions
+        width = len(rc.columns)
+        if rc.thresholds is not None:
+            decided, invalid = score_keys(arrays[position : position + width], rc, n_rows=len(ids))
+            for j, bad in enumerate(invalid):
+                if bad is not None:
+                    raise ValueError(
+                        f"{path}: "
+                        + ERR_BAD_VALUES.format(
+                            where="",
+                            role=rc.role,
+                            count=int(bad.sum()),
+                            column=rc.columns[j],
+                            allowed=ALLOWED_SCORES,
+                        )
+                    )
+            for j in range(width):
+                arrays[position + j] = pa.array(decided[:, j].astype(np.int8))
+        position += width
+    inverse, first = (
+        _key_codes(arrays, len(ids)) if len(ids) else (np.zeros(0, np.intp), np.zeros(0, np.int64))
+    )
+    n_keys = len(first)
+    frame: dict[str, Any] = {
+        a: array.take(first).to_pandas() for a, array in zip(aliases, arrays, strict=True)
+    }
+    rows_per_key = np.bincount(inverse, minlength=n_keys)
+    frame["n"] = rows_per_key.astype(np.float64)
+    frame["n_rows"] = rows_per_key.astype(np.int64)
+    value_set = pa.array(list(names))
+    t = len(names)
+    for role, long_path in long_paths.items():
+        pairs = []
+        # Arrow hashes the data file's ids once per lookup: look up as many ids at a time
+        lookup_rows = max(chunk_size, len(ids))
+        for batch in _batches(
+            long_path, [on, label], chunk_size=lookup_rows, file_format=long_file_format
+        ):
+            long_ids, labels = batch.column(0), batch.column(1)
+            if long_ids.null_count:
+                raise ValueError(
+                    ERR_JOIN_NULL_IDS.format(path=long_path, column=on, count=long_ids.null_count)
+                )
+            if labels.null_count:
+                raise ValueError(
+                    ERR_LONG_NULL_LABELS.format(
+                        path=long_path, column=label, count=labels.null_count
+                    )
+                )
+            if long_ids.type != ids.type:
+                long_ids = long_ids.cast(ids.type)
+            rows = pc.index_in(long_ids, value_set=ids)
+            if rows.null_count:
+                absent = pc.unique(long_ids.filter(pc.is_null(rows)))
+                raise ValueError(
+                    ERR_JOIN_MISSING.format(
+                        column=on,
+                        count=len(absent),
+                        path_a=long_path,
+                        path_b=path,
+                        examples=_shown(absent.to_pylist()),
+                    )
+                )
+            columns = pc.index_in(labels, value_set=value_set)
+            if columns.null_count:
+                unknown = pc.unique(labels.filter(pc.is_null(columns))).to_pylist()
+                raise _unknown(long_path, role, unknown, names, names_source)
+            pairs.append(
+                rows.to_numpy(zero_copy_only=False).astype(np.int64) * t
+                + columns.to_numpy(zero_copy_only=False)
+            )
+        distinct = _distinct(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
+        del pairs
+        task = distinct % t
+        distinct //= t  # the rows, in place (bounded memory: few arrays of one int per pair)
+        keyed = inverse[distinct].astype(np.int64, copy=False)
+        del distinct
+        keyed *= t
+        keyed += task
+        sums = np.bincount(keyed, minlength=n_keys * t).reshape(n_keys, t).astype(np.float64)
+        for j in range(t):
+            frame[f"s_{role}_{j}"] = sums[:, j]
+    return pd.DataFrame(frame)
+
+
+def _duckdb_sums(
+    path: str,
+    long_paths: Mapping[str, str],
+    roles: ColumnRoles,
+    names: Sequence[Any],
+    *,
+    on: str,
+    label: str,
+    file_format: str | None,
+    long_file_format: str | None,
+    names_source: str | None,
+    memory_limit: str | None,
+) -> pd.DataFrame:
+    """The group-sums table by DuckDB: the data file's keys, joined with each long table."""
+    from biasamp.engines._duckdb import _read_schemas, _source, _unescape_labels, duckdb_connection
+
+    columns = roles.columns()
+    alias = {c: f"r{j}" for j, c in enumerate(columns)}
+    positional = renamed_roles(roles, alias)
+    data = _source(
+        [path],
+        file_format,
+        _read_schemas([path], file_format),
+        [on, *columns],
+        with_file=False,
+        outputs=["id", *alias.values()],
+    )
+    con = duckdb_connection(memory_limit=memory_limit)
+    try:
+        n, n_ids, n_distinct = con.execute(
+            f"SELECT COUNT(*), COUNT(id), COUNT(DISTINCT id) FROM {data}"
+        ).fetchone()
+        if n_ids < n:
+            raise ValueError(ERR_JOIN_NULL_IDS.format(path=path, column=on, count=n - n_ids))
+        check_unique_ids_sql(con, data, n_ids=n, n_distinct=n_distinct, path=path, on=on)
+        base = con.execute(group_sums_sql(data, positional, dialect="duckdb", validate=True)).df()
+        keys = [a for rc in roles.present().values() for a in _key_aliases(rc)]
+        id_type = con.sql(f"SELECT id FROM {data}").types[0]
+        frames = []
+        for role, long_path in long_paths.items():
+            long = _source(
+                [long_path],
+                long_file_format,
+                _read_schemas([long_path], long_file_format),
+                [on, label],
+                with_file=False,
+                outputs=["id", "label"],
+            )
+            long = f"(SELECT DISTINCT TRY_CAST(id AS {id_type}) AS id, label FROM {long})"
+            nulls = con.execute(
+                f"SELECT COUNT(*) - COUNT(id), COUNT(*) - COUNT(label) FROM {long}"
+            ).fetchone()
+            if nulls[1]:
+                raise ValueError(
+                    ERR_LONG_NULL_LABELS.format(path=long_path, column=label, count=nulls[1])
+                )
+            check_ids_in_sql(con, long, data, path=long_path, other_path=path, on=on)
+            keyed = (
+                f"SELECT {', '.join(key_select(positional))}, l.label AS label FROM {data} AS d "
+                f"JOIN {long} AS l ON d.id = l.id"
+            )
+            counted = con.execute(
+                f"SELECT {', '.join(keys)}, label, COUNT(*) AS c FROM ({keyed}) GROUP BY ALL"
+            ).df()
+            frames.append((role, long_path, counted))
+    finally:
+        con.close()
+    base = _unescape_labels(base, [path], roles, file_format, aliased=True)
+    out = base
+    position = {name: j for j, name in enumerate(names)}
+    for role, long_path, counted in frames:
+        counted = _unescape_labels(counted, [path], roles, file_format, aliased=True)
+        if file_format_of(long_path, long_file_format) == "csv":
+            from biasamp.output._csv import unescape_cells
+
+            counted["label"] = unescape_cells(counted["label"].astype(object))
+        column_of = counted["label"].map(position)
+        if column_of.isna().any():
+            unknown = list(pd.unique(counted.loc[column_of.isna(), "label"]))
+            raise _unknown(long_path, role, unknown, names, names_source)
+        counted = (
+            counted.assign(j=column_of.astype(np.int64))
+            .groupby([*keys, "j"], dropna=False)["c"]
+            .sum()
+            .unstack("j", fill_value=0)
+        )
+        counted = counted.reindex(columns=range(len(names)), fill_value=0)
+        counted.columns = [f"s_{role}_{j}" for j in range(len(names))]
+        out = out.merge(counted.reset_index(), on=keys, how="left")
+    for role in long_paths:
+        for j in range(len(names)):
+            out[f"s_{role}_{j}"] = out[f"s_{role}_{j}"].fillna(0.0).astype(np.float64)
+    return out
+
+
+def _group_roles(path: str, file_format: str | None, specs: Mapping[str, Any]) -> ColumnRoles:
+    """The group roles of the data file (predicted indicators in the truth's order)."""
+    if "groups" not in specs and "groups_pred" not in specs:
+        raise ValueError(ERR_NO_ROLES_GIVEN)
+    resolved = {role: role_columns(role, spec) for role, spec in specs.items()}
+    truth, pred = resolved.get("groups"), resolved.get("groups_pred")
+    if truth is not None and pred is not None and not truth.is_label and not pred.is_label:
+        resolved["groups_pred"] = aligned_prediction(truth, pred)
+    _check_columns(
+        path, [c for rc in resolved.values() for c in rc.columns], file_format, ", ".join(resolved)
+    )
+    return ColumnRoles(**cast("dict[str, Any]", resolved))
+
+
+def key_select(positional: ColumnRoles) -> list[str]:
+    """The group keys of the data file's rows (``d``), under their group-sums aliases."""
+    out = []
+    for rc in positional.present().values():
+        keys = [f"d.{column}" for column in rc.columns]
+        if rc.thresholds is not None:
+            keys = score_keys_sql(rc, [f"CAST({key} AS DOUBLE)" for key in keys])
+        out += [f"{key} AS {alias}" for key, alias in zip(keys, _key_aliases(rc), strict=True)]
+    return out
+
+
+def counts_from_long_files(
+    path: str | os.PathLike[str],
+    long_tables: Mapping[str, str | os.PathLike[str]],
+    *,
+    on: str,
+    groups: Any = None,
+    groups_pred: Any = None,
+    label: str = "label",
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    names_source: str | None = None,
+    engine: str = "numpy",
+    chunk_size: int = 1_000_000,
+    file_format: str | None = None,
+    long_file_format: str | None = None,
+    memory_limit: str | None = None,
+) -> CountTable:
+    """Count a data file whose tasks are long ``(id, label)`` tables, without a dense matrix.
+
+    Parameters
+    ----------
+    path : path
+        The data file (Parquet or CSV): one row per id, with the group columns.
+    long_tables : dict
+        ``{"tasks": path}`` and optionally ``"tasks_pred"``: long tables with the id
+        column ``on`` and the label column ``label``, one row per (id, task) pair.
+        An id of the data file absent from a long table has no task.
+    on : str
+        The id column of every file; each id once in the data file.
+    groups, groups_pred : str, list of str, dict or IntersectedColumns, optional
+        Group roles in the data file (see :class:`ColumnRoles`).
+    label : str, default "label"
+        The label column of the long tables.
+    group_names, task_names, names_source
+        Canonical label names (by default: the group columns' rule, and the sorted
+        distinct labels of the ``"tasks"`` long table) and where they came from.
+    engine : {"numpy", "duckdb"}, default "numpy"
+        ``"numpy"`` hashes the long tables' ids into the data file's rows chunk by
+        chunk; ``"duckdb"`` joins in SQL (``biasamp[duckdb]``, ``memory_limit``).
+    chunk_size : int, default 1_000_000
+        Rows per chunk of the numpy engine.
+    file_format, long_file_format : {"parquet", "csv"}, optional
+        Override the formats read from the file names.
+
+    Returns
+    -------
+    CountTable
+        Identical to :meth:`CountTable.from_arrays` with the long tables turned into
+        (rows, tasks) 0/1 matrices in the data file's row order.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from biasamp import counts_from_long_files
+    >>> folder = tempfile.mkdtemp()
+    >>> data, long = os.path.join(folder, "data.csv"), os.path.join(folder, "long.csv")
+    >>> pd.DataFrame({"id": [1, 2, 3], "g": ["m", "w", "w"]}).to_csv(data, index=False)
+    >>> pd.DataFrame({"id": [1, 1, 3, 3], "label": ["ski", "cook", "ski", "ski"]}).to_csv(
+    ...     long, index=False)
+    >>> table = counts_from_long_files(data, {"tasks": long}, on="id", groups="g")
+    >>> table.task_names, table.joint[("groups", "tasks")].tolist()
+    (('cook', 'ski'), [[1.0, 1.0], [0.0, 1.0]])
+    """
+    if engine not in ("numpy", "duckdb"):
+        raise ValueError(ERR_LONG_ENGINE.format(got=engine))
+    if (
+        not isinstance(long_tables, Mapping)
+        or "tasks" not in long_tables
+        or set(long_tables) - {"tasks", "tasks_pred"}
+    ):
+        raise ValueError(ERR_LONG_ROLES.format(got=long_tables))
+    path = os.fspath(path)
+    long_paths = {role: os.fspath(p) for role, p in long_tables.items()}
+    for p in (path, *long_paths.values()):
+        if not os.path.exists(p):
+            raise FileNotFoundError(f"{p}: no such file.")
+    group_specs = {
+        r: s for r, s in (("groups", groups), ("groups_pred", groups_pred)) if s is not None
+    }
+    group_roles = _group_roles(path, file_format, group_specs)
+    _check_columns(path, [on], file_format, "on")
+    for long_path in long_paths.values():
+        _check_columns(long_path, [on, label], long_file_format, "long table")
+    names = (
+        tuple(task_names)
+        if task_names is not None
+        else _long_names(
+            long_paths["tasks"], label, chunk_size=chunk_size, file_format=long_file_format
+        )
+    )
+    source = names_source if task_names is not None else None
+    if engine == "duckdb":
+        frame = _duckdb_sums(
+            path,
+            long_paths,
+            group_roles,
+            names,
+            on=on,
+            label=label,
+            file_format=file_format,
+            long_file_format=long_file_format,
+            names_source=source,
+            memory_limit=memory_limit,
+        )
+    else:
+        frame = _numpy_sums(
+            path,
+            long_paths,
+            group_roles,
+            names,
+            on=on,
+            label=label,
+            chunk_size=chunk_size,
+            file_format=file_format,
+            long_file_format=long_file_format,
+            names_source=source,
+        )
+    roles = ColumnRoles(
+        **cast("dict[str, Any]", {**group_roles.present(), **_task_roles(long_paths, names)})
+    )
+    return counts_from_group_sums(
+        frame.assign(file=path),
+        roles,
+        group_names=group_names,
+        task_names=names,
+        names_source=names_source if group_names is not None else None,
+    )
