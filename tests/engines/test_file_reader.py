@@ -301,3 +301,30 @@ def test_the_count_tables_read_quoted_newlines_and_delimiters(tmp_path):
     assert table.joint[("groups", "tasks_pred")].tolist() == [[1.0], [1.0]]
     arrays, _ = read_blocks(path, _blocks("indicator"), role="data", delimiter=";")
     assert arrays["groups"].tolist() == ["m;\nx", "w", "m;\nx"]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("empty.csv.gz", gzip.compress(b""), "{file}: the file is empty."),
+        ("blank.csv", b"\n\n", "{file}: the file is empty."),
+        (
+            "header.csv.xz",
+            lzma.compress(b"g,t\n"),
+            "{file}: the file has a header but no data rows.",
+        ),
+        (
+            "corrupt.csv.gz",
+            b"\x1f\x8b\x08\x00" + b"garbage" * 8,
+            "{file}: cannot parse the file as delimited text (",
+        ),
+        ("not.csv.zip", b"hello", "{file}: cannot parse the file as delimited text ("),
+        ("latin.csv", b"g,t\nm\xff,1\n", "{file}: cannot parse the file as delimited text ("),
+    ],
+)
+def test_unreadable_files_are_input_errors_naming_the_file(name, data, message, tmp_path):
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(InputError) as info:
+        read_blocks(path, _blocks("indicator"), role="data")
+    assert str(info.value).startswith(message.format(file=path))

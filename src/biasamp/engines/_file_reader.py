@@ -248,7 +248,7 @@ def _csv_error(path: Path, exc: Exception) -> InputError:
         return exc
     if isinstance(exc, RaggedRowError):
         return InputError(detail)
-    if detail.startswith("Empty CSV file"):
+    if "Empty CSV file" in detail:  # nothing but blank lines (after decompression)
         return InputError(ERR_EMPTY_FILE.format(file=path))
     return InputError(ERR_CSV.format(file=path, detail=detail))
 
