@@ -175,10 +175,6 @@ def _file_format(path: Path) -> str:
         raise InputError(ERR_CSV.format(file=path, detail="it is a directory")) from exc
 
 
-def _default_delimiter(path: Path, delimiter: str | None) -> str:
-    return default_delimiter(path, delimiter)
-
-
 def _parquet_module(path: Path) -> Any:
     try:
         import pyarrow.parquet as pq
@@ -220,7 +216,7 @@ def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str,
         return fmt, names
     if path.stat().st_size == 0:
         raise InputError(ERR_EMPTY_FILE.format(file=path))
-    sep = _default_delimiter(path, delimiter)
+    sep = default_delimiter(path, delimiter)
     import pyarrow.csv as pcsv
 
     def skip(row: Any) -> str:  # a ragged row is named by read_blocks, with its line
@@ -526,7 +522,7 @@ def read_blocks(
             usecols,
             chunk_size=chunk_rows,
             file_format=fmt,
-            delimiter=_default_delimiter(path, delimiter),
+            delimiter=default_delimiter(path, delimiter),
             text_columns=text,
             digest=sha256 if fmt == _FORMAT_CSV else None,
             on_bytes=advance,
