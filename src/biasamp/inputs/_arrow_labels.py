@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from biasamp.inputs._containers import hugging_face_arrow
+from biasamp.inputs._short_strings import short_string_codes
 
 __all__ = ["arrow_label_codes"]
 
@@ -33,6 +34,16 @@ def _module(x: Any) -> str:
 def _arrow_strings(x: Any) -> Any:
     """``x`` as a pyarrow ChunkedArray of strings or of a dictionary, or None."""
     module = _module(x)
+    if module == "pandas":  # pandas' default str dtype (3.0) and string[pyarrow]: Arrow data
+        import pandas as pd
+
+        if not isinstance(x, (pd.Series, pd.Index)) or not isinstance(x.dtype, pd.StringDtype):
+            return None
+        if not str(x.dtype.storage).startswith("pyarrow"):
+            return None
+        held: Any = x.array
+        x = held.__arrow_array__()  # the ChunkedArray pandas holds, not a copy
+        module = "pyarrow"
     if module == "polars":
         import polars as pl  # the user's object is polars'
 
@@ -138,7 +149,11 @@ def _arrow_dictionary_codes(x: Any) -> tuple[np.ndarray, np.ndarray] | None:
     import pyarrow.compute as pc
 
     encoded = not pa.types.is_dictionary(chunked.type)
-    if encoded:  # every entry of the dictionary Arrow builds occurs
+    if encoded:
+        short = short_string_codes(chunked.chunks)  # labels of up to 8 bytes, in integers
+        if short is not None:
+            return short
+        # every entry of the dictionary Arrow builds occurs
         chunked = pc.dictionary_encode(chunked)
     chunked = chunked.unify_dictionaries()
     dictionary = chunked.chunk(0).dictionary

@@ -612,14 +612,14 @@ def as_label_matrix(
     """
     if isinstance(x, LabelMatrix) and x.validated:  # checked already: align its names only
         return _realigned(x, arg=arg, names=names, source=source, soft=soft)
-    if _pandas_string_labels(x) is not None:
-        label_names, codes = _encode_pandas_strings(x, arg, names, source)
-        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     arrow = arrow_label_codes(x)
-    if arrow is not None:  # polars / pyarrow strings and categories: Arrow's codes
+    if arrow is not None:  # polars / pyarrow / pandas-Arrow strings and categories: codes
         if arrow[0].shape[0] == 0:
             raise ValueError(ERR_EMPTY.format(arg=arg))
         label_names, codes = _columns_of_codes(arrow[0], arrow[1], arg, names, source, True)
+        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
+    if _pandas_string_labels(x) is not None:
+        label_names, codes = _encode_pandas_strings(x, arg, names, source)
         return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     zero_one = None if soft or compact else _zero_one_frame(x)
     if zero_one is not None:  # a pandas frame of 0/1 integer columns, checked in float32
