@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp.inputs._arrow_frames import polars_indicator_frame
 from biasamp.inputs._arrow_labels import arrow_label_codes
 from biasamp.inputs._containers import (
     ERR_MISSING_LABEL,
@@ -627,7 +628,7 @@ def as_label_matrix(
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
-    native = to_native_numpy(x, arg=arg)
+    native = polars_indicator_frame(x) or to_native_numpy(x, arg=arg)  # polars: one matrix
     columns = native.columns if label_columns is None else label_columns
     x = native.values
     if label_columns is None and columns is not None and len(columns) == 1:
