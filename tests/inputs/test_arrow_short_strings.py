@@ -1,13 +1,13 @@
-"""Short Arrow strings factorised through integer keys give exactly the numpy labels.
+"""Short Arrow strings factorised through their 16-byte views give exactly the numpy labels.
 
 For random labels (hypothesis) drawn from strings of 0 to 13 bytes (empty,
 unicode of 2 to 4 bytes a character, NUL bytes inside and at the end, labels
-just under and over the 8 bytes of a key and the 12 bytes a view holds inline),
+of 8, 9, 12 and 13 bytes: around the 12 bytes a view holds inline),
 with nulls, in every Arrow string form (``string``, ``large_string``,
 ``string_view``, chunked arrays of several chunks, sliced arrays whose data
 starts at an offset, polars ``String``, pandas ``str`` and ``string[pyarrow]``),
 :func:`as_label_matrix` gives the names and codes of a numpy object array of the
-same labels, or the missing-label error at the same row. The key path itself
+same labels, or the missing-label error at the same row. The view path itself
 is checked on the inputs it must take, and on those it must refuse.
 """
 
@@ -34,7 +34,7 @@ ALPHABET = [
     "",
     "m",
     "w",
-    "a\x00",  # a trailing NUL: the same 8 key bytes as "a"
+    "a\x00",  # a trailing NUL: the bytes of "a" and one more
     "a",
     "\x00",
     "nb x",
@@ -42,8 +42,8 @@ ALPHABET = [
     "日本",  # 3-byte characters
     "🙂",  # a 4-byte character
     "woman",
-    "label_17",  # 8 bytes: the longest key
-    "label_170",  # 9 bytes: Arrow's encoding
+    "label_17",  # 8 bytes
+    "label_170",  # 9 bytes
     "twelve_bytes",  # 12 bytes: the longest inline view
     "thirteen_byte",  # 13 bytes: a view into a data buffer
 ]
@@ -119,21 +119,20 @@ def test_every_arrow_string_form_gives_the_numpy_labels(
 @settings(max_examples=60, deadline=None)
 @given(
     values=st.lists(
-        st.text(st.characters(codec="utf-8"), max_size=3).filter(lambda s: len(s.encode()) <= 8),
+        st.text(st.characters(codec="utf-8"), max_size=4).filter(lambda s: len(s.encode()) <= 12),
         min_size=1,
         max_size=40,
     ),
     form=st.sampled_from(["string", "large_string", "string_view", "chunked_string"]),
 )
-def test_any_short_unicode_takes_the_key_path_exactly(values: list[str], form: str) -> None:
+def test_any_short_unicode_takes_the_view_path_exactly(values: list[str], form: str) -> None:
     container = FORMS[form](values, [len(values) // 2])
     chunks = container.chunks if isinstance(container, pa.ChunkedArray) else [container]
-    if not any(v.endswith("\x00") for v in values):  # trailing NULs may go to Arrow's encoding
-        found = short_string_codes(chunks)
-        assert found is not None
-        codes, uniques = found
-        assert uniques.tolist() == sorted(set(values))  # Python's str order
-        assert [uniques[c] for c in codes] == values
+    found = short_string_codes(chunks)
+    assert found is not None
+    codes, uniques = found
+    assert uniques.tolist() == sorted(set(values))  # Python's str order
+    assert [uniques[c] for c in codes] == values
     _expect_same_labels(container, values)
 
 
@@ -165,12 +164,12 @@ def test_nonzero_padding_in_a_view_is_the_same_label() -> None:
 @pytest.mark.parametrize(
     ("values", "why"),
     [
-        (["short", "a_longer_label"], "a string over 8 bytes"),
+        (["short", "thirteen_byte"], "a string over 12 bytes"),
         (["a", None], "a null"),
         ([f"l{i}" for i in range(MAX_LABELS + 1)], "too many labels"),
     ],
 )
-def test_the_key_path_declines(values: list[Any], why: str) -> None:
+def test_the_view_path_declines(values: list[Any], why: str) -> None:
     assert short_string_codes([pa.array(values)]) is None, why
     _expect_same_labels(pa.array(values), values)
 

@@ -1,27 +1,25 @@
-"""Exact factorisation of short Arrow strings (at most 8 bytes) through integer keys.
+"""Exact factorisation of short Arrow strings (at most 12 bytes) through their views.
 
 Arrow's ``dictionary_encode`` hashes every string: about 10 ms per million rows,
-three times what reading a pandas Categorical's codes costs. Labels are mostly short
-words ("woman", "person", "label_17"), and a string of at most 8 bytes fits in
-one 64-bit word, so each row becomes two integers without a Python object:
+three times what reading a pandas Categorical's codes costs. Labels are mostly
+short words ("woman", "person", "label_17"). In Arrow's ``string_view`` layout
+(polars' own; a ``string`` or ``large_string`` array is cast to it by Arrow,
+sharing its bytes) each row is a 16-byte **view**: the length in bytes, then a
+string of up to 12 bytes stored inline, zero-padded. So each row is two 64-bit
+integers, and equal views are equal strings, without a Python object per row.
 
-* its **key**, the 8 bytes from the start of its ``string_view`` view (a
-  ``string`` or ``large_string`` array is cast to views by Arrow first): a string
-  of up to 12 bytes is stored inline in its 16-byte view, zero-padded;
-* its **length** in bytes.
+The distinct views of a strided sample of the rows go into a small table
+addressed by a multiplicative hash of the two words, chosen so that no two of
+them share a slot; each slot holds its view and its label's rank in sorted
+order. One vectorised pass, in blocks that stay in cache, reads each row's slot
+and rank and checks that the slot holds the row's own 16 bytes. Rows whose view
+is not in the table (a label the sample missed) add theirs and the pass is
+repeated. Two views of one string (inline padding that is not zero, which
+Arrow's validation refuses but a producer may write) name the same label.
 
-The distinct (key, length) pairs of a strided sample of the rows go into a small
-table addressed by a multiplicative hash chosen so that no two of them share a
-slot. One vectorised pass then reads each row's slot, its label's rank in sorted
-order and whether the slot holds the row's own key and length. A row whose pair
-is not in the table (a label the sample missed) adds its pair and the pass is
-repeated. The check is exact: a row's string is the first ``length`` bytes of its
-key, so equal (key, length) pairs are equal strings. Two pairs for one string (a
-view with non-zero padding) name the same label.
-
-Anything else (nulls, a string longer than 8 bytes, more than
-:data:`MAX_LABELS` distinct labels, bytes that are not UTF-8) returns ``None``,
-and the caller encodes with Arrow.
+Anything else (a null, a string longer than 12 bytes, more than
+:data:`MAX_LABELS` distinct views, bytes that are not UTF-8, pyarrow before
+version 16) returns ``None``, and the caller encodes with Arrow.
 """
 
 from __future__ import annotations
@@ -33,10 +31,10 @@ import numpy as np
 
 __all__ = ["MAX_LABELS", "short_string_codes"]
 
-#: the most distinct labels this path factorises (a table of at most 2**17 slots)
+#: the most distinct views this path factorises (a table of at most 2**17 slots)
 MAX_LABELS = 256
 
-_KEY_BYTES = 8
+_INLINE = 12  # the longest string a view holds inline
 _SAMPLE = 1 << 14
 _ROUNDS = 4
 #: rows per block: a block's temporaries stay in cache and are reused (a fresh array of
@@ -51,121 +49,108 @@ _MULTIPLIERS = np.random.default_rng(20261125).integers(
 
 
 class _Table(NamedTuple):
-    """Slots of the distinct (key, length) pairs: each pair's key, length and label code."""
+    """Slots of the distinct views: each slot's 16 bytes and its label's code."""
 
     multiplier: np.uint64
     shift: np.uint64
-    keys: np.ndarray
-    lengths: np.ndarray
-    codes: np.ndarray
+    views: np.ndarray  # (slots, 2) uint64
+    codes: np.ndarray  # (slots,) int32
 
 
-def _keys(views: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(keys, lengths) of a ``string_view`` array, read in place from its 16-byte views:
-    bytes 0..3 are the length, bytes 4..11 the first 8 bytes of an inline string."""
-    buffer, start, n = views.buffers()[1], views.offset, len(views)
-    lengths = np.ndarray((n,), dtype=np.uint32, buffer=buffer, offset=16 * start, strides=(16,))
-    keys = np.ndarray((n,), dtype=np.uint64, buffer=buffer, offset=16 * start + 4, strides=(16,))
-    return keys, lengths
+def _views(chunk: Any) -> np.ndarray:
+    """The ``(n, 2)`` uint64 views of a ``string_view`` array, in place (no copy)."""
+    start, n = chunk.offset, len(chunk)
+    return np.frombuffer(chunk.buffers()[1], dtype=np.uint64).reshape(-1, 2)[start : start + n]
 
 
-def _blocks(chunks: list[Any]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """(first row, keys, lengths) of consecutive blocks of at most :data:`_BLOCK` rows of
-    ``string_view`` chunks."""
+def _blocks(chunks: list[Any]) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, views) of consecutive blocks of at most :data:`_BLOCK` rows."""
     at = 0
     for chunk in chunks:
-        keys, lengths = _keys(chunk)
+        views = _views(chunk)
         for start in range(0, len(chunk), _BLOCK):
-            yield at + start, keys[start : start + _BLOCK], lengths[start : start + _BLOCK]
+            yield at + start, views[start : start + _BLOCK]
         at += len(chunk)
 
 
-def _sample(chunks: list[Any], n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(keys, lengths) of about :data:`_SAMPLE` rows spread over ``string_view`` chunks."""
-    step = max(1, n // _SAMPLE)
-    rows = [_keys(chunk) for chunk in chunks]
-    return (
-        np.concatenate([keys[::step] for keys, _ in rows]),
-        np.concatenate([lengths[::step] for _, lengths in rows]),
-    )
-
-
-def _distinct_pairs(keys: np.ndarray, lengths: np.ndarray) -> set[tuple[int, int]]:
-    """The distinct (key, length) pairs of a few rows (the sample, or the missed rows)."""
+def _distinct(views: np.ndarray) -> set[tuple[int, int]]:
+    """The distinct views among a few rows (the sample, or the rows a pass missed)."""
     import pandas as pd
 
-    combined = keys ^ (lengths.astype(np.uint64) << np.uint64(59))  # 59: lengths <= 8 < 32
+    # one integer per view: it may merge two views, whose rows are missed and added later
+    combined = views[:, 0] ^ (views[:, 1] * _MULTIPLIERS[0])
     codes, uniques = pd.factorize(combined)
-    where = np.empty(uniques.shape[0], dtype=np.intp)
-    where[codes[::-1]] = np.arange(codes.shape[0] - 1, -1, -1)  # each pair's first row
-    # combined may merge two pairs; the rows of the other are missed again and added then
-    return set(zip(keys[where].tolist(), lengths[where].tolist(), strict=True))
+    first = np.empty(uniques.shape[0], dtype=np.intp)
+    first[codes[::-1]] = np.arange(codes.shape[0] - 1, -1, -1)
+    return set(map(tuple, views[first].tolist()))
 
 
-def _table(pairs: set[tuple[int, int]]) -> tuple[_Table, list[str]] | None:
-    """The table of ``pairs`` and the sorted labels, or None (two pairs share a key: a
-    string with trailing NUL bytes; no multiplier separates them; bytes not UTF-8)."""
-    ordered = sorted(pairs)
-    keys = np.array([key for key, _ in ordered], dtype=np.uint64)
-    if np.unique(keys).shape[0] != keys.shape[0]:
+def _label(view: tuple[int, int]) -> str | None:
+    """The string of an inline view, or None for a longer one."""
+    low, high = view
+    length = low & 0xFFFFFFFF
+    if length > _INLINE:
         return None
-    try:
-        labels = [key.to_bytes(8, "little")[:length].decode() for key, length in ordered]
-    except UnicodeDecodeError:
-        return None
+    data = (low >> 32).to_bytes(4, "little") + high.to_bytes(8, "little")
+    return data[:length].decode()  # UnicodeDecodeError for bytes that are not UTF-8
+
+
+def _table(views: set[tuple[int, int]]) -> tuple[_Table, list[str]] | None:
+    """The table of ``views`` and the sorted labels, or None."""
+    ordered = sorted(views)
+    labels: list[str] = []
+    for view in ordered:
+        try:
+            label = _label(view)
+        except UnicodeDecodeError:
+            return None
+        if label is None:
+            return None
+        labels.append(label)
     names = sorted(set(labels))  # as the numpy path sorts labels: Python's str order
     rank = {label: code for code, label in enumerate(names)}
+    words = np.array(ordered, dtype=np.uint64).reshape(-1, 2)
+    mixed = words[:, 0] ^ words[:, 1]
     bits = min(17, max(4, 2 * len(ordered).bit_length() + 1))
     shift = np.uint64(64 - bits)
     for multiplier in _MULTIPLIERS:
-        slots = ((keys * multiplier) >> shift).astype(np.intp)
-        if np.unique(slots).shape[0] == keys.shape[0]:
+        slots = ((mixed * multiplier) >> shift).astype(np.intp)
+        if np.unique(slots).shape[0] == len(ordered):
             break
-    else:
+    else:  # two views with the same hash input: let Arrow encode
         return None
     table = _Table(
         multiplier,
         shift,
-        np.zeros(1 << bits, dtype=np.uint64),
-        np.full(1 << bits, _KEY_BYTES + 1, dtype=np.uint32),  # no row's length: empty slots
+        # an empty slot holds a view no row has: length 2**32 - 1
+        np.tile(np.array([0xFFFFFFFF, 0], dtype=np.uint64), (1 << bits, 1)),
         np.zeros(1 << bits, dtype=np.int32),
     )
-    table.keys[slots] = keys
-    table.lengths[slots] = [length for _, length in ordered]
+    table.views[slots] = words
     table.codes[slots] = [rank[label] for label in labels]
     return table, names
 
 
 def _codes(chunks: list[Any], n: int, table: _Table) -> tuple[np.ndarray, set[tuple[int, int]]]:
-    """Each row's code through ``table``, and the (key, length) pairs it does not hold."""
+    """Each row's code through ``table``, and the views it does not hold."""
     codes = np.empty(n, dtype=np.int32)
     slot = np.empty(_BLOCK, dtype=np.uint64)
-    held_keys = np.empty(_BLOCK, dtype=np.uint64)
-    held_lengths = np.empty(_BLOCK, dtype=np.uint32)
-    found = np.empty(_BLOCK, dtype=bool)
-    same = np.empty(_BLOCK, dtype=bool)
+    held = np.empty((_BLOCK, 2), dtype=np.uint64)
+    same = np.empty((_BLOCK, 2), dtype=bool)
     missed: set[tuple[int, int]] = set()
-    for at, keys, lengths in _blocks(chunks):
-        m = keys.shape[0]
-        if int(lengths.max()) > _KEY_BYTES:
-            raise _TooLong
-        np.multiply(keys, table.multiplier, out=slot[:m])
+    for at, views in _blocks(chunks):
+        m = views.shape[0]
+        np.bitwise_xor(views[:, 0], views[:, 1], out=slot[:m])
+        np.multiply(slot[:m], table.multiplier, out=slot[:m])
         np.right_shift(slot[:m], table.shift, out=slot[:m])
         rows = slot[:m].view(np.int64)  # below 2**17: the same values
-        np.take(table.keys, rows, out=held_keys[:m], mode="clip")
-        np.equal(held_keys[:m], keys, out=found[:m])
-        np.take(table.lengths, rows, out=held_lengths[:m], mode="clip")
-        np.equal(held_lengths[:m], lengths, out=same[:m])
-        found[:m] &= same[:m]
-        if not bool(found[:m].all()):
-            other = ~found[:m]
-            missed |= _distinct_pairs(keys[other], lengths[other])
+        np.take(table.views, rows, axis=0, out=held[:m], mode="clip")
+        np.equal(held[:m], views, out=same[:m])
+        if not bool(same[:m].all()):
+            other = ~same[:m].all(axis=1)
+            missed |= _distinct(views[other])
         np.take(table.codes, rows, out=codes[at : at + m], mode="clip")
     return codes, missed
-
-
-class _TooLong(Exception):
-    """A string longer than 8 bytes: not for this path."""
 
 
 def short_string_codes(chunks: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -182,9 +167,9 @@ def short_string_codes(chunks: list[Any]) -> tuple[np.ndarray, np.ndarray] | Non
     (codes, uniques) or None
         ``codes`` int32 of shape (n,), each row's index in ``uniques``, the
         distinct labels sorted as Python sorts ``str`` (code point order);
-        ``None`` when a row is null, a string is longer than 8 bytes, there are
-        more than :data:`MAX_LABELS` labels, a label is not UTF-8 or pyarrow
-        has no ``string_view`` (before version 16).
+        ``None`` when a row is null, a string is longer than 12 bytes, there
+        are more than :data:`MAX_LABELS` distinct views, a label is not UTF-8
+        or pyarrow has no ``string_view`` (before version 16).
 
     Examples
     --------
@@ -199,22 +184,17 @@ def short_string_codes(chunks: list[Any]) -> tuple[np.ndarray, np.ndarray] | Non
     if n == 0 or not hasattr(pa, "string_view") or any(chunk.null_count for chunk in chunks):
         return None
     # Arrow builds the views in C++ (sharing the string bytes): faster than reading
-    # 8 unaligned bytes at each offset in numpy
+    # the bytes at each offset in numpy
     chunks = [chunk.cast(pa.string_view()) for chunk in chunks]
-    keys, lengths = _sample(chunks, n)
-    if int(lengths.max()) > _KEY_BYTES:
-        return None
-    pairs = _distinct_pairs(keys, lengths)
+    step = max(1, n // _SAMPLE)
+    views = _distinct(np.concatenate([_views(chunk)[::step] for chunk in chunks]))
     for _ in range(_ROUNDS):
-        built = None if len(pairs) > MAX_LABELS else _table(pairs)
+        built = None if len(views) > MAX_LABELS else _table(views)
         if built is None:
             return None
         table, names = built
-        try:
-            codes, missed = _codes(chunks, n, table)
-        except _TooLong:
-            return None
+        codes, missed = _codes(chunks, n, table)
         if not missed:
             return codes, np.asarray(names, dtype=object)
-        pairs |= missed  # labels the sample did not see: once more with them
+        views |= missed  # labels the sample did not see: once more with them
     return None
