@@ -4,11 +4,12 @@ Run: ``python benchmarks/bench_containers.py [--rows 1000000 10000000] [--labels
 [--repeat 5] [--indicator-labels 20]``. Prints markdown tables.
 
 **1-D labels.** For each row count and label count ``k``, four label columns
-(``groups``, ``tasks``, ``groups_pred``, ``tasks_pred``) of ``k`` strings of 3
-to 8 characters ("man", "woman" for ``k = 2``; "label_0" ... for more), drawn
-at random, held in each container, and timed as:
+drawn at random: ``groups`` and ``groups_pred`` of 2 labels ("man", "woman":
+3 and 5 bytes), ``tasks`` and ``tasks_pred`` of ``k`` labels ("man", "woman"
+again for ``k = 2``, else "label_0" ... "label_79": 7 and 8 bytes), held in each
+container, and timed as:
 
-* ``label matrix``: ``biasamp.inputs.as_label_matrix(groups, arg="groups")``
+* ``label matrix``: ``biasamp.inputs.as_label_matrix(tasks, arg="tasks")``
   (reading, missing-value check, factorisation, label-set rule);
 * ``CountTable``: ``biasamp.counts.CountTable.from_arrays(groups=..., tasks=...)``;
 * ``directional``: ``biasamp.directional(direction="T->A", groups=...,
@@ -83,7 +84,7 @@ def _containers() -> dict[str, Callable[[np.ndarray, np.ndarray], Any]]:
 
 
 MEASURES: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "label matrix": lambda c: as_label_matrix(c["groups"], arg="groups"),
+    "label matrix": lambda c: as_label_matrix(c["tasks"], arg="tasks"),
     "CountTable": lambda c: CountTable.from_arrays(groups=c["groups"], tasks=c["tasks"]),
     "directional": lambda c: biasamp.directional(
         direction="T->A", groups=c["groups"], tasks=c["tasks"], groups_pred=c["groups_pred"]
@@ -144,16 +145,18 @@ def _table(
 
 def _labels_1d(n: int, k: int, repeat: int) -> None:
     rng = np.random.default_rng(k)
-    names = np.sort(_label_names(k))
-    labels = {role: names[rng.integers(0, k, n)] for role in ROLES}
+    group_names, task_names = np.sort(_label_names(2)), np.sort(_label_names(k))
+    names = {"groups": group_names, "groups_pred": group_names}
+    names |= {"tasks": task_names, "tasks_pred": task_names}
+    labels = {role: names[role][rng.integers(0, len(names[role]), n)] for role in ROLES}
     expected = {measure: fn(labels) for measure, fn in MEASURES.items()}
     builders = _containers()
-    reference = {role: builders[REFERENCE](v, names) for role, v in labels.items()}
+    reference = {role: builders[REFERENCE](v, names[role]) for role, v in labels.items()}
     rows: dict[str, dict[str, tuple[float, float]]] = {}
     for name, build in builders.items():
         if name == REFERENCE:
             continue
-        container = {role: build(v, names) for role, v in labels.items()}
+        container = {role: build(v, names[role]) for role, v in labels.items()}
         rows[name] = {}
         for measure, fn in MEASURES.items():
             _same(fn(container), expected[measure], f"{name}: {measure}")  # and a warm-up
@@ -162,7 +165,7 @@ def _labels_1d(n: int, k: int, repeat: int) -> None:
             )
         del container
     print(
-        f"**{n:,} rows, {k} labels** in each of the 4 label columns; seconds, median of "
+        f"**{n:,} rows, tasks of {k} labels** (groups of 2); seconds, median of "
         f"{repeat} (ratio to the pandas Categorical timed alongside)\n"
     )
     _table(rows, list(MEASURES), REFERENCE)
