@@ -1,19 +1,21 @@
-"""1-D string labels held by Arrow (polars, pyarrow, Hugging Face) as integer codes.
+"""1-D string labels held by Arrow (polars, pyarrow, pandas, Hugging Face) as integer codes.
 
 A polars ``Categorical`` / ``Enum`` and an Arrow dictionary array already hold
 one integer per row and a small dictionary of labels: their physical codes are
 read as they are (a polars ``Categorical``'s codes index its global categories,
 so they are renumbered through the distinct values, which polars finds). A
-polars ``String`` or an Arrow string array is dictionary-encoded by Arrow
+polars ``String``, an Arrow ``string`` / ``large_string`` / ``string_view``
+array, and a pandas ``str`` / ``string[pyarrow]`` Series (Arrow data) are
+factorised through their 16-byte Arrow views when every label has at most 12
+bytes (:mod:`biasamp.inputs._short_strings`), else dictionary-encoded by Arrow
 compute (``pyarrow.compute.dictionary_encode``, in C++; it leaves polars'
 global categories alone). Either way the rows become a numpy array of codes
 without a Python object per row; only the distinct labels are turned into
 Python strings. Categories the dictionary declares but no row
 uses are dropped here, as for every container (``docs/counts.md``).
 
-Nothing is imported unless the object comes from polars or pyarrow (so the user
-imported it already).
-"""
+Nothing is imported unless the object comes from polars, pyarrow or pandas (so
+the user imported it already)."""
 
 from __future__ import annotations
 
@@ -109,8 +111,9 @@ def arrow_label_codes(x: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
     Parameters
     ----------
-    x : polars Series (String, Categorical, Enum) or pyarrow Array / ChunkedArray
-        (string, large_string, string_view, or a dictionary of them)
+    x : polars Series (String, Categorical, Enum), pyarrow Array / ChunkedArray
+        (string, large_string, string_view, or a dictionary of them), or pandas
+        Series / Index of Arrow strings (``str`` in pandas 3, ``string[pyarrow]``)
 
     Returns
     -------

@@ -60,7 +60,8 @@ class _Table(NamedTuple):
 def _views(chunk: Any) -> np.ndarray:
     """The ``(n, 2)`` uint64 views of a ``string_view`` array, in place (no copy)."""
     start, n = chunk.offset, len(chunk)
-    return np.frombuffer(chunk.buffers()[1], dtype=np.uint64).reshape(-1, 2)[start : start + n]
+    views = np.frombuffer(chunk.buffers()[1], dtype=np.uint64, count=2 * (start + n))
+    return views.reshape(-1, 2)[start:]
 
 
 def _blocks(chunks: list[Any]) -> Iterator[tuple[int, np.ndarray]]:
