@@ -22,11 +22,11 @@ columns, with 1-D numpy groups: ``label matrix`` of the tasks,
 ``CountTable`` and ``mals``.
 
 The machine may be shared, so every container is timed against a reference
-in the same stretch of time: reference and container calls alternate,
-``--repeat`` times each, and the ratio is the container's median over the
-reference's median of that stretch (the reference is the pandas Categorical
-for 1-D labels, the numpy ``uint8`` matrix for indicators). Every container's
-result is checked against the numpy result before it is timed.
+in the same stretch of time (the pandas Categorical for 1-D labels, the numpy
+``uint8`` matrix for indicators): reference and container calls alternate,
+``--repeat`` times each; the times are medians and the ratio is the median of
+the ratios of adjacent (reference, container) calls. Every container's result
+is checked against the numpy result before it is timed.
 """
 
 from __future__ import annotations
@@ -100,15 +100,17 @@ MEASURES: dict[str, Callable[[dict[str, Any]], Any]] = {
 
 def _paired(
     reference: Callable[[], Any], other: Callable[[], Any], repeat: int
-) -> tuple[float, float]:
-    """Medians of ``repeat`` alternating calls of ``reference`` and ``other``."""
+) -> tuple[float, float, float]:
+    """Medians of ``repeat`` alternating calls of ``reference`` and ``other``, and the
+    median of the ratios of each adjacent pair (robust to the load changing between pairs)."""
     times: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeat):
         for fn, bucket in ((reference, times[0]), (other, times[1])):
             start = time.perf_counter()
             fn()
             bucket.append(time.perf_counter() - start)
-    return float(np.median(times[0])), float(np.median(times[1]))
+    ratios = np.array(times[1]) / np.array(times[0])
+    return float(np.median(times[0])), float(np.median(times[1])), float(np.median(ratios))
 
 
 def _same(got: Any, want: Any, name: str) -> None:
@@ -123,7 +125,7 @@ def _same(got: Any, want: Any, name: str) -> None:
 
 
 def _table(
-    rows: dict[str, dict[str, tuple[float, float]]], columns: list[str], reference: str
+    rows: dict[str, dict[str, tuple[float, float, float]]], columns: list[str], reference: str
 ) -> None:
     """Markdown: seconds (ratio to the reference timed alongside)."""
     print("| container | " + " | ".join(columns) + " |")
@@ -138,7 +140,7 @@ def _table(
         + " |"
     )
     for name, row in rows.items():
-        cells = [f"{row[c][1]:.3f} ({row[c][1] / row[c][0]:.2f}x)" for c in columns]
+        cells = [f"{row[c][1]:.3f} ({row[c][2]:.2f}x)" for c in columns]
         print(f"| {name} | " + " | ".join(cells) + " |")
     print()
 
@@ -152,7 +154,7 @@ def _labels_1d(n: int, k: int, repeat: int) -> None:
     expected = {measure: fn(labels) for measure, fn in MEASURES.items()}
     builders = _containers()
     reference = {role: builders[REFERENCE](v, names[role]) for role, v in labels.items()}
-    rows: dict[str, dict[str, tuple[float, float]]] = {}
+    rows: dict[str, dict[str, tuple[float, float, float]]] = {}
     for name, build in builders.items():
         if name == REFERENCE:
             continue
@@ -166,7 +168,7 @@ def _labels_1d(n: int, k: int, repeat: int) -> None:
         del container
     print(
         f"**{n:,} rows, tasks of {k} labels** (groups of 2); seconds, median of "
-        f"{repeat} (ratio to the pandas Categorical timed alongside)\n"
+        f"{repeat} (median ratio to the pandas Categorical timed alongside)\n"
     )
     _table(rows, list(MEASURES), REFERENCE)
 
@@ -206,7 +208,7 @@ def _indicators(n: int, k: int, repeat: int) -> None:
             task_names=names,
         ),
     }
-    rows: dict[str, dict[str, tuple[float, float]]] = {}
+    rows: dict[str, dict[str, tuple[float, float, float]]] = {}
     for name, form in forms.items():
         if name == INDICATOR_REFERENCE:
             continue
@@ -223,7 +225,7 @@ def _indicators(n: int, k: int, repeat: int) -> None:
             )
     print(
         f"**Indicator tasks: {n:,} rows x {k} labels** (one 0/1 column per label), 1-D "
-        f"numpy groups; seconds, median of {repeat} (ratio to the numpy uint8 matrix timed "
+        f"numpy groups; seconds, median of {repeat} (median ratio to the numpy uint8 matrix timed "
         "alongside)\n"
     )
     _table(rows, list(measures), INDICATOR_REFERENCE)
