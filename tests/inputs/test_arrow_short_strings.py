@@ -14,7 +14,6 @@ is checked on the inputs it must take, and on those it must refuse.
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -24,9 +23,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from biasamp.inputs import LabelWarning, as_label_matrix
-from biasamp.inputs._containers import ERR_MISSING_LABEL
 from biasamp.inputs._short_strings import MAX_LABELS, short_string_codes
+from tests.inputs.test_arrow_labels import assert_same_labels
 
 pl = pytest.importorskip("polars")
 
@@ -82,23 +80,6 @@ FORMS: dict[str, Callable[[list[Any], list[int]], Any]] = {
 }
 
 
-def _expect_same_labels(container: Any, values: list[Any]) -> None:
-    missing = [i for i, v in enumerate(values) if v is None]
-    if missing:
-        expected = ERR_MISSING_LABEL.format(arg="groups", count=len(missing), row=missing[0])
-        with pytest.raises(ValueError) as info:
-            as_label_matrix(container, arg="groups")
-        assert str(info.value) == expected
-        return
-    with pytest.warns(LabelWarning) if "" in values else nullcontext():
-        got = as_label_matrix(container, arg="groups")
-    with pytest.warns(LabelWarning) if "" in values else nullcontext():
-        want = as_label_matrix(np.array(values, dtype=object), arg="groups")
-    assert got.names == want.names
-    assert got.codes is not None and want.codes is not None
-    assert got.codes.tolist() == want.codes.tolist()
-
-
 @settings(max_examples=150, deadline=None)
 @given(
     values=st.lists(st.sampled_from(ALPHABET), min_size=1, max_size=60),
@@ -113,7 +94,7 @@ def test_every_arrow_string_form_gives_the_numpy_labels(
     for row in nulls:
         if row < len(values):
             values[row] = None
-    _expect_same_labels(FORMS[form](values, cuts), values)
+    assert_same_labels(FORMS[form](values, cuts), values)
 
 
 @settings(max_examples=60, deadline=None)
@@ -133,7 +114,7 @@ def test_any_short_unicode_takes_the_view_path_exactly(values: list[str], form: 
     codes, uniques = found
     assert uniques.tolist() == sorted(set(values))  # Python's str order
     assert [uniques[c] for c in codes] == values
-    _expect_same_labels(container, values)
+    assert_same_labels(container, values)
 
 
 def test_rows_the_sample_misses_are_found() -> None:
@@ -171,12 +152,12 @@ def test_nonzero_padding_in_a_view_is_the_same_label() -> None:
 )
 def test_the_view_path_declines(values: list[Any], why: str) -> None:
     assert short_string_codes([pa.array(values)]) is None, why
-    _expect_same_labels(pa.array(values), values)
+    assert_same_labels(pa.array(values), values)
 
 
 def test_long_labels_and_many_labels_still_give_the_numpy_labels() -> None:
     rng = np.random.default_rng(0)
     names = np.array([f"label_{i}" for i in range(1_000)])  # up to 9 bytes, 1,000 labels
     values = names[rng.integers(0, 1_000, 5_000)].tolist()
-    _expect_same_labels(pa.array(values, type=pa.large_string()), values)
-    _expect_same_labels(pl.Series(values), values)
+    assert_same_labels(pa.array(values, type=pa.large_string()), values)
+    assert_same_labels(pl.Series(values), values)
