@@ -377,7 +377,9 @@ def _columns_of_codes(
     lookup = _positions(names, observed, uniques, arg)  # distinct labels only
     unknown = lookup < 0
     if unknown.any():
-        bad = uniques[unknown]
+        # in the order of their first rows, whatever order the codes' uniques are in
+        first_rows = [int(np.argmax(codes == j)) for j in np.flatnonzero(unknown)]
+        bad = uniques[np.flatnonzero(unknown)[np.argsort(first_rows, kind="stable")]]
         if all(isinstance(v, (float, np.floating)) for v in bad):  # whole ones became ints
             raise ValueError(
                 ERR_SCORES_AS_LABELS.format(
