@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp.inputs._arrow_frames import polars_indicator_frame
 from biasamp.inputs._arrow_labels import arrow_label_codes
 from biasamp.inputs._containers import (
     ERR_MISSING_LABEL,
@@ -376,7 +377,9 @@ def _columns_of_codes(
     lookup = _positions(names, observed, uniques, arg)  # distinct labels only
     unknown = lookup < 0
     if unknown.any():
-        bad = uniques[unknown]
+        # in the order of their first rows, whatever order the codes' uniques are in
+        first_rows = [int(np.argmax(codes == j)) for j in np.flatnonzero(unknown)]
+        bad = uniques[np.flatnonzero(unknown)[np.argsort(first_rows, kind="stable")]]
         if all(isinstance(v, (float, np.floating)) for v in bad):  # whole ones became ints
             raise ValueError(
                 ERR_SCORES_AS_LABELS.format(
@@ -612,14 +615,14 @@ def as_label_matrix(
     """
     if isinstance(x, LabelMatrix) and x.validated:  # checked already: align its names only
         return _realigned(x, arg=arg, names=names, source=source, soft=soft)
-    if _pandas_string_labels(x) is not None:
-        label_names, codes = _encode_pandas_strings(x, arg, names, source)
-        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     arrow = arrow_label_codes(x)
-    if arrow is not None:  # polars / pyarrow strings and categories: Arrow's codes
+    if arrow is not None:  # polars / pyarrow / pandas-Arrow strings and categories: codes
         if arrow[0].shape[0] == 0:
             raise ValueError(ERR_EMPTY.format(arg=arg))
         label_names, codes = _columns_of_codes(arrow[0], arrow[1], arg, names, source, True)
+        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
+    if _pandas_string_labels(x) is not None:
+        label_names, codes = _encode_pandas_strings(x, arg, names, source)
         return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     zero_one = None if soft or compact else _zero_one_frame(x)
     if zero_one is not None:  # a pandas frame of 0/1 integer columns, checked in float32
@@ -627,7 +630,7 @@ def as_label_matrix(
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
-    native = to_native_numpy(x, arg=arg)
+    native = polars_indicator_frame(x) or to_native_numpy(x, arg=arg)  # polars: one matrix
     columns = native.columns if label_columns is None else label_columns
     x = native.values
     if label_columns is None and columns is not None and len(columns) == 1:
