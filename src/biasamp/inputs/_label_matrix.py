@@ -623,7 +623,9 @@ def as_label_matrix(
         return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     zero_one = None if soft or compact else _zero_one_frame(x)
     if zero_one is not None:  # a pandas frame of 0/1 integer columns, checked in float32
-        return _compact_matrix(zero_one, tuple(x.columns), arg, names, source, zero_one=True)
+        # Index.tolist: one conversion, not a Python object per name through iteration
+        columns = tuple(x.columns.tolist())
+        return _compact_matrix(zero_one, columns, arg, names, source, zero_one=True)
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
@@ -770,15 +772,22 @@ def _zero_one_frame(x: Any) -> np.ndarray | None:
     values are all 0 or 1, as a float32 array (read by pandas in one conversion; what
     counting multiplies); ``None`` for anything else, which the general path reads and
     checks (and reports on). Float32 holds 0 and 1 exactly and rounds every other integer
-    below 0 or above 1, so the minimum and the maximum decide exactly."""
+    below 0 or above 1; read as unsigned 32-bit words, 0.0 and 1.0 are the two smallest
+    such values (every larger float has a larger word, every negative one has the sign
+    bit set), so one maximum of the words decides exactly."""
     if not isinstance(x, pd.DataFrame) or x.shape[0] == 0 or x.shape[1] < 2:
         return None
-    if not all(isinstance(d, np.dtype) and d.kind in "biu" for d in x.dtypes):
+    dtypes = set(x.dtypes.tolist())  # the distinct dtypes (one per column otherwise)
+    if not all(isinstance(d, np.dtype) and d.kind in "biu" for d in dtypes):
         return None
     values = x.to_numpy(dtype=np.float32)
-    if not (bool(values.min() >= 0) and bool(values.max() <= 1)):
+    if int(values.view(np.uint32).max()) > _FLOAT32_ONE_WORD:
         return None
     return values
+
+
+#: The bits of float32 1.0 read as an unsigned 32-bit integer.
+_FLOAT32_ONE_WORD = int(np.array(1.0, dtype=np.float32).view(np.uint32))
 
 
 def _zero_one_integers(arr: np.ndarray) -> bool:
