@@ -624,8 +624,8 @@ def as_label_matrix(
     zero_one = None if soft or compact else _zero_one_frame(x)
     if zero_one is not None:  # a pandas frame of 0/1 integer columns, checked in float32
         # Index.tolist: one conversion, not a Python object per name through iteration
-        columns = tuple(x.columns.tolist())
-        return _compact_matrix(zero_one, columns, arg, names, source, zero_one=True)
+        frame_columns = tuple(x.columns.tolist())
+        return _compact_matrix(zero_one, frame_columns, arg, names, source, zero_one=True)
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
