@@ -85,6 +85,8 @@ ERR_EMPTY_SUBSETS = (
 #: Entries gathered per vectorised step (bounds the memory of one step).
 _CHUNK = 1 << 23
 _WORD = 32
+#: Largest (parent, rank) -> candidate table of :func:`_extend_from_patterns`, in cells.
+_LOOKUP_CELLS = 1 << 22
 
 
 def check_combination_options(
@@ -389,6 +391,100 @@ def _extend(
     np.cumsum(counts, out=new_ptr[1:])
     new_pats = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
     return new_ptr, new_pats
+
+
+@dataclass(frozen=True)
+class _RankedRows:
+    """The tasks of every pattern as ranks (rarest first), ascending: a CSR layout whose
+    row ``p`` is ``rank[ptr[p]:ptr[p + 1]]`` (``pattern[i]`` is the row of entry ``i``).
+    ``keys`` is ``p * T + rank`` of each entry, ascending over the whole array, and
+    ``position``, when ``P * T`` is small enough, the entry of each key (a dense table):
+    either finds where a pattern's tasks after a given rank start."""
+
+    ptr: np.ndarray
+    rank: np.ndarray
+    pattern: np.ndarray
+    keys: np.ndarray
+    position: np.ndarray | None
+    n_tasks: int
+
+    def after(self, patterns: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+        """The first entry of each pattern's row ranked after ``ranks`` (which it holds)."""
+        keys = patterns * self.n_tasks + ranks
+        if self.position is not None:
+            return self.position[keys] + 1
+        return np.searchsorted(self.keys, keys, side="right")
+
+
+def _ranked_rows(pattern_bool: np.ndarray, order: np.ndarray, usable: np.ndarray) -> _RankedRows:
+    """:class:`_RankedRows` of the rank-ordered tasks ``usable`` (boolean over ranks) only:
+    the others (infrequent single tasks) are in no candidate."""
+    n_patterns, n_tasks = pattern_bool.shape
+    pat, column = np.nonzero(pattern_bool[:, order[usable]])
+    rank = np.flatnonzero(usable)[column]
+    ptr = np.zeros(n_patterns + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pat, minlength=n_patterns), out=ptr[1:])
+    keys = pat.astype(np.int64) * n_tasks + rank
+    position = None
+    if n_patterns * n_tasks <= _LOOKUP_CELLS:
+        position = np.zeros(n_patterns * n_tasks, dtype=np.int64)
+        position[keys] = np.arange(keys.size)
+    return _RankedRows(ptr, rank, pat.astype(np.int64), keys, position, n_tasks)
+
+
+def _extend_from_patterns(
+    ptr: np.ndarray,
+    pats: np.ndarray,
+    parents: np.ndarray,
+    new_ranks: np.ndarray,
+    last_ranks: np.ndarray,
+    rows: _RankedRows,
+    budget: int,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_extend` of the candidates ``(parent, new rank)`` driven by the patterns: every
+    pattern of a parent's column proposes the tasks it holds ranked after the parent's last
+    task (``last_ranks[parent]``), and the proposals that are candidates are kept.
+
+    The work is the number of proposals (the memberships of the children before pruning),
+    not the parent's patterns times its candidates as in :func:`_extend`; ``None`` when the
+    proposals would be more than ``budget`` (the caller then tests candidate by candidate)
+    or the candidates are not in (parent, rank) order. The result is the same arrays:
+    each candidate's patterns, ascending.
+    """
+    t = rows.n_tasks
+    cand_keys = parents.astype(np.int64) * t + new_ranks
+    if cand_keys.size > 1 and not bool(np.all(cand_keys[1:] > cand_keys[:-1])):
+        return None
+    nodes = np.unique(parents)
+    owner, pat = _gather(ptr, pats, nodes)
+    start = rows.after(pat, last_ranks[nodes][owner])
+    lengths = rows.ptr[pat + 1] - start
+    total = int(lengths.sum())
+    if total > budget:
+        return None
+    # the entries start[i] .. start[i] + lengths[i] - 1 of the rows, back to back
+    entry = np.arange(total) + np.repeat(start - (np.cumsum(lengths) - lengths), lengths)
+    ranks, patterns = rows.rank[entry], rows.pattern[entry]
+    owners = np.repeat(owner, lengths)
+    if nodes.size * t <= _LOOKUP_CELLS:  # a dense (parent, rank) -> candidate table
+        lookup = np.full(nodes.size * t, -1, dtype=np.int64)
+        lookup[np.searchsorted(nodes, parents) * t + new_ranks] = np.arange(cand_keys.size)
+        position = lookup[owners * t + ranks]
+        hit = position >= 0
+    else:
+        keys = nodes[owners] * t + ranks
+        position = np.searchsorted(cand_keys, keys)
+        np.minimum(position, cand_keys.size - 1, out=position)
+        hit = cand_keys[position] == keys
+    if not bool(hit.all()):
+        position, patterns = position[hit], patterns[hit]
+    # group by candidate (a counting sort in C); each candidate's patterns ascending
+    children = sp.csr_matrix(
+        (np.ones(position.size, dtype=np.int8), (position, patterns)),
+        shape=(cand_keys.size, int(rows.ptr.size - 1)),
+    )
+    children.sort_indices()
+    return children.indptr.astype(np.int64), children.indices.astype(np.int64)
 
 
 def _rarest_first(pattern_bool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -841,6 +937,7 @@ def frequent_combinations(
     keep = _supports(ptr, pats)
     level = np.arange(n_tasks)[keep][:, None]  # ranks
     ptr, pats = _extend_select(ptr, pats, np.nonzero(keep)[0])
+    rows = _ranked_rows(pattern_bool, order, keep)
     kept_items: list[np.ndarray] = []
     kept_sizes: list[np.ndarray] = []
     owners: list[np.ndarray] = []
@@ -875,7 +972,11 @@ def frequent_combinations(
         cand = np.concatenate([level[parents], new[:, None]], axis=1)
         cand_ok = _all_subsets_frequent(level, cand)
         parents, new, cand = parents[cand_ok], new[cand_ok], cand[cand_ok]
-        ptr_c, pats_c = _extend(ptr, pats, parents, order[new], pattern_bool)
+        budget = int((ptr[parents + 1] - ptr[parents]).sum())  # what _extend gathers
+        extended = _extend_from_patterns(ptr, pats, parents, new, level[:, -1], rows, budget)
+        if extended is None:
+            extended = _extend(ptr, pats, parents, order[new], pattern_bool)
+        ptr_c, pats_c = extended
         keep = _supports(ptr_c, pats_c)
         ptr, pats = _extend_select(ptr_c, pats_c, np.nonzero(keep)[0])
         level = cand[keep]
