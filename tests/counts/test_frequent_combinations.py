@@ -83,7 +83,10 @@ def test_frequent_combinations_equal_brute_force(
         min_count=min_count,
         max_combinations=10**6,
     )
-    got = [tuple(int(t) for t in row[:size]) for row, size in zip(combos.items, combos.sizes)]
+    got = [
+        tuple(int(t) for t in row[:size])
+        for row, size in zip(combos.items, combos.sizes, strict=True)
+    ]
     assert got == expected
     np.testing.assert_array_equal(contain.toarray() != 0, columns)
 
