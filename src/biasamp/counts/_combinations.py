@@ -937,7 +937,7 @@ def frequent_combinations(
     keep = _supports(ptr, pats)
     level = np.arange(n_tasks)[keep][:, None]  # ranks
     ptr, pats = _extend_select(ptr, pats, np.nonzero(keep)[0])
-    rows = _ranked_rows(pattern_bool, order, keep)
+    ranked = _ranked_rows(pattern_bool, order, keep)
     kept_items: list[np.ndarray] = []
     kept_sizes: list[np.ndarray] = []
     owners: list[np.ndarray] = []
@@ -973,7 +973,7 @@ def frequent_combinations(
         cand_ok = _all_subsets_frequent(level, cand)
         parents, new, cand = parents[cand_ok], new[cand_ok], cand[cand_ok]
         budget = int((ptr[parents + 1] - ptr[parents]).sum())  # what _extend gathers
-        extended = _extend_from_patterns(ptr, pats, parents, new, level[:, -1], rows, budget)
+        extended = _extend_from_patterns(ptr, pats, parents, new, level[:, -1], ranked, budget)
         if extended is None:
             extended = _extend(ptr, pats, parents, order[new], pattern_bool)
         ptr_c, pats_c = extended
