@@ -135,8 +135,9 @@ def _check_extension(seed: int, n_patterns: int, n_tasks: int, density: float, d
     parents, new = parents[pruned], new[pruned]
     rows = comb._ranked_rows(pattern_bool, order, keep)
     expected = comb._extend(ptr, pats, parents, order[new], pattern_bool)
-    got = comb._extend_from_patterns(ptr, pats, parents, new, level[:, -1], rows, 10**12)
-    assert got is not None
+    found = comb._extend_from_patterns(ptr, pats, parents, new, level[:, -1], rows, 10**12)
+    assert found is not None
+    got = comb._grouped_columns(*found, parents.size, n_patterns)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
     # over budget: the caller falls back to the candidate-by-candidate step

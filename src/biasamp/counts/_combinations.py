@@ -441,15 +441,17 @@ def _extend_from_patterns(
     rows: _RankedRows,
     budget: int,
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_extend` of the candidates ``(parent, new rank)`` driven by the patterns: every
-    pattern of a parent's column proposes the tasks it holds ranked after the parent's last
-    task (``last_ranks[parent]``), and the proposals that are candidates are kept.
+    """The memberships of the candidates ``(parent, new rank)``, driven by the patterns:
+    every pattern of a parent's column proposes the tasks it holds ranked after the parent's
+    last task (``last_ranks[parent]``), and the proposals that are candidates are kept.
 
-    The work is the number of proposals (the memberships of the children before pruning),
-    not the parent's patterns times its candidates as in :func:`_extend`; ``None`` when the
-    proposals would be more than ``budget`` (the caller then tests candidate by candidate)
-    or the candidates are not in (parent, rank) order. The result is the same arrays:
-    each candidate's patterns, ascending.
+    Returns ``(position, patterns)``: candidate index and pattern of each membership, the
+    patterns of one candidate ascending (so :func:`_grouped_columns` gives what
+    :func:`_extend` gives, and a ``bincount`` over ``position`` sums each candidate's
+    weights in the same order). The work is the number of proposals (the memberships of
+    the children before pruning), not the parent's patterns times its candidates as in
+    :func:`_extend`; ``None`` when the proposals would be more than ``budget`` (the caller
+    then tests candidate by candidate) or the candidates are not in (parent, rank) order.
     """
     t = rows.n_tasks
     cand_keys = parents.astype(np.int64) * t + new_ranks
@@ -478,13 +480,20 @@ def _extend_from_patterns(
         hit = cand_keys[position] == keys
     if not bool(hit.all()):
         position, patterns = position[hit], patterns[hit]
-    # group by candidate (a counting sort in C); each candidate's patterns ascending
-    children = sp.csr_matrix(
+    return position, patterns
+
+
+def _grouped_columns(
+    position: np.ndarray, patterns: np.ndarray, n_columns: int, n_patterns: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ptr, pats) of the memberships ``(position[i], patterns[i])``: the patterns of each
+    column ascending (a counting sort in C, as scipy builds a CSR matrix)."""
+    grouped = sp.csr_matrix(
         (np.ones(position.size, dtype=np.int8), (position, patterns)),
-        shape=(cand_keys.size, int(rows.ptr.size - 1)),
+        shape=(n_columns, n_patterns),
     )
-    children.sort_indices()
-    return children.indptr.astype(np.int64), children.indices.astype(np.int64)
+    grouped.sort_indices()
+    return grouped.indptr.astype(np.int64), grouped.indices.astype(np.int64)
 
 
 def _rarest_first(pattern_bool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -932,6 +941,13 @@ def frequent_combinations(
         s_eval = np.bincount(owner, weights=support_eval[q], minlength=len(p) - 1)
         return (s_train >= min_count) & (s_eval >= min_count)
 
+    def _member_supports(position: np.ndarray, members: np.ndarray, n: int) -> np.ndarray:
+        """:func:`_supports` of memberships (each candidate's patterns ascending: the
+        same sums, in the same order)."""
+        s_train = np.bincount(position, weights=support_train[members], minlength=n)
+        s_eval = np.bincount(position, weights=support_eval[members], minlength=n)
+        return (s_train >= min_count) & (s_eval >= min_count)
+
     # level 1, in rank order
     ptr, pats = _extend_select(ptr, pats, order)
     keep = _supports(ptr, pats)
@@ -973,12 +989,18 @@ def frequent_combinations(
         cand_ok = _all_subsets_frequent(level, cand)
         parents, new, cand = parents[cand_ok], new[cand_ok], cand[cand_ok]
         budget = int((ptr[parents + 1] - ptr[parents]).sum())  # what _extend gathers
-        extended = _extend_from_patterns(ptr, pats, parents, new, level[:, -1], ranked, budget)
-        if extended is None:
-            extended = _extend(ptr, pats, parents, order[new], pattern_bool)
-        ptr_c, pats_c = extended
-        keep = _supports(ptr_c, pats_c)
-        ptr, pats = _extend_select(ptr_c, pats_c, np.nonzero(keep)[0])
+        found = _extend_from_patterns(ptr, pats, parents, new, level[:, -1], ranked, budget)
+        if found is None:
+            ptr_c, pats_c = _extend(ptr, pats, parents, order[new], pattern_bool)
+            keep = _supports(ptr_c, pats_c)
+            ptr, pats = _extend_select(ptr_c, pats_c, np.nonzero(keep)[0])
+        else:  # supports from the memberships, then the kept candidates' columns only
+            position, members = found
+            keep = _member_supports(position, members, len(parents))
+            kept = keep[position]
+            renumbered = (np.cumsum(keep) - 1)[position[kept]]
+            n_kept, n_patterns = int(keep.sum()), pattern_bool.shape[0]
+            ptr, pats = _grouped_columns(renumbered, members[kept], n_kept, n_patterns)
         level = cand[keep]
         size += 1
     if not kept_items:
