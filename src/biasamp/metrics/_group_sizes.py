@@ -175,12 +175,16 @@ def check_sizes(
     if min_group_size is None or not _any_small(sizes, min_group_size, checked):
         return ()  # nothing to warn about (what the loop below finds, without pandas)
     level = _outside_level() if stacklevel is None else stacklevel
-    for split in sizes.columns:  # one warning per split: a loop over splits
+    values = sizes.to_numpy(dtype=np.float64)
+    for j, split in enumerate(sizes.columns):  # one warning per split: a loop over splits
         if checked is not None and split not in checked:
             continue
-        column = sizes[split]
+        column = values[:, j]
+        if not bool(((column > 0) & (column < min_group_size)).any()):
+            continue  # no small group in this split: no warning
+        occurs = column > 0
         named = warn_small_groups(
-            column[column > 0],
+            pd.Series(column[occurs], index=sizes.index[occurs], name=split),
             min_group_size=min_group_size,
             split=split_name(str(split)),
             stacklevel=level,
