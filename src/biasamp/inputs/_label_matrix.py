@@ -59,7 +59,7 @@ from biasamp.inputs._containers import (
     check_label_types,
     to_native_numpy,
 )
-from biasamp.inputs._encoding import factorize_labels
+from biasamp.inputs._encoding import factorize_labels, factorize_two_arrow_strings
 
 __all__ = [
     "ERR_MISSING_LABEL",
@@ -335,7 +335,13 @@ def _pandas_string_labels(x: Any) -> Any:
 def _encode_pandas_strings(
     x: Any, arg: str, names: Sequence[Any] | None, source: str | None
 ) -> tuple[tuple[Any, ...], np.ndarray]:
-    """:func:`_encode_1d` of string labels in pandas, factorised by pandas itself."""
+    """:func:`_encode_1d` of string labels in pandas, factorised by pandas itself (two
+    labels held by Arrow, the common case, by two Arrow comparisons)."""
+    dtype = x.dtype
+    if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
+        two = factorize_two_arrow_strings(x.array.__arrow_array__())
+        if two is not None:
+            return _columns_of_codes(two[0], two[1], arg, names, source, False)
     codes, uniques = pd.factorize(x, use_na_sentinel=True)
     return _columns_of_codes(
         np.asarray(codes), np.asarray(uniques, dtype=object), arg, names, source, True
