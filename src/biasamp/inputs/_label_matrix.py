@@ -797,10 +797,13 @@ _FLOAT32_ONE_WORD = int(np.array(1.0, dtype=np.float32).view(np.uint32))
 
 
 def _zero_one_integers(arr: np.ndarray) -> bool:
-    """Whether every entry of an integer or boolean array is 0 or 1 (no float copy)."""
+    """Whether every entry of an integer or boolean array is 0 or 1 (no float copy): one
+    maximum of the entries read as unsigned integers of the same width (a negative entry
+    reads as a number above 1)."""
     if arr.dtype == np.bool_ or arr.size == 0:
         return True
-    return bool(arr.min() >= 0 and arr.max() <= 1)
+    unsigned = arr.dtype.str.replace("i", "u")  # the same width and byte order
+    return bool(arr.view(unsigned).max() <= 1)
 
 
 def _compact_matrix(
