@@ -1,5 +1,6 @@
-"""The frequent-combination search of ``combinations="subsets"`` against brute force, and its
-pattern-driven extension step against the candidate-by-candidate one it replaces."""
+"""The frequent-combination search of ``combinations="subsets"`` against brute force, its
+pattern-driven extension step against the candidate-by-candidate one it replaces, and the
+word-by-word containment test of the counting kernel against the reduction it replaces."""
 
 from __future__ import annotations
 
@@ -142,3 +143,16 @@ def _check_extension(seed: int, n_patterns: int, n_tasks: int, density: float, d
     np.testing.assert_array_equal(got[1], expected[1])
     # over budget: the caller falls back to the candidate-by-candidate step
     assert comb._extend_from_patterns(ptr, pats, parents, new, level[:, -1], rows, -1) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n_words=st.integers(1, 4), k=st.integers(1, 30))
+def test_holds_all_words_equals_the_reduction(seed, n_words, k):
+    """Word by word (unused words skipped) equals the reduction over all words at once."""
+    rng = np.random.default_rng(seed)
+    node = rng.integers(0, 2**63, (50, n_words), dtype=np.uint64)
+    node[::3] |= node[1::3][: len(node[::3])]  # some patterns hold many bits
+    want = node[rng.integers(0, 50, k)] & rng.integers(0, 2**63, (k, n_words), dtype=np.uint64)
+    want[:, rng.integers(0, n_words)] = 0  # a word no combination uses
+    expected = ((want[:, None, :] & node[None, :, :]) == want[:, None, :]).all(axis=-1)
+    np.testing.assert_array_equal(comb._holds_all_words(want, node), expected)
