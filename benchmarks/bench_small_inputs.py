@@ -304,17 +304,13 @@ def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
     """The calls without a baseline: their median times, numpy (and pandas) inputs."""
     import warnings
 
+    def roles(x: dict[str, Any], *names: str) -> dict[str, Any]:
+        return {name: x[name] for name in names}
+
+    everything = ("groups_train", "tasks_train", "groups", "tasks", "groups_pred", "tasks_pred")
+
     def multi(x: dict[str, Any], **options: Any) -> Any:
-        return biasamp.multi_attribute(
-            groups_train=x["groups_train"],
-            tasks_train=x["tasks_train"],
-            groups=x["groups"],
-            tasks=x["tasks"],
-            groups_pred=x["groups_pred"],
-            tasks_pred=x["tasks_pred"],
-            max_size=2,
-            **options,
-        )
+        return biasamp.multi_attribute(**roles(x, *everything), max_size=2, **options)
 
     subsets = {"combinations": "subsets", "max_size": 2}
     calls: list[tuple[str, Callable[[], Any], Callable[[], Any] | None]] = [
@@ -336,11 +332,7 @@ def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
         (
             'multi_mals(max_size=2, combinations="subsets")',
             lambda: biasamp.multi_mals(
-                groups_train=d["groups_train"],
-                tasks_train=d["tasks_train"],
-                tasks=d["tasks"],
-                groups_pred=d["groups_pred"],
-                tasks_pred=d["tasks_pred"],
+                **roles(d, "groups_train", "tasks_train", "tasks", "groups_pred", "tasks_pred"),
                 **subsets,
             ),
             None,
@@ -349,11 +341,7 @@ def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
             'multi_directional A->T (max_size=2, combinations="subsets")',
             lambda: biasamp.multi_directional(
                 direction="A->T",
-                groups_train=d["groups_train"],
-                tasks_train=d["tasks_train"],
-                groups=d["groups"],
-                tasks=d["tasks"],
-                tasks_pred=d["tasks_pred"],
+                **roles(d, "groups_train", "tasks_train", "groups", "tasks", "tasks_pred"),
                 **subsets,
             ),
             None,

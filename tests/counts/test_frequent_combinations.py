@@ -61,29 +61,13 @@ def test_frequent_combinations_equal_brute_force(
     expected, columns = _brute_frequent(
         pattern_bool, w_train, w_eval, min_size, max_size, min_count
     )
+    options = {"min_size": min_size, "max_size": max_size, "min_count": min_count}
+    arrays = (pattern_bool, w_train, w_eval, names)
     if not expected:
         with pytest.raises(ValueError, match="The combination set M is empty"):
-            comb.frequent_combinations(
-                pattern_bool,
-                w_train,
-                w_eval,
-                names,
-                min_size=min_size,
-                max_size=max_size,
-                min_count=min_count,
-                max_combinations=10**6,
-            )
+            comb.frequent_combinations(*arrays, **options, max_combinations=10**6)
         return
-    combos, contain = comb.frequent_combinations(
-        pattern_bool,
-        w_train,
-        w_eval,
-        names,
-        min_size=min_size,
-        max_size=max_size,
-        min_count=min_count,
-        max_combinations=10**6,
-    )
+    combos, contain = comb.frequent_combinations(*arrays, **options, max_combinations=10**6)
     got = [
         tuple(int(t) for t in row[:size])
         for row, size in zip(combos.items, combos.sizes, strict=True)
