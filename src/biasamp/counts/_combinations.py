@@ -427,8 +427,9 @@ def _ranked_rows(pattern_bool: np.ndarray, order: np.ndarray, usable: np.ndarray
     keys = pat.astype(np.int64) * n_tasks + rank
     position = None
     if n_patterns * n_tasks <= _LOOKUP_CELLS:
-        position = np.zeros(n_patterns * n_tasks, dtype=np.int64)
-        position[keys] = np.arange(keys.size)
+        entry_type = np.int32 if keys.size < np.iinfo(np.int32).max else np.int64
+        position = np.zeros(n_patterns * n_tasks, dtype=entry_type)
+        position[keys] = np.arange(keys.size, dtype=entry_type)
     return _RankedRows(ptr, rank, pat.astype(np.int64), keys, position, n_tasks)
 
 
