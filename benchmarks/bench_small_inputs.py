@@ -370,7 +370,7 @@ def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             heavy = name.startswith("multi")  # tens of ms a call: fewer repeats
-            n = max(20, repeat // 5) if heavy else repeat
+            n = max(20, repeat // 2) if heavy else repeat
             (t_ours, _), (t_pd, _) = median_times([ours, ours_pd], n)
         print(f"| {name} | {_ms(t_ours)} | {_ms(t_pd)} | {_ratio(t_pd, t_ours, 2)} |")
 
