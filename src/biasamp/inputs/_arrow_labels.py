@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from biasamp.inputs._containers import hugging_face_arrow
+from biasamp.inputs._encoding import factorize_two_arrow_strings
 from biasamp.inputs._short_strings import short_string_codes
 
 __all__ = ["arrow_label_codes"]
@@ -143,6 +144,12 @@ def arrow_label_codes(x: Any) -> tuple[np.ndarray, np.ndarray] | None:
     return (codes if codes.flags.writeable else codes.copy()), uniques
 
 
+#: Up to this many rows, two labels are coded by two Arrow comparisons (a fixed cost of
+#: about 0.03 ms at 5,000 rows against 0.09 ms for the view table); beyond it the view
+#: table's single pass is faster (4.5 ms against 7.6 ms at a million rows).
+_TWO_LABEL_ROWS = 100_000
+
+
 def _arrow_dictionary_codes(x: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`arrow_label_codes` of a polars String or a pyarrow string / dictionary array."""
     chunked = _arrow_strings(x)
@@ -152,8 +159,12 @@ def _arrow_dictionary_codes(x: Any) -> tuple[np.ndarray, np.ndarray] | None:
     import pyarrow.compute as pc
 
     encoded = not pa.types.is_dictionary(chunked.type)
+    if encoded and len(chunked) <= _TWO_LABEL_ROWS:  # a small split of two labels: two scans
+        two = factorize_two_arrow_strings(chunked)
+        if two is not None:
+            return two
     if encoded:
-        short = short_string_codes(chunked.chunks)  # labels of up to 8 bytes, in integers
+        short = short_string_codes(chunked.chunks)  # labels of up to 12 bytes, in their views
         if short is not None:
             return short
         # every entry of the dictionary Arrow builds occurs
