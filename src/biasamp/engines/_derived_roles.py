@@ -43,7 +43,7 @@ __all__ = [
 
 ERR_SCORE_VALUE = (
     "{role}: column {column!r} holds {value!r} in data row {row} of this chunk; "
-    "scores must be numbers in [0, 1]."
+    "scores must be finite numbers."
 )
 ERR_INTERSECTED_MISSING = (
     "{role}: column {column!r} has {count} missing value(s){first}; "
@@ -55,7 +55,7 @@ FIRST_IN_FILE = ", the first in data row {row}"
 
 
 def _score_matrix(batch: Any, rc: RoleColumns) -> np.ndarray:
-    """The role's scores as a (rows, labels) float64 matrix, checked: in [0, 1], none missing."""
+    """The role's scores as a (rows, labels) float64 matrix, checked: finite, none missing."""
     import pyarrow as pa
 
     out = np.empty((batch.num_rows, len(rc.indicator_columns)), dtype=np.float64)
@@ -64,7 +64,7 @@ def _score_matrix(batch: Any, rc: RoleColumns) -> np.ndarray:
         if isinstance(array, pa.ChunkedArray):
             array = array.combine_chunks()
         values = array.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
-        bad = ~((values >= 0) & (values <= 1))  # NaN and missing (NaN here) too
+        bad = ~np.isfinite(values)  # missing values are NaN here
         if array.null_count:
             bad |= array.is_null().to_numpy(zero_copy_only=False)
         if bad.any():
