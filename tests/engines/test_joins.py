@@ -17,7 +17,6 @@ from biasamp.engines._joins import (
     ERR_JOIN_DUPLICATES,
     ERR_JOIN_MISSING,
     ERR_JOIN_NULL_IDS,
-    ERR_JOIN_SPEC_ENGINE,
 )
 from biasamp.inputs._column_roles import ERR_ROLE_NAMES_DIFFER
 from tests.engines.test_files import assert_tables_equal
@@ -107,13 +106,18 @@ def test_duckdb_join_thresholds_prediction_scores(tmp_path):
         tasks_pred=pd.DataFrame({c: (joined[f"score_{c}"] > cut[c]).astype(int) for c in TASKS}),
     )
     assert_tables_equal(table, expected)
-    with pytest.raises(ValueError) as info:
-        counts_from_joined_files(
-            t, p, on="id", groups="g", tasks=TASKS, tasks_pred=ScoreColumns({"score_ski": "ski"})
-        )
-    assert str(info.value) == ERR_JOIN_SPEC_ENGINE.format(
-        role="tasks_pred", kind="ScoreColumns", engine="numpy"
+    # the numpy join takes the same specs: the engine never changes what is accepted
+    numpy_join = counts_from_joined_files(
+        t,
+        p,
+        on="id",
+        groups="g",
+        tasks=TASKS,
+        tasks_pred=ScoreColumns({f"score_{c}": c for c in TASKS}, threshold=cut),
+        engine="numpy",
+        chunk_size=7,
     )
+    assert_tables_equal(numpy_join, expected)
 
 
 def test_joins_of_intersected_groups(tmp_path):
@@ -141,11 +145,8 @@ def test_joins_of_intersected_groups(tmp_path):
         group_names=predicted.group_names,
     )
     assert_tables_equal(predicted, expected)
-    with pytest.raises(ValueError) as info:
-        counts_from_joined_files(t, p, **roles, groups_pred=groups)
-    assert str(info.value) == ERR_JOIN_SPEC_ENGINE.format(
-        role="groups_pred", kind="IntersectedColumns", engine="numpy"
-    )
+    numpy_join = counts_from_joined_files(t, p, **roles, groups_pred=groups, chunk_size=9)
+    assert_tables_equal(numpy_join, expected)
 
 
 def test_integer_ids_join_on_their_values(tmp_path):
@@ -197,7 +198,7 @@ def test_duckdb_join_names_the_file_of_a_bad_value_or_id(tmp_path):
         where="", role="tasks_pred", count=1, column="surf", allowed="0 or 1"
     ) + ERR_FIRST_BAD_ROW.format(row=6, value=2)
     pred.loc[5, "surf"] = 0
-    pred.loc[7, "score_ski"] = 1.25
+    pred.loc[7, "score_ski"] = -np.inf
     pred.to_parquet(p, index=False)
     with pytest.raises(ValueError) as info:
         counts_from_joined_files(
@@ -211,7 +212,7 @@ def test_duckdb_join_names_the_file_of_a_bad_value_or_id(tmp_path):
         )
     assert str(info.value) == f"{p}: " + ERR_BAD_VALUES.format(
         where="", role="tasks_pred", count=1, column="score_ski", allowed=ALLOWED_SCORES
-    ) + ERR_FIRST_BAD_ROW.format(row=8, value=1.25)
+    ) + ERR_FIRST_BAD_ROW.format(row=8, value=-np.inf)
     pred.loc[[2, 9], "id"] = None
     pred.to_parquet(p, index=False)
     with pytest.raises(ValueError) as info:

@@ -55,9 +55,7 @@ ERR_DUPLICATE_COLUMN = "Column {column!r} is given to more than one role ({roles
 ERR_SCORES_ROLE = (
     "{role}: ScoreColumns are predictions to threshold; give them as groups_pred or tasks_pred."
 )
-ERR_THRESHOLD_VALUE = (
-    "{role}: the threshold of label {label!r} is {value!r}, not a finite number."
-)
+ERR_THRESHOLD_VALUE = "{role}: the threshold of label {label!r} is {value!r}, not a finite number."
 ERR_THRESHOLD_LABELS = (
     "{role}: the thresholds must name every label once; missing {missing}, unexpected {unexpected}."
 )
