@@ -23,11 +23,11 @@ import pandas as pd
 from biasamp.counts._count_table import CountTable
 from biasamp.engines._arrow_sums import (
     _invalid,
-    invalid_scores,
     _numeric,
     _plain,
     batch_group_sums,
     group_sums_frame,
+    invalid_scores,
     merge_group_sums,
 )
 from biasamp.engines._file_formats import check_field_counts, file_format_of, file_schema
