@@ -190,6 +190,78 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
         args += ["a,b,c", "--pred-prefix", "pred_", "--thresholds", "th.csv"]
         return args, arrays, everything
+    if name == "id-without-pred":
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        test.to_csv(tmp_path / "test.csv", index=False)
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred-prefix", "pred_", "--id", "id"]
+        return args, wide, everything
+    if name == "scores-pred-file-on-id":
+        # logits (scores outside [0, 1]) in a predictions file joined on --id
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        test[["id", "m", "w", *TASKS]].to_parquet(tmp_path / "test.parquet")
+        logits = {
+            t: np.log(test[f"score_{t}"] + 0.01) - np.log(1.01 - test[f"score_{t}"]) for t in TASKS
+        }
+        pred = pd.DataFrame({"id": test["id"], "m": test["pred_m"], "w": test["pred_w"], **logits})
+        pred.sample(frac=1, random_state=5).to_csv(tmp_path / "pred.csv", index=False)
+        cuts = {"a": -0.4, "b": 0.3, "c": 0.0}
+        pd.DataFrame({"label": list(cuts), "threshold": list(cuts.values())}).to_csv(
+            tmp_path / "th.csv", index=False
+        )
+        scored = pd.DataFrame({t: (logits[t] > cuts[t]).astype(int) for t in TASKS})
+        # the group columns are 0/1 predictions, thresholded too: 1 > 0.5, 0 is not
+        arrays = {**wide, "tasks_pred": scored}
+        args = ["test.parquet", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred", "pred.csv", "--id", "id", "--thresholds", "th.csv"]
+        return args, arrays, everything
+    if name == "exclusive-group-scores":
+        # every ground-truth row has one group: the two group score columns are one decision
+        # (the positive group 'w' when its score is above 0.4; the score of 'm' is not read)
+        train.loc[train[["m", "w"]].sum(axis=1) == 0, "m"] = 1
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        rng = np.random.default_rng(8)
+        score_w = np.clip(0.5 * test["w"] + 0.6 * rng.random(len(test)), 0, 1).round(3)
+        frame = test[["m", "w", *TASKS, *[f"pred_{t}" for t in TASKS]]].assign(
+            pred_w=score_w, pred_m=rng.random(len(test)).round(3)
+        )
+        frame.to_csv(tmp_path / "test.csv", index=False)
+        decided = (score_w > 0.4).astype(int)
+        arrays = _wide_arrays(train, test)
+        arrays["groups_pred"] = pd.DataFrame({"m": 1 - decided, "w": decided})
+        arrays["tasks_pred"] = pd.DataFrame(
+            {t: (test[f"pred_{t}"] > 0.4).astype(int) for t in TASKS}
+        )
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred-prefix", "pred_", "--threshold", "0.4"]
+        return args, arrays, everything
+    if name == "intersected-groups":
+        # --group g,race: the groups are the intersections 'm x a', ... (biasamp.intersect)
+        rng = np.random.default_rng(9)
+        frames = []
+        for split, frame in (("train", train), ("test", test)):
+            out = frame[["id", *TASKS, *[f"pred_{t}" for t in TASKS]]].copy()
+            out["g"] = np.where(frame["w"] == 1, "w", "m")
+            out["race"] = rng.choice(["x", "y", "z"], len(frame))
+            out["pred_g"] = np.where(frame["pred_w"] == 1, "w", "m")
+            out["pred_race"] = np.where(rng.random(len(frame)) < 0.8, out["race"], "x")
+            frames.append(out)
+        frames[0][["g", "race", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        frames[1].to_parquet(tmp_path / "test.parquet")
+        test_frame = frames[1]
+        arrays = {
+            "tasks_train": _indicators(frames[0], "", TASKS),
+            "tasks": _indicators(test_frame, "", TASKS),
+            "tasks_pred": _indicators(test_frame, "pred_", TASKS),
+            "groups_train": biasamp.intersect(frames[0][["g", "race"]]),
+            "groups": biasamp.intersect(test_frame[["g", "race"]]),
+            "groups_pred": biasamp.intersect(
+                test_frame[["pred_g", "pred_race"]].set_axis(["g", "race"], axis=1)
+            ),
+        }
+        args = ["test.parquet", "--train", "train.csv", "--group", "g,race", "--task-cols"]
+        args += ["a,b,c", "--pred-prefix", "pred_"]
+        return args, arrays, everything
     if name == "long-tables":
         for split, frame in (("train", train), ("test", test)):
             frame[["id", "m", "w"]].to_csv(tmp_path / f"{split}.csv", index=False)
@@ -242,8 +314,24 @@ LAYOUTS = [
     ("indicator-pred-file-on-id", "on"),
     ("categorical-pred-file-on-id", "off"),
     ("categorical-pred-file-on-id", "on"),
+    ("indicator-pred-file-on-id", "duckdb"),
+    ("categorical-pred-file-on-id", "duckdb"),
+    ("id-without-pred", "off"),
+    ("id-without-pred", "on"),
     ("scores-threshold", "off"),
+    ("scores-threshold", "on"),
+    ("scores-threshold", "duckdb"),
     ("thresholds-file", "off"),
+    ("thresholds-file", "on"),
+    ("scores-pred-file-on-id", "off"),
+    ("scores-pred-file-on-id", "on"),
+    ("scores-pred-file-on-id", "duckdb"),
+    ("exclusive-group-scores", "off"),
+    ("exclusive-group-scores", "on"),
+    ("exclusive-group-scores", "duckdb"),
+    ("intersected-groups", "off"),
+    ("intersected-groups", "on"),
+    ("intersected-groups", "duckdb"),
     ("long-tables", "off"),
     ("categorical", "off"),
     ("categorical", "on"),

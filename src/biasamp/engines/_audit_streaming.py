@@ -36,6 +36,7 @@ path does.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +58,8 @@ from biasamp.engines._audit_inputs import (
     _prediction_blocks,
     _sources,
 )
+from biasamp.engines._derived_roles import derived_role_values
+from biasamp.engines._exclusive_groups import positive_group
 from biasamp.engines._file_formats import RaggedRowError, file_schema
 from biasamp.engines._file_reader import (
     _CHUNK_CELLS,
@@ -81,6 +84,7 @@ from biasamp.engines._files import (
     may_drop_rows,
     pattern_counts_from_files,
 )
+from biasamp.inputs._column_roles import IntersectedColumns, ScoreColumns, role_columns
 
 __all__ = [
     "ENGINES",
@@ -119,6 +123,19 @@ class StreamPlan:
     pred_blocks: tuple[ColumnBlock, ...] = ()
     #: a multi-attribute metric is asked for: pattern count tables are counted too
     multi: bool = False
+    #: score predictions: ``score > threshold``, ``thresholds`` per label, else ``threshold``
+    #: (else 0.5); ``exclusive`` group scores are one decision (set by :func:`load_streamed`)
+    threshold: float | None = None
+    thresholds: dict[str, float] = field(default_factory=dict)
+    positive_group: str | None = None
+    exclusive: bool = False
+    #: the data file's ids are checked unique (``--id`` without ``--pred``)
+    check_ids: bool = False
+
+    def cut(self, name: str) -> float:
+        """The threshold of label ``name``."""
+        default = 0.5 if self.threshold is None else float(self.threshold)
+        return float(self.thresholds.get(str(name), default))
 
 
 class StreamRefused(Exception):
@@ -178,6 +195,7 @@ def stream_refusal(
     long_tables: bool = False,
     scored: bool = False,
     engine: str = "auto",
+    sweep: bool = False,
 ) -> str | None:
     """Why the inputs rule counting out, read from the options alone (None: they allow it).
 
@@ -186,21 +204,16 @@ def stream_refusal(
 
     Examples
     --------
-    >>> stream_refusal(Layout(group="g", task="t", pred_prefix="pred_"), scored=True)
-    'prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory'
+    >>> stream_refusal(Layout(group="g", task="t", pred_prefix="pred_"), scored=True, sweep=True)
+    'the threshold sweeps of prediction scores are computed on the rows'
     """
+    del engine  # every engine counts every layout that streams
+    if scored and sweep:
+        return "the threshold sweeps of prediction scores are computed on the rows"
     if layout.tasks_long or long_tables:
         return "long task tables are read in memory"
-    if layout.intersected:
-        return "the intersections of several --group columns are formed in memory"
-    if layout.id is not None and pred is None:
-        return "--id without --pred: unique ids are checked in memory"
     if pred is not None and (layout.id is None or layout.pred_prefix):
         return "--pred needs --id, and its columns are read under the ground truth's names"
-    if pred is not None and engine == "duckdb":
-        return "predictions joined on --id are counted by the numpy engine"
-    if scored:
-        return "prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory"
     if not layout.pred_prefix and pred is None:
         return "no predictions in the data file (--pred-prefix)"
     return None
@@ -268,6 +281,10 @@ def plan_streaming(
     scored: bool = False,
     engine: str = "auto",
     patterns: bool = False,
+    threshold: float | None = None,
+    thresholds: dict[str, float] | None = None,
+    positive_group: str | None = None,
+    sweep: bool = False,
 ) -> tuple[StreamPlan | None, str]:
     """How an audit's files are counted into tables, or ``(None, reason)`` when they cannot be.
 
@@ -285,11 +302,18 @@ def plan_streaming(
         Long ``(id, label)`` tables of predicted or training tasks are given
         (they are read in memory).
     scored : bool, default False
-        Predictions are scores to threshold (read in memory).
+        Predictions are scores to threshold (also implied by ``threshold`` or
+        ``thresholds``).
     engine : {"auto", "numpy", "duckdb"}, default "auto"
         The counting engine (:func:`resolve_engine`).
     patterns : bool, default False
         Count the task-set (pattern) tables of the multi-attribute metrics too.
+    threshold, thresholds, positive_group
+        Score predictions: ``score > threshold`` (default 0.5), per-label
+        ``thresholds`` first; the positive group of two exclusive group score
+        columns (as in :func:`~biasamp.engines._audit_inputs.load_audit`).
+    sweep : bool, default False
+        Threshold sweeps are asked for: they need the rows of scored predictions.
 
     Returns
     -------
@@ -314,8 +338,9 @@ def plan_streaming(
     ('numpy', ['groups', 'tasks', 'tasks_pred'])
     """
     pred_path = Path(pred) if pred is not None else None
+    scored = scored or threshold is not None or bool(thresholds)
     reason = stream_refusal(
-        layout, pred=pred_path, long_tables=long_tables, scored=scored, engine=engine
+        layout, pred=pred_path, long_tables=long_tables, scored=scored, engine=engine, sweep=sweep
     )
     if reason is not None:
         return None, reason
@@ -329,6 +354,9 @@ def plan_streaming(
         ColumnBlock("tasks", layout.task_kind, task_cols, task_option),
     )
     _check_columns(data_path, header, truth)
+    check_ids = layout.id is not None and pred_path is None
+    if check_ids:
+        _check_columns(data_path, header, (ColumnBlock("id", "id", (str(layout.id),), "--id"),))
     pred_file, pred_header = data_path, header
     if pred_path is not None:
         formats[pred_path] = _file_format(pred_path)
@@ -337,7 +365,7 @@ def plan_streaming(
         id_block = ColumnBlock("id", "id", (str(layout.id),), "--id")
         _check_columns(data_path, header, (id_block,))
         _check_columns(pred_path, pred_header, (id_block,))
-    pred_blocks = _prediction_blocks(layout, pred_file, pred_header, group_cols, task_cols, False)
+    pred_blocks = _prediction_blocks(layout, pred_file, pred_header, group_cols, task_cols, scored)
     if not pred_blocks:
         raise InputError(
             ERR_NO_PREDICTIONS_FOUND.format(
@@ -371,7 +399,6 @@ def plan_streaming(
         reason = _id_reason((data_path, pred_path), formats, str(layout.id))
         if reason is not None:
             return None, reason
-    engine = "numpy" if pred_path is not None else resolve_engine(engine)
     return StreamPlan(
         data=data_path,
         train=train_path,
@@ -379,10 +406,14 @@ def plan_streaming(
         blocks=blocks,
         train_blocks=train_blocks,
         layout=layout,
-        engine=engine,
+        engine=resolve_engine(engine),
         pred=pred_path,
         pred_blocks=tuple(pred_blocks) if pred_path is not None else (),
         multi=patterns,
+        threshold=threshold,
+        thresholds=dict(thresholds or {}),
+        positive_group=positive_group,
+        check_ids=check_ids,
     ), ""
 
 
@@ -447,7 +478,7 @@ def _label_sets(
 
     labels = [b for b in blocks if b.kind == "label"]
     seen: dict[str, set[Any]] = {b.role: set() for b in labels}
-    columns = [b.columns[0] for b in labels]
+    columns = [c for b in labels for c in b.columns]
     n_rows = 0
     chunk = _chunk_rows(plan.layout, tuple(labels))
     try:
@@ -455,10 +486,16 @@ def _label_sets(
             str(path), columns, chunk_size=chunk, file_format=plan.formats[path]
         ):
             n_rows += batch.num_rows
-            for block, values in zip(labels, batch.columns, strict=True):
-                if values.null_count:
-                    raise ValueError(f"column {block.columns[0]!r} has missing values")
-                seen[block.role].update(pc.unique(values).to_pylist())
+            for block in labels:
+                for column in block.columns:
+                    values = batch.column(batch.schema.get_field_index(column))
+                    if values.null_count or (len(block.columns) > 1 and _has_empty(values)):
+                        raise ValueError(f"column {column!r} has missing values")
+                if len(block.columns) > 1:  # the intersections' labels, a few per batch
+                    rc = role_columns(block.role, IntersectedColumns(block.columns))
+                    seen[block.role].update(derived_role_values(batch, rc).categories)
+                else:
+                    seen[block.role].update(pc.unique(values).to_pylist())
     except (ValueError, TypeError) as exc:
         raise _diagnose(plan, path, blocks, role, exc) from exc
     for block in labels:
@@ -473,13 +510,24 @@ def _label_sets(
     return {r: np.array(sorted(v), dtype=object) for r, v in seen.items()}, n_rows
 
 
+def _has_empty(values: Any) -> bool:
+    """Whether a text column holds an empty string (an empty CSV field: missing in memory)."""
+    import pyarrow.compute as pc
+
+    return bool(pc.any(pc.equal(values, "")).as_py())
+
+
 def _role_specs(plan: StreamPlan, blocks: tuple[ColumnBlock, ...]) -> dict[str, Any]:
-    """The ``counts_from_files`` roles of the column blocks (label names as in memory)."""
+    """The ``counts_from_files`` roles of the column blocks (label names as in memory):
+    a label column, the intersection of several (``--group A,B``), indicator columns, or
+    score columns thresholded as the in-memory path does."""
     layout = plan.layout
     specs: dict[str, Any] = {}
     for block in blocks:
         if block.kind == "label":
-            specs[block.role] = block.columns[0]
+            specs[block.role] = (
+                block.columns[0] if len(block.columns) == 1 else IntersectedColumns(block.columns)
+            )
             continue
         truth = (
             layout.group_columns()
@@ -487,9 +535,17 @@ def _role_specs(plan: StreamPlan, blocks: tuple[ColumnBlock, ...]) -> dict[str, 
             else [b for b in plan.blocks if b.role == "tasks"][0].columns
         )
         name = (lambda c: c) if block.role.startswith("groups") else layout.task_name
-        specs[block.role] = {
-            column: name(t) for column, t in zip(block.columns, truth, strict=True)
-        }
+        columns = {column: name(t) for column, t in zip(block.columns, truth, strict=True)}
+        if block.kind == "score":
+            exclusive = plan.exclusive and block.role == "groups_pred"
+            specs[block.role] = ScoreColumns(
+                columns,
+                threshold={label: plan.cut(label) for label in columns.values()},
+                exclusive=exclusive,
+                positive=plan.positive_group if exclusive else None,
+            )
+        else:
+            specs[block.role] = columns
     return specs
 
 
@@ -550,7 +606,7 @@ def _count_patterns(
             **_role_specs(plan, blocks),
             **names,
             chunk_size=_chunk_rows(plan.layout, blocks),
-            engine=_rows_engine(plan.engine, blocks, rows),
+            engine=_pattern_engine(plan, blocks, rows),
             file_format=plan.formats[path],
             rows=rows,
             names_source=f"the {'training' if path == plan.train else 'data'} file {path}",
@@ -571,7 +627,12 @@ def _count_joined(
 ) -> Any:
     """The evaluation table of a data file whose predictions are joined on ``--id``."""
     assert plan.pred is not None and plan.layout.id is not None
-    specs = _role_specs(plan, plan.blocks + plan.pred_blocks)
+    blocks = plan.blocks + plan.pred_blocks
+    specs = _role_specs(plan, blocks)
+    # the bootstrap's weights are per row: the numpy join
+    engine = "numpy" if replicates is not None else plan.engine
+    if patterns:
+        engine = _pattern_engine(plan, blocks, "all")
     try:
         return counts_from_joined_files(
             str(plan.data),
@@ -585,11 +646,24 @@ def _count_joined(
             file_format=plan.formats[plan.data],
             pred_file_format=plan.formats[plan.pred],
             names_source=f"the data file {plan.data}",
+            engine=engine,
         )
-    except (ValueError, TypeError) as exc:
+    except ImportError as exc:
+        raise ImportError(ERR_NO_DUCKDB) from exc
+    except Exception as exc:
+        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
+            raise
         # repeated or missing ids, a value that is not 0/1: the in-memory reader names
         # the file, the column and the data row
         raise StreamRefused(str(exc)) from exc
+
+
+def _pattern_engine(plan: StreamPlan, blocks: tuple[ColumnBlock, ...], rows: str) -> str:
+    """The engine of the pattern counts: numpy for an intersection, which DuckDB's distinct
+    rows keep as separate keys (``ERR_PATTERN_INTERSECTIONS``)."""
+    if any(b.kind == "label" and len(b.columns) > 1 for b in blocks):
+        return "numpy"
+    return _rows_engine(plan.engine, blocks, rows)
 
 
 def _rows_engine(engine: str, blocks: tuple[ColumnBlock, ...], rows: str) -> str:
@@ -641,18 +715,71 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
             )
             continue
         names = _canonical_names(
-            data_labels[truth], train_labels.get(truth), plan.data, block.columns[0], plan.train
+            data_labels[truth],
+            train_labels.get(truth),
+            plan.data,
+            ",".join(block.columns),
+            plan.train,
         )
         if pred in data_labels:
             _check_pred_labels(
                 data_labels[pred],
                 names,
                 plan.pred or plan.data,
-                _pred_column(layout, block.columns[0]),
+                ",".join(_pred_column(layout, c) for c in block.columns),
                 _sources(plan.train),
             )
         out.append(names)
     return out[0], out[1]
+
+
+def _check_unique_ids(plan: StreamPlan) -> None:
+    """``--id`` without ``--pred``: the data file's ids, once each (one Arrow column of ids,
+    no Python object per row); a repeated or missing id goes to the in-memory reader,
+    which names the file, the column and the ids (:class:`StreamRefused`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column = str(plan.layout.id)
+    chunks = [
+        batch.column(0)
+        for batch in iter_file_batches(
+            str(plan.data),
+            [column],
+            chunk_size=_chunk_rows(plan.layout, ()),
+            file_format=plan.formats[plan.data],
+        )
+    ]
+    if not chunks:
+        return
+    ids = pa.chunked_array(chunks)
+    if ids.null_count or pc.count_distinct(ids).as_py() != len(ids):
+        raise StreamRefused(f"{plan.data}: --id {column!r} has repeated or missing ids")
+
+
+def _groups_exclusive(plan: StreamPlan) -> bool:
+    """Whether every ground-truth row (evaluation and training) has exactly one group, as
+    :func:`~biasamp.engines._exclusive_groups.groups_are_exclusive` asks (one pass over
+    the group columns)."""
+    columns = list(plan.layout.group_columns())
+    for path in (plan.data, plan.train):
+        if path is None:
+            continue
+        for batch in iter_file_batches(
+            str(path),
+            columns,
+            chunk_size=_chunk_rows(plan.layout, ()),
+            file_format=plan.formats[path],
+        ):
+            matrix = np.column_stack(
+                [
+                    batch.column(j).to_numpy(zero_copy_only=False).astype(np.float64)
+                    for j in range(len(columns))
+                ]
+            )
+            if not (matrix.sum(axis=1) == 1).all():
+                return False
+    return True
 
 
 def load_streamed(
@@ -693,8 +820,15 @@ def load_streamed(
     >>> data.evaluation.joint[("groups", "tasks_pred")].tolist(), data.files[0].n_rows
     ([[1.0], [2.0]], 3)
     """
+    if plan.check_ids:
+        _check_unique_ids(plan)
     group_names, task_names = _names(plan)
     names: LabelNames = {"group_names": group_names, "task_names": task_names}
+    scored = {b.role for b in plan.blocks + plan.pred_blocks if b.kind == "score"}
+    if "groups_pred" in scored and _groups_exclusive(plan):
+        if len(group_names) == 2:
+            positive_group(group_names, plan.positive_group)  # the in-memory path's check
+        plan = dataclasses.replace(plan, exclusive=True)
     files: list[FileInfo] = []
     train = None
     train_rows = None
@@ -776,4 +910,10 @@ def load_streamed(
         replicates=replicate_table,
         patterns=patterns,
         files=files,
+        thresholds={
+            str(name): plan.cut(name)
+            for role, role_names in (("groups_pred", group_names), ("tasks_pred", task_names))
+            if role in scored
+            for name in role_names
+        },
     )
