@@ -239,7 +239,7 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         # --group g,race: the groups are the intersections 'm x a', ... (biasamp.intersect)
         rng = np.random.default_rng(9)
         frames = []
-        for split, frame in (("train", train), ("test", test)):
+        for frame in (train, test):
             out = frame[["id", *TASKS, *[f"pred_{t}" for t in TASKS]]].copy()
             out["g"] = np.where(frame["w"] == 1, "w", "m")
             out["race"] = rng.choice(["x", "y", "z"], len(frame))
