@@ -274,6 +274,18 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         args += ["--tasks-long", "test_tasks.csv", "--train-tasks-long", "train_tasks.csv"]
         args += ["--pred", "pred.csv", "--pred-tasks-long", "pred_tasks.csv"]
         return args, wide, everything
+    if name == "long-tables-no-train":
+        # predicted groups in the data file; rows with no group and no task in it
+        train.rename(columns={"pred_m": "p_m", "pred_w": "p_w"})[
+            ["id", "m", "w", "p_m", "p_w"]
+        ].to_csv(tmp_path / "test.csv", index=False)
+        _long(train).to_csv(tmp_path / "test_tasks.csv", index=False)
+        _long(train, "pred_").to_csv(tmp_path / "pred_tasks.csv", index=False)
+        arrays = _wide_arrays(train, train)
+        arrays["groups_train"] = arrays["tasks_train"] = None
+        args = ["test.csv", "--group-cols", "m,w", "--id", "id", "--pred-prefix", "p_"]
+        args += ["--tasks-long", "test_tasks.csv", "--pred-tasks-long", "pred_tasks.csv"]
+        return args, arrays, ("directional-a2t", "directional-t2a", *ATTACKERS)
     # categorical layouts: one group and one task label per row (every row has both)
     cat_train, cat_test = _categorical(train), _categorical(test)
     if name == "categorical-pred-file-on-id":
@@ -333,6 +345,10 @@ LAYOUTS = [
     ("intersected-groups", "on"),
     ("intersected-groups", "duckdb"),
     ("long-tables", "off"),
+    ("long-tables", "on"),
+    ("long-tables", "duckdb"),
+    ("long-tables-no-train", "off"),
+    ("long-tables-no-train", "on"),
     ("categorical", "off"),
     ("categorical", "on"),
     ("categorical", "duckdb"),
@@ -349,12 +365,15 @@ def test_the_cli_json_equals_the_library_on_every_layout(layout, stream, splits,
         ["--stream", "on", "--engine", "duckdb"] if stream == "duckdb" else ["--stream", stream]
     )
     if stream != "off":  # the streamed path computes the co-occurrence metrics only
-        metrics = tuple(m for m in metrics if m in PAIRWISE + MULTI)
+        # (the task sets of long tables, for the multi-attribute metrics, are read in memory)
+        counted = PAIRWISE if layout.startswith("long") else PAIRWISE + MULTI
+        metrics = tuple(m for m in metrics if m in counted)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
         got, rows = _cli(tmp_path, [*args, *engine], metrics)
     # every path reports a file's data rows, the training rows it drops included
-    assert rows["data"] == (len(train) if layout == "indicator-no-train" else len(test))
+    no_train = layout in ("indicator-no-train", "long-tables-no-train")
+    assert rows["data"] == (len(train) if no_train else len(test))
     if "--train" in args:
         assert rows["train"] == len(train)
     expected = {key: _library(key, arrays) for key in metrics}

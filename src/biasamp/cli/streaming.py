@@ -56,6 +56,8 @@ def _metric_reason(args: argparse.Namespace) -> str | None:
     n_boot: int = getattr(args, "n_boot", 0)
     if multi and n_boot:
         return f"metric(s) {', '.join(multi)} with --n-boot are computed in memory"
+    if n_boot and getattr(args, "tasks_long", None):
+        return "the bootstrap of long task tables is drawn on the rows (in memory)"
     others = [k for k in _requested_metrics(args) if k not in STREAMED_METRICS]
     if others:
         return (
@@ -100,6 +102,8 @@ def plan_from_args(
         threshold=args.threshold,
         thresholds=thresholds,
         positive_group=getattr(args, "positive_group", None),
+        pred_tasks_long=args.pred_tasks_long,
+        train_tasks_long=args.train_tasks_long,
         **options,
     )
 

@@ -84,6 +84,7 @@ from biasamp.engines._files import (
     may_drop_rows,
     pattern_counts_from_files,
 )
+from biasamp.engines._long_tables import counts_from_long_files
 from biasamp.inputs._column_roles import IntersectedColumns, ScoreColumns, role_columns
 
 __all__ = [
@@ -131,6 +132,8 @@ class StreamPlan:
     exclusive: bool = False
     #: the data file's ids are checked unique (``--id`` without ``--pred``)
     check_ids: bool = False
+    #: long ``(id, label)`` task tables by role: ``tasks``, ``tasks_pred``, ``tasks_train``
+    long: dict[str, Path] = field(default_factory=dict)
 
     def cut(self, name: str) -> float:
         """The threshold of label ``name``."""
@@ -210,8 +213,8 @@ def stream_refusal(
     del engine  # every engine counts every layout that streams
     if scored and sweep:
         return "the threshold sweeps of prediction scores are computed on the rows"
-    if layout.tasks_long or long_tables:
-        return "long task tables are read in memory"
+    if long_tables and not layout.tasks_long:
+        return "long tables of predicted or training tasks need --tasks-long"
     if pred is not None and (layout.id is None or layout.pred_prefix):
         return "--pred needs --id, and its columns are read under the ground truth's names"
     if not layout.pred_prefix and pred is None:
@@ -251,7 +254,25 @@ def _file_reason(
     return None
 
 
-def _id_reason(paths: tuple[Path, Path], formats: dict[Path, str], column: str) -> str | None:
+def _long_reason(path: Path, fmt: str, layout: Layout) -> str | None:
+    """Why a long table cannot be counted by the engines (None: it can): its id and label
+    columns must be there, the labels read as text (as the in-memory reader reads them)."""
+    import pyarrow as pa
+
+    try:
+        schema = file_schema(str(path), fmt)
+    except Exception as exc:  # pyarrow cannot read it: the in-memory reader explains why
+        return f"{path}: pyarrow cannot read it ({str(exc).strip()})"
+    for column in (str(layout.id), layout.long_label):
+        if schema.names.count(column) != 1:
+            return f"{path}: column {column!r} is not read as one column by pyarrow"
+    kind = schema.field(layout.long_label).type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return f"{path}: label column {layout.long_label!r} is read as {kind}, not text"
+    return None
+
+
+def _id_reason(paths: tuple[Path, ...], formats: dict[Path, str], column: str) -> str | None:
     """Why the id columns cannot be joined by the engine (None: they can).
 
     The in-memory reader compares ids as text: the engine joins text ids, and
@@ -285,6 +306,8 @@ def plan_streaming(
     thresholds: dict[str, float] | None = None,
     positive_group: str | None = None,
     sweep: bool = False,
+    pred_tasks_long: str | Path | None = None,
+    train_tasks_long: str | Path | None = None,
 ) -> tuple[StreamPlan | None, str]:
     """How an audit's files are counted into tables, or ``(None, reason)`` when they cannot be.
 
@@ -300,7 +323,7 @@ def plan_streaming(
         training file (as in :func:`~biasamp.engines._audit_inputs.load_audit`).
     long_tables : bool, default False
         Long ``(id, label)`` tables of predicted or training tasks are given
-        (they are read in memory).
+        (``pred_tasks_long``, ``train_tasks_long``: their paths).
     scored : bool, default False
         Predictions are scores to threshold (also implied by ``threshold`` or
         ``thresholds``).
@@ -314,6 +337,10 @@ def plan_streaming(
         columns (as in :func:`~biasamp.engines._audit_inputs.load_audit`).
     sweep : bool, default False
         Threshold sweeps are asked for: they need the rows of scored predictions.
+    pred_tasks_long, train_tasks_long : path, optional
+        Long ``(id, label)`` tables of the predicted and training tasks, with
+        ``layout.tasks_long`` (counted by
+        :func:`~biasamp.engines._long_tables.counts_from_long_files`).
 
     Returns
     -------
@@ -345,7 +372,24 @@ def plan_streaming(
     if reason is not None:
         return None, reason
     data_path = Path(data)
+    long: dict[str, Path] = {}
+    if layout.tasks_long is not None:
+        if patterns:
+            return None, "the task sets of long tables (multi-attribute metrics) are read in memory"
+        long = {
+            role: Path(path)
+            for role, path in (
+                ("tasks", layout.tasks_long),
+                ("tasks_pred", pred_tasks_long),
+                ("tasks_train", train_tasks_long),
+            )
+            if path is not None
+        }
+        if (train is None) != ("tasks_train" not in long):
+            return None, "--train and --train-tasks-long go together"  # in memory: the error
     formats = {data_path: _file_format(data_path)}
+    for long_path in long.values():
+        formats[long_path] = _file_format(long_path)
     _, header = read_header(data_path, delimiter=layout.delimiter)
     group_cols = layout.group_columns()
     task_cols, task_option = layout.task_columns(data_path, header)
@@ -366,12 +410,12 @@ def plan_streaming(
         _check_columns(data_path, header, (id_block,))
         _check_columns(pred_path, pred_header, (id_block,))
     pred_blocks = _prediction_blocks(layout, pred_file, pred_header, group_cols, task_cols, scored)
-    if not pred_blocks:
+    if not pred_blocks and "tasks_pred" not in long:
         raise InputError(
             ERR_NO_PREDICTIONS_FOUND.format(
                 file=pred_file,
                 group_col=repr(_pred_column(layout, group_cols[0])),
-                task_col=repr(_pred_column(layout, task_cols[0])),
+                task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none",
             )
         )
     blocks = truth if pred_path is not None else truth + tuple(pred_blocks)
@@ -395,10 +439,16 @@ def plan_streaming(
             reason = _file_reason(path, formats[path], layout, file_blocks)
             if reason is not None:
                 return None, reason
-    if pred_path is not None:
-        reason = _id_reason((data_path, pred_path), formats, str(layout.id))
+    for long_path in long.values():
+        reason = _long_reason(long_path, formats[long_path], layout)
         if reason is not None:
             return None, reason
+    id_files = [p for p in (data_path, pred_path, long.get("tasks"), long.get("tasks_pred")) if p]
+    for files in (id_files, [p for p in (train_path, long.get("tasks_train")) if p]):
+        if len(files) > 1:
+            reason = _id_reason(tuple(files), formats, str(layout.id))
+            if reason is not None:
+                return None, reason
     return StreamPlan(
         data=data_path,
         train=train_path,
@@ -413,7 +463,8 @@ def plan_streaming(
         threshold=threshold,
         thresholds=dict(thresholds or {}),
         positive_group=positive_group,
-        check_ids=check_ids,
+        check_ids=check_ids and not long,
+        long=long,
     ), ""
 
 
@@ -707,6 +758,9 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
         ("tasks", "tasks_pred", None),
     ):
         block = next(b for b in plan.blocks if b.role == truth)
+        if block.kind == "sparse":
+            out.append(_long_names(plan))
+            continue
         if block.kind != "label":
             out.append(
                 tuple(fixed)
@@ -731,6 +785,167 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
             )
         out.append(names)
     return out[0], out[1]
+
+
+def _long_labels(path: Path, plan: StreamPlan) -> tuple[np.ndarray, int]:
+    """The distinct labels of a long table and its number of rows (one pass over the label
+    column); a missing label goes to the in-memory reader (:class:`StreamRefused`)."""
+    import pyarrow.compute as pc
+
+    seen: set[Any] = set()
+    n_rows = 0
+    for batch in iter_file_batches(
+        str(path),
+        [plan.layout.long_label],
+        chunk_size=_chunk_rows(plan.layout, ()),
+        file_format=plan.formats[path],
+    ):
+        values = batch.column(0)
+        if values.null_count:
+            raise StreamRefused(f"{path}: missing labels")
+        seen.update(pc.unique(values).to_pylist())
+        n_rows += batch.num_rows
+    if "" in seen:
+        raise StreamRefused(f"{path}: missing labels")
+    return np.array(sorted(seen), dtype=object), n_rows
+
+
+def _long_names(plan: StreamPlan) -> tuple[str, ...]:
+    """The task names of long tables by the in-memory rule (the training table's are
+    canonical; the others' labels must be among them)."""
+    labels = {role: _long_labels(path, plan)[0] for role, path in plan.long.items()}
+    train = labels.get("tasks_train")
+    names = _canonical_names(
+        labels["tasks"],
+        train,
+        plan.long["tasks"],
+        plan.layout.long_label,
+        plan.long.get("tasks_train"),
+    )
+    if "tasks_pred" in labels:
+        _check_pred_labels(
+            labels["tasks_pred"],
+            names,
+            plan.long["tasks_pred"],
+            plan.layout.long_label,
+            "the training long table" if train is not None else "the ground-truth long table",
+        )
+    return names
+
+
+def _count_long(
+    plan: StreamPlan, names: LabelNames, *, split: str, rows: str = "all", predictions: bool = True
+) -> CountTable:
+    """The table of a file whose tasks are long tables (``split``: "data" or "train"):
+    :func:`~biasamp.engines._long_tables.counts_from_long_files`. A value the engine
+    refuses goes to the in-memory reader (:class:`StreamRefused`), which names the file,
+    the column and the row."""
+    train = split == "train"
+    path = plan.train if train else plan.data
+    assert path is not None and plan.layout.id is not None
+    long = {"tasks": plan.long["tasks_train" if train else "tasks"]}
+    blocks = plan.train_blocks if train else plan.blocks + plan.pred_blocks
+    if predictions and not train and "tasks_pred" in plan.long:
+        long["tasks_pred"] = plan.long["tasks_pred"]
+    if not predictions:
+        blocks = tuple(b for b in blocks if b.role == "groups")
+    specs = _role_specs(plan, tuple(b for b in blocks if b.role in ("groups", "groups_pred")))
+    pred_path = plan.pred if not train and "groups_pred" in specs else None
+    engine = "numpy" if pred_path is not None or rows == "labelled" else plan.engine
+    try:
+        return counts_from_long_files(
+            str(path),
+            {role: str(p) for role, p in long.items()},
+            on=plan.layout.id,
+            groups=specs["groups"],
+            groups_pred=specs.get("groups_pred"),
+            label=plan.layout.long_label,
+            **names,
+            names_source=f"the {'training' if train else 'data'} file {path}",
+            engine=engine,
+            chunk_size=_chunk_rows(plan.layout, blocks),
+            file_format=plan.formats[path],
+            pred_path=None if pred_path is None else str(pred_path),
+            pred_file_format=None if pred_path is None else plan.formats[pred_path],
+            rows=rows,
+        )
+    except ImportError as exc:
+        raise ImportError(ERR_NO_DUCKDB) from exc
+    except Exception as exc:
+        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
+            raise
+        raise StreamRefused(str(exc)) from exc
+
+
+def _load_long(plan: StreamPlan, names: LabelNames) -> StreamedData:
+    """:func:`load_streamed` of a layout whose tasks are long tables."""
+    train = None
+    if plan.train is not None:
+        train = _count_long(plan, names, split="train", rows="labelled")
+    evaluation = _count_long(plan, names, split="data")
+    signs = None
+    if train is None and plan.layout.group_kind == "indicator":
+        kept = _count_long(plan, names, split="data", rows="labelled", predictions=False)
+        if float(kept.n) != float(evaluation.n):
+            signs = kept
+    files = []
+    sources: list[tuple[str, Path | None, int | None]] = [
+        ("data", plan.data, int(evaluation.n_rows)),
+        ("predictions", plan.pred, int(evaluation.n_rows)),
+        ("train", plan.train, None),
+    ]
+    sources += [
+        (
+            f"{role.replace('tasks_', '')}_tasks_long" if role != "tasks" else "tasks_long",
+            path,
+            None,
+        )
+        for role, path in plan.long.items()
+    ]
+    for role, path, n_rows in sources:
+        if path is None:
+            continue
+        if n_rows is None:
+            n_rows = (
+                _long_labels(path, plan)[1] if role.endswith("long") else _file_rows(plan, path)
+            )
+        files.append(
+            FileInfo(
+                role=role,
+                path=str(path),
+                format=plan.formats[path],
+                sha256=file_sha256(path),
+                n_rows=n_rows,
+            )
+        )
+    return StreamedData(
+        group_names=names["group_names"],
+        task_names=names["task_names"],
+        evaluation=evaluation,
+        train=train,
+        signs=signs,
+        files=files,
+        thresholds={
+            str(name): plan.cut(name)
+            for b in plan.blocks + plan.pred_blocks
+            if b.kind == "score" and b.role == "groups_pred"
+            for name in names["group_names"]
+        },
+    )
+
+
+def _file_rows(plan: StreamPlan, path: Path) -> int:
+    """The number of data rows of a file (a pass over its first group column)."""
+    column = plan.layout.group_columns()[0]
+    return sum(
+        batch.num_rows
+        for batch in iter_file_batches(
+            str(path),
+            [column],
+            chunk_size=_chunk_rows(plan.layout, ()),
+            file_format=plan.formats[path],
+        )
+    )
 
 
 def _check_unique_ids(plan: StreamPlan) -> None:
@@ -829,6 +1044,8 @@ def load_streamed(
         if len(group_names) == 2:
             positive_group(group_names, plan.positive_group)  # the in-memory path's check
         plan = dataclasses.replace(plan, exclusive=True)
+    if plan.long:
+        return _load_long(plan, names)
     files: list[FileInfo] = []
     train = None
     train_rows = None

@@ -32,7 +32,7 @@ import pandas as pd
 from biasamp.counts._count_table import CountTable
 from biasamp.engines._arrow_sums import _key_codes, _plain, score_keys
 from biasamp.engines._file_formats import file_format_of, file_schema
-from biasamp.engines._files import iter_file_batches
+from biasamp.engines._files import iter_file_batches, join_positions
 from biasamp.engines._group_sums import (
     ALLOWED_SCORES,
     ERR_BAD_VALUES,
@@ -64,12 +64,18 @@ __all__ = [
     "ERR_LONG_NO_LABELS",
     "ERR_LONG_NULL_LABELS",
     "ERR_LONG_ROLES",
+    "ERR_LONG_ROWS",
     "counts_from_long_files",
 ]
 
 ERR_LONG_ENGINE = "engine: expected 'numpy' or 'duckdb', got {got!r}."
 ERR_LONG_ROLES = (
     "long tables: expected a dict with 'tasks' (and optionally 'tasks_pred'), got {got!r}."
+)
+ERR_LONG_ROWS = (
+    "rows={rows!r} with pred_path={pred_path!r}: dropping unlabelled rows and predicted "
+    "groups in another file are counted by engine='numpy' (rows: 'all' or 'labelled'), "
+    "got engine={engine!r}."
 )
 ERR_LONG_NULL_LABELS = "{path}: column {column!r} has {count} missing label(s)."
 ERR_LONG_NO_LABELS = (
@@ -194,8 +200,13 @@ def _numpy_sums(
     file_format: str | None,
     long_file_format: str | None,
     names_source: str | None,
+    pred_path: str | None = None,
+    pred_file_format: str | None = None,
+    labelled: bool = False,
 ) -> pd.DataFrame:
-    """The group-sums table by hashing the long tables' ids into the data file's rows."""
+    """The group-sums table by hashing the long tables' ids into the data file's rows
+    (``pred_path``: the predicted groups are that file's rows joined on ``on``;
+    ``labelled``: rows with neither a group nor a task are not counted)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -210,13 +221,33 @@ def _numpy_sums(
                 path=path, column=on, count=len(repeated), examples=_shown(repeated.to_pylist())
             )
         )
-    key_columns = [c for rc in roles.present().values() for c in rc.columns]
-    table = pa.Table.from_batches(
-        list(_batches(path, key_columns, chunk_size=chunk_size, file_format=file_format)),
-        schema=pa.schema([file_schema(path, file_format).field(c) for c in key_columns]),
-    )
     aliases = [a for rc in roles.present().values() for a in _key_aliases(rc)]
-    arrays = [_plain(table.column(c)) for c in key_columns]
+    arrays: list[Any] = []
+    for rc in roles.present().values():  # in role order: groups, then groups_pred
+        source, source_format = (
+            (pred_path, pred_file_format)
+            if pred_path is not None and rc.role == "groups_pred"
+            else (path, file_format)
+        )
+        table = pa.Table.from_batches(
+            list(_batches(source, rc.columns, chunk_size=chunk_size, file_format=source_format)),
+            schema=pa.schema([file_schema(source, source_format).field(c) for c in rc.columns]),
+        )
+        columns = [_plain(table.column(c)) for c in rc.columns]
+        if source != path:  # the predictions in the data file's row order
+            positions = pa.array(
+                join_positions(
+                    path,
+                    source,
+                    on=on,
+                    chunk_size=chunk_size,
+                    file_format=file_format,
+                    pred_file_format=source_format,
+                )
+            )
+            columns = [column.take(positions) for column in columns]
+        arrays += columns
+        del table
     position = 0
     for rc in roles.present().values():  # group scores: the keys are their predictions
         width = len(rc.columns)
@@ -249,6 +280,7 @@ def _numpy_sums(
     frame["n_rows"] = rows_per_key.astype(np.int64)
     value_set = pa.array(list(names))
     t = len(names)
+    with_task = np.zeros(len(ids) if labelled else 0, dtype=bool)
     for role, long_path in long_paths.items():
         pairs = []
         # Arrow hashes the data file's ids once per lookup: look up as many ids at a time
@@ -293,6 +325,8 @@ def _numpy_sums(
         del pairs
         task = distinct % t
         distinct //= t  # the rows, in place (bounded memory: few arrays of one int per pair)
+        if labelled and role == "tasks":
+            with_task[distinct] = True
         keyed = inverse[distinct].astype(np.int64, copy=False)
         del distinct
         keyed *= t
@@ -300,6 +334,15 @@ def _numpy_sums(
         sums = np.bincount(keyed, minlength=n_keys * t).reshape(n_keys, t).astype(np.float64)
         for j in range(t):
             frame[f"s_{role}_{j}"] = sums[:, j]
+    if labelled and roles.groups is not None and not roles.groups.is_label:
+        # rows of the keys with no group that have no task either: not counted
+        width = len(roles.groups.columns)
+        no_group = np.ones(n_keys, dtype=bool)
+        for alias in aliases[:width]:  # the ground-truth group keys come first
+            no_group &= np.asarray(frame[alias], dtype=np.float64) == 0
+        dropped = np.bincount(inverse[~with_task], minlength=n_keys) * no_group
+        frame["n"] = frame["n"] - dropped
+        frame["n_rows"] = frame["n_rows"] - dropped
     return pd.DataFrame(frame)
 
 
@@ -398,17 +441,32 @@ def _duckdb_sums(
     return out
 
 
-def _group_roles(path: str, file_format: str | None, specs: Mapping[str, Any]) -> ColumnRoles:
-    """The group roles of the data file (predicted indicators in the truth's order)."""
+def _group_roles(
+    path: str,
+    file_format: str | None,
+    specs: Mapping[str, Any],
+    pred_path: str | None = None,
+    pred_file_format: str | None = None,
+) -> ColumnRoles:
+    """The group roles of the data file (predicted indicators in the truth's order; the
+    predicted groups in ``pred_path`` when it is given)."""
     if "groups" not in specs and "groups_pred" not in specs:
         raise ValueError(ERR_NO_ROLES_GIVEN)
     resolved = {role: role_columns(role, spec) for role, spec in specs.items()}
     truth, pred = resolved.get("groups"), resolved.get("groups_pred")
     if truth is not None and pred is not None and not truth.is_label and not pred.is_label:
         resolved["groups_pred"] = aligned_prediction(truth, pred)
+    in_pred = {r for r in resolved if pred_path is not None and r == "groups_pred"}
     _check_columns(
-        path, [c for rc in resolved.values() for c in rc.columns], file_format, ", ".join(resolved)
+        path,
+        [c for r, rc in resolved.items() if r not in in_pred for c in rc.columns],
+        file_format,
+        ", ".join(r for r in resolved if r not in in_pred),
     )
+    if pred_path is not None and in_pred:
+        _check_columns(
+            pred_path, list(resolved["groups_pred"].columns), pred_file_format, "groups_pred"
+        )
     return ColumnRoles(**cast("dict[str, Any]", resolved))
 
 
@@ -439,6 +497,9 @@ def counts_from_long_files(
     file_format: str | None = None,
     long_file_format: str | None = None,
     memory_limit: str | None = None,
+    pred_path: str | os.PathLike[str] | None = None,
+    pred_file_format: str | None = None,
+    rows: str = "all",
 ) -> CountTable:
     """Count a data file whose tasks are long ``(id, label)`` tables, without a dense matrix.
 
@@ -466,6 +527,15 @@ def counts_from_long_files(
         Rows per chunk of the numpy engine.
     file_format, long_file_format : {"parquet", "csv"}, optional
         Override the formats read from the file names.
+    pred_path : path, optional
+        The file of ``groups_pred`` (default: ``path``), joined on ``on``: every id
+        in both files, once (``engine="numpy"``).
+    pred_file_format : {"parquet", "csv"}, optional
+        The format of ``pred_path``.
+    rows : {"all", "labelled"}, default "all"
+        ``"labelled"``: rows with neither a group (indicator groups all 0) nor a task
+        are not counted, as the metrics' ``train_rows="labelled"`` drops them
+        (``engine="numpy"``); ``n_rows`` counts the kept rows.
 
     Returns
     -------
@@ -489,6 +559,10 @@ def counts_from_long_files(
     """
     if engine not in ("numpy", "duckdb"):
         raise ValueError(ERR_LONG_ENGINE.format(got=engine))
+    if rows not in ("all", "labelled") or (
+        engine != "numpy" and (rows != "all" or pred_path is not None)
+    ):
+        raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine=engine))
     if (
         not isinstance(long_tables, Mapping)
         or "tasks" not in long_tables
@@ -503,7 +577,8 @@ def counts_from_long_files(
     group_specs = {
         r: s for r, s in (("groups", groups), ("groups_pred", groups_pred)) if s is not None
     }
-    group_roles = _group_roles(path, file_format, group_specs)
+    pred_file = os.fspath(pred_path) if pred_path is not None else None
+    group_roles = _group_roles(path, file_format, group_specs, pred_file, pred_file_format)
     _check_columns(path, [on], file_format, "on")
     for long_path in long_paths.values():
         _check_columns(long_path, [on, label], long_file_format, "long table")
@@ -540,6 +615,9 @@ def counts_from_long_files(
             file_format=file_format,
             long_file_format=long_file_format,
             names_source=source,
+            pred_path=pred_file,
+            pred_file_format=pred_file_format,
+            labelled=rows == "labelled",
         )
     roles = ColumnRoles(
         **cast("dict[str, Any]", {**group_roles.present(), **_task_roles(long_paths, names)})
