@@ -498,3 +498,38 @@ def test_ids_are_joined_as_text_or_as_stored_integers(tmp_path, capsys):
     args += ["--pred", str(tmp_path / "p.parquet"), "--id", "id", "--metric", "a2t"]
     assert main([*args, "--stream", "on", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["settings"]["streamed"] is True
+
+
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_calibrated_thresholds_stream_with_the_in_memory_values(engine, splits, tmp_path):
+    """--calibrate-on: the thresholds calibrated on a validation file, then the data file
+    counted by the engine; every co-occurrence and multi-attribute metric and the
+    thresholds equal the in-memory path's."""
+    if engine == "duckdb":
+        pytest.importorskip("duckdb")
+    train, test = (s.copy() for s in splits)
+    args, _, _ = _layout("scores-threshold", tmp_path, train, test)
+    args = args[: args.index("--threshold")]
+    validation = test.drop(columns=[f"pred_{t}" for t in TASKS]).rename(
+        columns={f"score_{t}": f"pred_{t}" for t in TASKS}
+    )
+    validation.sample(frac=0.7, random_state=6).to_csv(tmp_path / "val.csv", index=False)
+    docs = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        for stream in ("off", "on"):
+            out = tmp_path / f"{stream}.json"
+            extra = ["--calibrate-on", "val.csv", "--stream", stream, "--engine", engine]
+            if stream == "off":
+                extra = extra[:-2]
+            metrics = [x for key in PAIRWISE + MULTI for x in ("--metric", key)]
+            assert main(["measure", *args, *extra, *metrics, "--json", str(out)]) == 0
+            docs[stream] = json.loads(out.read_text())
+    assert docs["on"]["settings"]["streamed"] is True
+    assert docs["off"]["settings"]["streamed"] is False
+    assert docs["on"]["thresholds"] == docs["off"]["thresholds"]
+    assert set(TASKS) <= set(docs["on"]["thresholds"])
+    values = {s: {m["key"]: m["value"] for m in d["metrics"]} for s, d in docs.items()}
+    assert set(values["on"]) == set(PAIRWISE + MULTI)
+    for key in PAIRWISE + MULTI:
+        assert values["on"][key] == pytest.approx(values["off"][key], rel=1e-12, abs=1e-15), key
