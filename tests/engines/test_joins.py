@@ -10,8 +10,9 @@ import pytest
 import biasamp
 from biasamp import CountTable, IntersectedColumns, ScoreColumns
 from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.engines._derived_roles import ERR_SCORE_VALUE
 from biasamp.engines._duckdb import ERR_FIRST_BAD_ROW
-from biasamp.engines._files import ERR_REPLICATES_ENGINE, counts_from_joined_files
+from biasamp.engines._files import ERR_CHUNK, ERR_REPLICATES_ENGINE, counts_from_joined_files
 from biasamp.engines._group_sums import ALLOWED_SCORES, ERR_BAD_VALUES
 from biasamp.engines._joins import (
     ERR_JOIN_DUPLICATES,
@@ -232,3 +233,21 @@ def test_duckdb_join_refuses_other_labels_and_replicates(tmp_path):
     with pytest.raises(ValueError) as info:
         counts_from_joined_files(t, p, **ROLES, engine="duckdb", replicates=object())
     assert str(info.value) == ERR_REPLICATES_ENGINE
+
+
+def test_the_numpy_join_refuses_infinite_scores_naming_file_column_and_row(tmp_path):
+    truth, pred, (t, p) = make_files(tmp_path, 30, 7)
+    pred.loc[12, "score_ski"] = np.inf
+    pred.to_parquet(p, index=False)
+    with pytest.raises(ValueError) as info:
+        counts_from_joined_files(
+            t,
+            p,
+            on="id",
+            groups="g",
+            tasks=TASKS,
+            tasks_pred=ScoreColumns({f"score_{c}": c for c in TASKS}),
+            chunk_size=10,
+        )
+    shown = ERR_SCORE_VALUE.format(role="tasks_pred", column="score_ski", value=np.inf, row=3)
+    assert str(info.value) == ERR_CHUNK.format(path=p, chunk=1, start=10, stop=19, message=shown)
