@@ -7,7 +7,7 @@ tasks, ids shuffled), then runs
 
     biasamp measure data.parquet --id image_id --group-cols man,woman
         --pred-prefix pred_ --tasks-long tasks.parquet --pred-tasks-long pred.parquet
-        --metric mals --metric a2t --metric t2a --stream MODE [--engine ENGINE]
+        --metric a2t --metric t2a --stream MODE [--engine ENGINE]
 
 in a fresh process per configuration and prints a markdown table of wall time, the
 process's peak RSS (``ru_maxrss``) and whether the values agree.
@@ -76,7 +76,7 @@ def run(root: Path, extra: list[str]) -> tuple[float, float, list[float]]:
     args = ["measure", "data.parquet", "--id", "image_id", "--group-cols", "man,woman"]
     args += ["--pred-prefix", "pred_", "--tasks-long", "tasks.parquet"]
     args += ["--pred-tasks-long", "pred.parquet", "--json", str(out), "--top", "0"]
-    args += ["--metric", "mals", "--metric", "a2t", "--metric", "t2a", "--no-progress", *extra]
+    args += ["--metric", "a2t", "--metric", "t2a", "--no-progress", *extra]
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", RUN, *args], capture_output=True, text=True, cwd=root

@@ -23,7 +23,7 @@ from biasamp.engines._derived_roles import (
     ERR_SCORE_VALUE,
     FIRST_IN_FILE,
 )
-from biasamp.engines._duckdb import ERR_FIRST_BAD_ROW, ERR_PATTERN_INTERSECTIONS
+from biasamp.engines._duckdb import ERR_FIRST_BAD_ROW
 from biasamp.engines._exclusive_groups import exclusive_group_predictions
 from biasamp.engines._files import ERR_CHUNK
 from biasamp.engines._group_sums import ALLOWED_SCORES, ERR_BAD_VALUES
@@ -203,20 +203,29 @@ def test_pattern_counts_with_scores_equal_in_memory(files):
             np.testing.assert_array_equal(table.joint[key], expected.joint[key])
 
 
-def test_pattern_counts_of_intersections(tmp_path):
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_pattern_counts_of_intersections(tmp_path, fmt):
+    """Both engines: DuckDB keeps the parts as keys of its distinct rows, then joins them."""
     frame = make_frame(60, 4)
-    path = tmp_path / "x.parquet"
-    frame.to_parquet(path, index=False)
-    roles = dict(groups=IntersectedColumns(["race", "sex"]), tasks=TASKS)
-    table = pattern_counts_from_files(path, **roles, chunk_size=7)
+    path = tmp_path / f"x.{fmt}"
+    frame.to_parquet(path, index=False) if fmt == "parquet" else frame.to_csv(path, index=False)
+    roles = dict(groups=IntersectedColumns(["race", "age"]), tasks=TASKS)
     expected = PatternCountTable.from_arrays(
-        groups=biasamp.intersect(frame[["race", "sex"]]), tasks=frame[TASKS]
+        groups=biasamp.intersect(frame[["race", "age"]]), tasks=frame[TASKS]
     )
-    for key in expected.joint:
-        np.testing.assert_array_equal(table.joint[key], expected.joint[key])
+    for engine in ("numpy", "duckdb"):
+        table = pattern_counts_from_files(path, **roles, chunk_size=7, engine=engine)
+        assert table.group_names == expected.group_names
+        for key in expected.joint:
+            np.testing.assert_array_equal(table.joint[key], expected.joint[key])
+    missing = frame.astype({"race": object})
+    missing.loc[[3, 8], "race"] = None
+    missing.to_parquet(tmp_path / "m.parquet", index=False)
     with pytest.raises(ValueError) as info:
-        pattern_counts_from_files(path, **roles, engine="duckdb")
-    assert str(info.value) == ERR_PATTERN_INTERSECTIONS.format(role="groups")
+        pattern_counts_from_files(tmp_path / "m.parquet", **roles, engine="duckdb")
+    assert str(info.value) == f"{tmp_path / 'm.parquet'}: " + ERR_INTERSECTED_MISSING.format(
+        role="groups", column="race", count=2, first=""
+    )
 
 
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, None])

@@ -251,3 +251,28 @@ def test_the_numpy_join_refuses_infinite_scores_naming_file_column_and_row(tmp_p
         )
     shown = ERR_SCORE_VALUE.format(role="tasks_pred", column="score_ski", value=np.inf, row=3)
     assert str(info.value) == ERR_CHUNK.format(path=p, chunk=1, start=10, stop=19, message=shown)
+
+
+def test_pattern_counts_of_joined_intersections_on_both_engines(tmp_path):
+    truth, pred, (t, p) = make_files(tmp_path, 70, 8)
+    rng = np.random.default_rng(3)
+    truth["race"] = rng.choice(["a", "b"], len(truth))
+    pred["race"] = rng.choice(["a", "b"], len(pred))
+    truth.to_csv(t, index=False)
+    pred.to_parquet(p, index=False)
+    groups = IntersectedColumns(["g", "race"])
+    roles = dict(on="id", groups=groups, groups_pred=groups, tasks=TASKS, patterns=True)
+    roles["tasks_pred"] = {c: c for c in TASKS}
+    joined = truth.merge(pred, on="id", suffixes=("", "_p"))
+    tables = [counts_from_joined_files(t, p, **roles, engine=e) for e in ("numpy", "duckdb")]
+    expected = PatternCountTable.from_arrays(
+        groups=biasamp.intersect(joined[["g", "race"]]),
+        groups_pred=biasamp.intersect(joined[["g_p", "race_p"]].set_axis(["g", "race"], axis=1)),
+        tasks=joined[TASKS],
+        tasks_pred=joined[[f"{c}_p" for c in TASKS]].set_axis(TASKS, axis=1),
+        group_names=tables[0].group_names,
+    )
+    for table in tables:
+        assert table.group_names == expected.group_names
+        for key in expected.joint:
+            np.testing.assert_array_equal(table.joint[key], expected.joint[key])

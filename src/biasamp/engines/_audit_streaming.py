@@ -657,7 +657,7 @@ def _count_patterns(
             **_role_specs(plan, blocks),
             **names,
             chunk_size=_chunk_rows(plan.layout, blocks),
-            engine=_pattern_engine(plan, blocks, rows),
+            engine=_rows_engine(plan.engine, blocks, rows),
             file_format=plan.formats[path],
             rows=rows,
             names_source=f"the {'training' if path == plan.train else 'data'} file {path}",
@@ -682,8 +682,6 @@ def _count_joined(
     specs = _role_specs(plan, blocks)
     # the bootstrap's weights are per row: the numpy join
     engine = "numpy" if replicates is not None else plan.engine
-    if patterns:
-        engine = _pattern_engine(plan, blocks, "all")
     try:
         return counts_from_joined_files(
             str(plan.data),
@@ -707,14 +705,6 @@ def _count_joined(
         # repeated or missing ids, a value that is not 0/1: the in-memory reader names
         # the file, the column and the data row
         raise StreamRefused(str(exc)) from exc
-
-
-def _pattern_engine(plan: StreamPlan, blocks: tuple[ColumnBlock, ...], rows: str) -> str:
-    """The engine of the pattern counts: numpy for an intersection, which DuckDB's distinct
-    rows keep as separate keys (``ERR_PATTERN_INTERSECTIONS``)."""
-    if any(b.kind == "label" and len(b.columns) > 1 for b in blocks):
-        return "numpy"
-    return _rows_engine(plan.engine, blocks, rows)
 
 
 def _rows_engine(engine: str, blocks: tuple[ColumnBlock, ...], rows: str) -> str:

@@ -35,6 +35,7 @@ __all__ = [
     "FIRST_IN_FILE",
     "ERR_SCORE_VALUE",
     "derived_role_values",
+    "frame_intersections",
     "intersection_labels",
     "intersection_names_from_files",
     "joined_intersections",
@@ -234,6 +235,20 @@ def intersection_names_from_files(
                 seen.update(dict.fromkeys(_distinct_parts(arrays)[1]))
             start += batch.num_rows
     return _ordered_names(seen, rc.sep)
+
+
+def frame_intersections(
+    frame: pd.DataFrame, rc: RoleColumns, columns: Sequence[str], *, where: str = ""
+) -> np.ndarray:
+    """The labels of an intersection role in a distinct-rows frame (one row per distinct
+    key, its rows in ``__rows``) whose parts are the frame's ``columns``: missing parts and
+    two value tuples with one label are refused (``where``: the files, in the message)."""
+    parts = pd.DataFrame({f"__part{j}": frame[c] for j, c in enumerate(columns)})
+    parts["n_rows"] = frame["__rows"].to_numpy() if "__rows" in frame else 0
+    if where:
+        parts["file"] = where
+    joined = joined_intersections(parts, rc, list(parts.columns[: len(columns)]), "__label")
+    return joined["__label"].to_numpy(dtype=object)
 
 
 def joined_intersections(

@@ -53,10 +53,6 @@ SQL_COLUMNS = 1_000
 ERR_DUCKDB = "engine='duckdb' needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_MIXED_FORMATS = "engine='duckdb': all files must have one format; got {formats}."
 ERR_FIRST_BAD_ROW = " The first is in data row {row} ({value!r})."
-ERR_PATTERN_INTERSECTIONS = (
-    "engine='duckdb': the pattern counts of an IntersectedColumns role ({role}) need "
-    "engine='numpy'."
-)
 
 
 def duckdb_connection(*, memory_limit: str | None = None, threads: int | None = None) -> Any:
@@ -325,9 +321,6 @@ def distinct_rows_sql(
     """The distinct rows of ``source`` (columns named as in ``positional``) by ``GROUP BY``:
     the key columns (score columns as ``score > threshold``, their bad values refused
     naming ``paths`` and the column of ``roles``), ``__weight`` and ``__rows``."""
-    for rc in roles.present().values():
-        if rc.intersected_columns:
-            raise ValueError(ERR_PATTERN_INTERSECTIONS.format(role=rc.role))
     weight = (
         f"SUM(CAST({positional.sample_weight} AS DOUBLE))"
         if positional.sample_weight

@@ -26,7 +26,11 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, empty_count_table
-from biasamp.engines._derived_roles import derived_role_values, intersection_names_from_files
+from biasamp.engines._derived_roles import (
+    derived_role_values,
+    frame_intersections,
+    intersection_names_from_files,
+)
 from biasamp.engines._file_formats import (
     RaggedRows,
     _pyarrow,
@@ -673,7 +677,7 @@ def pattern_counts_from_files(
         from biasamp.engines._duckdb import distinct_rows_duckdb
 
         frame = distinct_rows_duckdb(paths, roles, file_format=file_format)
-        arrays = _frame_arrays(frame, roles)
+        arrays = _frame_arrays(frame, roles, where=", ".join(paths[:3]))
         table = PatternCountTable.from_arrays(
             **arrays,
             sample_weight=frame["__weight"].to_numpy(),
@@ -710,11 +714,14 @@ def pattern_counts_from_files(
     return streamed
 
 
-def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles) -> dict[str, Any]:
-    """Role arrays of a pandas frame with the source column names."""
+def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles, *, where: str = "") -> dict[str, Any]:
+    """Role arrays of a pandas frame with the source column names (an intersection's
+    labels from its parts; ``where``: the files, for its errors)."""
     arrays: dict[str, Any] = {}
     for role, rc in roles.present().items():
-        if rc.is_label:
+        if rc.intersected_columns:
+            arrays[role] = frame_intersections(frame, rc, rc.columns, where=where)
+        elif rc.is_label:
             arrays[role] = frame[rc.label_column].to_numpy(dtype=object)
         else:
             arrays[role] = pd.DataFrame(

@@ -22,6 +22,7 @@ from typing import Any, cast
 
 import pandas as pd
 
+from biasamp.engines._derived_roles import frame_intersections
 from biasamp.engines._duckdb import (
     _read_schemas,
     _source,
@@ -158,12 +159,15 @@ def _roles_of(parts: Mapping[str, RoleColumns]) -> ColumnRoles:
 
 
 def _arrays_of(
-    frame: pd.DataFrame, positional: ColumnRoles, display: ColumnRoles
+    frame: pd.DataFrame, positional: ColumnRoles, display: ColumnRoles, *, where: str = ""
 ) -> dict[str, Any]:
     """Role arrays of a distinct-rows frame whose columns are the positional aliases."""
     arrays: dict[str, Any] = {}
     for role, rc in positional.present().items():
-        if rc.is_label:
+        if rc.intersected_columns:
+            shown = getattr(display, role)
+            arrays[role] = frame_intersections(frame, shown, rc.columns, where=where)
+        elif rc.is_label:
             arrays[role] = frame[rc.columns[0]].to_numpy(dtype=object)
         else:
             arrays[role] = pd.DataFrame(
@@ -263,7 +267,7 @@ def joined_counts_duckdb(
             frame, [pred_path], positional_pred, pred_file_format, aliased=False
         )
         table = PatternCountTable.from_arrays(
-            **_arrays_of(frame, positional, display),
+            **_arrays_of(frame, positional, display, where=f"{path}, {pred_path}"),
             sample_weight=frame["__weight"].to_numpy(),
             group_names=group_names,
             task_names=task_names,
