@@ -91,10 +91,17 @@ def main() -> None:
     parser.add_argument("tasks", type=int, nargs="?", default=20)
     parser.add_argument("--stream", nargs="+", default=["on", "off"])
     parser.add_argument("--engine", nargs="+", default=["numpy", "duckdb"])
+    parser.add_argument("--write-to", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.write_to:
+        write_files(Path(options.write_to), options.rows, options.tasks)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        truth, pred = write_files(root, options.rows, options.tasks)
+        # written by another process: a child's peak RSS (ru_maxrss) starts at its parent's
+        writer = [sys.executable, __file__, str(options.rows), str(options.tasks)]
+        subprocess.run([*writer, "--write-to", str(root)], check=True)
+        truth, pred = root / "truth.parquet", root / "pred.parquet"
         print(
             f"{options.rows:,} rows x {options.tasks} tasks, 2 indicator groups, string ids; "
             f"truth {truth.stat().st_size / 2**20:.0f} MB, "

@@ -95,10 +95,16 @@ def main() -> None:
     parser.add_argument("ids", type=int, nargs="?", default=1_000_000)
     parser.add_argument("tasks", type=int, nargs="?", default=100)
     parser.add_argument("--engine", nargs="+", default=["numpy", "duckdb"])
+    parser.add_argument("--write-to", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.write_to:
+        write_files(Path(options.write_to), options.ids, options.tasks)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        write_files(root, options.ids, options.tasks)
+        # written by another process: a child's peak RSS (ru_maxrss) starts at its parent's
+        writer = [sys.executable, __file__, str(options.ids), str(options.tasks)]
+        subprocess.run([*writer, "--write-to", str(root)], check=True)
         sizes = {p.name: p.stat().st_size / 2**20 for p in sorted(root.glob("*.parquet"))}
         print(
             f"{options.ids:,} ids x {options.tasks} tasks, long tables of about 2 pairs per id; "
