@@ -188,25 +188,19 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     return values[keep]
 
 
-def _numpy_sums(
+def _row_keys(
     path: str,
-    long_paths: Mapping[str, str],
     roles: ColumnRoles,
-    names: Sequence[Any],
     *,
     on: str,
-    label: str,
     chunk_size: int,
     file_format: str | None,
-    long_file_format: str | None,
-    names_source: str | None,
-    pred_path: str | None = None,
-    pred_file_format: str | None = None,
-    labelled: bool = False,
-) -> pd.DataFrame:
-    """The group-sums table by hashing the long tables' ids into the data file's rows
-    (``pred_path``: the predicted groups are that file's rows joined on ``on``;
-    ``labelled``: rows with neither a group nor a task are not counted)."""
+    pred_path: str | None,
+    pred_file_format: str | None,
+) -> tuple[Any, list[Any]]:
+    """The data file's ids (checked: none missing, each once) and its group key columns as
+    Arrow arrays in role order (``pred_path``: the predicted groups are that file's rows
+    joined on ``on``; group scores: their 0/1 decisions)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -221,7 +215,6 @@ def _numpy_sums(
                 path=path, column=on, count=len(repeated), examples=_shown(repeated.to_pylist())
             )
         )
-    aliases = [a for rc in roles.present().values() for a in _key_aliases(rc)]
     arrays: list[Any] = []
     for rc in roles.present().values():  # in role order: groups, then groups_pred
         source, source_format = (
@@ -246,17 +239,13 @@ def _numpy_sums(
                 )
             )
             columns = [column.take(positions) for column in columns]
-        arrays += columns
         del table
-    position = 0
-    for rc in roles.present().values():  # group scores: the keys are their predictions
-        width = len(rc.columns)
-        if rc.thresholds is not None:
-            decided, invalid = score_keys(arrays[position : position + width], rc, n_rows=len(ids))
+        if rc.thresholds is not None:  # group scores: the keys are their predictions
+            decided, invalid = score_keys(columns, rc, n_rows=len(ids))
             for j, bad in enumerate(invalid):
                 if bad is not None:
                     raise ValueError(
-                        f"{path}: "
+                        f"{source}: "
                         + ERR_BAD_VALUES.format(
                             where="",
                             role=rc.role,
@@ -265,9 +254,100 @@ def _numpy_sums(
                             allowed=ALLOWED_SCORES,
                         )
                     )
-            for j in range(width):
-                arrays[position + j] = pa.array(decided[:, j].astype(np.int8))
-        position += width
+            columns = [pa.array(decided[:, j].astype(np.int8)) for j in range(len(columns))]
+        arrays += columns
+    return ids, arrays
+
+
+def _sorted_pairs(
+    long_path: str,
+    role: str,
+    ids: Any,
+    names: Sequence[Any],
+    *,
+    path: str,
+    on: str,
+    label: str,
+    chunk_size: int,
+    long_file_format: str | None,
+    names_source: str | None,
+) -> np.ndarray:
+    """The distinct (row, task) pairs of a long table as sorted ``row * tasks + task``
+    (rows of the data file, by an Arrow hash lookup of the ids)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    value_set = pa.array(list(names))
+    t = len(names)
+    pairs = []
+    # Arrow hashes the data file's ids once per lookup: look up as many ids at a time
+    lookup_rows = max(chunk_size, len(ids))
+    for batch in _batches(
+        long_path, [on, label], chunk_size=lookup_rows, file_format=long_file_format
+    ):
+        long_ids, labels = batch.column(0), batch.column(1)
+        if long_ids.null_count:
+            raise ValueError(
+                ERR_JOIN_NULL_IDS.format(path=long_path, column=on, count=long_ids.null_count)
+            )
+        if labels.null_count:
+            raise ValueError(
+                ERR_LONG_NULL_LABELS.format(path=long_path, column=label, count=labels.null_count)
+            )
+        if long_ids.type != ids.type:
+            long_ids = long_ids.cast(ids.type)
+        rows = pc.index_in(long_ids, value_set=ids)
+        if rows.null_count:
+            absent = pc.unique(long_ids.filter(pc.is_null(rows)))
+            raise ValueError(
+                ERR_JOIN_MISSING.format(
+                    column=on,
+                    count=len(absent),
+                    path_a=long_path,
+                    path_b=path,
+                    examples=_shown(absent.to_pylist()),
+                )
+            )
+        columns = pc.index_in(labels, value_set=value_set)
+        if columns.null_count:
+            unknown = pc.unique(labels.filter(pc.is_null(columns))).to_pylist()
+            raise _unknown(long_path, role, unknown, names, names_source)
+        pairs.append(
+            rows.to_numpy(zero_copy_only=False).astype(np.int64) * t
+            + columns.to_numpy(zero_copy_only=False)
+        )
+    return _distinct(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
+
+
+def _numpy_sums(
+    path: str,
+    long_paths: Mapping[str, str],
+    roles: ColumnRoles,
+    names: Sequence[Any],
+    *,
+    on: str,
+    label: str,
+    chunk_size: int,
+    file_format: str | None,
+    long_file_format: str | None,
+    names_source: str | None,
+    pred_path: str | None = None,
+    pred_file_format: str | None = None,
+    labelled: bool = False,
+) -> pd.DataFrame:
+    """The group-sums table by hashing the long tables' ids into the data file's rows
+    (``pred_path``: the predicted groups are that file's rows joined on ``on``;
+    ``labelled``: rows with neither a group nor a task are not counted)."""
+    ids, arrays = _row_keys(
+        path,
+        roles,
+        on=on,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        pred_path=pred_path,
+        pred_file_format=pred_file_format,
+    )
+    aliases = [a for rc in roles.present().values() for a in _key_aliases(rc)]
     inverse, first = (
         _key_codes(arrays, len(ids)) if len(ids) else (np.zeros(0, np.intp), np.zeros(0, np.int64))
     )
@@ -278,51 +358,21 @@ def _numpy_sums(
     rows_per_key = np.bincount(inverse, minlength=n_keys)
     frame["n"] = rows_per_key.astype(np.float64)
     frame["n_rows"] = rows_per_key.astype(np.int64)
-    value_set = pa.array(list(names))
     t = len(names)
     with_task = np.zeros(len(ids) if labelled else 0, dtype=bool)
     for role, long_path in long_paths.items():
-        pairs = []
-        # Arrow hashes the data file's ids once per lookup: look up as many ids at a time
-        lookup_rows = max(chunk_size, len(ids))
-        for batch in _batches(
-            long_path, [on, label], chunk_size=lookup_rows, file_format=long_file_format
-        ):
-            long_ids, labels = batch.column(0), batch.column(1)
-            if long_ids.null_count:
-                raise ValueError(
-                    ERR_JOIN_NULL_IDS.format(path=long_path, column=on, count=long_ids.null_count)
-                )
-            if labels.null_count:
-                raise ValueError(
-                    ERR_LONG_NULL_LABELS.format(
-                        path=long_path, column=label, count=labels.null_count
-                    )
-                )
-            if long_ids.type != ids.type:
-                long_ids = long_ids.cast(ids.type)
-            rows = pc.index_in(long_ids, value_set=ids)
-            if rows.null_count:
-                absent = pc.unique(long_ids.filter(pc.is_null(rows)))
-                raise ValueError(
-                    ERR_JOIN_MISSING.format(
-                        column=on,
-                        count=len(absent),
-                        path_a=long_path,
-                        path_b=path,
-                        examples=_shown(absent.to_pylist()),
-                    )
-                )
-            columns = pc.index_in(labels, value_set=value_set)
-            if columns.null_count:
-                unknown = pc.unique(labels.filter(pc.is_null(columns))).to_pylist()
-                raise _unknown(long_path, role, unknown, names, names_source)
-            pairs.append(
-                rows.to_numpy(zero_copy_only=False).astype(np.int64) * t
-                + columns.to_numpy(zero_copy_only=False)
-            )
-        distinct = _distinct(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
-        del pairs
+        distinct = _sorted_pairs(
+            long_path,
+            role,
+            ids,
+            names,
+            path=path,
+            on=on,
+            label=label,
+            chunk_size=chunk_size,
+            long_file_format=long_file_format,
+            names_source=names_source,
+        )
         task = distinct % t
         distinct //= t  # the rows, in place (bounded memory: few arrays of one int per pair)
         if labelled and role == "tasks":
