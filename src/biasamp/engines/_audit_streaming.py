@@ -84,7 +84,7 @@ from biasamp.engines._files import (
     may_drop_rows,
     pattern_counts_from_files,
 )
-from biasamp.engines._long_tables import counts_from_long_files
+from biasamp.engines._long_tables import counts_from_long_files, pattern_counts_from_long_files
 from biasamp.inputs._column_roles import IntersectedColumns, ScoreColumns, role_columns
 
 __all__ = [
@@ -374,8 +374,6 @@ def plan_streaming(
     data_path = Path(data)
     long: dict[str, Path] = {}
     if layout.tasks_long is not None:
-        if patterns:
-            return None, "the task sets of long tables (multi-attribute metrics) are read in memory"
         long = {
             role: Path(path)
             for role, path in (
@@ -824,8 +822,14 @@ def _long_names(plan: StreamPlan) -> tuple[str, ...]:
 
 
 def _count_long(
-    plan: StreamPlan, names: LabelNames, *, split: str, rows: str = "all", predictions: bool = True
-) -> CountTable:
+    plan: StreamPlan,
+    names: LabelNames,
+    *,
+    split: str,
+    rows: str = "all",
+    predictions: bool = True,
+    patterns: bool = False,
+) -> Any:
     """The table of a file whose tasks are long tables (``split``: "data" or "train"):
     :func:`~biasamp.engines._long_tables.counts_from_long_files`. A value the engine
     refuses goes to the in-memory reader (:class:`StreamRefused`), which names the file,
@@ -842,22 +846,34 @@ def _count_long(
     specs = _role_specs(plan, tuple(b for b in blocks if b.role in ("groups", "groups_pred")))
     pred_path = plan.pred if not train and "groups_pred" in specs else None
     engine = "numpy" if pred_path is not None or rows == "labelled" else plan.engine
+    options: dict[str, Any] = {
+        "on": plan.layout.id,
+        "groups": specs["groups"],
+        "groups_pred": specs.get("groups_pred"),
+        "label": plan.layout.long_label,
+        "names_source": f"the {'training' if train else 'data'} file {path}",
+        "file_format": plan.formats[path],
+        "pred_path": None if pred_path is None else str(pred_path),
+        "pred_file_format": None if pred_path is None else plan.formats[pred_path],
+        "rows": rows,
+    }
     try:
+        if patterns:  # the task sets, one chunk x tasks at a time (numpy)
+            width = len(plan.layout.group_columns()) * 2 + 2 * len(names["task_names"])
+            return pattern_counts_from_long_files(
+                str(path),
+                {role: str(p) for role, p in long.items()},
+                **options,
+                **names,
+                chunk_size=plan.layout.chunk_size or max(_MIN_CHUNK_ROWS, _CHUNK_CELLS // width),
+            )
         return counts_from_long_files(
             str(path),
             {role: str(p) for role, p in long.items()},
-            on=plan.layout.id,
-            groups=specs["groups"],
-            groups_pred=specs.get("groups_pred"),
-            label=plan.layout.long_label,
+            **options,
             **names,
-            names_source=f"the {'training' if train else 'data'} file {path}",
             engine=engine,
             chunk_size=_chunk_rows(plan.layout, blocks),
-            file_format=plan.formats[path],
-            pred_path=None if pred_path is None else str(pred_path),
-            pred_file_format=None if pred_path is None else plan.formats[pred_path],
-            rows=rows,
         )
     except ImportError as exc:
         raise ImportError(ERR_NO_DUCKDB) from exc
@@ -908,12 +924,19 @@ def _load_long(plan: StreamPlan, names: LabelNames) -> StreamedData:
                 n_rows=n_rows,
             )
         )
+    patterns = None
+    if plan.multi and plan.train is not None:
+        patterns = (
+            _count_long(plan, names, split="train", rows="labelled", patterns=True),
+            _count_long(plan, names, split="data", patterns=True),
+        )
     return StreamedData(
         group_names=names["group_names"],
         task_names=names["task_names"],
         evaluation=evaluation,
         train=train,
         signs=signs,
+        patterns=patterns,
         files=files,
         thresholds={
             str(name): plan.cut(name)

@@ -31,6 +31,7 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable
 from biasamp.engines._arrow_sums import _key_codes, _plain, score_keys
+from biasamp.engines._derived_roles import derived_role_values
 from biasamp.engines._file_formats import file_format_of, file_schema
 from biasamp.engines._files import iter_file_batches, join_positions
 from biasamp.engines._group_sums import (
@@ -66,6 +67,7 @@ __all__ = [
     "ERR_LONG_ROLES",
     "ERR_LONG_ROWS",
     "counts_from_long_files",
+    "pattern_counts_from_long_files",
 ]
 
 ERR_LONG_ENGINE = "engine: expected 'numpy' or 'duckdb', got {got!r}."
@@ -679,3 +681,152 @@ def counts_from_long_files(
         task_names=names,
         names_source=names_source if group_names is not None else None,
     )
+
+
+def pattern_counts_from_long_files(
+    path: str | os.PathLike[str],
+    long_tables: Mapping[str, str | os.PathLike[str]],
+    *,
+    on: str,
+    groups: Any = None,
+    groups_pred: Any = None,
+    label: str = "label",
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    names_source: str | None = None,
+    chunk_size: int = 100_000,
+    file_format: str | None = None,
+    long_file_format: str | None = None,
+    pred_path: str | os.PathLike[str] | None = None,
+    pred_file_format: str | None = None,
+    rows: str = "all",
+) -> Any:
+    """The :class:`PatternCountTable` (task sets of the multi-attribute metrics) of a data
+    file whose tasks are long ``(id, label)`` tables.
+
+    The arguments are those of :func:`counts_from_long_files` (numpy engine). The
+    distinct (row, task) pairs of each long table are sorted by row; each chunk of
+    ``chunk_size`` rows becomes a (rows, tasks) 0/1 matrix only for that chunk, so
+    memory is the data file's group keys, the pairs and one chunk x tasks, never
+    rows x tasks.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> folder = tempfile.mkdtemp()
+    >>> data, long = os.path.join(folder, "data.csv"), os.path.join(folder, "long.csv")
+    >>> pd.DataFrame({"id": [1, 2, 3], "g": ["m", "w", "w"]}).to_csv(data, index=False)
+    >>> pd.DataFrame({"id": [1, 1, 3], "label": ["ski", "cook", "ski"]}).to_csv(long, index=False)
+    >>> table = pattern_counts_from_long_files(data, {"tasks": long}, on="id", groups="g")
+    >>> sorted(table.pattern_sets("tasks"))
+    [(), ('cook', 'ski'), ('ski',)]
+    """
+    import pyarrow as pa
+
+    from biasamp.counts._pattern_counts import PatternCountTable
+
+    if rows not in ("all", "labelled"):
+        raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine="numpy"))
+    if (
+        not isinstance(long_tables, Mapping)
+        or "tasks" not in long_tables
+        or set(long_tables) - {"tasks", "tasks_pred"}
+    ):
+        raise ValueError(ERR_LONG_ROLES.format(got=long_tables))
+    path = os.fspath(path)
+    long_paths = {role: os.fspath(p) for role, p in long_tables.items()}
+    group_specs = {
+        r: s for r, s in (("groups", groups), ("groups_pred", groups_pred)) if s is not None
+    }
+    pred_file = os.fspath(pred_path) if pred_path is not None else None
+    roles = _group_roles(path, file_format, group_specs, pred_file, pred_file_format)
+    _check_columns(path, [on], file_format, "on")
+    names = (
+        tuple(task_names)
+        if task_names is not None
+        else _long_names(
+            long_paths["tasks"], label, chunk_size=chunk_size, file_format=long_file_format
+        )
+    )
+    ids, arrays = _row_keys(
+        path,
+        roles,
+        on=on,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        pred_path=pred_file,
+        pred_file_format=pred_file_format,
+    )
+    pairs = {
+        role: _sorted_pairs(
+            long_path,
+            role,
+            ids,
+            names,
+            path=path,
+            on=on,
+            label=label,
+            chunk_size=chunk_size,
+            long_file_format=long_file_format,
+            names_source=names_source if task_names is not None else None,
+        )
+        for role, long_path in long_paths.items()
+    }
+    n, t = len(ids), len(names)
+    task_index = pd.Index(list(names), dtype=object)
+
+    def chunks() -> Iterator[dict[str, Any]]:
+        for start in range(0, n, chunk_size):
+            stop = min(start + chunk_size, n)
+            chunk: dict[str, Any] = {}
+            position = 0
+            for rc in roles.present().values():
+                width = len(rc.columns)
+                parts = [a.slice(start, stop - start) for a in arrays[position : position + width]]
+                position += width
+                if rc.intersected_columns:
+                    batch = pa.record_batch(parts, names=list(rc.columns))
+                    chunk[rc.role] = np.asarray(derived_role_values(batch, rc), dtype=object)
+                elif rc.is_label:
+                    chunk[rc.role] = parts[0].to_numpy(zero_copy_only=False)
+                else:
+                    chunk[rc.role] = pd.DataFrame(
+                        np.column_stack([p.to_numpy(zero_copy_only=False) for p in parts]),
+                        columns=pd.Index(list(rc.indicator_names), dtype=object),
+                    )
+            for role, sorted_pairs in pairs.items():  # this chunk's rows only
+                lo, hi = np.searchsorted(sorted_pairs, [start * t, stop * t])
+                dense = np.zeros((stop - start) * t, dtype=np.uint8)
+                dense[sorted_pairs[lo:hi] - start * t] = 1
+                chunk[role] = pd.DataFrame(dense.reshape(stop - start, t), columns=task_index)
+            if rows == "labelled" and roles.groups is not None and not roles.groups.is_label:
+                keep = chunk["groups"].to_numpy().any(axis=1) | chunk["tasks"].to_numpy().any(
+                    axis=1
+                )
+                chunk = {
+                    role: (
+                        v[keep].reset_index(drop=True) if isinstance(v, pd.DataFrame) else v[keep]
+                    )
+                    for role, v in chunk.items()
+                }
+            yield chunk
+
+    g_names = group_names
+    if g_names is None and roles.fixed_names("group") is None:  # labels: over every chunk
+        seen: set[Any] = set()
+        for chunk in chunks():
+            for role in ("groups", "groups_pred"):
+                if role in chunk:
+                    seen.update(pd.unique(chunk[role]))
+        g_names = tuple(sorted(seen))
+    source = names_source if (group_names is not None or task_names is not None) else None
+    table: Any = None
+    for chunk in chunks():
+        part = PatternCountTable.from_arrays(
+            **chunk, group_names=g_names, task_names=names, names_source=source
+        )
+        table = part if table is None else table.merge(part)
+    if table is None:
+        raise ValueError(f"{path}: the data file has no rows.")
+    return table
