@@ -190,6 +190,25 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
         args += ["a,b,c", "--pred-prefix", "pred_", "--thresholds", "th.csv"]
         return args, arrays, everything
+    if name == "pred-file-with-prefix":
+        # --pred with --pred-prefix: the predictions file's columns carry the prefix
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        test[["id", "m", "w", *TASKS]].to_csv(tmp_path / "test.csv", index=False)
+        pred = test[["id", "pred_m", "pred_w", *[f"pred_{t}" for t in TASKS]]]
+        pred.sample(frac=1, random_state=7).to_parquet(tmp_path / "pred.parquet")
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred", "pred.parquet", "--pred-prefix", "pred_", "--id", "id"]
+        return args, wide, everything
+    if name == "long-tables-predicted-tasks-only":
+        # predicted tasks in a long table, no predicted groups: no --pred-prefix, no --pred
+        for split, frame in (("train", train), ("test", test)):
+            frame[["id", "m", "w"]].to_csv(tmp_path / f"{split}.csv", index=False)
+            _long(frame).to_csv(tmp_path / f"{split}_tasks.csv", index=False)
+        _long(test, "pred_").to_csv(tmp_path / "pred_tasks.csv", index=False)
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--id", "id"]
+        args += ["--tasks-long", "test_tasks.csv", "--train-tasks-long", "train_tasks.csv"]
+        args += ["--pred-tasks-long", "pred_tasks.csv"]
+        return args, wide, ("directional-a2t", "multi-a2t", "leakage")
     if name == "id-without-pred":
         train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
         test.to_csv(tmp_path / "test.csv", index=False)
@@ -328,6 +347,12 @@ LAYOUTS = [
     ("categorical-pred-file-on-id", "on"),
     ("indicator-pred-file-on-id", "duckdb"),
     ("categorical-pred-file-on-id", "duckdb"),
+    ("pred-file-with-prefix", "off"),
+    ("pred-file-with-prefix", "on"),
+    ("pred-file-with-prefix", "duckdb"),
+    ("long-tables-predicted-tasks-only", "off"),
+    ("long-tables-predicted-tasks-only", "on"),
+    ("long-tables-predicted-tasks-only", "duckdb"),
     ("id-without-pred", "off"),
     ("id-without-pred", "on"),
     ("scores-threshold", "off"),

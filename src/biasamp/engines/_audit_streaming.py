@@ -215,9 +215,9 @@ def stream_refusal(
         return "the threshold sweeps of prediction scores are computed on the rows"
     if long_tables and not layout.tasks_long:
         return "long tables of predicted or training tasks need --tasks-long"
-    if pred is not None and (layout.id is None or layout.pred_prefix):
-        return "--pred needs --id, and its columns are read under the ground truth's names"
-    if not layout.pred_prefix and pred is None:
+    if pred is not None and layout.id is None:
+        return "--pred needs --id (the in-memory reader says so)"
+    if not layout.pred_prefix and pred is None and not long_tables:
         return "no predictions in the data file (--pred-prefix)"
     return None
 
@@ -407,8 +407,14 @@ def plan_streaming(
         id_block = ColumnBlock("id", "id", (str(layout.id),), "--id")
         _check_columns(data_path, header, (id_block,))
         _check_columns(pred_path, pred_header, (id_block,))
-    pred_blocks = _prediction_blocks(layout, pred_file, pred_header, group_cols, task_cols, scored)
+    pred_blocks = (
+        _prediction_blocks(layout, pred_file, pred_header, group_cols, task_cols, scored)
+        if pred_path is not None or layout.pred_prefix
+        else []
+    )
     if not pred_blocks and "tasks_pred" not in long:
+        if pred_path is None and not layout.pred_prefix:
+            return None, "no predictions (--pred-prefix, --pred or --pred-tasks-long)"
         raise InputError(
             ERR_NO_PREDICTIONS_FOUND.format(
                 file=pred_file,
