@@ -921,15 +921,7 @@ def _load_long(plan: StreamPlan, names: LabelNames) -> StreamedData:
             n_rows = (
                 _long_labels(path, plan)[1] if role.endswith("long") else _file_rows(plan, path)
             )
-        files.append(
-            FileInfo(
-                role=role,
-                path=str(path),
-                format=plan.formats[path],
-                sha256=file_sha256(path),
-                n_rows=n_rows,
-            )
-        )
+        files.append(_file_info(plan, role, path, n_rows))
     patterns = None
     if plan.multi and plan.train is not None:
         patterns = (
@@ -950,6 +942,17 @@ def _load_long(plan: StreamPlan, names: LabelNames) -> StreamedData:
             if b.kind == "score" and b.role == "groups_pred"
             for name in names["group_names"]
         },
+    )
+
+
+def _file_info(plan: StreamPlan, role: str, path: Path, n_rows: int) -> FileInfo:
+    """The provenance of one input file (its SHA-256: one pass over its bytes)."""
+    return FileInfo(
+        role=role,
+        path=str(path),
+        format=plan.formats[path],
+        sha256=file_sha256(path),
+        n_rows=n_rows,
     )
 
 
@@ -1094,15 +1097,7 @@ def load_streamed(
         ("train", plan.train, train_rows),
     ):
         if path is not None and n_rows is not None:
-            files.append(
-                FileInfo(
-                    role=role,
-                    path=str(path),
-                    format=plan.formats[path],
-                    sha256=file_sha256(path),
-                    n_rows=n_rows,
-                )
-            )
+            files.append(_file_info(plan, role, path, n_rows))
     signs = None
     truth = tuple(b for b in plan.blocks if b.role in ("groups", "tasks"))
     if train is None and _drops_rows(truth):

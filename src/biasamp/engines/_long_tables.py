@@ -533,6 +533,52 @@ def key_select(positional: ColumnRoles) -> list[str]:
     return out
 
 
+def _long_inputs(
+    path: str | os.PathLike[str],
+    long_tables: Mapping[str, str | os.PathLike[str]],
+    *,
+    on: str,
+    label: str,
+    groups: Any,
+    groups_pred: Any,
+    task_names: Sequence[Any] | None,
+    chunk_size: int,
+    file_format: str | None,
+    long_file_format: str | None,
+    pred_path: str | os.PathLike[str] | None,
+    pred_file_format: str | None,
+) -> tuple[str, dict[str, str], ColumnRoles, tuple[Any, ...], str | None]:
+    """The checked inputs of the long-table counters: the data file, the long tables by
+    role, the group roles, the task names and the predicted groups' file."""
+    if (
+        not isinstance(long_tables, Mapping)
+        or "tasks" not in long_tables
+        or set(long_tables) - {"tasks", "tasks_pred"}
+    ):
+        raise ValueError(ERR_LONG_ROLES.format(got=long_tables))
+    data = os.fspath(path)
+    long_paths = {role: os.fspath(p) for role, p in long_tables.items()}
+    for p in (data, *long_paths.values()):
+        if not os.path.exists(p):
+            raise FileNotFoundError(f"{p}: no such file.")
+    group_specs = {
+        r: s for r, s in (("groups", groups), ("groups_pred", groups_pred)) if s is not None
+    }
+    pred_file = os.fspath(pred_path) if pred_path is not None else None
+    group_roles = _group_roles(data, file_format, group_specs, pred_file, pred_file_format)
+    _check_columns(data, [on], file_format, "on")
+    for long_path in long_paths.values():
+        _check_columns(long_path, [on, label], long_file_format, "long table")
+    names = (
+        tuple(task_names)
+        if task_names is not None
+        else _long_names(
+            long_paths["tasks"], label, chunk_size=chunk_size, file_format=long_file_format
+        )
+    )
+    return data, long_paths, group_roles, names, pred_file
+
+
 def counts_from_long_files(
     path: str | os.PathLike[str],
     long_tables: Mapping[str, str | os.PathLike[str]],
@@ -615,31 +661,19 @@ def counts_from_long_files(
         engine != "numpy" and (rows != "all" or pred_path is not None)
     ):
         raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine=engine))
-    if (
-        not isinstance(long_tables, Mapping)
-        or "tasks" not in long_tables
-        or set(long_tables) - {"tasks", "tasks_pred"}
-    ):
-        raise ValueError(ERR_LONG_ROLES.format(got=long_tables))
-    path = os.fspath(path)
-    long_paths = {role: os.fspath(p) for role, p in long_tables.items()}
-    for p in (path, *long_paths.values()):
-        if not os.path.exists(p):
-            raise FileNotFoundError(f"{p}: no such file.")
-    group_specs = {
-        r: s for r, s in (("groups", groups), ("groups_pred", groups_pred)) if s is not None
-    }
-    pred_file = os.fspath(pred_path) if pred_path is not None else None
-    group_roles = _group_roles(path, file_format, group_specs, pred_file, pred_file_format)
-    _check_columns(path, [on], file_format, "on")
-    for long_path in long_paths.values():
-        _check_columns(long_path, [on, label], long_file_format, "long table")
-    names = (
-        tuple(task_names)
-        if task_names is not None
-        else _long_names(
-            long_paths["tasks"], label, chunk_size=chunk_size, file_format=long_file_format
-        )
+    path, long_paths, group_roles, names, pred_file = _long_inputs(
+        path,
+        long_tables,
+        on=on,
+        label=label,
+        groups=groups,
+        groups_pred=groups_pred,
+        task_names=task_names,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        long_file_format=long_file_format,
+        pred_path=pred_path,
+        pred_file_format=pred_file_format,
     )
     source = names_source if task_names is not None else None
     if engine == "duckdb":
@@ -728,26 +762,19 @@ def pattern_counts_from_long_files(
 
     if rows not in ("all", "labelled"):
         raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine="numpy"))
-    if (
-        not isinstance(long_tables, Mapping)
-        or "tasks" not in long_tables
-        or set(long_tables) - {"tasks", "tasks_pred"}
-    ):
-        raise ValueError(ERR_LONG_ROLES.format(got=long_tables))
-    path = os.fspath(path)
-    long_paths = {role: os.fspath(p) for role, p in long_tables.items()}
-    group_specs = {
-        r: s for r, s in (("groups", groups), ("groups_pred", groups_pred)) if s is not None
-    }
-    pred_file = os.fspath(pred_path) if pred_path is not None else None
-    roles = _group_roles(path, file_format, group_specs, pred_file, pred_file_format)
-    _check_columns(path, [on], file_format, "on")
-    names = (
-        tuple(task_names)
-        if task_names is not None
-        else _long_names(
-            long_paths["tasks"], label, chunk_size=chunk_size, file_format=long_file_format
-        )
+    path, long_paths, roles, names, pred_file = _long_inputs(
+        path,
+        long_tables,
+        on=on,
+        label=label,
+        groups=groups,
+        groups_pred=groups_pred,
+        task_names=task_names,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        long_file_format=long_file_format,
+        pred_path=pred_path,
+        pred_file_format=pred_file_format,
     )
     ids, arrays = _row_keys(
         path,
