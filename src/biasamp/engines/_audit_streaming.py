@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -640,13 +641,8 @@ def _count(
             progress=progress,
             on_rows=read,
         )
-    except ImportError as exc:
-        raise ImportError(ERR_NO_DUCKDB) from exc
     except Exception as exc:
-        # DuckDB's conversion errors are its own classes (duckdb.Error), not ValueError
-        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
-            raise
-        raise _diagnose(plan, path, blocks, role, exc) from exc
+        raise _engine_error(exc, lambda e: _diagnose(plan, path, blocks, role, e)) from exc
     return table, rows_read[0]
 
 
@@ -667,9 +663,8 @@ def _count_patterns(
             names_source=f"the {'training' if path == plan.train else 'data'} file {path}",
         )
     except Exception as exc:
-        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
-            raise
-        raise _diagnose(plan, path, blocks, "train" if path == plan.train else "data", exc) from exc
+        role = "train" if path == plan.train else "data"
+        raise _engine_error(exc, lambda e: _diagnose(plan, path, blocks, role, e)) from exc
 
 
 def _count_joined(
@@ -701,14 +696,10 @@ def _count_joined(
             names_source=f"the data file {plan.data}",
             engine=engine,
         )
-    except ImportError as exc:
-        raise ImportError(ERR_NO_DUCKDB) from exc
     except Exception as exc:
-        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
-            raise
         # repeated or missing ids, a value that is not 0/1: the in-memory reader names
         # the file, the column and the data row
-        raise StreamRefused(str(exc)) from exc
+        raise _engine_error(exc, lambda e: StreamRefused(str(e))) from exc
 
 
 def _rows_engine(engine: str, blocks: tuple[ColumnBlock, ...], rows: str) -> str:
@@ -720,6 +711,17 @@ def _rows_engine(engine: str, blocks: tuple[ColumnBlock, ...], rows: str) -> str
 def _drops_rows(blocks: tuple[ColumnBlock, ...]) -> bool:
     """:func:`~biasamp.engines._files.may_drop_rows` of the blocks' roles."""
     return may_drop_rows({b.role: b.kind == "label" for b in blocks})
+
+
+def _engine_error(exc: Exception, refused: Callable[[Exception], Exception]) -> Exception:
+    """What a counting engine's exception becomes: duckdb missing, :data:`ERR_NO_DUCKDB`; a
+    refused value (ValueError, TypeError, DuckDB's conversion errors, which are its own
+    classes), ``refused(exc)``; anything else is raised again as it is."""
+    if isinstance(exc, ImportError):
+        return ImportError(ERR_NO_DUCKDB)
+    if isinstance(exc, (ValueError, TypeError)) or _is_duckdb_error(exc):
+        return refused(exc)
+    raise exc
 
 
 def _is_duckdb_error(exc: Exception) -> bool:
@@ -881,12 +883,8 @@ def _count_long(
             engine=engine,
             chunk_size=_chunk_rows(plan.layout, blocks),
         )
-    except ImportError as exc:
-        raise ImportError(ERR_NO_DUCKDB) from exc
     except Exception as exc:
-        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
-            raise
-        raise StreamRefused(str(exc)) from exc
+        raise _engine_error(exc, lambda e: StreamRefused(str(e))) from exc
 
 
 def _load_long(plan: StreamPlan, names: LabelNames) -> StreamedData:
