@@ -11,8 +11,11 @@ split; the predictions are the labels with 10% of the entries flipped
 
 Compared, for each call:
 
-* **biasamp** with numpy inputs, and with pandas inputs (a Series of group names
-  and a DataFrame of 0/1 object columns, as users hold the bundled data);
+* **biasamp** with numpy inputs (int8 0/1 task matrices, ``<U`` group names), with
+  the same tasks as int64 arrays (what ``DataFrame.to_numpy()`` of the bundled
+  frames gives: eight times the bytes to read), and with pandas inputs (a ``str``
+  Series of group names and the DataFrame of int64 0/1 columns, as
+  ``load_coco_gender`` and ``pandas.read_csv`` give them: 79 separate blocks);
 * **expert numpy**: what an expert writes without validation: one-hot float32
   matrices and float32 matmuls for the counts (exact below 2^24), then the
   metric's formula on the count arrays. Its values are asserted equal to
@@ -26,10 +29,19 @@ Compared, for each call:
   multi-label tasks the two differ, so only the time is comparable.
 
 The other calls (no baseline, their time only): ``bias_scores``,
-``multi_attribute(max_size=2, combinations="subsets")`` (Multi_MALS and Multi->
-both ways), ``dpa`` T->A with the exact attacker (``n_iter=1``), and a
+``multi_attribute(max_size=2)`` with ``combinations="subsets"`` and ``"observed"``
+(Multi_MALS and Multi-> both ways), ``multi_mals`` and ``multi_directional`` A->T
+alone (subsets), ``dpa`` T->A with the exact attacker (``n_iter=1``), and a
 ``torchmetrics`` ``DirectionalBiasAmplification`` update with a batch of 64 rows
 followed by ``compute()``, with the training split given at construction.
+
+The calls of one row are timed in turn, call by call (numpy, int64, pandas,
+expert, peer, numpy, ...), so that a change in the machine's load reaches every
+column of the row alike: on a shared machine read the ratios, not the times.
+BLAS runs on one thread in every column (``threadpoolctl``), as biasamp's own
+count products do: these products take microseconds, and on a machine with more
+runnable processes than cores a second BLAS thread that must be woken costs far
+more than it saves (the expert's products took 100x longer in alternation).
 """
 
 from __future__ import annotations
@@ -45,15 +57,23 @@ import biasamp
 from biasamp.datasets import load_coco_gender
 
 
-def median_time(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """The median wall time of ``repeat`` calls of ``fn`` (after one warm-up) and its output."""
-    out = fn()
-    times = np.empty(repeat)
-    for i in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times[i] = time.perf_counter() - start
-    return float(np.median(times)), out
+def median_times(fns: list[Callable[[], Any] | None], repeat: int) -> list[tuple[float, Any]]:
+    """The median wall time of ``repeat`` calls of each of ``fns`` (after one warm-up) and
+    its output; ``(nan, None)`` for ``None``. The functions are called in turn, one call
+    each per round, so that the machine's load reaches them alike."""
+    present = [(i, fn) for i, fn in enumerate(fns) if fn is not None]
+    outs = {i: fn() for i, fn in present}
+    times = np.empty((repeat, len(fns)))
+    times[:] = np.nan
+    for r in range(repeat):
+        for i, fn in present:
+            start = time.perf_counter()
+            fn()
+            times[r, i] = time.perf_counter() - start
+    return [
+        (float(np.median(times[:, i])), outs[i]) if fn is not None else (np.nan, None)
+        for i, fn in enumerate(fns)
+    ]
 
 
 def load(seed: int = 0) -> dict[str, Any]:
@@ -67,8 +87,14 @@ def load(seed: int = 0) -> dict[str, Any]:
     groups_pred = np.where(
         rng.random(groups.size) < 0.1, np.where(groups == "man", "woman", "man"), groups
     )
+    wide = {  # the same 0/1 tasks as the int64 arrays DataFrame.to_numpy() gives
+        "tasks": test[objects].to_numpy(),
+        "tasks_pred": tasks_pred.astype(np.int64),
+        "tasks_train": train[objects].to_numpy(),
+    }
     return {
         "objects": objects,
+        "int64": wide,
         "groups": groups,
         "groups_pred": groups_pred,
         "tasks": tasks,
@@ -149,6 +175,7 @@ def peer_dba(d: dict[str, Any]) -> Callable[[], float] | None:
         torch.tensor(d["tasks"], dtype=torch.float32),
         torch.tensor(d["tasks_pred"], dtype=torch.float32),
     )
+    torch.set_num_threads(1)  # one thread, as BLAS here: OpenMP threads spin between calls
     metric = DBA()
     return lambda: float(metric.computeBiasAmp(a, t, tp)[0])
 
@@ -157,23 +184,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=200)
     args = parser.parse_args()
+    from threadpoolctl import threadpool_limits  # installed with scikit-learn
+
+    threadpool_limits(limits=1, user_api="blas")
     d = load()
     p = d["pandas"]
     numpy_args = {k: d[k] for k in ("groups", "tasks", "tasks_pred", "groups_train", "tasks_train")}
+    wide_args = {**numpy_args, **d["int64"]}
     rows = []
     peer_values: list[tuple[str, float, float]] = []
 
     def row(
         name: str,
-        ours: Callable[[], Any],
-        ours_pd: Callable[[], Any] | None,
+        ours: Callable[[Any], Any],
         expert: Callable[[], float] | None,
         peer: Callable[[], float] | None,
+        *,
+        other_inputs: bool,
     ) -> None:
-        t_ours, value = median_time(ours, args.repeat)
-        t_pd = median_time(ours_pd, args.repeat)[0] if ours_pd else np.nan
-        t_exp, v_exp = median_time(expert, args.repeat) if expert else (np.nan, None)
-        t_peer, v_peer = median_time(peer, args.repeat) if peer else (np.nan, None)
+        """``ours(inputs)`` with the numpy inputs and, when ``other_inputs``, the int64
+        arrays and the pandas objects, all timed in turn with the expert and the peer."""
+        timed = median_times(
+            [
+                lambda: ours(numpy_args),
+                (lambda: ours(wide_args)) if other_inputs else None,
+                (lambda: ours(p)) if other_inputs else None,
+                expert,
+                peer,
+            ],
+            args.repeat,
+        )
+        (t_ours, value), (t_wide, _), (t_pd, _), (t_exp, v_exp), (t_peer, v_peer) = timed
         if v_exp is not None:
             assert np.isclose(float(value), v_exp, rtol=1e-5, atol=1e-7), (
                 name,
@@ -182,86 +223,96 @@ def main() -> None:
             )
         if v_peer is not None:
             peer_values.append((name, float(value), v_peer))
-        rows.append((name, t_ours, t_pd, t_exp, t_peer))
+        rows.append((name, t_ours, t_wide, t_pd, t_exp, t_peer))
 
     row(
         "directional A->T, training split",
-        lambda: biasamp.directional(direction="A->T", **numpy_args),
-        lambda: biasamp.directional(
+        lambda x: biasamp.directional(
             direction="A->T",
-            groups=p["groups"],
-            tasks=p["tasks"],
-            tasks_pred=p["tasks_pred"],
-            groups_train=p["groups_train"],
-            tasks_train=p["tasks_train"],
+            groups=x["groups"],
+            tasks=x["tasks"],
+            tasks_pred=x["tasks_pred"],
+            groups_train=x["groups_train"],
+            tasks_train=x["tasks_train"],
         ),
         lambda: expert_a_to_t(d, train=True),
         None,
+        other_inputs=True,
     )
     row(
         "directional T->A, training split",
-        lambda: biasamp.directional(
+        lambda x: biasamp.directional(
             direction="T->A",
             groups=d["groups"],
-            tasks=d["tasks"],
+            tasks=x["tasks"],
             groups_pred=d["groups_pred"],
             groups_train=d["groups_train"],
-            tasks_train=d["tasks_train"],
+            tasks_train=x["tasks_train"],
         ),
-        None,
         lambda: expert_t_to_a(d),
         None,
+        other_inputs=False,
     )
     row(
         "directional A->T, no training split",
-        lambda: biasamp.directional(
-            direction="A->T", groups=d["groups"], tasks=d["tasks"], tasks_pred=d["tasks_pred"]
+        lambda x: biasamp.directional(
+            direction="A->T", groups=x["groups"], tasks=x["tasks"], tasks_pred=x["tasks_pred"]
         ),
-        None,
         lambda: expert_a_to_t(d, train=False),
         peer_dba(d),
+        other_inputs=False,
     )
     row(
         "mals",
-        lambda: biasamp.mals(
-            groups_train=d["groups_train"],
-            tasks_train=d["tasks_train"],
-            groups_pred=d["groups"],
-            tasks_pred=d["tasks_pred"],
-        ),
-        lambda: biasamp.mals(
-            groups_train=p["groups_train"],
-            tasks_train=p["tasks_train"],
-            groups_pred=p["groups"],
-            tasks_pred=p["tasks_pred"],
+        lambda x: biasamp.mals(
+            groups_train=x["groups_train"],
+            tasks_train=x["tasks_train"],
+            groups_pred=x["groups"],
+            tasks_pred=x["tasks_pred"],
         ),
         lambda: expert_mals(d),
         None,
+        other_inputs=True,
     )
     print(
         f"COCO test {d['tasks'].shape[0]:,} x {d['tasks'].shape[1]} (train {d['tasks_train'].shape[0]:,}), "
         f"median of {args.repeat} calls, ms\n"
     )
     print(
-        "| call | biasamp, numpy | biasamp, pandas | expert numpy | peer DBA | biasamp / expert | pandas / numpy |"
+        "| call | biasamp, numpy | numpy int64 | pandas | expert numpy | peer DBA "
+        "| biasamp / expert | pandas / numpy | pandas / numpy int64 |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    fmt = lambda x: "-" if np.isnan(x) else f"{1e3 * x:.2f}"  # noqa: E731
-    for name, t_ours, t_pd, t_exp, t_peer in rows:
-        ratio = "-" if np.isnan(t_exp) else f"{t_ours / t_exp:.1f}x"
-        pd_ratio = "-" if np.isnan(t_pd) else f"{t_pd / t_ours:.2f}x"
-        print(
-            f"| {name} | {fmt(t_ours)} | {fmt(t_pd)} | {fmt(t_exp)} | {fmt(t_peer)} | {ratio} | {pd_ratio} |"
-        )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, t_ours, t_wide, t_pd, t_exp, t_peer in rows:
+        cells = [_ms(t) for t in (t_ours, t_wide, t_pd, t_exp, t_peer)]
+        cells += [_ratio(t_ours, t_exp, 1), _ratio(t_pd, t_ours, 2), _ratio(t_pd, t_wide, 2)]
+        print(f"| {name} | " + " | ".join(cells) + " |")
     other_calls(d, p, args.repeat)
     for name, ours, peer in peer_values:
         print(f"\n{name}: biasamp {ours:.6f}, peer DBA {peer:.6f} (P(T|A) normalised over tasks)")
+
+
+def _ms(seconds: float) -> str:
+    return "-" if np.isnan(seconds) else f"{1e3 * seconds:.2f}"
+
+
+def _ratio(a: float, b: float, digits: int) -> str:
+    return "-" if np.isnan(a) or np.isnan(b) else f"{a / b:.{digits}f}x"
 
 
 def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
     """The calls without a baseline: their median times, numpy (and pandas) inputs."""
     import warnings
 
+    def roles(x: dict[str, Any], *names: str) -> dict[str, Any]:
+        return {name: x[name] for name in names}
+
+    everything = ("groups_train", "tasks_train", "groups", "tasks", "groups_pred", "tasks_pred")
+
+    def multi(x: dict[str, Any], **options: Any) -> Any:
+        return biasamp.multi_attribute(**roles(x, *everything), max_size=2, **options)
+
+    subsets = {"combinations": "subsets", "max_size": 2}
     calls: list[tuple[str, Callable[[], Any], Callable[[], Any] | None]] = [
         (
             "bias_scores",
@@ -270,15 +321,28 @@ def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
         ),
         (
             'multi_attribute(max_size=2, combinations="subsets")',
-            lambda: biasamp.multi_attribute(
-                groups_train=d["groups_train"],
-                tasks_train=d["tasks_train"],
-                groups=d["groups"],
-                tasks=d["tasks"],
-                groups_pred=d["groups_pred"],
-                tasks_pred=d["tasks_pred"],
-                max_size=2,
-                combinations="subsets",
+            lambda: multi(d, combinations="subsets"),
+            lambda: multi(p, combinations="subsets"),
+        ),
+        (
+            'multi_attribute(max_size=2, combinations="observed")',
+            lambda: multi(d, combinations="observed"),
+            None,
+        ),
+        (
+            'multi_mals(max_size=2, combinations="subsets")',
+            lambda: biasamp.multi_mals(
+                **roles(d, "groups_train", "tasks_train", "tasks", "groups_pred", "tasks_pred"),
+                **subsets,
+            ),
+            None,
+        ),
+        (
+            'multi_directional A->T (max_size=2, combinations="subsets")',
+            lambda: biasamp.multi_directional(
+                direction="A->T",
+                **roles(d, "groups_train", "tasks_train", "groups", "tasks", "tasks_pred"),
+                **subsets,
             ),
             None,
         ),
@@ -305,11 +369,10 @@ def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
     for name, ours, ours_pd in calls:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t_ours = median_time(ours, repeat)[0]
-            t_pd = median_time(ours_pd, repeat)[0] if ours_pd else np.nan
-        pd_cell = "-" if np.isnan(t_pd) else f"{1e3 * t_pd:.2f}"
-        ratio = "-" if np.isnan(t_pd) else f"{t_pd / t_ours:.2f}x"
-        print(f"| {name} | {1e3 * t_ours:.2f} | {pd_cell} | {ratio} |")
+            heavy = name.startswith("multi")  # tens of ms a call: fewer repeats
+            n = max(20, repeat // 2) if heavy else repeat
+            (t_ours, _), (t_pd, _) = median_times([ours, ours_pd], n)
+        print(f"| {name} | {_ms(t_ours)} | {_ms(t_pd)} | {_ratio(t_pd, t_ours, 2)} |")
 
 
 def torchmetrics_call(d: dict[str, Any]) -> Callable[[], Any] | None:

@@ -305,8 +305,22 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         args = ["test.csv", "--group-cols", "m,w", "--id", "id", "--pred-prefix", "p_"]
         args += ["--tasks-long", "test_tasks.csv", "--pred-tasks-long", "pred_tasks.csv"]
         return args, arrays, ("directional-a2t", "directional-t2a", *ATTACKERS)
+    if name in ("indicator-tsv", "indicator-xz"):
+        # any delimited file streams: a .tsv (tab by default), an .xz-compressed CSV
+        suffix, sep = (".tsv", "\t") if name == "indicator-tsv" else (".csv.xz", ",")
+        train[["m", "w", *TASKS]].to_csv(tmp_path / f"train{suffix}", sep=sep, index=False)
+        test.to_csv(tmp_path / f"test{suffix}", sep=sep, index=False)
+        args = [f"test{suffix}", "--train", f"train{suffix}", "--group-cols", "m,w"]
+        args += ["--task-cols", "a,b,c", "--pred-prefix", "pred_"]
+        return args, wide, everything
     # categorical layouts: one group and one task label per row (every row has both)
     cat_train, cat_test = _categorical(train), _categorical(test)
+    if name == "categorical-semicolon":
+        cat_train[["g", "t"]].to_csv(tmp_path / "train.csv", sep=";", index=False)
+        cat_test.to_csv(tmp_path / "test.csv", sep=";", index=False)
+        args = ["test.csv", "--train", "train.csv", "--group", "g", "--task", "t"]
+        args += ["--pred-prefix", "pred_", "--delimiter", ";"]
+        return args, _categorical_arrays(cat_train, cat_test), PAIRWISE + ATTACKERS
     if name == "categorical-pred-file-on-id":
         arrays = _categorical_arrays(cat_train, cat_test)
         cat_train[["g", "t"]].to_parquet(tmp_path / "train.parquet")
@@ -377,6 +391,12 @@ LAYOUTS = [
     ("categorical", "off"),
     ("categorical", "on"),
     ("categorical", "duckdb"),
+    ("indicator-tsv", "off"),
+    ("indicator-tsv", "on"),
+    ("indicator-xz", "off"),
+    ("indicator-xz", "on"),
+    ("categorical-semicolon", "off"),
+    ("categorical-semicolon", "on"),
 ]
 
 
@@ -403,6 +423,30 @@ def test_the_cli_json_equals_the_library_on_every_layout(layout, stream, splits,
     assert set(got) == set(expected)
     for key in metrics:
         assert got[key] == pytest.approx(expected[key], rel=1e-12, abs=1e-15), key
+
+
+@pytest.mark.parametrize("layout", ["indicator-tsv", "indicator-xz", "categorical-semicolon"])
+def test_files_duckdb_cannot_read_stream_on_numpy_and_agree_with_memory(layout, splits, tmp_path):
+    """A .tsv, an .xz file and a ';'-delimited file stream (``--stream auto`` chooses it), on
+    the numpy engine whatever ``--engine auto`` finds, with the in-memory path's values and
+    file provenance (SHA-256, rows)."""
+    train, test = (s.copy() for s in splits)
+    args, _, _ = _layout(layout, tmp_path, train, test)
+    docs = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        for stream in ("auto", "off"):
+            out = tmp_path / f"{stream}.json"
+            metrics = [x for key in PAIRWISE for x in ("--metric", key)]
+            code = main(["measure", *args, *metrics, "--stream", stream, "--json", str(out)])
+            assert code == 0
+            docs[stream] = json.loads(out.read_text())
+    assert docs["auto"]["settings"]["streamed"] is True
+    assert docs["auto"]["settings"]["engine"] == "numpy"
+    assert docs["off"]["settings"]["streamed"] is False
+    assert docs["auto"]["inputs"] == docs["off"]["inputs"]
+    values = {stream: {m["key"]: m["value"] for m in d["metrics"]} for stream, d in docs.items()}
+    assert values["auto"] == pytest.approx(values["off"], rel=1e-12)
 
 
 def test_the_training_file_has_rows_with_no_group_and_no_task(splits):

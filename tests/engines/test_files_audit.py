@@ -10,6 +10,7 @@ read when it drops unlabelled training rows, and that the API is a library's
 from __future__ import annotations
 
 import ast
+import importlib.util
 import inspect
 from pathlib import Path
 
@@ -185,3 +186,58 @@ def test_an_unknown_engine_is_refused(tmp_path):
     with pytest.raises(ValueError) as info:
         plan_streaming(layout, data=data, engine="spark")
     assert str(info.value) == ERR_ENGINE.format(choices="'auto', 'numpy', 'duckdb'", got="spark")
+
+
+@pytest.mark.parametrize(
+    ("name", "sep", "duckdb_reads"),
+    [
+        ("test.csv", ",", True),
+        ("test.csv.gz", ",", True),
+        ("test.csv.bz2", ",", False),
+        ("test.csv.xz", ",", False),
+        ("test.csv.zst", ",", False),
+        ("test.csv.zip", ",", False),
+        ("test.tsv", "\t", False),
+        ("test.tsv.gz", "\t", False),
+        ("test.csv", ";", False),
+        ("test.csv", "|", False),
+    ],
+)
+def test_every_file_the_reader_reads_streams_with_the_same_counts(
+    name, sep, duckdb_reads, tmp_path
+):
+    """No compression or delimiter keeps a file from the count tables; DuckDB counts only
+    the files it reads (``auto`` chooses numpy for the others, ``duckdb`` says why not)."""
+    data, train = _indicator_files(tmp_path)
+    frame = pd.read_csv(data)
+    path = tmp_path / name
+    if name.endswith(".zst"):
+        import pyarrow as pa
+
+        with pa.CompressedOutputStream(str(path), "zstd") as out:
+            out.write(frame.to_csv(sep=sep, index=False).encode())
+    else:
+        frame.to_csv(path, sep=sep, index=False)
+    delimiter = None if sep == ("\t" if ".tsv" in name else ",") else sep
+    layout = Layout(
+        group_cols=("m", "w"), task_cols=("a", "b"), pred_prefix="pred_", delimiter=delimiter
+    )
+    rows = load_audit(layout, data=path, train=train)
+    plan, reason = plan_streaming(layout, data=path, train=train, engine="numpy")
+    assert reason == "" and plan is not None
+    tables = load_streamed(plan)
+    evaluation = CountTable.from_arrays(
+        groups=rows.groups, tasks=rows.tasks, tasks_pred=rows.tasks_pred, **rows.names()
+    )
+    for pair in (("groups", "tasks"), ("groups", "tasks_pred")):
+        np.testing.assert_array_equal(tables.evaluation.joint[pair], evaluation.joint[pair])
+    assert [(f.sha256, f.n_rows) for f in tables.files] == [
+        (f.sha256, f.n_rows) for f in rows.files
+    ]
+    if importlib.util.find_spec("duckdb") is None:
+        return
+    auto, _ = plan_streaming(layout, data=path, train=train, engine="auto")
+    assert auto is not None and auto.engine == ("duckdb" if duckdb_reads else "numpy")
+    forced, why = plan_streaming(layout, data=path, train=train, engine="duckdb")
+    assert (forced is not None) is duckdb_reads
+    assert duckdb_reads or why.startswith(f"{path}: the DuckDB engine reads")

@@ -141,3 +141,24 @@ def test_factorize_keys_few_and_many(keys):
     np.testing.assert_array_equal(codes, want_codes)
     np.testing.assert_array_equal(uniques, want_uniques)
     assert codes.dtype.kind == "i"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(["w", "m", "", "x y", "é", "w\x00"]), min_size=1, max_size=40),
+    st.booleans(),
+)
+def test_two_arrow_strings_match_pandas(labels, with_null):
+    """Arrow-held pandas strings with one or two labels are coded as pandas codes them;
+    nulls and a third label are left to pandas (None)."""
+    pytest.importorskip("pyarrow")
+    values = labels + ([None] if with_null else [])
+    series = pd.Series(values, dtype="string[pyarrow]")
+    got = _encoding.factorize_two_arrow_strings(series.array.__arrow_array__())
+    want_codes, want_uniques = pd.factorize(series)
+    if with_null or len(set(labels)) > 2:
+        assert got is None
+        return
+    assert got is not None
+    np.testing.assert_array_equal(got[0], want_codes)
+    assert list(got[1]) == list(want_uniques)

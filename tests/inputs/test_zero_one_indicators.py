@@ -62,6 +62,26 @@ def test_other_integers_get_the_general_error(bad: int, container: str) -> None:
         as_label_matrix(x, arg="tasks")
 
 
+@pytest.mark.parametrize("bad", [2, -1, 256, 257, 2**32 + 1, 2**56, -(2**63)])
+@pytest.mark.parametrize("dtype", ["<i8", ">i8", "<u8", ">u8"])
+@pytest.mark.parametrize("container", ["numpy", "pandas"])
+def test_wide_integers_are_checked_in_their_own_byte_order(
+    bad: int, dtype: str, container: str
+) -> None:
+    """The one-pass check (the maximum of the entries read as unsigned) reads each array in
+    its own byte order: an entry whose low byte is 0 or 1 (256, 257, 2**56 read the other
+    way round) is still refused, and a big-endian 0/1 array is still accepted."""
+    if bad < 0 and dtype[1] == "u":
+        return  # not an unsigned value
+    arr = T.astype(dtype)
+    ok = as_label_matrix(arr if container == "numpy" else pd.DataFrame(arr), arg="tasks")
+    np.testing.assert_array_equal(ok.values, T.astype(np.float64))
+    arr[1, 2] = bad
+    x = arr if container == "numpy" else pd.DataFrame(arr, columns=list(NAMES))
+    with pytest.raises(ValueError, match=_msg(ERR_NON_BINARY, arg="tasks", examples=float(bad))):
+        as_label_matrix(x, arg="tasks")
+
+
 def test_float_checks_report_as_before() -> None:
     values = T.astype(np.float64)
     values[0, 0] = np.inf

@@ -35,6 +35,23 @@ def test_pattern_codes_group_equal_rows(rows, sparse):
             assert (codes[i] == codes[j]) == (rows[i] == rows[j])
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 140), st.integers(1, 300))
+def test_pattern_codes_of_0_1_rows_are_their_sorted_byte_order(seed, n_tasks, n):
+    """0/1 rows of any width (one word, several words, a partial last word) are coded in
+    the order numpy.unique gives their packed bytes, the same for every dtype they come in."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, n_tasks)) < 0.2).astype(np.int8)
+    X[: n // 3] = X[n // 3 : 2 * (n // 3)]  # repeated rows
+    packed = np.ascontiguousarray(np.packbits(X != 0, axis=1))
+    rows = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    distinct, expected = np.unique(rows, return_inverse=True)
+    for dtype in (np.int8, np.int64, bool, np.float32, np.float64):
+        codes, n_patterns = pattern_codes(X.astype(dtype))
+        assert n_patterns == distinct.size
+        np.testing.assert_array_equal(codes, expected.ravel())
+
+
 def test_pattern_codes_one_hot_and_integers():
     onehot = sp.csr_matrix(np.eye(3)[[2, 0, 2, 1]])
     codes, n = pattern_codes(onehot)
@@ -42,6 +59,7 @@ def test_pattern_codes_one_hot_and_integers():
     codes, n = pattern_codes(np.array([[3, 1], [3, 1], [2, 5]]))
     assert n == 2 and codes[0] == codes[1] != codes[2]
     assert pattern_codes(np.array([[0.5], [1.0]])) is None
+    assert pattern_codes(np.array([[2, 0], [0, 1]], dtype=np.int8))[1] == 2  # not 0/1: bytes
 
 
 @settings(max_examples=40, deadline=None)

@@ -85,6 +85,8 @@ ERR_EMPTY_SUBSETS = (
 #: Entries gathered per vectorised step (bounds the memory of one step).
 _CHUNK = 1 << 23
 _WORD = 32
+#: Largest (parent, rank) -> candidate table of :func:`_extend_from_patterns`, in cells.
+_LOOKUP_CELLS = 1 << 22
 
 
 def check_combination_options(
@@ -391,6 +393,110 @@ def _extend(
     return new_ptr, new_pats
 
 
+@dataclass(frozen=True)
+class _RankedRows:
+    """The tasks of every pattern as ranks (rarest first), ascending: a CSR layout whose
+    row ``p`` is ``rank[ptr[p]:ptr[p + 1]]`` (``pattern[i]`` is the row of entry ``i``).
+    ``keys`` is ``p * T + rank`` of each entry, ascending over the whole array, and
+    ``position``, when ``P * T`` is small enough, the entry of each key (a dense table):
+    either finds where a pattern's tasks after a given rank start."""
+
+    ptr: np.ndarray
+    rank: np.ndarray
+    pattern: np.ndarray
+    keys: np.ndarray
+    position: np.ndarray | None
+    n_tasks: int
+
+    def after(self, patterns: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+        """The first entry of each pattern's row ranked after ``ranks`` (which it holds)."""
+        keys = patterns * self.n_tasks + ranks
+        if self.position is not None:
+            return self.position[keys] + 1
+        return np.searchsorted(self.keys, keys, side="right")
+
+
+def _ranked_rows(pattern_bool: np.ndarray, order: np.ndarray, usable: np.ndarray) -> _RankedRows:
+    """:class:`_RankedRows` of the rank-ordered tasks ``usable`` (boolean over ranks) only:
+    the others (infrequent single tasks) are in no candidate."""
+    n_patterns, n_tasks = pattern_bool.shape
+    pat, column = np.nonzero(pattern_bool[:, order[usable]])
+    rank = np.flatnonzero(usable)[column]
+    ptr = np.zeros(n_patterns + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pat, minlength=n_patterns), out=ptr[1:])
+    keys = pat.astype(np.int64) * n_tasks + rank
+    position = None
+    if n_patterns * n_tasks <= _LOOKUP_CELLS:
+        entry_type = np.int32 if keys.size < np.iinfo(np.int32).max else np.int64
+        position = np.zeros(n_patterns * n_tasks, dtype=entry_type)
+        position[keys] = np.arange(keys.size, dtype=entry_type)
+    return _RankedRows(ptr, rank, pat.astype(np.int64), keys, position, n_tasks)
+
+
+def _extend_from_patterns(
+    ptr: np.ndarray,
+    pats: np.ndarray,
+    parents: np.ndarray,
+    new_ranks: np.ndarray,
+    last_ranks: np.ndarray,
+    rows: _RankedRows,
+    budget: int,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The memberships of the candidates ``(parent, new rank)``, driven by the patterns:
+    every pattern of a parent's column proposes the tasks it holds ranked after the parent's
+    last task (``last_ranks[parent]``), and the proposals that are candidates are kept.
+
+    Returns ``(position, patterns)``: candidate index and pattern of each membership, the
+    patterns of one candidate ascending (so :func:`_grouped_columns` gives what
+    :func:`_extend` gives, and a ``bincount`` over ``position`` sums each candidate's
+    weights in the same order). The work is the number of proposals (the memberships of
+    the children before pruning), not the parent's patterns times its candidates as in
+    :func:`_extend`; ``None`` when the proposals would be more than ``budget`` (the caller
+    then tests candidate by candidate) or the candidates are not in (parent, rank) order.
+    """
+    t = rows.n_tasks
+    cand_keys = parents.astype(np.int64) * t + new_ranks
+    if cand_keys.size > 1 and not bool(np.all(cand_keys[1:] > cand_keys[:-1])):
+        return None
+    nodes = np.unique(parents)
+    owner, pat = _gather(ptr, pats, nodes)
+    start = rows.after(pat, last_ranks[nodes][owner])
+    lengths = rows.ptr[pat + 1] - start
+    total = int(lengths.sum())
+    if total > budget:
+        return None
+    # the entries start[i] .. start[i] + lengths[i] - 1 of the rows, back to back
+    entry = np.arange(total) + np.repeat(start - (np.cumsum(lengths) - lengths), lengths)
+    ranks, patterns = rows.rank[entry], rows.pattern[entry]
+    owners = np.repeat(owner, lengths)
+    if nodes.size * t <= _LOOKUP_CELLS:  # a dense (parent, rank) -> candidate table
+        lookup = np.full(nodes.size * t, -1, dtype=np.int64)
+        lookup[np.searchsorted(nodes, parents) * t + new_ranks] = np.arange(cand_keys.size)
+        position = lookup[owners * t + ranks]
+        hit = position >= 0
+    else:
+        keys = nodes[owners] * t + ranks
+        position = np.searchsorted(cand_keys, keys)
+        np.minimum(position, cand_keys.size - 1, out=position)
+        hit = cand_keys[position] == keys
+    if not bool(hit.all()):
+        position, patterns = position[hit], patterns[hit]
+    return position, patterns
+
+
+def _grouped_columns(
+    position: np.ndarray, patterns: np.ndarray, n_columns: int, n_patterns: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ptr, pats) of the memberships ``(position[i], patterns[i])``: the patterns of each
+    column ascending (a counting sort in C, as scipy builds a CSR matrix)."""
+    grouped = sp.csr_matrix(
+        (np.ones(position.size, dtype=np.int8), (position, patterns)),
+        shape=(n_columns, n_patterns),
+    )
+    grouped.sort_indices()
+    return grouped.indptr.astype(np.int64), grouped.indices.astype(np.int64)
+
+
 def _rarest_first(pattern_bool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Task order by ascending number of patterns holding the task, and each task's rank."""
     freq = pattern_bool.sum(axis=0)
@@ -527,6 +633,22 @@ def _fold(table: np.ndarray, u: int) -> None:
         halves[:, 0] += halves[:, 1]
 
 
+def _holds_all_words(want: np.ndarray, node: np.ndarray) -> np.ndarray:
+    """``(want[:, None, :] & node[None, :, :] == want[:, None, :]).all(axis=-1)``: whether
+    each pattern (rows of ``node``, (P, W) words) holds every task of each combination
+    (rows of ``want``, (K, W)), one word at a time (a reduction over an axis of W = 2 or 3
+    is several times slower than W elementwise passes); words no combination uses are
+    skipped."""
+    hit = np.ones((want.shape[0], node.shape[0]), dtype=bool)
+    for w in range(want.shape[1]):
+        column = want[:, w]
+        if not column.any():
+            continue
+        needed = column[:, None]
+        hit &= (needed & node[None, :, w]) == needed
+    return hit
+
+
 def _root_nodes(ranks: np.ndarray, n_pat: int, k: int) -> list[tuple[int, int]]:
     """The combination ranges of the root's children (one per first task)."""
     if k == 0:
@@ -657,7 +779,7 @@ def containment_counts(
                 if n_words == 1:
                     hit = (want[:, None] & node[None, :]) == want[:, None]
                 else:
-                    hit = ((want[:, None, :] & node[None, :, :]) == want[:, None, :]).all(axis=-1)
+                    hit = _holds_all_words(want, node)
                 # flat positions: np.nonzero on a 2-d mask is several times slower
                 c, p = np.divmod(np.flatnonzero(hit), db.size)
                 hits_c.append((c + lo).astype(np.int32))
@@ -836,11 +958,19 @@ def frequent_combinations(
         s_eval = np.bincount(owner, weights=support_eval[q], minlength=len(p) - 1)
         return (s_train >= min_count) & (s_eval >= min_count)
 
+    def _member_supports(position: np.ndarray, members: np.ndarray, n: int) -> np.ndarray:
+        """:func:`_supports` of memberships (each candidate's patterns ascending: the
+        same sums, in the same order)."""
+        s_train = np.bincount(position, weights=support_train[members], minlength=n)
+        s_eval = np.bincount(position, weights=support_eval[members], minlength=n)
+        return (s_train >= min_count) & (s_eval >= min_count)
+
     # level 1, in rank order
     ptr, pats = _extend_select(ptr, pats, order)
     keep = _supports(ptr, pats)
     level = np.arange(n_tasks)[keep][:, None]  # ranks
     ptr, pats = _extend_select(ptr, pats, np.nonzero(keep)[0])
+    ranked = _ranked_rows(pattern_bool, order, keep)
     kept_items: list[np.ndarray] = []
     kept_sizes: list[np.ndarray] = []
     owners: list[np.ndarray] = []
@@ -875,9 +1005,19 @@ def frequent_combinations(
         cand = np.concatenate([level[parents], new[:, None]], axis=1)
         cand_ok = _all_subsets_frequent(level, cand)
         parents, new, cand = parents[cand_ok], new[cand_ok], cand[cand_ok]
-        ptr_c, pats_c = _extend(ptr, pats, parents, order[new], pattern_bool)
-        keep = _supports(ptr_c, pats_c)
-        ptr, pats = _extend_select(ptr_c, pats_c, np.nonzero(keep)[0])
+        budget = int((ptr[parents + 1] - ptr[parents]).sum())  # what _extend gathers
+        found = _extend_from_patterns(ptr, pats, parents, new, level[:, -1], ranked, budget)
+        if found is None:
+            ptr_c, pats_c = _extend(ptr, pats, parents, order[new], pattern_bool)
+            keep = _supports(ptr_c, pats_c)
+            ptr, pats = _extend_select(ptr_c, pats_c, np.nonzero(keep)[0])
+        else:  # supports from the memberships, then the kept candidates' columns only
+            position, members = found
+            keep = _member_supports(position, members, len(parents))
+            kept = keep[position]
+            renumbered = (np.cumsum(keep) - 1)[position[kept]]
+            n_kept, n_patterns = int(keep.sum()), pattern_bool.shape[0]
+            ptr, pats = _grouped_columns(renumbered, members[kept], n_kept, n_patterns)
         level = cand[keep]
         size += 1
     if not kept_items:

@@ -200,7 +200,7 @@ def _unit_weight_counts(
                 values = present[t].counting_values() if zero_one else present[t].values
                 if zero_one and not sp.issparse(values) and values.shape[0] < FLOAT32_EXACT_ROWS:
                     if t not in as_float32:
-                        as_float32[t] = np.asarray(values, dtype=np.float32)
+                        as_float32[t] = _zero_one_float32(values)
                     values = as_float32[t]
                 joint[(g, t)] = _unweighted_crossprod(dense_groups[g], values, zero_one=zero_one)
     ones = None
@@ -229,6 +229,15 @@ def _unit_weight_counts(
     return totals, joint
 
 
+def _zero_one_float32(values: np.ndarray) -> np.ndarray:
+    """A checked 0/1 array as float32. Wide integers go through int8 (exact for 0 and 1):
+    numpy casts int64 to int8 and int8 to float32 in about two thirds of the time of its
+    direct int64 to float32 cast."""
+    if values.dtype.kind in "iu" and values.dtype.itemsize > 1:
+        values = values.astype(np.int8)
+    return np.asarray(values, dtype=np.float32)
+
+
 #: Below this many rows a product of 0/1 matrices is exact in float32: every partial
 #: sum is an integer of at most n < 2**24, which float32 holds exactly.
 FLOAT32_EXACT_ROWS = 1 << 24
@@ -254,7 +263,8 @@ def _unweighted_crossprod(
         return np.asarray((t.T @ g).T, dtype=np.float64)
     if zero_one and g.shape[0] < FLOAT32_EXACT_ROWS:
         g32 = g.astype(np.float32, copy=False)
-        return np.asarray(g32.T @ np.asarray(t, dtype=np.float32), dtype=np.float64)
+        # (T^T G)^T: BLAS reads T along its rows' length, faster than G^T T in either layout
+        return np.asarray((np.asarray(t, dtype=np.float32).T @ g32).T, dtype=np.float64)
     # einsum, as the weighted product with unit weights: the same order of summation
     return np.einsum("ig,it->gt", g, np.asarray(t, dtype=np.float64))
 

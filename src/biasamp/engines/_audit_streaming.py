@@ -10,7 +10,8 @@ from the tables (:func:`biasamp.mals_from_counts`,
 ``chunk_size x columns`` whatever the number of rows.
 
 When it applies (:func:`plan_streaming` says why not otherwise): the data file
-(CSV with ``,`` as delimiter, plain or ``.gz``, or Parquet) holds the group,
+(any file the validating reader reads: CSV or TSV with any delimiter, plain or
+compressed, or Parquet) holds the group,
 the tasks (one label column or indicator columns) and the 0/1 predictions
 (``pred_prefix``), or the predictions are in a file joined on the id column
 (:func:`biasamp.engines._files.counts_from_joined_files`); an optional training
@@ -27,9 +28,11 @@ one more counting pass under Poisson replicate weights (a
 :class:`~biasamp.counts.PoissonReplicates`), drawn by global row index, so an
 interval equals the in-memory bootstrap exactly. The bootstrap pass always
 runs on the numpy engine (its weights are per row). The engine ``auto`` counts
-with DuckDB when it is installed (``biasamp[duckdb]``) and with numpy
-otherwise. When the counting engine refuses a value, the file is re-read chunk
-by chunk by the validating reader (:mod:`biasamp.engines._file_reader`, without
+with DuckDB when it is installed (``biasamp[duckdb]``) and reads the files
+(Parquet, ``,``-delimited CSV, plain or ``.gz``), and with numpy otherwise;
+``engine="duckdb"`` on other files is refused with the reason. When the
+counting engine refuses a value, the file is re-read chunk by chunk by the
+validating reader (:mod:`biasamp.engines._file_reader`, without
 keeping the chunks), which names the column and data row as the in-memory
 path does.
 """
@@ -61,7 +64,12 @@ from biasamp.engines._audit_inputs import (
 )
 from biasamp.engines._derived_roles import derived_role_values
 from biasamp.engines._exclusive_groups import positive_group
-from biasamp.engines._file_formats import RaggedRowError, file_schema
+from biasamp.engines._file_formats import (
+    RaggedRowError,
+    compression_of,
+    default_delimiter,
+    file_schema,
+)
 from biasamp.engines._file_reader import (
     _CHUNK_CELLS,
     _FORMAT_CSV,
@@ -71,8 +79,6 @@ from biasamp.engines._file_reader import (
     FileInfo,
     InputError,
     _check_columns,
-    _compression,
-    _default_delimiter,
     _file_format,
     file_sha256,
     read_blocks,
@@ -106,7 +112,7 @@ ERR_NO_DUCKDB = "--engine duckdb needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_ENGINE = "engine: expected one of {choices}, got {got!r}."
 ERR_STREAM_VALUE = "{detail} (the in-memory reader accepts the file: run with --stream off)"
 
-_PYARROW_CODECS = (None, "gzip")  # compressions pyarrow and DuckDB both read
+_DUCKDB_CODECS = (None, "gzip")  # compressions of ','-delimited files DuckDB reads
 
 
 @dataclass(frozen=True)
@@ -229,13 +235,8 @@ def _file_reason(
     """Why a file cannot be streamed (None: it can); header errors are raised as InputError."""
     import pyarrow as pa
 
-    if fmt == _FORMAT_CSV:
-        if _default_delimiter(path, layout.delimiter) != ",":
-            return f"{path}: only ',' delimited CSV is streamed"
-        if _compression(path) not in _PYARROW_CODECS:
-            return f"{path}: only plain or .gz CSV is streamed"
     try:
-        schema = file_schema(str(path), fmt)
+        schema = file_schema(str(path), fmt, delimiter=layout.delimiter)
     except RaggedRowError as exc:
         raise InputError(str(exc)) from None
     except Exception as exc:  # pyarrow cannot read it: the in-memory reader explains why
@@ -261,7 +262,7 @@ def _long_reason(path: Path, fmt: str, layout: Layout) -> str | None:
     import pyarrow as pa
 
     try:
-        schema = file_schema(str(path), fmt)
+        schema = file_schema(str(path), fmt, delimiter=layout.delimiter)
     except Exception as exc:  # pyarrow cannot read it: the in-memory reader explains why
         return f"{path}: pyarrow cannot read it ({str(exc).strip()})"
     for column in (str(layout.id), layout.long_label):
@@ -273,7 +274,22 @@ def _long_reason(path: Path, fmt: str, layout: Layout) -> str | None:
     return None
 
 
-def _id_reason(paths: tuple[Path, ...], formats: dict[Path, str], column: str) -> str | None:
+def _duckdb_reason(formats: dict[Path, str], layout: Layout) -> str | None:
+    """Why the DuckDB engine cannot read the files (None: it can): it reads Parquet and
+    ``,``-delimited CSV, plain or ``.gz``; the numpy engine reads the others."""
+    for path, fmt in formats.items():
+        if fmt != _FORMAT_CSV:
+            continue
+        if default_delimiter(path, layout.delimiter) != ",":
+            return f"{path}: the DuckDB engine reads ','-delimited CSV only"
+        if compression_of(path) not in _DUCKDB_CODECS:
+            return f"{path}: the DuckDB engine reads plain or .gz CSV only"
+    return None
+
+
+def _id_reason(
+    paths: tuple[Path, ...], formats: dict[Path, str], column: str, delimiter: str | None
+) -> str | None:
     """Why the id columns cannot be joined by the engine (None: they can).
 
     The in-memory reader compares ids as text: the engine joins text ids, and
@@ -282,7 +298,10 @@ def _id_reason(paths: tuple[Path, ...], formats: dict[Path, str], column: str) -
     """
     import pyarrow as pa
 
-    kinds = [file_schema(str(path), formats[path]).field(column).type for path in paths]
+    kinds = [
+        file_schema(str(path), formats[path], delimiter=delimiter).field(column).type
+        for path in paths
+    ]
     text = all(pa.types.is_string(k) or pa.types.is_large_string(k) for k in kinds)
     stored_integers = all(pa.types.is_integer(k) for k in kinds) and all(
         formats[path] != _FORMAT_CSV for path in paths
@@ -375,6 +394,8 @@ def plan_streaming(
     data_path = Path(data)
     long: dict[str, Path] = {}
     if layout.tasks_long is not None:
+        if layout.delimiter is not None:
+            return None, "long tables with --delimiter are read in memory"
         long = {
             role: Path(path)
             for role, path in (
@@ -451,9 +472,16 @@ def plan_streaming(
     id_files = [p for p in (data_path, pred_path, long.get("tasks"), long.get("tasks_pred")) if p]
     for files in (id_files, [p for p in (train_path, long.get("tasks_train")) if p]):
         if len(files) > 1:
-            reason = _id_reason(tuple(files), formats, str(layout.id))
+            reason = _id_reason(tuple(files), formats, str(layout.id), layout.delimiter)
             if reason is not None:
                 return None, reason
+    if engine not in ENGINES:
+        raise ValueError(ERR_ENGINE.format(choices=", ".join(map(repr, ENGINES)), got=engine))
+    duckdb_reason = _duckdb_reason(formats, layout)
+    if engine == "duckdb" and duckdb_reason is not None:
+        return None, duckdb_reason
+    # the numpy engine reads every file the reader reads
+    engine = "numpy" if duckdb_reason is not None else resolve_engine(engine)
     return StreamPlan(
         data=data_path,
         train=train_path,
@@ -461,7 +489,7 @@ def plan_streaming(
         blocks=blocks,
         train_blocks=train_blocks,
         layout=layout,
-        engine=resolve_engine(engine),
+        engine=engine,
         pred=pred_path,
         pred_blocks=tuple(pred_blocks) if pred_path is not None else (),
         multi=patterns,
@@ -539,7 +567,11 @@ def _label_sets(
     chunk = _chunk_rows(plan.layout, tuple(labels))
     try:
         for batch in iter_file_batches(
-            str(path), columns, chunk_size=chunk, file_format=plan.formats[path]
+            str(path),
+            columns,
+            chunk_size=chunk,
+            file_format=plan.formats[path],
+            delimiter=plan.layout.delimiter,
         ):
             n_rows += batch.num_rows
             for block in labels:
@@ -635,6 +667,7 @@ def _count(
             chunk_size=chunk_size,
             engine=engine,
             file_format=plan.formats[path],
+            delimiter=plan.layout.delimiter,
             replicates=replicates,
             rows=rows,
             names_source=f"the {'training' if role == 'train' else 'data'} file {path}",
@@ -659,6 +692,7 @@ def _count_patterns(
             chunk_size=_chunk_rows(plan.layout, blocks),
             engine=_rows_engine(plan.engine, blocks, rows),
             file_format=plan.formats[path],
+            delimiter=plan.layout.delimiter,
             rows=rows,
             names_source=f"the {'training' if path == plan.train else 'data'} file {path}",
         )
@@ -693,6 +727,7 @@ def _count_joined(
             chunk_size=_chunk_rows(plan.layout, plan.blocks + plan.pred_blocks, n_boot),
             file_format=plan.formats[plan.data],
             pred_file_format=plan.formats[plan.pred],
+            delimiter=plan.layout.delimiter,
             names_source=f"the data file {plan.data}",
             engine=engine,
         )
@@ -795,6 +830,7 @@ def _long_labels(path: Path, plan: StreamPlan) -> tuple[np.ndarray, int]:
         [plan.layout.long_label],
         chunk_size=_chunk_rows(plan.layout, ()),
         file_format=plan.formats[path],
+        delimiter=plan.layout.delimiter,
     ):
         values = batch.column(0)
         if values.null_count:
@@ -964,6 +1000,7 @@ def _file_rows(plan: StreamPlan, path: Path) -> int:
             [column],
             chunk_size=_chunk_rows(plan.layout, ()),
             file_format=plan.formats[path],
+            delimiter=plan.layout.delimiter,
         )
     )
 
@@ -983,6 +1020,7 @@ def _check_unique_ids(plan: StreamPlan) -> None:
             [column],
             chunk_size=_chunk_rows(plan.layout, ()),
             file_format=plan.formats[plan.data],
+            delimiter=plan.layout.delimiter,
         )
     ]
     if not chunks:
@@ -1005,6 +1043,7 @@ def _groups_exclusive(plan: StreamPlan) -> bool:
             columns,
             chunk_size=_chunk_rows(plan.layout, ()),
             file_format=plan.formats[path],
+            delimiter=plan.layout.delimiter,
         ):
             matrix = np.column_stack(
                 [

@@ -2,13 +2,20 @@
 
 Shared by the streaming reader (:mod:`biasamp.engines._files`) and the DuckDB
 engine (:mod:`biasamp.engines._duckdb`), so neither imports the other's internals.
+
+Delimited text is opened here, once for every reader: :func:`delimited_source`
+gives pyarrow a stream over the file's bytes, decompressed (``.gz``, ``.bz2``,
+``.zst`` by pyarrow's codecs; ``.xz`` and ``.zip`` by Python's ``lzma`` and
+``zipfile``) and, when asked, hashed (SHA-256) in the same pass.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +26,11 @@ __all__ = [
     "ERR_PYARROW",
     "RaggedRowError",
     "RaggedRows",
+    "DelimitedSource",
     "check_field_counts",
     "compression_of",
+    "default_delimiter",
+    "delimited_source",
     "detect_file_format",
     "file_format_of",
     "file_schema",
@@ -35,6 +45,7 @@ ERR_FIELD_COUNT = (
     "{file}, line {line}: {got} field(s) where the header has {expected}; every row must have "
     "one field per column (the row reads {text!r})."
 )
+ERR_ZIP_MEMBERS = "{file}: a .zip file must hold exactly one file; it holds {count}."
 #: Compressions of delimited files, by the file's last suffix (pandas' names).
 COMPRESSION_BY_SUFFIX: dict[str, str] = {
     ".gz": "gzip",
@@ -44,6 +55,9 @@ COMPRESSION_BY_SUFFIX: dict[str, str] = {
     ".zip": "zip",
 }
 _PARQUET_MAGIC = b"PAR1"
+#: Compressions pyarrow decompresses itself (the others go through Python's modules).
+_ARROW_CODECS = {"gzip": "gzip", "bz2": "bz2", "zstd": "zstd"}
+_DELIMITED_SUFFIXES = (".csv", ".tsv")
 
 
 def _pyarrow() -> Any:
@@ -64,7 +78,10 @@ def file_format_of(path: str | os.PathLike[str], file_format: str | None = None)
     name = Path(path).name.lower()
     if name.endswith((".parquet", ".pq", ".parq")):
         return "parquet"
-    if any(name.endswith(ext) for ext in (".csv", ".csv.gz", ".csv.bz2", ".csv.zst", ".tsv")):
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] in COMPRESSION_BY_SUFFIX:
+        suffixes = suffixes[:-1]
+    if suffixes and suffixes[-1] in _DELIMITED_SUFFIXES:
         return "csv"
     raise ValueError(ERR_FILE_FORMAT.format(path=path))
 
@@ -72,6 +89,114 @@ def file_format_of(path: str | os.PathLike[str], file_format: str | None = None)
 def compression_of(path: str | os.PathLike[str]) -> str | None:
     """The compression of a delimited file by its last suffix (``"gzip"``, ..., or None)."""
     return COMPRESSION_BY_SUFFIX.get(Path(path).suffix.lower())
+
+
+def default_delimiter(path: str | os.PathLike[str], delimiter: str | None = None) -> str:
+    """``delimiter``, else a tab for a ``.tsv`` file (compressed or not) and a comma otherwise."""
+    if delimiter is not None:
+        return delimiter
+    return "\t" if ".tsv" in [s.lower() for s in Path(path).suffixes] else ","
+
+
+class _HashingStream(io.RawIOBase):
+    """A binary reader that feeds every byte it passes on into a digest and counts them."""
+
+    def __init__(self, raw: Any, digest: Any) -> None:
+        self._raw = raw
+        self.digest = digest
+        self.bytes_read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._raw.read(len(buffer))
+        n = len(data)
+        buffer[:n] = data
+        self.digest.update(data)
+        self.bytes_read += n
+        return n
+
+    def drain(self) -> None:
+        """Read (and hash) what is left of the file."""
+        for block in iter(lambda: self._raw.read(1 << 20), b""):
+            self.digest.update(block)
+            self.bytes_read += len(block)
+
+
+class DelimitedSource:
+    """An open delimited file: ``stream`` for pyarrow, ``bytes_read()`` for progress."""
+
+    def __init__(self, stream: Any, counter: Any) -> None:
+        self.stream = stream
+        self._counter = counter
+
+    def bytes_read(self) -> int:
+        """Bytes of the file (compressed) read so far."""
+        return int(self._counter())
+
+
+@contextlib.contextmanager
+def delimited_source(
+    path: str | os.PathLike[str], *, digest: Any = None
+) -> Iterator[DelimitedSource]:
+    """Open a delimited file for pyarrow's CSV reader, decompressed by its last suffix.
+
+    With ``digest`` (a ``hashlib`` object), every byte of the file goes into it,
+    in the same pass as the reading (a ``.zip`` file, which is read by seeking,
+    is hashed in a second pass when the reading is done). Raises ``ValueError``
+    for a ``.zip`` file that does not hold exactly one file.
+
+    Examples
+    --------
+    >>> import gzip, hashlib, os, pathlib, tempfile
+    >>> import pyarrow.csv as pcsv
+    >>> path = os.path.join(tempfile.mkdtemp(), "labels.csv.gz")
+    >>> with gzip.open(path, "wt") as handle:
+    ...     _ = handle.write("g,t\\nm,1\\n")
+    >>> digest = hashlib.sha256()
+    >>> with delimited_source(path, digest=digest) as source:
+    ...     pcsv.read_csv(source.stream).to_pydict()
+    {'g': ['m'], 't': [1]}
+    >>> digest.hexdigest() == hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+    True
+    """
+    pa = _pyarrow()
+    path = Path(path)
+    compression = compression_of(path)
+    with contextlib.ExitStack() as stack:
+        if compression == "zip":
+            import zipfile
+
+            archive = stack.enter_context(zipfile.ZipFile(path))
+            members = [info for info in archive.infolist() if not info.is_dir()]
+            if len(members) != 1:
+                raise ValueError(ERR_ZIP_MEMBERS.format(file=path, count=len(members)))
+            member = stack.enter_context(archive.open(members[0]))
+            yield DelimitedSource(pa.PythonFile(member, mode="r"), lambda: 0)
+            if digest is not None:
+                with path.open("rb") as raw:
+                    for block in iter(lambda: raw.read(1 << 20), b""):
+                        digest.update(block)
+            return
+        raw = stack.enter_context(path.open("rb"))
+        stream: Any = raw
+        hashing = None
+        if digest is not None:
+            hashing = stream = _HashingStream(raw, digest)
+        if compression == "xz":
+            import lzma
+
+            source: Any = pa.PythonFile(stack.enter_context(lzma.open(stream)), mode="r")
+        elif compression in _ARROW_CODECS:
+            source = pa.CompressedInputStream(
+                pa.PythonFile(stream, mode="r"), _ARROW_CODECS[compression]
+            )
+        else:
+            source = pa.PythonFile(stream, mode="r")
+        yield DelimitedSource(source, raw.tell)
+        if hashing is not None:
+            hashing.drain()
 
 
 def detect_file_format(path: str | os.PathLike[str]) -> str:
@@ -89,16 +214,26 @@ def detect_file_format(path: str | os.PathLike[str]) -> str:
     return "csv"
 
 
-def _schema(path: str, fmt: str) -> Any:
+def _schema(path: str, fmt: str, delimiter: str | None = None) -> Any:
     """The file's schema, read once while the file is unchanged (the checks, the label
     names and the engines all ask for it; a wide file's schema is costly to read)."""
     stat = os.stat(path)
     stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-    return _read_schema(os.path.abspath(path), fmt, stamp)
+    sep = default_delimiter(path, delimiter) if fmt == "csv" else ""
+    return _read_schema(os.path.abspath(path), fmt, sep, stamp)
+
+
+def csv_parse_options(delimiter: str, handler: Any = None) -> Any:
+    """The parse options of every CSV read: the delimiter, quoted newlines allowed."""
+    import pyarrow.csv as pcsv
+
+    return pcsv.ParseOptions(
+        delimiter=delimiter, newlines_in_values=True, invalid_row_handler=handler
+    )
 
 
 @functools.lru_cache(maxsize=256)
-def _read_schema(path: str, fmt: str, stamp: tuple[int, ...]) -> Any:
+def _read_schema(path: str, fmt: str, delimiter: str, stamp: tuple[int, ...]) -> Any:
     pa = _pyarrow()
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -108,21 +243,25 @@ def _read_schema(path: str, fmt: str, stamp: tuple[int, ...]) -> Any:
 
     ragged = RaggedRows()
     try:
-        with pcsv.open_csv(
-            path, parse_options=pcsv.ParseOptions(invalid_row_handler=ragged)
-        ) as reader:
+        with (
+            delimited_source(path) as source,
+            pcsv.open_csv(
+                source.stream, parse_options=csv_parse_options(delimiter, ragged)
+            ) as reader,
+        ):
             schema = reader.schema
     except pa.ArrowInvalid:
         if ragged.first is None:
             raise
-        check_field_counts(path)  # names the line (a quoted newline is not a bad row)
+        # names the line (a quoted newline is not a bad row)
+        check_field_counts(path, delimiter=delimiter)
         raise
     return pa.schema(schema)
 
 
-def file_schema(path: str, file_format: str | None = None) -> Any:
+def file_schema(path: str, file_format: str | None = None, *, delimiter: str | None = None) -> Any:
     """The pyarrow schema of a Parquet file, or the inferred one of a CSV file."""
-    return _schema(path, file_format_of(path, file_format))
+    return _schema(path, file_format_of(path, file_format), delimiter)
 
 
 class RaggedRowError(ValueError):
@@ -199,9 +338,9 @@ def check_field_counts(
 ) -> None:
     """Refuse a delimited file whose rows do not all have as many fields as its header.
 
-    pandas and pyarrow, asked for some columns only, drop a row's extra fields
-    and pad a short row with missing values; this check reads the whole file
-    once (with pyarrow when installed, single-threaded so the line is known) and
+    The batch reader stops at such a row but, parsing blocks in parallel, does not
+    know its line; this check reads the file (any compression of
+    :func:`delimited_source`) with pyarrow, single-threaded where a bad row is, and
     raises ``ValueError`` naming the file and the first bad line (the header is
     line 1). Blank lines are skipped, as the readers skip them.
 
@@ -226,25 +365,18 @@ def check_field_counts(
     except ImportError:  # pragma: no cover - pyarrow is a test dependency
         _check_with_csv_module(path, delimiter, compression)
         return
-    arrow_compression = {"gzip": "gzip", "bz2": "bz2", "zstd": "zstd", None: None}
-    if compression not in arrow_compression:
-        _check_with_csv_module(path, delimiter, compression)
-        return
 
     def scan(include: list[str] | None, *, threads: bool) -> tuple[list[str], RaggedRows]:
         """Parse the file (converting only ``include``, all of it when given); return the
         column names and the handler holding the first bad row (numbered when not
         threaded)."""
         ragged = RaggedRows()
-        source = pa.input_stream(str(path), compression=arrow_compression[compression])
         try:
-            with source:
+            with delimited_source(path) as source:
                 reader = pcsv.open_csv(
-                    source,
+                    source.stream,
                     read_options=pcsv.ReadOptions(use_threads=threads, block_size=1 << 22),
-                    parse_options=pcsv.ParseOptions(
-                        delimiter=delimiter, invalid_row_handler=ragged, newlines_in_values=True
-                    ),
+                    parse_options=csv_parse_options(delimiter, ragged),
                     convert_options=pcsv.ConvertOptions(include_columns=include),
                 )
                 with reader:
@@ -252,7 +384,7 @@ def check_field_counts(
                     if include is not None:
                         for _ in reader:
                             pass
-        except (pa.ArrowInvalid, OSError, StopIteration, UnicodeDecodeError):
+        except (pa.ArrowInvalid, OSError, EOFError, StopIteration, UnicodeDecodeError):
             if ragged.first is None:
                 raise
         return ([] if ragged.first is not None else names), ragged
@@ -266,7 +398,7 @@ def check_field_counts(
             _, ragged = scan(names[:1], threads=True)
             if ragged.first is not None:
                 _, ragged = scan(names[:1], threads=False)
-        if ragged.first is not None:
-            raise ragged.error(path)
-    except (pa.ArrowInvalid, OSError, StopIteration, UnicodeDecodeError):
+    except (pa.ArrowInvalid, OSError, EOFError, StopIteration, UnicodeDecodeError, ValueError):
         return  # empty or undecodable files: the reader that follows names the problem
+    if ragged.first is not None:
+        raise ragged.error(path)

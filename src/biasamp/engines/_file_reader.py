@@ -15,14 +15,17 @@ Reading
 chunks of about four million cells, converting each chunk to compact arrays
 (:class:`ColumnBlock`: label strings, ids, uint8 0/1 indicators, float64
 scores) and refusing a missing, non-binary or non-numeric value with the file,
-column and data row. Parquet files are read by the engines' batch reader
+column and data row. Every file is read by the engines' batch reader
 (:func:`~biasamp.engines._files.iter_file_batches`, the one the count tables
-use); delimited text by pandas, which reads every compression and delimiter
-and whose cells are read back from their spreadsheet-safe form
-(:func:`biasamp.output._csv.unescape_cells`). The SHA-256 of a delimited file
-is computed from the same bytes (Parquet files are hashed in a separate
-streamed pass, since only their needed column chunks are read). Nothing is
-unpickled.
+use): delimited text with any delimiter and compression, every needed column
+read as text (an empty field is the only missing value: ``NA``, ``null`` or
+``01`` are labels as they are written), the numbers converted here
+(:func:`_numbers`: ``1``, ``1.0``, `` 1 ``, ``1e0`` are numbers, ``True`` /
+``False`` are 0/1 values in indicator columns; ``nan`` is missing), text cells read back from their
+spreadsheet-safe form (:mod:`biasamp.output._csv`). The SHA-256 of a delimited
+file is computed from the same bytes in the same pass (a ``.zip`` file and
+Parquet files, of which only the needed parts are read, are hashed in a
+separate streamed pass). Nothing is unpickled.
 
 Errors are :class:`InputError` (a ``ValueError``) whose messages, module
 constants, name the file, the column and the problem. Assembling an audit from
@@ -33,23 +36,24 @@ these arrays (label sets, id joins, thresholds) is
 from __future__ import annotations
 
 import hashlib
-import io
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, cast
+from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from biasamp.engines._file_formats import (
-    check_field_counts,
-    compression_of,
+    RaggedRowError,
+    csv_parse_options,
+    default_delimiter,
+    delimited_source,
     detect_file_format,
 )
 from biasamp.engines._files import iter_file_batches
 from biasamp.inputs._intersect import DEFAULT_SEP  # the labels biasamp.intersect makes
-from biasamp.output._csv import unescape_cell, unescape_cells
+from biasamp.output._csv import unescape_cell
 
 __all__ = [
     "ColumnBlock",
@@ -88,6 +92,12 @@ ERR_NOT_NUMERIC = (
 ERR_MISSING_VALUES = (
     "{file}, column {column!r}: {count} missing value(s), the first in data row {row}."
 )
+
+#: The text of a number in a delimited file (spaces around it are dropped first):
+#: what pyarrow's and pandas' parsers both read as a float.
+NUMBER_TEXT = r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|(?i:inf|infinity|nan))$"
+_TRUE_TEXT = ("True", "TRUE", "true")
+_FALSE_TEXT = ("False", "FALSE", "false")
 
 _FORMAT_CSV = "csv"
 _FORMAT_PARQUET = "parquet"
@@ -165,20 +175,6 @@ def _file_format(path: Path) -> str:
         raise InputError(ERR_CSV.format(file=path, detail="it is a directory")) from exc
 
 
-def _default_delimiter(path: Path, delimiter: str | None) -> str:
-    if delimiter is not None:
-        return delimiter
-    suffixes = [s.lower() for s in path.suffixes]
-    return "\t" if ".tsv" in suffixes else ","
-
-
-_Compression = Literal["gzip", "bz2", "xz", "zstd", "zip"]
-
-
-def _compression(path: Path) -> _Compression | None:
-    return cast("_Compression | None", compression_of(path))
-
-
 def _parquet_module(path: Path) -> Any:
     try:
         import pyarrow.parquet as pq
@@ -209,7 +205,7 @@ def _check_delimiter(path: Path, columns: Sequence[str], delimiter: str) -> None
 def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str, list[str]]:
     """The format (``"csv"`` or ``"parquet"``) and the column names of a file.
 
-    Reads only the header line of a CSV file, only the footer of a Parquet file.
+    Reads only the first block of a CSV file, only the footer of a Parquet file.
     """
     path = Path(path)
     fmt = _file_format(path)
@@ -220,54 +216,44 @@ def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str,
         return fmt, names
     if path.stat().st_size == 0:
         raise InputError(ERR_EMPTY_FILE.format(file=path))
-    sep = _default_delimiter(path, delimiter)
+    sep = default_delimiter(path, delimiter)
+    import pyarrow.csv as pcsv
+
+    def skip(row: Any) -> str:  # a ragged row is named by read_blocks, with its line
+        return "skip"
+
     try:
-        frame = pd.read_csv(path, sep=sep, nrows=0, compression=_compression(path))
-    except pd.errors.EmptyDataError as exc:
-        raise InputError(ERR_EMPTY_FILE.format(file=path)) from exc
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as exc:
-        raise InputError(ERR_CSV.format(file=path, detail=str(exc).strip())) from exc
-    columns = [unescape_cell(str(c)) for c in frame.columns]  # spreadsheet-safe names
+        with (
+            delimited_source(path) as source,
+            pcsv.open_csv(source.stream, parse_options=csv_parse_options(sep, skip)) as reader,
+        ):
+            raw = [str(name) for name in reader.schema.names]
+    except Exception as exc:  # ArrowInvalid, OSError, EOFError, lzma / zip errors
+        raise _csv_error(path, exc) from exc
+    columns = [unescape_cell(c) for c in raw]  # spreadsheet-safe names
     _check_delimiter(path, columns, sep)
-    if len(columns) > 1:
-        # pandas renames a repeated name 'a' to 'a.1': read the header line as it is
-        raw = pd.read_csv(
-            path, sep=sep, nrows=1, header=None, dtype=str, compression=_compression(path)
-        ).iloc[0]
-        _check_unique_columns(path, [str(c) for c in raw if isinstance(c, str)])
-        _check_unique_columns(path, columns)
+    _check_unique_columns(path, raw)
+    _check_unique_columns(path, columns)
     return fmt, columns
 
 
+def _csv_error(path: Path, exc: Exception) -> InputError:
+    """The reader's error for a delimited file pyarrow or a decompressor refused."""
+    detail = str(exc).strip()
+    if isinstance(exc, InputError):
+        return exc
+    if isinstance(exc, RaggedRowError):
+        return InputError(detail)
+    if "Empty CSV file" in detail:  # nothing but blank lines (after decompression)
+        return InputError(ERR_EMPTY_FILE.format(file=path))
+    return InputError(ERR_CSV.format(file=path, detail=detail))
+
+
 def _check_unique_columns(path: Path, columns: Sequence[str]) -> None:
-    repeated = pd.Index(columns)
-    repeated = list(pd.unique(repeated[repeated.duplicated()]))
+    counts = Counter(columns)
+    repeated = [c for c, n in counts.items() if n > 1]
     if repeated:
         raise InputError(ERR_DUPLICATE_COLUMNS.format(file=path, columns=_shown(repeated)))
-
-
-class _HashingReader(io.RawIOBase):
-    """A binary reader that feeds every byte it passes on into a SHA-256."""
-
-    def __init__(self, raw: BinaryIO) -> None:
-        self._raw = raw
-        self.sha256 = hashlib.sha256()
-        self.bytes_read = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        data = self._raw.read(len(buffer))
-        n = len(data)
-        buffer[:n] = data
-        self.sha256.update(data)
-        self.bytes_read += n
-        return n
-
-    def drain(self) -> None:
-        while self.readinto(bytearray(1 << 20)):
-            pass
 
 
 def file_sha256(path: str | Path) -> str:
@@ -286,13 +272,39 @@ def _first_row(mask: np.ndarray) -> int:
     return int(np.argmax(mask.any(axis=1) if mask.ndim == 2 else mask))
 
 
-def _convert_label(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
+def _null_mask(values: Any) -> np.ndarray:
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.is_null(values).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _is_text(values: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(values.type) or pa.types.is_large_string(values.type))
+
+
+def _as_text(values: Any) -> Any:
+    """A column as an Arrow string array (a Parquet column of numbers: as pandas prints them)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if _is_text(values):  # one string type, so that columns join
+        return values.cast(pa.string()) if pa.types.is_large_string(values.type) else values
+    # typed label columns (Parquet): str() of each value, as the labels were always named
+    return pa.array(values.to_pandas().astype(str).to_numpy(dtype=object), type=pa.string())
+
+
+def _convert_label(batch: Any, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
     """The block's labels as strings; several columns give their intersection per row."""
+    import pyarrow.compute as pc
+
     parts = []
     for column in block.columns:
-        series = frame[column]
-        missing = series.isna().to_numpy()
-        if missing.any():
+        values = batch.column(column)
+        if values.null_count:
+            missing = _null_mask(values)
             raise InputError(
                 ERR_MISSING_VALUES.format(
                     file=path,
@@ -301,40 +313,89 @@ def _convert_label(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: 
                     row=offset + _first_row(missing) + 1,
                 )
             )
-        parts.append(series.astype(str))
-    if len(parts) == 1:
-        return parts[0].to_numpy(dtype=object)
-    joined = parts[0].str.cat(pd.concat(parts[1:], axis=1, ignore_index=True), sep=DEFAULT_SEP)
-    return joined.to_numpy(dtype=object)
+        parts.append(_as_text(values))
+    joined = parts[0] if len(parts) == 1 else pc.binary_join_element_wise(*parts, DEFAULT_SEP)
+    return np.asarray(joined.to_numpy(zero_copy_only=False), dtype=object)
 
 
-def _numeric_block(frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
-    sub = frame[list(block.columns)]
+def _single_digits(values: Any) -> np.ndarray | None:
+    """The values of a text column whose every cell is one digit (the usual 0/1 column),
+    read straight from its bytes; None for any other column."""
+    import pyarrow as pa
+
+    n = len(values)
+    if values.null_count or n == 0:
+        return None
+    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    _, offsets_buffer, data_buffer = values.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=width)[values.offset : values.offset + n + 1]
+    first, last = int(offsets[0]), int(offsets[-1])
+    if last - first != n:  # no empty cell (that is missing), so every cell has one byte
+        return None
+    digits = np.frombuffer(data_buffer, dtype=np.uint8)[first:last] - np.uint8(48)
+    if (digits > 9).any():
+        return None
+    return digits.astype(np.float64)
+
+
+def _not_a_number(block: ColumnBlock, column: str, path: Path, value: Any, row: int) -> InputError:
+    template = ERR_NOT_NUMERIC if block.kind == "score" else ERR_NOT_BINARY
+    message = template.format(file=path, column=column, value=value, row=row)
+    if block.kind == "indicator" and block.role.endswith("_pred"):
+        message += HINT_SCORES
+    return InputError(message)
+
+
+def _parse_numbers(values: Any, block: ColumnBlock, column: str, path: Path, offset: int) -> Any:
+    """A text column as float64 (missing: null), or the reader's error for its first cell
+    that is not a number."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     try:
-        return sub.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError):
+        return pc.cast(values, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
-    # a column holds text: find the first value that is not a number
-    for column in block.columns:
-        raw = sub[column]
-        coerced = pd.to_numeric(raw, errors="coerce")
-        bad = (coerced.isna() & raw.notna()).to_numpy()
-        if bad.any():
-            row = _first_row(bad)
-            template = ERR_NOT_NUMERIC if block.kind == "score" else ERR_NOT_BINARY
-            message = template.format(
-                file=path, column=column, value=raw.iloc[row], row=offset + row + 1
-            )
-            if block.kind == "indicator" and block.role.endswith("_pred"):
-                message += HINT_SCORES
-            raise InputError(message)
-    return sub.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)  # pragma: no cover
+    text = pc.utf8_trim_whitespace(values)
+    if block.kind == "indicator":  # True / False are 0/1 values, not scores
+        text = pc.if_else(pc.is_in(text, pa.array(_TRUE_TEXT)), "1", text)
+        text = pc.if_else(pc.is_in(text, pa.array(_FALSE_TEXT)), "0", text)
+    valid = pc.fill_null(pc.match_substring_regex(text, NUMBER_TEXT), True)
+    bad = ~np.asarray(valid.to_numpy(zero_copy_only=False), dtype=bool)
+    if bad.any():
+        row = _first_row(bad)
+        raise _not_a_number(block, column, path, values[row].as_py(), offset + row + 1)
+    return pc.cast(text, pa.float64())
 
 
-def _convert_numeric(
-    frame: pd.DataFrame, block: ColumnBlock, path: Path, offset: int
-) -> np.ndarray:
-    values = _numeric_block(frame, block, path, offset)
+def _numbers(values: Any, block: ColumnBlock, column: str, path: Path, offset: int) -> np.ndarray:
+    """One column as float64 numbers, NaN where missing."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if _is_text(values):
+        digits = _single_digits(values)
+        if digits is not None:
+            return digits
+        values = _parse_numbers(values, block, column, path, offset)
+    elif not (
+        pa.types.is_integer(values.type)
+        or pa.types.is_floating(values.type)
+        or pa.types.is_boolean(values.type)
+        or pa.types.is_null(values.type)
+    ):
+        row = _first_row(~_null_mask(values))
+        raise _not_a_number(block, column, path, values[row].as_py(), offset + row + 1)
+    floats = pc.cast(values, pa.float64())
+    return np.asarray(floats.to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+def _convert_numeric(batch: Any, block: ColumnBlock, path: Path, offset: int) -> np.ndarray:
+    values = np.empty((batch.num_rows, len(block.columns)), dtype=np.float64)
+    for j, column in enumerate(block.columns):
+        values[:, j] = _numbers(batch.column(column), block, column, path, offset)
     missing = np.isnan(values)
     if missing.any():
         col = int(np.argmax(missing.any(axis=0)))
@@ -355,7 +416,7 @@ def _convert_numeric(
                 ERR_NOT_NUMERIC.format(
                     file=path,
                     column=block.columns[col],
-                    value=values[row, col],
+                    value=float(values[row, col]),
                     row=offset + row + 1,
                 )
             )
@@ -363,11 +424,11 @@ def _convert_numeric(
     bad = (values != 0) & (values != 1)
     if bad.any():
         row, col = np.argwhere(bad)[0]
-        value = values[row, col]
+        value = float(values[row, col])
         message = ERR_NOT_BINARY.format(
             file=path,
             column=block.columns[col],
-            value=int(value) if float(value).is_integer() else float(value),
+            value=int(value) if value.is_integer() else value,
             row=offset + row + 1,
         )
         if block.role.endswith("_pred"):
@@ -377,14 +438,15 @@ def _convert_numeric(
 
 
 def _convert_chunk(
-    frame: pd.DataFrame, blocks: Sequence[ColumnBlock], path: Path, offset: int
+    batch: Any, blocks: Sequence[ColumnBlock], path: Path, offset: int
 ) -> dict[str, np.ndarray]:
+    """The block arrays of one record batch (``offset``: data rows before it)."""
     out: dict[str, np.ndarray] = {}
     for block in blocks:
         if block.kind in ("label", "id"):
-            out[block.role] = _convert_label(frame, block, path, offset)
+            out[block.role] = _convert_label(batch, block, path, offset)
         else:
-            out[block.role] = _convert_numeric(frame, block, path, offset)
+            out[block.role] = _convert_numeric(batch, block, path, offset)
     return out
 
 
@@ -398,57 +460,6 @@ def _check_columns(path: Path, header: Sequence[str], blocks: Sequence[ColumnBlo
                         file=path, column=column, option=block.option, columns=_columns_text(header)
                     )
                 )
-
-
-def _read_csv_chunks(
-    path: Path,
-    blocks: Sequence[ColumnBlock],
-    delimiter: str,
-    chunk_rows: int,
-    advance: Callable[[int], None],
-    on_chunk: Callable[[pd.DataFrame], None],
-) -> str:
-    """Stream a delimited file through ``on_chunk``; return the SHA-256 of its bytes."""
-    try:  # pandas drops a row's extra fields outside usecols and pads a short row
-        check_field_counts(path, delimiter=delimiter, compression=_compression(path))
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    # header names and text cells are read back from their spreadsheet-safe form
-    raw_names = pd.read_csv(path, sep=delimiter, nrows=0, compression=_compression(path)).columns
-    raw_of = {unescape_cell(str(name)): name for name in raw_names}
-    wanted = list(dict.fromkeys(c for b in blocks for c in b.columns))
-    usecols = [raw_of.get(c, c) for c in wanted]
-    text = [c for b in blocks if b.kind in ("label", "id") for c in b.columns]
-    text_columns = {raw_of.get(c, c): str for c in text}
-    renamed = {raw_of.get(c, c): c for c in wanted}
-    with path.open("rb") as raw:
-        reader = _HashingReader(raw)
-        buffered = io.BufferedReader(reader, buffer_size=1 << 20)
-        try:
-            chunks = pd.read_csv(
-                buffered,
-                sep=delimiter,
-                usecols=usecols,
-                dtype=text_columns,
-                keep_default_na=False,
-                na_values=[""],
-                chunksize=chunk_rows,
-                compression=_compression(path),
-            )
-            with chunks:
-                for chunk in chunks:
-                    advance(reader.bytes_read)
-                    chunk = chunk.rename(columns=renamed)
-                    for column in text:
-                        chunk[column] = unescape_cells(chunk[column])
-                    on_chunk(chunk)
-        except pd.errors.EmptyDataError as exc:
-            raise InputError(ERR_EMPTY_FILE.format(file=path)) from exc
-        except (pd.errors.ParserError, UnicodeDecodeError, EOFError) as exc:
-            raise InputError(ERR_CSV.format(file=path, detail=str(exc).strip())) from exc
-        reader.drain()
-        advance(reader.bytes_read)
-        return reader.sha256.hexdigest()
 
 
 def read_blocks(
@@ -500,39 +511,37 @@ def read_blocks(
         def advance(done: int) -> None:
             bar.update(task, completed=done)
 
-        if fmt == _FORMAT_PARQUET:
-            n_rows = max(_open_parquet(path).metadata.num_rows, 1)  # a readable footer
-            usecols = list(dict.fromkeys(c for b in blocks for c in b.columns))
-            try:
-                for batch in iter_file_batches(
-                    str(path), usecols, chunk_size=chunk_rows, file_format=fmt
-                ):
-                    frame = batch.to_pandas()
-                    for b in blocks:
-                        for col in b.columns if b.kind in ("label", "id") else ():
-                            frame[col] = frame[col].where(frame[col].isna(), frame[col].astype(str))
-                    for key, arr in _convert_chunk(frame, blocks, path, offset).items():
-                        if keep:
-                            parts[key].append(arr)
-                    offset += len(frame)
-                    advance(int(size * offset / n_rows))
-            except InputError:
-                raise
-            except Exception as exc:  # corrupt pages raise ArrowInvalid / OSError
-                raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
-            digest = file_sha256(path)
-        else:
-
-            def on_chunk(chunk: pd.DataFrame) -> None:
-                nonlocal offset
-                for key, arr in _convert_chunk(chunk, blocks, path, offset).items():
+        usecols = list(dict.fromkeys(c for b in blocks for c in b.columns))
+        text = [c for b in blocks if b.kind in ("label", "id") for c in b.columns]
+        sha256 = hashlib.sha256()
+        parquet_rows = (
+            max(_open_parquet(path).metadata.num_rows, 1) if fmt == _FORMAT_PARQUET else 0
+        )
+        batches = iter_file_batches(
+            str(path),
+            usecols,
+            chunk_size=chunk_rows,
+            file_format=fmt,
+            delimiter=default_delimiter(path, delimiter),
+            text_columns=text,
+            digest=sha256 if fmt == _FORMAT_CSV else None,
+            on_bytes=advance,
+        )
+        try:
+            for batch in batches:
+                for key, arr in _convert_chunk(batch, blocks, path, offset).items():
                     if keep:
                         parts[key].append(arr)
-                offset += len(chunk)
-
-            digest = _read_csv_chunks(
-                path, blocks, _default_delimiter(path, delimiter), chunk_rows, advance, on_chunk
-            )
+                offset += batch.num_rows
+                if parquet_rows:
+                    advance(int(size * offset / parquet_rows))
+        except InputError:
+            raise
+        except Exception as exc:  # ArrowInvalid, OSError, EOFError, lzma / zip errors
+            if fmt == _FORMAT_PARQUET:  # corrupt pages
+                raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
+            raise _csv_error(path, exc) from exc
+        digest = file_sha256(path) if fmt == _FORMAT_PARQUET else sha256.hexdigest()
     if offset == 0:
         raise InputError(ERR_NO_ROWS.format(file=path))
     arrays = {key: np.concatenate(chunks, axis=0) for key, chunks in parts.items() if chunks}

@@ -36,6 +36,9 @@ from biasamp.engines._file_formats import (
     _pyarrow,
     _schema,
     check_field_counts,
+    csv_parse_options,
+    default_delimiter,
+    delimited_source,
     file_format_of,
     file_schema,
 )
@@ -46,7 +49,7 @@ from biasamp.engines._joins import (
     spec_columns,
 )
 from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
-from biasamp.output._csv import ESCAPED_CELL
+from biasamp.output._csv import ESCAPED_CELL, unescape_cell
 
 if TYPE_CHECKING:
     from biasamp.counts._pattern_counts import PatternCountTable
@@ -78,6 +81,9 @@ ERR_NULLS = "{role}: column {column!r} has {count} missing value(s)."
 ERR_NO_ROWS_NAMES = (
     "{role}: the files have no rows, so the label names are unknown; pass {kind}_names."
 )
+ERR_DELIMITER_ENGINE = (
+    "delimiter={got!r}: the DuckDB engine reads ','-delimited files; use engine='numpy'."
+)
 ERR_REPLICATES_ENGINE = "replicates: the bootstrap needs engine='numpy' (row-level weights)."
 ERR_NO_ROWS = "The files have no rows: {paths}."
 ERR_ROWS = "rows: expected 'all' or 'labelled', got {got!r}."
@@ -96,6 +102,7 @@ def check_file_schemas(
     roles_columns: Sequence[str],
     *,
     file_format: str | None = None,
+    delimiter: str | None = None,
     indicator_columns: dict[str, str] | None = None,
 ) -> list[Any]:
     """Check that every file has the columns, with the first file's types.
@@ -107,7 +114,7 @@ def check_file_schemas(
     schemas = []
     first_types: dict[str, Any] = {}
     for path in paths:
-        schema = _schema(path, file_format_of(path, file_format))
+        schema = _schema(path, file_format_of(path, file_format), delimiter)
         all_names = schema.names  # a new list on every access: read it once
         names = Counter(all_names)
         missing = [c for c in roles_columns if c not in names]
@@ -152,9 +159,35 @@ def check_file_schemas(
 
 
 def iter_file_batches(
-    path: str, columns: Sequence[str], *, chunk_size: int, file_format: str | None = None
+    path: str,
+    columns: Sequence[str],
+    *,
+    chunk_size: int,
+    file_format: str | None = None,
+    delimiter: str | None = None,
+    text_columns: Sequence[str] | None = None,
+    digest: Any = None,
+    on_bytes: Callable[[int], None] | None = None,
 ) -> Iterator[Any]:
-    """Record batches of at most ``chunk_size`` rows with only ``columns``."""
+    """Record batches of at most ``chunk_size`` rows with only ``columns``.
+
+    The one reader of delimited text, for the count tables and the validating
+    reader (:mod:`biasamp.engines._file_reader`): any ``delimiter`` (default
+    :func:`~biasamp.engines._file_formats.default_delimiter`), every compression
+    of :func:`~biasamp.engines._file_formats.delimited_source`, quoted delimiters
+    and newlines, a header name or text cell read back from its spreadsheet-safe
+    form (a name is found under either form), a row of another number of fields
+    than the header refused with its line
+    (:class:`~biasamp.engines._file_formats.RaggedRowError`).
+
+    By default pyarrow infers each column's type (the count tables). With
+    ``text_columns``, every column is read as text, an empty field is the only
+    missing value and only ``text_columns`` are unescaped: the validating
+    reader converts the numbers itself, naming the row of a bad one.
+    ``digest`` (a ``hashlib`` object) receives every byte of the file in the
+    same pass; ``on_bytes`` is called with the bytes read so far after each
+    batch. Parquet files ignore the options of delimited text.
+    """
     _pyarrow()
     fmt = file_format_of(path, file_format)
     if fmt == "parquet":
@@ -163,38 +196,67 @@ def iter_file_batches(
         with pq.ParquetFile(path) as handle:
             yield from handle.iter_batches(batch_size=chunk_size, columns=list(columns))
         return
+    import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    block = max(1 << 20, min(chunk_size * max(len(columns), 1) * 4, 1 << 28))
+    sep = default_delimiter(path, delimiter)
+    raw_names = _schema(path, fmt, sep).names
+    escaped = {unescape_cell(name): name for name in raw_names if name not in columns}
+    wanted = [c if c in raw_names else escaped.get(c, c) for c in columns]
+    # pyarrow parses several blocks ahead, so peak memory grows with the block; each batch
+    # costs a fixed time per column, so a wide file's batches need rows: a block holds about
+    # a quarter of a chunk, at least 4,096 rows (or a chunk), of one-character fields
+    rows = max(chunk_size // 4, min(chunk_size, 4096))
+    block = max(1 << 20, min(rows * 2 * len(raw_names), 1 << 26))
+    if text_columns is None:
+        convert = pcsv.ConvertOptions(include_columns=wanted)
+    else:
+        convert = pcsv.ConvertOptions(
+            include_columns=wanted,
+            column_types={name: pa.string() for name in wanted},
+            null_values=[""],
+            strings_can_be_null=True,
+        )
+    unescaped = None if text_columns is None else set(text_columns)
     ragged = RaggedRows()
     try:
-        reader = pcsv.open_csv(
-            path,
-            read_options=pcsv.ReadOptions(block_size=block),
-            parse_options=pcsv.ParseOptions(invalid_row_handler=ragged),
-            convert_options=pcsv.ConvertOptions(include_columns=list(columns)),
-        )
-        with reader:
-            for batch in reader:
-                batch = _unescape_text(batch)
-                for start in range(0, batch.num_rows, chunk_size):
-                    yield batch.slice(start, chunk_size)
+        with delimited_source(path, digest=digest) as source:
+            reader = pcsv.open_csv(
+                source.stream,
+                read_options=pcsv.ReadOptions(block_size=block),
+                parse_options=csv_parse_options(sep, ragged),
+                convert_options=convert,
+            )
+            with reader:
+                for batch in reader:
+                    if wanted != list(columns):
+                        batch = batch.rename_columns(list(columns))
+                    batch = _unescape_text(batch, unescaped)
+                    if on_bytes is not None:
+                        on_bytes(source.bytes_read())
+                    for start in range(0, batch.num_rows, chunk_size):
+                        yield batch.slice(start, chunk_size)
     except ValueError:  # ArrowInvalid
         if ragged.first is None:
             raise
-        check_field_counts(path)  # the threaded reader does not know the line: find it
-        raise  # not a field count (a quoted newline, which this reader does not take)
+        # the threaded reader does not know the line: find it
+        check_field_counts(path, delimiter=sep)
+        raise
 
 
-def _unescape_text(batch: Any) -> Any:
+def _unescape_text(batch: Any, names: set[str] | None = None) -> Any:
     """Text cells of a CSV batch read back from their spreadsheet-safe form
-    (:mod:`biasamp.output._csv`: a leading ``'`` before ``= + - @``, tab, CR or ``'`` goes)."""
+    (:mod:`biasamp.output._csv`: a leading ``'`` before ``= + - @``, tab, CR or ``'`` goes);
+    only the columns ``names`` when given."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     columns = []
     changed = False
-    for column in batch.columns:
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        if names is not None and name not in names:
+            columns.append(column)
+            continue
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
             escaped = pc.fill_null(pc.match_substring_regex(column, ESCAPED_CELL), False)
             if pc.any(escaped).as_py():
@@ -205,7 +267,12 @@ def _unescape_text(batch: Any) -> Any:
 
 
 def _label_names_from_files(
-    paths: Sequence[str], column: str, *, chunk_size: int, file_format: str | None
+    paths: Sequence[str],
+    column: str,
+    *,
+    chunk_size: int,
+    file_format: str | None,
+    delimiter: str | None = None,
 ) -> tuple[Any, ...]:
     """Sorted distinct non-missing values of one column over all files (reads only it)."""
     import pyarrow.compute as pc
@@ -213,7 +280,7 @@ def _label_names_from_files(
     seen: set[Any] = set()
     for path in paths:
         for batch in iter_file_batches(
-            path, [column], chunk_size=chunk_size, file_format=file_format
+            path, [column], chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
         ):
             seen.update(v for v in pc.unique(batch.column(0)).to_pylist() if v is not None)
     names = tuple(seen)
@@ -258,6 +325,7 @@ def _resolve_names(
     *,
     chunk_size: int,
     file_format: str | None,
+    delimiter: str | None = None,
 ) -> tuple[Any, ...]:
     if given is not None:
         return tuple(given)
@@ -275,11 +343,29 @@ def _resolve_names(
         )
     assert first.label_column is not None  # label_roles holds label-column roles only
     names = _label_names_from_files(
-        paths, first.label_column, chunk_size=chunk_size, file_format=file_format
+        paths,
+        first.label_column,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        delimiter=delimiter,
     )
     if not names:
         raise ValueError(ERR_NO_ROWS_NAMES.format(role=first.role, kind=kind))
     return names
+
+
+def _both_names(
+    paths: Sequence[str],
+    roles: ColumnRoles,
+    group_names: Sequence[Any] | None,
+    task_names: Sequence[Any] | None,
+    **read: Any,
+) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The group and the task names (:func:`_resolve_names` of each)."""
+    return (
+        _resolve_names(paths, roles, "group", group_names, **read),
+        _resolve_names(paths, roles, "task", task_names, **read),
+    )
 
 
 def _with_context(exc: Exception, message: str) -> Exception:
@@ -302,7 +388,13 @@ def _progress(enabled: bool, total: int | None) -> Any:
 
 
 def _prepare(
-    paths: Any, *, chunk_size: int, engine: str, file_format: str | None, **role_specs: Any
+    paths: Any,
+    *,
+    chunk_size: int,
+    engine: str,
+    file_format: str | None,
+    delimiter: str | None = None,
+    **role_specs: Any,
 ) -> tuple[list[str], ColumnRoles]:
     """Check the arguments and files; return the paths and the resolved column roles."""
     if engine not in ("numpy", "duckdb"):
@@ -321,7 +413,12 @@ def _prepare(
     for path in paths:
         if not os.path.exists(path):
             raise FileNotFoundError(f"{path}: no such file.")
-    first_schema = _schema(paths[0], file_format_of(paths[0], file_format))
+    if engine == "duckdb":
+        for path in paths:
+            sep = default_delimiter(path, delimiter)
+            if file_format_of(path, file_format) == "csv" and sep != ",":
+                raise ValueError(ERR_DELIMITER_ENGINE.format(got=sep))
+    first_schema = _schema(paths[0], file_format_of(paths[0], file_format), delimiter)
     roles = ColumnRoles.resolve(first_schema.names, **role_specs)
     indicator_owner = {
         c: rc.role
@@ -330,7 +427,11 @@ def _prepare(
         for c in rc.indicator_columns
     }
     check_file_schemas(
-        paths, roles.columns(), file_format=file_format, indicator_columns=indicator_owner
+        paths,
+        roles.columns(),
+        file_format=file_format,
+        delimiter=delimiter,
+        indicator_columns=indicator_owner,
     )
     return paths, roles
 
@@ -353,6 +454,7 @@ def counts_from_files(
     chunk_size: int = 100_000,
     engine: str = "numpy",
     file_format: str | None = None,
+    delimiter: str | None = None,
     names_source: str | None = None,
     replicates: Any = None,
     rows: str = "all",
@@ -364,7 +466,7 @@ def counts_from_files(
     Parameters
     ----------
     paths : path or sequence of paths
-        Parquet (``.parquet``) or CSV (``.csv``, ``.csv.gz``) files, read in order
+        Parquet (``.parquet``) or CSV (``.csv``, ``.tsv``, compressed or not) files, read in order
         as one split.
     groups, tasks, groups_pred, tasks_pred : str, list of str or dict, optional
         Column roles: a label column name, indicator column names, or a dict of
@@ -383,6 +485,10 @@ def counts_from_files(
         ``"duckdb"`` runs one SQL aggregation over the files (needs ``biasamp[duckdb]``).
     file_format : {"parquet", "csv"}, optional
         Overrides the format read from the file names.
+    delimiter : str, optional
+        The delimiter of CSV files (default: a tab for ``.tsv`` files, else a
+        comma); CSV files may be compressed (``.gz``, ``.bz2``, ``.xz``,
+        ``.zst``, ``.zip``). The DuckDB engine reads ``,``-delimited files only.
     names_source : str, optional
         Where ``group_names`` / ``task_names`` came from, for error messages.
     replicates : PoissonReplicates, optional
@@ -428,6 +534,7 @@ def counts_from_files(
         chunk_size=chunk_size,
         engine=engine,
         file_format=file_format,
+        delimiter=delimiter,
         groups=groups,
         tasks=tasks,
         groups_pred=groups_pred,
@@ -458,12 +565,8 @@ def counts_from_files(
         if on_rows is not None:
             on_rows(int(counted.n_rows))  # the engine drops no row here
         return counted
-    g_names = _resolve_names(
-        paths, roles, "group", group_names, chunk_size=chunk_size, file_format=file_format
-    )
-    t_names = _resolve_names(
-        paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
-    )
+    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     source = names_source if (group_names is not None or task_names is not None) else None
     table = _stream_tables(
         paths,
@@ -475,6 +578,7 @@ def counts_from_files(
         names_source=source,
         chunk_size=chunk_size,
         file_format=file_format,
+        delimiter=delimiter,
         replicates=replicates,
         progress=progress,
         labelled_only=drops,
@@ -546,6 +650,7 @@ def _stream_tables(
     names_source: str | None,
     chunk_size: int,
     file_format: str | None,
+    delimiter: str | None = None,
     replicates: Any,
     progress: bool,
     labelled_only: bool = False,
@@ -566,7 +671,7 @@ def _stream_tables(
         for path in paths:
             start = 0
             batches = iter_file_batches(
-                path, columns, chunk_size=chunk_size, file_format=file_format
+                path, columns, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
             )
             chunk = 0
             while True:
@@ -631,6 +736,7 @@ def pattern_counts_from_files(
     chunk_size: int = 100_000,
     engine: str = "numpy",
     file_format: str | None = None,
+    delimiter: str | None = None,
     names_source: str | None = None,
     rows: str = "all",
     progress: bool = False,
@@ -661,6 +767,7 @@ def pattern_counts_from_files(
         chunk_size=chunk_size,
         engine=engine,
         file_format=file_format,
+        delimiter=delimiter,
         groups=groups,
         tasks=tasks,
         groups_pred=groups_pred,
@@ -687,12 +794,8 @@ def pattern_counts_from_files(
         )
         table.n_rows = int(frame["__rows"].sum())
         return table
-    g_names = _resolve_names(
-        paths, roles, "group", group_names, chunk_size=chunk_size, file_format=file_format
-    )
-    t_names = _resolve_names(
-        paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
-    )
+    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     streamed = _stream_tables(
         paths,
         roles,
@@ -703,6 +806,7 @@ def pattern_counts_from_files(
         names_source=source,
         chunk_size=chunk_size,
         file_format=file_format,
+        delimiter=delimiter,
         replicates=None,
         progress=progress,
         labelled_only=drops,
@@ -734,14 +838,21 @@ def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles, *, where: str = "") -
 # --- two files joined on an id column ---------------------------------------------------
 
 
-def _read_ids(path: str, column: str, *, chunk_size: int, file_format: str | None) -> Any:
+def _read_ids(
+    path: str,
+    column: str,
+    *,
+    chunk_size: int,
+    file_format: str | None,
+    delimiter: str | None = None,
+) -> Any:
     """The id column of a file as one Arrow array (compact: no Python object per row)."""
     import pyarrow as pa
 
     chunks = [
         batch.column(0)
         for batch in iter_file_batches(
-            path, [column], chunk_size=chunk_size, file_format=file_format
+            path, [column], chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
         )
     ]
     ids = pa.chunked_array(chunks) if chunks else pa.chunked_array([], pa.string())
@@ -762,6 +873,7 @@ def join_positions(
     on: str,
     chunk_size: int = 1 << 20,
     file_format: str | None = None,
+    delimiter: str | None = None,
     pred_file_format: str | None = None,
 ) -> np.ndarray:
     """Row of ``pred_path`` for each row of ``path``, matched on the id column ``on``.
@@ -782,8 +894,10 @@ def join_positions(
     """
     import pyarrow.compute as pc
 
-    ids = _read_ids(path, on, chunk_size=chunk_size, file_format=file_format)
-    pred_ids = _read_ids(pred_path, on, chunk_size=chunk_size, file_format=pred_file_format)
+    ids = _read_ids(path, on, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter)
+    pred_ids = _read_ids(
+        pred_path, on, chunk_size=chunk_size, file_format=pred_file_format, delimiter=delimiter
+    )
     if pred_ids.type != ids.type:
         pred_ids = pred_ids.cast(ids.type)
     positions = pc.index_in(ids, value_set=pred_ids)
@@ -821,6 +935,7 @@ def _read_role_arrays(
     rows_of: np.ndarray,
     chunk_size: int,
     file_format: str | None,
+    delimiter: str | None = None,
 ) -> dict[str, Any]:
     """Every row of the role columns of one file, compact and in another row order: file
     row ``i`` goes to row ``rows_of[i]``. Indicators and thresholded scores become one
@@ -843,7 +958,9 @@ def _read_role_arrays(
     for role in seen:
         out[role] = np.empty(n, dtype=np.int64)
     start = 0
-    batches = iter_file_batches(path, columns, chunk_size=chunk_size, file_format=file_format)
+    batches = iter_file_batches(
+        path, columns, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+    )
     for chunk, batch in enumerate(batches):
         stop = start + batch.num_rows
         where = rows_of[start:stop]
@@ -920,6 +1037,7 @@ def counts_from_joined_files(
     task_names: Sequence[Any] | None = None,
     chunk_size: int = 100_000,
     file_format: str | None = None,
+    delimiter: str | None = None,
     pred_file_format: str | None = None,
     names_source: str | None = None,
     replicates: Any = None,
@@ -983,6 +1101,7 @@ def counts_from_joined_files(
         chunk_size=chunk_size,
         engine=engine,
         file_format=file_format,
+        delimiter=delimiter,
         groups=groups,
         tasks=tasks,
     )
@@ -996,14 +1115,11 @@ def counts_from_joined_files(
         [pred_file],
         [on, *[c for s in pred_specs.values() for c in _spec_columns(s)]],
         file_format=pred_file_format,
+        delimiter=delimiter,
     )
-    check_file_schemas(paths, [on], file_format=file_format)
-    g_names = _resolve_names(
-        paths, roles, "group", group_names, chunk_size=chunk_size, file_format=file_format
-    )
-    t_names = _resolve_names(
-        paths, roles, "task", task_names, chunk_size=chunk_size, file_format=file_format
-    )
+    check_file_schemas(paths, [on], file_format=file_format, delimiter=delimiter)
+    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     if engine == "duckdb":
         if replicates is not None:
             raise ValueError(ERR_REPLICATES_ENGINE)
@@ -1025,7 +1141,12 @@ def counts_from_joined_files(
             patterns=patterns,
         )
     positions = join_positions(
-        paths[0], pred_file, on=on, file_format=file_format, pred_file_format=pred_file_format
+        paths[0],
+        pred_file,
+        on=on,
+        file_format=file_format,
+        delimiter=delimiter,
+        pred_file_format=pred_file_format,
     )
     rows_of = np.empty_like(positions)  # the ground-truth row of each prediction row
     rows_of[positions] = np.arange(positions.size)
@@ -1036,6 +1157,7 @@ def counts_from_joined_files(
         rows_of=rows_of,
         chunk_size=chunk_size,
         file_format=pred_file_format,
+        delimiter=delimiter,
     )
     del rows_of
     pred_names = {role: rc.indicator_names for role, rc in pred_roles(pred_specs, roles).items()}
@@ -1050,7 +1172,9 @@ def counts_from_joined_files(
     start = 0
     columns = roles.columns()
     for chunk, batch in enumerate(
-        iter_file_batches(paths[0], columns, chunk_size=chunk_size, file_format=file_format)
+        iter_file_batches(
+            paths[0], columns, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+        )
     ):
         stop = start + batch.num_rows
         try:

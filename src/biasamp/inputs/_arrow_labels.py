@@ -1,19 +1,21 @@
-"""1-D string labels held by Arrow (polars, pyarrow, Hugging Face) as integer codes.
+"""1-D string labels held by Arrow (polars, pyarrow, pandas, Hugging Face) as integer codes.
 
 A polars ``Categorical`` / ``Enum`` and an Arrow dictionary array already hold
 one integer per row and a small dictionary of labels: their physical codes are
 read as they are (a polars ``Categorical``'s codes index its global categories,
 so they are renumbered through the distinct values, which polars finds). A
-polars ``String`` or an Arrow string array is dictionary-encoded by Arrow
+polars ``String``, an Arrow ``string`` / ``large_string`` / ``string_view``
+array, and a pandas ``str`` / ``string[pyarrow]`` Series (Arrow data) are
+factorised through their 16-byte Arrow views when every label has at most 12
+bytes (:mod:`biasamp.inputs._short_strings`), else dictionary-encoded by Arrow
 compute (``pyarrow.compute.dictionary_encode``, in C++; it leaves polars'
 global categories alone). Either way the rows become a numpy array of codes
 without a Python object per row; only the distinct labels are turned into
 Python strings. Categories the dictionary declares but no row
 uses are dropped here, as for every container (``docs/counts.md``).
 
-Nothing is imported unless the object comes from polars or pyarrow (so the user
-imported it already).
-"""
+Nothing is imported unless the object comes from polars, pyarrow or pandas (so
+the user imported it already)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from biasamp.inputs._containers import hugging_face_arrow
+from biasamp.inputs._short_strings import short_string_codes
 
 __all__ = ["arrow_label_codes"]
 
@@ -33,6 +36,16 @@ def _module(x: Any) -> str:
 def _arrow_strings(x: Any) -> Any:
     """``x`` as a pyarrow ChunkedArray of strings or of a dictionary, or None."""
     module = _module(x)
+    if module == "pandas":  # pandas' default str dtype (3.0) and string[pyarrow]: Arrow data
+        import pandas as pd
+
+        if not isinstance(x, (pd.Series, pd.Index)) or not isinstance(x.dtype, pd.StringDtype):
+            return None
+        if not str(x.dtype.storage).startswith("pyarrow"):
+            return None
+        held: Any = x.array
+        x = held.__arrow_array__()  # the ChunkedArray pandas holds, not a copy
+        module = "pyarrow"
     if module == "polars":
         import polars as pl  # the user's object is polars'
 
@@ -98,8 +111,9 @@ def arrow_label_codes(x: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
     Parameters
     ----------
-    x : polars Series (String, Categorical, Enum) or pyarrow Array / ChunkedArray
-        (string, large_string, string_view, or a dictionary of them)
+    x : polars Series (String, Categorical, Enum), pyarrow Array / ChunkedArray
+        (string, large_string, string_view, or a dictionary of them), or pandas
+        Series / Index of Arrow strings (``str`` in pandas 3, ``string[pyarrow]``)
 
     Returns
     -------
@@ -138,7 +152,11 @@ def _arrow_dictionary_codes(x: Any) -> tuple[np.ndarray, np.ndarray] | None:
     import pyarrow.compute as pc
 
     encoded = not pa.types.is_dictionary(chunked.type)
-    if encoded:  # every entry of the dictionary Arrow builds occurs
+    if encoded:
+        short = short_string_codes(chunked.chunks)  # labels of up to 8 bytes, in integers
+        if short is not None:
+            return short
+        # every entry of the dictionary Arrow builds occurs
         chunked = pc.dictionary_encode(chunked)
     chunked = chunked.unify_dictionaries()
     dictionary = chunked.chunk(0).dictionary

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["factorize_labels"]
+__all__ = ["factorize_labels", "factorize_two_arrow_strings"]
 
 _MULTIPLIER = np.uint64(1_000_003)
 
@@ -149,3 +149,36 @@ def factorize_labels(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return fast
     codes, uniques = pd.factorize(arr, use_na_sentinel=True)
     return np.asarray(codes), np.asarray(uniques, dtype=object)
+
+
+def factorize_two_arrow_strings(chunked: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes and first-seen labels of Arrow strings (a pyarrow ``ChunkedArray``, as a
+    pandas ``str`` Series holds them) with no null and at most two distinct labels, by
+    two comparisons with Arrow's compute kernels (no hash table, no Python object per
+    row); ``None`` for anything else (nulls, three or more labels), which the caller
+    factorises in full.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> codes, uniques = factorize_two_arrow_strings(pa.chunked_array([["w", "m", "w"]]))
+    >>> codes.tolist(), uniques.tolist()
+    ([0, 1, 0], ['w', 'm'])
+    """
+    import pyarrow.compute as pc  # the caller's object is pyarrow's
+
+    n = len(chunked)
+    if n == 0 or chunked.null_count:
+        return None
+    first = chunked[0]
+    is_first = np.asarray(pc.equal(chunked, first).to_numpy(), dtype=bool)
+    other = int(np.argmin(is_first))  # the first row with another label, or 0
+    if is_first[other]:
+        return np.zeros(n, dtype=_code_dtype(n)), np.array([first.as_py()], dtype=object)
+    second = chunked[other]
+    either = np.asarray(pc.equal(chunked, second).to_numpy(), dtype=bool)
+    either |= is_first
+    if not bool(either.all()):
+        return None
+    codes = (~is_first).astype(_code_dtype(n))
+    return codes, np.array([first.as_py(), second.as_py()], dtype=object)

@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp.inputs._arrow_frames import polars_indicator_frame
 from biasamp.inputs._arrow_labels import arrow_label_codes
 from biasamp.inputs._containers import (
     ERR_MISSING_LABEL,
@@ -59,7 +60,7 @@ from biasamp.inputs._containers import (
     check_label_types,
     to_native_numpy,
 )
-from biasamp.inputs._encoding import factorize_labels
+from biasamp.inputs._encoding import factorize_labels, factorize_two_arrow_strings
 
 __all__ = [
     "ERR_MISSING_LABEL",
@@ -335,7 +336,13 @@ def _pandas_string_labels(x: Any) -> Any:
 def _encode_pandas_strings(
     x: Any, arg: str, names: Sequence[Any] | None, source: str | None
 ) -> tuple[tuple[Any, ...], np.ndarray]:
-    """:func:`_encode_1d` of string labels in pandas, factorised by pandas itself."""
+    """:func:`_encode_1d` of string labels in pandas, factorised by pandas itself (two
+    labels held by Arrow, the common case, by two Arrow comparisons)."""
+    dtype = x.dtype
+    if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
+        two = factorize_two_arrow_strings(x.array.__arrow_array__())
+        if two is not None:
+            return _columns_of_codes(two[0], two[1], arg, names, source, False)
     codes, uniques = pd.factorize(x, use_na_sentinel=True)
     return _columns_of_codes(
         np.asarray(codes), np.asarray(uniques, dtype=object), arg, names, source, True
@@ -376,7 +383,9 @@ def _columns_of_codes(
     lookup = _positions(names, observed, uniques, arg)  # distinct labels only
     unknown = lookup < 0
     if unknown.any():
-        bad = uniques[unknown]
+        # in the order of their first rows, whatever order the codes' uniques are in
+        first_rows = [int(np.argmax(codes == j)) for j in np.flatnonzero(unknown)]
+        bad = uniques[np.flatnonzero(unknown)[np.argsort(first_rows, kind="stable")]]
         if all(isinstance(v, (float, np.floating)) for v in bad):  # whole ones became ints
             raise ValueError(
                 ERR_SCORES_AS_LABELS.format(
@@ -612,22 +621,24 @@ def as_label_matrix(
     """
     if isinstance(x, LabelMatrix) and x.validated:  # checked already: align its names only
         return _realigned(x, arg=arg, names=names, source=source, soft=soft)
-    if _pandas_string_labels(x) is not None:
-        label_names, codes = _encode_pandas_strings(x, arg, names, source)
-        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     arrow = arrow_label_codes(x)
-    if arrow is not None:  # polars / pyarrow strings and categories: Arrow's codes
+    if arrow is not None:  # polars / pyarrow / pandas-Arrow strings and categories: codes
         if arrow[0].shape[0] == 0:
             raise ValueError(ERR_EMPTY.format(arg=arg))
         label_names, codes = _columns_of_codes(arrow[0], arrow[1], arg, names, source, True)
         return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
+    if _pandas_string_labels(x) is not None:
+        label_names, codes = _encode_pandas_strings(x, arg, names, source)
+        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
     zero_one = None if soft or compact else _zero_one_frame(x)
     if zero_one is not None:  # a pandas frame of 0/1 integer columns, checked in float32
-        return _compact_matrix(zero_one, tuple(x.columns), arg, names, source, zero_one=True)
+        # Index.tolist: one conversion, not a Python object per name through iteration
+        frame_columns = tuple(x.columns.tolist())
+        return _compact_matrix(zero_one, frame_columns, arg, names, source, zero_one=True)
     label_columns: tuple[Any, ...] | None = None
     if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
         label_columns, soft, x = x.names, soft or x.soft, x.values
-    native = to_native_numpy(x, arg=arg)
+    native = polars_indicator_frame(x) or to_native_numpy(x, arg=arg)  # polars: one matrix
     columns = native.columns if label_columns is None else label_columns
     x = native.values
     if label_columns is None and columns is not None and len(columns) == 1:
@@ -770,22 +781,32 @@ def _zero_one_frame(x: Any) -> np.ndarray | None:
     values are all 0 or 1, as a float32 array (read by pandas in one conversion; what
     counting multiplies); ``None`` for anything else, which the general path reads and
     checks (and reports on). Float32 holds 0 and 1 exactly and rounds every other integer
-    below 0 or above 1, so the minimum and the maximum decide exactly."""
+    below 0 or above 1; read as unsigned 32-bit words, 0.0 and 1.0 are the two smallest
+    such values (every larger float has a larger word, every negative one has the sign
+    bit set), so one maximum of the words decides exactly."""
     if not isinstance(x, pd.DataFrame) or x.shape[0] == 0 or x.shape[1] < 2:
         return None
-    if not all(isinstance(d, np.dtype) and d.kind in "biu" for d in x.dtypes):
+    dtypes = set(x.dtypes.tolist())  # the distinct dtypes (one per column otherwise)
+    if not all(isinstance(d, np.dtype) and d.kind in "biu" for d in dtypes):
         return None
     values = x.to_numpy(dtype=np.float32)
-    if not (bool(values.min() >= 0) and bool(values.max() <= 1)):
+    if int(values.view(np.uint32).max()) > _FLOAT32_ONE_WORD:
         return None
     return values
 
 
+#: The bits of float32 1.0 read as an unsigned 32-bit integer.
+_FLOAT32_ONE_WORD = int(np.array(1.0, dtype=np.float32).view(np.uint32))
+
+
 def _zero_one_integers(arr: np.ndarray) -> bool:
-    """Whether every entry of an integer or boolean array is 0 or 1 (no float copy)."""
+    """Whether every entry of an integer or boolean array is 0 or 1 (no float copy): one
+    maximum of the entries read as unsigned integers of the same width (a negative entry
+    reads as a number above 1)."""
     if arr.dtype == np.bool_ or arr.size == 0:
         return True
-    return bool(arr.min() >= 0 and arr.max() <= 1)
+    unsigned = arr.dtype.str.replace("i", "u")  # the same width and byte order
+    return bool(arr.view(unsigned).max() <= 1)
 
 
 def _compact_matrix(

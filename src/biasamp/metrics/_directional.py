@@ -507,12 +507,13 @@ def directional(
         train=signs,
         tie_rule=tie_rule,
         empty=empty,
-        min_group_size=None,
+        # the sizes of the splits as given (not of the rows train_rows keeps for the signs)
+        min_group_size=limit if signs is train else None,
     )
-    # the sizes of the splits as given (not of the rows train_rows keeps for the signs)
-    attach_group_sizes(
-        result, directional_group_sizes(split.table, train, direction), min_group_size=limit
-    )
+    if signs is not train:
+        attach_group_sizes(
+            result, directional_group_sizes(split.table, train, direction), min_group_size=limit
+        )
     result.never_occurring = never
     result.params["train_rows"] = train_rows
     if signs is not None and train is None:

@@ -111,12 +111,22 @@ def split_sizes(
 ) -> pd.DataFrame:
     """groups x splits from ``{split: (table, role)}`` (splits whose table is ``None`` or
     lacks the role are left out)."""
-    columns = {
-        split: table_group_sizes(table, role)
+    used = {
+        split: (table, role)
         for split, (table, role) in tables.items()
         if table is not None and role in table.roles
     }
-    return _frame(columns)
+    names = {tuple(table.group_names) for table, _ in used.values()}
+    if len(names) == 1:  # one label space (the common case): one array, no alignment
+        index = pd.Index(next(iter(used.values()))[0].group_names, name="group")
+        values = np.column_stack([_group_totals(table, role) for table, role in used.values()])
+        return pd.DataFrame(np.nan_to_num(values, nan=0.0), index=index, columns=list(used))
+    return _frame({split: table_group_sizes(table, role) for split, (table, role) in used.items()})
+
+
+def _group_totals(table: CountTable | PatternCountTable, role: str) -> np.ndarray:
+    totals = table.group_totals if isinstance(table, PatternCountTable) else table.totals
+    return np.asarray(totals[role], dtype=np.float64).reshape(-1)
 
 
 def matrix_group_sizes(matrix: LabelMatrix, split: str = "evaluation") -> pd.DataFrame:
@@ -139,6 +149,15 @@ def _outside_level() -> int:
     return level
 
 
+def _any_small(sizes: pd.DataFrame, limit: float, checked: Sequence[str] | None) -> bool:
+    """Whether a size in a ``checked`` column of ``sizes`` is above 0 and below ``limit``."""
+    values = sizes.to_numpy(dtype=np.float64)
+    if checked is not None:
+        keep = [i for i, split in enumerate(sizes.columns) if split in checked]
+        values = values[:, keep]
+    return bool(((values > 0) & (values < limit)).any())
+
+
 def check_sizes(
     sizes: pd.DataFrame,
     *,
@@ -153,13 +172,19 @@ def check_sizes(
     ``stacklevel=None`` points the warning at the first caller outside biasamp.
     """
     small: list[Any] = []
+    if min_group_size is None or not _any_small(sizes, min_group_size, checked):
+        return ()  # nothing to warn about (what the loop below finds, without pandas)
     level = _outside_level() if stacklevel is None else stacklevel
-    for split in sizes.columns:  # one warning per split: a loop over splits
+    values = sizes.to_numpy(dtype=np.float64)
+    for j, split in enumerate(sizes.columns):  # one warning per split: a loop over splits
         if checked is not None and split not in checked:
             continue
-        column = sizes[split]
+        column = values[:, j]
+        if not bool(((column > 0) & (column < min_group_size)).any()):
+            continue  # no small group in this split: no warning
+        occurs = column > 0
         named = warn_small_groups(
-            column[column > 0],
+            pd.Series(column[occurs], index=sizes.index[occurs], name=split),
             min_group_size=min_group_size,
             split=split_name(str(split)),
             stacklevel=level,

@@ -427,11 +427,13 @@ def bias_scores(
             raise ValueError(ERR_EMPTY_TASK_ROWS.format(count=len(names), examples=names[:5]))
         if empty == "drop":
             frame = frame.loc[~missing]
-    sizes = split_sizes({"evaluation": (table, "groups")})
-    small = check_sizes(sizes, min_group_size=limit)
+    totals = np.asarray(table.totals["groups"], dtype=np.float64)
+    small: tuple[Any, ...] = ()
+    if limit is not None and bool(((totals > 0) & (totals < limit)).any()):  # else none warn
+        small = check_sizes(split_sizes({"evaluation": (table, "groups")}), min_group_size=limit)
     # plain values (not frames) in attrs: pandas compares attrs when it combines frames
     frame.attrs["group_sizes"] = {
-        "evaluation": {g: float(v) for g, v in sizes["evaluation"].items()}
+        "evaluation": {g: float(v) for g, v in zip(table.group_names, totals, strict=True)}
     }
     frame.attrs["small_groups"] = list(small)
     return frame

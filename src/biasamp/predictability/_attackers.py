@@ -87,7 +87,7 @@ def pattern_codes(X: np.ndarray | sp.csr_matrix) -> tuple[np.ndarray, int] | Non
     by their column; 0/1 rows are bit-packed; other integer rows are compared
     as raw bytes. Codes follow the sorted order of the packed rows.
     """
-    zero_one = not sp.issparse(X) and bool(np.all((X == 0) | (X == 1)))
+    zero_one = not sp.issparse(X) and _all_zero_one(X)
     if not zero_one and not _is_discrete(X):  # 0/1 values are discrete: one pass, not two
         return None
     if sp.issparse(X):
@@ -105,11 +105,40 @@ def pattern_codes(X: np.ndarray | sp.csr_matrix) -> tuple[np.ndarray, int] | Non
         X = X[:, None]
     if zero_one:
         packed = np.ascontiguousarray(np.packbits(X != 0, axis=1))
-    else:
-        packed = np.ascontiguousarray(X.astype(np.float64))
+        return _byte_row_codes(packed)
+    packed = np.ascontiguousarray(X.astype(np.float64))
     rows = packed.view(np.dtype((np.void, packed.dtype.itemsize * packed.shape[1]))).ravel()
     uniq, codes = np.unique(rows, return_inverse=True)
     return codes.reshape(-1).astype(np.int64), int(uniq.size)
+
+
+def _all_zero_one(X: np.ndarray) -> bool:
+    """Whether every entry is 0 or 1: the minimum and the maximum for integers and booleans
+    (two cheap passes, no mask), the comparisons for floats (0.5 lies between)."""
+    if X.dtype == np.bool_ or X.size == 0:
+        return True
+    if X.dtype.kind in "iu":
+        return bool(X.min() >= 0 and X.max() <= 1)
+    return bool(np.all((X == 0) | (X == 1)))
+
+
+def _byte_row_codes(packed: np.ndarray) -> tuple[np.ndarray, int]:
+    """Codes of the distinct rows of a (n, B) uint8 array in the byte order of the rows
+    (``numpy.unique`` of the rows as raw bytes), sorted as integers: the rows zero-padded
+    to whole 8-byte words read big-endian, so comparing the words compares the bytes."""
+    n, width = packed.shape
+    n_words = max(1, -(-width // 8))
+    padded = np.zeros((n, 8 * n_words), dtype=np.uint8)
+    padded[:, :width] = packed
+    words = padded.view(">u8").astype(np.uint64)  # (n, W)
+    order = np.lexsort(words.T[::-1])  # the first word decides first
+    ordered = words[order]
+    first = np.ones(n, dtype=bool)
+    if n > 1:
+        np.any(ordered[1:] != ordered[:-1], axis=1, out=first[1:])
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = np.cumsum(first) - 1
+    return codes, int(first.sum())
 
 
 def exact_is_suitable(codes: tuple[np.ndarray, int] | None) -> tuple[bool, str]:

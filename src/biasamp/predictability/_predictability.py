@@ -44,7 +44,7 @@ from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
 from biasamp.metrics._directional import ERR_NEEDS_PRED, normalize_direction
 from biasamp.metrics._group_sizes import attach_group_sizes, matrix_group_sizes
-from biasamp.predictability._attackers import resolve_attacker
+from biasamp.predictability._attackers import ExactAttacker, resolve_attacker
 from biasamp.predictability._perturbation import (
     ERR_PERTURB_CONTINUOUS,
     ERR_PERTURBATION,
@@ -406,6 +406,7 @@ def dpa(
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg=arg))
     pred_arg = "tasks_pred" if direction == "A->T" else "groups_pred"
     inputs: Any  # dense values, or a sparse indicator matrix
+    input_matrix: LabelMatrix | None = None  # the label matrix the inputs come from
     sizes = None
     if continuous:
         g = continuous_matrix(groups, arg="groups")
@@ -426,10 +427,9 @@ def dpa(
         t_matrix, t_target = _labels(tasks, "tasks")
         check_same_length(groups=g_matrix, tasks=t_matrix)
         sizes = matrix_group_sizes(g_matrix)
-        if direction == "A->T":
-            inputs, truth = g_matrix.values, t_target
-        else:
-            inputs, truth = t_matrix.values, g_target
+        input_matrix, truth = (g_matrix, t_target) if direction == "A->T" else (t_matrix, g_target)
+        # checked 0/1 indicators as they are held (the exact attacker codes them as they are)
+        inputs = input_matrix.counting_values()
         source = "tasks" if direction == "A->T" else "groups"
         model_target = prediction_target(
             pred,
@@ -448,6 +448,8 @@ def dpa(
     if not q.builtin:
         q.check_orientation(truth)
     chosen, reason = resolve_attacker(attacker, [inputs], truth.kind)
+    if input_matrix is not None and not isinstance(chosen, ExactAttacker):
+        inputs = input_matrix.values  # the float64 matrix the learned attackers read
     prepared = chosen.prepare(inputs, arg="groups" if direction == "A->T" else "tasks")
     rng = _generator(random_state)
     folds, n_iter, n_test = _iteration_splits(cv, n_iter, test_size, n, rng, truth)

@@ -82,8 +82,27 @@ class Target:
 
 
 def _is_one_hot(matrix: LabelMatrix) -> bool:
-    sums = np.asarray(matrix.values.sum(axis=1)).ravel()
+    if matrix.codes is not None:  # one-hot by construction (1-D labels)
+        return True
+    # checked 0/1 indicators are summed as they are held (no float64 copy); row sums of
+    # at most n_labels ones are exact in any of their dtypes
+    values = matrix.counting_values() if not matrix.soft else matrix.values
+    sums = np.asarray(values.sum(axis=1)).ravel()
     return bool(np.all(sums == 1))
+
+
+def _matrix_codes(matrix: LabelMatrix) -> np.ndarray:
+    """:func:`_one_hot_codes` of a one-hot label matrix (its codes when it has them)."""
+    if matrix.codes is not None:
+        return matrix.codes.astype(np.int64)
+    return _one_hot_codes(matrix.counting_values() if not matrix.soft else matrix.values)
+
+
+def _indicator_values(matrix: LabelMatrix) -> np.ndarray:
+    """The matrix as a new float64 array (from the checked 0/1 indicators when held)."""
+    if matrix.zero_one is not None and not matrix.soft:
+        return np.array(matrix.zero_one, dtype=np.float64)
+    return matrix.dense().astype(np.float64)
 
 
 def _one_hot_codes(values: np.ndarray | sp.csr_matrix) -> np.ndarray:
@@ -102,10 +121,10 @@ def label_target(matrix: LabelMatrix, *, one_d: bool) -> Target:
     multiclass; other indicator matrices are multilabel.
     """
     if (one_d or _is_one_hot(matrix)) and matrix.n_labels >= 2:
-        return Target("multiclass", _one_hot_codes(matrix.values), matrix.names)
+        return Target("multiclass", _matrix_codes(matrix), matrix.names)
     if one_d:
         raise ValueError(ERR_SINGLE_CLASS.format(arg=matrix.arg, names=list(matrix.names)))
-    return Target("multilabel", matrix.dense().astype(np.float64), matrix.names)
+    return Target("multilabel", _indicator_values(matrix), matrix.names)
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -175,9 +194,9 @@ def prediction_target(
                 # 0/1 scores that are not one-hot: treat them as scores below
                 matrix = None
             else:
-                return Target("multiclass", _one_hot_codes(matrix.values), truth.names)
+                return Target("multiclass", _matrix_codes(matrix), truth.names)
         else:
-            return Target("multilabel", matrix.dense().astype(np.float64), truth.names)
+            return Target("multilabel", _indicator_values(matrix), truth.names)
     if native.columns is not None:
         x = pd.DataFrame(native.values, columns=list(native.columns))
     if not (sp.issparse(x) or isinstance(x, (pd.DataFrame, np.ndarray, list, tuple))):
