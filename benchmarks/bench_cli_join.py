@@ -11,6 +11,7 @@ in a fresh process per configuration and prints a markdown table of wall time an
 the process's peak RSS (``ru_maxrss``), and whether the values agree.
 
 Usage: python benchmarks/bench_cli_join.py [N_ROWS] [N_TASKS] [--stream MODE ...]
+[--engine ENGINE ...] (each streamed mode runs once per engine)
 """
 
 from __future__ import annotations
@@ -88,23 +89,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", type=int, nargs="?", default=5_000_000)
     parser.add_argument("tasks", type=int, nargs="?", default=20)
-    parser.add_argument("--stream", nargs="+", default=["auto", "off"])
+    parser.add_argument("--stream", nargs="+", default=["on", "off"])
+    parser.add_argument("--engine", nargs="+", default=["numpy", "duckdb"])
+    parser.add_argument("--write-to", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.write_to:
+        write_files(Path(options.write_to), options.rows, options.tasks)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        truth, pred = write_files(root, options.rows, options.tasks)
+        # written by another process: a child's peak RSS (ru_maxrss) starts at its parent's
+        writer = [sys.executable, __file__, str(options.rows), str(options.tasks)]
+        subprocess.run([*writer, "--write-to", str(root)], check=True)
+        truth, pred = root / "truth.parquet", root / "pred.parquet"
         print(
             f"{options.rows:,} rows x {options.tasks} tasks, 2 indicator groups, string ids; "
             f"truth {truth.stat().st_size / 2**20:.0f} MB, "
             f"predictions {pred.stat().st_size / 2**20:.0f} MB (Parquet, shuffled)\n"
         )
-        print("| --stream | time (s) | peak RSS (MB) | same values |")
-        print("|---|---:|---:|---|")
+        print("| --stream | --engine | time (s) | peak RSS (MB) | same values |")
+        print("|---|---|---:|---:|---|")
         reference = None
         for mode in options.stream:
-            wall, peak, values = run(root, ["--stream", mode])
-            reference = values if reference is None else reference
-            print(f"| {mode} | {wall:.1f} | {peak:.0f} | {values == reference} |", flush=True)
+            for engine in options.engine if mode != "off" else ["in-memory"]:
+                extra = ["--stream", mode]
+                if mode != "off":
+                    extra += ["--engine", engine]
+                wall, peak, values = run(root, extra)
+                reference = values if reference is None else reference
+                same = values == reference
+                print(f"| {mode} | {engine} | {wall:.1f} | {peak:.0f} | {same} |", flush=True)
 
 
 if __name__ == "__main__":

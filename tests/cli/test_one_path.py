@@ -190,6 +190,97 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
         args += ["a,b,c", "--pred-prefix", "pred_", "--thresholds", "th.csv"]
         return args, arrays, everything
+    if name == "pred-file-with-prefix":
+        # --pred with --pred-prefix: the predictions file's columns carry the prefix
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        test[["id", "m", "w", *TASKS]].to_csv(tmp_path / "test.csv", index=False)
+        pred = test[["id", "pred_m", "pred_w", *[f"pred_{t}" for t in TASKS]]]
+        pred.sample(frac=1, random_state=7).to_parquet(tmp_path / "pred.parquet")
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred", "pred.parquet", "--pred-prefix", "pred_", "--id", "id"]
+        return args, wide, everything
+    if name == "long-tables-predicted-tasks-only":
+        # predicted tasks in a long table, no predicted groups: no --pred-prefix, no --pred
+        for split, frame in (("train", train), ("test", test)):
+            frame[["id", "m", "w"]].to_csv(tmp_path / f"{split}.csv", index=False)
+            _long(frame).to_csv(tmp_path / f"{split}_tasks.csv", index=False)
+        _long(test, "pred_").to_csv(tmp_path / "pred_tasks.csv", index=False)
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--id", "id"]
+        args += ["--tasks-long", "test_tasks.csv", "--train-tasks-long", "train_tasks.csv"]
+        args += ["--pred-tasks-long", "pred_tasks.csv"]
+        return args, wide, ("directional-a2t", "multi-a2t", "leakage")
+    if name == "id-without-pred":
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        test.to_csv(tmp_path / "test.csv", index=False)
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred-prefix", "pred_", "--id", "id"]
+        return args, wide, everything
+    if name == "scores-pred-file-on-id":
+        # logits (scores outside [0, 1]) in a predictions file joined on --id
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        test[["id", "m", "w", *TASKS]].to_parquet(tmp_path / "test.parquet")
+        logits = {
+            t: np.log(test[f"score_{t}"] + 0.01) - np.log(1.01 - test[f"score_{t}"]) for t in TASKS
+        }
+        pred = pd.DataFrame({"id": test["id"], "m": test["pred_m"], "w": test["pred_w"], **logits})
+        pred.sample(frac=1, random_state=5).to_csv(tmp_path / "pred.csv", index=False)
+        cuts = {"a": -0.4, "b": 0.3, "c": 0.0}
+        pd.DataFrame({"label": list(cuts), "threshold": list(cuts.values())}).to_csv(
+            tmp_path / "th.csv", index=False
+        )
+        scored = pd.DataFrame({t: (logits[t] > cuts[t]).astype(int) for t in TASKS})
+        # the group columns are 0/1 predictions, thresholded too: 1 > 0.5, 0 is not
+        arrays = {**wide, "tasks_pred": scored}
+        args = ["test.parquet", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred", "pred.csv", "--id", "id", "--thresholds", "th.csv"]
+        return args, arrays, everything
+    if name == "exclusive-group-scores":
+        # every ground-truth row has one group: the two group score columns are one decision
+        # (the positive group 'w' when its score is above 0.4; the score of 'm' is not read)
+        train.loc[train[["m", "w"]].sum(axis=1) == 0, "m"] = 1
+        train[["m", "w", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        rng = np.random.default_rng(8)
+        score_w = np.clip(0.5 * test["w"] + 0.6 * rng.random(len(test)), 0, 1).round(3)
+        frame = test[["m", "w", *TASKS, *[f"pred_{t}" for t in TASKS]]].assign(
+            pred_w=score_w, pred_m=rng.random(len(test)).round(3)
+        )
+        frame.to_csv(tmp_path / "test.csv", index=False)
+        decided = (score_w > 0.4).astype(int)
+        arrays = _wide_arrays(train, test)
+        arrays["groups_pred"] = pd.DataFrame({"m": 1 - decided, "w": decided})
+        arrays["tasks_pred"] = pd.DataFrame(
+            {t: (test[f"pred_{t}"] > 0.4).astype(int) for t in TASKS}
+        )
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--task-cols"]
+        args += ["a,b,c", "--pred-prefix", "pred_", "--threshold", "0.4"]
+        return args, arrays, everything
+    if name == "intersected-groups":
+        # --group g,race: the groups are the intersections 'm x a', ... (biasamp.intersect)
+        rng = np.random.default_rng(9)
+        frames = []
+        for frame in (train, test):
+            out = frame[["id", *TASKS, *[f"pred_{t}" for t in TASKS]]].copy()
+            out["g"] = np.where(frame["w"] == 1, "w", "m")
+            out["race"] = rng.choice(["x", "y", "z"], len(frame))
+            out["pred_g"] = np.where(frame["pred_w"] == 1, "w", "m")
+            out["pred_race"] = np.where(rng.random(len(frame)) < 0.8, out["race"], "x")
+            frames.append(out)
+        frames[0][["g", "race", *TASKS]].to_csv(tmp_path / "train.csv", index=False)
+        frames[1].to_parquet(tmp_path / "test.parquet")
+        test_frame = frames[1]
+        arrays = {
+            "tasks_train": _indicators(frames[0], "", TASKS),
+            "tasks": _indicators(test_frame, "", TASKS),
+            "tasks_pred": _indicators(test_frame, "pred_", TASKS),
+            "groups_train": biasamp.intersect(frames[0][["g", "race"]]),
+            "groups": biasamp.intersect(test_frame[["g", "race"]]),
+            "groups_pred": biasamp.intersect(
+                test_frame[["pred_g", "pred_race"]].set_axis(["g", "race"], axis=1)
+            ),
+        }
+        args = ["test.parquet", "--train", "train.csv", "--group", "g,race", "--task-cols"]
+        args += ["a,b,c", "--pred-prefix", "pred_"]
+        return args, arrays, everything
     if name == "long-tables":
         for split, frame in (("train", train), ("test", test)):
             frame[["id", "m", "w"]].to_csv(tmp_path / f"{split}.csv", index=False)
@@ -202,6 +293,18 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         args += ["--tasks-long", "test_tasks.csv", "--train-tasks-long", "train_tasks.csv"]
         args += ["--pred", "pred.csv", "--pred-tasks-long", "pred_tasks.csv"]
         return args, wide, everything
+    if name == "long-tables-no-train":
+        # predicted groups in the data file; rows with no group and no task in it
+        train.rename(columns={"pred_m": "p_m", "pred_w": "p_w"})[
+            ["id", "m", "w", "p_m", "p_w"]
+        ].to_csv(tmp_path / "test.csv", index=False)
+        _long(train).to_csv(tmp_path / "test_tasks.csv", index=False)
+        _long(train, "pred_").to_csv(tmp_path / "pred_tasks.csv", index=False)
+        arrays = _wide_arrays(train, train)
+        arrays["groups_train"] = arrays["tasks_train"] = None
+        args = ["test.csv", "--group-cols", "m,w", "--id", "id", "--pred-prefix", "p_"]
+        args += ["--tasks-long", "test_tasks.csv", "--pred-tasks-long", "pred_tasks.csv"]
+        return args, arrays, ("directional-a2t", "directional-t2a", *ATTACKERS)
     if name in ("indicator-tsv", "indicator-xz"):
         # any delimited file streams: a .tsv (tab by default), an .xz-compressed CSV
         suffix, sep = (".tsv", "\t") if name == "indicator-tsv" else (".csv.xz", ",")
@@ -256,9 +359,35 @@ LAYOUTS = [
     ("indicator-pred-file-on-id", "on"),
     ("categorical-pred-file-on-id", "off"),
     ("categorical-pred-file-on-id", "on"),
+    ("indicator-pred-file-on-id", "duckdb"),
+    ("categorical-pred-file-on-id", "duckdb"),
+    ("pred-file-with-prefix", "off"),
+    ("pred-file-with-prefix", "on"),
+    ("pred-file-with-prefix", "duckdb"),
+    ("long-tables-predicted-tasks-only", "off"),
+    ("long-tables-predicted-tasks-only", "on"),
+    ("long-tables-predicted-tasks-only", "duckdb"),
+    ("id-without-pred", "off"),
+    ("id-without-pred", "on"),
     ("scores-threshold", "off"),
+    ("scores-threshold", "on"),
+    ("scores-threshold", "duckdb"),
     ("thresholds-file", "off"),
+    ("thresholds-file", "on"),
+    ("scores-pred-file-on-id", "off"),
+    ("scores-pred-file-on-id", "on"),
+    ("scores-pred-file-on-id", "duckdb"),
+    ("exclusive-group-scores", "off"),
+    ("exclusive-group-scores", "on"),
+    ("exclusive-group-scores", "duckdb"),
+    ("intersected-groups", "off"),
+    ("intersected-groups", "on"),
+    ("intersected-groups", "duckdb"),
     ("long-tables", "off"),
+    ("long-tables", "on"),
+    ("long-tables", "duckdb"),
+    ("long-tables-no-train", "off"),
+    ("long-tables-no-train", "on"),
     ("categorical", "off"),
     ("categorical", "on"),
     ("categorical", "duckdb"),
@@ -286,7 +415,8 @@ def test_the_cli_json_equals_the_library_on_every_layout(layout, stream, splits,
         patch.chdir(tmp_path)
         got, rows = _cli(tmp_path, [*args, *engine], metrics)
     # every path reports a file's data rows, the training rows it drops included
-    assert rows["data"] == (len(train) if layout == "indicator-no-train" else len(test))
+    no_train = layout in ("indicator-no-train", "long-tables-no-train")
+    assert rows["data"] == (len(train) if no_train else len(test))
     if "--train" in args:
         assert rows["train"] == len(train)
     expected = {key: _library(key, arrays) for key in metrics}
@@ -435,3 +565,38 @@ def test_ids_are_joined_as_text_or_as_stored_integers(tmp_path, capsys):
     args += ["--pred", str(tmp_path / "p.parquet"), "--id", "id", "--metric", "a2t"]
     assert main([*args, "--stream", "on", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["settings"]["streamed"] is True
+
+
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_calibrated_thresholds_stream_with_the_in_memory_values(engine, splits, tmp_path):
+    """--calibrate-on: the thresholds calibrated on a validation file, then the data file
+    counted by the engine; every co-occurrence and multi-attribute metric and the
+    thresholds equal the in-memory path's."""
+    if engine == "duckdb":
+        pytest.importorskip("duckdb")
+    train, test = (s.copy() for s in splits)
+    args, _, _ = _layout("scores-threshold", tmp_path, train, test)
+    args = args[: args.index("--threshold")]
+    validation = test.drop(columns=[f"pred_{t}" for t in TASKS]).rename(
+        columns={f"score_{t}": f"pred_{t}" for t in TASKS}
+    )
+    validation.sample(frac=0.7, random_state=6).to_csv(tmp_path / "val.csv", index=False)
+    docs = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        for stream in ("off", "on"):
+            out = tmp_path / f"{stream}.json"
+            extra = ["--calibrate-on", "val.csv", "--stream", stream, "--engine", engine]
+            if stream == "off":
+                extra = extra[:-2]
+            metrics = [x for key in PAIRWISE + MULTI for x in ("--metric", key)]
+            assert main(["measure", *args, *extra, *metrics, "--json", str(out)]) == 0
+            docs[stream] = json.loads(out.read_text())
+    assert docs["on"]["settings"]["streamed"] is True
+    assert docs["off"]["settings"]["streamed"] is False
+    assert docs["on"]["thresholds"] == docs["off"]["thresholds"]
+    assert set(TASKS) <= set(docs["on"]["thresholds"])
+    values = {s: {m["key"]: m["value"] for m in d["metrics"]} for s, d in docs.items()}
+    assert set(values["on"]) == set(PAIRWISE + MULTI)
+    for key in PAIRWISE + MULTI:
+        assert values["on"][key] == pytest.approx(values["off"][key], rel=1e-12, abs=1e-15), key

@@ -374,11 +374,9 @@ def test_stream_on_and_duckdb_say_why_streaming_does_not_apply(tmp_path, capsys)
                 "mals, directional-a2t, directional-t2a, multi-mals, multi-a2t, multi-t2a)"
             ),
         ),
-        (
+        (  # --id without --pred streams; repeated ids: the in-memory reader names them
             ["--id", "gender", "--engine", "duckdb"],
-            ERR_ENGINE_NEEDS_STREAM.format(
-                reason="--id without --pred: unique ids are checked in memory"
-            ),
+            f"{data}, column 'gender': 3 duplicate id(s)",
         ),
         (
             ["--stream", "off", "--engine", "duckdb"],

@@ -23,7 +23,7 @@ from biasamp.engines._derived_roles import (
     ERR_SCORE_VALUE,
     FIRST_IN_FILE,
 )
-from biasamp.engines._duckdb import ERR_FIRST_BAD_ROW, ERR_PATTERN_INTERSECTIONS
+from biasamp.engines._duckdb import ERR_FIRST_BAD_ROW
 from biasamp.engines._exclusive_groups import exclusive_group_predictions
 from biasamp.engines._files import ERR_CHUNK
 from biasamp.engines._group_sums import ALLOWED_SCORES, ERR_BAD_VALUES
@@ -203,24 +203,33 @@ def test_pattern_counts_with_scores_equal_in_memory(files):
             np.testing.assert_array_equal(table.joint[key], expected.joint[key])
 
 
-def test_pattern_counts_of_intersections(tmp_path):
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_pattern_counts_of_intersections(tmp_path, fmt):
+    """Both engines: DuckDB keeps the parts as keys of its distinct rows, then joins them."""
     frame = make_frame(60, 4)
-    path = tmp_path / "x.parquet"
-    frame.to_parquet(path, index=False)
-    roles = dict(groups=IntersectedColumns(["race", "sex"]), tasks=TASKS)
-    table = pattern_counts_from_files(path, **roles, chunk_size=7)
+    path = tmp_path / f"x.{fmt}"
+    frame.to_parquet(path, index=False) if fmt == "parquet" else frame.to_csv(path, index=False)
+    roles = dict(groups=IntersectedColumns(["race", "age"]), tasks=TASKS)
     expected = PatternCountTable.from_arrays(
-        groups=biasamp.intersect(frame[["race", "sex"]]), tasks=frame[TASKS]
+        groups=biasamp.intersect(frame[["race", "age"]]), tasks=frame[TASKS]
     )
-    for key in expected.joint:
-        np.testing.assert_array_equal(table.joint[key], expected.joint[key])
+    for engine in ("numpy", "duckdb"):
+        table = pattern_counts_from_files(path, **roles, chunk_size=7, engine=engine)
+        assert table.group_names == expected.group_names
+        for key in expected.joint:
+            np.testing.assert_array_equal(table.joint[key], expected.joint[key])
+    missing = frame.astype({"race": object})
+    missing.loc[[3, 8], "race"] = None
+    missing.to_parquet(tmp_path / "m.parquet", index=False)
     with pytest.raises(ValueError) as info:
-        pattern_counts_from_files(path, **roles, engine="duckdb")
-    assert str(info.value) == ERR_PATTERN_INTERSECTIONS.format(role="groups")
+        pattern_counts_from_files(tmp_path / "m.parquet", **roles, engine="duckdb")
+    assert str(info.value) == f"{tmp_path / 'm.parquet'}: " + ERR_INTERSECTED_MISSING.format(
+        role="groups", column="race", count=2, first=""
+    )
 
 
-@pytest.mark.parametrize("bad", [1.5, -0.1, None])
-def test_scores_outside_the_unit_interval_or_missing_are_refused(tmp_path, bad):
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, None])
+def test_infinite_or_missing_scores_are_refused(tmp_path, bad):
     frame = make_frame(30, 5)
     frame.loc[12, "p_cook"] = np.nan if bad is None else bad  # NaN is written as missing
     path = tmp_path / "bad.parquet"
@@ -237,9 +246,34 @@ def test_scores_outside_the_unit_interval_or_missing_are_refused(tmp_path, bad):
     ) + ERR_FIRST_BAD_ROW.format(row=13, value=bad)
 
 
+def test_logit_scores_count_as_thresholded_in_memory(tmp_path, engine):
+    """Scores are any finite numbers: logits outside [0, 1] with a threshold on their scale
+    give the in-memory ``score > threshold`` on every engine."""
+    frame = make_frame(40, 13)
+    for task in TASKS:
+        frame[f"p_{task}"] = (frame[f"p_{task}"] - 0.5) * 8.0  # logits, mostly outside [0, 1]
+    assert (frame[[f"p_{t}" for t in TASKS]].abs() > 1).any().all()
+    path = tmp_path / "logits.parquet"
+    frame.to_parquet(path, index=False)
+    cuts = dict(zip(TASKS, [-1.5, 0.0, 2.0], strict=True))
+    table = counts_from_files(
+        path,
+        groups="sex",
+        tasks=list(TASKS),
+        tasks_pred=ScoreColumns(prefix="p_", threshold=cuts),
+        engine=engine,
+    )
+    decided = pd.DataFrame({t: (frame[f"p_{t}"] > cuts[t]).astype(np.uint8) for t in TASKS})
+    expected = CountTable.from_arrays(
+        groups=frame["sex"].to_numpy(), tasks=frame[list(TASKS)], tasks_pred=decided
+    )
+    for key in expected.joint:
+        np.testing.assert_array_equal(table.joint[key], expected.joint[key])
+
+
 def test_duckdb_names_the_file_and_first_row_of_a_bad_value(tmp_path):
     good, bad = make_frame(20, 8), make_frame(30, 9)
-    bad.loc[[21, 25], "p_ski"] = 7.0
+    bad.loc[[21, 25], "p_ski"] = np.inf
     bad.loc[4, "ski"] = 2
     paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
     good.to_csv(paths[0], index=False)
@@ -256,12 +290,12 @@ def test_duckdb_names_the_file_and_first_row_of_a_bad_value(tmp_path):
         counts_from_files(paths, **roles, engine="duckdb")
     assert str(info.value) == f"{paths[1]}: " + ERR_BAD_VALUES.format(
         where="", role="tasks_pred", count=2, column="p_ski", allowed=ALLOWED_SCORES
-    ) + ERR_FIRST_BAD_ROW.format(row=22, value=7.0)
+    ) + ERR_FIRST_BAD_ROW.format(row=22, value=np.inf)
 
 
 def test_a_missing_group_score_is_refused_by_every_engine(tmp_path, engine):
     frame = make_frame(30, 6)
-    frame.loc[4, "score_w"] = 2.0
+    frame.loc[4, "score_w"] = np.inf
     path = tmp_path / "bad.parquet"
     frame.to_parquet(path, index=False)
     with pytest.raises(ValueError, match=r"groups_pred: .*'score_w'") as info:
@@ -316,9 +350,11 @@ def test_role_spec_errors():
             columns,
             groups="g",
             tasks=["ski"],
-            tasks_pred=ScoreColumns({"p_ski": "ski"}, threshold=2),
+            tasks_pred=ScoreColumns({"p_ski": "ski"}, threshold=np.inf),
         )
-    assert str(info.value) == ERR_THRESHOLD_VALUE.format(role="tasks_pred", label="ski", value=2)
+    assert str(info.value) == ERR_THRESHOLD_VALUE.format(
+        role="tasks_pred", label="ski", value=np.inf
+    )
     with pytest.raises(ValueError) as info:
         ColumnRoles.resolve(
             columns,

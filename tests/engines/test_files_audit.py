@@ -166,12 +166,18 @@ def test_rows_and_tables_read_the_same_counts(tmp_path):
 def test_stream_refusal_names_the_option():
     layout = Layout(group="g", task="t", pred_prefix="pred_")
     assert stream_refusal(layout) is None
-    assert stream_refusal(layout, long_tables=True) == "long task tables are read in memory"
+    assert stream_refusal(layout, scored=True) is None  # scores are thresholded while counting
+    assert stream_refusal(layout, long_tables=True) == (
+        "long tables of predicted or training tasks need --tasks-long"
+    )
     assert stream_refusal(Layout(group="g", task="t")) == (
         "no predictions in the data file (--pred-prefix)"
     )
-    plan, reason = plan_streaming(layout, data="unused.csv", scored=True)
-    assert plan is None and "scores" in reason
+    # the report's threshold sweeps need the rows of the scores
+    plan, reason = plan_streaming(layout, data="unused.csv", scored=True, sweep=True)
+    assert plan is None and reason == (
+        "the threshold sweeps of prediction scores are computed on the rows"
+    )
 
 
 def test_an_unknown_engine_is_refused(tmp_path):

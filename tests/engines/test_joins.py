@@ -10,14 +10,14 @@ import pytest
 import biasamp
 from biasamp import CountTable, IntersectedColumns, ScoreColumns
 from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.engines._derived_roles import ERR_SCORE_VALUE
 from biasamp.engines._duckdb import ERR_FIRST_BAD_ROW
-from biasamp.engines._files import ERR_REPLICATES_ENGINE, counts_from_joined_files
+from biasamp.engines._files import ERR_CHUNK, ERR_REPLICATES_ENGINE, counts_from_joined_files
 from biasamp.engines._group_sums import ALLOWED_SCORES, ERR_BAD_VALUES
 from biasamp.engines._joins import (
     ERR_JOIN_DUPLICATES,
     ERR_JOIN_MISSING,
     ERR_JOIN_NULL_IDS,
-    ERR_JOIN_SPEC_ENGINE,
 )
 from biasamp.inputs._column_roles import ERR_ROLE_NAMES_DIFFER
 from tests.engines.test_files import assert_tables_equal
@@ -107,13 +107,18 @@ def test_duckdb_join_thresholds_prediction_scores(tmp_path):
         tasks_pred=pd.DataFrame({c: (joined[f"score_{c}"] > cut[c]).astype(int) for c in TASKS}),
     )
     assert_tables_equal(table, expected)
-    with pytest.raises(ValueError) as info:
-        counts_from_joined_files(
-            t, p, on="id", groups="g", tasks=TASKS, tasks_pred=ScoreColumns({"score_ski": "ski"})
-        )
-    assert str(info.value) == ERR_JOIN_SPEC_ENGINE.format(
-        role="tasks_pred", kind="ScoreColumns", engine="numpy"
+    # the numpy join takes the same specs: the engine never changes what is accepted
+    numpy_join = counts_from_joined_files(
+        t,
+        p,
+        on="id",
+        groups="g",
+        tasks=TASKS,
+        tasks_pred=ScoreColumns({f"score_{c}": c for c in TASKS}, threshold=cut),
+        engine="numpy",
+        chunk_size=7,
     )
+    assert_tables_equal(numpy_join, expected)
 
 
 def test_joins_of_intersected_groups(tmp_path):
@@ -141,11 +146,8 @@ def test_joins_of_intersected_groups(tmp_path):
         group_names=predicted.group_names,
     )
     assert_tables_equal(predicted, expected)
-    with pytest.raises(ValueError) as info:
-        counts_from_joined_files(t, p, **roles, groups_pred=groups)
-    assert str(info.value) == ERR_JOIN_SPEC_ENGINE.format(
-        role="groups_pred", kind="IntersectedColumns", engine="numpy"
-    )
+    numpy_join = counts_from_joined_files(t, p, **roles, groups_pred=groups, chunk_size=9)
+    assert_tables_equal(numpy_join, expected)
 
 
 def test_integer_ids_join_on_their_values(tmp_path):
@@ -197,7 +199,7 @@ def test_duckdb_join_names_the_file_of_a_bad_value_or_id(tmp_path):
         where="", role="tasks_pred", count=1, column="surf", allowed="0 or 1"
     ) + ERR_FIRST_BAD_ROW.format(row=6, value=2)
     pred.loc[5, "surf"] = 0
-    pred.loc[7, "score_ski"] = 1.25
+    pred.loc[7, "score_ski"] = -np.inf
     pred.to_parquet(p, index=False)
     with pytest.raises(ValueError) as info:
         counts_from_joined_files(
@@ -211,7 +213,7 @@ def test_duckdb_join_names_the_file_of_a_bad_value_or_id(tmp_path):
         )
     assert str(info.value) == f"{p}: " + ERR_BAD_VALUES.format(
         where="", role="tasks_pred", count=1, column="score_ski", allowed=ALLOWED_SCORES
-    ) + ERR_FIRST_BAD_ROW.format(row=8, value=1.25)
+    ) + ERR_FIRST_BAD_ROW.format(row=8, value=-np.inf)
     pred.loc[[2, 9], "id"] = None
     pred.to_parquet(p, index=False)
     with pytest.raises(ValueError) as info:
@@ -231,3 +233,46 @@ def test_duckdb_join_refuses_other_labels_and_replicates(tmp_path):
     with pytest.raises(ValueError) as info:
         counts_from_joined_files(t, p, **ROLES, engine="duckdb", replicates=object())
     assert str(info.value) == ERR_REPLICATES_ENGINE
+
+
+def test_the_numpy_join_refuses_infinite_scores_naming_file_column_and_row(tmp_path):
+    truth, pred, (t, p) = make_files(tmp_path, 30, 7)
+    pred.loc[12, "score_ski"] = np.inf
+    pred.to_parquet(p, index=False)
+    with pytest.raises(ValueError) as info:
+        counts_from_joined_files(
+            t,
+            p,
+            on="id",
+            groups="g",
+            tasks=TASKS,
+            tasks_pred=ScoreColumns({f"score_{c}": c for c in TASKS}),
+            chunk_size=10,
+        )
+    shown = ERR_SCORE_VALUE.format(role="tasks_pred", column="score_ski", value=np.inf, row=3)
+    assert str(info.value) == ERR_CHUNK.format(path=p, chunk=1, start=10, stop=19, message=shown)
+
+
+def test_pattern_counts_of_joined_intersections_on_both_engines(tmp_path):
+    truth, pred, (t, p) = make_files(tmp_path, 70, 8)
+    rng = np.random.default_rng(3)
+    truth["race"] = rng.choice(["a", "b"], len(truth))
+    pred["race"] = rng.choice(["a", "b"], len(pred))
+    truth.to_csv(t, index=False)
+    pred.to_parquet(p, index=False)
+    groups = IntersectedColumns(["g", "race"])
+    roles = dict(on="id", groups=groups, groups_pred=groups, tasks=TASKS, patterns=True)
+    roles["tasks_pred"] = {c: c for c in TASKS}
+    joined = truth.merge(pred, on="id", suffixes=("", "_p"))
+    tables = [counts_from_joined_files(t, p, **roles, engine=e) for e in ("numpy", "duckdb")]
+    expected = PatternCountTable.from_arrays(
+        groups=biasamp.intersect(joined[["g", "race"]]),
+        groups_pred=biasamp.intersect(joined[["g_p", "race_p"]].set_axis(["g", "race"], axis=1)),
+        tasks=joined[TASKS],
+        tasks_pred=joined[[f"{c}_p" for c in TASKS]].set_axis(TASKS, axis=1),
+        group_names=tables[0].group_names,
+    )
+    for table in tables:
+        assert table.group_names == expected.group_names
+        for key in expected.joint:
+            np.testing.assert_array_equal(table.joint[key], expected.joint[key])

@@ -13,6 +13,7 @@ from biasamp.engines._joins import ERR_JOIN_DUPLICATES, ERR_JOIN_MISSING, ERR_JO
 from biasamp.engines._long_tables import (
     ERR_LONG_NULL_LABELS,
     ERR_LONG_ROLES,
+    ERR_LONG_ROWS,
     counts_from_long_files,
 )
 from biasamp.inputs._label_matrix import ERR_UNKNOWN_LABELS
@@ -177,3 +178,56 @@ def test_both_engines_refuse_bad_ids_and_labels_alike(tmp_path):
     with pytest.raises(ValueError) as info:
         counts_from_long_files(d, {"labels": lt}, on="id", groups="g")
     assert str(info.value) == ERR_LONG_ROLES.format(got={"labels": lt})
+
+
+def test_predicted_groups_joined_from_another_file_and_labelled_rows(layout, tmp_path):
+    """``pred_path``: the predicted groups are another file's rows joined on the id;
+    ``rows="labelled"``: rows with no group and no task are not counted, as the metrics'
+    ``train_rows="labelled"`` drops them."""
+    data, truth, _, paths = layout
+    names = sorted(TASKS)
+    data = data.copy()
+    empty = data.index[200:230]  # ids 200-239 have no task; 30 of them get no group
+    data.loc[empty, ["m", "w"]] = 0
+    data.sample(frac=1, random_state=3).to_parquet(tmp_path / "data.parquet", index=False)
+    rng = np.random.default_rng(4)
+    predicted = pd.DataFrame({"id": data["id"], "pm": rng.integers(0, 2, len(data))})
+    predicted["pw"] = 1 - predicted["pm"]
+    predicted.sample(frac=1, random_state=5).to_csv(tmp_path / "pred.csv", index=False)
+    table = counts_from_long_files(
+        tmp_path / "data.parquet",
+        {"tasks": paths["truth"]},
+        on="id",
+        groups=["m", "w"],
+        groups_pred={"pm": "m", "pw": "w"},
+        pred_path=tmp_path / "pred.csv",
+    )
+    expected = CountTable.from_arrays(
+        groups=data[["m", "w"]],
+        groups_pred=predicted[["pm", "pw"]].set_axis(["m", "w"], axis=1),
+        tasks=dense(data, truth, names),
+    )
+    assert_tables_equal(table, expected)
+    kept = counts_from_long_files(
+        tmp_path / "data.parquet",
+        {"tasks": paths["truth"]},
+        on="id",
+        groups=["m", "w"],
+        rows="labelled",
+    )
+    labelled = ~data.index.isin(empty)
+    expected = CountTable.from_arrays(
+        groups=data.loc[labelled, ["m", "w"]], tasks=dense(data, truth, names)[labelled]
+    )
+    assert_tables_equal(kept, expected)
+    assert kept.n_rows == len(data) - len(empty) == 210
+    with pytest.raises(ValueError) as info:
+        counts_from_long_files(
+            tmp_path / "data.parquet",
+            {"tasks": paths["truth"]},
+            on="id",
+            groups=["m", "w"],
+            rows="labelled",
+            engine="duckdb",
+        )
+    assert str(info.value) == ERR_LONG_ROWS.format(rows="labelled", pred_path=None, engine="duckdb")

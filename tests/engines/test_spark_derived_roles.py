@@ -65,8 +65,8 @@ def test_spark_thresholds_and_intersections_equal_in_memory(spark_frame, frame):
     )
 
 
-def test_spark_refuses_scores_outside_the_unit_interval(spark, frame):
-    bad = frame.assign(score_w=np.where(np.arange(len(frame)) == 7, 1.5, frame["score_w"]))
+def test_spark_refuses_infinite_scores(spark, frame):
+    bad = frame.assign(score_w=np.where(np.arange(len(frame)) == 7, np.inf, frame["score_w"]))
     with pytest.raises(ValueError) as info:
         counts_from_spark(
             spark.createDataFrame(pd.DataFrame(bad)),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import warnings as python_warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -220,14 +220,16 @@ def sizes_table(results: dict[str, Any]) -> pd.DataFrame | None:
     return pd.concat(frames, ignore_index=True) if frames else None
 
 
-def _streaming_plan(args: argparse.Namespace, layout: Layout) -> StreamPlan | None:
+def _streaming_plan(
+    args: argparse.Namespace, layout: Layout, *, thresholds: dict[str, float], sweep: bool
+) -> StreamPlan | None:
     """The streaming plan when ``--stream`` and the inputs allow it (None: read in memory)."""
     mode = getattr(args, "stream", "auto")
     engine = getattr(args, "engine", "auto")
     if mode == "off":
         plan, reason = None, "--stream off"
     else:
-        plan, reason = plan_from_args(args, layout)
+        plan, reason = plan_from_args(args, layout, thresholds=thresholds, sweep=sweep)
     if plan is None:
         if mode == "on":
             raise ValueError(ERR_STREAM_NOT_APPLICABLE.format(reason=reason))
@@ -319,10 +321,19 @@ def _settings(args: argparse.Namespace, *, progress: bool) -> Settings:
     )
 
 
-def run_streamed_audit(plan: StreamPlan, args: argparse.Namespace, *, progress: bool) -> Audit:
+def run_streamed_audit(
+    plan: StreamPlan,
+    args: argparse.Namespace,
+    *,
+    progress: bool,
+    thresholds_source: str | None = None,
+) -> Audit:
     """The audit from count tables of the files (``biasamp.engines._audit_streaming``): bounded memory."""
     replicates = evaluation_replicates(args.n_boot, random_state=args.seed) if args.n_boot else None
     data = load_streamed(plan, replicates=replicates, progress=progress)
+    if plan.thresholds:
+        assert thresholds_source is not None  # from --thresholds or --calibrate-on
+        check_threshold_labels(thresholds_source, plan.thresholds, cast(Any, data))
     keys, skipped = _metric_keys(args, data)
     settings = _settings(args, progress=progress)
     results = {}
@@ -363,13 +374,13 @@ def run_audit(args: argparse.Namespace, *, progress: bool, sweep: bool = False) 
     predictions are scores.
     """
     layout = layout_from_args(args)
-    plan = _streaming_plan(args, layout)
+    thresholds, source = _thresholds(args, layout, progress=progress)
+    plan = _streaming_plan(args, layout, thresholds=thresholds, sweep=sweep)
     if plan is not None:
         try:
-            return run_streamed_audit(plan, args, progress=progress)
+            return run_streamed_audit(plan, args, progress=progress, thresholds_source=source)
         except StreamRefused:
             pass  # the in-memory reader below names the file, column and row of the problem
-    thresholds, source = _thresholds(args, layout, progress=progress)
     data = load_audit(
         layout,
         data=args.data,

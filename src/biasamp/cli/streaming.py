@@ -56,6 +56,8 @@ def _metric_reason(args: argparse.Namespace) -> str | None:
     n_boot: int = getattr(args, "n_boot", 0)
     if multi and n_boot:
         return f"metric(s) {', '.join(multi)} with --n-boot are computed in memory"
+    if n_boot and getattr(args, "tasks_long", None):
+        return "the bootstrap of long task tables is drawn on the rows (in memory)"
     others = [k for k in _requested_metrics(args) if k not in STREAMED_METRICS]
     if others:
         return (
@@ -64,8 +66,19 @@ def _metric_reason(args: argparse.Namespace) -> str | None:
     return None
 
 
-def plan_from_args(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan | None, str]:
-    """The library's streaming plan for the options, or ``(None, reason)``."""
+def plan_from_args(
+    args: argparse.Namespace,
+    layout: Layout,
+    *,
+    thresholds: dict[str, float] | None = None,
+    sweep: bool = False,
+) -> tuple[StreamPlan | None, str]:
+    """The library's streaming plan for the options, or ``(None, reason)``.
+
+    ``thresholds``: the per-label thresholds of ``--thresholds`` or
+    ``--calibrate-on``; ``sweep``: the threshold sweeps are asked for (they need
+    the rows of scored predictions).
+    """
     options: dict[str, Any] = {
         "pred": args.pred,
         "long_tables": bool(args.pred_tasks_long or args.train_tasks_long),
@@ -76,6 +89,7 @@ def plan_from_args(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
             or args.calibrate_pred
         ),
         "engine": getattr(args, "engine", "auto"),
+        "sweep": sweep,
     }
     reason = stream_refusal(layout, **options) or _metric_reason(args)
     if reason is not None:
@@ -85,6 +99,11 @@ def plan_from_args(args: argparse.Namespace, layout: Layout) -> tuple[StreamPlan
         data=args.data,
         train=args.train,
         patterns=any(k in MULTI_METRICS for k in _requested_metrics(args)),
+        threshold=args.threshold,
+        thresholds=thresholds,
+        positive_group=getattr(args, "positive_group", None),
+        pred_tasks_long=args.pred_tasks_long,
+        train_tasks_long=args.train_tasks_long,
         **options,
     )
 

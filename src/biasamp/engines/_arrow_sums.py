@@ -39,6 +39,7 @@ __all__ = [
     "batch_group_sums",
     "group_sums_frame",
     "group_sums_record_batch",
+    "invalid_scores",
     "merge_group_sums",
 ]
 
@@ -95,6 +96,15 @@ def _renumbered(codes: np.ndarray) -> np.ndarray:
         present = np.bincount(codes, minlength=top) > 0
         return (np.cumsum(present) - 1)[codes]
     return np.unique(codes, return_inverse=True)[1].reshape(-1)
+
+
+def invalid_scores(values: np.ndarray) -> np.ndarray | None:
+    """Rows of a score column that are not finite numbers (NaN, infinite); None if none.
+
+    Scores may be any finite number (probabilities or logits, with a threshold to match).
+    """
+    bad = ~np.isfinite(values.astype(np.float64, copy=False))
+    return bad if bad.any() else None
 
 
 def _invalid(values: np.ndarray, *, soft: bool) -> np.ndarray | None:
@@ -289,26 +299,26 @@ def score_keys(
     arrays: Sequence[Any], rc: RoleColumns, *, n_rows: int
 ) -> tuple[np.ndarray, list[np.ndarray | None]]:
     """The (rows, labels) 0/1 predictions of a score role's Arrow columns, and each
-    column's invalid rows (missing, NaN or outside [0, 1]; None if none)."""
+    column's invalid rows (missing, NaN or infinite; None if none)."""
     scores = np.empty((n_rows, len(arrays)), dtype=np.float64)
     invalid: list[np.ndarray | None] = []
     for j, array in enumerate(arrays):
         values, missing = _numeric(array)
         scores[:, j] = values
-        bad = _invalid(scores[:, j], soft=True)
+        bad = invalid_scores(scores[:, j])
         if missing is not None:
             bad = missing if bad is None else bad | missing
         invalid.append(bad)
     scores[~np.isfinite(scores)] = 0.0  # invalid rows are refused; keep the decision defined
-    return score_decisions(np.clip(scores, 0.0, 1.0), rc), invalid
+    return score_decisions(scores, rc), invalid
 
 
 def _thresholded(array: Any, threshold: float) -> tuple[np.ndarray, np.ndarray | None]:
     """``score > threshold`` of a score column, and its invalid rows (missing, NaN or
-    outside [0, 1]; None if there are none)."""
+    infinite; None if there are none)."""
     values, missing = _numeric(array)
     values = values.astype(np.float64, copy=False)
-    invalid = _invalid(values, soft=True)
+    invalid = invalid_scores(values)
     if missing is not None:
         invalid = missing if invalid is None else invalid | missing
     return values > threshold, invalid

@@ -39,7 +39,9 @@ path does.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +62,8 @@ from biasamp.engines._audit_inputs import (
     _prediction_blocks,
     _sources,
 )
+from biasamp.engines._derived_roles import derived_role_values
+from biasamp.engines._exclusive_groups import positive_group
 from biasamp.engines._file_formats import (
     RaggedRowError,
     compression_of,
@@ -87,6 +91,8 @@ from biasamp.engines._files import (
     may_drop_rows,
     pattern_counts_from_files,
 )
+from biasamp.engines._long_tables import counts_from_long_files, pattern_counts_from_long_files
+from biasamp.inputs._column_roles import IntersectedColumns, ScoreColumns, role_columns
 
 __all__ = [
     "ENGINES",
@@ -125,6 +131,21 @@ class StreamPlan:
     pred_blocks: tuple[ColumnBlock, ...] = ()
     #: a multi-attribute metric is asked for: pattern count tables are counted too
     multi: bool = False
+    #: score predictions: ``score > threshold``, ``thresholds`` per label, else ``threshold``
+    #: (else 0.5); ``exclusive`` group scores are one decision (set by :func:`load_streamed`)
+    threshold: float | None = None
+    thresholds: dict[str, float] = field(default_factory=dict)
+    positive_group: str | None = None
+    exclusive: bool = False
+    #: the data file's ids are checked unique (``--id`` without ``--pred``)
+    check_ids: bool = False
+    #: long ``(id, label)`` task tables by role: ``tasks``, ``tasks_pred``, ``tasks_train``
+    long: dict[str, Path] = field(default_factory=dict)
+
+    def cut(self, name: str) -> float:
+        """The threshold of label ``name``."""
+        default = 0.5 if self.threshold is None else float(self.threshold)
+        return float(self.thresholds.get(str(name), default))
 
 
 class StreamRefused(Exception):
@@ -184,6 +205,7 @@ def stream_refusal(
     long_tables: bool = False,
     scored: bool = False,
     engine: str = "auto",
+    sweep: bool = False,
 ) -> str | None:
     """Why the inputs rule counting out, read from the options alone (None: they allow it).
 
@@ -192,22 +214,17 @@ def stream_refusal(
 
     Examples
     --------
-    >>> stream_refusal(Layout(group="g", task="t", pred_prefix="pred_"), scored=True)
-    'prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory'
+    >>> stream_refusal(Layout(group="g", task="t", pred_prefix="pred_"), scored=True, sweep=True)
+    'the threshold sweeps of prediction scores are computed on the rows'
     """
-    if layout.tasks_long or long_tables:
-        return "long task tables are read in memory"
-    if layout.intersected:
-        return "the intersections of several --group columns are formed in memory"
-    if layout.id is not None and pred is None:
-        return "--id without --pred: unique ids are checked in memory"
-    if pred is not None and (layout.id is None or layout.pred_prefix):
-        return "--pred needs --id, and its columns are read under the ground truth's names"
-    if pred is not None and engine == "duckdb":
-        return "predictions joined on --id are counted by the numpy engine"
-    if scored:
-        return "prediction scores (--threshold, --thresholds, --calibrate-on) are read in memory"
-    if not layout.pred_prefix and pred is None:
+    del engine  # every engine counts every layout that streams
+    if scored and sweep:
+        return "the threshold sweeps of prediction scores are computed on the rows"
+    if long_tables and not layout.tasks_long:
+        return "long tables of predicted or training tasks need --tasks-long"
+    if pred is not None and layout.id is None:
+        return "--pred needs --id (the in-memory reader says so)"
+    if not layout.pred_prefix and pred is None and not long_tables:
         return "no predictions in the data file (--pred-prefix)"
     return None
 
@@ -239,6 +256,24 @@ def _file_reason(
     return None
 
 
+def _long_reason(path: Path, fmt: str, layout: Layout) -> str | None:
+    """Why a long table cannot be counted by the engines (None: it can): its id and label
+    columns must be there, the labels read as text (as the in-memory reader reads them)."""
+    import pyarrow as pa
+
+    try:
+        schema = file_schema(str(path), fmt, delimiter=layout.delimiter)
+    except Exception as exc:  # pyarrow cannot read it: the in-memory reader explains why
+        return f"{path}: pyarrow cannot read it ({str(exc).strip()})"
+    for column in (str(layout.id), layout.long_label):
+        if schema.names.count(column) != 1:
+            return f"{path}: column {column!r} is not read as one column by pyarrow"
+    kind = schema.field(layout.long_label).type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return f"{path}: label column {layout.long_label!r} is read as {kind}, not text"
+    return None
+
+
 def _duckdb_reason(formats: dict[Path, str], layout: Layout) -> str | None:
     """Why the DuckDB engine cannot read the files (None: it can): it reads Parquet and
     ``,``-delimited CSV, plain or ``.gz``; the numpy engine reads the others."""
@@ -253,7 +288,7 @@ def _duckdb_reason(formats: dict[Path, str], layout: Layout) -> str | None:
 
 
 def _id_reason(
-    paths: tuple[Path, Path], formats: dict[Path, str], column: str, delimiter: str | None
+    paths: tuple[Path, ...], formats: dict[Path, str], column: str, delimiter: str | None
 ) -> str | None:
     """Why the id columns cannot be joined by the engine (None: they can).
 
@@ -287,6 +322,12 @@ def plan_streaming(
     scored: bool = False,
     engine: str = "auto",
     patterns: bool = False,
+    threshold: float | None = None,
+    thresholds: dict[str, float] | None = None,
+    positive_group: str | None = None,
+    sweep: bool = False,
+    pred_tasks_long: str | Path | None = None,
+    train_tasks_long: str | Path | None = None,
 ) -> tuple[StreamPlan | None, str]:
     """How an audit's files are counted into tables, or ``(None, reason)`` when they cannot be.
 
@@ -302,13 +343,24 @@ def plan_streaming(
         training file (as in :func:`~biasamp.engines._audit_inputs.load_audit`).
     long_tables : bool, default False
         Long ``(id, label)`` tables of predicted or training tasks are given
-        (they are read in memory).
+        (``pred_tasks_long``, ``train_tasks_long``: their paths).
     scored : bool, default False
-        Predictions are scores to threshold (read in memory).
+        Predictions are scores to threshold (also implied by ``threshold`` or
+        ``thresholds``).
     engine : {"auto", "numpy", "duckdb"}, default "auto"
         The counting engine (:func:`resolve_engine`).
     patterns : bool, default False
         Count the task-set (pattern) tables of the multi-attribute metrics too.
+    threshold, thresholds, positive_group
+        Score predictions: ``score > threshold`` (default 0.5), per-label
+        ``thresholds`` first; the positive group of two exclusive group score
+        columns (as in :func:`~biasamp.engines._audit_inputs.load_audit`).
+    sweep : bool, default False
+        Threshold sweeps are asked for: they need the rows of scored predictions.
+    pred_tasks_long, train_tasks_long : path, optional
+        Long ``(id, label)`` tables of the predicted and training tasks, with
+        ``layout.tasks_long`` (counted by
+        :func:`~biasamp.engines._long_tables.counts_from_long_files`).
 
     Returns
     -------
@@ -333,13 +385,31 @@ def plan_streaming(
     ('numpy', ['groups', 'tasks', 'tasks_pred'])
     """
     pred_path = Path(pred) if pred is not None else None
+    scored = scored or threshold is not None or bool(thresholds)
     reason = stream_refusal(
-        layout, pred=pred_path, long_tables=long_tables, scored=scored, engine=engine
+        layout, pred=pred_path, long_tables=long_tables, scored=scored, engine=engine, sweep=sweep
     )
     if reason is not None:
         return None, reason
     data_path = Path(data)
+    long: dict[str, Path] = {}
+    if layout.tasks_long is not None:
+        if layout.delimiter is not None:
+            return None, "long tables with --delimiter are read in memory"
+        long = {
+            role: Path(path)
+            for role, path in (
+                ("tasks", layout.tasks_long),
+                ("tasks_pred", pred_tasks_long),
+                ("tasks_train", train_tasks_long),
+            )
+            if path is not None
+        }
+        if (train is None) != ("tasks_train" not in long):
+            return None, "--train and --train-tasks-long go together"  # in memory: the error
     formats = {data_path: _file_format(data_path)}
+    for long_path in long.values():
+        formats[long_path] = _file_format(long_path)
     _, header = read_header(data_path, delimiter=layout.delimiter)
     group_cols = layout.group_columns()
     task_cols, task_option = layout.task_columns(data_path, header)
@@ -348,6 +418,9 @@ def plan_streaming(
         ColumnBlock("tasks", layout.task_kind, task_cols, task_option),
     )
     _check_columns(data_path, header, truth)
+    check_ids = layout.id is not None and pred_path is None
+    if check_ids:
+        _check_columns(data_path, header, (ColumnBlock("id", "id", (str(layout.id),), "--id"),))
     pred_file, pred_header = data_path, header
     if pred_path is not None:
         formats[pred_path] = _file_format(pred_path)
@@ -356,13 +429,19 @@ def plan_streaming(
         id_block = ColumnBlock("id", "id", (str(layout.id),), "--id")
         _check_columns(data_path, header, (id_block,))
         _check_columns(pred_path, pred_header, (id_block,))
-    pred_blocks = _prediction_blocks(layout, pred_file, pred_header, group_cols, task_cols, False)
-    if not pred_blocks:
+    pred_blocks = (
+        _prediction_blocks(layout, pred_file, pred_header, group_cols, task_cols, scored)
+        if pred_path is not None or layout.pred_prefix
+        else []
+    )
+    if not pred_blocks and "tasks_pred" not in long:
+        if pred_path is None and not layout.pred_prefix:
+            return None, "no predictions (--pred-prefix, --pred or --pred-tasks-long)"
         raise InputError(
             ERR_NO_PREDICTIONS_FOUND.format(
                 file=pred_file,
                 group_col=repr(_pred_column(layout, group_cols[0])),
-                task_col=repr(_pred_column(layout, task_cols[0])),
+                task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none",
             )
         )
     blocks = truth if pred_path is not None else truth + tuple(pred_blocks)
@@ -386,19 +465,23 @@ def plan_streaming(
             reason = _file_reason(path, formats[path], layout, file_blocks)
             if reason is not None:
                 return None, reason
-    if pred_path is not None:
-        reason = _id_reason((data_path, pred_path), formats, str(layout.id), layout.delimiter)
+    for long_path in long.values():
+        reason = _long_reason(long_path, formats[long_path], layout)
         if reason is not None:
             return None, reason
+    id_files = [p for p in (data_path, pred_path, long.get("tasks"), long.get("tasks_pred")) if p]
+    for files in (id_files, [p for p in (train_path, long.get("tasks_train")) if p]):
+        if len(files) > 1:
+            reason = _id_reason(tuple(files), formats, str(layout.id), layout.delimiter)
+            if reason is not None:
+                return None, reason
     if engine not in ENGINES:
         raise ValueError(ERR_ENGINE.format(choices=", ".join(map(repr, ENGINES)), got=engine))
     duckdb_reason = _duckdb_reason(formats, layout)
     if engine == "duckdb" and duckdb_reason is not None:
         return None, duckdb_reason
-    if pred_path is not None or duckdb_reason is not None:
-        engine = "numpy"  # the engine that reads every file the reader reads
-    else:
-        engine = resolve_engine(engine)
+    # the numpy engine reads every file the reader reads
+    engine = "numpy" if duckdb_reason is not None else resolve_engine(engine)
     return StreamPlan(
         data=data_path,
         train=train_path,
@@ -410,6 +493,11 @@ def plan_streaming(
         pred=pred_path,
         pred_blocks=tuple(pred_blocks) if pred_path is not None else (),
         multi=patterns,
+        threshold=threshold,
+        thresholds=dict(thresholds or {}),
+        positive_group=positive_group,
+        check_ids=check_ids and not long,
+        long=long,
     ), ""
 
 
@@ -474,7 +562,7 @@ def _label_sets(
 
     labels = [b for b in blocks if b.kind == "label"]
     seen: dict[str, set[Any]] = {b.role: set() for b in labels}
-    columns = [b.columns[0] for b in labels]
+    columns = [c for b in labels for c in b.columns]
     n_rows = 0
     chunk = _chunk_rows(plan.layout, tuple(labels))
     try:
@@ -486,10 +574,16 @@ def _label_sets(
             delimiter=plan.layout.delimiter,
         ):
             n_rows += batch.num_rows
-            for block, values in zip(labels, batch.columns, strict=True):
-                if values.null_count:
-                    raise ValueError(f"column {block.columns[0]!r} has missing values")
-                seen[block.role].update(pc.unique(values).to_pylist())
+            for block in labels:
+                for column in block.columns:
+                    values = batch.column(batch.schema.get_field_index(column))
+                    if values.null_count or (len(block.columns) > 1 and _has_empty(values)):
+                        raise ValueError(f"column {column!r} has missing values")
+                if len(block.columns) > 1:  # the intersections' labels, a few per batch
+                    rc = role_columns(block.role, IntersectedColumns(block.columns))
+                    seen[block.role].update(derived_role_values(batch, rc).categories)
+                else:
+                    seen[block.role].update(pc.unique(values).to_pylist())
     except (ValueError, TypeError) as exc:
         raise _diagnose(plan, path, blocks, role, exc) from exc
     for block in labels:
@@ -504,13 +598,24 @@ def _label_sets(
     return {r: np.array(sorted(v), dtype=object) for r, v in seen.items()}, n_rows
 
 
+def _has_empty(values: Any) -> bool:
+    """Whether a text column holds an empty string (an empty CSV field: missing in memory)."""
+    import pyarrow.compute as pc
+
+    return bool(pc.any(pc.equal(values, "")).as_py())
+
+
 def _role_specs(plan: StreamPlan, blocks: tuple[ColumnBlock, ...]) -> dict[str, Any]:
-    """The ``counts_from_files`` roles of the column blocks (label names as in memory)."""
+    """The ``counts_from_files`` roles of the column blocks (label names as in memory):
+    a label column, the intersection of several (``--group A,B``), indicator columns, or
+    score columns thresholded as the in-memory path does."""
     layout = plan.layout
     specs: dict[str, Any] = {}
     for block in blocks:
         if block.kind == "label":
-            specs[block.role] = block.columns[0]
+            specs[block.role] = (
+                block.columns[0] if len(block.columns) == 1 else IntersectedColumns(block.columns)
+            )
             continue
         truth = (
             layout.group_columns()
@@ -518,9 +623,17 @@ def _role_specs(plan: StreamPlan, blocks: tuple[ColumnBlock, ...]) -> dict[str, 
             else [b for b in plan.blocks if b.role == "tasks"][0].columns
         )
         name = (lambda c: c) if block.role.startswith("groups") else layout.task_name
-        specs[block.role] = {
-            column: name(t) for column, t in zip(block.columns, truth, strict=True)
-        }
+        columns = {column: name(t) for column, t in zip(block.columns, truth, strict=True)}
+        if block.kind == "score":
+            exclusive = plan.exclusive and block.role == "groups_pred"
+            specs[block.role] = ScoreColumns(
+                columns,
+                threshold={label: plan.cut(label) for label in columns.values()},
+                exclusive=exclusive,
+                positive=plan.positive_group if exclusive else None,
+            )
+        else:
+            specs[block.role] = columns
     return specs
 
 
@@ -561,13 +674,8 @@ def _count(
             progress=progress,
             on_rows=read,
         )
-    except ImportError as exc:
-        raise ImportError(ERR_NO_DUCKDB) from exc
     except Exception as exc:
-        # DuckDB's conversion errors are its own classes (duckdb.Error), not ValueError
-        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
-            raise
-        raise _diagnose(plan, path, blocks, role, exc) from exc
+        raise _engine_error(exc, lambda e: _diagnose(plan, path, blocks, role, e)) from exc
     return table, rows_read[0]
 
 
@@ -589,9 +697,8 @@ def _count_patterns(
             names_source=f"the {'training' if path == plan.train else 'data'} file {path}",
         )
     except Exception as exc:
-        if not isinstance(exc, (ValueError, TypeError)) and not _is_duckdb_error(exc):
-            raise
-        raise _diagnose(plan, path, blocks, "train" if path == plan.train else "data", exc) from exc
+        role = "train" if path == plan.train else "data"
+        raise _engine_error(exc, lambda e: _diagnose(plan, path, blocks, role, e)) from exc
 
 
 def _count_joined(
@@ -604,7 +711,10 @@ def _count_joined(
 ) -> Any:
     """The evaluation table of a data file whose predictions are joined on ``--id``."""
     assert plan.pred is not None and plan.layout.id is not None
-    specs = _role_specs(plan, plan.blocks + plan.pred_blocks)
+    blocks = plan.blocks + plan.pred_blocks
+    specs = _role_specs(plan, blocks)
+    # the bootstrap's weights are per row: the numpy join
+    engine = "numpy" if replicates is not None else plan.engine
     try:
         return counts_from_joined_files(
             str(plan.data),
@@ -619,11 +729,12 @@ def _count_joined(
             pred_file_format=plan.formats[plan.pred],
             delimiter=plan.layout.delimiter,
             names_source=f"the data file {plan.data}",
+            engine=engine,
         )
-    except (ValueError, TypeError) as exc:
+    except Exception as exc:
         # repeated or missing ids, a value that is not 0/1: the in-memory reader names
         # the file, the column and the data row
-        raise StreamRefused(str(exc)) from exc
+        raise _engine_error(exc, lambda e: StreamRefused(str(e))) from exc
 
 
 def _rows_engine(engine: str, blocks: tuple[ColumnBlock, ...], rows: str) -> str:
@@ -635,6 +746,17 @@ def _rows_engine(engine: str, blocks: tuple[ColumnBlock, ...], rows: str) -> str
 def _drops_rows(blocks: tuple[ColumnBlock, ...]) -> bool:
     """:func:`~biasamp.engines._files.may_drop_rows` of the blocks' roles."""
     return may_drop_rows({b.role: b.kind == "label" for b in blocks})
+
+
+def _engine_error(exc: Exception, refused: Callable[[Exception], Exception]) -> Exception:
+    """What a counting engine's exception becomes: duckdb missing, :data:`ERR_NO_DUCKDB`; a
+    refused value (ValueError, TypeError, DuckDB's conversion errors, which are its own
+    classes), ``refused(exc)``; anything else is raised again as it is."""
+    if isinstance(exc, ImportError):
+        return ImportError(ERR_NO_DUCKDB)
+    if isinstance(exc, (ValueError, TypeError)) or _is_duckdb_error(exc):
+        return refused(exc)
+    raise exc
 
 
 def _is_duckdb_error(exc: Exception) -> bool:
@@ -667,6 +789,9 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
         ("tasks", "tasks_pred", None),
     ):
         block = next(b for b in plan.blocks if b.role == truth)
+        if block.kind == "sparse":
+            out.append(_long_names(plan))
+            continue
         if block.kind != "label":
             out.append(
                 tuple(fixed)
@@ -675,18 +800,260 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
             )
             continue
         names = _canonical_names(
-            data_labels[truth], train_labels.get(truth), plan.data, block.columns[0], plan.train
+            data_labels[truth],
+            train_labels.get(truth),
+            plan.data,
+            ",".join(block.columns),
+            plan.train,
         )
         if pred in data_labels:
             _check_pred_labels(
                 data_labels[pred],
                 names,
                 plan.pred or plan.data,
-                _pred_column(layout, block.columns[0]),
+                ",".join(_pred_column(layout, c) for c in block.columns),
                 _sources(plan.train),
             )
         out.append(names)
     return out[0], out[1]
+
+
+def _long_labels(path: Path, plan: StreamPlan) -> tuple[np.ndarray, int]:
+    """The distinct labels of a long table and its number of rows (one pass over the label
+    column); a missing label goes to the in-memory reader (:class:`StreamRefused`)."""
+    import pyarrow.compute as pc
+
+    seen: set[Any] = set()
+    n_rows = 0
+    for batch in iter_file_batches(
+        str(path),
+        [plan.layout.long_label],
+        chunk_size=_chunk_rows(plan.layout, ()),
+        file_format=plan.formats[path],
+        delimiter=plan.layout.delimiter,
+    ):
+        values = batch.column(0)
+        if values.null_count:
+            raise StreamRefused(f"{path}: missing labels")
+        seen.update(pc.unique(values).to_pylist())
+        n_rows += batch.num_rows
+    if "" in seen:
+        raise StreamRefused(f"{path}: missing labels")
+    return np.array(sorted(seen), dtype=object), n_rows
+
+
+def _long_names(plan: StreamPlan) -> tuple[str, ...]:
+    """The task names of long tables by the in-memory rule (the training table's are
+    canonical; the others' labels must be among them)."""
+    labels = {role: _long_labels(path, plan)[0] for role, path in plan.long.items()}
+    train = labels.get("tasks_train")
+    names = _canonical_names(
+        labels["tasks"],
+        train,
+        plan.long["tasks"],
+        plan.layout.long_label,
+        plan.long.get("tasks_train"),
+    )
+    if "tasks_pred" in labels:
+        _check_pred_labels(
+            labels["tasks_pred"],
+            names,
+            plan.long["tasks_pred"],
+            plan.layout.long_label,
+            "the training long table" if train is not None else "the ground-truth long table",
+        )
+    return names
+
+
+def _count_long(
+    plan: StreamPlan,
+    names: LabelNames,
+    *,
+    split: str,
+    rows: str = "all",
+    predictions: bool = True,
+    patterns: bool = False,
+) -> Any:
+    """The table of a file whose tasks are long tables (``split``: "data" or "train"):
+    :func:`~biasamp.engines._long_tables.counts_from_long_files`. A value the engine
+    refuses goes to the in-memory reader (:class:`StreamRefused`), which names the file,
+    the column and the row."""
+    train = split == "train"
+    path = plan.train if train else plan.data
+    assert path is not None and plan.layout.id is not None
+    long = {"tasks": plan.long["tasks_train" if train else "tasks"]}
+    blocks = plan.train_blocks if train else plan.blocks + plan.pred_blocks
+    if predictions and not train and "tasks_pred" in plan.long:
+        long["tasks_pred"] = plan.long["tasks_pred"]
+    if not predictions:
+        blocks = tuple(b for b in blocks if b.role == "groups")
+    specs = _role_specs(plan, tuple(b for b in blocks if b.role in ("groups", "groups_pred")))
+    pred_path = plan.pred if not train and "groups_pred" in specs else None
+    engine = "numpy" if pred_path is not None or rows == "labelled" else plan.engine
+    options: dict[str, Any] = {
+        "on": plan.layout.id,
+        "groups": specs["groups"],
+        "groups_pred": specs.get("groups_pred"),
+        "label": plan.layout.long_label,
+        "names_source": f"the {'training' if train else 'data'} file {path}",
+        "file_format": plan.formats[path],
+        "pred_path": None if pred_path is None else str(pred_path),
+        "pred_file_format": None if pred_path is None else plan.formats[pred_path],
+        "rows": rows,
+    }
+    try:
+        if patterns:  # the task sets, one chunk x tasks at a time (numpy)
+            width = len(plan.layout.group_columns()) * 2 + 2 * len(names["task_names"])
+            return pattern_counts_from_long_files(
+                str(path),
+                {role: str(p) for role, p in long.items()},
+                **options,
+                **names,
+                chunk_size=plan.layout.chunk_size or max(_MIN_CHUNK_ROWS, _CHUNK_CELLS // width),
+            )
+        return counts_from_long_files(
+            str(path),
+            {role: str(p) for role, p in long.items()},
+            **options,
+            **names,
+            engine=engine,
+            chunk_size=_chunk_rows(plan.layout, blocks),
+        )
+    except Exception as exc:
+        raise _engine_error(exc, lambda e: StreamRefused(str(e))) from exc
+
+
+def _load_long(plan: StreamPlan, names: LabelNames) -> StreamedData:
+    """:func:`load_streamed` of a layout whose tasks are long tables."""
+    train = None
+    if plan.train is not None:
+        train = _count_long(plan, names, split="train", rows="labelled")
+    evaluation = _count_long(plan, names, split="data")
+    signs = None
+    if train is None and plan.layout.group_kind == "indicator":
+        kept = _count_long(plan, names, split="data", rows="labelled", predictions=False)
+        if float(kept.n) != float(evaluation.n):
+            signs = kept
+    files = []
+    sources: list[tuple[str, Path | None, int | None]] = [
+        ("data", plan.data, int(evaluation.n_rows)),
+        ("predictions", plan.pred, int(evaluation.n_rows)),
+        ("train", plan.train, None),
+    ]
+    sources += [
+        (
+            f"{role.replace('tasks_', '')}_tasks_long" if role != "tasks" else "tasks_long",
+            path,
+            None,
+        )
+        for role, path in plan.long.items()
+    ]
+    for role, path, n_rows in sources:
+        if path is None:
+            continue
+        if n_rows is None:
+            n_rows = (
+                _long_labels(path, plan)[1] if role.endswith("long") else _file_rows(plan, path)
+            )
+        files.append(_file_info(plan, role, path, n_rows))
+    patterns = None
+    if plan.multi and plan.train is not None:
+        patterns = (
+            _count_long(plan, names, split="train", rows="labelled", patterns=True),
+            _count_long(plan, names, split="data", patterns=True),
+        )
+    return StreamedData(
+        group_names=names["group_names"],
+        task_names=names["task_names"],
+        evaluation=evaluation,
+        train=train,
+        signs=signs,
+        patterns=patterns,
+        files=files,
+        thresholds={
+            str(name): plan.cut(name)
+            for b in plan.blocks + plan.pred_blocks
+            if b.kind == "score" and b.role == "groups_pred"
+            for name in names["group_names"]
+        },
+    )
+
+
+def _file_info(plan: StreamPlan, role: str, path: Path, n_rows: int) -> FileInfo:
+    """The provenance of one input file (its SHA-256: one pass over its bytes)."""
+    return FileInfo(
+        role=role,
+        path=str(path),
+        format=plan.formats[path],
+        sha256=file_sha256(path),
+        n_rows=n_rows,
+    )
+
+
+def _file_rows(plan: StreamPlan, path: Path) -> int:
+    """The number of data rows of a file (a pass over its first group column)."""
+    column = plan.layout.group_columns()[0]
+    return sum(
+        batch.num_rows
+        for batch in iter_file_batches(
+            str(path),
+            [column],
+            chunk_size=_chunk_rows(plan.layout, ()),
+            file_format=plan.formats[path],
+            delimiter=plan.layout.delimiter,
+        )
+    )
+
+
+def _check_unique_ids(plan: StreamPlan) -> None:
+    """``--id`` without ``--pred``: the data file's ids, once each (one Arrow column of ids,
+    no Python object per row); a repeated or missing id goes to the in-memory reader,
+    which names the file, the column and the ids (:class:`StreamRefused`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column = str(plan.layout.id)
+    chunks = [
+        batch.column(0)
+        for batch in iter_file_batches(
+            str(plan.data),
+            [column],
+            chunk_size=_chunk_rows(plan.layout, ()),
+            file_format=plan.formats[plan.data],
+            delimiter=plan.layout.delimiter,
+        )
+    ]
+    if not chunks:
+        return
+    ids = pa.chunked_array(chunks)
+    if ids.null_count or pc.count_distinct(ids).as_py() != len(ids):
+        raise StreamRefused(f"{plan.data}: --id {column!r} has repeated or missing ids")
+
+
+def _groups_exclusive(plan: StreamPlan) -> bool:
+    """Whether every ground-truth row (evaluation and training) has exactly one group, as
+    :func:`~biasamp.engines._exclusive_groups.groups_are_exclusive` asks (one pass over
+    the group columns)."""
+    columns = list(plan.layout.group_columns())
+    for path in (plan.data, plan.train):
+        if path is None:
+            continue
+        for batch in iter_file_batches(
+            str(path),
+            columns,
+            chunk_size=_chunk_rows(plan.layout, ()),
+            file_format=plan.formats[path],
+            delimiter=plan.layout.delimiter,
+        ):
+            matrix = np.column_stack(
+                [
+                    batch.column(j).to_numpy(zero_copy_only=False).astype(np.float64)
+                    for j in range(len(columns))
+                ]
+            )
+            if not (matrix.sum(axis=1) == 1).all():
+                return False
+    return True
 
 
 def load_streamed(
@@ -727,8 +1094,17 @@ def load_streamed(
     >>> data.evaluation.joint[("groups", "tasks_pred")].tolist(), data.files[0].n_rows
     ([[1.0], [2.0]], 3)
     """
+    if plan.check_ids:
+        _check_unique_ids(plan)
     group_names, task_names = _names(plan)
     names: LabelNames = {"group_names": group_names, "task_names": task_names}
+    scored = {b.role for b in plan.blocks + plan.pred_blocks if b.kind == "score"}
+    if "groups_pred" in scored and _groups_exclusive(plan):
+        if len(group_names) == 2:
+            positive_group(group_names, plan.positive_group)  # the in-memory path's check
+        plan = dataclasses.replace(plan, exclusive=True)
+    if plan.long:
+        return _load_long(plan, names)
     files: list[FileInfo] = []
     train = None
     train_rows = None
@@ -758,15 +1134,7 @@ def load_streamed(
         ("train", plan.train, train_rows),
     ):
         if path is not None and n_rows is not None:
-            files.append(
-                FileInfo(
-                    role=role,
-                    path=str(path),
-                    format=plan.formats[path],
-                    sha256=file_sha256(path),
-                    n_rows=n_rows,
-                )
-            )
+            files.append(_file_info(plan, role, path, n_rows))
     signs = None
     truth = tuple(b for b in plan.blocks if b.role in ("groups", "tasks"))
     if train is None and _drops_rows(truth):
@@ -810,4 +1178,10 @@ def load_streamed(
         replicates=replicate_table,
         patterns=patterns,
         files=files,
+        thresholds={
+            str(name): plan.cut(name)
+            for role, role_names in (("groups_pred", group_names), ("tasks_pred", task_names))
+            if role in scored
+            for name in role_names
+        },
     )

@@ -35,6 +35,7 @@ __all__ = [
     "FIRST_IN_FILE",
     "ERR_SCORE_VALUE",
     "derived_role_values",
+    "frame_intersections",
     "intersection_labels",
     "intersection_names_from_files",
     "joined_intersections",
@@ -43,7 +44,7 @@ __all__ = [
 
 ERR_SCORE_VALUE = (
     "{role}: column {column!r} holds {value!r} in data row {row} of this chunk; "
-    "scores must be numbers in [0, 1]."
+    "scores must be finite numbers."
 )
 ERR_INTERSECTED_MISSING = (
     "{role}: column {column!r} has {count} missing value(s){first}; "
@@ -55,7 +56,7 @@ FIRST_IN_FILE = ", the first in data row {row}"
 
 
 def _score_matrix(batch: Any, rc: RoleColumns) -> np.ndarray:
-    """The role's scores as a (rows, labels) float64 matrix, checked: in [0, 1], none missing."""
+    """The role's scores as a (rows, labels) float64 matrix, checked: finite, none missing."""
     import pyarrow as pa
 
     out = np.empty((batch.num_rows, len(rc.indicator_columns)), dtype=np.float64)
@@ -64,7 +65,7 @@ def _score_matrix(batch: Any, rc: RoleColumns) -> np.ndarray:
         if isinstance(array, pa.ChunkedArray):
             array = array.combine_chunks()
         values = array.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
-        bad = ~((values >= 0) & (values <= 1))  # NaN and missing (NaN here) too
+        bad = ~np.isfinite(values)  # missing values are NaN here
         if array.null_count:
             bad |= array.is_null().to_numpy(zero_copy_only=False)
         if bad.any():
@@ -234,6 +235,20 @@ def intersection_names_from_files(
                 seen.update(dict.fromkeys(_distinct_parts(arrays)[1]))
             start += batch.num_rows
     return _ordered_names(seen, rc.sep)
+
+
+def frame_intersections(
+    frame: pd.DataFrame, rc: RoleColumns, columns: Sequence[str], *, where: str = ""
+) -> np.ndarray:
+    """The labels of an intersection role in a distinct-rows frame (one row per distinct
+    key, its rows in ``__rows``) whose parts are the frame's ``columns``: missing parts and
+    two value tuples with one label are refused (``where``: the files, in the message)."""
+    parts = pd.DataFrame({f"__part{j}": frame[c] for j, c in enumerate(columns)})
+    parts["n_rows"] = frame["__rows"].to_numpy() if "__rows" in frame else 0
+    if where:
+        parts["file"] = where
+    joined = joined_intersections(parts, rc, list(parts.columns[: len(columns)]), "__label")
+    return joined["__label"].to_numpy(dtype=object)
 
 
 def joined_intersections(

@@ -27,6 +27,7 @@ from biasamp.engines._arrow_sums import (
     _plain,
     batch_group_sums,
     group_sums_frame,
+    invalid_scores,
     merge_group_sums,
 )
 from biasamp.engines._file_formats import check_field_counts, file_format_of, file_schema
@@ -52,10 +53,6 @@ SQL_COLUMNS = 1_000
 ERR_DUCKDB = "engine='duckdb' needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_MIXED_FORMATS = "engine='duckdb': all files must have one format; got {formats}."
 ERR_FIRST_BAD_ROW = " The first is in data row {row} ({value!r})."
-ERR_PATTERN_INTERSECTIONS = (
-    "engine='duckdb': the pattern counts of an IntersectedColumns role ({role}) need "
-    "engine='numpy'."
-)
 
 
 def duckdb_connection(*, memory_limit: str | None = None, threads: int | None = None) -> Any:
@@ -258,14 +255,21 @@ def _file_batches(path: str, column: str, file_format: str | None) -> Any:
 
 
 def first_bad_row(
-    path: str, column: str, *, unit_interval: bool, file_format: str | None = None
+    path: str,
+    column: str,
+    *,
+    unit_interval: bool,
+    file_format: str | None = None,
+    scores: bool = False,
 ) -> tuple[int, Any] | None:
     """The first data row (1 = the first row after a CSV header) whose value in ``column``
-    is missing or not 0/1 (``unit_interval``: not in [0, 1]), and the value; None if none."""
+    is missing or not 0/1 (``unit_interval``: not in [0, 1]; ``scores``: not finite), and
+    the value; None if none."""
     start = 0
     for batch in _file_batches(path, column, file_format):
         values, missing = _numeric(_plain(batch.column(0)))
-        invalid = _invalid(np.asarray(values, dtype=np.float64), soft=unit_interval)
+        numbers = np.asarray(values, dtype=np.float64)
+        invalid = invalid_scores(numbers) if scores else _invalid(numbers, soft=unit_interval)
         if missing is not None:
             invalid = missing if invalid is None else invalid | missing
         if invalid is not None:
@@ -295,7 +299,9 @@ def check_values_by_row(
             unit = rc.is_scores or (soft and rc.role.endswith("_pred"))
             files = set(frame.loc[frame[alias] > 0, "file"].astype(str))
             path = next(p for p in paths if p in files) if files & set(paths) else paths[0]
-            found = first_bad_row(path, column, unit_interval=unit, file_format=file_format)
+            found = first_bad_row(
+                path, column, unit_interval=unit, file_format=file_format, scores=rc.is_scores
+            )
             allowed = ALLOWED_SCORES if rc.is_scores else "in [0, 1]" if unit else "0 or 1"
             message = f"{path}: " + ERR_BAD_VALUES.format(
                 where="",
@@ -315,9 +321,6 @@ def distinct_rows_sql(
     """The distinct rows of ``source`` (columns named as in ``positional``) by ``GROUP BY``:
     the key columns (score columns as ``score > threshold``, their bad values refused
     naming ``paths`` and the column of ``roles``), ``__weight`` and ``__rows``."""
-    for rc in roles.present().values():
-        if rc.intersected_columns:
-            raise ValueError(ERR_PATTERN_INTERSECTIONS.format(role=rc.role))
     weight = (
         f"SUM(CAST({positional.sample_weight} AS DOUBLE))"
         if positional.sample_weight

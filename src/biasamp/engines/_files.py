@@ -26,7 +26,11 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, empty_count_table
-from biasamp.engines._derived_roles import derived_role_values, intersection_names_from_files
+from biasamp.engines._derived_roles import (
+    derived_role_values,
+    frame_intersections,
+    intersection_names_from_files,
+)
 from biasamp.engines._file_formats import (
     RaggedRows,
     _pyarrow,
@@ -41,10 +45,10 @@ from biasamp.engines._file_formats import (
 from biasamp.engines._joins import (
     ERR_JOIN_DUPLICATES,
     ERR_JOIN_MISSING,
-    check_numpy_join_specs,
+    pred_roles,
     spec_columns,
 )
-from biasamp.inputs._column_roles import ColumnRoles
+from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 from biasamp.output._csv import ESCAPED_CELL, unescape_cell
 
 if TYPE_CHECKING:
@@ -780,7 +784,7 @@ def pattern_counts_from_files(
         from biasamp.engines._duckdb import distinct_rows_duckdb
 
         frame = distinct_rows_duckdb(paths, roles, file_format=file_format)
-        arrays = _frame_arrays(frame, roles)
+        arrays = _frame_arrays(frame, roles, where=", ".join(paths[:3]))
         table = PatternCountTable.from_arrays(
             **arrays,
             sample_weight=frame["__weight"].to_numpy(),
@@ -814,11 +818,14 @@ def pattern_counts_from_files(
     return streamed
 
 
-def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles) -> dict[str, Any]:
-    """Role arrays of a pandas frame with the source column names."""
+def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles, *, where: str = "") -> dict[str, Any]:
+    """Role arrays of a pandas frame with the source column names (an intersection's
+    labels from its parts; ``where``: the files, for its errors)."""
     arrays: dict[str, Any] = {}
     for role, rc in roles.present().items():
-        if rc.is_label:
+        if rc.intersected_columns:
+            arrays[role] = frame_intersections(frame, rc, rc.columns, where=where)
+        elif rc.is_label:
             arrays[role] = frame[rc.label_column].to_numpy(dtype=object)
         else:
             arrays[role] = pd.DataFrame(
@@ -923,7 +930,7 @@ def join_positions(
 
 def _read_role_arrays(
     path: str,
-    roles: dict[str, Any],
+    roles: Mapping[str, RoleColumns],
     *,
     rows_of: np.ndarray,
     chunk_size: int,
@@ -931,59 +938,86 @@ def _read_role_arrays(
     delimiter: str | None = None,
 ) -> dict[str, Any]:
     """Every row of the role columns of one file, compact and in another row order: file
-    row ``i`` goes to row ``rows_of[i]``. Indicators become one uint8 matrix (checked 0/1,
-    no missing value); a label column becomes Arrow dictionary codes and their labels."""
+    row ``i`` goes to row ``rows_of[i]``. Indicators and thresholded scores become one
+    uint8 matrix (indicators checked 0/1, scores finite, no missing value); a label column
+    or an intersection of label columns becomes int64 codes and their labels."""
     import pyarrow as pa
 
-    columns = [c for spec in roles.values() for c in _spec_columns(spec)]
+    columns = [c for rc in roles.values() for c in rc.columns]
     n = rows_of.size
     out: dict[str, Any] = {
-        role: np.empty((n, len(spec)), dtype=np.uint8)
-        for role, spec in roles.items()
-        if not isinstance(spec, str)
+        role: np.empty((n, len(rc.indicator_columns)), dtype=np.uint8)
+        for role, rc in roles.items()
+        if not rc.is_label
     }
-    labels: dict[str, list[Any]] = {
-        role: [] for role, spec in roles.items() if isinstance(spec, str)
+    labels: dict[str, list[Any]] = {role: [] for role, rc in roles.items() if rc.label_column}
+    # intersections: codes into the labels seen so far (a few per batch, never one per row)
+    seen: dict[str, dict[str, int]] = {
+        role: {} for role, rc in roles.items() if rc.intersected_columns
     }
+    for role in seen:
+        out[role] = np.empty(n, dtype=np.int64)
     start = 0
     batches = iter_file_batches(
         path, columns, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
     )
     for chunk, batch in enumerate(batches):
         stop = start + batch.num_rows
-        for role, spec in roles.items():
-            if isinstance(spec, str):
-                values = batch.column(batch.schema.get_field_index(spec))
-                if values.null_count:
-                    raise ValueError(
-                        ERR_NULLS.format(role=role, column=spec, count=values.null_count)
-                    )
-                labels[role].append(values)
-                continue
-            block = np.column_stack(
-                [
-                    batch.column(batch.schema.get_field_index(c)).to_numpy(zero_copy_only=False)
-                    for c in spec
-                ]
-            )
-            bad = ~np.isin(block, (0, 1))
-            if bad.any():
-                row, col = np.argwhere(bad)[0]
-                value = block[row, col].item()
-                message = f"{role}: column {list(spec)[col]!r} holds {value!r}, not 0 or 1"
-                raise ValueError(
-                    ERR_CHUNK.format(
-                        path=path, chunk=chunk, start=start, stop=stop - 1, message=message
-                    )
-                )
-            out[role][rows_of[start:stop]] = block
+        where = rows_of[start:stop]
+        try:
+            for role, rc in roles.items():
+                if rc.label_column is not None:
+                    values = batch.column(batch.schema.get_field_index(rc.label_column))
+                    if values.null_count:
+                        raise ValueError(
+                            ERR_NULLS.format(
+                                role=role, column=rc.label_column, count=values.null_count
+                            )
+                        )
+                    labels[role].append(values)
+                elif rc.intersected_columns:
+                    parts = derived_role_values(batch, rc)
+                    known = seen[role]
+                    for label in parts.categories:
+                        known.setdefault(label, len(known))
+                    codes = np.asarray([known[c] for c in parts.categories], dtype=np.int64)
+                    out[role][where] = codes[parts.codes]
+                elif rc.is_scores:
+                    out[role][where] = derived_role_values(batch, rc).to_numpy()
+                else:
+                    out[role][where] = _indicator_block(batch, rc)
+        except ValueError as exc:
+            raise _with_context(
+                exc,
+                ERR_CHUNK.format(path=path, chunk=chunk, start=start, stop=stop - 1, message=exc),
+            ) from exc
         start = stop
     for role, parts in labels.items():
         encoded = pa.chunked_array(parts).combine_chunks().dictionary_encode()
         codes = np.empty(n, dtype=np.int64)
         codes[rows_of] = encoded.indices.to_numpy(zero_copy_only=False)
         out[role] = (codes, np.asarray(encoded.dictionary.to_pylist(), dtype=object))
+    for role, known in seen.items():
+        out[role] = (out[role], np.asarray(list(known), dtype=object))
     return out
+
+
+def _indicator_block(batch: Any, rc: RoleColumns) -> np.ndarray:
+    """The (rows, columns) 0/1 indicator columns of a batch, checked."""
+    block = np.column_stack(
+        [
+            batch.column(batch.schema.get_field_index(c)).to_numpy(zero_copy_only=False)
+            for c in rc.indicator_columns
+        ]
+    )
+    bad = ~np.isin(block, (0, 1))
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        value = block[row, col].item()
+        raise ValueError(
+            f"{rc.role}: column {rc.indicator_columns[col]!r} holds {value!r}, not 0 or 1"
+        )
+    return block
 
 
 def _spec_columns(spec: Any) -> list[str]:
@@ -1026,9 +1060,10 @@ def counts_from_joined_files(
         The id column of both files; every id is in both, once.
     groups, tasks : str, list of str or dict
         Ground-truth column roles in ``path`` (see :func:`counts_from_files`).
-    groups_pred, tasks_pred : str or dict, optional
-        Prediction roles in ``pred_path``: a label column, or a dict of indicator
-        column -> label name (the names of ``groups`` / ``tasks``).
+    groups_pred, tasks_pred : str, dict, ScoreColumns or IntersectedColumns, optional
+        Prediction roles in ``pred_path``: a label column, a dict of indicator
+        column -> label name (the names of ``groups`` / ``tasks``), score columns
+        or an intersection of label columns.
     group_names, task_names, chunk_size, file_format, names_source, replicates, progress
         As in :func:`counts_from_files` (replicate weights by the row index of
         ``path``); ``pred_file_format`` is the format of ``pred_path``.
@@ -1037,8 +1072,9 @@ def counts_from_joined_files(
         counts of the multi-attribute metrics; no ``replicates``) instead.
     engine : {"numpy", "duckdb"}, default "numpy"
         ``"duckdb"`` joins and counts in DuckDB (a hash join that spills to disk,
-        nothing per row in Python; no ``replicates``); ``pred_path``'s roles may
-        then be :class:`ScoreColumns`.
+        nothing per row in Python; no ``replicates``). Both engines take the same
+        role specs: ``pred_path``'s roles may be :class:`ScoreColumns` or
+        :class:`IntersectedColumns` too.
 
     Returns
     -------
@@ -1075,7 +1111,6 @@ def counts_from_joined_files(
         if spec is not None
     }
     pred_file = os.fspath(pred_path)
-    check_numpy_join_specs(pred_specs, engine)
     check_file_schemas(
         [pred_file],
         [on, *[c for s in pred_specs.values() for c in _spec_columns(s)]],
@@ -1118,13 +1153,14 @@ def counts_from_joined_files(
     del positions
     predicted = _read_role_arrays(
         pred_file,
-        pred_specs,
+        pred_roles(pred_specs, roles),
         rows_of=rows_of,
         chunk_size=chunk_size,
         file_format=pred_file_format,
         delimiter=delimiter,
     )
     del rows_of
+    pred_names = {role: rc.indicator_names for role, rc in pred_roles(pred_specs, roles).items()}
     source = names_source if (group_names is not None or task_names is not None) else None
     if patterns:
         from biasamp.counts._pattern_counts import PatternCountTable
@@ -1147,10 +1183,9 @@ def counts_from_joined_files(
                 if isinstance(values, tuple):
                     arrays[role] = values[1][values[0][start:stop]]
                 else:
-                    spec = pred_specs[role]
                     arrays[role] = pd.DataFrame(
                         values[start:stop],
-                        columns=pd.Index(list(spec.values()), dtype=object),
+                        columns=pd.Index(list(pred_names[role]), dtype=object),
                         copy=False,
                     )
             weights = (

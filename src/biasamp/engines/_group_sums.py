@@ -59,7 +59,7 @@ ERR_BAD_VALUES = (
     "{where}{role}: {count} value(s) in column {column!r} are not {allowed} (or are missing)."
 )
 #: What :data:`ERR_BAD_VALUES` says score columns must hold.
-ALLOWED_SCORES = "scores in [0, 1]"
+ALLOWED_SCORES = "finite scores"
 ERR_BAD_WEIGHTS = "{where}sample_weight: {count} weight(s) are negative, missing or not finite."
 ERR_LABEL_NAMES_NEEDED = (
     "group-sums table: pass {kind}_names for the label column of {role} when the table is empty."
@@ -272,9 +272,17 @@ def group_sums_sql(
 
 
 def _range_check(column: str) -> str:
-    """The SQL count of missing values and values outside [0, 1] of a score column."""
+    """The SQL count of missing values and values that are not finite (NaN, infinite) of a
+    score column (NaN compares false, or above every number as in DuckDB: counted both ways)."""
     value = f"CAST({column} AS DOUBLE)"
-    return f"COUNT(*) - COUNT({column}) + COUNT_IF(NOT ({value} >= 0 AND {value} <= 1))"
+    return (
+        f"COUNT(*) - COUNT({column}) + COUNT_IF(NOT ({value} >= {-_MAX_DOUBLE!r} "
+        f"AND {value} <= {_MAX_DOUBLE!r}))"
+    )
+
+
+#: The largest finite double: a score above it (or below its negative) is infinite.
+_MAX_DOUBLE = 1.7976931348623157e308
 
 
 def _sorted_names(values: Sequence[Any] | np.ndarray) -> tuple[Any, ...]:

@@ -22,6 +22,7 @@ from typing import Any, cast
 
 import pandas as pd
 
+from biasamp.engines._derived_roles import frame_intersections
 from biasamp.engines._duckdb import (
     _read_schemas,
     _source,
@@ -48,9 +49,8 @@ __all__ = [
     "ERR_JOIN_DUPLICATES",
     "ERR_JOIN_MISSING",
     "ERR_JOIN_NULL_IDS",
-    "ERR_JOIN_SPEC_ENGINE",
-    "check_numpy_join_specs",
     "joined_counts_duckdb",
+    "pred_roles",
     "spec_columns",
 ]
 
@@ -59,11 +59,6 @@ ERR_JOIN_MISSING = (
     "column {column!r}: {count} id(s) of {path_a} are not in {path_b}, e.g. {examples}."
 )
 ERR_JOIN_NULL_IDS = "{path}: column {column!r} has {count} missing id(s); every row needs an id."
-ERR_JOIN_SPEC_ENGINE = (
-    "{role}: {kind} of a joined predictions file are counted by engine='duckdb', "
-    "got engine={engine!r}."
-)
-
 _EXAMPLES = 5
 
 
@@ -146,17 +141,7 @@ def spec_columns(spec: Any) -> list[str]:
     return [spec] if isinstance(spec, str) else list(spec)
 
 
-def check_numpy_join_specs(pred_specs: Mapping[str, Any], engine: str) -> None:
-    """Refuse score columns and intersections of the predictions file on the numpy join (it
-    holds the predictions as 0/1 indicators or label codes in memory)."""
-    for role, spec in pred_specs.items():
-        if isinstance(spec, (ScoreColumns, IntersectedColumns)) and engine != "duckdb":
-            raise ValueError(
-                ERR_JOIN_SPEC_ENGINE.format(role=role, kind=type(spec).__name__, engine=engine)
-            )
-
-
-def _pred_roles(pred_specs: Mapping[str, Any], roles: ColumnRoles) -> dict[str, RoleColumns]:
+def pred_roles(pred_specs: Mapping[str, Any], roles: ColumnRoles) -> dict[str, RoleColumns]:
     """The prediction roles, indicator columns put in the ground truth's label order."""
     out = {}
     for role, spec in pred_specs.items():
@@ -174,12 +159,15 @@ def _roles_of(parts: Mapping[str, RoleColumns]) -> ColumnRoles:
 
 
 def _arrays_of(
-    frame: pd.DataFrame, positional: ColumnRoles, display: ColumnRoles
+    frame: pd.DataFrame, positional: ColumnRoles, display: ColumnRoles, *, where: str = ""
 ) -> dict[str, Any]:
     """Role arrays of a distinct-rows frame whose columns are the positional aliases."""
     arrays: dict[str, Any] = {}
     for role, rc in positional.present().items():
-        if rc.is_label:
+        if rc.intersected_columns:
+            shown = getattr(display, role)
+            arrays[role] = frame_intersections(frame, shown, rc.columns, where=where)
+        elif rc.is_label:
             arrays[role] = frame[rc.columns[0]].to_numpy(dtype=object)
         else:
             arrays[role] = pd.DataFrame(
@@ -217,16 +205,16 @@ def joined_counts_duckdb(
     CountTable or PatternCountTable
         Identical to the numpy engine's (``patterns=True``: the pattern counts).
     """
-    pred = _pred_roles(pred_specs, roles)
+    pred = pred_roles(pred_specs, roles)
     truth_columns = roles.columns()
     pred_columns = [c for rc in pred.values() for c in rc.columns]
     truth_alias = {c: f"r{j}" for j, c in enumerate(truth_columns)}
     pred_alias = {c: f"r{len(truth_columns) + j}" for j, c in enumerate(pred_columns)}
-    pred_roles = _roles_of(pred)
+    pred_set = _roles_of(pred)
     positional = _roles_of(
         {
             **renamed_roles(roles, truth_alias).present(),
-            **renamed_roles(pred_roles, pred_alias).present(),
+            **renamed_roles(pred_set, pred_alias).present(),
         }
     )
     display = _roles_of({**roles.present(), **pred})
@@ -273,13 +261,13 @@ def joined_counts_duckdb(
         from biasamp.counts._pattern_counts import PatternCountTable
 
         positional_truth = renamed_roles(roles, truth_alias)
-        positional_pred = renamed_roles(pred_roles, pred_alias)
+        positional_pred = renamed_roles(pred_set, pred_alias)
         frame = _unescape_labels(frame, [path], positional_truth, file_format, aliased=False)
         frame = _unescape_labels(
             frame, [pred_path], positional_pred, pred_file_format, aliased=False
         )
         table = PatternCountTable.from_arrays(
-            **_arrays_of(frame, positional, display),
+            **_arrays_of(frame, positional, display, where=f"{path}, {pred_path}"),
             sample_weight=frame["__weight"].to_numpy(),
             group_names=group_names,
             task_names=task_names,
@@ -288,9 +276,9 @@ def joined_counts_duckdb(
         table.n_rows = int(frame["__rows"].sum())
         return table
     frame = _unescape_labels(frame, [path], roles, file_format, aliased=True)
-    frame = _unescape_labels(frame, [pred_path], pred_roles, pred_file_format, aliased=True)
+    frame = _unescape_labels(frame, [pred_path], pred_set, pred_file_format, aliased=True)
     for side, side_roles, side_format in (
-        (pred_path, pred_roles, pred_file_format),
+        (pred_path, pred_set, pred_file_format),
         (path, roles, file_format),
     ):  # bad values named with their file and first data row
         check_values_by_row(

@@ -31,8 +31,9 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable
 from biasamp.engines._arrow_sums import _key_codes, _plain, score_keys
+from biasamp.engines._derived_roles import derived_role_values
 from biasamp.engines._file_formats import file_format_of, file_schema
-from biasamp.engines._files import iter_file_batches
+from biasamp.engines._files import iter_file_batches, join_positions
 from biasamp.engines._group_sums import (
     ALLOWED_SCORES,
     ERR_BAD_VALUES,
@@ -64,12 +65,19 @@ __all__ = [
     "ERR_LONG_NO_LABELS",
     "ERR_LONG_NULL_LABELS",
     "ERR_LONG_ROLES",
+    "ERR_LONG_ROWS",
     "counts_from_long_files",
+    "pattern_counts_from_long_files",
 ]
 
 ERR_LONG_ENGINE = "engine: expected 'numpy' or 'duckdb', got {got!r}."
 ERR_LONG_ROLES = (
     "long tables: expected a dict with 'tasks' (and optionally 'tasks_pred'), got {got!r}."
+)
+ERR_LONG_ROWS = (
+    "rows={rows!r} with pred_path={pred_path!r}: dropping unlabelled rows and predicted "
+    "groups in another file are counted by engine='numpy' (rows: 'all' or 'labelled'), "
+    "got engine={engine!r}."
 )
 ERR_LONG_NULL_LABELS = "{path}: column {column!r} has {count} missing label(s)."
 ERR_LONG_NO_LABELS = (
@@ -182,20 +190,19 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     return values[keep]
 
 
-def _numpy_sums(
+def _row_keys(
     path: str,
-    long_paths: Mapping[str, str],
     roles: ColumnRoles,
-    names: Sequence[Any],
     *,
     on: str,
-    label: str,
     chunk_size: int,
     file_format: str | None,
-    long_file_format: str | None,
-    names_source: str | None,
-) -> pd.DataFrame:
-    """The group-sums table by hashing the long tables' ids into the data file's rows."""
+    pred_path: str | None,
+    pred_file_format: str | None,
+) -> tuple[Any, list[Any]]:
+    """The data file's ids (checked: none missing, each once) and its group key columns as
+    Arrow arrays in role order (``pred_path``: the predicted groups are that file's rows
+    joined on ``on``; group scores: their 0/1 decisions)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -210,22 +217,37 @@ def _numpy_sums(
                 path=path, column=on, count=len(repeated), examples=_shown(repeated.to_pylist())
             )
         )
-    key_columns = [c for rc in roles.present().values() for c in rc.columns]
-    table = pa.Table.from_batches(
-        list(_batches(path, key_columns, chunk_size=chunk_size, file_format=file_format)),
-        schema=pa.schema([file_schema(path, file_format).field(c) for c in key_columns]),
-    )
-    aliases = [a for rc in roles.present().values() for a in _key_aliases(rc)]
-    arrays = [_plain(table.column(c)) for c in key_columns]
-    position = 0
-    for rc in roles.present().values():  # group scores: the keys are their predictions
-        width = len(rc.columns)
-        if rc.thresholds is not None:
-            decided, invalid = score_keys(arrays[position : position + width], rc, n_rows=len(ids))
+    arrays: list[Any] = []
+    for rc in roles.present().values():  # in role order: groups, then groups_pred
+        source, source_format = (
+            (pred_path, pred_file_format)
+            if pred_path is not None and rc.role == "groups_pred"
+            else (path, file_format)
+        )
+        table = pa.Table.from_batches(
+            list(_batches(source, rc.columns, chunk_size=chunk_size, file_format=source_format)),
+            schema=pa.schema([file_schema(source, source_format).field(c) for c in rc.columns]),
+        )
+        columns = [_plain(table.column(c)) for c in rc.columns]
+        if source != path:  # the predictions in the data file's row order
+            positions = pa.array(
+                join_positions(
+                    path,
+                    source,
+                    on=on,
+                    chunk_size=chunk_size,
+                    file_format=file_format,
+                    pred_file_format=source_format,
+                )
+            )
+            columns = [column.take(positions) for column in columns]
+        del table
+        if rc.thresholds is not None:  # group scores: the keys are their predictions
+            decided, invalid = score_keys(columns, rc, n_rows=len(ids))
             for j, bad in enumerate(invalid):
                 if bad is not None:
                     raise ValueError(
-                        f"{path}: "
+                        f"{source}: "
                         + ERR_BAD_VALUES.format(
                             where="",
                             role=rc.role,
@@ -234,9 +256,100 @@ def _numpy_sums(
                             allowed=ALLOWED_SCORES,
                         )
                     )
-            for j in range(width):
-                arrays[position + j] = pa.array(decided[:, j].astype(np.int8))
-        position += width
+            columns = [pa.array(decided[:, j].astype(np.int8)) for j in range(len(columns))]
+        arrays += columns
+    return ids, arrays
+
+
+def _sorted_pairs(
+    long_path: str,
+    role: str,
+    ids: Any,
+    names: Sequence[Any],
+    *,
+    path: str,
+    on: str,
+    label: str,
+    chunk_size: int,
+    long_file_format: str | None,
+    names_source: str | None,
+) -> np.ndarray:
+    """The distinct (row, task) pairs of a long table as sorted ``row * tasks + task``
+    (rows of the data file, by an Arrow hash lookup of the ids)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    value_set = pa.array(list(names))
+    t = len(names)
+    pairs = []
+    # Arrow hashes the data file's ids once per lookup: look up as many ids at a time
+    lookup_rows = max(chunk_size, len(ids))
+    for batch in _batches(
+        long_path, [on, label], chunk_size=lookup_rows, file_format=long_file_format
+    ):
+        long_ids, labels = batch.column(0), batch.column(1)
+        if long_ids.null_count:
+            raise ValueError(
+                ERR_JOIN_NULL_IDS.format(path=long_path, column=on, count=long_ids.null_count)
+            )
+        if labels.null_count:
+            raise ValueError(
+                ERR_LONG_NULL_LABELS.format(path=long_path, column=label, count=labels.null_count)
+            )
+        if long_ids.type != ids.type:
+            long_ids = long_ids.cast(ids.type)
+        rows = pc.index_in(long_ids, value_set=ids)
+        if rows.null_count:
+            absent = pc.unique(long_ids.filter(pc.is_null(rows)))
+            raise ValueError(
+                ERR_JOIN_MISSING.format(
+                    column=on,
+                    count=len(absent),
+                    path_a=long_path,
+                    path_b=path,
+                    examples=_shown(absent.to_pylist()),
+                )
+            )
+        columns = pc.index_in(labels, value_set=value_set)
+        if columns.null_count:
+            unknown = pc.unique(labels.filter(pc.is_null(columns))).to_pylist()
+            raise _unknown(long_path, role, unknown, names, names_source)
+        pairs.append(
+            rows.to_numpy(zero_copy_only=False).astype(np.int64) * t
+            + columns.to_numpy(zero_copy_only=False)
+        )
+    return _distinct(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
+
+
+def _numpy_sums(
+    path: str,
+    long_paths: Mapping[str, str],
+    roles: ColumnRoles,
+    names: Sequence[Any],
+    *,
+    on: str,
+    label: str,
+    chunk_size: int,
+    file_format: str | None,
+    long_file_format: str | None,
+    names_source: str | None,
+    pred_path: str | None = None,
+    pred_file_format: str | None = None,
+    labelled: bool = False,
+) -> pd.DataFrame:
+    """The group-sums table by hashing the long tables' ids into the data file's rows
+    (``pred_path``: the predicted groups are that file's rows joined on ``on``;
+    ``labelled``: rows with neither a group nor a task are not counted)."""
+    ids, arrays = _row_keys(
+        path,
+        roles,
+        on=on,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        pred_path=pred_path,
+        pred_file_format=pred_file_format,
+    )
+    aliases = [a for rc in roles.present().values() for a in _key_aliases(rc)]
     inverse, first = (
         _key_codes(arrays, len(ids)) if len(ids) else (np.zeros(0, np.intp), np.zeros(0, np.int64))
     )
@@ -247,52 +360,25 @@ def _numpy_sums(
     rows_per_key = np.bincount(inverse, minlength=n_keys)
     frame["n"] = rows_per_key.astype(np.float64)
     frame["n_rows"] = rows_per_key.astype(np.int64)
-    value_set = pa.array(list(names))
     t = len(names)
+    with_task = np.zeros(len(ids) if labelled else 0, dtype=bool)
     for role, long_path in long_paths.items():
-        pairs = []
-        # Arrow hashes the data file's ids once per lookup: look up as many ids at a time
-        lookup_rows = max(chunk_size, len(ids))
-        for batch in _batches(
-            long_path, [on, label], chunk_size=lookup_rows, file_format=long_file_format
-        ):
-            long_ids, labels = batch.column(0), batch.column(1)
-            if long_ids.null_count:
-                raise ValueError(
-                    ERR_JOIN_NULL_IDS.format(path=long_path, column=on, count=long_ids.null_count)
-                )
-            if labels.null_count:
-                raise ValueError(
-                    ERR_LONG_NULL_LABELS.format(
-                        path=long_path, column=label, count=labels.null_count
-                    )
-                )
-            if long_ids.type != ids.type:
-                long_ids = long_ids.cast(ids.type)
-            rows = pc.index_in(long_ids, value_set=ids)
-            if rows.null_count:
-                absent = pc.unique(long_ids.filter(pc.is_null(rows)))
-                raise ValueError(
-                    ERR_JOIN_MISSING.format(
-                        column=on,
-                        count=len(absent),
-                        path_a=long_path,
-                        path_b=path,
-                        examples=_shown(absent.to_pylist()),
-                    )
-                )
-            columns = pc.index_in(labels, value_set=value_set)
-            if columns.null_count:
-                unknown = pc.unique(labels.filter(pc.is_null(columns))).to_pylist()
-                raise _unknown(long_path, role, unknown, names, names_source)
-            pairs.append(
-                rows.to_numpy(zero_copy_only=False).astype(np.int64) * t
-                + columns.to_numpy(zero_copy_only=False)
-            )
-        distinct = _distinct(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
-        del pairs
+        distinct = _sorted_pairs(
+            long_path,
+            role,
+            ids,
+            names,
+            path=path,
+            on=on,
+            label=label,
+            chunk_size=chunk_size,
+            long_file_format=long_file_format,
+            names_source=names_source,
+        )
         task = distinct % t
         distinct //= t  # the rows, in place (bounded memory: few arrays of one int per pair)
+        if labelled and role == "tasks":
+            with_task[distinct] = True
         keyed = inverse[distinct].astype(np.int64, copy=False)
         del distinct
         keyed *= t
@@ -300,6 +386,15 @@ def _numpy_sums(
         sums = np.bincount(keyed, minlength=n_keys * t).reshape(n_keys, t).astype(np.float64)
         for j in range(t):
             frame[f"s_{role}_{j}"] = sums[:, j]
+    if labelled and roles.groups is not None and not roles.groups.is_label:
+        # rows of the keys with no group that have no task either: not counted
+        width = len(roles.groups.columns)
+        no_group = np.ones(n_keys, dtype=bool)
+        for alias in aliases[:width]:  # the ground-truth group keys come first
+            no_group &= np.asarray(frame[alias], dtype=np.float64) == 0
+        dropped = np.bincount(inverse[~with_task], minlength=n_keys) * no_group
+        frame["n"] = frame["n"] - dropped
+        frame["n_rows"] = frame["n_rows"] - dropped
     return pd.DataFrame(frame)
 
 
@@ -398,17 +493,32 @@ def _duckdb_sums(
     return out
 
 
-def _group_roles(path: str, file_format: str | None, specs: Mapping[str, Any]) -> ColumnRoles:
-    """The group roles of the data file (predicted indicators in the truth's order)."""
+def _group_roles(
+    path: str,
+    file_format: str | None,
+    specs: Mapping[str, Any],
+    pred_path: str | None = None,
+    pred_file_format: str | None = None,
+) -> ColumnRoles:
+    """The group roles of the data file (predicted indicators in the truth's order; the
+    predicted groups in ``pred_path`` when it is given)."""
     if "groups" not in specs and "groups_pred" not in specs:
         raise ValueError(ERR_NO_ROLES_GIVEN)
     resolved = {role: role_columns(role, spec) for role, spec in specs.items()}
     truth, pred = resolved.get("groups"), resolved.get("groups_pred")
     if truth is not None and pred is not None and not truth.is_label and not pred.is_label:
         resolved["groups_pred"] = aligned_prediction(truth, pred)
+    in_pred = {r for r in resolved if pred_path is not None and r == "groups_pred"}
     _check_columns(
-        path, [c for rc in resolved.values() for c in rc.columns], file_format, ", ".join(resolved)
+        path,
+        [c for r, rc in resolved.items() if r not in in_pred for c in rc.columns],
+        file_format,
+        ", ".join(r for r in resolved if r not in in_pred),
     )
+    if pred_path is not None and in_pred:
+        _check_columns(
+            pred_path, list(resolved["groups_pred"].columns), pred_file_format, "groups_pred"
+        )
     return ColumnRoles(**cast("dict[str, Any]", resolved))
 
 
@@ -421,6 +531,52 @@ def key_select(positional: ColumnRoles) -> list[str]:
             keys = score_keys_sql(rc, [f"CAST({key} AS DOUBLE)" for key in keys])
         out += [f"{key} AS {alias}" for key, alias in zip(keys, _key_aliases(rc), strict=True)]
     return out
+
+
+def _long_inputs(
+    path: str | os.PathLike[str],
+    long_tables: Mapping[str, str | os.PathLike[str]],
+    *,
+    on: str,
+    label: str,
+    groups: Any,
+    groups_pred: Any,
+    task_names: Sequence[Any] | None,
+    chunk_size: int,
+    file_format: str | None,
+    long_file_format: str | None,
+    pred_path: str | os.PathLike[str] | None,
+    pred_file_format: str | None,
+) -> tuple[str, dict[str, str], ColumnRoles, tuple[Any, ...], str | None]:
+    """The checked inputs of the long-table counters: the data file, the long tables by
+    role, the group roles, the task names and the predicted groups' file."""
+    if (
+        not isinstance(long_tables, Mapping)
+        or "tasks" not in long_tables
+        or set(long_tables) - {"tasks", "tasks_pred"}
+    ):
+        raise ValueError(ERR_LONG_ROLES.format(got=long_tables))
+    data = os.fspath(path)
+    long_paths = {role: os.fspath(p) for role, p in long_tables.items()}
+    for p in (data, *long_paths.values()):
+        if not os.path.exists(p):
+            raise FileNotFoundError(f"{p}: no such file.")
+    group_specs = {
+        r: s for r, s in (("groups", groups), ("groups_pred", groups_pred)) if s is not None
+    }
+    pred_file = os.fspath(pred_path) if pred_path is not None else None
+    group_roles = _group_roles(data, file_format, group_specs, pred_file, pred_file_format)
+    _check_columns(data, [on], file_format, "on")
+    for long_path in long_paths.values():
+        _check_columns(long_path, [on, label], long_file_format, "long table")
+    names = (
+        tuple(task_names)
+        if task_names is not None
+        else _long_names(
+            long_paths["tasks"], label, chunk_size=chunk_size, file_format=long_file_format
+        )
+    )
+    return data, long_paths, group_roles, names, pred_file
 
 
 def counts_from_long_files(
@@ -439,6 +595,9 @@ def counts_from_long_files(
     file_format: str | None = None,
     long_file_format: str | None = None,
     memory_limit: str | None = None,
+    pred_path: str | os.PathLike[str] | None = None,
+    pred_file_format: str | None = None,
+    rows: str = "all",
 ) -> CountTable:
     """Count a data file whose tasks are long ``(id, label)`` tables, without a dense matrix.
 
@@ -466,6 +625,15 @@ def counts_from_long_files(
         Rows per chunk of the numpy engine.
     file_format, long_file_format : {"parquet", "csv"}, optional
         Override the formats read from the file names.
+    pred_path : path, optional
+        The file of ``groups_pred`` (default: ``path``), joined on ``on``: every id
+        in both files, once (``engine="numpy"``).
+    pred_file_format : {"parquet", "csv"}, optional
+        The format of ``pred_path``.
+    rows : {"all", "labelled"}, default "all"
+        ``"labelled"``: rows with neither a group (indicator groups all 0) nor a task
+        are not counted, as the metrics' ``train_rows="labelled"`` drops them
+        (``engine="numpy"``); ``n_rows`` counts the kept rows.
 
     Returns
     -------
@@ -489,30 +657,23 @@ def counts_from_long_files(
     """
     if engine not in ("numpy", "duckdb"):
         raise ValueError(ERR_LONG_ENGINE.format(got=engine))
-    if (
-        not isinstance(long_tables, Mapping)
-        or "tasks" not in long_tables
-        or set(long_tables) - {"tasks", "tasks_pred"}
+    if rows not in ("all", "labelled") or (
+        engine != "numpy" and (rows != "all" or pred_path is not None)
     ):
-        raise ValueError(ERR_LONG_ROLES.format(got=long_tables))
-    path = os.fspath(path)
-    long_paths = {role: os.fspath(p) for role, p in long_tables.items()}
-    for p in (path, *long_paths.values()):
-        if not os.path.exists(p):
-            raise FileNotFoundError(f"{p}: no such file.")
-    group_specs = {
-        r: s for r, s in (("groups", groups), ("groups_pred", groups_pred)) if s is not None
-    }
-    group_roles = _group_roles(path, file_format, group_specs)
-    _check_columns(path, [on], file_format, "on")
-    for long_path in long_paths.values():
-        _check_columns(long_path, [on, label], long_file_format, "long table")
-    names = (
-        tuple(task_names)
-        if task_names is not None
-        else _long_names(
-            long_paths["tasks"], label, chunk_size=chunk_size, file_format=long_file_format
-        )
+        raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine=engine))
+    path, long_paths, group_roles, names, pred_file = _long_inputs(
+        path,
+        long_tables,
+        on=on,
+        label=label,
+        groups=groups,
+        groups_pred=groups_pred,
+        task_names=task_names,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        long_file_format=long_file_format,
+        pred_path=pred_path,
+        pred_file_format=pred_file_format,
     )
     source = names_source if task_names is not None else None
     if engine == "duckdb":
@@ -540,6 +701,9 @@ def counts_from_long_files(
             file_format=file_format,
             long_file_format=long_file_format,
             names_source=source,
+            pred_path=pred_file,
+            pred_file_format=pred_file_format,
+            labelled=rows == "labelled",
         )
     roles = ColumnRoles(
         **cast("dict[str, Any]", {**group_roles.present(), **_task_roles(long_paths, names)})
@@ -551,3 +715,145 @@ def counts_from_long_files(
         task_names=names,
         names_source=names_source if group_names is not None else None,
     )
+
+
+def pattern_counts_from_long_files(
+    path: str | os.PathLike[str],
+    long_tables: Mapping[str, str | os.PathLike[str]],
+    *,
+    on: str,
+    groups: Any = None,
+    groups_pred: Any = None,
+    label: str = "label",
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+    names_source: str | None = None,
+    chunk_size: int = 100_000,
+    file_format: str | None = None,
+    long_file_format: str | None = None,
+    pred_path: str | os.PathLike[str] | None = None,
+    pred_file_format: str | None = None,
+    rows: str = "all",
+) -> Any:
+    """The :class:`PatternCountTable` (task sets of the multi-attribute metrics) of a data
+    file whose tasks are long ``(id, label)`` tables.
+
+    The arguments are those of :func:`counts_from_long_files` (numpy engine). The
+    distinct (row, task) pairs of each long table are sorted by row; each chunk of
+    ``chunk_size`` rows becomes a (rows, tasks) 0/1 matrix only for that chunk, so
+    memory is the data file's group keys, the pairs and one chunk x tasks, never
+    rows x tasks.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> folder = tempfile.mkdtemp()
+    >>> data, long = os.path.join(folder, "data.csv"), os.path.join(folder, "long.csv")
+    >>> pd.DataFrame({"id": [1, 2, 3], "g": ["m", "w", "w"]}).to_csv(data, index=False)
+    >>> pd.DataFrame({"id": [1, 1, 3], "label": ["ski", "cook", "ski"]}).to_csv(long, index=False)
+    >>> table = pattern_counts_from_long_files(data, {"tasks": long}, on="id", groups="g")
+    >>> sorted(table.pattern_sets("tasks"))
+    [(), ('cook', 'ski'), ('ski',)]
+    """
+    import pyarrow as pa
+
+    from biasamp.counts._pattern_counts import PatternCountTable
+
+    if rows not in ("all", "labelled"):
+        raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine="numpy"))
+    path, long_paths, roles, names, pred_file = _long_inputs(
+        path,
+        long_tables,
+        on=on,
+        label=label,
+        groups=groups,
+        groups_pred=groups_pred,
+        task_names=task_names,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        long_file_format=long_file_format,
+        pred_path=pred_path,
+        pred_file_format=pred_file_format,
+    )
+    ids, arrays = _row_keys(
+        path,
+        roles,
+        on=on,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        pred_path=pred_file,
+        pred_file_format=pred_file_format,
+    )
+    pairs = {
+        role: _sorted_pairs(
+            long_path,
+            role,
+            ids,
+            names,
+            path=path,
+            on=on,
+            label=label,
+            chunk_size=chunk_size,
+            long_file_format=long_file_format,
+            names_source=names_source if task_names is not None else None,
+        )
+        for role, long_path in long_paths.items()
+    }
+    n, t = len(ids), len(names)
+    task_index = pd.Index(list(names), dtype=object)
+
+    def chunks() -> Iterator[dict[str, Any]]:
+        for start in range(0, n, chunk_size):
+            stop = min(start + chunk_size, n)
+            chunk: dict[str, Any] = {}
+            position = 0
+            for rc in roles.present().values():
+                width = len(rc.columns)
+                parts = [a.slice(start, stop - start) for a in arrays[position : position + width]]
+                position += width
+                if rc.intersected_columns:
+                    batch = pa.record_batch(parts, names=list(rc.columns))
+                    chunk[rc.role] = np.asarray(derived_role_values(batch, rc), dtype=object)
+                elif rc.is_label:
+                    chunk[rc.role] = parts[0].to_numpy(zero_copy_only=False)
+                else:
+                    chunk[rc.role] = pd.DataFrame(
+                        np.column_stack([p.to_numpy(zero_copy_only=False) for p in parts]),
+                        columns=pd.Index(list(rc.indicator_names), dtype=object),
+                    )
+            for role, sorted_pairs in pairs.items():  # this chunk's rows only
+                lo, hi = np.searchsorted(sorted_pairs, [start * t, stop * t])
+                dense = np.zeros((stop - start) * t, dtype=np.uint8)
+                dense[sorted_pairs[lo:hi] - start * t] = 1
+                chunk[role] = pd.DataFrame(dense.reshape(stop - start, t), columns=task_index)
+            if rows == "labelled" and roles.groups is not None and not roles.groups.is_label:
+                keep = chunk["groups"].to_numpy().any(axis=1) | chunk["tasks"].to_numpy().any(
+                    axis=1
+                )
+                chunk = {
+                    role: (
+                        v[keep].reset_index(drop=True) if isinstance(v, pd.DataFrame) else v[keep]
+                    )
+                    for role, v in chunk.items()
+                }
+            yield chunk
+
+    g_names = group_names
+    if g_names is None and roles.fixed_names("group") is None:  # labels: over every chunk
+        seen: set[Any] = set()
+        for chunk in chunks():
+            for role in ("groups", "groups_pred"):
+                if role in chunk:
+                    seen.update(pd.unique(chunk[role]))
+        g_names = tuple(sorted(seen))
+    source = names_source if (group_names is not None or task_names is not None) else None
+    table: Any = None
+    for chunk in chunks():
+        part = PatternCountTable.from_arrays(
+            **chunk, group_names=g_names, task_names=names, names_source=source
+        )
+        table = part if table is None else table.merge(part)
+    if table is None:
+        raise ValueError(f"{path}: the data file has no rows.")
+    return table

@@ -14,8 +14,8 @@ they are put in the ground-truth order.
 
 Two role specs are read while counting, without a pass in memory first:
 
-* :class:`ScoreColumns`: a predicted role's indicator columns hold scores in
-  [0, 1], binarised by ``score > threshold`` (strict, the rule of
+* :class:`ScoreColumns`: a predicted role's indicator columns hold scores (any
+  finite numbers: probabilities or logits), binarised by ``score > threshold`` (strict, the rule of
   :func:`biasamp.calibrate_thresholds` and :func:`biasamp.threshold_sweep`) with
   one threshold or one per label;
 * :class:`IntersectedColumns`: several label columns whose combination is the
@@ -55,9 +55,7 @@ ERR_DUPLICATE_COLUMN = "Column {column!r} is given to more than one role ({roles
 ERR_SCORES_ROLE = (
     "{role}: ScoreColumns are predictions to threshold; give them as groups_pred or tasks_pred."
 )
-ERR_THRESHOLD_VALUE = (
-    "{role}: the threshold of label {label!r} is {value!r}, not a number in [0, 1]."
-)
+ERR_THRESHOLD_VALUE = "{role}: the threshold of label {label!r} is {value!r}, not a finite number."
 ERR_THRESHOLD_LABELS = (
     "{role}: the thresholds must name every label once; missing {missing}, unexpected {unexpected}."
 )
@@ -85,8 +83,11 @@ class ScoreColumns:
 
     A role spec for ``groups_pred`` or ``tasks_pred`` (of :class:`ColumnRoles`,
     :func:`biasamp.counts_from_files` and the other file and SQL engines).
-    Scores must lie in [0, 1]; a missing or NaN score, or one outside [0, 1],
-    is refused with the file and column named.
+    Scores may be any finite number (probabilities, or logits with a threshold
+    on their scale), as the in-memory path and :func:`biasamp.calibrate_thresholds`
+    take them; a missing, NaN or infinite score, or one that is not a number, is
+    refused naming the file, the column and the data row. (Soft predictions,
+    ``soft=True``, are probabilities and stay in [0, 1].)
 
     Parameters
     ----------
@@ -94,7 +95,7 @@ class ScoreColumns:
         The score columns, one per label: names (the label names) or a dict of
         column -> label name, as for indicator columns.
     threshold : float or dict, default 0.5
-        One threshold in [0, 1] for every label, or a dict label name ->
+        One finite threshold for every label, or a dict label name ->
         threshold naming every label (calibrated thresholds, for example from
         :func:`biasamp.calibrate_thresholds`).
     prefix : str, optional
@@ -216,7 +217,7 @@ def _thresholds(role: str, names: Sequence[Any], threshold: Any) -> tuple[float,
             if isinstance(value, (int, float)) and not isinstance(value, bool)
             else math.nan
         )
-        if not 0.0 <= number <= 1.0:  # NaN fails too
+        if not math.isfinite(number):
             raise ValueError(ERR_THRESHOLD_VALUE.format(role=role, label=name, value=value))
         out.append(number)
     return tuple(out)
