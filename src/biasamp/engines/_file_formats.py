@@ -40,7 +40,7 @@ ERR_FILE_FORMAT = (
     "{path}: cannot tell the file format from its name; pass file_format='parquet' or 'csv'."
 )
 ERR_FORMAT_ARG = "file_format: expected 'parquet' or 'csv', got {got!r}."
-ERR_PYARROW = "Reading files needs pyarrow: pip install 'biasamp[parquet]'."
+ERR_PYARROW = "Reading files needs pyarrow, a dependency of biasamp that is missing here: pip install pyarrow."
 ERR_FIELD_COUNT = (
     "{file}, line {line}: {got} field(s) where the header has {expected}; every row must have "
     "one field per column (the row reads {text!r})."

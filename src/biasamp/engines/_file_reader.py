@@ -78,7 +78,7 @@ ERR_DUPLICATE_COLUMNS = (
     "{file}: the header names the column(s) {columns} more than once; column names must be unique."
 )
 ERR_CSV = "{file}: cannot parse the file as delimited text ({detail})."
-ERR_NO_PYARROW = "{file}: reading Parquet needs pyarrow: pip install 'biasamp[parquet]'."
+ERR_NO_PYARROW = "{file}: reading files needs pyarrow, a dependency of biasamp that is missing here: pip install pyarrow."
 ERR_MISSING_COLUMN = (
     "{file}: column {column!r} ({option}) not found; the file has columns {columns}."
 )
