@@ -293,6 +293,19 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         args += ["--tasks-long", "test_tasks.csv", "--train-tasks-long", "train_tasks.csv"]
         args += ["--pred", "pred.csv", "--pred-tasks-long", "pred_tasks.csv"]
         return args, wide, everything
+    if name == "long-tables-semicolon":
+        # --delimiter applies to every file, the long tables included
+        for split, frame in (("train", train), ("test", test)):
+            frame[["id", "m", "w"]].to_csv(tmp_path / f"{split}.csv", sep=";", index=False)
+            _long(frame).to_csv(tmp_path / f"{split}_tasks.csv", sep=";", index=False)
+        test[["id", "pred_m", "pred_w"]].rename(columns={"pred_m": "m", "pred_w": "w"}).to_csv(
+            tmp_path / "pred.csv", sep=";", index=False
+        )
+        _long(test, "pred_").to_csv(tmp_path / "pred_tasks.csv", sep=";", index=False)
+        args = ["test.csv", "--train", "train.csv", "--group-cols", "m,w", "--id", "id"]
+        args += ["--tasks-long", "test_tasks.csv", "--train-tasks-long", "train_tasks.csv"]
+        args += ["--pred", "pred.csv", "--pred-tasks-long", "pred_tasks.csv"]
+        return [*args, "--delimiter", ";"], wide, everything
     if name == "long-tables-no-train":
         # predicted groups in the data file; rows with no group and no task in it
         train.rename(columns={"pred_m": "p_m", "pred_w": "p_w"})[
@@ -386,6 +399,8 @@ LAYOUTS = [
     ("long-tables", "off"),
     ("long-tables", "on"),
     ("long-tables", "duckdb"),
+    ("long-tables-semicolon", "off"),
+    ("long-tables-semicolon", "on"),
     ("long-tables-no-train", "off"),
     ("long-tables-no-train", "on"),
     ("categorical", "off"),

@@ -394,8 +394,6 @@ def plan_streaming(
     data_path = Path(data)
     long: dict[str, Path] = {}
     if layout.tasks_long is not None:
-        if layout.delimiter is not None:
-            return None, "long tables with --delimiter are read in memory"
         long = {
             role: Path(path)
             for role, path in (
@@ -900,6 +898,7 @@ def _count_long(
         "pred_path": None if pred_path is None else str(pred_path),
         "pred_file_format": None if pred_path is None else plan.formats[pred_path],
         "rows": rows,
+        "delimiter": plan.layout.delimiter,
     }
     try:
         if patterns:  # the task sets, one chunk x tasks at a time (numpy)

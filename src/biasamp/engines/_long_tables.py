@@ -33,7 +33,7 @@ from biasamp.counts._count_table import CountTable
 from biasamp.engines._arrow_sums import _key_codes, _plain, score_keys
 from biasamp.engines._derived_roles import derived_role_values
 from biasamp.engines._file_formats import file_format_of, file_schema
-from biasamp.engines._files import iter_file_batches, join_positions
+from biasamp.engines._files import ERR_DELIMITER_ENGINE, iter_file_batches, join_positions
 from biasamp.engines._group_sums import (
     ALLOWED_SCORES,
     ERR_BAD_VALUES,
@@ -92,7 +92,12 @@ def _shown(values: Sequence[Any]) -> str:
 
 
 def _batches(
-    path: str, columns: Sequence[str], *, chunk_size: int, file_format: str | None
+    path: str,
+    columns: Sequence[str],
+    *,
+    chunk_size: int,
+    file_format: str | None,
+    delimiter: str | None = None,
 ) -> Iterator[Any]:
     """Record batches of ``columns`` (the file engine's reader); in a CSV file an empty text
     field is a missing value, as DuckDB and pandas read it."""
@@ -100,7 +105,9 @@ def _batches(
     import pyarrow.compute as pc
 
     csv = file_format_of(path, file_format) == "csv"
-    for batch in iter_file_batches(path, columns, chunk_size=chunk_size, file_format=file_format):
+    for batch in iter_file_batches(
+        path, columns, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+    ):
         if csv and any(pa.types.is_string(c.type) for c in batch.columns):
             batch = pa.record_batch(
                 [
@@ -114,20 +121,35 @@ def _batches(
         yield batch
 
 
-def _column(path: str, column: str, *, chunk_size: int, file_format: str | None) -> Any:
+def _column(
+    path: str,
+    column: str,
+    *,
+    chunk_size: int,
+    file_format: str | None,
+    delimiter: str | None = None,
+) -> Any:
     """One column of a file as one Arrow array."""
     import pyarrow as pa
 
     chunks = [
         b.column(0)
-        for b in _batches(path, [column], chunk_size=chunk_size, file_format=file_format)
+        for b in _batches(
+            path, [column], chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+        )
     ]
-    kind = file_schema(path, file_format).field(column).type
+    kind = file_schema(path, file_format, delimiter=delimiter).field(column).type
     return pa.chunked_array(chunks, type=kind).combine_chunks()
 
 
-def _check_columns(path: str, columns: Sequence[str], file_format: str | None, role: str) -> None:
-    names = file_schema(path, file_format).names
+def _check_columns(
+    path: str,
+    columns: Sequence[str],
+    file_format: str | None,
+    role: str,
+    delimiter: str | None = None,
+) -> None:
+    names = file_schema(path, file_format, delimiter=delimiter).names
     missing = [c for c in columns if c not in names]
     if missing:
         raise ValueError(
@@ -149,11 +171,18 @@ def _task_roles(long_paths: Mapping[str, Any], names: Sequence[Any]) -> dict[str
 
 
 def _long_names(
-    path: str, label: str, *, chunk_size: int, file_format: str | None
+    path: str,
+    label: str,
+    *,
+    chunk_size: int,
+    file_format: str | None,
+    delimiter: str | None = None,
 ) -> tuple[Any, ...]:
     import pyarrow.compute as pc
 
-    labels = _column(path, label, chunk_size=chunk_size, file_format=file_format)
+    labels = _column(
+        path, label, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+    )
     if labels.null_count:
         raise ValueError(
             ERR_LONG_NULL_LABELS.format(path=path, column=label, count=labels.null_count)
@@ -199,6 +228,7 @@ def _row_keys(
     file_format: str | None,
     pred_path: str | None,
     pred_file_format: str | None,
+    delimiter: str | None = None,
 ) -> tuple[Any, list[Any]]:
     """The data file's ids (checked: none missing, each once) and its group key columns as
     Arrow arrays in role order (``pred_path``: the predicted groups are that file's rows
@@ -206,7 +236,7 @@ def _row_keys(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    ids = _column(path, on, chunk_size=chunk_size, file_format=file_format)
+    ids = _column(path, on, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter)
     if ids.null_count:
         raise ValueError(ERR_JOIN_NULL_IDS.format(path=path, column=on, count=ids.null_count))
     if pc.count_distinct(ids).as_py() < len(ids):
@@ -225,8 +255,21 @@ def _row_keys(
             else (path, file_format)
         )
         table = pa.Table.from_batches(
-            list(_batches(source, rc.columns, chunk_size=chunk_size, file_format=source_format)),
-            schema=pa.schema([file_schema(source, source_format).field(c) for c in rc.columns]),
+            list(
+                _batches(
+                    source,
+                    rc.columns,
+                    chunk_size=chunk_size,
+                    file_format=source_format,
+                    delimiter=delimiter,
+                )
+            ),
+            schema=pa.schema(
+                [
+                    file_schema(source, source_format, delimiter=delimiter).field(c)
+                    for c in rc.columns
+                ]
+            ),
         )
         columns = [_plain(table.column(c)) for c in rc.columns]
         if source != path:  # the predictions in the data file's row order
@@ -238,6 +281,7 @@ def _row_keys(
                     chunk_size=chunk_size,
                     file_format=file_format,
                     pred_file_format=source_format,
+                    delimiter=delimiter,
                 )
             )
             columns = [column.take(positions) for column in columns]
@@ -273,6 +317,7 @@ def _sorted_pairs(
     chunk_size: int,
     long_file_format: str | None,
     names_source: str | None,
+    delimiter: str | None = None,
 ) -> np.ndarray:
     """The distinct (row, task) pairs of a long table as sorted ``row * tasks + task``
     (rows of the data file, by an Arrow hash lookup of the ids)."""
@@ -285,7 +330,11 @@ def _sorted_pairs(
     # Arrow hashes the data file's ids once per lookup: look up as many ids at a time
     lookup_rows = max(chunk_size, len(ids))
     for batch in _batches(
-        long_path, [on, label], chunk_size=lookup_rows, file_format=long_file_format
+        long_path,
+        [on, label],
+        chunk_size=lookup_rows,
+        file_format=long_file_format,
+        delimiter=delimiter,
     ):
         long_ids, labels = batch.column(0), batch.column(1)
         if long_ids.null_count:
@@ -336,6 +385,7 @@ def _numpy_sums(
     pred_path: str | None = None,
     pred_file_format: str | None = None,
     labelled: bool = False,
+    delimiter: str | None = None,
 ) -> pd.DataFrame:
     """The group-sums table by hashing the long tables' ids into the data file's rows
     (``pred_path``: the predicted groups are that file's rows joined on ``on``;
@@ -348,6 +398,7 @@ def _numpy_sums(
         file_format=file_format,
         pred_path=pred_path,
         pred_file_format=pred_file_format,
+        delimiter=delimiter,
     )
     aliases = [a for rc in roles.present().values() for a in _key_aliases(rc)]
     inverse, first = (
@@ -374,6 +425,7 @@ def _numpy_sums(
             chunk_size=chunk_size,
             long_file_format=long_file_format,
             names_source=names_source,
+            delimiter=delimiter,
         )
         task = distinct % t
         distinct //= t  # the rows, in place (bounded memory: few arrays of one int per pair)
@@ -499,6 +551,7 @@ def _group_roles(
     specs: Mapping[str, Any],
     pred_path: str | None = None,
     pred_file_format: str | None = None,
+    delimiter: str | None = None,
 ) -> ColumnRoles:
     """The group roles of the data file (predicted indicators in the truth's order; the
     predicted groups in ``pred_path`` when it is given)."""
@@ -514,10 +567,15 @@ def _group_roles(
         [c for r, rc in resolved.items() if r not in in_pred for c in rc.columns],
         file_format,
         ", ".join(r for r in resolved if r not in in_pred),
+        delimiter,
     )
     if pred_path is not None and in_pred:
         _check_columns(
-            pred_path, list(resolved["groups_pred"].columns), pred_file_format, "groups_pred"
+            pred_path,
+            list(resolved["groups_pred"].columns),
+            pred_file_format,
+            "groups_pred",
+            delimiter,
         )
     return ColumnRoles(**cast("dict[str, Any]", resolved))
 
@@ -547,6 +605,7 @@ def _long_inputs(
     long_file_format: str | None,
     pred_path: str | os.PathLike[str] | None,
     pred_file_format: str | None,
+    delimiter: str | None = None,
 ) -> tuple[str, dict[str, str], ColumnRoles, tuple[Any, ...], str | None]:
     """The checked inputs of the long-table counters: the data file, the long tables by
     role, the group roles, the task names and the predicted groups' file."""
@@ -565,15 +624,21 @@ def _long_inputs(
         r: s for r, s in (("groups", groups), ("groups_pred", groups_pred)) if s is not None
     }
     pred_file = os.fspath(pred_path) if pred_path is not None else None
-    group_roles = _group_roles(data, file_format, group_specs, pred_file, pred_file_format)
-    _check_columns(data, [on], file_format, "on")
+    group_roles = _group_roles(
+        data, file_format, group_specs, pred_file, pred_file_format, delimiter
+    )
+    _check_columns(data, [on], file_format, "on", delimiter)
     for long_path in long_paths.values():
-        _check_columns(long_path, [on, label], long_file_format, "long table")
+        _check_columns(long_path, [on, label], long_file_format, "long table", delimiter)
     names = (
         tuple(task_names)
         if task_names is not None
         else _long_names(
-            long_paths["tasks"], label, chunk_size=chunk_size, file_format=long_file_format
+            long_paths["tasks"],
+            label,
+            chunk_size=chunk_size,
+            file_format=long_file_format,
+            delimiter=delimiter,
         )
     )
     return data, long_paths, group_roles, names, pred_file
@@ -598,6 +663,7 @@ def counts_from_long_files(
     pred_path: str | os.PathLike[str] | None = None,
     pred_file_format: str | None = None,
     rows: str = "all",
+    delimiter: str | None = None,
 ) -> CountTable:
     """Count a data file whose tasks are long ``(id, label)`` tables, without a dense matrix.
 
@@ -634,6 +700,9 @@ def counts_from_long_files(
         ``"labelled"``: rows with neither a group (indicator groups all 0) nor a task
         are not counted, as the metrics' ``train_rows="labelled"`` drops them
         (``engine="numpy"``); ``n_rows`` counts the kept rows.
+    delimiter : str, optional
+        The delimiter of every CSV file, the long tables' included (default: a tab
+        for ``.tsv`` files, else a comma); ``engine="duckdb"`` reads ``,`` only.
 
     Returns
     -------
@@ -661,6 +730,8 @@ def counts_from_long_files(
         engine != "numpy" and (rows != "all" or pred_path is not None)
     ):
         raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine=engine))
+    if engine == "duckdb" and delimiter not in (None, ","):
+        raise ValueError(ERR_DELIMITER_ENGINE.format(got=delimiter))
     path, long_paths, group_roles, names, pred_file = _long_inputs(
         path,
         long_tables,
@@ -674,6 +745,7 @@ def counts_from_long_files(
         long_file_format=long_file_format,
         pred_path=pred_path,
         pred_file_format=pred_file_format,
+        delimiter=delimiter,
     )
     source = names_source if task_names is not None else None
     if engine == "duckdb":
@@ -704,6 +776,7 @@ def counts_from_long_files(
             pred_path=pred_file,
             pred_file_format=pred_file_format,
             labelled=rows == "labelled",
+            delimiter=delimiter,
         )
     roles = ColumnRoles(
         **cast("dict[str, Any]", {**group_roles.present(), **_task_roles(long_paths, names)})
@@ -734,6 +807,7 @@ def pattern_counts_from_long_files(
     pred_path: str | os.PathLike[str] | None = None,
     pred_file_format: str | None = None,
     rows: str = "all",
+    delimiter: str | None = None,
 ) -> Any:
     """The :class:`PatternCountTable` (task sets of the multi-attribute metrics) of a data
     file whose tasks are long ``(id, label)`` tables.
@@ -775,6 +849,7 @@ def pattern_counts_from_long_files(
         long_file_format=long_file_format,
         pred_path=pred_path,
         pred_file_format=pred_file_format,
+        delimiter=delimiter,
     )
     ids, arrays = _row_keys(
         path,
@@ -784,6 +859,7 @@ def pattern_counts_from_long_files(
         file_format=file_format,
         pred_path=pred_file,
         pred_file_format=pred_file_format,
+        delimiter=delimiter,
     )
     pairs = {
         role: _sorted_pairs(
@@ -797,6 +873,7 @@ def pattern_counts_from_long_files(
             chunk_size=chunk_size,
             long_file_format=long_file_format,
             names_source=names_source if task_names is not None else None,
+            delimiter=delimiter,
         )
         for role, long_path in long_paths.items()
     }
