@@ -343,6 +343,15 @@ def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
         args = ["test.csv", "--train", "train.parquet", "--group", "g", "--task", "t"]
         args += ["--pred", "pred.parquet", "--id", "id"]
         return args, arrays, PAIRWISE + ATTACKERS
+    if name == "categorical-numeric-codes":
+        # labels pyarrow infers as numbers ('01', '7'): text, as the in-memory reader reads them
+        codes = {"m": "01", "w": "02", "a": "7", "b": "10", "c": "9", "none": "0"}
+        cat_train, cat_test = cat_train.replace(codes), cat_test.replace(codes)
+        cat_train[["g", "t"]].to_csv(tmp_path / "train.csv", index=False)
+        cat_test.to_csv(tmp_path / "test.csv", index=False)
+        args = ["test.csv", "--train", "train.csv", "--group", "g", "--task", "t"]
+        args += ["--pred-prefix", "pred_"]
+        return args, _categorical_arrays(cat_train, cat_test), PAIRWISE + ATTACKERS
     arrays = _categorical_arrays(cat_train, cat_test)
     cat_train[["g", "t"]].to_csv(tmp_path / "train.csv", index=False)
     cat_test.to_parquet(tmp_path / "test.parquet")
@@ -410,6 +419,8 @@ LAYOUTS = [
     ("indicator-tsv", "on"),
     ("indicator-xz", "off"),
     ("indicator-xz", "on"),
+    ("categorical-numeric-codes", "off"),
+    ("categorical-numeric-codes", "on"),
     ("categorical-semicolon", "off"),
     ("categorical-semicolon", "on"),
 ]

@@ -241,3 +241,29 @@ def test_every_file_the_reader_reads_streams_with_the_same_counts(
     forced, why = plan_streaming(layout, data=path, train=train, engine="duckdb")
     assert (forced is not None) is duckdb_reads
     assert duckdb_reads or why.startswith(f"{path}: the DuckDB engine reads")
+
+
+def test_csv_label_columns_are_read_as_text_by_the_numpy_engine(tmp_path):
+    """A label column pyarrow would infer as numbers ('01', '1') is text, as the in-memory
+    reader reads it: '01' and '1' stay two labels, alone, intersected and joined on an id."""
+    from biasamp import IntersectedColumns, counts_from_joined_files
+
+    path = tmp_path / "labels.csv"
+    pd.DataFrame(
+        {"id": ["a", "b", "c"], "g": ["01", "1", "1"], "r": ["5", "5", "05"], "t": ["7", "7", "8"]}
+    ).to_csv(path, index=False)
+    table = counts_from_files(path, groups="g", tasks="t", engine="numpy")
+    assert table.group_names == ("01", "1")
+    assert table.task_names == ("7", "8")
+    np.testing.assert_array_equal(table.joint[("groups", "tasks")], [[1.0, 0.0], [1.0, 1.0]])
+    crossed = counts_from_files(path, groups=IntersectedColumns(("g", "r")), tasks="t")
+    assert len(crossed.group_names) == 3
+    pred = tmp_path / "pred.csv"
+    pd.DataFrame({"id": ["c", "a", "b"], "t": ["8", "8", "08"]}).to_csv(pred, index=False)
+    joined = counts_from_joined_files(
+        path, pred, on="id", groups="g", tasks="t", tasks_pred="t", task_names=("08", "7", "8")
+    )
+    # a (01): 8; b (1): 08; c (1): 8
+    np.testing.assert_array_equal(
+        joined.joint[("groups", "tasks_pred")], [[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]]
+    )

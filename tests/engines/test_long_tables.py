@@ -3,18 +3,22 @@ dense 0/1 matrices, and both engines refuse bad ids and labels alike."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import biasamp
 from biasamp import CountTable, IntersectedColumns, ScoreColumns
+from biasamp.engines._files import ERR_DELIMITER_ENGINE
 from biasamp.engines._joins import ERR_JOIN_DUPLICATES, ERR_JOIN_MISSING, ERR_JOIN_NULL_IDS
 from biasamp.engines._long_tables import (
     ERR_LONG_NULL_LABELS,
     ERR_LONG_ROLES,
     ERR_LONG_ROWS,
     counts_from_long_files,
+    pattern_counts_from_long_files,
 )
 from biasamp.inputs._label_matrix import ERR_UNKNOWN_LABELS
 from tests.engines.test_files import assert_tables_equal
@@ -129,6 +133,32 @@ def test_integer_ids_and_given_task_names(tmp_path):
         )
         np.testing.assert_array_equal(table.totals["tasks"], [2.0, 1.0, 0.0])
         assert table.n_rows == 3
+
+
+def test_numeric_looking_labels_are_text_and_any_delimiter_is_read(tmp_path):
+    """Labels pyarrow would infer as numbers ('01', '7') are read as text, the group label
+    column of the data file and the long table's alike; ``delimiter`` applies to every
+    file; pattern tables read them the same way."""
+    pd.DataFrame({"id": ["x", "y", "z"], "g": ["01", "1", "1"]}).to_csv(
+        tmp_path / "d.csv", sep=";", index=False
+    )
+    pd.DataFrame({"id": ["x", "x", "z"], "label": ["07", "7", "7"]}).to_csv(
+        tmp_path / "l.csv", sep=";", index=False
+    )
+    common = {"on": "id", "groups": "g", "delimiter": ";"}
+    table = counts_from_long_files(tmp_path / "d.csv", {"tasks": tmp_path / "l.csv"}, **common)
+    assert table.group_names == ("01", "1")
+    assert table.task_names == ("07", "7")
+    # x (01): 07, 7; y (1): nothing; z (1): 7
+    np.testing.assert_array_equal(table.joint[("groups", "tasks")], [[1.0, 1.0], [0.0, 1.0]])
+    patterns = pattern_counts_from_long_files(
+        tmp_path / "d.csv", {"tasks": tmp_path / "l.csv"}, **common
+    )
+    assert sorted(patterns.pattern_sets("tasks")) == [(), ("07", "7"), ("7",)]
+    with pytest.raises(ValueError, match=re.escape(ERR_DELIMITER_ENGINE.format(got=";"))):
+        counts_from_long_files(
+            tmp_path / "d.csv", {"tasks": tmp_path / "l.csv"}, **common, engine="duckdb"
+        )
 
 
 def test_both_engines_refuse_bad_ids_and_labels_alike(tmp_path):

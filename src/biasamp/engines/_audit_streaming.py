@@ -15,9 +15,9 @@ compressed, or Parquet) holds the group,
 the tasks (one label column or indicator columns) and the 0/1 predictions
 (``pred_prefix``), or the predictions are in a file joined on the id column
 (:func:`biasamp.engines._files.counts_from_joined_files`); an optional training
-file has the same layout; no long tables, no score thresholds; label columns
-are text and indicator columns numeric or boolean in pyarrow's reading of the
-file. Training rows with neither a group nor a task are not counted, as the
+file has the same layout; label columns are text (a CSV file's are read as
+text, on the numpy engine when pyarrow would infer numbers) and indicator
+columns numeric or boolean in pyarrow's reading of the file. Training rows with neither a group nor a task are not counted, as the
 library's ``train_rows="labelled"`` does; the engine still reports how many
 rows the file holds.
 
@@ -247,7 +247,7 @@ def _file_reason(
                 return f"{path}: column {column!r} is not read as one column by pyarrow"
             kind = schema.field(column).type
             if block.kind == "label":
-                if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+                if not _is_text(kind) and fmt != _FORMAT_CSV:
                     return f"{path}: label column {column!r} is read as {kind}, not text"
             elif not (
                 pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
@@ -258,9 +258,8 @@ def _file_reason(
 
 def _long_reason(path: Path, fmt: str, layout: Layout) -> str | None:
     """Why a long table cannot be counted by the engines (None: it can): its id and label
-    columns must be there, the labels read as text (as the in-memory reader reads them)."""
-    import pyarrow as pa
-
+    columns must be there, the labels text (a CSV file's are read as text, as the in-memory
+    reader reads them)."""
     try:
         schema = file_schema(str(path), fmt, delimiter=layout.delimiter)
     except Exception as exc:  # pyarrow cannot read it: the in-memory reader explains why
@@ -269,8 +268,33 @@ def _long_reason(path: Path, fmt: str, layout: Layout) -> str | None:
         if schema.names.count(column) != 1:
             return f"{path}: column {column!r} is not read as one column by pyarrow"
     kind = schema.field(layout.long_label).type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+    if not _is_text(kind) and fmt != _FORMAT_CSV:
         return f"{path}: label column {layout.long_label!r} is read as {kind}, not text"
+    return None
+
+
+def _is_text(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+
+def _label_text_reason(
+    files: list[tuple[Path, list[str]]], formats: dict[Path, str], layout: Layout
+) -> str | None:
+    """Why DuckDB cannot count the files (None: it can): pyarrow infers a CSV label column
+    as numbers, which the numpy engine reads as text (``01`` stays ``"01"``, as in memory)
+    and DuckDB's reader would read as numbers."""
+    for path, columns in files:
+        if formats[path] != _FORMAT_CSV:
+            continue
+        schema = file_schema(str(path), formats[path], delimiter=layout.delimiter)
+        for column in columns:
+            if not _is_text(schema.field(column).type):
+                return (
+                    f"{path}: label column {column!r} is read as "
+                    f"{schema.field(column).type} by inference; the numpy engine reads it as text"
+                )
     return None
 
 
@@ -475,7 +499,15 @@ def plan_streaming(
                 return None, reason
     if engine not in ENGINES:
         raise ValueError(ERR_ENGINE.format(choices=", ".join(map(repr, ENGINES)), got=engine))
-    duckdb_reason = _duckdb_reason(formats, layout)
+    label_files = [
+        (path, [c for b in file_blocks if b.kind == "label" for c in b.columns])
+        for path, file_blocks in streamed_files
+        if path is not None
+    ]
+    label_files += [(long_path, [layout.long_label]) for long_path in long.values()]
+    duckdb_reason = _duckdb_reason(formats, layout) or _label_text_reason(
+        label_files, formats, layout
+    )
     if engine == "duckdb" and duckdb_reason is not None:
         return None, duckdb_reason
     # the numpy engine reads every file the reader reads
@@ -570,6 +602,7 @@ def _label_sets(
             chunk_size=chunk,
             file_format=plan.formats[path],
             delimiter=plan.layout.delimiter,
+            label_columns=columns,
         ):
             n_rows += batch.num_rows
             for block in labels:
@@ -829,6 +862,7 @@ def _long_labels(path: Path, plan: StreamPlan) -> tuple[np.ndarray, int]:
         chunk_size=_chunk_rows(plan.layout, ()),
         file_format=plan.formats[path],
         delimiter=plan.layout.delimiter,
+        label_columns=[plan.layout.long_label],
     ):
         values = batch.column(0)
         if values.null_count:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -166,6 +166,7 @@ def iter_file_batches(
     file_format: str | None = None,
     delimiter: str | None = None,
     text_columns: Sequence[str] | None = None,
+    label_columns: Sequence[str] = (),
     digest: Any = None,
     on_bytes: Callable[[int], None] | None = None,
 ) -> Iterator[Any]:
@@ -184,6 +185,9 @@ def iter_file_batches(
     ``text_columns``, every column is read as text, an empty field is the only
     missing value and only ``text_columns`` are unescaped: the validating
     reader converts the numbers itself, naming the row of a bad one.
+    ``label_columns`` are read as text whatever pyarrow would infer (a label
+    ``01`` stays ``"01"``, as the validating reader reads it); the other
+    columns are inferred.
     ``digest`` (a ``hashlib`` object) receives every byte of the file in the
     same pass; ``on_bytes`` is called with the bytes read so far after each
     batch. Parquet files ignore the options of delimited text.
@@ -209,7 +213,10 @@ def iter_file_batches(
     rows = max(chunk_size // 4, min(chunk_size, 4096))
     block = max(1 << 20, min(rows * 2 * len(raw_names), 1 << 26))
     if text_columns is None:
-        convert = pcsv.ConvertOptions(include_columns=wanted)
+        as_text = {
+            w: pa.string() for w, c in zip(wanted, columns, strict=True) if c in label_columns
+        }
+        convert = pcsv.ConvertOptions(include_columns=wanted, column_types=as_text)
     else:
         convert = pcsv.ConvertOptions(
             include_columns=wanted,
@@ -280,7 +287,12 @@ def _label_names_from_files(
     seen: set[Any] = set()
     for path in paths:
         for batch in iter_file_batches(
-            path, [column], chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+            path,
+            [column],
+            chunk_size=chunk_size,
+            file_format=file_format,
+            delimiter=delimiter,
+            label_columns=[column],
         ):
             seen.update(v for v in pc.unique(batch.column(0)).to_pylist() if v is not None)
     names = tuple(seen)
@@ -288,6 +300,12 @@ def _label_names_from_files(
         return tuple(sorted(names))
     except TypeError:
         return names
+
+
+def label_columns(roles: Iterable[RoleColumns]) -> tuple[str, ...]:
+    """The label columns of ``roles`` (a label column, the parts of an intersection): a CSV
+    reader reads them as text (:func:`iter_file_batches`)."""
+    return tuple(c for rc in roles if rc.is_label for c in rc.columns)
 
 
 def _batch_arrays(batch: Any, roles: ColumnRoles) -> dict[str, Any]:
@@ -338,7 +356,12 @@ def _resolve_names(
             paths,
             first,
             lambda path: iter_file_batches(
-                path, first.intersected_columns, chunk_size=chunk_size, file_format=file_format
+                path,
+                first.intersected_columns,
+                chunk_size=chunk_size,
+                file_format=file_format,
+                delimiter=delimiter,
+                label_columns=first.intersected_columns,
             ),
         )
     assert first.label_column is not None  # label_roles holds label-column roles only
@@ -671,7 +694,12 @@ def _stream_tables(
         for path in paths:
             start = 0
             batches = iter_file_batches(
-                path, columns, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+                path,
+                columns,
+                chunk_size=chunk_size,
+                file_format=file_format,
+                delimiter=delimiter,
+                label_columns=label_columns(roles.present().values()),
             )
             chunk = 0
             while True:
@@ -959,7 +987,12 @@ def _read_role_arrays(
         out[role] = np.empty(n, dtype=np.int64)
     start = 0
     batches = iter_file_batches(
-        path, columns, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+        path,
+        columns,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        delimiter=delimiter,
+        label_columns=label_columns(roles.values()),
     )
     for chunk, batch in enumerate(batches):
         stop = start + batch.num_rows
@@ -1173,7 +1206,12 @@ def counts_from_joined_files(
     columns = roles.columns()
     for chunk, batch in enumerate(
         iter_file_batches(
-            paths[0], columns, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+            paths[0],
+            columns,
+            chunk_size=chunk_size,
+            file_format=file_format,
+            delimiter=delimiter,
+            label_columns=label_columns(roles.present().values()),
         )
     ):
         stop = start + batch.num_rows

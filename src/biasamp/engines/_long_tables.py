@@ -98,15 +98,22 @@ def _batches(
     chunk_size: int,
     file_format: str | None,
     delimiter: str | None = None,
+    label_columns: Sequence[str] = (),
 ) -> Iterator[Any]:
-    """Record batches of ``columns`` (the file engine's reader); in a CSV file an empty text
-    field is a missing value, as DuckDB and pandas read it."""
+    """Record batches of ``columns`` (the file engine's reader; ``label_columns`` read as
+    text); in a CSV file an empty text field is a missing value, as DuckDB and pandas read
+    it."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     csv = file_format_of(path, file_format) == "csv"
     for batch in iter_file_batches(
-        path, columns, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+        path,
+        columns,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        delimiter=delimiter,
+        label_columns=label_columns,
     ):
         if csv and any(pa.types.is_string(c.type) for c in batch.columns):
             batch = pa.record_batch(
@@ -128,18 +135,36 @@ def _column(
     chunk_size: int,
     file_format: str | None,
     delimiter: str | None = None,
+    label: bool = False,
 ) -> Any:
-    """One column of a file as one Arrow array."""
+    """One column of a file as one Arrow array (``label``: read as text from a CSV file)."""
     import pyarrow as pa
 
     chunks = [
         b.column(0)
         for b in _batches(
-            path, [column], chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+            path,
+            [column],
+            chunk_size=chunk_size,
+            file_format=file_format,
+            delimiter=delimiter,
+            label_columns=[column] if label else (),
         )
     ]
-    kind = file_schema(path, file_format, delimiter=delimiter).field(column).type
+    kind = _column_type(path, column, file_format, delimiter, label)
     return pa.chunked_array(chunks, type=kind).combine_chunks()
+
+
+def _column_type(
+    path: str, column: str, file_format: str | None, delimiter: str | None, label: bool
+) -> Any:
+    """The type the reader gives a column: text for a label column of a CSV file, else the
+    file's (inferred) type."""
+    import pyarrow as pa
+
+    if label and file_format_of(path, file_format) == "csv":
+        return pa.string()
+    return file_schema(path, file_format, delimiter=delimiter).field(column).type
 
 
 def _check_columns(
@@ -181,7 +206,12 @@ def _long_names(
     import pyarrow.compute as pc
 
     labels = _column(
-        path, label, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+        path,
+        label,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        delimiter=delimiter,
+        label=True,
     )
     if labels.null_count:
         raise ValueError(
@@ -262,11 +292,12 @@ def _row_keys(
                     chunk_size=chunk_size,
                     file_format=source_format,
                     delimiter=delimiter,
+                    label_columns=rc.columns if rc.is_label else (),
                 )
             ),
             schema=pa.schema(
                 [
-                    file_schema(source, source_format, delimiter=delimiter).field(c)
+                    pa.field(c, _column_type(source, c, source_format, delimiter, rc.is_label))
                     for c in rc.columns
                 ]
             ),
@@ -335,6 +366,7 @@ def _sorted_pairs(
         chunk_size=lookup_rows,
         file_format=long_file_format,
         delimiter=delimiter,
+        label_columns=[label],
     ):
         long_ids, labels = batch.column(0), batch.column(1)
         if long_ids.null_count:
