@@ -531,11 +531,16 @@ def test_streamed_join_errors_name_file_column_and_row(stream, tmp_path, capsys)
         assert message in " ".join(capsys.readouterr().err.split())
 
 
+BOOT_LAYOUTS = ["indicator-pred-file-on-id", "long-tables", "long-tables-semicolon"]
+
+
+@pytest.mark.parametrize("layout", BOOT_LAYOUTS)
 @pytest.mark.parametrize("stream", ["off", "on"])
-def test_the_bootstrap_of_a_joined_file_equals_the_library(stream, splits, tmp_path):
-    """--n-boot with --pred on --id: the streamed join draws the same replicate weights."""
+def test_the_bootstrap_of_a_joined_file_equals_the_library(layout, stream, splits, tmp_path):
+    """--n-boot with --pred on --id, or with long task tables: the streamed counts draw the
+    same replicate weights (by the data file's row) as the library on the rows."""
     train, test = (s.copy() for s in splits)
-    args, arrays, _ = _layout("indicator-pred-file-on-id", tmp_path, train, test)
+    args, arrays, _ = _layout(layout, tmp_path, train, test)
     out = tmp_path / "boot.json"
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)

@@ -11,7 +11,7 @@ import pytest
 
 import biasamp
 from biasamp import CountTable, IntersectedColumns, ScoreColumns
-from biasamp.engines._files import ERR_DELIMITER_ENGINE
+from biasamp.engines._files import ERR_DELIMITER_ENGINE, ERR_REPLICATES_ENGINE
 from biasamp.engines._joins import ERR_JOIN_DUPLICATES, ERR_JOIN_MISSING, ERR_JOIN_NULL_IDS
 from biasamp.engines._long_tables import (
     ERR_LONG_NULL_LABELS,
@@ -111,6 +111,44 @@ def test_long_tables_equal_the_dense_in_memory_counts(layout, engine, kind):
     )
     assert table.task_names == tuple(names)
     assert_tables_equal(table, expected)
+
+
+@pytest.mark.parametrize("kind", ["label", "indicators"])
+def test_the_bootstrap_weights_follow_the_data_files_rows(layout, kind):
+    """``replicates``: every count under the Poisson weights of the data file's row (the
+    in-memory bootstrap's), whatever the order of the long tables, in chunks."""
+    from biasamp.counts import PoissonReplicates
+
+    _, truth, pred, paths = layout
+    data = pd.read_parquet(paths["data"])  # the file's row order
+    names = sorted(TASKS)
+    groups = {"groups": "g"} if kind == "label" else {"groups": ["m", "w"]}
+    replicates = PoissonReplicates(7, random_state=5, stream=0)
+    table = counts_from_long_files(
+        paths["data"],
+        {"tasks": paths["truth"], "tasks_pred": paths["pred"]},
+        on="id",
+        **groups,
+        chunk_size=33,
+        replicates=replicates,
+    )
+    expected = CountTable.from_arrays(
+        groups=data["g"].to_numpy() if kind == "label" else data[["m", "w"]],
+        tasks=dense(data, truth, names),
+        tasks_pred=dense(data, pred, names),
+        replicate_weights=replicates.weights(0, len(data)),
+    )
+    assert table.batch_shape == (7,)
+    assert_tables_equal(table, expected)
+    with pytest.raises(ValueError, match=re.escape(ERR_REPLICATES_ENGINE)):
+        counts_from_long_files(
+            paths["data"],
+            {"tasks": paths["truth"]},
+            on="id",
+            **groups,
+            engine="duckdb",
+            replicates=replicates,
+        )
 
 
 def test_integer_ids_and_given_task_names(tmp_path):

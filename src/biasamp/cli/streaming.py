@@ -4,7 +4,7 @@ The library counts the files (:func:`biasamp.engines._audit_streaming.plan_strea
 :func:`~biasamp.engines._audit_streaming.load_streamed`) when the inputs allow
 it; this module adds the command line's rule on metrics (only the
 co-occurrence and multi-attribute metrics come from count tables, the latter
-without ``--n-boot``) and computes them from the tables.
+with or without ``--n-boot``) and computes them from the tables.
 """
 
 from __future__ import annotations
@@ -56,8 +56,6 @@ def _metric_reason(args: argparse.Namespace) -> str | None:
     n_boot: int = getattr(args, "n_boot", 0)
     if multi and n_boot:
         return f"metric(s) {', '.join(multi)} with --n-boot are computed in memory"
-    if n_boot and getattr(args, "tasks_long", None):
-        return "the bootstrap of long task tables is drawn on the rows (in memory)"
     others = [k for k in _requested_metrics(args) if k not in STREAMED_METRICS]
     if others:
         return (

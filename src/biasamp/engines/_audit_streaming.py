@@ -905,6 +905,7 @@ def _count_long(
     rows: str = "all",
     predictions: bool = True,
     patterns: bool = False,
+    replicates: PoissonReplicates | None = None,
 ) -> Any:
     """The table of a file whose tasks are long tables (``split``: "data" or "train"):
     :func:`~biasamp.engines._long_tables.counts_from_long_files`. A value the engine
@@ -921,7 +922,11 @@ def _count_long(
         blocks = tuple(b for b in blocks if b.role == "groups")
     specs = _role_specs(plan, tuple(b for b in blocks if b.role in ("groups", "groups_pred")))
     pred_path = plan.pred if not train and "groups_pred" in specs else None
-    engine = "numpy" if pred_path is not None or rows == "labelled" else plan.engine
+    engine = (
+        "numpy"
+        if pred_path is not None or rows == "labelled" or replicates is not None
+        else plan.engine
+    )
     options: dict[str, Any] = {
         "on": plan.layout.id,
         "groups": specs["groups"],
@@ -934,15 +939,30 @@ def _count_long(
         "rows": rows,
         "delimiter": plan.layout.delimiter,
     }
+    # the task sets and the bootstrap: one chunk x tasks at a time (numpy)
+    width = len(plan.layout.group_columns()) * 2 + 2 * len(names["task_names"])
+    n_boot = 0 if replicates is None else replicates.n_boot
+    dense_chunk = plan.layout.chunk_size or max(
+        _MIN_CHUNK_ROWS, _CHUNK_CELLS // (width + 3 * n_boot)
+    )
     try:
-        if patterns:  # the task sets, one chunk x tasks at a time (numpy)
-            width = len(plan.layout.group_columns()) * 2 + 2 * len(names["task_names"])
+        if replicates is not None:
+            return counts_from_long_files(
+                str(path),
+                {role: str(p) for role, p in long.items()},
+                **options,
+                **names,
+                engine="numpy",
+                chunk_size=dense_chunk,
+                replicates=replicates,
+            )
+        if patterns:
             return pattern_counts_from_long_files(
                 str(path),
                 {role: str(p) for role, p in long.items()},
                 **options,
                 **names,
-                chunk_size=plan.layout.chunk_size or max(_MIN_CHUNK_ROWS, _CHUNK_CELLS // width),
+                chunk_size=dense_chunk,
             )
         return counts_from_long_files(
             str(path),
@@ -956,8 +976,11 @@ def _count_long(
         raise _engine_error(exc, lambda e: StreamRefused(str(e))) from exc
 
 
-def _load_long(plan: StreamPlan, names: LabelNames) -> StreamedData:
-    """:func:`load_streamed` of a layout whose tasks are long tables."""
+def _load_long(
+    plan: StreamPlan, names: LabelNames, replicates: PoissonReplicates | None = None
+) -> StreamedData:
+    """:func:`load_streamed` of a layout whose tasks are long tables (``replicates``: the
+    evaluation rows counted once more under the bootstrap weights of their data-file row)."""
     train = None
     if plan.train is not None:
         train = _count_long(plan, names, split="train", rows="labelled")
@@ -1001,6 +1024,9 @@ def _load_long(plan: StreamPlan, names: LabelNames) -> StreamedData:
         evaluation=evaluation,
         train=train,
         signs=signs,
+        replicates=None
+        if replicates is None
+        else _count_long(plan, names, split="data", replicates=replicates),
         patterns=patterns,
         files=files,
         thresholds={
@@ -1137,7 +1163,7 @@ def load_streamed(
             positive_group(group_names, plan.positive_group)  # the in-memory path's check
         plan = dataclasses.replace(plan, exclusive=True)
     if plan.long:
-        return _load_long(plan, names)
+        return _load_long(plan, names, replicates)
     files: list[FileInfo] = []
     train = None
     train_rows = None

@@ -33,7 +33,12 @@ from biasamp.counts._count_table import CountTable
 from biasamp.engines._arrow_sums import _key_codes, _plain, score_keys
 from biasamp.engines._derived_roles import derived_role_values
 from biasamp.engines._file_formats import file_format_of, file_schema
-from biasamp.engines._files import ERR_DELIMITER_ENGINE, iter_file_batches, join_positions
+from biasamp.engines._files import (
+    ERR_DELIMITER_ENGINE,
+    ERR_REPLICATES_ENGINE,
+    iter_file_batches,
+    join_positions,
+)
 from biasamp.engines._group_sums import (
     ALLOWED_SCORES,
     ERR_BAD_VALUES,
@@ -696,6 +701,7 @@ def counts_from_long_files(
     pred_file_format: str | None = None,
     rows: str = "all",
     delimiter: str | None = None,
+    replicates: Any = None,
 ) -> CountTable:
     """Count a data file whose tasks are long ``(id, label)`` tables, without a dense matrix.
 
@@ -735,6 +741,11 @@ def counts_from_long_files(
     delimiter : str, optional
         The delimiter of every CSV file, the long tables' included (default: a tab
         for ``.tsv`` files, else a comma); ``engine="duckdb"`` reads ``,`` only.
+    replicates : PoissonReplicates, optional
+        Bootstrap weights drawn by the row's position in the data file (as
+        :func:`~biasamp.metrics._bootstrap.evaluation_replicates` draws them for the
+        dense matrices): every count gains a leading replicate axis
+        (``engine="numpy"``; counted one chunk x tasks at a time).
 
     Returns
     -------
@@ -764,6 +775,8 @@ def counts_from_long_files(
         raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine=engine))
     if engine == "duckdb" and delimiter not in (None, ","):
         raise ValueError(ERR_DELIMITER_ENGINE.format(got=delimiter))
+    if engine == "duckdb" and replicates is not None:
+        raise ValueError(ERR_REPLICATES_ENGINE)
     path, long_paths, group_roles, names, pred_file = _long_inputs(
         path,
         long_tables,
@@ -780,6 +793,28 @@ def counts_from_long_files(
         delimiter=delimiter,
     )
     source = names_source if task_names is not None else None
+    if replicates is not None:
+        table: CountTable = _chunked_table(
+            CountTable,
+            path,
+            long_paths,
+            group_roles,
+            names,
+            on=on,
+            label=label,
+            chunk_size=chunk_size,
+            file_format=file_format,
+            long_file_format=long_file_format,
+            pred_file=pred_file,
+            pred_file_format=pred_file_format,
+            group_names=group_names,
+            names_source=names_source,
+            task_names_given=task_names is not None,
+            rows=rows,
+            delimiter=delimiter,
+            replicates=replicates,
+        )
+        return table
     if engine == "duckdb":
         frame = _duckdb_sums(
             path,
@@ -862,8 +897,6 @@ def pattern_counts_from_long_files(
     >>> sorted(table.pattern_sets("tasks"))
     [(), ('cook', 'ski'), ('ski',)]
     """
-    import pyarrow as pa
-
     from biasamp.counts._pattern_counts import PatternCountTable
 
     if rows not in ("all", "labelled"):
@@ -883,6 +916,55 @@ def pattern_counts_from_long_files(
         pred_file_format=pred_file_format,
         delimiter=delimiter,
     )
+    return _chunked_table(
+        PatternCountTable,
+        path,
+        long_paths,
+        roles,
+        names,
+        on=on,
+        label=label,
+        chunk_size=chunk_size,
+        file_format=file_format,
+        long_file_format=long_file_format,
+        pred_file=pred_file,
+        pred_file_format=pred_file_format,
+        group_names=group_names,
+        names_source=names_source,
+        task_names_given=task_names is not None,
+        rows=rows,
+        delimiter=delimiter,
+    )
+
+
+def _chunked_table(
+    table_type: Any,
+    path: str,
+    long_paths: Mapping[str, str],
+    roles: ColumnRoles,
+    names: tuple[Any, ...],
+    *,
+    on: str,
+    label: str,
+    chunk_size: int,
+    file_format: str | None,
+    long_file_format: str | None,
+    pred_file: str | None,
+    pred_file_format: str | None,
+    group_names: Sequence[Any] | None,
+    names_source: str | None,
+    task_names_given: bool,
+    rows: str,
+    delimiter: str | None,
+    replicates: Any = None,
+) -> Any:
+    """A :class:`CountTable` or :class:`PatternCountTable` (``table_type``) of a data file
+    whose tasks are long tables, counted one chunk of ``chunk_size`` data-file rows at a
+    time: the sorted (row, task) pairs of the chunk become its (rows, tasks) 0/1 matrix.
+    ``replicates`` (a :class:`~biasamp.counts.PoissonReplicates`): the rows' bootstrap
+    weights by their position in the data file."""
+    import pyarrow as pa
+
     ids, arrays = _row_keys(
         path,
         roles,
@@ -904,7 +986,7 @@ def pattern_counts_from_long_files(
             label=label,
             chunk_size=chunk_size,
             long_file_format=long_file_format,
-            names_source=names_source if task_names is not None else None,
+            names_source=names_source if task_names_given else None,
             delimiter=delimiter,
         )
         for role, long_path in long_paths.items()
@@ -912,7 +994,7 @@ def pattern_counts_from_long_files(
     n, t = len(ids), len(names)
     task_index = pd.Index(list(names), dtype=object)
 
-    def chunks() -> Iterator[dict[str, Any]]:
+    def chunks() -> Iterator[tuple[dict[str, Any], np.ndarray | None, int, int]]:
         for start in range(0, n, chunk_size):
             stop = min(start + chunk_size, n)
             chunk: dict[str, Any] = {}
@@ -936,6 +1018,7 @@ def pattern_counts_from_long_files(
                 dense = np.zeros((stop - start) * t, dtype=np.uint8)
                 dense[sorted_pairs[lo:hi] - start * t] = 1
                 chunk[role] = pd.DataFrame(dense.reshape(stop - start, t), columns=task_index)
+            keep = None
             if rows == "labelled" and roles.groups is not None and not roles.groups.is_label:
                 keep = chunk["groups"].to_numpy().any(axis=1) | chunk["tasks"].to_numpy().any(
                     axis=1
@@ -946,21 +1029,25 @@ def pattern_counts_from_long_files(
                     )
                     for role, v in chunk.items()
                 }
-            yield chunk
+            yield chunk, keep, start, stop
 
     g_names = group_names
     if g_names is None and roles.fixed_names("group") is None:  # labels: over every chunk
         seen: set[Any] = set()
-        for chunk in chunks():
+        for chunk, _, _, _ in chunks():
             for role in ("groups", "groups_pred"):
                 if role in chunk:
                     seen.update(pd.unique(chunk[role]))
         g_names = tuple(sorted(seen))
-    source = names_source if (group_names is not None or task_names is not None) else None
+    source = names_source if (group_names is not None or task_names_given) else None
     table: Any = None
-    for chunk in chunks():
-        part = PatternCountTable.from_arrays(
-            **chunk, group_names=g_names, task_names=names, names_source=source
+    for chunk, keep, start, stop in chunks():
+        extra: dict[str, Any] = {}
+        if replicates is not None:
+            weights = replicates.weights(start, stop)
+            extra["replicate_weights"] = weights if keep is None else weights[:, keep]
+        part = table_type.from_arrays(
+            **chunk, group_names=g_names, task_names=names, names_source=source, **extra
         )
         table = part if table is None else table.merge(part)
     if table is None:
