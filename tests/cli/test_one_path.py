@@ -631,3 +631,50 @@ def test_calibrated_thresholds_stream_with_the_in_memory_values(engine, splits, 
     assert set(values["on"]) == set(PAIRWISE + MULTI)
     for key in PAIRWISE + MULTI:
         assert values["on"][key] == pytest.approx(values["off"][key], rel=1e-12, abs=1e-15), key
+
+
+MULTI_BOOT_LAYOUTS = ["indicator-prefix", "indicator-pred-file-on-id", "long-tables"]
+
+
+@pytest.mark.parametrize("layout", MULTI_BOOT_LAYOUTS)
+@pytest.mark.parametrize("stream", ["off", "on"])
+def test_the_multi_attribute_bootstrap_equals_the_library(layout, stream, splits, tmp_path):
+    """--n-boot with the multi-attribute metrics: the streamed pattern tables are counted
+    once more under the replicate weights of each data-file row (a file, a join on --id,
+    long task tables); the intervals equal the library's on the rows."""
+    train, test = (s.copy() for s in splits)
+    args, arrays, _ = _layout(layout, tmp_path, train, test)
+    out = tmp_path / "boot.json"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        extra = [x for key in MULTI for x in ("--metric", key)]
+        extra += ["--n-boot", "25", "--seed", "7", "--no-progress"]
+        assert main(["measure", *args, *extra, "--stream", stream, "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["streamed"] is (stream == "on")
+    got = {m["key"]: m for m in doc["metrics"]}
+    common = {
+        "groups_train": arrays["groups_train"],
+        "tasks_train": arrays["tasks_train"],
+        "groups": arrays["groups"],
+        "tasks": arrays["tasks"],
+        "n_boot": 25,
+        "random_state": 7,
+    }
+    expected = {
+        "multi-mals": biasamp.multi_mals(
+            **common, groups_pred=arrays["groups_pred"], tasks_pred=arrays["tasks_pred"]
+        ),
+        "multi-a2t": biasamp.multi_directional(
+            direction="A->T", **common, tasks_pred=arrays["tasks_pred"]
+        ),
+        "multi-t2a": biasamp.multi_directional(
+            direction="T->A", **common, groups_pred=arrays["groups_pred"]
+        ),
+    }
+    for key, want in expected.items():
+        assert want.ci is not None and want.ci[0] < want.ci[1], key
+        interval = got[key]["interval"]
+        assert (interval["low"], interval["high"]) == pytest.approx(want.ci, rel=1e-12), key
+        assert interval["se"] == pytest.approx(want.se, rel=1e-12), key
+        assert got[key]["value"] == pytest.approx(want.value, rel=1e-12), key

@@ -3,8 +3,8 @@
 The library counts the files (:func:`biasamp.engines._audit_streaming.plan_streaming`,
 :func:`~biasamp.engines._audit_streaming.load_streamed`) when the inputs allow
 it; this module adds the command line's rule on metrics (only the
-co-occurrence and multi-attribute metrics come from count tables, the latter
-with or without ``--n-boot``) and computes them from the tables.
+co-occurrence and multi-attribute metrics come from count tables, with their
+``--n-boot`` intervals) and computes them from the tables.
 """
 
 from __future__ import annotations
@@ -52,10 +52,6 @@ def _requested_metrics(args: argparse.Namespace) -> list[str]:
 
 def _metric_reason(args: argparse.Namespace) -> str | None:
     """Why the requested metrics rule streaming out (None: they allow it)."""
-    multi = [k for k in _requested_metrics(args) if k in MULTI_METRICS]
-    n_boot: int = getattr(args, "n_boot", 0)
-    if multi and n_boot:
-        return f"metric(s) {', '.join(multi)} with --n-boot are computed in memory"
     others = [k for k in _requested_metrics(args) if k not in STREAMED_METRICS]
     if others:
         return (

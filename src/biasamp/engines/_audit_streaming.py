@@ -711,17 +711,25 @@ def _count(
 
 
 def _count_patterns(
-    plan: StreamPlan, path: Path, blocks: tuple[ColumnBlock, ...], names: LabelNames
+    plan: StreamPlan,
+    path: Path,
+    blocks: tuple[ColumnBlock, ...],
+    names: LabelNames,
+    replicates: PoissonReplicates | None = None,
 ) -> PatternCountTable:
-    """The pattern count table of one file (the training file's rows with a group or a task)."""
+    """The pattern count table of one file (the training file's rows with a group or a task;
+    ``replicates``: the evaluation rows under their bootstrap weights, numpy engine)."""
     rows = "labelled" if path == plan.train else "all"
+    n_boot = 0 if replicates is None else replicates.n_boot
+    engine = "numpy" if replicates is not None else _rows_engine(plan.engine, blocks, rows)
     try:
         return pattern_counts_from_files(
             str(path),
             **_role_specs(plan, blocks),
             **names,
-            chunk_size=_chunk_rows(plan.layout, blocks),
-            engine=_rows_engine(plan.engine, blocks, rows),
+            chunk_size=_chunk_rows(plan.layout, blocks, n_boot),
+            engine=engine,
+            replicates=replicates,
             file_format=plan.formats[path],
             delimiter=plan.layout.delimiter,
             rows=rows,
@@ -946,7 +954,7 @@ def _count_long(
         _MIN_CHUNK_ROWS, _CHUNK_CELLS // (width + 3 * n_boot)
     )
     try:
-        if replicates is not None:
+        if replicates is not None and not patterns:
             return counts_from_long_files(
                 str(path),
                 {role: str(p) for role, p in long.items()},
@@ -963,6 +971,7 @@ def _count_long(
                 **options,
                 **names,
                 chunk_size=dense_chunk,
+                replicates=replicates,
             )
         return counts_from_long_files(
             str(path),
@@ -1016,7 +1025,13 @@ def _load_long(
     if plan.multi and plan.train is not None:
         patterns = (
             _count_long(plan, names, split="train", rows="labelled", patterns=True),
-            _count_long(plan, names, split="data", patterns=True),
+            _with_replicates(
+                _count_long(plan, names, split="data", patterns=True),
+                replicates,
+                lambda: _count_long(
+                    plan, names, split="data", patterns=True, replicates=replicates
+                ),
+            ),
         )
     return StreamedData(
         group_names=names["group_names"],
@@ -1036,6 +1051,19 @@ def _load_long(
             for name in names["group_names"]
         },
     )
+
+
+def _with_replicates(
+    table: PatternCountTable,
+    replicates: PoissonReplicates | None,
+    count: Callable[[], PatternCountTable],
+) -> PatternCountTable:
+    """The evaluation's pattern table with its bootstrap replicates (``count()``: the table
+    counted under the replicate weights), as an online bootstrap leaves them: the
+    multi-attribute metrics read their interval from it."""
+    if replicates is None:
+        return table
+    return dataclasses.replace(table, bootstrap=replicates, replicates=count())
 
 
 def _file_info(plan: StreamPlan, role: str, path: Path, n_rows: int) -> FileInfo:
@@ -1128,7 +1156,9 @@ def load_streamed(
         Bootstrap weights by global row index of the evaluation file (as
         ``metrics._bootstrap.evaluation_replicates`` draws them): the
         evaluation rows are counted once more under them, on the numpy engine,
-        so an interval equals the in-memory bootstrap exactly.
+        so an interval equals the in-memory bootstrap exactly (with the pattern
+        tables, the evaluation's carries its replicates too; long tables: a row
+        is the data file's row).
     progress : bool, default False
         Show a progress bar.
 
@@ -1206,9 +1236,19 @@ def load_streamed(
     if plan.multi and plan.train is not None and tasks_block.kind == "indicator":
         patterns = (
             _count_patterns(plan, plan.train, plan.train_blocks, names),
-            _count_joined(plan, names, patterns=True)
-            if plan.pred is not None
-            else _count_patterns(plan, plan.data, plan.blocks, names),
+            _with_replicates(
+                _count_joined(plan, names, patterns=True)
+                if plan.pred is not None
+                else _count_patterns(plan, plan.data, plan.blocks, names),
+                replicates,
+                lambda: (
+                    _count_joined(
+                        plan, names, patterns=True, replicates=replicates, n_boot=replicates.n_boot
+                    )
+                    if plan.pred is not None and replicates is not None
+                    else _count_patterns(plan, plan.data, plan.blocks, names, replicates)
+                ),
+            ),
         )
     replicate_table = None
     if replicates is not None and plan.pred is not None:

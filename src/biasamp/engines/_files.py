@@ -768,12 +768,14 @@ def pattern_counts_from_files(
     names_source: str | None = None,
     rows: str = "all",
     progress: bool = False,
+    replicates: Any = None,
 ) -> Any:
     """The :class:`PatternCountTable` (task-set counts of the multi-attribute metrics) of files.
 
     Same arguments as :func:`counts_from_files` (task roles are 0/1 indicator
     columns; ``rows="labelled"`` drops rows with neither a group nor a task,
-    numpy engine). ``engine="numpy"`` counts chunk by chunk and merges by pattern
+    numpy engine; ``replicates``: every count gains a leading axis of bootstrap
+    replicates, weighted by global row index, numpy engine). ``engine="numpy"`` counts chunk by chunk and merges by pattern
     key; ``engine="duckdb"`` counts the rows of every distinct (group, task
     set) by one ``GROUP BY`` and loads the few result rows as weighted rows.
 
@@ -809,6 +811,8 @@ def pattern_counts_from_files(
     source = names_source if (group_names is not None or task_names is not None) else None
     drops = _check_rows(rows, roles, engine)
     if engine == "duckdb":
+        if replicates is not None:
+            raise ValueError(ERR_REPLICATES_ENGINE)
         from biasamp.engines._duckdb import distinct_rows_duckdb
 
         frame = distinct_rows_duckdb(paths, roles, file_format=file_format)
@@ -835,7 +839,7 @@ def pattern_counts_from_files(
         chunk_size=chunk_size,
         file_format=file_format,
         delimiter=delimiter,
-        replicates=None,
+        replicates=replicates,
         progress=progress,
         labelled_only=drops,
     )

@@ -875,11 +875,13 @@ def pattern_counts_from_long_files(
     pred_file_format: str | None = None,
     rows: str = "all",
     delimiter: str | None = None,
+    replicates: Any = None,
 ) -> Any:
     """The :class:`PatternCountTable` (task sets of the multi-attribute metrics) of a data
     file whose tasks are long ``(id, label)`` tables.
 
-    The arguments are those of :func:`counts_from_long_files` (numpy engine). The
+    The arguments are those of :func:`counts_from_long_files` (numpy engine,
+    ``replicates`` included). The
     distinct (row, task) pairs of each long table are sorted by row; each chunk of
     ``chunk_size`` rows becomes a (rows, tasks) 0/1 matrix only for that chunk, so
     memory is the data file's group keys, the pairs and one chunk x tasks, never
@@ -934,6 +936,7 @@ def pattern_counts_from_long_files(
         task_names_given=task_names is not None,
         rows=rows,
         delimiter=delimiter,
+        replicates=replicates,
     )
 
 

@@ -89,11 +89,12 @@ def metric_from_audit_tables(
     if metric in ("multi_mals", "multi_directional"):
         assert data.patterns is not None  # the plan counted the task-set tables
         train, evaluation = data.patterns
+        # an evaluation table with bootstrap replicates gives the interval
         if metric == "multi_mals":
-            multi = multi_mals_from_counts(train, evaluation, min_group_size=min_group_size)
+            multi = multi_mals_from_counts(train, evaluation, min_group_size=min_group_size, ci=ci)
         else:
             multi = multi_directional_from_counts(
-                train, evaluation, direction=direction, min_group_size=min_group_size
+                train, evaluation, direction=direction, min_group_size=min_group_size, ci=ci
             )
         multi.params["train_rows"] = "labelled"  # the library's default
         return multi
