@@ -775,8 +775,11 @@ def counts_from_long_files(
         raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine=engine))
     if engine == "duckdb" and delimiter not in (None, ","):
         raise ValueError(ERR_DELIMITER_ENGINE.format(got=delimiter))
-    if engine == "duckdb" and replicates is not None:
-        raise ValueError(ERR_REPLICATES_ENGINE)
+    if replicates is not None:
+        if engine == "duckdb":
+            raise ValueError(ERR_REPLICATES_ENGINE)
+        table: CountTable = _long_chunks(CountTable, **_chunk_options(locals()))
+        return table
     path, long_paths, group_roles, names, pred_file = _long_inputs(
         path,
         long_tables,
@@ -793,28 +796,6 @@ def counts_from_long_files(
         delimiter=delimiter,
     )
     source = names_source if task_names is not None else None
-    if replicates is not None:
-        table: CountTable = _chunked_table(
-            CountTable,
-            path,
-            long_paths,
-            group_roles,
-            names,
-            on=on,
-            label=label,
-            chunk_size=chunk_size,
-            file_format=file_format,
-            long_file_format=long_file_format,
-            pred_file=pred_file,
-            pred_file_format=pred_file_format,
-            group_names=group_names,
-            names_source=names_source,
-            task_names_given=task_names is not None,
-            rows=rows,
-            delimiter=delimiter,
-            replicates=replicates,
-        )
-        return table
     if engine == "duckdb":
         frame = _duckdb_sums(
             path,
@@ -903,6 +884,64 @@ def pattern_counts_from_long_files(
 
     if rows not in ("all", "labelled"):
         raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine="numpy"))
+    return _long_chunks(PatternCountTable, **_chunk_options(locals()))
+
+
+#: The options of the long-table counters that :func:`_long_chunks` takes.
+_CHUNK_OPTIONS = (
+    "path",
+    "long_tables",
+    "on",
+    "groups",
+    "groups_pred",
+    "label",
+    "group_names",
+    "task_names",
+    "names_source",
+    "chunk_size",
+    "file_format",
+    "long_file_format",
+    "pred_path",
+    "pred_file_format",
+    "rows",
+    "delimiter",
+    "replicates",
+)
+
+
+def _chunk_options(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments of a public long-table counter that :func:`_long_chunks` takes."""
+    return {name: arguments[name] for name in _CHUNK_OPTIONS}
+
+
+def _long_chunks(
+    table_type: Any,
+    *,
+    path: str | os.PathLike[str],
+    long_tables: Mapping[str, str | os.PathLike[str]],
+    on: str,
+    groups: Any,
+    groups_pred: Any,
+    label: str,
+    group_names: Sequence[Any] | None,
+    task_names: Sequence[Any] | None,
+    names_source: str | None,
+    chunk_size: int,
+    file_format: str | None,
+    long_file_format: str | None,
+    pred_path: str | os.PathLike[str] | None,
+    pred_file_format: str | None,
+    rows: str,
+    delimiter: str | None,
+    replicates: Any,
+) -> Any:
+    """A :class:`CountTable` or :class:`PatternCountTable` (``table_type``) of a data file
+    whose tasks are long tables, counted one chunk of ``chunk_size`` data-file rows at a
+    time: the sorted (row, task) pairs of the chunk become its (rows, tasks) 0/1 matrix.
+    ``replicates`` (a :class:`~biasamp.counts.PoissonReplicates`): the rows' bootstrap
+    weights by their position in the data file."""
+    import pyarrow as pa
+
     path, long_paths, roles, names, pred_file = _long_inputs(
         path,
         long_tables,
@@ -918,56 +957,7 @@ def pattern_counts_from_long_files(
         pred_file_format=pred_file_format,
         delimiter=delimiter,
     )
-    return _chunked_table(
-        PatternCountTable,
-        path,
-        long_paths,
-        roles,
-        names,
-        on=on,
-        label=label,
-        chunk_size=chunk_size,
-        file_format=file_format,
-        long_file_format=long_file_format,
-        pred_file=pred_file,
-        pred_file_format=pred_file_format,
-        group_names=group_names,
-        names_source=names_source,
-        task_names_given=task_names is not None,
-        rows=rows,
-        delimiter=delimiter,
-        replicates=replicates,
-    )
-
-
-def _chunked_table(
-    table_type: Any,
-    path: str,
-    long_paths: Mapping[str, str],
-    roles: ColumnRoles,
-    names: tuple[Any, ...],
-    *,
-    on: str,
-    label: str,
-    chunk_size: int,
-    file_format: str | None,
-    long_file_format: str | None,
-    pred_file: str | None,
-    pred_file_format: str | None,
-    group_names: Sequence[Any] | None,
-    names_source: str | None,
-    task_names_given: bool,
-    rows: str,
-    delimiter: str | None,
-    replicates: Any = None,
-) -> Any:
-    """A :class:`CountTable` or :class:`PatternCountTable` (``table_type``) of a data file
-    whose tasks are long tables, counted one chunk of ``chunk_size`` data-file rows at a
-    time: the sorted (row, task) pairs of the chunk become its (rows, tasks) 0/1 matrix.
-    ``replicates`` (a :class:`~biasamp.counts.PoissonReplicates`): the rows' bootstrap
-    weights by their position in the data file."""
-    import pyarrow as pa
-
+    task_names_given = task_names is not None
     ids, arrays = _row_keys(
         path,
         roles,
