@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import inspect
+import re
 from pathlib import Path
 
 import numpy as np
@@ -267,3 +268,38 @@ def test_csv_label_columns_are_read_as_text_by_the_numpy_engine(tmp_path):
     np.testing.assert_array_equal(
         joined.joint[("groups", "tasks_pred")], [[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]]
     )
+
+
+def test_the_bootstrap_of_files_counts_every_row(tmp_path):
+    """Replicate weights are drawn over every row: rows='labelled' with replicates is
+    refused by the pattern and the long-table counters too, as by counts_from_files."""
+    from biasamp import pattern_counts_from_files
+    from biasamp.counts import PoissonReplicates
+    from biasamp.engines._files import ERR_ROWS_REPLICATES
+    from biasamp.engines._long_tables import counts_from_long_files
+
+    pd.DataFrame({"id": ["x", "y"], "m": [1, 0], "w": [0, 0], "a": [1, 0]}).to_csv(
+        tmp_path / "d.csv", index=False
+    )
+    pd.DataFrame({"id": ["x"], "label": ["a"]}).to_csv(tmp_path / "l.csv", index=False)
+    replicates = PoissonReplicates(3, random_state=1, stream=0)
+    calls = [
+        lambda: pattern_counts_from_files(
+            tmp_path / "d.csv",
+            groups=["m", "w"],
+            tasks=["a"],
+            rows="labelled",
+            replicates=replicates,
+        ),
+        lambda: counts_from_long_files(
+            tmp_path / "d.csv",
+            {"tasks": tmp_path / "l.csv"},
+            on="id",
+            groups=["m", "w"],
+            rows="labelled",
+            replicates=replicates,
+        ),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=re.escape(ERR_ROWS_REPLICATES)):
+            call()

@@ -810,6 +810,8 @@ def pattern_counts_from_files(
     )
     source = names_source if (group_names is not None or task_names is not None) else None
     drops = _check_rows(rows, roles, engine)
+    if drops and replicates is not None:
+        raise ValueError(ERR_ROWS_REPLICATES)
     if engine == "duckdb":
         if replicates is not None:
             raise ValueError(ERR_REPLICATES_ENGINE)

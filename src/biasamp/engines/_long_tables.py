@@ -36,6 +36,7 @@ from biasamp.engines._file_formats import file_format_of, file_schema
 from biasamp.engines._files import (
     ERR_DELIMITER_ENGINE,
     ERR_REPLICATES_ENGINE,
+    ERR_ROWS_REPLICATES,
     iter_file_batches,
     join_positions,
 )
@@ -778,6 +779,8 @@ def counts_from_long_files(
     if replicates is not None:
         if engine == "duckdb":
             raise ValueError(ERR_REPLICATES_ENGINE)
+        if rows != "all":
+            raise ValueError(ERR_ROWS_REPLICATES)
         table: CountTable = _long_chunks(CountTable, **_chunk_options(locals()))
         return table
     path, long_paths, group_roles, names, pred_file = _long_inputs(
@@ -884,6 +887,8 @@ def pattern_counts_from_long_files(
 
     if rows not in ("all", "labelled"):
         raise ValueError(ERR_LONG_ROWS.format(rows=rows, pred_path=pred_path, engine="numpy"))
+    if replicates is not None and rows != "all":
+        raise ValueError(ERR_ROWS_REPLICATES)
     return _long_chunks(PatternCountTable, **_chunk_options(locals()))
 
 
