@@ -417,7 +417,7 @@ def test_stream_on_and_duckdb_say_why_streaming_does_not_apply(tmp_path, capsys)
     groups = {p["group"] for m in streamed["metrics"] for p in m.get("pairs", [])}
     assert groups == {"01", "1", "2"}
     assert main([*args, "--stream", "on", "--engine", "duckdb"]) == 2
-    assert "label column 'gender' is read as int64 by inference" in _flat(capsys.readouterr().err)
+    assert "column 'gender' is read as int64 by inference" in _flat(capsys.readouterr().err)
 
 
 def test_streamed_report_writes_html_json_and_gates(tmp_path):

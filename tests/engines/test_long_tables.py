@@ -193,6 +193,13 @@ def test_numeric_looking_labels_are_text_and_any_delimiter_is_read(tmp_path):
         tmp_path / "d.csv", {"tasks": tmp_path / "l.csv"}, **common
     )
     assert sorted(patterns.pattern_sets("tasks")) == [(), ("07", "7"), ("7",)]
+    # ids that look like numbers are text too: 007 is not 7
+    pd.DataFrame({"id": ["007", "7"], "g": ["a", "b"]}).to_csv(
+        tmp_path / "i.csv", sep=";", index=False
+    )
+    pd.DataFrame({"id": ["7"], "label": ["x"]}).to_csv(tmp_path / "il.csv", sep=";", index=False)
+    by_id = counts_from_long_files(tmp_path / "i.csv", {"tasks": tmp_path / "il.csv"}, **common)
+    np.testing.assert_array_equal(by_id.joint[("groups", "tasks")], [[0.0], [1.0]])
     with pytest.raises(ValueError, match=re.escape(ERR_DELIMITER_ENGINE.format(got=";"))):
         counts_from_long_files(
             tmp_path / "d.csv", {"tasks": tmp_path / "l.csv"}, **common, engine="duckdb"

@@ -282,9 +282,9 @@ def _is_text(kind: Any) -> bool:
 def _label_text_reason(
     files: list[tuple[Path, list[str]]], formats: dict[Path, str], layout: Layout
 ) -> str | None:
-    """Why DuckDB cannot count the files (None: it can): pyarrow infers a CSV label column
-    as numbers, which the numpy engine reads as text (``01`` stays ``"01"``, as in memory)
-    and DuckDB's reader would read as numbers."""
+    """Why DuckDB cannot count the files (None: it can): pyarrow infers a CSV label or id
+    column as numbers, which the numpy engine reads as text (``01`` stays ``"01"``, as in
+    memory) and DuckDB's reader would read as numbers."""
     for path, columns in files:
         if formats[path] != _FORMAT_CSV:
             continue
@@ -292,8 +292,8 @@ def _label_text_reason(
         for column in columns:
             if not _is_text(schema.field(column).type):
                 return (
-                    f"{path}: label column {column!r} is read as "
-                    f"{schema.field(column).type} by inference; the numpy engine reads it as text"
+                    f"{path}: column {column!r} is read as {schema.field(column).type} "
+                    "by inference; the numpy engine reads it as text"
                 )
     return None
 
@@ -316,9 +316,10 @@ def _id_reason(
 ) -> str | None:
     """Why the id columns cannot be joined by the engine (None: they can).
 
-    The in-memory reader compares ids as text: the engine joins text ids, and
-    integer ids stored as integers in Parquet files (no parsing, so ``007`` and
-    ``7`` cannot meet as they would once a CSV reader has parsed them).
+    The in-memory reader compares ids as text: the engine joins text ids (a CSV
+    file's ids are read as text, whatever pyarrow would infer), and integer ids
+    stored as integers in Parquet files (no parsing, so ``007`` and ``7`` cannot
+    meet as they would once a CSV reader has parsed them).
     """
     import pyarrow as pa
 
@@ -326,7 +327,9 @@ def _id_reason(
         file_schema(str(path), formats[path], delimiter=delimiter).field(column).type
         for path in paths
     ]
-    text = all(pa.types.is_string(k) or pa.types.is_large_string(k) for k in kinds)
+    text = all(
+        _is_text(k) or formats[path] == _FORMAT_CSV for path, k in zip(paths, kinds, strict=True)
+    )
     stored_integers = all(pa.types.is_integer(k) for k in kinds) and all(
         formats[path] != _FORMAT_CSV for path in paths
     )
@@ -505,6 +508,13 @@ def plan_streaming(
         if path is not None
     ]
     label_files += [(long_path, [layout.long_label]) for long_path in long.values()]
+    if layout.id is not None and (check_ids or pred_path is not None or long):
+        # the ids are read as text too
+        label_files += [
+            (path, [str(layout.id)])
+            for path in (data_path, pred_path, train_path if long else None, *long.values())
+            if path is not None
+        ]
     duckdb_reason = _duckdb_reason(formats, layout) or _label_text_reason(
         label_files, formats, layout
     )
@@ -1108,12 +1118,14 @@ def _check_unique_ids(plan: StreamPlan) -> None:
             chunk_size=_chunk_rows(plan.layout, ()),
             file_format=plan.formats[plan.data],
             delimiter=plan.layout.delimiter,
+            label_columns=[column],  # text, as in memory
         )
     ]
     if not chunks:
         return
     ids = pa.chunked_array(chunks)
-    if ids.null_count or pc.count_distinct(ids).as_py() != len(ids):
+    empty = _is_text(ids.type) and bool(pc.any(pc.equal(ids, "")).as_py())
+    if empty or ids.null_count or pc.count_distinct(ids).as_py() != len(ids):
         raise StreamRefused(f"{plan.data}: --id {column!r} has repeated or missing ids")
 
 

@@ -880,19 +880,30 @@ def _read_ids(
     file_format: str | None,
     delimiter: str | None = None,
 ) -> Any:
-    """The id column of a file as one Arrow array (compact: no Python object per row)."""
+    """The id column of a file as one Arrow array (compact: no Python object per row); a
+    CSV file's ids are text, as the validating reader reads them (``007`` is not ``7``),
+    and an empty field is a missing id."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     chunks = [
         batch.column(0)
         for batch in iter_file_batches(
-            path, [column], chunk_size=chunk_size, file_format=file_format, delimiter=delimiter
+            path,
+            [column],
+            chunk_size=chunk_size,
+            file_format=file_format,
+            delimiter=delimiter,
+            label_columns=[column],
         )
     ]
     ids = pa.chunked_array(chunks) if chunks else pa.chunked_array([], pa.string())
     ids = ids.combine_chunks()
-    if ids.null_count:
-        raise ValueError(ERR_NULLS.format(role="on", column=column, count=ids.null_count))
+    missing = ids.null_count
+    if pa.types.is_string(ids.type):
+        missing += int(pc.sum(pc.equal(ids, "")).as_py() or 0)
+    if missing:
+        raise ValueError(ERR_NULLS.format(role="on", column=column, count=missing))
     return ids
 
 

@@ -272,7 +272,10 @@ def _row_keys(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    ids = _column(path, on, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter)
+    # a CSV file's ids are text, as the validating reader reads them (007 is not 7)
+    ids = _column(
+        path, on, chunk_size=chunk_size, file_format=file_format, delimiter=delimiter, label=True
+    )
     if ids.null_count:
         raise ValueError(ERR_JOIN_NULL_IDS.format(path=path, column=on, count=ids.null_count))
     if pc.count_distinct(ids).as_py() < len(ids):
@@ -372,7 +375,7 @@ def _sorted_pairs(
         chunk_size=lookup_rows,
         file_format=long_file_format,
         delimiter=delimiter,
-        label_columns=[label],
+        label_columns=[on, label],
     ):
         long_ids, labels = batch.column(0), batch.column(1)
         if long_ids.null_count:
