@@ -273,6 +273,21 @@ def _unescape_text(batch: Any, names: set[str] | None = None) -> Any:
     return pa.RecordBatch.from_arrays(columns, schema=batch.schema) if changed else batch
 
 
+def _text_column(
+    path: str, column: str, chunk_size: int, file_format: str | None, delimiter: str | None
+) -> Iterator[Any]:
+    """The Arrow arrays of one column of a file, chunk by chunk (a CSV file's as text)."""
+    for batch in iter_file_batches(
+        path,
+        [column],
+        chunk_size=chunk_size,
+        file_format=file_format,
+        delimiter=delimiter,
+        label_columns=[column],
+    ):
+        yield batch.column(0)
+
+
 def _label_names_from_files(
     paths: Sequence[str],
     column: str,
@@ -286,15 +301,8 @@ def _label_names_from_files(
 
     seen: set[Any] = set()
     for path in paths:
-        for batch in iter_file_batches(
-            path,
-            [column],
-            chunk_size=chunk_size,
-            file_format=file_format,
-            delimiter=delimiter,
-            label_columns=[column],
-        ):
-            seen.update(v for v in pc.unique(batch.column(0)).to_pylist() if v is not None)
+        for values in _text_column(path, column, chunk_size, file_format, delimiter):
+            seen.update(v for v in pc.unique(values).to_pylist() if v is not None)
     names = tuple(seen)
     try:
         return tuple(sorted(names))
@@ -886,17 +894,7 @@ def _read_ids(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    chunks = [
-        batch.column(0)
-        for batch in iter_file_batches(
-            path,
-            [column],
-            chunk_size=chunk_size,
-            file_format=file_format,
-            delimiter=delimiter,
-            label_columns=[column],
-        )
-    ]
+    chunks = list(_text_column(path, column, chunk_size, file_format, delimiter))
     ids = pa.chunked_array(chunks) if chunks else pa.chunked_array([], pa.string())
     ids = ids.combine_chunks()
     missing = ids.null_count
