@@ -19,6 +19,8 @@ from biasamp.cli.json_output import load_schema
 from biasamp.cli.main import main
 from biasamp.cli.streaming import ERR_ENGINE_NEEDS_STREAM, ERR_STREAM_NOT_APPLICABLE
 from biasamp.engines._audit_inputs import (
+    ERR_NO_PREDICTIONS_FOUND,
+    ERR_NO_PREDICTIONS_LONG,
     ERR_UNKNOWN_EVAL_LABELS,
     ERR_UNKNOWN_PRED_LABELS,
 )
@@ -480,3 +482,23 @@ def test_single_group_is_a_warning_in_both_paths(tmp_path):
     )
     assert WARN_SINGLE_GROUP.format(arg="groups", name="m") in doc["warnings"]
     assert doc["skipped"] == {"mals": "needs training ground truth: --train"}
+
+
+@pytest.mark.parametrize("stream", ["on", "off"])
+def test_a_predictions_file_without_prediction_columns_says_what_was_expected(
+    tmp_path, capsys, stream
+):
+    data, pred, long = tmp_path / "d.csv", tmp_path / "p.csv", tmp_path / "long.csv"
+    pd.DataFrame({"id": ["a", "b", "c"], "g": ["m", "w", "m"], "ski": [1, 0, 1]}).to_csv(
+        data, index=False
+    )
+    pd.DataFrame({"id": ["c", "a", "b"], "score": [0.1, 0.2, 0.3]}).to_csv(pred, index=False)
+    pd.DataFrame({"id": ["a", "c"], "label": ["ski", "cook"]}).to_csv(long, index=False)
+    common = ["measure", str(data), "--group", "g", "--pred", str(pred), "--id", "id"]
+    assert main([*common, "--task-cols", "ski", "--stream", stream]) == 2
+    expected = ERR_NO_PREDICTIONS_FOUND.format(file=pred, group_col="'g'", task_col="'ski'")
+    assert expected in _flat(capsys.readouterr().err)
+    # long task tables: the predicted tasks are a long table, never columns of --pred
+    assert main([*common, "--tasks-long", str(long), "--stream", stream]) == 2
+    expected = ERR_NO_PREDICTIONS_LONG.format(file=pred, group_col="'g'")
+    assert expected in _flat(capsys.readouterr().err)

@@ -101,6 +101,10 @@ ERR_NO_PREDICTIONS_FOUND = (
     "{file}: no prediction columns found: expected {group_col} for the predicted group or "
     "{task_col} (and the other task columns) for the predicted tasks."
 )
+ERR_NO_PREDICTIONS_LONG = (
+    "{file}: no prediction columns found: expected {group_col} for the predicted group; "
+    "the predicted tasks of long task tables come from --pred-tasks-long FILE."
+)
 ERR_PARTIAL_PREDICTIONS = (
     "{file}: predicted {role} columns are incomplete: {column!r} ({option}) not found, while "
     "{present!r} is present."
@@ -270,6 +274,20 @@ class AuditData:
 
 def _pred_column(layout: Layout, column: str) -> str:
     return f"{layout.pred_prefix or ''}{column}"
+
+
+def no_predictions_error(
+    layout: Layout, file: Path, group_cols: Sequence[str], task_cols: Sequence[str]
+) -> InputError:
+    """The error for a file that holds none of the prediction columns the layout names
+    (with long task tables, the predicted tasks are a long table, not columns)."""
+    group_col = repr(_pred_column(layout, group_cols[0]))
+    if not task_cols:
+        return InputError(ERR_NO_PREDICTIONS_LONG.format(file=file, group_col=group_col))
+    task_col = repr(_pred_column(layout, task_cols[0]))
+    return InputError(
+        ERR_NO_PREDICTIONS_FOUND.format(file=file, group_col=group_col, task_col=task_col)
+    )
 
 
 def _prediction_blocks(
@@ -493,13 +511,7 @@ def load_audit(
     if layout.pred_prefix and pred is None:
         pred_blocks = _prediction_blocks(layout, data_path, header, group_cols, task_cols, scored)
         if not pred_blocks and pred_tasks_long is None:
-            raise InputError(
-                ERR_NO_PREDICTIONS_FOUND.format(
-                    file=data_path,
-                    group_col=repr(_pred_column(layout, group_cols[0])),
-                    task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none",
-                )
-            )
+            raise no_predictions_error(layout, data_path, group_cols, task_cols)
     arrays, info = read_blocks(
         data_path,
         blocks + pred_blocks,
@@ -521,13 +533,7 @@ def load_audit(
             layout, pred_path, pred_header, group_cols, task_cols, scored
         )
         if not pred_blocks:
-            raise InputError(
-                ERR_NO_PREDICTIONS_FOUND.format(
-                    file=pred_path,
-                    group_col=repr(_pred_column(layout, group_cols[0])),
-                    task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none",
-                )
-            )
+            raise no_predictions_error(layout, pred_path, group_cols, task_cols)
         id_block = ColumnBlock("id", "id", (layout.id,), "--id")
         pred_arrays, pred_info = read_blocks(
             pred_path,

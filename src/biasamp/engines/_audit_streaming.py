@@ -52,7 +52,6 @@ from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.counts._poisson import PoissonReplicates
 from biasamp.engines._audit_inputs import (
-    ERR_NO_PREDICTIONS_FOUND,
     LabelNames,
     Layout,
     _canonical_names,
@@ -61,6 +60,7 @@ from biasamp.engines._audit_inputs import (
     _pred_column,
     _prediction_blocks,
     _sources,
+    no_predictions_error,
 )
 from biasamp.engines._derived_roles import derived_role_values
 from biasamp.engines._exclusive_groups import positive_group
@@ -462,13 +462,7 @@ def plan_streaming(
     if not pred_blocks and "tasks_pred" not in long:
         if pred_path is None and not layout.pred_prefix:
             return None, "no predictions (--pred-prefix, --pred or --pred-tasks-long)"
-        raise InputError(
-            ERR_NO_PREDICTIONS_FOUND.format(
-                file=pred_file,
-                group_col=repr(_pred_column(layout, group_cols[0])),
-                task_col=repr(_pred_column(layout, task_cols[0])) if task_cols else "none",
-            )
-        )
+        raise no_predictions_error(layout, pred_file, group_cols, task_cols)
     blocks = truth if pred_path is not None else truth + tuple(pred_blocks)
     train_path = Path(train) if train is not None else None
     train_blocks: tuple[ColumnBlock, ...] = ()
