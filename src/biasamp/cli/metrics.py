@@ -138,13 +138,18 @@ def _mals_arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
     }
 
 
+def _predicted_side(data: AuditData, direction: str) -> dict[str, Any]:
+    """The predicted role a direction compares: tasks for A->T, groups for T->A."""
+    return (
+        {"tasks_pred": data.tasks_pred}
+        if direction == "A->T"
+        else {"groups_pred": data.groups_pred}
+    )
+
+
 def _directional_arguments(direction: str) -> Callable[[AuditData, Settings], dict[str, Any]]:
     def arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
-        pred = (
-            {"tasks_pred": data.tasks_pred}
-            if direction == "A->T"
-            else {"groups_pred": data.groups_pred}
-        )
+        pred = _predicted_side(data, direction)
         return {
             "direction": direction,
             "groups": data.groups,
@@ -168,36 +173,13 @@ def _multi_mals_arguments(data: AuditData, settings: Settings) -> dict[str, Any]
     }
 
 
-def _multi_directional_arguments(direction: str) -> Callable[[AuditData, Settings], dict[str, Any]]:
-    def arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
-        pred = (
-            {"tasks_pred": data.tasks_pred}
-            if direction == "A->T"
-            else {"groups_pred": data.groups_pred}
-        )
-        return {
-            "direction": direction,
-            "groups": data.groups,
-            "tasks": data.tasks,
-            **pred,
-            **_train(data),
-            **data.names(),
-        }
-
-    return arguments
-
-
 def _iteration_settings(settings: Settings) -> dict[str, Any]:
     return {"n_iter": settings.n_iter, "ci": settings.ci, "random_state": settings.seed}
 
 
 def _dpa_arguments(direction: str) -> Callable[[AuditData, Settings], dict[str, Any]]:
     def arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
-        pred = (
-            {"tasks_pred": data.tasks_pred}
-            if direction == "A->T"
-            else {"groups_pred": data.groups_pred}
-        )
+        pred = _predicted_side(data, direction)
         return {
             "direction": direction,
             "groups": data.groups,
@@ -351,7 +333,7 @@ REGISTRY: dict[str, MetricSpec] = {
             title="Multi A->T",
             needs=("groups_train", "tasks_train", "tasks_multilabel", "tasks_pred"),
             function=_multi_attribute.multi_directional,
-            arguments=_multi_directional_arguments("A->T"),
+            arguments=_directional_arguments("A->T"),
             default=False,
             view=CombinationView,
             aliases=("multi-directional-a2t", "multi-G->M"),
@@ -362,7 +344,7 @@ REGISTRY: dict[str, MetricSpec] = {
             title="Multi T->A",
             needs=("groups_train", "tasks_train", "tasks_multilabel", "groups_pred"),
             function=_multi_attribute.multi_directional,
-            arguments=_multi_directional_arguments("T->A"),
+            arguments=_directional_arguments("T->A"),
             default=False,
             view=CombinationView,
             aliases=("multi-directional-t2a", "multi-M->G"),
