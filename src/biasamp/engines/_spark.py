@@ -458,9 +458,10 @@ def _file_counter(
     names: list[str],
     types: dict[str, Any],
     key_types: dict[str, Any],
+    files: list[str],
 ) -> Any:
-    """The ``mapInArrow`` function over a frame of file paths: each task reads its files
-    with pyarrow and sends back its group-sums rows."""
+    """The ``mapInArrow`` function over a frame of file numbers (``spark.range``): each task
+    reads its files with pyarrow and sends back its group-sums rows."""
     rows = _rows_per_count(len(roles.columns()))
     columns = roles.columns()
 
@@ -469,7 +470,8 @@ def _file_counter(
 
         merged: dict[str, Any] | None = None
         for batch in batches:
-            for path in batch.column(0).to_pylist():
+            for number in batch.column(0).to_pylist():
+                path = files[number]
                 with pq.ParquetFile(path) as handle:
                     present = set(handle.schema_arrow.names)
                     missing = [c for c in columns if c not in present]
@@ -509,15 +511,14 @@ def _group_sums_of_files(
     types = {alias: arrow_type(output[alias]) for alias in keys}  # of the output rows
     names = [f.name for f in schema]
     slices = max(1, min(len(files), 4 * spark.sparkContext.defaultParallelism))
-    paths = spark.createDataFrame(
-        spark.sparkContext.parallelize([(p,) for p in files], slices),
-        T.StructType([T.StructField("path", T.StringType())]),
-    )
+    # file numbers from spark.range: a source without Python rows (a parallelized Python
+    # list would start a second Python worker per task to unpickle them)
+    numbers = spark.range(len(files), numPartitions=slices)
     key_types = {column: arrow_type(fields[column]) for column in keys.values()}  # of the input
-    counter = _file_counter(roles, soft, names, types, key_types)
+    counter = _file_counter(roles, soft, names, types, key_types, files)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        result = paths.mapInArrow(counter, T.StructType(schema))
+        result = numbers.mapInArrow(counter, T.StructType(schema))
     return _collect_sums(result, names, roles)
 
 
