@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biasamp import calibration_error
 from biasamp.comparison._calibration_error import (
@@ -19,11 +22,11 @@ from biasamp.comparison._calibration_error import (
 
 
 def brute_force(correct, confidence, n_bins, norm="l1"):
-    """One bin at a time: bin b holds (b/M, (b+1)/M], 0 in the first."""
+    """One bin at a time: bin b holds [b/M, (b+1)/M) (exact fractions), 1.0 a bin of its own."""
     total, worst, n = 0.0, 0.0, len(confidence)
-    for b in range(n_bins):
-        low, high = b / n_bins, (b + 1) / n_bins
-        inside = [i for i, c in enumerate(confidence) if (low < c <= high) or (b == 0 and c == 0)]
+    for b in range(n_bins + 1):
+        low, high = Fraction(b, n_bins), Fraction(b + 1, n_bins)
+        inside = [i for i, c in enumerate(confidence) if low <= Fraction(float(c)) < high]
         if not inside:
             continue
         acc = sum(correct[i] for i in inside) / len(inside)
@@ -34,8 +37,9 @@ def brute_force(correct, confidence, n_bins, norm="l1"):
 
 
 def test_hand_worked_binary():
-    # 5 bins: 0.9 -> (0.8, 1] gap 0.1; 0.2 -> [0, 0.2] gap 0.2; 0.6 -> (0.4, 0.6] gap 0.4;
-    # 0.8 -> (0.6, 0.8] gap 0.2: ECE = (0.1 + 0.2 + 0.4 + 0.2) / 4
+    # 5 bins [b/5, (b+1)/5): 0.2 -> [0.2, 0.4) gap 0.2; 0.6 -> [0.6, 0.8) gap 0.4;
+    # 0.8 and 0.9 -> [0.8, 1.0) accuracy 1, confidence 0.85, gap 0.15 for 2 rows:
+    # ECE = (0.2 + 0.4 + 2 * 0.15) / 4 = 0.225
     assert calibration_error([1, 0, 1, 1], [0.9, 0.2, 0.6, 0.8], n_bins=5) == pytest.approx(0.225)
     assert calibration_error([1, 0, 1, 1], [0.9, 0.2, 0.6, 0.8], n_bins=5, norm="max") == (
         pytest.approx(0.4)
@@ -92,3 +96,91 @@ def test_bad_input_is_refused_with_the_row():
         calibration_error([0], [0.2], n_bins=0)
     with pytest.raises(ValueError, match=re.escape(ERR_NORM.format(got="l2"))):
         calibration_error([0], [0.2], norm="l2")
+
+
+def test_edges_go_to_the_bin_above_and_one_has_its_own_bin():
+    # 4 bins. 0.25 (negative) sits on an edge: bin [0.25, 0.5), alone: gap 0.25;
+    # 0.5 (positive) -> [0.5, 0.75), gap 0.5; 1.0 (positive) -> its own bin, gap 0;
+    # 0.0 (negative) -> [0, 0.25), gap 0. ECE = (0.25 + 0.5) / 4 = 0.1875.
+    assert calibration_error([0, 1, 1, 0], [0.25, 0.5, 1.0, 0.0], n_bins=4) == 0.1875
+    # 2 bins: 0.75 (negative) and 0.5 (positive) share [0.5, 1): accuracy 0.5, confidence
+    # 0.625, ECE 0.125 (with (0, 0.5], (0.5, 1] bins they would be apart: (0.5 + 0.75) / 2)
+    assert calibration_error([0, 1], [0.75, 0.5], n_bins=2) == 0.125
+    # 1.0 in a bin of its own: a negative at 1.0 and a positive at 0.95 (1 bin)
+    # one bin [0, 1) holds 0.95 (gap 0.05), 1.0 alone (gap 1): (0.05 + 1) / 2
+    assert calibration_error([1, 0], [0.95, 1.0], n_bins=1) == pytest.approx(0.525)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n_bins=st.integers(1, 40),
+    data=st.data(),
+    single=st.booleans(),
+)
+def test_equals_torchmetrics_on_bin_edges(n_bins, data, single):
+    torch = pytest.importorskip("torch")
+    from torchmetrics.functional.classification import (
+        binary_calibration_error,
+        multiclass_calibration_error,
+    )
+
+    n = data.draw(st.integers(1, 30))
+    steps = data.draw(st.lists(st.integers(0, n_bins), min_size=n, max_size=n))
+    p = np.array(steps, dtype=np.float64) / n_bins  # every confidence on an edge
+    y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    for dtype in (np.float64, np.float32):
+        values = p.astype(dtype)
+        expected = binary_calibration_error(torch.tensor(values), torch.tensor(y), n_bins=n_bins)
+        assert calibration_error(y, values, n_bins=n_bins) == pytest.approx(
+            expected.item(), abs=1e-6 if dtype == np.float32 else 1e-12
+        )
+        tm_max = binary_calibration_error(
+            torch.tensor(values), torch.tensor(y), n_bins=n_bins, norm="max"
+        )
+        assert calibration_error(y, values, n_bins=n_bins, norm="max") == pytest.approx(
+            tm_max.item(), abs=1e-6 if dtype == np.float32 else 1e-12
+        )
+    if single:
+        return
+    # multiclass (3 classes): the top probability on an edge k/M >= 1/2, the rest split evenly
+    high = data.draw(st.lists(st.integers((n_bins + 1) // 2, n_bins), min_size=n, max_size=n))
+    top = np.array(high, dtype=np.float64) / n_bins
+    rest = (1 - top) / 2
+    probs = np.column_stack([top, rest, rest])
+    classes = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    expected = multiclass_calibration_error(
+        torch.tensor(probs), torch.tensor(classes), num_classes=3, n_bins=n_bins
+    )
+    assert calibration_error(classes, probs, n_bins=n_bins) == pytest.approx(
+        expected.item(), abs=1e-6
+    )
+
+
+def test_one_binary_problem_two_shapes_follow_torchmetrics():
+    """(n,) is torchmetrics' binary ECE of p; (n, 2) its two-class top-label ECE."""
+    torch = pytest.importorskip("torch")
+    from torchmetrics.functional.classification import (
+        binary_calibration_error,
+        multiclass_calibration_error,
+    )
+
+    # hand-worked, 2 bins: p = 0.2 (y=0), 0.7 (y=1), 0.9 (y=1), 0.4 (y=1)
+    # binary: [0, .5) holds 0.2, 0.4: acc 0.5, conf 0.3 -> gap 0.2; [.5, 1) holds 0.7, 0.9:
+    # acc 1, conf 0.8 -> gap 0.2; ECE = 0.2.
+    # top label: confidences 0.8, 0.7, 0.9, 0.6 all in [.5, 1); correct = 1, 1, 1, 0
+    # (0.4 predicts class 0, the truth is 1): acc 0.75, conf 0.75 -> ECE 0.
+    y = np.array([0, 1, 1, 1])
+    p = np.array([0.2, 0.7, 0.9, 0.4])
+    assert calibration_error(y, p, n_bins=2) == pytest.approx(0.2)
+    assert calibration_error(y, np.column_stack([1 - p, p]), n_bins=2) == pytest.approx(0.0)
+    rng = np.random.default_rng(3)
+    p = rng.random(400)
+    y = (rng.random(400) < p).astype(int)
+    two = np.column_stack([1 - p, p])
+    binary = binary_calibration_error(torch.tensor(p), torch.tensor(y), n_bins=10).item()
+    multi = multiclass_calibration_error(
+        torch.tensor(two), torch.tensor(y), num_classes=2, n_bins=10
+    ).item()
+    assert calibration_error(y, p, n_bins=10) == pytest.approx(binary, abs=1e-12)
+    assert calibration_error(y, two, n_bins=10) == pytest.approx(multi, abs=1e-6)
+    assert abs(binary - multi) > 1e-3

@@ -7,6 +7,7 @@ number to put beside each checkpoint in :func:`biasamp.compare`.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,42 @@ ERR_NORM = "norm: expected 'l1' or 'max', got {got!r}."
 ERR_EMPTY = "y_true, y_prob: expected at least one row."
 
 
+def bin_edges(n_bins: int, dtype: Any) -> np.ndarray:
+    """The ``n_bins + 1`` bin edges of torchmetrics, bit for bit: ``torch.linspace(0, 1, n_bins + 1)``.
+
+    torch computes edge ``i`` as ``i * step`` below the midpoint and ``1 - (n_bins - i) * step``
+    from it on, with ``step = 1 / n_bins`` rounded to ``dtype`` and one rounding per edge
+    (a fused multiply-add), so an edge can sit one unit in the last place off ``i / n_bins``.
+    The exact arithmetic here (float64 products of a float32 step are exact; fractions for
+    float64) reproduces that rounding.
+    """
+    half = (n_bins + 1) // 2
+    index = np.arange(n_bins + 1)
+    if np.dtype(dtype) == np.float32:
+        step = np.float64(np.float32(1.0) / np.float32(n_bins))
+        exact = np.where(index < half, step * index, 1.0 - step * (n_bins - index))
+        return exact.astype(np.float32)
+    step_exact = Fraction(1.0 / n_bins)
+    return np.array(
+        [
+            float(step_exact * i) if i < half else float(1 - step_exact * (n_bins - i))
+            for i in range(n_bins + 1)
+        ]
+    )
+
+
+def bin_of(confidence: np.ndarray, n_bins: int, dtype: Any) -> np.ndarray:
+    """Bin of each confidence, as torchmetrics bins them (the one binning rule of ECE).
+
+    Bin ``b`` holds ``[edge_b, edge_(b+1))`` with torchmetrics' edges (:func:`bin_edges`,
+    ``b / n_bins`` up to one unit in the last place); a confidence of exactly 1.0 is alone
+    in an extra bin ``n_bins`` (its gap counts like any other bin's). The comparison is made
+    in ``dtype``, the precision torchmetrics compares in.
+    """
+    edges = bin_edges(n_bins, dtype)
+    return np.searchsorted(edges, confidence.astype(dtype), side="right") - 1
+
+
 def _first_bad(mask: np.ndarray) -> int:
     return int(np.flatnonzero(np.asarray(mask).reshape(mask.shape[0], -1).any(axis=1))[0])
 
@@ -33,20 +70,33 @@ def _first_bad(mask: np.ndarray) -> int:
 def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str = "l1") -> float:
     """Expected calibration error of predicted probabilities, with equal-width bins.
 
-    The confidences are put in ``n_bins`` equal-width bins over [0, 1] (bin ``b``
-    holds ``(b/M, (b+1)/M]``, the first bin also 0); ECE is
+    The confidences are binned exactly as torchmetrics bins them: ``n_bins``
+    equal-width bins over [0, 1], bin ``b`` holding ``[b/M, (b+1)/M)`` (a confidence
+    on an edge goes to the bin above it), and a confidence of exactly 1.0 alone in
+    one more bin (the edges are torchmetrics' ``torch.linspace(0, 1, M + 1)``, which
+    can sit one unit in the last place off ``b/M``; see :func:`bin_of`). ECE is
     ``sum_b |B_b| / N * |accuracy(B_b) - confidence(B_b)|`` (``norm="l1"``), or the
     largest gap over the non-empty bins (``norm="max"``, the maximum calibration
     error).
 
+    **The shape of** ``y_prob`` **decides what is measured** (one rule, torchmetrics'):
+
     * **binary**: ``y_prob`` of shape (n,), the probability of the positive class;
-      confidence = ``y_prob``, accuracy = the share of positives (as in
-      ``torchmetrics.classification.BinaryCalibrationError``).
+      confidence = ``y_prob``, accuracy = the share of positives, as
+      ``torchmetrics``' ``binary_calibration_error``. Bins are compared in the
+      precision of ``y_prob`` (float32 for float32 input, float64 otherwise).
     * **multilabel**: ``y_prob`` and ``y_true`` of shape (n, k); every (row, label)
-      is one binary prediction, pooled over labels.
+      is one binary prediction, pooled over labels (as binary).
     * **multiclass**: ``y_prob`` (n, k) and ``y_true`` (n,) class indices; the
-      top-label ECE of Guo et al.: confidence = the largest probability, accuracy =
-      whether its class is the true one.
+      top-label ECE of Guo et al.: confidence = the largest probability (the first
+      class on ties), accuracy = whether its class is the true one, as
+      ``multiclass_calibration_error``, which bins in float32.
+
+    One binary problem therefore has two ECEs: ``y_prob=p`` (shape (n,)) measures the
+    calibration of ``p`` itself, ``y_prob=[1 - p, p]`` (shape (n, 2), ``y_true`` the
+    class index) the calibration of the top label, ``max(p, 1 - p)``. They differ in
+    general, exactly as torchmetrics' binary and two-class multiclass metrics do;
+    pass the shape whose question you ask.
 
     Parameters
     ----------
@@ -86,6 +136,7 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
             raise ValueError(ERR_CLASS.format(k_1=k - 1, row=row, got=truth[row].item()))
         confidence = prob.max(axis=1)
         correct = (prob.argmax(axis=1) == truth).astype(np.float64)
+        precision: Any = np.float32  # torchmetrics' multiclass casts confidences to float32
     elif prob.shape == truth.shape and prob.ndim in (1, 2):
         values = truth.astype(np.float64) if truth.dtype != object else None
         if values is None or ((values != 0) & (values != 1)).any():
@@ -98,14 +149,15 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
             raise ValueError(ERR_BINARY.format(row=row, got=truth[row].tolist()))
         confidence = prob.ravel()
         correct = values.ravel()
+        given = np.asarray(y_prob).dtype
+        precision = np.float32 if given == np.float32 else np.float64
     else:
         raise ValueError(ERR_SHAPES.format(t=truth.shape, p=prob.shape))
-    # bin b holds (b/M, (b+1)/M]; 0 goes to the first bin
-    bins = np.clip(np.ceil(confidence * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins).astype(np.float64)
+    bins = bin_of(confidence, n_bins, precision)
+    count = np.bincount(bins, minlength=n_bins + 1).astype(np.float64)
     gap = np.abs(
-        np.bincount(bins, weights=correct, minlength=n_bins)
-        - np.bincount(bins, weights=confidence, minlength=n_bins)
+        np.bincount(bins, weights=correct, minlength=n_bins + 1)
+        - np.bincount(bins, weights=confidence, minlength=n_bins + 1)
     )
     used = count > 0
     if norm == "max":
