@@ -19,6 +19,9 @@ Intersectional groups and differential fairness
     :func:`intersection_of`), :func:`differential_fairness`,
     :func:`differential_fairness_amplification` and their ``*_from_counts`` forms;
     :class:`SmallGroupWarning` for groups below ``min_group_size``.
+Ranked retrieval
+    :func:`retrieval_bias` (Skew@k, MaxSkew@k, MinSkew@k and NDKL of ranked lists,
+    Geyik et al. 2019), with :class:`RetrievalBiasResult`.
 Predictability metrics
     :func:`dpa`, :func:`leakage_amplification`, the attackers
     :class:`ExactAttacker` and :class:`MLPAttacker`.
@@ -90,6 +93,10 @@ from biasamp.metrics import (
     differential_fairness_amplification_from_counts,
     differential_fairness_from_counts,
 )
+
+# ranked retrieval
+from biasamp.results import RetrievalBiasResult
+from biasamp.metrics import retrieval_bias
 
 # predictability metrics
 from biasamp.results import PredictabilityResult
@@ -179,6 +186,9 @@ __all__ = [
     "differential_fairness_from_counts",
     "intersect",
     "intersection_of",
+    # ranked retrieval
+    "RetrievalBiasResult",
+    "retrieval_bias",
     # predictability
     "ExactAttacker",
     "MLPAttacker",

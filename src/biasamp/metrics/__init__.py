@@ -5,6 +5,7 @@ Single-attribute: :func:`bias_scores`, :func:`mals` (BiasAmp_MALS),
 :func:`multi_directional`, :func:`multi_attribute` (all three from one
 :class:`CombinationSpace`). Intersectional: :func:`differential_fairness` and
 :func:`differential_fairness_amplification`. Each has a ``*_from_counts`` form.
+Ranked retrieval: :func:`retrieval_bias` (Skew@k, MaxSkew@k, MinSkew@k, NDKL).
 """
 
 from biasamp.metrics._combination_space import CombinationSpace
@@ -16,6 +17,7 @@ from biasamp.metrics._differential_fairness import (
 )
 from biasamp.metrics._directional import directional, directional_from_counts
 from biasamp.metrics._mals import bias_scores, mals, mals_from_counts
+from biasamp.metrics._retrieval import retrieval_bias
 from biasamp.metrics._multi_attribute import (
     multi_attribute,
     multi_directional,
@@ -40,4 +42,5 @@ __all__ = [
     "multi_directional_from_counts",
     "multi_mals",
     "multi_mals_from_counts",
+    "retrieval_bias",
 ]

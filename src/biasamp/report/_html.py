@@ -167,15 +167,19 @@ def _summary(results: Mapping[str, Any], gates: Sequence[Any]) -> str:
             cls = "fail" if gate.failed else "pass"
             word = "exceeded" if gate.failed else "passed"
             verdict = f'<span class="{cls}">{word} (bound {_num(gate.bound, "{:g}")})</span>'
+        # results without pairs (retrieval bias: queries) leave those columns empty
+        n_train = getattr(result, "n_train", None)
+        n_pairs = getattr(result, "n_pairs", None)
+        n_empty = getattr(result, "n_empty", None)
         rows.append(
             [
                 f"{_e(key)}<br><span class='muted'>{_e(result.name)}</span>",
                 _num(result.value),
                 _interval(result),
                 _num(result.n, "{:g}"),
-                "-" if result.n_train is None else _num(result.n_train, "{:g}"),
-                _num(result.n_pairs, "{:d}"),
-                _num(result.n_empty, "{:d}"),
+                "-" if n_train is None else _num(n_train, "{:g}"),
+                "-" if n_pairs is None else _num(n_pairs, "{:d}"),
+                "-" if n_empty is None else _num(n_empty, "{:d}"),
                 verdict,
             ]
         )
@@ -249,9 +253,88 @@ def _group_sizes_section(result: Any) -> str:
     return "\n".join(parts)
 
 
+#: Queries listed in a retrieval result's by-query table (the largest MaxSkew@k first).
+MAX_QUERY_ROWS = 100
+
+
+def _retrieval_section(key: str, result: Any, *, image_format: str) -> str:
+    """A :class:`RetrievalBiasResult`: the value with its interval, mean NDKL and MinSkew@k,
+    the reference and pool shares, the Skew@k and NDKL figures and the by-query table."""
+    k = result.k
+    parts = [f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>"]
+    ndkl_ci = getattr(result, "ndkl_ci", None)
+    rows = [
+        [f"mean MaxSkew@{k}", _num(result.value), _interval(result)],
+        [
+            f"mean NDKL@{k}",
+            _num(result.mean_ndkl, "{:.4f}"),
+            "-" if ndkl_ci is None else f"[{_num(ndkl_ci[0])}, {_num(ndkl_ci[1])}]",
+        ],
+        [
+            f"mean MinSkew@{k}",
+            "-inf" if result.mean_min_skew == -np.inf else _num(result.mean_min_skew),
+            "-",
+        ],
+        ["queries", _num(result.n, "{:d}"), "-"],
+        ["items", _num(result.n_items, "{:d}"), "-"],
+    ]
+    parts.append(_table(["statistic", "value", "interval"], rows))
+    shares = [
+        [_e(display_text(g)), _num(float(r), "{:.4f}"), _num(float(p), "{:.4f}")]
+        for g, r, p in zip(
+            result.reference_shares.index,
+            result.reference_shares.to_numpy(),
+            result.pool_shares.to_numpy(),
+            strict=True,
+        )
+    ]
+    parts.append(
+        f"<h4>Groups (reference: {_e(result.reference)})</h4>"
+        + _table(["group", "reference share", "pool share"], shares)
+    )
+    fig, axes = _new_figure(10.0, 3.8, ncols=2)
+    result.plot("skew", ax=axes[0])
+    result.plot("ndkl", ax=axes[1])
+    parts.append(
+        _figure_html(
+            fig,
+            alt=f"{key}: Skew@{k} per group and NDKL per query",
+            caption=f"Left: Skew@{k} of each group over the queries (ln of its top-{k} share "
+            "over its reference share; queries that miss a group are counted under it). "
+            f"Right: NDKL@{k} per query.",
+            image_format=image_format,
+        )
+    )
+    frame = result.by_query
+    order = np.argsort(-frame["max_skew"].to_numpy(dtype=np.float64), kind="stable")
+    shown = frame.iloc[order[:MAX_QUERY_ROWS]]
+    columns = list(shown.columns)
+
+    def cell(column: str, value: Any) -> str:
+        if column.startswith("count_"):
+            return _num(int(value), "{:d}")
+        return "-inf" if value == -np.inf else _num(float(value))
+
+    body = [
+        [_e(display_text(q))] + [cell(c, v) for c, v in zip(columns, row, strict=True)]
+        for q, row in zip(shown.index, shown.itertuples(index=False), strict=True)
+    ]
+    note = (
+        f"<p class='muted'>The {len(shown)} queries with the largest MaxSkew@{k}"
+        + ("" if len(shown) == len(frame) else f" of {len(frame)}")
+        + ".</p>"
+    )
+    parts.append(
+        "<h4>By query</h4>" + note + _table(["query", *columns], body)
+    )
+    return "\n".join(parts)
+
+
 def _metric_section(
     key: str, result: Any, *, k: int, image_format: str, table_id: str, page_size: int
 ) -> str:
+    if hasattr(result, "by_query"):
+        return _retrieval_section(key, result, image_format=image_format)
     parts = [f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>"]
     sizes_html = _group_sizes_section(result)
     if sizes_html:

@@ -6,6 +6,7 @@ from biasamp.results._intervals import BootstrapInterval, interval_from_replicat
 from biasamp.results._load import load_result
 from biasamp.results._multi_attribute import MultiAttributeResult
 from biasamp.results._predictability import PredictabilityResult
+from biasamp.results._retrieval import RetrievalBiasResult
 
 __all__ = [
     "BootstrapInterval",
@@ -14,6 +15,7 @@ __all__ = [
     "MultiAttributeResult",
     "PairwiseResult",
     "PredictabilityResult",
+    "RetrievalBiasResult",
     "interval_from_replicates",
     "load_result",
 ]

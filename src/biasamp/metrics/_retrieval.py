@@ -1,0 +1,501 @@
+"""Retrieval bias: Skew@k, MaxSkew@k, MinSkew@k and NDKL (Geyik, Ambler & Kenthapadi,
+KDD 2019, "Fairness-Aware Ranking in Search & Recommendation Systems").
+
+For one query, with ``p_g`` the share of group ``g`` in the top ``k`` items and
+``r_g`` its reference (desired) share:
+
+.. math::
+
+    \\mathrm{Skew@k}(g) = \\ln \\frac{p_g}{r_g}, \\quad
+    \\mathrm{MaxSkew@k} = \\max_g \\mathrm{Skew@k}(g), \\quad
+    \\mathrm{MinSkew@k} = \\min_g \\mathrm{Skew@k}(g)
+
+    \\mathrm{NDKL} = \\frac{1}{Z} \\sum_{i=1}^{k} \\frac{1}{\\log_2(i + 1)}
+    d_{KL}(D_i \\,\\|\\, r), \\quad Z = \\sum_{i=1}^{k} \\frac{1}{\\log_2(i + 1)}
+
+with ``D_i`` the group shares of the top ``i`` items and
+``d_KL(D || r) = sum_g D_g ln(D_g / r_g)`` (``0 ln 0 = 0``). Rules (see
+``docs/metrics/retrieval.md``):
+
+* Items are ranked by score, highest first; equal scores rank by item index,
+  lowest first (a stable descending order).
+* A group absent from the top ``k`` has Skew@k ``-inf`` (the paper adds a small
+  constant to avoid it; here it is reported as it is), so MinSkew@k may be
+  ``-inf``; MaxSkew@k is always finite.
+* Every group of the reference needs a positive reference share.
+
+The scores may be a memory-mapped matrix larger than memory: queries are read in
+blocks, each row's ``k`` best items are found with ``numpy.argpartition`` and
+only those ``k`` are sorted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp._memory import check_allocation
+from biasamp.counts._poisson import ERR_RANDOM_STATE, check_n_boot
+from biasamp.results._intervals import check_ci, interval_from_replicates
+from biasamp.results._retrieval import COUNT_PREFIX, RetrievalBiasResult
+
+__all__ = ["ndkl_weights", "retrieval_bias", "retrieval_statistics", "top_k_items"]
+
+ERR_INPUT = "retrieval_bias: give exactly one of scores= and rankings=."
+ERR_SCORES_SHAPE = "scores: expected a 2-D array (queries x items), got shape {shape}."
+ERR_SCORES_DTYPE = "scores: expected numbers, got dtype {dtype}."
+ERR_SCORES_NAN = "scores: query {query!r} (row {row}) has a NaN score (item {item})."
+ERR_RANKINGS_SHAPE = "rankings: expected a 2-D array (queries x ranks), got shape {shape}."
+ERR_RANKINGS_DTYPE = "rankings: expected integer item indices, got dtype {dtype}."
+ERR_RANKINGS_RANGE = (
+    "rankings: row {row} holds item {got}, outside the {n_items} items of groups (0 .. {last})."
+)
+ERR_RANKINGS_REPEAT = "rankings: row {row} ranks item {item} twice in its top {k}."
+ERR_RANKINGS_SHORT = "rankings: rows rank {width} items, fewer than k={k}."
+ERR_GROUPS_LENGTH = "groups: expected one group per item ({n_items}), got {got}."
+ERR_GROUPS_MISSING = "groups: item {item} has no group ({got!r})."
+ERR_GROUPS_EMPTY = "groups: expected a 1-D array with at least one item."
+ERR_GROUPS_ALIGN = "groups: the items {missing} of scores' columns have no group."
+ERR_K = "k: expected an integer in 1 .. {n_items} (the number of items), got {got!r}."
+ERR_REFERENCE = "reference: expected 'pool', 'uniform' or a mapping group -> share, got {got!r}."
+ERR_REFERENCE_SHARE = "reference: the share of group {group!r} must be a positive number, got {got!r}."
+ERR_REFERENCE_MISSING = "reference: no share for the group(s) {missing} of groups."
+ERR_REFERENCE_SUM = "reference: the shares must sum to 1, they sum to {got!r}."
+ERR_GROUP_NAMES = "group_names: the group(s) {missing} of groups are not listed."
+ERR_GROUP_NAMES_POOL = (
+    "group_names: {missing} have no item in the pool, so their pool share is 0 and "
+    "Skew@k = ln(p / 0) is undefined; pass reference='uniform' or a mapping to keep them."
+)
+ERR_QUERY_NAMES = "query_names: expected one name per query ({n}), got {got}."
+ERR_BLOCK = "block_size: expected a positive integer (queries per block), got {got!r}."
+ERR_RANDOM_STATE_NEGATIVE = "random_state: expected a non-negative integer, got {got!r}."
+
+#: Working memory of one block of queries, in bytes (the argpartition indices dominate).
+BLOCK_BYTES = 256 * 2**20
+#: Bytes of the bootstrap's resampled query indices drawn at once.
+BOOT_BYTES = 64 * 2**20
+
+
+def ndkl_weights(k: int) -> np.ndarray:
+    """The NDKL rank weights ``1 / log2(i + 1)`` for ``i = 1 .. k``, divided by their sum."""
+    weights = 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
+    return weights / weights.sum()
+
+
+def top_k_items(block: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` best items of each row of ``block``: (rows, k) item indices, highest
+    score first, equal scores by lowest item index (as a stable descending sort).
+
+    ``numpy.argpartition`` finds each row's ``k`` largest scores without sorting the
+    row; when the ``k``-th largest score is shared by items inside and outside that
+    set, the tied items with the lowest indices are kept (all rows at once). Only the
+    ``k`` kept items are sorted.
+    """
+    rows, n = block.shape
+    if k == n:
+        candidates = np.broadcast_to(np.arange(n), (rows, n)).copy()
+    else:
+        candidates = np.argpartition(block, n - k, axis=1)[:, n - k :]
+    values = np.take_along_axis(block, candidates, axis=1)
+    threshold = values.min(axis=1)
+    tied_in = (values == threshold[:, None]).sum(axis=1)
+    tied_all = (block == threshold[:, None]).sum(axis=1)
+    straddle = np.flatnonzero(tied_all > tied_in)
+    if straddle.size:  # the boundary tie is cut: keep the tied items of lowest index
+        equal = block[straddle] == threshold[straddle, None]
+        order = np.cumsum(equal, axis=1, dtype=np.int32)
+        keep = equal & (order <= tied_in[straddle, None])
+        _, lowest = np.nonzero(keep)  # row by row, tied_in of them per row, ascending
+        chosen = candidates[straddle]
+        chosen[values[straddle] == threshold[straddle, None]] = lowest
+        candidates[straddle] = chosen
+        values = np.take_along_axis(block, candidates, axis=1)
+    descending = np.lexsort((candidates, -values.astype(np.float64)), axis=1)
+    return np.take_along_axis(candidates, descending, axis=1)
+
+
+def retrieval_statistics(
+    top: np.ndarray, codes: np.ndarray, reference: np.ndarray
+) -> dict[str, np.ndarray]:
+    """MaxSkew@k, MinSkew@k, NDKL and the top-k counts of each query, from the (queries, k)
+    ranked item indices ``top``, the group code of every item and the reference shares."""
+    rows, k = top.shape
+    n_groups = len(reference)
+    ranked = codes[top]  # (rows, k) group of the item at each rank
+    onehot = ranked[:, :, None] == np.arange(n_groups)[None, None, :]
+    cumulative = np.cumsum(onehot, axis=1, dtype=np.int32)  # (rows, k, |G|) top-i counts
+    shares = cumulative / np.arange(1, k + 1, dtype=np.float64)[None, :, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(cumulative > 0, shares * np.log(shares / reference), 0.0)
+        skew = np.log(shares[:, -1, :] / reference)
+    kl = terms.sum(axis=2)  # (rows, k): d_KL(D_i || reference)
+    return {
+        "max_skew": skew.max(axis=1),
+        "min_skew": skew.min(axis=1),
+        "ndkl": kl @ ndkl_weights(k),
+        "counts": cumulative[:, -1, :].astype(np.int64),
+    }
+
+
+def _rng(random_state: Any) -> np.random.Generator:
+    accepted = (
+        int,
+        np.integer,
+        np.random.Generator,
+        np.random.RandomState,
+        np.random.SeedSequence,
+        np.random.BitGenerator,
+    )
+    if random_state is not None and (
+        isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, accepted)
+    ):
+        raise TypeError(ERR_RANDOM_STATE.format(type_name=type(random_state).__name__))
+    if isinstance(random_state, (int, np.integer)) and random_state < 0:
+        raise ValueError(ERR_RANDOM_STATE_NEGATIVE.format(got=random_state))
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    return np.random.default_rng(random_state)
+
+
+def _bootstrap_means(
+    columns: Sequence[np.ndarray], n_boot: int, random_state: Any
+) -> list[np.ndarray]:
+    """Means of each column over ``n_boot`` resamples of the queries (with replacement)."""
+    rng = _rng(random_state)
+    n = len(columns[0])
+    out = [np.empty(n_boot) for _ in columns]
+    step = max(1, BOOT_BYTES // (8 * n))
+    for start in range(0, n_boot, step):  # blocks of replicates, not of queries
+        stop = min(n_boot, start + step)
+        draws = rng.integers(0, n, size=(stop - start, n))
+        for values, target in zip(columns, out, strict=True):
+            target[start:stop] = values[draws].mean(axis=1)
+    return out
+
+
+def _group_labels(groups: Any, items: pd.Index | None) -> np.ndarray:
+    if isinstance(groups, pd.Series) and items is not None:
+        missing = items.difference(groups.index)
+        if len(missing):
+            raise ValueError(ERR_GROUPS_ALIGN.format(missing=list(missing[:5])))
+        groups = groups.reindex(items)
+    values = np.asarray(groups)
+    if values.ndim != 1 or len(values) == 0:
+        raise ValueError(ERR_GROUPS_EMPTY)
+    missing_mask = pd.isna(pd.Series(values, dtype=object)).to_numpy()
+    if missing_mask.any():
+        item = int(np.flatnonzero(missing_mask)[0])
+        raise ValueError(ERR_GROUPS_MISSING.format(item=item, got=values[item]))
+    return values
+
+
+def _reference_shares(
+    reference: Any, names: list[Any], pool: np.ndarray
+) -> tuple[np.ndarray, str]:
+    if isinstance(reference, str):
+        if reference == "pool":
+            if (pool == 0).any():
+                missing = [g for g, s in zip(names, pool, strict=True) if s == 0]
+                raise ValueError(ERR_GROUP_NAMES_POOL.format(missing=missing))
+            return pool, "pool"
+        if reference == "uniform":
+            return np.full(len(names), 1.0 / len(names)), "uniform"
+        raise ValueError(ERR_REFERENCE.format(got=reference))
+    if not isinstance(reference, (Mapping, pd.Series)):
+        raise ValueError(ERR_REFERENCE.format(got=reference))
+    given = dict(reference.items())
+    missing = [g for g in names if g not in given]
+    if missing:
+        raise ValueError(ERR_REFERENCE_MISSING.format(missing=missing))
+    shares = []
+    for g in names:
+        v = given[g]
+        ok = isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))
+        if not ok or not np.isfinite(float(v)) or float(v) <= 0:
+            raise ValueError(ERR_REFERENCE_SHARE.format(group=g, got=v))
+        shares.append(float(v))
+    extra = [g for g in given if g not in names]
+    for g in extra:  # a group of the reference with no item in the pool: Skew -inf
+        v = given[g]
+        ok = isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))
+        if not ok or not np.isfinite(float(v)) or float(v) <= 0:
+            raise ValueError(ERR_REFERENCE_SHARE.format(group=g, got=v))
+        names.append(g)
+        shares.append(float(v))
+    total = float(np.sum(shares))
+    if abs(total - 1.0) > 1e-9:
+        raise ValueError(ERR_REFERENCE_SUM.format(got=total))
+    return np.asarray(shares, dtype=np.float64), "mapping"
+
+
+def _check_k(k: Any, n_items: int) -> int:
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise ValueError(ERR_K.format(n_items=n_items, got=k))
+    if not 1 <= int(k) <= n_items:
+        raise ValueError(ERR_K.format(n_items=n_items, got=k))
+    return int(k)
+
+
+def _block_rows(n_items: int, k: int, n_groups: int, block_size: Any) -> int:
+    if block_size is not None:
+        if (
+            isinstance(block_size, (bool, np.bool_))
+            or not isinstance(block_size, (int, np.integer))
+            or block_size < 1
+        ):
+            raise ValueError(ERR_BLOCK.format(got=block_size))
+        return int(block_size)
+    # per query: argpartition's int64 indices and two boolean masks over the items,
+    # and the (k, |G|) cumulative counts with their shares and KL terms
+    per_query = 10 * n_items + 28 * k * n_groups
+    return max(1, BLOCK_BYTES // per_query)
+
+
+def retrieval_bias(
+    *,
+    scores: Any = None,
+    groups: Any,
+    k: int,
+    rankings: Any = None,
+    reference: str | Mapping[Any, float] = "pool",
+    group_names: Sequence[Any] | None = None,
+    query_names: Sequence[Any] | None = None,
+    n_boot: int | None = None,
+    ci: float = 0.95,
+    random_state: Any = None,
+    block_size: int | None = None,
+) -> RetrievalBiasResult:
+    """Skew@k, MaxSkew@k, MinSkew@k and NDKL of ranked retrieval (Geyik et al., KDD 2019).
+
+    Each query ranks the same pool of items; every item belongs to one group.
+    Skew@k of a group is ``ln(p / r)``, its share ``p`` of the query's top ``k``
+    against its reference share ``r``; MaxSkew@k and MinSkew@k are the largest and
+    smallest over the groups. NDKL averages, over ranks ``i = 1 .. k`` with
+    weights ``1 / log2(i + 1)``, the KL divergence of the group shares of the top
+    ``i`` from the reference (natural log, ``0 ln 0 = 0``); it is 0 when every
+    prefix of the ranking has the reference distribution.
+
+    Parameters
+    ----------
+    scores : array-like or DataFrame of shape (n_queries, n_items)
+        Relevance scores, higher first. Items with equal scores rank by item index,
+        lowest first. A ``numpy.memmap`` is read in blocks of queries and never
+        sorted as a whole. A DataFrame's index names the queries and its columns
+        the items (a ``groups`` Series is then matched to the columns).
+    groups : array-like of shape (n_items,) or Series
+        The group of each item.
+    k : int
+        Length of the ranked list measured (1 .. n_items).
+    rankings : array-like of int, shape (n_queries, >= k), optional
+        Instead of ``scores``: each query's items in rank order (item indices into
+        ``groups``); only the first ``k`` are read and must be distinct.
+    reference : "pool", "uniform" or mapping group -> share, default "pool"
+        The desired group distribution: the pool's shares (each group's share of
+        the items), equal shares, or given shares (positive, summing to 1; a group
+        of the mapping with no item is allowed and always has Skew@k ``-inf``).
+    group_names : sequence, optional
+        The groups, in the order of the result (default: sorted); with
+        ``reference="uniform"`` a listed group with no item counts in the
+        uniform share.
+    query_names : sequence, optional
+        A name per query (default: the DataFrame's index, or 0 .. n_queries - 1).
+    n_boot : int, optional
+        Bootstrap replicates over queries (queries drawn with replacement) for the
+        intervals of the mean MaxSkew@k and the mean NDKL; ``None`` computes none.
+    ci : float, default 0.95
+        Level of the percentile intervals.
+    random_state : None, int, numpy Generator or SeedSequence
+        Seed of the bootstrap.
+    block_size : int, optional
+        Queries read at once (default: as many as fit in about 256 MiB of working
+        memory).
+
+    Returns
+    -------
+    RetrievalBiasResult
+        ``value`` (mean MaxSkew@k), ``mean_ndkl``, ``mean_min_skew``,
+        ``by_query`` (``max_skew``, ``min_skew``, ``ndkl``, ``count_<group>``),
+        ``pool_shares``, ``reference_shares``; with ``n_boot``, ``ci``, ``se``,
+        ``replicates``, ``ndkl_ci``, ``ndkl_se``, ``ndkl_replicates``.
+
+    Raises
+    ------
+    ValueError
+        On NaN scores, rankings outside the pool or with a repeated item in the top
+        ``k``, an item without a group, ``k`` out of range, or a reference share
+        that is not positive.
+
+    Examples
+    --------
+    Two queries over six items, three of each group (pool shares 1/2). The first
+    ranks two women first: Skew@2 is ln(1 / 0.5) for "w" and -inf for "m", and both
+    prefixes have KL ln 2, so NDKL = ln 2. The second alternates: Skew@2 is 0 for
+    both, and only the first prefix diverges: NDKL = ln 2 / (1 + 1/log2 3) = 0.4250.
+
+    >>> import numpy as np
+    >>> from biasamp import retrieval_bias
+    >>> groups = ["w", "w", "w", "m", "m", "m"]
+    >>> scores = np.array([[6, 5, 4, 3, 2, 1], [6, 1, 2, 5, 3, 4]])
+    >>> result = retrieval_bias(scores=scores, groups=groups, k=2)
+    >>> result.by_query.round(4)  # doctest: +NORMALIZE_WHITESPACE
+           max_skew  min_skew    ndkl  count_m  count_w
+    query
+    0        0.6931      -inf  0.6931        0        2
+    1        0.0000       0.0  0.4250        1        1
+    >>> round(result.value, 4)
+    0.3466
+    """
+    if (scores is None) == (rankings is None):
+        raise TypeError(ERR_INPUT)
+    items: pd.Index | None = None
+    names_from_frame: pd.Index | None = None
+    if scores is not None and isinstance(scores, pd.DataFrame):
+        items = scores.columns
+        names_from_frame = scores.index
+        scores = scores.to_numpy()
+    labels = _group_labels(groups, items)
+    n_items = len(labels)
+    names, codes = _group_codes(labels)
+    if group_names is not None:
+        listed = list(group_names)
+        missing = [g for g in names if g not in listed]
+        if missing:
+            raise ValueError(ERR_GROUP_NAMES.format(missing=missing))
+        position = {g: i for i, g in enumerate(listed)}
+        codes = np.asarray([position[g] for g in names], dtype=np.int64)[codes]
+        names = listed
+    codes = np.asarray(codes, dtype=np.int64).reshape(-1)
+    pool = np.bincount(codes, minlength=len(names)) / n_items
+    shares, kind = _reference_shares(reference, names, pool)
+    pool = np.concatenate([pool, np.zeros(len(names) - len(pool))])
+    k = _check_k(k, n_items)
+    if n_boot is not None:
+        n_boot = check_n_boot(n_boot)
+        level = check_ci(ci)
+        _rng(random_state)  # refuse a bad seed before the work
+    if scores is not None:
+        matrix = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
+        if matrix.ndim != 2:
+            raise ValueError(ERR_SCORES_SHAPE.format(shape=matrix.shape))
+        if matrix.dtype.kind not in "biuf":
+            raise ValueError(ERR_SCORES_DTYPE.format(dtype=matrix.dtype))
+        if matrix.shape[1] != n_items:
+            raise ValueError(ERR_GROUPS_LENGTH.format(n_items=matrix.shape[1], got=n_items))
+        n_queries = matrix.shape[0]
+    else:
+        matrix = np.asarray(rankings)
+        if matrix.ndim != 2:
+            raise ValueError(ERR_RANKINGS_SHAPE.format(shape=matrix.shape))
+        if matrix.dtype.kind not in "iu":
+            raise ValueError(ERR_RANKINGS_DTYPE.format(dtype=matrix.dtype))
+        if matrix.shape[1] < k:
+            raise ValueError(ERR_RANKINGS_SHORT.format(width=matrix.shape[1], k=k))
+        n_queries = matrix.shape[0]
+    if query_names is not None:
+        query_index = pd.Index(list(query_names), name="query")
+    elif names_from_frame is not None:
+        query_index = pd.Index(names_from_frame, name="query")
+    else:
+        query_index = pd.RangeIndex(n_queries, name="query")
+    if len(query_index) != n_queries:
+        raise ValueError(ERR_QUERY_NAMES.format(n=n_queries, got=len(query_index)))
+    rows = _block_rows(n_items, k, len(names), block_size)
+    check_allocation(
+        float(rows) * (10 * n_items + 28 * k * len(names)) + 8.0 * n_queries * (len(names) + 3),
+        what=f"retrieval_bias on blocks of {rows} queries x {n_items} items",
+        advice="pass a smaller block_size.",
+    )
+    max_skew = np.empty(n_queries)
+    min_skew = np.empty(n_queries)
+    ndkl = np.empty(n_queries)
+    counts = np.empty((n_queries, len(names)), dtype=np.int64)
+    for start in range(0, n_queries, rows):
+        stop = min(n_queries, start + rows)
+        if scores is not None:
+            block = np.asarray(matrix[start:stop])
+            if block.dtype.kind == "f":
+                bad = np.isnan(block)
+                if bad.any():
+                    row, item = (int(v[0]) for v in np.nonzero(bad))
+                    raise ValueError(
+                        ERR_SCORES_NAN.format(
+                            query=query_index[start + row], row=start + row, item=item
+                        )
+                    )
+                del bad
+            top = top_k_items(block, k)
+            del block
+        else:
+            top = _checked_rankings(matrix[start:stop, :k], n_items, k, start)
+        stats = retrieval_statistics(top, codes, shares)
+        max_skew[start:stop] = stats["max_skew"]
+        min_skew[start:stop] = stats["min_skew"]
+        ndkl[start:stop] = stats["ndkl"]
+        counts[start:stop] = stats["counts"]
+    frame = pd.DataFrame(
+        {"max_skew": max_skew, "min_skew": min_skew, "ndkl": ndkl}, index=query_index
+    )
+    for j, g in enumerate(names):
+        frame[COUNT_PREFIX + str(g)] = counts[:, j]
+    group_index = pd.Index(names, name="group")
+    params: dict[str, Any] = {
+        "k": k,
+        "reference": kind,
+        "input": "scores" if scores is not None else "rankings",
+        "ties": "item index",
+        "n_boot": n_boot,
+    }
+    result = RetrievalBiasResult(
+        metric="retrieval_bias",
+        value=float(max_skew.mean()) if n_queries else float("nan"),
+        k=k,
+        by_query=frame,
+        mean_ndkl=float(ndkl.mean()) if n_queries else float("nan"),
+        mean_min_skew=float(min_skew.mean()) if n_queries else float("nan"),
+        pool_shares=pd.Series(pool, index=group_index, name="pool_share"),
+        reference_shares=pd.Series(shares, index=group_index, name="reference_share"),
+        reference=kind,
+        n=int(n_queries),
+        n_items=int(n_items),
+        params=params,
+    )
+    if n_boot is not None and n_queries:
+        if isinstance(random_state, (int, np.integer)):
+            params["random_state"] = int(random_state)
+        value_reps, ndkl_reps = _bootstrap_means([max_skew, ndkl], n_boot, random_state)
+        low, high, se = interval_from_replicates(value_reps, ci=level)
+        result.ci, result.ci_level, result.se, result.replicates = (low, high), level, se, value_reps
+        low, high, se = interval_from_replicates(ndkl_reps, ci=level)
+        result.ndkl_ci, result.ndkl_se, result.ndkl_replicates = (low, high), se, ndkl_reps
+    return result
+
+
+def _group_codes(labels: np.ndarray) -> tuple[list[Any], np.ndarray]:
+    """The groups (sorted when they can be; else in order of appearance) and each item's code."""
+    try:
+        found, codes = np.unique(labels, return_inverse=True)
+    except TypeError:
+        codes, uniques = pd.factorize(pd.Series(labels, dtype=object), sort=False)
+        return list(uniques), np.asarray(codes, dtype=np.int64)
+    return found.tolist(), np.asarray(codes, dtype=np.int64).reshape(-1)
+
+
+def _checked_rankings(block: Any, n_items: int, k: int, start: int) -> np.ndarray:
+    top = np.asarray(block, dtype=np.int64)
+    outside = (top < 0) | (top >= n_items)
+    if outside.any():
+        row, col = (int(v[0]) for v in np.nonzero(outside))
+        raise ValueError(
+            ERR_RANKINGS_RANGE.format(
+                row=start + row, got=int(top[row, col]), n_items=n_items, last=n_items - 1
+            )
+        )
+    ordered = np.sort(top, axis=1)
+    repeated = ordered[:, 1:] == ordered[:, :-1]
+    if repeated.any():
+        row, col = (int(v[0]) for v in np.nonzero(repeated))
+        raise ValueError(ERR_RANKINGS_REPEAT.format(row=start + row, item=int(ordered[row, col]), k=k))
+    return top
