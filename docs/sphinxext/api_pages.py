@@ -30,16 +30,20 @@ SECTIONS = {
 }
 OTHER = "Other"
 INTERSECTIONAL = "Intersectional groups and differential fairness"
+RETRIEVAL = "Ranked retrieval"
 # modules whose names go to a section of their own, whatever their room
 MODULE_SECTIONS = {
     "biasamp.inputs._intersect": INTERSECTIONAL,
     "biasamp.inputs._group_sizes": INTERSECTIONAL,
     "biasamp.metrics._differential_fairness": INTERSECTIONAL,
     "biasamp.results._differential_fairness": INTERSECTIONAL,
+    "biasamp.metrics._retrieval": RETRIEVAL,
+    "biasamp.results._retrieval": RETRIEVAL,
 }
 # reading order of the sections
 TITLES = list(dict.fromkeys(SECTIONS.values()))
 TITLES.insert(TITLES.index("Co-occurrence metrics") + 1, INTERSECTIONAL)
+TITLES.insert(TITLES.index(INTERSECTIONAL) + 1, RETRIEVAL)
 # optional submodules documented as a whole: (module, title, extra it needs)
 SUBMODULES = [
     ("biasamp.datasets", "Bundled data sets", None),

@@ -94,7 +94,16 @@ def _results() -> dict[str, Any]:
         n_boot=5,
         random_state=0,
     )
+    retrieval = biasamp.retrieval_bias(
+        scores=RNG.random((12, N)),
+        groups=G_TRAIN,
+        k=20,
+        reference={"man": 0.4, "woman": 0.4, "other": 0.2},
+        n_boot=5,
+        random_state=0,
+    )
     return {
+        "retrieval_bias": retrieval,
         "differential_fairness": fairness,
         "model_comparison": comparison,
         "caption_bias": caption_bias,

@@ -135,7 +135,7 @@ def retrieval_statistics(
     return {
         "max_skew": skew.max(axis=1),
         "min_skew": skew.min(axis=1),
-        "ndkl": kl @ ndkl_weights(k),
+        "ndkl": (kl * ndkl_weights(k)).sum(axis=1),  # not BLAS: the same sum in any block
         "counts": cumulative[:, -1, :].astype(np.int64),
     }
 
@@ -367,6 +367,16 @@ def retrieval_bias(
         position = {g: i for i, g in enumerate(listed)}
         codes = np.asarray([position[g] for g in names], dtype=np.int64)[codes]
         names = listed
+    elif isinstance(reference, (Mapping, pd.Series)):  # groups of the mapping with no item
+        extra = [g for g in reference.keys() if g not in names]
+        if extra:
+            try:
+                every = sorted([*names, *extra])
+            except TypeError:
+                every = [*names, *extra]
+            position = {g: i for i, g in enumerate(every)}
+            codes = np.asarray([position[g] for g in names], dtype=np.int64)[codes]
+            names = every
     codes = np.asarray(codes, dtype=np.int64).reshape(-1)
     pool = np.bincount(codes, minlength=len(names)) / n_items
     shares, kind = _reference_shares(reference, names, pool)
