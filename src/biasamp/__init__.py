@@ -11,7 +11,9 @@ Counts (additive, mergeable state)
     multi-attribute metrics).
 Single-attribute co-occurrence metrics
     :func:`bias_scores`, :func:`mals`, :func:`directional`, and the
-    ``*_from_counts`` forms.
+    ``*_from_counts`` forms; :func:`distribution_mals` (MALS of the posterior mass,
+    Jia et al. 2020) with :func:`distribution_counts` and
+    :func:`distribution_mals_from_counts`.
 Multi-attribute co-occurrence metrics
     :func:`multi_mals`, :func:`multi_directional` and their ``*_from_counts`` forms.
 Intersectional groups and differential fairness
@@ -69,6 +71,9 @@ from biasamp.metrics import (
     bias_scores,
     directional,
     directional_from_counts,
+    distribution_counts,
+    distribution_mals,
+    distribution_mals_from_counts,
     mals,
     mals_from_counts,
 )
@@ -167,6 +172,9 @@ __all__ = [
     "bias_scores",
     "directional",
     "directional_from_counts",
+    "distribution_counts",
+    "distribution_mals",
+    "distribution_mals_from_counts",
     "mals",
     "mals_from_counts",
     # multi-attribute

@@ -6,6 +6,8 @@ Single-attribute: :func:`bias_scores`, :func:`mals` (BiasAmp_MALS),
 :class:`CombinationSpace`). Intersectional: :func:`differential_fairness` and
 :func:`differential_fairness_amplification`. Each has a ``*_from_counts`` form.
 Ranked retrieval: :func:`retrieval_bias` (Skew@k, MaxSkew@k, MinSkew@k, NDKL).
+In distribution: :func:`distribution_mals` (MALS of the posterior mass), with
+:func:`distribution_counts` and :func:`distribution_mals_from_counts` for streams.
 """
 
 from biasamp.metrics._combination_space import CombinationSpace
@@ -16,6 +18,11 @@ from biasamp.metrics._differential_fairness import (
     differential_fairness_from_counts,
 )
 from biasamp.metrics._directional import directional, directional_from_counts
+from biasamp.metrics._distribution_mals import (
+    distribution_counts,
+    distribution_mals,
+    distribution_mals_from_counts,
+)
 from biasamp.metrics._mals import bias_scores, mals, mals_from_counts
 from biasamp.metrics._retrieval import retrieval_bias
 from biasamp.metrics._multi_attribute import (
@@ -35,6 +42,9 @@ __all__ = [
     "differential_fairness_from_counts",
     "directional",
     "directional_from_counts",
+    "distribution_counts",
+    "distribution_mals",
+    "distribution_mals_from_counts",
     "mals",
     "mals_from_counts",
     "multi_attribute",

@@ -283,7 +283,11 @@ class PairwiseResult(MetricResult):
     @property
     def name(self) -> str:
         """Display name, for example ``BiasAmp A->T``."""
-        labels = {"mals": "BiasAmp_MALS", "directional": "BiasAmp"}
+        labels = {
+            "mals": "BiasAmp_MALS",
+            "distribution_mals": "BiasAmp_MALS (distribution)",
+            "directional": "BiasAmp",
+        }
         base = labels.get(self.metric, self.metric)
         return f"{base} {self.direction}" if self.direction else base
 

@@ -130,7 +130,7 @@ def _delta_label(result: Any, column: str = "delta") -> str:
     if column != "delta":
         return column
     metric = getattr(result, "metric", None)
-    if metric in ("mals", "multi_mals"):
+    if metric in ("mals", "distribution_mals", "multi_mals"):
         return "bias-score difference (predicted − training)"
     if metric in ("directional", "multi_directional"):
         return "Δ (predicted − true conditional probability)"
