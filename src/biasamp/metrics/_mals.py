@@ -104,7 +104,9 @@ def mals_arrays(
     biased = is_biased(joint_train)
     delta = b_pred - b_train
     used = biased & def_pred
-    values = np.where(used, delta, 0.0)
+    # C order whatever the tables' layout (a transposed BLAS product is Fortran-ordered), so
+    # the sum below adds in one order: equal counts give a bit-identical value on every path
+    values = np.ascontiguousarray(np.where(used, delta, 0.0))
     n_tasks = joint_train.shape[-1]
     both = def_train & def_pred
     off = np.where(both, np.abs(delta), 0.0) > margin
