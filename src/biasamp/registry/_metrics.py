@@ -493,7 +493,8 @@ _CARDS: list[MetricCard] = [
             "among the top k results to its reference share (the pool's by default)."
         ),
         sign=(
-            "At least 0 when the reference is the pool; larger means the top k "
+            "At least 0 (some group always reaches its reference share in the top k); 0 "
+            "means every group has exactly its reference share, larger means the top k "
             "over-represent some group more. NDKL (also reported) is 0 for a ranking "
             "whose every prefix matches the reference."
         ),
