@@ -21,6 +21,7 @@ the five races.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -42,6 +43,7 @@ from biasamp import (
 )
 from biasamp.metrics._differential_fairness import (
     ERR_CONCENTRATION,
+    ERR_EMPTY_GROUPS,
     ERR_ONE_GROUP_PER_ROW,
     ERR_ONE_LABEL_PER_ROW,
 )
@@ -52,13 +54,20 @@ LABELS = [1, 1, 1, 0, 1, 0, 0, 0]
 QUIET = {"min_group_size": None}
 
 
-def brute_epsilon(groups, labels, weights=None, concentration=1.0, classes=None):
-    """Loop over every pair of groups and every class, from Foulds et al.'s formula."""
+def brute_epsilon(
+    groups, labels, weights=None, concentration=1.0, classes=None, keep_empty=False
+):
+    """Loop over every pair of groups and every class, from Foulds et al.'s formula
+    (``keep_empty``: a group whose rows all weigh 0 stays, as AIF360 keeps it)."""
     groups, labels = np.asarray(groups, dtype=object), np.asarray(labels, dtype=object)
     weights = np.ones(len(groups)) if weights is None else np.asarray(weights, dtype=float)
     classes = sorted(set(labels.tolist())) if classes is None else classes
     alpha = concentration / len(classes)
-    names = [g for g in sorted(set(groups.tolist())) if weights[groups == g].sum() > 0]
+    names = [
+        g
+        for g in sorted(set(groups.tolist()))
+        if weights[groups == g].sum() > 0 or (keep_empty and concentration > 0)
+    ]
     rate = {}
     for g in names:
         size = weights[groups == g].sum()
@@ -130,24 +139,78 @@ def test_amplification_is_the_difference_of_the_two_epsilons():
         st.tuples(
             st.sampled_from(["a", "b", "c", "d"]),
             st.sampled_from(["x", "y", "z"]),
-            st.integers(1, 4),
+            st.integers(0, 4),
         ),
         min_size=2,
         max_size=40,
     ),
     st.sampled_from([0.5, 1.0, 3.0]),
+    st.sampled_from(["drop", "smooth"]),
 )
-def test_matches_the_brute_force(rows, concentration):
+def test_matches_the_brute_force(rows, concentration, empty_groups):
     groups, labels, weights = (list(column) for column in zip(*rows, strict=True))
+    if not sum(weights):
+        weights[0] = 1
     result = differential_fairness(
         groups=groups,
         labels=labels,
         sample_weight=weights,
         concentration=concentration,
+        empty_groups=empty_groups,
         **QUIET,
     )
-    expected = brute_epsilon(groups, labels, weights, concentration)
+    expected = brute_epsilon(
+        groups, labels, weights, concentration, keep_empty=empty_groups == "smooth"
+    )
     assert result.value == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+def test_a_group_of_weight_zero_dropped_or_smoothed_as_aif360():
+    # concentration 1, classes 0 and 1 (each gets 1/2):
+    # a: three rows of class 1 -> P(0 | a) = (0 + .5) / (3 + 1) = 0.125, P(1 | a) = 0.875
+    # b: four rows of class 1  -> P(0 | b) = (0 + .5) / (4 + 1) = 0.1,   P(1 | b) = 0.9
+    # c: two rows of weight 0  -> dropped, or P(0 | c) = P(1 | c) = (0 + .5) / (0 + 1) = 0.5
+    # drop:   epsilon = max(log(.125 / .1), log(.9 / .875)) = log 1.25 = 0.223144
+    # smooth: epsilon = max(log(.5 / .1), log(.9 / .5), ...) = log 5 = 1.609438 (AIF360)
+    groups = ["a"] * 3 + ["b"] * 4 + ["c"] * 2
+    labels = [1] * 7 + [0, 1]
+    weights = [1] * 7 + [0, 0]
+    kw = dict(groups=groups, labels=labels, sample_weight=weights, **QUIET)
+    dropped = differential_fairness(**kw)
+    assert dropped.value == pytest.approx(math.log(1.25), rel=1e-12)
+    assert list(dropped.group_sizes.index) == ["a", "b"]
+    smoothed = differential_fairness(**kw, empty_groups="smooth")
+    assert smoothed.value == pytest.approx(math.log(5), rel=1e-12)
+    assert list(smoothed.group_sizes.index) == ["a", "b", "c"]
+    rates = smoothed.rates.set_index(["group", "label"])["rate_labels"]
+    assert rates[("c", 0)] == rates[("c", 1)] == 0.5
+    assert smoothed.params["empty_groups"] == "smooth" and dropped.params["empty_groups"] == "drop"
+    # the same from counts, and for the amplification: predictions all class 1 except c's
+    table = CountTable.from_arrays(groups=groups, tasks=labels, sample_weight=weights)
+    from_counts = differential_fairness_from_counts(table, empty_groups="smooth", **QUIET)
+    assert from_counts.value == smoothed.value
+    assert differential_fairness_from_counts(table, **QUIET).value == dropped.value
+    amplified = differential_fairness_amplification(
+        **kw, labels_pred=[1] * 9, empty_groups="smooth"
+    )
+    # predictions: a P(0) = .125, b P(0) = .1, c 0.5 -> epsilon_pred = log 5 as well: 0
+    assert amplified.epsilon_pred == pytest.approx(math.log(5)) and amplified.value == 0.0
+    # a group named in group_names that no row has: kept at 1/K by "smooth" only
+    named = dict(
+        groups=["a"] * 3 + ["b"] * 4, labels=[1] * 7, group_names=["a", "b", "c"], label_names=[0, 1]
+    )
+    assert differential_fairness(**named, **QUIET).value == pytest.approx(math.log(1.25))
+    assert differential_fairness(**named, empty_groups="smooth", **QUIET).value == (
+        pytest.approx(math.log(5))
+    )
+    # concentration 0: a weightless group has no rate in either mode
+    zero = differential_fairness(**kw, concentration=0.0, empty_groups="smooth")
+    assert list(zero.group_sizes.index) == ["a", "b"]
+    # the bootstrap keeps c at 1/2 in every replicate: epsilon >= log(.5 / P(0 | b)) > 0
+    boot = differential_fairness(**kw, empty_groups="smooth", n_boot=30, random_state=0)
+    assert boot.ci[0] > 0.5 and np.isfinite(boot.replicates).all()
+    with pytest.raises(ValueError, match=re.escape(ERR_EMPTY_GROUPS.format(got="keep"))):
+        differential_fairness(**kw, empty_groups="keep")
 
 
 def _adult_test() -> pd.DataFrame:

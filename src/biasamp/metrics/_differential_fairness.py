@@ -14,10 +14,14 @@ on the same rows and groups (Foulds et al., section 6; AIF360's
 
 Choices (see ``docs/intersectional.md``):
 
-* **Groups**: the groups that occur (weight > 0) in the rows counted, as AIF360
-  (``np.unique`` of the protected attributes); a group with no row has no rate.
-  Groups from :func:`biasamp.intersect` also list the intersections that never
-  occur.
+* **Groups** (``empty_groups``): by default (``"drop"``) the groups with a
+  positive weight in the rows counted; a group with no weight has no data and no
+  rate. ``"smooth"`` keeps every group of the label space (every group some row
+  has, whatever its weight, and every group named in ``group_names``) and gives
+  a group of weight 0 the smoothed rate ``1/K`` of every class, as AIF360 does
+  for a group whose rows all have weight 0 (AIF360's groups are ``np.unique`` of
+  the protected attributes, weights aside). Groups from :func:`biasamp.intersect`
+  also list the intersections that never occur.
 * **Classes**: every class of the label space (the labels' classes, or
   ``label_names``), K of them; binary labels give both classes, the positive and
   the negative rate, as AIF360's ``pos_ratio`` and ``neg_ratio``.
@@ -65,6 +69,13 @@ ERR_ONE_GROUP_PER_ROW = (
 )
 ERR_TABLE_ROLES = "{what}: the count table needs the roles {need}; it has {have}."
 ERR_NO_GROUPS = "groups: no group has a positive weight; differential fairness is undefined."
+ERR_EMPTY_GROUPS = "empty_groups: expected 'drop' or 'smooth', got {got!r}."
+
+
+def _check_empty_groups(empty_groups: Any) -> str:
+    if empty_groups not in ("drop", "smooth"):
+        raise ValueError(ERR_EMPTY_GROUPS.format(got=empty_groups))
+    return str(empty_groups)
 
 _SPLIT = "evaluation"
 # the count table's role names, as this module's arguments call them
@@ -83,7 +94,7 @@ def _check_concentration(concentration: Any) -> float:
 
 
 def differential_fairness_arrays(
-    counts: np.ndarray, sizes: np.ndarray, *, concentration: float
+    counts: np.ndarray, sizes: np.ndarray, *, concentration: float, keep_empty: bool = False
 ) -> dict[str, np.ndarray]:
     """Smoothed rates, log-rates and epsilon from counts (batched over leading axes).
 
@@ -92,9 +103,13 @@ def differential_fairness_arrays(
     counts : ndarray of shape (..., |G|, K)
         Weighted count of each class in each group.
     sizes : ndarray of shape (..., |G|)
-        Weighted size of each group; groups of size 0 leave the maximum.
+        Weighted size of each group; groups of size 0 leave the maximum, unless
+        ``keep_empty``.
     concentration : float
         Dirichlet concentration; each class gets ``concentration / K``.
+    keep_empty : bool, default False
+        Keep groups of size 0 with their smoothed rate ``1/K`` (``empty_groups="smooth"``);
+        with ``concentration=0`` their rate is undefined and they leave the maximum.
 
     Returns
     -------
@@ -116,6 +131,8 @@ def differential_fairness_arrays(
     """
     k = counts.shape[-1]
     present = sizes > 0
+    if keep_empty and concentration > 0:
+        present = np.ones_like(present)
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = (counts + concentration / k) / (sizes[..., None] + concentration)
         log_rate = np.where(present[..., None], np.log(rate), np.nan)
@@ -151,18 +168,25 @@ def _evaluate(
     params: dict[str, Any],
     replicates: CountTable | None = None,
     stacklevel: int = 4,
+    empty_groups: str = "drop",
 ) -> DifferentialFairnessResult:
     sizes_all = np.asarray(table.totals["groups"], dtype=np.float64)
     present = sizes_all > 0
     if not present.any():
         raise ValueError(ERR_NO_GROUPS)
+    keep_empty = empty_groups == "smooth" and concentration > 0
+    if keep_empty:  # every group of the label space, a weightless one at rate 1/K
+        present = np.ones_like(present)
+    params["empty_groups"] = empty_groups
     groups = [g for g, keep in zip(table.group_names, present, strict=True) if keep]
     sizes = sizes_all[present]
     sources = {"labels": table.joint[("groups", "tasks")][present]}
     if pred:
         sources["pred"] = table.joint[("groups", "tasks_pred")][present]
     arrays = {
-        s: differential_fairness_arrays(c, sizes, concentration=concentration)
+        s: differential_fairness_arrays(
+            c, sizes, concentration=concentration, keep_empty=keep_empty
+        )
         for s, c in sources.items()
     }
     classes = tuple(table.task_names)
@@ -179,7 +203,8 @@ def _evaluate(
     group_sizes, small = check_group_sizes(
         {_SPLIT: table}, min_group_size=min_group_size, stacklevel=stacklevel + 1
     )
-    group_sizes = group_sizes[group_sizes[_SPLIT] > 0]
+    if not keep_empty:
+        group_sizes = group_sizes[group_sizes[_SPLIT] > 0]
     eps_labels = float(arrays["labels"]["epsilon"])
     eps_pred = float(arrays["pred"]["epsilon"]) if pred else None
     value = eps_pred - eps_labels if eps_pred is not None else eps_labels
@@ -206,7 +231,9 @@ def _evaluate(
         params=params,
     )
     if replicates is not None:
-        _add_interval(result, replicates, present=present, pred=pred, ci=ci)
+        _add_interval(
+            result, replicates, present=present, pred=pred, ci=ci, keep_empty=keep_empty
+        )
     return result
 
 
@@ -217,6 +244,7 @@ def _add_interval(
     present: np.ndarray,
     pred: bool,
     ci: float,
+    keep_empty: bool = False,
 ) -> None:
     sizes = np.asarray(replicates.totals["groups"], dtype=np.float64)[..., present]
     eps = {
@@ -224,6 +252,7 @@ def _add_interval(
             replicates.joint[("groups", role)][..., present, :],
             sizes,
             concentration=result.concentration,
+            keep_empty=keep_empty,
         )["epsilon"]
         for s, role in (("labels", "tasks"), ("pred", "tasks_pred"))
         if s == "labels" or pred
@@ -317,9 +346,11 @@ def _compute(
     random_state: Any,
     bootstrap: str,
     progress: bool,
+    empty_groups: str = "drop",
 ) -> DifferentialFairnessResult:
     alpha = _check_concentration(concentration)
     limit = check_min_group_size(min_group_size)
+    empty_groups = _check_empty_groups(empty_groups)
     if n_boot is not None:
         check_bootstrap_args(
             n_boot=n_boot, ci=ci, bootstrap=bootstrap, resample_train=False, progress=progress
@@ -361,6 +392,7 @@ def _compute(
         params=params,
         replicates=replicates,
         stacklevel=5,
+        empty_groups=empty_groups,
     )
 
 
@@ -378,6 +410,7 @@ def differential_fairness(
     random_state: Any = None,
     bootstrap: str = "poisson",
     progress: bool = False,
+    empty_groups: str = "drop",
 ) -> DifferentialFairnessResult:
     """Smoothed empirical differential fairness, epsilon (Foulds et al., ICDE 2020).
 
@@ -410,6 +443,11 @@ def differential_fairness(
         Seed of the bootstrap.
     bootstrap : {"poisson", "multinomial"}, default "poisson"
     progress : bool, default False
+    empty_groups : {"drop", "smooth"}, default "drop"
+        A group whose rows all have weight 0 (or a group named in ``group_names``
+        that no row has): ``"drop"`` leaves it out (it has no data);
+        ``"smooth"`` keeps it with the smoothed rate ``1/K`` of every class, as
+        AIF360 does (with ``concentration=0`` it has no rate and is left out).
 
     Returns
     -------
@@ -439,6 +477,7 @@ def differential_fairness(
         random_state=random_state,
         bootstrap=bootstrap,
         progress=progress,
+        empty_groups=empty_groups,
     )
 
 
@@ -457,6 +496,7 @@ def differential_fairness_amplification(
     random_state: Any = None,
     bootstrap: str = "poisson",
     progress: bool = False,
+    empty_groups: str = "drop",
 ) -> DifferentialFairnessResult:
     """Differential-fairness bias amplification: epsilon(labels_pred) - epsilon(labels).
 
@@ -476,6 +516,8 @@ def differential_fairness_amplification(
     n_boot, ci, random_state, bootstrap, progress
         Bootstrap of the rows: an interval for the amplification (``ci``) and
         for each epsilon (``ci_labels``, ``ci_pred``).
+    empty_groups : {"drop", "smooth"}, default "drop"
+        As :func:`differential_fairness`.
 
     Returns
     -------
@@ -506,6 +548,7 @@ def differential_fairness_amplification(
         random_state=random_state,
         bootstrap=bootstrap,
         progress=progress,
+        empty_groups=empty_groups,
     )
 
 
@@ -515,12 +558,15 @@ def differential_fairness_from_counts(
     concentration: float = 1.0,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     ci: float = 0.95,
+    empty_groups: str = "drop",
 ) -> DifferentialFairnessResult:
     """:func:`differential_fairness` from a count table (streamed, merged, or from an engine).
 
     ``table`` needs ``groups`` (one group per row) and ``tasks`` (the labels,
     one class per row). A table grown with an online bootstrap
-    (``CountTable.empty(..., n_boot=...)``) gives the interval too.
+    (``CountTable.empty(..., n_boot=...)``) gives the interval too. With
+    ``empty_groups="smooth"`` every group of ``table.group_names`` is kept (a
+    group of weight 0 at rate ``1/K``).
 
     Examples
     --------
@@ -540,6 +586,7 @@ def differential_fairness_from_counts(
         ci=ci,
         params={"concentration": float(concentration), "from_counts": True},
         replicates=table.replicates,
+        empty_groups=_check_empty_groups(empty_groups),
     )
 
 
@@ -549,6 +596,7 @@ def differential_fairness_amplification_from_counts(
     concentration: float = 1.0,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     ci: float = 0.95,
+    empty_groups: str = "drop",
 ) -> DifferentialFairnessResult:
     """:func:`differential_fairness_amplification` from a count table.
 
@@ -574,4 +622,5 @@ def differential_fairness_amplification_from_counts(
         ci=ci,
         params={"concentration": float(concentration), "from_counts": True},
         replicates=table.replicates,
+        empty_groups=_check_empty_groups(empty_groups),
     )
