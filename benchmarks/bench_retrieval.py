@@ -143,8 +143,12 @@ def main() -> None:
     assert np.array_equal(frame["min_skew"].to_numpy(), base[:, 1])
     assert np.allclose(frame["ndkl"].to_numpy(), base[:, 2], rtol=0, atol=1e-12)
     scale = args.queries / n_base
-    size = f"{args.queries:,} x {args.items:,} float32 ({scores.nbytes / 2**30:.1f} GiB), k={args.k}"
-    print(f"| implementation | time (s) | numpy peak, tracemalloc (MiB) | RssAnon peak above start (MiB) |")
+    size = (
+        f"{args.queries:,} x {args.items:,} float32 ({scores.nbytes / 2**30:.1f} GiB), k={args.k}"
+    )
+    print(
+        "| implementation | time (s) | numpy peak, tracemalloc (MiB) | RssAnon peak above start (MiB) |"
+    )
     print("|---|---|---|---|")
     print(f"| biasamp.retrieval_bias ({size}) | {seconds:.1f} | {traced:.0f} | {anon:.0f} |")
     note = "" if n_base == args.queries else f" (run on {n_base} queries, x{scale:g})"

@@ -54,9 +54,7 @@ LABELS = [1, 1, 1, 0, 1, 0, 0, 0]
 QUIET = {"min_group_size": None}
 
 
-def brute_epsilon(
-    groups, labels, weights=None, concentration=1.0, classes=None, keep_empty=False
-):
+def brute_epsilon(groups, labels, weights=None, concentration=1.0, classes=None, keep_empty=False):
     """Loop over every pair of groups and every class, from Foulds et al.'s formula
     (``keep_empty``: a group whose rows all weigh 0 stays, as AIF360 keeps it)."""
     groups, labels = np.asarray(groups, dtype=object), np.asarray(labels, dtype=object)
@@ -197,7 +195,10 @@ def test_a_group_of_weight_zero_dropped_or_smoothed_as_aif360():
     assert amplified.epsilon_pred == pytest.approx(math.log(5)) and amplified.value == 0.0
     # a group named in group_names that no row has: kept at 1/K by "smooth" only
     named = dict(
-        groups=["a"] * 3 + ["b"] * 4, labels=[1] * 7, group_names=["a", "b", "c"], label_names=[0, 1]
+        groups=["a"] * 3 + ["b"] * 4,
+        labels=[1] * 7,
+        group_names=["a", "b", "c"],
+        label_names=[0, 1],
     )
     assert differential_fairness(**named, **QUIET).value == pytest.approx(math.log(1.25))
     assert differential_fairness(**named, empty_groups="smooth", **QUIET).value == (

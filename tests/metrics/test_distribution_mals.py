@@ -31,7 +31,7 @@ def independent(joint_proba, groups_train, tasks_train, margin=0.05):
     proba = np.asarray(joint_proba, dtype=float)
     total, violations = 0.0, 0
     for t_i, t in enumerate(tasks):
-        rows = [g for g, task in zip(groups_train, tasks_train) if task == t]
+        rows = [g for g, task in zip(groups_train, tasks_train, strict=True) if task == t]
         mass_t = sum(proba[i, t_i, g_i] for i in range(len(proba)) for g_i in range(len(groups)))
         off = False
         for g_i, g in enumerate(groups):
@@ -127,20 +127,30 @@ def one_hot(groups_pred, tasks_pred, group_names, task_names):
 )
 def test_one_hot_posteriors_equal_mals_exactly(n_train, n, multilabel, weighted, margin, data):
     group_names, task_names = ["m", "w", "x"], ["a", "b", "c", "d"]
-    groups_train = data.draw(st.lists(st.sampled_from(group_names), min_size=n_train, max_size=n_train))
+    groups_train = data.draw(
+        st.lists(st.sampled_from(group_names), min_size=n_train, max_size=n_train)
+    )
     groups_pred = data.draw(st.lists(st.sampled_from(group_names), min_size=n, max_size=n))
     if multilabel:
+
         def matrix(rows):
             return np.array(
-                data.draw(st.lists(st.lists(st.integers(0, 1), min_size=4, max_size=4),
-                                   min_size=rows, max_size=rows))
+                data.draw(
+                    st.lists(
+                        st.lists(st.integers(0, 1), min_size=4, max_size=4),
+                        min_size=rows,
+                        max_size=rows,
+                    )
+                )
             )
 
         tasks_train = pd.DataFrame(matrix(n_train), columns=task_names)
         tasks_pred = pd.DataFrame(matrix(n), columns=task_names)
         pred_values = tasks_pred.to_numpy()
     else:
-        tasks_train = data.draw(st.lists(st.sampled_from(task_names), min_size=n_train, max_size=n_train))
+        tasks_train = data.draw(
+            st.lists(st.sampled_from(task_names), min_size=n_train, max_size=n_train)
+        )
         tasks_pred = data.draw(st.lists(st.sampled_from(task_names), min_size=n, max_size=n))
         pred_values = tasks_pred
     weights = (
@@ -178,10 +188,16 @@ def test_one_hot_bootstrap_equals_mals_bootstrap():
     n = 300
     gt, tt = rng.choice(["m", "w"], n, p=[0.6, 0.4]), rng.choice(["a", "b", "c"], n)
     gp, tp = rng.choice(["m", "w"], n), rng.choice(["a", "b", "c"], n)
-    expected = mals(groups_train=gt, tasks_train=tt, groups_pred=gp, tasks_pred=tp,
-                    n_boot=60, random_state=3)
-    got = distribution_mals(joint_proba=one_hot(gp, tp, ["m", "w"], ["a", "b", "c"]),
-                            groups_train=gt, tasks_train=tt, n_boot=60, random_state=3)
+    expected = mals(
+        groups_train=gt, tasks_train=tt, groups_pred=gp, tasks_pred=tp, n_boot=60, random_state=3
+    )
+    got = distribution_mals(
+        joint_proba=one_hot(gp, tp, ["m", "w"], ["a", "b", "c"]),
+        groups_train=gt,
+        tasks_train=tt,
+        n_boot=60,
+        random_state=3,
+    )
     np.testing.assert_array_equal(got.replicates, expected.replicates)
     assert got.ci == expected.ci and got.se == expected.se
     pd.testing.assert_frame_equal(got.by_pair, expected.by_pair, check_exact=True)
@@ -193,9 +209,9 @@ def test_one_hot_bootstrap_equals_mals_bootstrap():
 def test_equals_an_independent_computation(n, data, margin):
     groups_train = ["m", "m", "w", "w", "w", "x", "m", "w", "x", "x"]
     tasks_train = ["a", "b", "a", "b", "c", "c", "a", "a", "b", "c"]
-    raw = np.array(
-        data.draw(st.lists(st.floats(0, 1), min_size=n * 9, max_size=n * 9))
-    ).reshape(n, 3, 3)
+    raw = np.array(data.draw(st.lists(st.floats(0, 1), min_size=n * 9, max_size=n * 9))).reshape(
+        n, 3, 3
+    )
     total = raw.sum(axis=(1, 2), keepdims=True)
     proba = np.divide(raw, total, out=np.zeros_like(raw), where=total > 0)
     value, violations = independent(proba, groups_train, tasks_train, margin)
@@ -225,25 +241,35 @@ def test_chunked_counts_equal_one_shot_with_the_bootstrap():
         distribution_counts(
             proba[a:b], sample_weight=weights[a:b], n_boot=40, random_state=9, row_offset=a, **names
         )
-        for a, b in zip(bounds[:-1], bounds[1:])
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
     ]
     streamed = sum(chunks)
     key = ("groups_pred", "tasks_pred")
     np.testing.assert_allclose(streamed.joint[key], whole.joint[key], rtol=1e-13)
-    np.testing.assert_allclose(streamed.replicates.joint[key], whole.replicates.joint[key], rtol=1e-13)
+    np.testing.assert_allclose(
+        streamed.replicates.joint[key], whole.replicates.joint[key], rtol=1e-13
+    )
     one_shot = distribution_mals(
-        joint_proba=proba, groups_train=gt, tasks_train=tt, sample_weight=weights,
-        n_boot=40, random_state=9, min_group_size=None,
+        joint_proba=proba,
+        groups_train=gt,
+        tasks_train=tt,
+        sample_weight=weights,
+        n_boot=40,
+        random_state=9,
+        min_group_size=None,
     )
     from_chunks = distribution_mals_from_counts(train, streamed, min_group_size=None)
     assert from_chunks.value == pytest.approx(one_shot.value, abs=1e-14)
     np.testing.assert_allclose(from_chunks.replicates, one_shot.replicates, rtol=0, atol=1e-13)
     assert from_chunks.ci == pytest.approx(one_shot.ci, abs=1e-13)
     # one-hot chunks: integer masses, so the sums are exact in any order
-    labels = one_hot(rng.choice(["m", "w"], n), rng.choice(["a", "b", "c"], n), ["m", "w"],
-                     ["a", "b", "c"])
-    exact = sum(distribution_counts(labels[a:b], row_offset=a, **names)
-                for a, b in zip(bounds[:-1], bounds[1:]))
+    labels = one_hot(
+        rng.choice(["m", "w"], n), rng.choice(["a", "b", "c"], n), ["m", "w"], ["a", "b", "c"]
+    )
+    exact = sum(
+        distribution_counts(labels[a:b], row_offset=a, **names)
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+    )
     assert np.array_equal(exact.joint[key], distribution_counts(labels, **names).joint[key])
 
 
@@ -251,8 +277,12 @@ def test_chunked_counts_equal_one_shot_with_the_bootstrap():
 def test_save_load_and_compare(tmp_path):
     proba = np.random.default_rng(1).dirichlet(np.ones(4), 40).reshape(40, 2, 2)
     result = distribution_mals(
-        joint_proba=proba, groups_train=["m", "w", "w"], tasks_train=["a", "b", "a"],
-        n_boot=20, random_state=0, min_group_size=None,
+        joint_proba=proba,
+        groups_train=["m", "w", "w"],
+        tasks_train=["a", "b", "a"],
+        n_boot=20,
+        random_state=0,
+        min_group_size=None,
     )
     again = biasamp.load_result(result.save(tmp_path / "d.json"))
     assert again == result and again.name == "BiasAmp_MALS (distribution)"
@@ -286,8 +316,9 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match=re.escape(ERR_MALS_TRAIN)):
         distribution_mals(joint_proba=np.zeros((1, 2, 2)))
     with pytest.raises(ValueError, match=re.escape(ERR_ROW_OFFSET.format(got=-1))):
-        distribution_counts(np.zeros((1, 2, 2)), task_names=["a", "b"], group_names=["m", "w"],
-                            row_offset=-1)
+        distribution_counts(
+            np.zeros((1, 2, 2)), task_names=["a", "b"], group_names=["m", "w"], row_offset=-1
+        )
     train = CountTable.from_arrays(groups=["m", "w"], tasks=["a", "b"])
     with pytest.raises(ValueError, match=re.escape(ERR_PREDICTIONS)):
         distribution_mals_from_counts(train, train)

@@ -59,9 +59,7 @@ def brute_force(scores, groups, k, reference="pool"):
             ndkl_sum += weight * kl
             z += weight
         top = [groups[j] for j in order]
-        skews = [
-            math.log(top.count(g) / k / ref[g]) if top.count(g) else -math.inf for g in names
-        ]
+        skews = [math.log(top.count(g) / k / ref[g]) if top.count(g) else -math.inf for g in names]
         out.append((max(skews), min(skews), ndkl_sum / z, [top.count(g) for g in names]))
     return names, out
 
@@ -122,7 +120,9 @@ def test_hand_worked_three_groups_pool_and_uniform():
     # NDKL = (0.693147 + 0.218664 + 0.028317) / 2.130930 = 0.940128 / 2.130930 = 0.441182
     kl = [LN2, 0.5 * LN2, math.log(2 / 3) / 3 + 2 * math.log(4 / 3) / 3]
     weights = [1, 1 / math.log2(3), 0.5]
-    assert row["ndkl"] == pytest.approx(sum(w * v for w, v in zip(weights, kl)) / sum(weights))
+    assert row["ndkl"] == pytest.approx(
+        sum(w * v for w, v in zip(weights, kl, strict=True)) / sum(weights)
+    )
     assert row["ndkl"] == pytest.approx(0.441182, abs=1e-6)
     # uniform reference: every top-3 share is 1/3, so Skew = 0 for all and
     # KL(top 1) = ln 3, KL(top 2) = 2 * 0.5 ln(1.5) = ln 1.5, KL(top 3) = 0:
@@ -276,8 +276,9 @@ def test_query_names_and_frames():
     assert result.by_query.index.name == "query"
     # "a dog": img1 (m): Skew(m) = ln(1 / (1/3)) = ln 3; "a doctor": img2 (w): ln(1 / (2/3))
     assert result.by_query["max_skew"].tolist() == pytest.approx([math.log(3), math.log(1.5)])
-    named = retrieval_bias(scores=scores.to_numpy(), groups=["m", "w", "w"], k=1,
-                           query_names=["q1", "q2"])
+    named = retrieval_bias(
+        scores=scores.to_numpy(), groups=["m", "w", "w"], k=1, query_names=["q1", "q2"]
+    )
     assert named.by_query.index.tolist() == ["q1", "q2"]
     assert named.by_query["max_skew"].tolist() == result.by_query["max_skew"].tolist()
 
@@ -317,9 +318,7 @@ def test_bad_input_is_refused_with_a_clear_error():
         retrieval_bias(scores=[[1, 2]], groups=groups, k=1)
     with pytest.raises(ValueError, match=re.escape(ERR_GROUPS_MISSING.format(item=1, got=None))):
         retrieval_bias(scores=[[1, 2, 3]], groups=["a", None, "b"], k=1)
-    with pytest.raises(
-        ValueError, match=re.escape(ERR_SCORES_NAN.format(query=1, row=1, item=2))
-    ):
+    with pytest.raises(ValueError, match=re.escape(ERR_SCORES_NAN.format(query=1, row=1, item=2))):
         retrieval_bias(scores=[[1, 2, 3], [1, 2, np.nan]], groups=groups, k=1)
     with pytest.raises(
         ValueError,
@@ -330,9 +329,7 @@ def test_bad_input_is_refused_with_a_clear_error():
         retrieval_bias(rankings=[[0, 1], [2, 2]], groups=groups, k=2)
     with pytest.raises(ValueError, match=re.escape(ERR_REFERENCE_MISSING.format(missing=["b"]))):
         retrieval_bias(scores=[[1, 2, 3]], groups=groups, k=1, reference={"a": 1.0})
-    with pytest.raises(
-        ValueError, match=re.escape(ERR_REFERENCE_SHARE.format(group="b", got=0.0))
-    ):
+    with pytest.raises(ValueError, match=re.escape(ERR_REFERENCE_SHARE.format(group="b", got=0.0))):
         retrieval_bias(scores=[[1, 2, 3]], groups=groups, k=1, reference={"a": 1.0, "b": 0.0})
     with pytest.raises(ValueError, match=re.escape(ERR_REFERENCE_SUM.format(got=0.9))):
         retrieval_bias(scores=[[1, 2, 3]], groups=groups, k=1, reference={"a": 0.5, "b": 0.4})

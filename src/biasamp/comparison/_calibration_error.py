@@ -113,8 +113,16 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
     Examples
     --------
     >>> from biasamp import calibration_error
-    >>> calibration_error([1, 0, 1, 1], [0.9, 0.2, 0.6, 0.8], n_bins=5)
+    >>> round(calibration_error([1, 0, 1, 1], [0.9, 0.2, 0.6, 0.8], n_bins=5), 4)
     0.225
+
+    One binary problem, two questions: the calibration of ``p`` (shape (n,)) and of
+    the top label (shape (n, 2), true class indices), as in torchmetrics:
+
+    >>> round(calibration_error([1, 1], [0.3, 0.7], n_bins=5), 4)  # gaps 0.7 and 0.3
+    0.5
+    >>> round(calibration_error([1, 1], [[0.7, 0.3], [0.3, 0.7]], n_bins=5), 4)  # one bin
+    0.2
     """
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
         raise ValueError(ERR_BINS.format(got=n_bins))

@@ -24,7 +24,6 @@ from biasamp.metrics._distribution_mals import (
     distribution_mals_from_counts,
 )
 from biasamp.metrics._mals import bias_scores, mals, mals_from_counts
-from biasamp.metrics._retrieval import retrieval_bias
 from biasamp.metrics._multi_attribute import (
     multi_attribute,
     multi_directional,
@@ -32,6 +31,7 @@ from biasamp.metrics._multi_attribute import (
     multi_mals,
     multi_mals_from_counts,
 )
+from biasamp.metrics._retrieval import retrieval_bias
 
 __all__ = [
     "CombinationSpace",

@@ -77,6 +77,7 @@ def _check_empty_groups(empty_groups: Any) -> str:
         raise ValueError(ERR_EMPTY_GROUPS.format(got=empty_groups))
     return str(empty_groups)
 
+
 _SPLIT = "evaluation"
 # the count table's role names, as this module's arguments call them
 _ARGUMENTS = {"tasks_pred": "labels_pred", "tasks": "labels", "task_names": "label_names"}
@@ -231,9 +232,7 @@ def _evaluate(
         params=params,
     )
     if replicates is not None:
-        _add_interval(
-            result, replicates, present=present, pred=pred, ci=ci, keep_empty=keep_empty
-        )
+        _add_interval(result, replicates, present=present, pred=pred, ci=ci, keep_empty=keep_empty)
     return result
 
 

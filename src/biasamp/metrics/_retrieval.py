@@ -61,7 +61,9 @@ ERR_GROUPS_EMPTY = "groups: expected a 1-D array with at least one item."
 ERR_GROUPS_ALIGN = "groups: the items {missing} of scores' columns have no group."
 ERR_K = "k: expected an integer in 1 .. {n_items} (the number of items), got {got!r}."
 ERR_REFERENCE = "reference: expected 'pool', 'uniform' or a mapping group -> share, got {got!r}."
-ERR_REFERENCE_SHARE = "reference: the share of group {group!r} must be a positive number, got {got!r}."
+ERR_REFERENCE_SHARE = (
+    "reference: the share of group {group!r} must be a positive number, got {got!r}."
+)
 ERR_REFERENCE_MISSING = "reference: no share for the group(s) {missing} of groups."
 ERR_REFERENCE_SUM = "reference: the shares must sum to 1, they sum to {got!r}."
 ERR_GROUP_NAMES = "group_names: the group(s) {missing} of groups are not listed."
@@ -192,9 +194,7 @@ def _group_labels(groups: Any, items: pd.Index | None) -> np.ndarray:
     return values
 
 
-def _reference_shares(
-    reference: Any, names: list[Any], pool: np.ndarray
-) -> tuple[np.ndarray, str]:
+def _reference_shares(reference: Any, names: list[Any], pool: np.ndarray) -> tuple[np.ndarray, str]:
     if isinstance(reference, str):
         if reference == "pool":
             if (pool == 0).any():
@@ -477,7 +477,12 @@ def retrieval_bias(
             params["random_state"] = int(random_state)
         value_reps, ndkl_reps = _bootstrap_means([max_skew, ndkl], n_boot, random_state)
         low, high, se = interval_from_replicates(value_reps, ci=level)
-        result.ci, result.ci_level, result.se, result.replicates = (low, high), level, se, value_reps
+        result.ci, result.ci_level, result.se, result.replicates = (
+            (low, high),
+            level,
+            se,
+            value_reps,
+        )
         low, high, se = interval_from_replicates(ndkl_reps, ci=level)
         result.ndkl_ci, result.ndkl_se, result.ndkl_replicates = (low, high), se, ndkl_reps
     return result
@@ -507,5 +512,7 @@ def _checked_rankings(block: Any, n_items: int, k: int, start: int) -> np.ndarra
     repeated = ordered[:, 1:] == ordered[:, :-1]
     if repeated.any():
         row, col = (int(v[0]) for v in np.nonzero(repeated))
-        raise ValueError(ERR_RANKINGS_REPEAT.format(row=start + row, item=int(ordered[row, col]), k=k))
+        raise ValueError(
+            ERR_RANKINGS_REPEAT.format(row=start + row, item=int(ordered[row, col]), k=k)
+        )
     return top

@@ -324,9 +324,7 @@ def _retrieval_section(key: str, result: Any, *, image_format: str) -> str:
         + ("" if len(shown) == len(frame) else f" of {len(frame)}")
         + ".</p>"
     )
-    parts.append(
-        "<h4>By query</h4>" + note + _table(["query", *columns], body)
-    )
+    parts.append("<h4>By query</h4>" + note + _table(["query", *columns], body))
     return "\n".join(parts)
 
 
