@@ -140,6 +140,13 @@ def test_equals_torchmetrics_on_bin_edges(n_bins, data, single):
         assert calibration_error(y, values, n_bins=n_bins, norm="max") == pytest.approx(
             tm_max.item(), abs=1e-6 if dtype == np.float32 else 1e-12
         )
+    # Python lists: torch.tensor makes them float32, and biasamp bins them as such
+    expected = binary_calibration_error(
+        torch.tensor(p.tolist()), torch.tensor(y.tolist()), n_bins=n_bins
+    )
+    assert calibration_error(y.tolist(), p.tolist(), n_bins=n_bins) == pytest.approx(
+        expected.item(), abs=1e-6
+    )
     if single:
         return
     # multiclass (3 classes): the top probability on an edge k/M >= 1/2, the rest split evenly

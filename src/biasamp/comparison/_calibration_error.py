@@ -63,6 +63,15 @@ def bin_of(confidence: np.ndarray, n_bins: int, dtype: Any) -> np.ndarray:
     return np.searchsorted(edges, confidence.astype(dtype), side="right") - 1
 
 
+def torch_precision(y_prob: Any) -> Any:
+    """The float type ``torch.tensor(y_prob)`` would have, which torchmetrics' binary ECE
+    compares bin edges in: float64 for float64 arrays, tensors and Series; float32 for
+    other arrays and for Python lists and tuples (torch's default dtype)."""
+    if not hasattr(y_prob, "dtype"):
+        return np.float32
+    return np.float64 if np.asarray(y_prob).dtype == np.float64 else np.float32
+
+
 def _first_bad(mask: np.ndarray) -> int:
     return int(np.flatnonzero(np.asarray(mask).reshape(mask.shape[0], -1).any(axis=1))[0])
 
@@ -84,7 +93,9 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
     * **binary**: ``y_prob`` of shape (n,), the probability of the positive class;
       confidence = ``y_prob``, accuracy = the share of positives, as
       ``torchmetrics``' ``binary_calibration_error``. Bins are compared in the
-      precision of ``y_prob`` (float32 for float32 input, float64 otherwise).
+      precision ``torch.tensor(y_prob)`` would have (:func:`torch_precision`):
+      float64 for a float64 array or tensor, float32 for float32 input and for a
+      Python list (torch's default dtype).
     * **multilabel**: ``y_prob`` and ``y_true`` of shape (n, k); every (row, label)
       is one binary prediction, pooled over labels (as binary).
     * **multiclass**: ``y_prob`` (n, k) and ``y_true`` (n,) class indices; the
@@ -157,8 +168,7 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
             raise ValueError(ERR_BINARY.format(row=row, got=truth[row].tolist()))
         confidence = prob.ravel()
         correct = values.ravel()
-        given = np.asarray(y_prob).dtype
-        precision = np.float32 if given == np.float32 else np.float64
+        precision = torch_precision(y_prob)
     else:
         raise ValueError(ERR_SHAPES.format(t=truth.shape, p=prob.shape))
     bins = bin_of(confidence, n_bins, precision)
