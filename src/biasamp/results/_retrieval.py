@@ -197,7 +197,7 @@ def plot_retrieval(result: RetrievalBiasResult, *, kind: str = "skew", ax: Any =
     if kind == "ndkl":
         ax = new_axes(ax, figsize=(6.0, 3.6))
         values = result.by_query["ndkl"].to_numpy(dtype=np.float64)
-        ax.hist(values, bins=min(30, max(5, len(values) // 5)), color="#4c72b0")
+        ax.hist(values, bins=min(30, max(5, len(values) // 5)), color="#4c72b0", edgecolor="white")
         ax.axvline(result.mean_ndkl, color="black", linestyle="--", linewidth=1)
         ax.set_xlabel(f"NDKL@{result.k} per query (0: the reference distribution)")
         ax.set_ylabel("queries")
