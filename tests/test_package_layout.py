@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "_memory": 0,
     "output": 0,
     "datasets": 0,
+    "registry": 0,
     "inputs": 1,
     "counts": 2,
     "engines": 3,

@@ -6,6 +6,9 @@ The path from data to a number is short and the same for every co-occurrence met
 
 Public API, by concern
 ----------------------
+The metric registry
+    :func:`metric_card`, :func:`metric_cards`: every metric's
+    canonical name (the one every surface prints), paper, citation, meaning and sign.
 Counts (additive, mergeable state)
     :class:`CountTable`, :class:`PatternCountTable` (task sets, for the
     multi-attribute metrics).
@@ -56,6 +59,9 @@ Keeping results
 
 Bundled data: :mod:`biasamp.datasets`. Command line: ``biasamp --help``.
 """
+
+# the metric registry: one card per metric (names, paper, meaning, sign)
+from biasamp.registry import MetricCard, metric_card, metric_cards
 
 # counts
 from biasamp.counts import CountTable, PatternCountTable
@@ -158,6 +164,9 @@ from biasamp.engines import (
 from biasamp._version import __version__
 
 __all__ = [
+    "MetricCard",
+    "metric_card",
+    "metric_cards",
     # counts
     "CountTable",
     "PatternCountTable",

@@ -9,10 +9,10 @@ import pytest
 from biasamp import CountTable, directional, directional_from_counts
 from biasamp.metrics._directional import (
     ERR_ALL_EMPTY,
-    ERR_DIRECTION,
     ERR_NEEDS_PRED,
     ERR_TIE_RULE,
 )
+from biasamp.registry import ERR_DIRECTION
 
 
 def _rows(cells):

@@ -13,8 +13,9 @@ from biasamp import MLPAttacker, dpa, leakage_amplification
 from biasamp.datasets import load_imsitu_gender
 from biasamp.inputs._containers import ERR_MISSING_LABEL
 from biasamp.inputs._label_matrix import ERR_LENGTH
-from biasamp.metrics._directional import ERR_DIRECTION, ERR_NEEDS_PRED
+from biasamp.metrics._directional import ERR_NEEDS_PRED
 from biasamp.predictability._predictability import ERR_N_ITER, ERR_TEST_SIZE
+from biasamp.registry import ERR_DIRECTION
 
 # --- COMPAS (Tokas et al., table 6): A = race, T = recidivism ---------------------------------
 # joint[t][a]: ground truth; groups_pred[t][a]: A^ counts among rows with T = t;
@@ -333,7 +334,9 @@ def test_bad_input_errors():
     g, t = np.array([0, 1, 0, 1]), np.array([1, 1, 0, 0])
     with pytest.raises(ValueError) as info:
         dpa(direction="sideways", groups=g, tasks=t, tasks_pred=t)
-    assert info.value.args[0] == ERR_DIRECTION.format(got="sideways")
+    assert info.value.args[0].startswith("direction: expected one of 'A->T', ")
+    assert info.value.args[0].endswith("got 'sideways'.")
+    assert "ERR_DIRECTION" and "{choices}" in ERR_DIRECTION
     with pytest.raises(ValueError) as info:
         dpa(direction="T->A", groups=g, tasks=t, tasks_pred=t)
     assert info.value.args[0] == ERR_NEEDS_PRED.format(direction="T->A", arg="groups_pred")

@@ -60,11 +60,11 @@ from biasamp.metrics._splits import (
     evaluation_split,
     select_training_rows,
 )
+from biasamp.registry import normalize_direction as _registry_direction
 from biasamp.results._base import PairwiseResult, pair_frame
 
 __all__ = ["directional", "directional_from_counts", "normalize_direction"]
 
-ERR_DIRECTION = "direction: expected 'A->T' or 'T->A', got {got!r}."
 ERR_NEEDS_PRED = "direction={direction!r} needs {arg} (the model's predictions)."
 ERR_TIE_RULE = "tie_rule: expected 'zero' or 'paper', got {got!r}."
 ERR_EMPTY_RULE = "empty: expected 'exclude' or 'error', got {got!r}."
@@ -74,26 +74,10 @@ ERR_EMPTY_PAIRS = (
 )
 ERR_ALL_EMPTY = "Every (group, task) pair has an empty conditioning set; the metric is undefined."
 
-_DIRECTION_ALIASES = {
-    "A->T": "A->T",
-    "AT": "A->T",
-    "A2T": "A->T",
-    "G->M": "A->T",
-    "G->T": "A->T",
-    "T->A": "T->A",
-    "TA": "T->A",
-    "T2A": "T->A",
-    "M->G": "T->A",
-    "T->G": "T->A",
-}
-
 
 def normalize_direction(direction: str) -> str:
-    """Return ``"A->T"`` or ``"T->A"`` for the accepted spellings (also ``→``, G->M, M->G)."""
-    key = str(direction).strip().upper().replace("→", "->").replace(" ", "")
-    if key not in _DIRECTION_ALIASES:
-        raise ValueError(ERR_DIRECTION.format(got=direction))
-    return _DIRECTION_ALIASES[key]
+    """Return ``"A->T"`` or ``"T->A"`` for every spelling the registry accepts."""
+    return _registry_direction(direction)
 
 
 def check_predictions(direction: str, *, groups_pred: Any, tasks_pred: Any) -> None:

@@ -1,0 +1,625 @@
+"""The metric registry: every metric's vocabulary, declared once.
+
+Each :class:`MetricCard` holds a metric's canonical name (the one every surface
+prints: Python results, ``compare`` tables, command-line options, JSON keys, the
+HTML report, the ``evaluate`` modules and the docs), its display title, its paper
+and citation, its direction, every other spelling that is accepted for it, the
+result type it returns, and one or two sentences on what its value means and how
+to read its sign.
+
+Canonical names are lower case with ``-`` between words and ``a2t`` / ``t2a`` for
+directions, so that they need no quoting in a shell (``T->A`` makes a shell write
+a file named ``A``); the paper's spellings (``T->A``, ``BiasAmp T->A``, ``G->M``)
+are accepted as aliases wherever a metric is named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+__all__ = [
+    "DIRECTIONS",
+    "DIRECTION_SPELLINGS",
+    "ERR_DIRECTION",
+    "ERR_UNKNOWN_METRIC",
+    "METRICS",
+    "MetricCard",
+    "card_for",
+    "metric_card",
+    "metric_cards",
+    "metric_name",
+    "normalize_direction",
+]
+
+#: The two directions of the directional metrics, canonical spellings.
+DIRECTIONS = ("A->T", "T->A")
+
+#: Every accepted spelling of each direction (compared after upper-casing, removing
+#: spaces and mapping ``→`` to ``->``). ``G->M`` / ``M->G`` are the multi-attribute
+#: paper's names (group -> multi-attribute combination).
+DIRECTION_SPELLINGS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "A->T": ("A->T", "A→T", "AT", "A2T", "G->M", "G->T"),
+        "T->A": ("T->A", "T→A", "TA", "T2A", "M->G", "T->G"),
+    }
+)
+
+ERR_DIRECTION = "{argument}: expected one of {choices} (case and spaces ignored), got {got!r}."
+ERR_UNKNOWN_METRIC = "{argument}: unknown metric {got!r}; choose from {choices}."
+
+_SLUG = {"A->T": "a2t", "T->A": "t2a"}
+
+
+def _direction_key(direction: object) -> str:
+    return str(direction).strip().upper().replace("→", "->").replace(" ", "")
+
+
+_DIRECTION_OF = {
+    _direction_key(spelling): canonical
+    for canonical, spellings in DIRECTION_SPELLINGS.items()
+    for spelling in spellings
+}
+
+
+def normalize_direction(direction: object, *, argument: str = "direction") -> str:
+    """The canonical direction, ``"A->T"`` or ``"T->A"``, of any accepted spelling.
+
+    Parameters
+    ----------
+    direction : str
+        ``"A->T"`` / ``"T->A"`` in any case, with or without spaces, with ``→``,
+        or ``"AT"``, ``"A2T"``, ``"G->M"``, ``"G->T"`` (and their T->A twins).
+    argument : str, default "direction"
+        The argument name the error message names.
+
+    Returns
+    -------
+    str
+        ``"A->T"`` or ``"T->A"``.
+
+    Raises
+    ------
+    ValueError
+        For any other value; the message lists every accepted spelling.
+
+    Examples
+    --------
+    >>> from biasamp.registry import normalize_direction
+    >>> normalize_direction("m->g"), normalize_direction("A2T")
+    ('T->A', 'A->T')
+    """
+    key = _direction_key(direction)
+    if key not in _DIRECTION_OF:
+        choices = ", ".join(
+            repr(s) for spellings in DIRECTION_SPELLINGS.values() for s in spellings
+        )
+        raise ValueError(ERR_DIRECTION.format(argument=argument, choices=choices, got=direction))
+    return _DIRECTION_OF[key]
+
+
+@dataclass(frozen=True)
+class MetricCard:
+    """One metric's vocabulary: its names, paper, meaning and result type.
+
+    Attributes
+    ----------
+    name : str
+        The canonical name, printed by every surface (``"directional-t2a"``).
+    title : str
+        The display title (``"BiasAmp T->A"``).
+    family : str
+        The library function's family (``"directional"``); the metrics of one
+        family differ only by their direction.
+    function : str
+        The public function that computes it (``"directional"``, in ``biasamp``).
+    direction : str or None
+        ``"A->T"``, ``"T->A"`` or ``None``.
+    paper : str
+        Authors, year and title.
+    citation : str
+        A BibTeX entry.
+    meaning : str
+        What the value measures, in one or two sentences.
+    sign : str
+        How to read the value's sign (which sign is amplification).
+    result_type : str
+        The registered result type it returns (``results._persist`` names).
+    value_range : str
+        The range of the value.
+    aliases : tuple of str
+        Other accepted spellings of ``name`` (the paper's, older releases').
+    """
+
+    name: str
+    title: str
+    family: str
+    function: str
+    paper: str
+    citation: str
+    meaning: str
+    sign: str
+    result_type: str
+    value_range: str = "(-inf, inf)"
+    direction: str | None = None
+    aliases: tuple[str, ...] = field(default=())
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """The canonical name, the title and every alias."""
+        return (self.name, self.title, *self.aliases)
+
+
+_ZHAO_2017 = """@inproceedings{zhao2017men,
+  title={Men Also Like Shopping: Reducing Gender Bias Amplification using Corpus-level Constraints},
+  author={Zhao, Jieyu and Wang, Tianlu and Yatskar, Mark and Ordonez, Vicente and Chang, Kai-Wei},
+  booktitle={Proceedings of EMNLP},
+  year={2017}
+}"""
+_WANG_2021 = """@inproceedings{wang2021directional,
+  title={Directional Bias Amplification},
+  author={Wang, Angelina and Russakovsky, Olga},
+  booktitle={Proceedings of ICML},
+  year={2021}
+}"""
+_ZHAO_2023 = """@inproceedings{zhao2023combating,
+  title={Men Also Do Laundry: Multi-Attribute Bias Amplification},
+  author={Zhao, Dora and Andrews, Jerone T. A. and Xiang, Alice},
+  booktitle={Proceedings of ICML},
+  year={2023}
+}"""
+_TOKAS_2025 = """@article{tokas2025dpa,
+  title={Making Bias Amplification in Balanced Datasets Directional and Interpretable},
+  author={Tokas, Bhanu and Nair, Rahul and Kerner, Hannah},
+  journal={arXiv preprint arXiv:2412.11060},
+  year={2025}
+}"""
+_WANG_2019 = """@inproceedings{wang2019balanced,
+  title={Balanced Datasets Are Not Enough: Estimating and Mitigating Gender Bias in Deep Image Representations},
+  author={Wang, Tianlu and Zhao, Jieyu and Yatskar, Mark and Chang, Kai-Wei and Ordonez, Vicente},
+  booktitle={Proceedings of ICCV},
+  year={2019}
+}"""
+_FOULDS_2020 = """@inproceedings{foulds2020intersectional,
+  title={An Intersectional Definition of Fairness},
+  author={Foulds, James R. and Islam, Rashidul and Keya, Kamrun Naher and Pan, Shimei},
+  booktitle={Proceedings of ICDE},
+  year={2020}
+}"""
+_HIROTA_2022 = """@inproceedings{hirota2022quantifying,
+  title={Quantifying Societal Bias Amplification in Image Captioning},
+  author={Hirota, Yusuke and Nakashima, Yuta and Garcia, Noa},
+  booktitle={Proceedings of CVPR},
+  year={2022}
+}"""
+_NAIR_2025 = """@article{nair2025woman,
+  title={A Woman with a Knife or A Knife with a Woman? Measuring Directional Bias Amplification in Image Captions},
+  author={Nair, Rahul and Tokas, Bhanu and Kerner, Hannah},
+  journal={arXiv preprint arXiv:2503.07878},
+  year={2025}
+}"""
+_GEYIK_2019 = """@inproceedings{geyik2019fairness,
+  title={Fairness-Aware Ranking in Search and Recommendation Systems with Application to LinkedIn Talent Search},
+  author={Geyik, Sahin Cem and Ambler, Stuart and Kenthapadi, Krishnaram},
+  booktitle={Proceedings of KDD},
+  year={2019}
+}"""
+_JIA_2020 = """@inproceedings{jia2020mitigating,
+  title={Mitigating Gender Bias Amplification in Distribution by Posterior Regularization},
+  author={Jia, Shengyu and Meng, Tao and Zhao, Jieyu and Chang, Kai-Wei},
+  booktitle={Proceedings of ACL},
+  year={2020}
+}"""
+
+
+def _directional_pair(
+    *,
+    family: str,
+    prefix: str,
+    title: str,
+    function: str,
+    paper: str,
+    citation: str,
+    meaning: Mapping[str, str],
+    sign: Mapping[str, str],
+    result_type: str,
+    value_range: str = "(-inf, inf)",
+    aliases: Mapping[str, tuple[str, ...]] = MappingProxyType({}),
+) -> list[MetricCard]:
+    """The A->T and T->A cards of one family."""
+    return [
+        MetricCard(
+            name=f"{prefix}-{_SLUG[direction]}",
+            title=f"{title} {direction}",
+            family=family,
+            function=function,
+            paper=paper,
+            citation=citation,
+            meaning=meaning[direction],
+            sign=sign[direction],
+            result_type=result_type,
+            value_range=value_range,
+            direction=direction,
+            aliases=aliases.get(direction, ()),
+        )
+        for direction in DIRECTIONS
+    ]
+
+
+_CARDS: list[MetricCard] = [
+    MetricCard(
+        name="mals",
+        title="BiasAmp_MALS",
+        family="mals",
+        function="mals",
+        paper='Zhao, Wang, Yatskar, Ordonez & Chang (EMNLP 2017), "Men Also Like Shopping"',
+        citation=_ZHAO_2017,
+        meaning=(
+            "The mean, over tasks, of how far the predicted share of each task's "
+            "training-majority group, b(t, g) = P(g | t), rises above its training share."
+        ),
+        sign=(
+            "Positive: the predictions favour the groups the training data already "
+            "favoured even more (amplification); negative: less; 0: the same shares."
+        ),
+        result_type="pairwise",
+        aliases=("BiasAmp MALS", "biasamp_mals"),
+    ),
+    *_directional_pair(
+        family="directional",
+        prefix="directional",
+        title="BiasAmp",
+        function="directional",
+        paper='Wang & Russakovsky (ICML 2021), "Directional Bias Amplification"',
+        citation=_WANG_2021,
+        meaning={
+            "A->T": (
+                "Does the group drive the task predictions: the mean change from the "
+                "labels' P(task | group) to the predictions', each pair signed by the "
+                "training correlation of its group and task."
+            ),
+            "T->A": (
+                "Does the task drive the group predictions: the mean change from the "
+                "labels' P(group | task) to the predictions', each pair signed by the "
+                "training correlation of its group and task."
+            ),
+        },
+        sign={
+            "A->T": (
+                "Positive: the model predicts tasks from the group more than the labels "
+                "warrant (amplification); negative: less (deamplification)."
+            ),
+            "T->A": (
+                "Positive: the model predicts the group from the task more than the labels "
+                "warrant (amplification); negative: less (deamplification)."
+            ),
+        },
+        result_type="pairwise",
+        aliases={
+            "A->T": ("a2t", "A->T", "directional-A->T"),
+            "T->A": ("t2a", "T->A", "directional-T->A"),
+        },
+    ),
+    MetricCard(
+        name="multi-mals",
+        title="Multi_MALS",
+        family="multi_mals",
+        function="multi_mals",
+        paper='Zhao, Andrews & Xiang (ICML 2023), "Men Also Do Laundry"',
+        citation=_ZHAO_2023,
+        meaning=(
+            "BiasAmp_MALS over combinations of tasks ({computer, keyboard}): the mean "
+            "change of each combination's group shares from the labels to the predictions."
+        ),
+        sign=(
+            "With absolute differences (the paper) it is at least 0 and measures how much "
+            "the combinations' group shares move; raw differences are positive for amplification."
+        ),
+        result_type="multi_attribute",
+        aliases=("multi_mals", "Multi-MALS"),
+    ),
+    *_directional_pair(
+        family="multi_directional",
+        prefix="multi",
+        title="Multi",
+        function="multi_directional",
+        paper='Zhao, Andrews & Xiang (ICML 2023), "Men Also Do Laundry"',
+        citation=_ZHAO_2023,
+        meaning={
+            "A->T": (
+                "Multi G->M: does the group change which task combinations are "
+                "predicted, over every frequent combination of tasks."
+            ),
+            "T->A": (
+                "Multi M->G: does a task combination change which group is predicted, "
+                "over every frequent combination of tasks."
+            ),
+        },
+        sign={
+            "A->T": (
+                "With absolute differences (the paper) it is at least 0; raw differences "
+                "are positive for amplification."
+            ),
+            "T->A": (
+                "With absolute differences (the paper) it is at least 0; raw differences "
+                "are positive for amplification."
+            ),
+        },
+        result_type="multi_attribute",
+        aliases={
+            "A->T": ("multi-directional-a2t", "multi-G->M", "Multi G->M", "Multi A->T"),
+            "T->A": ("multi-directional-t2a", "multi-M->G", "Multi M->G", "Multi T->A"),
+        },
+    ),
+    *_directional_pair(
+        family="dpa",
+        prefix="dpa",
+        title="DPA",
+        function="dpa",
+        paper=(
+            'Tokas, Nair & Kerner (2025), "Making Bias Amplification in Balanced '
+            'Datasets Directional and Interpretable"'
+        ),
+        citation=_TOKAS_2025,
+        meaning={
+            "A->T": (
+                "The relative change in how well an attacker predicts the tasks from the "
+                "group, from the ground truth to the model's outputs."
+            ),
+            "T->A": (
+                "The relative change in how well an attacker predicts the group from the "
+                "tasks, from the ground truth to the model's outputs."
+            ),
+        },
+        sign={
+            "A->T": "Positive: the outputs reveal the tasks from the group more than the data do.",
+            "T->A": "Positive: the outputs reveal the group from the tasks more than the data do.",
+        },
+        result_type="predictability",
+        value_range="[-1, 1]",
+        aliases={"A->T": ("dpa-A->T", "DPA A->T"), "T->A": ("dpa-T->A", "DPA T->A")},
+    ),
+    MetricCard(
+        name="leakage",
+        title="Leakage amplification",
+        family="leakage_amplification",
+        function="leakage_amplification",
+        paper='Wang, Zhao, Yatskar, Chang & Ordonez (ICCV 2019), "Balanced Datasets Are Not Enough"',
+        citation=_WANG_2019,
+        meaning=(
+            "How much better an attacker predicts the group from the model's task outputs "
+            "than from the task labels perturbed to the model's accuracy."
+        ),
+        sign="Positive: the outputs leak more about the group than the labels do.",
+        result_type="predictability",
+        aliases=("leakage-amplification", "la", "leakage_amplification"),
+    ),
+    MetricCard(
+        name="differential-fairness",
+        title="Differential fairness",
+        family="differential_fairness",
+        function="differential_fairness",
+        paper='Foulds, Islam, Keya & Pan (ICDE 2020), "An Intersectional Definition of Fairness"',
+        citation=_FOULDS_2020,
+        meaning=(
+            "epsilon: the largest log-ratio of a class's (smoothed) rate between any two "
+            "(intersectional) groups."
+        ),
+        sign="At least 0; 0 means every group has the same rates, larger is less fair.",
+        result_type="differential_fairness",
+        value_range="[0, inf)",
+        aliases=("differential_fairness", "df", "epsilon"),
+    ),
+    MetricCard(
+        name="df-amplification",
+        title="Differential fairness amplification",
+        family="differential_fairness_amplification",
+        function="differential_fairness_amplification",
+        paper='Foulds, Islam, Keya & Pan (ICDE 2020), "An Intersectional Definition of Fairness"',
+        citation=_FOULDS_2020,
+        meaning=(
+            "epsilon of the predictions minus epsilon of the labels: how much more the "
+            "predicted class rates differ between (intersectional) groups than the labels' do."
+        ),
+        sign="Positive: the predictions are less fair between groups than the labels (amplification).",
+        result_type="differential_fairness",
+        aliases=(
+            "differential-fairness-amplification",
+            "differential_fairness_amplification",
+            "dfa",
+        ),
+    ),
+    MetricCard(
+        name="lic",
+        title="LIC",
+        family="lic",
+        function="lic",
+        paper=(
+            'Hirota, Nakashima & Garcia (CVPR 2022), "Quantifying Societal Bias '
+            'Amplification in Image Captioning"'
+        ),
+        citation=_HIROTA_2022,
+        meaning=(
+            "Leakage in captions: how much better a classifier predicts the gender from "
+            "the model's gender-masked captions (LIC_M) than from human captions (LIC_D)."
+        ),
+        sign="Positive: the model's captions reveal the gender more than human captions do.",
+        result_type="lic",
+        aliases=("LIC", "leakage-in-captioning"),
+    ),
+    *_directional_pair(
+        family="dbac",
+        prefix="dbac",
+        title="DBAC",
+        function="dbac",
+        paper=(
+            'Nair, Tokas & Kerner (2025), "A Woman with a Knife or A Knife with a Woman? '
+            'Measuring Directional Bias Amplification in Image Captions"'
+        ),
+        citation=_NAIR_2025,
+        meaning={
+            "A->T": (
+                "Directional bias amplification in captions: the relative change in how "
+                "well the objects a caption mentions are predicted from its gender words, "
+                "from human captions to the model's."
+            ),
+            "T->A": (
+                "Directional bias amplification in captions: the relative change in how "
+                "well the gender is predicted from the gender-masked caption's words, from "
+                "human captions to the model's."
+            ),
+        },
+        sign={
+            "A->T": "Positive: the model's captions tie objects to gender more than human captions.",
+            "T->A": "Positive: the model's captions reveal the gender more than human captions.",
+        },
+        result_type="dbac",
+        value_range="[-1, 1]",
+        aliases={"A->T": ("DBAC A->T", "dbac-A->T"), "T->A": ("DBAC T->A", "dbac-T->A")},
+    ),
+    MetricCard(
+        name="retrieval-bias",
+        title="MaxSkew@k",
+        family="retrieval_bias",
+        function="retrieval_bias",
+        paper=(
+            'Geyik, Ambler & Kenthapadi (KDD 2019), "Fairness-Aware Ranking in Search and '
+            'Recommendation Systems"'
+        ),
+        citation=_GEYIK_2019,
+        meaning=(
+            "The mean, over queries, of MaxSkew@k: the largest log-ratio of a group's share "
+            "among the top k results to its reference share (the pool's by default)."
+        ),
+        sign=(
+            "At least 0 when the reference is the pool; larger means the top k "
+            "over-represent some group more. NDKL (also reported) is 0 for a ranking "
+            "whose every prefix matches the reference."
+        ),
+        result_type="retrieval_bias",
+        value_range="[0, inf)",
+        aliases=("retrieval_bias", "max-skew", "maxskew@k", "skew"),
+    ),
+    MetricCard(
+        name="distribution-mals",
+        title="BiasAmp_MALS in distribution",
+        family="distribution_mals",
+        function="distribution_mals",
+        paper=(
+            'Jia, Meng, Zhao & Chang (ACL 2020), "Mitigating Gender Bias Amplification in '
+            'Distribution by Posterior Regularization"'
+        ),
+        citation=_JIA_2020,
+        meaning=(
+            "BiasAmp_MALS computed from the model's posterior mass of every (task, group) "
+            "pair instead of its top-1 predictions."
+        ),
+        sign=(
+            "Positive: the posterior distribution favours the training data's majority "
+            "groups even more (amplification); negative: less."
+        ),
+        result_type="pairwise",
+        aliases=("distribution_mals", "mals-in-distribution", "posterior-mals"),
+    ),
+]
+
+#: Every registered metric, by canonical name, in the order of the docs' table.
+METRICS: Mapping[str, MetricCard] = MappingProxyType({card.name: card for card in _CARDS})
+
+
+def _spelling_key(name: object) -> str:
+    return str(name).strip().casefold().replace("→", "->").replace(" ", "").replace("_", "-")
+
+
+_CARD_OF: dict[str, MetricCard] = {}
+for _card in _CARDS:
+    for _spelling in _card.spellings:
+        _key = _spelling_key(_spelling)
+        if _CARD_OF.get(_key, _card) is not _card:  # pragma: no cover - checked by the tests
+            raise RuntimeError(f"the metric spelling {_spelling!r} names two metrics")
+        _CARD_OF[_key] = _card
+
+
+def metric_cards(*, family: str | None = None) -> list[MetricCard]:
+    """Every registered metric's card, in the registry's order (or one family's).
+
+    Examples
+    --------
+    >>> from biasamp.registry import metric_cards
+    >>> [card.name for card in metric_cards(family="directional")]
+    ['directional-a2t', 'directional-t2a']
+    """
+    return [card for card in _CARDS if family is None or card.family == family]
+
+
+def metric_card(
+    name: object, *, among: Iterable[str] | None = None, argument: str = "metric"
+) -> MetricCard:
+    """The card of a metric named by its canonical name, title or any alias.
+
+    Parameters
+    ----------
+    name : str
+        Any accepted spelling (case, spaces, ``_`` / ``-`` and ``→`` / ``->`` ignored).
+    among : iterable of str, optional
+        Canonical names the caller offers (a command that computes only some metrics);
+        a name outside them is refused with them listed.
+    argument : str, default "metric"
+        The argument name the error message names.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name; the message lists the canonical names to choose from.
+
+    Examples
+    --------
+    >>> from biasamp.registry import metric_card
+    >>> card = metric_card("BiasAmp T->A")
+    >>> card.name, card.function, card.direction
+    ('directional-t2a', 'directional', 'T->A')
+    """
+    allowed = list(METRICS) if among is None else list(among)
+    card = _CARD_OF.get(_spelling_key(name))
+    if card is None or card.name not in allowed:
+        raise ValueError(
+            ERR_UNKNOWN_METRIC.format(argument=argument, got=name, choices=", ".join(allowed))
+        )
+    return card
+
+
+def metric_name(
+    name: object, *, among: Iterable[str] | None = None, argument: str = "metric"
+) -> str:
+    """The canonical name of a metric named by any accepted spelling (see :func:`metric_card`).
+
+    Examples
+    --------
+    >>> from biasamp.registry import metric_name
+    >>> metric_name("T->A"), metric_name("Multi_MALS")
+    ('directional-t2a', 'multi-mals')
+    """
+    return metric_card(name, among=among, argument=argument).name
+
+
+def card_for(family: str, direction: object = None) -> MetricCard:
+    """The card of a family's metric in a direction (``None`` for undirected families).
+
+    Examples
+    --------
+    >>> from biasamp.registry import card_for
+    >>> card_for("dpa", "t->a").name, card_for("mals").name
+    ('dpa-t2a', 'mals')
+    """
+    canonical = None if direction is None else normalize_direction(direction)
+    for card in _CARDS:
+        if card.family == family and card.direction == canonical:
+            return card
+    raise ValueError(
+        ERR_UNKNOWN_METRIC.format(
+            argument="family",
+            got=family if direction is None else f"{family} {direction}",
+            choices=", ".join(sorted({card.family for card in _CARDS})),
+        )
+    )
