@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._alignment import align_pandas_indexes
+from biasamp.registry import normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
 from biasamp.results._plotting import t_interval
@@ -64,7 +65,6 @@ __all__ = ["DIRECTIONS", "DBACResult", "dbac", "dbac_both"]
 DIRECTIONS = ("A->T", "T->A")
 ALIGN_CHOICES = ("both", "human", "none")
 
-ERR_DIRECTION = "direction: expected one of {choices}, got {got!r}."
 ERR_ALIGN = "align: expected one of {choices}, got {got!r}."
 ERR_N_ITER = "n_iter: expected an integer >= 1, got {got!r}."
 ERR_TOO_SMALL = (
@@ -334,6 +334,8 @@ def dbac(
     Parameters
     ----------
     direction : {"A->T", "T->A"}
+        Any spelling :func:`biasamp.registry.normalize_direction` accepts
+        (``"a2t"``, ``"T→A"``, ...).
     captions_human : sequence of str, or of lists of str, shape (n,)
         Human captions of each image; with several per image (the same number
         in every row), Psi_D averages one attacker per caption position.
@@ -395,8 +397,7 @@ def dbac(
     >>> a2t.value > 0.2, a2t.params["n_masked_model"]
     (True, 400)
     """
-    if direction not in DIRECTIONS:
-        raise ValueError(ERR_DIRECTION.format(choices=DIRECTIONS, got=direction))
+    direction = normalize_direction(direction)  # before any work
     return dbac_both(
         captions_human=captions_human, captions_model=captions_model, groups=groups,
         mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
