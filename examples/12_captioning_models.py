@@ -86,7 +86,7 @@ import pandas as pd
 
 import biasamp
 from biasamp.datasets import load_coco_captions, load_coco_gender, load_coco_human_captions
-from biasamp.text import caption_bias_table, dbac_both
+from biasamp.text import caption_bias_table
 
 MODELS = ("baseline_ft", "equalizer", "confident", "upweight", "balanced", "confusion")
 METRICS = ("T->A", "A->T", "MALS")
@@ -161,9 +161,7 @@ def plot_human(table: pd.DataFrame, path: Path) -> None:
         ax.set_title(metric)
     axes[0].set_yticks(y, order["model"])
     axes[0].set_ylabel("model (sorted by DBAC T->A)")
-    fig.suptitle(
-        "628 COCO test images with human captions: mean and 95% interval", fontsize=11
-    )
+    fig.suptitle("628 COCO test images with human captions: mean and 95% interval", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

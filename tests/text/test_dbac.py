@@ -219,3 +219,12 @@ def test_bad_input_names_the_argument() -> None:
     assert str(info.value) == ERR_TOO_SMALL.format(group="woman", count=1, test_size=0.2)
     with pytest.raises(ValueError, match="captions_human: row 1"):
         dbac(direction="T->A", **{**kwargs, "captions_human": ["a", 3] + TINY_HUMAN[2:]})
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 20), st.integers(0, 2**32 - 1))
+def test_packed_pattern_prior_equals_brute_force(n_rows: int, n_tasks: int, seed: int) -> None:
+    tasks = (np.random.default_rng(seed).random((n_rows, n_tasks)) < 0.3).astype(np.int8)
+    rows = [tuple(r) for r in tasks.tolist()]
+    expected = [rows.count(r) / n_rows for r in rows]
+    assert np.allclose(_pattern_prior(tasks), expected)

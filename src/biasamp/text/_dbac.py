@@ -109,12 +109,19 @@ class DBACResult(PredictabilityResult):
         )
 
 
+def _pattern_codes(tasks: np.ndarray) -> np.ndarray:
+    """One integer per distinct row of a 0/1 matrix (rows packed to fixed-width bytes)."""
+    if tasks.shape[1] == 0:
+        return np.zeros(len(tasks), dtype=np.int64)
+    packed = np.ascontiguousarray(np.packbits(tasks.astype(bool), axis=1))
+    keys = packed.view(f"S{packed.shape[1]}").ravel()  # equal widths: distinct rows stay distinct
+    return np.unique(keys, return_inverse=True)[1].ravel()
+
+
 def _pattern_prior(tasks: np.ndarray) -> np.ndarray:
     """Share of the rows that mention exactly the same set of objects as each row."""
-    if tasks.shape[1] == 0:
-        return np.ones(len(tasks))
-    _, inverse, counts = np.unique(tasks, axis=0, return_inverse=True, return_counts=True)
-    return np.asarray(counts[inverse.ravel()] / len(tasks), dtype=float)
+    codes = _pattern_codes(tasks)
+    return np.bincount(codes)[codes] / len(tasks)
 
 
 def _true_group_proba(
@@ -207,8 +214,8 @@ def dbac_both(
     words = _gender_words(mask_words)
     human_masked = mask_words_in(human, words)
     model_masked = mask_words_in(model, words)
-    n_masked_human = sum(c.split().count(MASK_TOKEN) for c in human_masked)
-    n_masked_model = sum(c.split().count(MASK_TOKEN) for c in model_masked)
+    n_masked_human = " ".join(human_masked).split().count(MASK_TOKEN)
+    n_masked_model = " ".join(model_masked).split().count(MASK_TOKEN)
     human_vocab = pd.Index(pd.unique(np.array(" ".join(human_masked).split(), dtype=object)))
     model_vocab = pd.Index(pd.unique(np.array(" ".join(model_masked).split(), dtype=object)))
     human_text = _align(human_masked, model_vocab) if align != "none" else human_masked
@@ -264,8 +271,8 @@ def dbac_both(
         "groups": [str(g) for g in names],
         "group_priors": [float(c / n) for c in counts],
         "n_task_words": len(task_lexicon),
-        "object_patterns_human": int(len(np.unique(human_tasks, axis=0))),
-        "object_patterns_model": int(len(np.unique(model_tasks, axis=0))),
+        "object_patterns_human": int(_pattern_codes(human_tasks).max(initial=-1) + 1),
+        "object_patterns_model": int(_pattern_codes(model_tasks).max(initial=-1) + 1),
         "accuracy_d": float(accuracy["D"].mean()),
         "accuracy_m": float(accuracy["M"].mean()),
     }
