@@ -222,8 +222,15 @@ def main(
     plot(table, out / "12_captioning_models.png")
     human = measure_human(n_boot=n_boot, n_iter=n_iter_human)
     plot_human(human, out / "12_captioning_models_human.png")
+    shown = human.copy()
+    for metric in ("LIC", "DBAC T->A", "DBAC A->T"):
+        shown[f"{metric} 95% CI"] = [
+            f"[{low:+.3f}, {high:+.3f}]"
+            for low, high in zip(human[f"{metric} ci_low"], human[f"{metric} ci_high"], strict=True)
+        ]
     human_columns = ["model", "one_group", "group_accuracy", *METRICS, "LIC_D", "LIC_M", "LIC",
-                     "DBAC T->A", "DBAC A->T"]  # fmt: skip
+                     "LIC 95% CI", "DBAC T->A", "DBAC T->A 95% CI", "DBAC A->T",
+                     "DBAC A->T 95% CI"]  # fmt: skip
     widths = {
         metric: float((human[f"{metric} ci_high"] - human[f"{metric} ci_low"]).mean())
         for metric in ("T->A", "A->T", "MALS", "LIC", "DBAC T->A", "DBAC A->T")
@@ -240,7 +247,7 @@ def main(
         "intervals over the six models: "
         + ", ".join(f"{m} {w:.3f}" for m, w in widths.items())
         + ".\n\n"
-        + _gallery.markdown_table(human[human_columns])
+        + _gallery.markdown_table(shown[human_columns])
         + "\n\n## Every test image (5,473), the baseline's captions as LIC's data side\n\n"
         f"Bootstrap intervals from {n_boot} replicates, "
         f"leakage over {n_iter} splits. Intervals in the figure.\n\n"

@@ -295,3 +295,12 @@ def test_punctuation_becomes_a_space_unlike_the_reference_parser() -> None:
     captions = load_coco_captions("test")
     for model in ("baseline_ft", "equalizer", "confident", "upweight", "balanced", "confusion"):
         assert changed(captions[model].tolist()) == 0
+
+
+def test_an_image_whose_captions_name_two_groups_has_none_in_any_order() -> None:
+    """No reset between an image's captions: two groups anywhere in the row is a conflict."""
+    rows = [["a man", "a person", "a woman"], ["a woman", "a person", "a man"],
+            ["a person", "a man", "a man"]]  # fmt: skip
+    labels = caption_labels(rows)
+    assert labels.group_status.tolist() == ["conflict", "conflict", "one"]
+    assert labels.groups.tolist()[2] == "man"
