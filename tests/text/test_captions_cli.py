@@ -105,9 +105,11 @@ def test_dbac_columns_with_human_captions(tmp_path, capsys) -> None:
         "captions", str(path), "--group", "gender", "--id", "image_id",
         "--caption-cols", "equalizer", "--human-cols", ",".join(columns),
         "--metric", "DBAC T->A", "--metric", "DBAC A->T", "--metric", "T->A",
-        "--dbac-iter", "2", "--seed", "3", "--json", str(out),
+        "--dbac-iter", "2", "--seed", "3", "--json", str(out), "--html", str(tmp_path / "r.html"),
     ])  # fmt: skip
     assert code == 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "equalizer: DBAC T-&gt;A" in page or "equalizer: DBAC T->A" in page
     row = json.loads(out.read_text(encoding="utf-8"))["table"][0]
     expected = dbac_both(captions_human=data[columns].to_numpy().tolist(),
                          captions_model=data["equalizer"], groups=data["gender"], n_iter=2,
@@ -122,3 +124,9 @@ def test_dbac_columns_with_human_captions(tmp_path, capsys) -> None:
     ])  # fmt: skip
     assert code != 0
     assert "--human-cols" in capsys.readouterr().err
+    code = main([
+        "captions", str(path), "--group", "gender", "--caption-cols", "equalizer",
+        "--human-cols", "human_1", "--metric", "DBAC T->A", "--html", str(tmp_path / "x.html"),
+    ])  # fmt: skip
+    assert code != 0
+    assert "--html: the report draws" in capsys.readouterr().err

@@ -10,6 +10,7 @@ import pandas as pd
 
 from biasamp.output._targets import check_outputs
 from biasamp.report import write_report
+from biasamp.results import PairwiseResult
 from biasamp.results._base import _json_safe
 from biasamp.text import caption_bias_table
 from biasamp.text._caption_bias import ALL_METRICS, EXCLUDE_CHOICES, METRICS
@@ -44,6 +45,10 @@ Examples:
 """
 
 ERR_NO_HUMAN_COLS = "--metric {metrics}: needs --human-cols (the human captions of each image)."
+ERR_HTML_METRICS = (
+    "--html: the report draws T->A, A->T or MALS and lists DBAC beside them; add one of "
+    "them with --metric."
+)
 
 
 def _read(path: str) -> pd.DataFrame:
@@ -77,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     text_metrics = [m for m in chosen if m not in METRICS]
     if text_metrics and not human_cols:
         raise ValueError(ERR_NO_HUMAN_COLS.format(metrics=text_metrics))
+    if "html" in targets and len(text_metrics) == len(chosen):
+        raise ValueError(ERR_HTML_METRICS)
     skip = {args.group, *captions, *human_cols, *(args.id or ())}
     tasks = list(args.task_cols or [c for c in data if c not in skip and _is_numeric(data[c])])
     _columns(data, [args.group, *captions, *tasks, *human_cols], args.data)
@@ -115,9 +122,19 @@ def run(args: argparse.Namespace) -> int:
                 f"{row.one_group} / {row.no_group} / {row.conflict}"
             )
             settings[f"{row.model}: gender accuracy"] = f"{row.group_accuracy:.4f}"
+        for name, res in results.items():  # DBAC has no per-pair table: a line each
+            for key, result in res.results.items():
+                if not isinstance(result, PairwiseResult):
+                    ci = "" if result.ci is None else f" [{result.ci[0]:+.4f}, {result.ci[1]:+.4f}]"
+                    settings[f"{name}: {key}"] = f"{result.value:+.4f}{ci}"
         write_report(
             targets["html"].path,
-            results={f"{m} {k}": r for m, res in results.items() for k, r in res.results.items()},
+            results={
+                f"{m} {k}": r
+                for m, res in results.items()
+                for k, r in res.results.items()
+                if isinstance(r, PairwiseResult)
+            },
             settings=settings, title="biasamp captions report",
         )  # fmt: skip
     return 0
