@@ -46,3 +46,21 @@ def test_coco_human_captions(split, rows):
     assert len(joined) == rows  # every image has the six models' captions and a gender
     with pytest.raises(ValueError, match="split: expected one of"):
         load_coco_human_captions("train")
+
+
+@pytest.mark.parametrize("split", ["val", "test"])
+def test_bundled_human_captions_are_the_shared_data(split):
+    from pathlib import Path
+
+    import pandas as pd
+
+    from biasamp.datasets import load_coco_human_captions
+
+    found = [
+        p / "shared" / "data" / "coco2014-captions" / f"human_{split}.csv.gz"
+        for p in Path(__file__).resolve().parents
+    ]
+    path = next((f for f in found if f.exists()), None)
+    if path is None:
+        pytest.skip("no shared/data folder above this checkout")
+    pd.testing.assert_frame_equal(load_coco_human_captions(split), pd.read_csv(path))
