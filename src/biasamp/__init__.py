@@ -32,8 +32,8 @@ Predictability metrics
     :class:`ExactAttacker` and :class:`MLPAttacker`.
 Captioning and other text-output models
     :func:`caption_bias_amplification` (T->A, A->T, MALS read from captions),
-    :func:`lic` (LIC, leakage of masked captions); the parser and word lists in
-    :mod:`biasamp.text` (:func:`biasamp.text.caption_labels`).
+    :func:`lic` (LIC, leakage of masked captions), :func:`dbac` (DBAC, directional);
+    the parser and word lists in :mod:`biasamp.text` (:func:`biasamp.text.caption_labels`).
 Uncertainty and thresholds
     :func:`replicate_weights`, :func:`interval_from_replicates` (every metric also
     takes ``n_boot``), :func:`across_runs`, :func:`calibrate_thresholds`,
@@ -114,7 +114,14 @@ from biasamp.results import PredictabilityResult
 from biasamp.predictability import ExactAttacker, MLPAttacker, dpa, leakage_amplification
 
 # captioning and other text-output models
-from biasamp.text import CaptionBiasResult, LICResult, caption_bias_amplification, lic
+from biasamp.text import (
+    CaptionBiasResult,
+    DBACResult,
+    LICResult,
+    caption_bias_amplification,
+    dbac,
+    lic,
+)
 
 # uncertainty and thresholds
 from biasamp.results import interval_from_replicates
@@ -214,8 +221,10 @@ __all__ = [
     "leakage_amplification",
     # captioning models
     "CaptionBiasResult",
+    "DBACResult",
     "LICResult",
     "caption_bias_amplification",
+    "dbac",
     "lic",
     # uncertainty and thresholds
     "MultinomialReplicates",

@@ -82,6 +82,10 @@ def _results() -> dict[str, Any]:
     lic = biasamp.lic(
         captions_human=human, captions_model=captions, groups=G_TRAIN, n_iter=2, random_state=0
     )
+    dbac = biasamp.dbac(
+        direction="T->A", captions_human=human, captions_model=captions, groups=G_TRAIN,
+        n_iter=2, random_state=0,
+    )  # fmt: skip
     comparison = biasamp.compare(
         {"epoch 1": mals, "epoch 2": biasamp.mals(**kw, tasks_pred=T_TRAIN)},
         performance={"epoch 1": {"accuracy": 0.5}, "epoch 2": {"accuracy": 1.0}},
@@ -108,6 +112,7 @@ def _results() -> dict[str, Any]:
         "model_comparison": comparison,
         "caption_bias": caption_bias,
         "lic": lic,
+        "dbac": dbac,
         "pairwise": mals,
         "multi_attribute": multi,
         "predictability": dpa,

@@ -246,6 +246,7 @@ def test_every_registered_type_is_covered():
         "model_comparison",  # round trip in tests/comparison/test_compare.py
         "caption_bias",  # round trip in tests/text/test_caption_bias.py
         "lic",  # round trip in tests/text/test_lic.py
+        "dbac",  # round trip in tests/text/test_dbac.py
         "differential_fairness",  # round trip in tests/metrics/test_differential_fairness.py
         "retrieval_bias",  # round trip in tests/metrics/test_retrieval.py
     }

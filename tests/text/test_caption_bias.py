@@ -10,6 +10,7 @@ import biasamp
 from biasamp.datasets import load_coco_captions, load_coco_gender
 from biasamp.text import caption_bias_amplification, caption_bias_table, caption_labels
 from biasamp.text._caption_bias import (
+    ALL_METRICS,
     ERR_EXCLUDE,
     ERR_GROUP_LABELS,
     ERR_LENGTH,
@@ -137,10 +138,38 @@ def test_bad_input_names_the_argument() -> None:
     assert str(info.value) == ERR_GROUP_LABELS.format(unknown=["M", "W"], known=["man", "woman"])
     with pytest.raises(ValueError) as info:
         caption_bias_amplification(**{**kwargs, "metrics": ["A->T", "B"]})
-    assert str(info.value) == ERR_METRICS.format(choices=METRICS, got=["A->T", "B"])
+    assert str(info.value) == ERR_METRICS.format(choices=ALL_METRICS, got=["A->T", "B"])
     with pytest.raises(ValueError) as info:
         caption_bias_amplification(**kwargs, exclude_no_group="some")
     assert str(info.value) == ERR_EXCLUDE.format(choices=("group-side", "all"), got="some")
     with pytest.raises(ValueError) as info:
         caption_bias_amplification(**{**kwargs, "captions": ["a person"] * 6})
     assert str(info.value) == ERR_NO_GROUP_ROWS.format(metrics=["T->A", "MALS"])
+
+
+def test_dbac_metrics_in_the_table_save_and_need_human_captions(tmp_path) -> None:
+    import biasamp
+    from biasamp.datasets import load_coco_captions, load_coco_gender, load_coco_human_captions
+    from biasamp.text import caption_bias_amplification, caption_bias_table, dbac
+    from biasamp.text._caption_bias import ERR_NO_HUMAN
+
+    data = load_coco_human_captions("test").merge(load_coco_gender("test"), on="image_id")
+    data = data.merge(load_coco_captions("test"), on="image_id")
+    objects = [c for c in load_coco_gender("test").columns if c not in ("image_id", "gender")]
+    human = data[[f"human_{i}" for i in range(1, 6)]].to_numpy().tolist()
+    table, results = caption_bias_table(
+        data[["baseline_ft", "equalizer"]], groups=data["gender"], tasks=data[objects],
+        metrics=["A->T", "DBAC A->T", "DBAC T->A"], captions_human=human,
+        dbac_params={"n_iter": 2}, random_state=0,
+    )  # fmt: skip
+    single = dbac(direction="T->A", captions_human=human, captions_model=data["equalizer"],
+                  groups=data["gender"], n_iter=2, random_state=0)  # fmt: skip
+    assert table.loc[1, "DBAC T->A"] == pytest.approx(single.value, abs=1e-12)
+    assert list(results["equalizer"].table()["metric"]) == ["A->T", "DBAC A->T", "DBAC T->A"]
+    saved = results["equalizer"].save(tmp_path / "captions.json")
+    assert biasamp.load_result(saved) == results["equalizer"]
+    assert results["equalizer"].to_dict()["results"]["DBAC T->A"]["direction"] == "T->A"
+    with pytest.raises(ValueError) as info:
+        caption_bias_amplification(captions=data["equalizer"], groups=data["gender"],
+                                   tasks=data[objects], metrics="DBAC A->T")  # fmt: skip
+    assert str(info.value) == ERR_NO_HUMAN.format(metrics=["DBAC A->T"])

@@ -88,3 +88,45 @@ def test_help_has_examples(capsys) -> None:
     assert info.value.code == 0
     text = capsys.readouterr().out
     assert "Examples:" in text and "biasamp captions" in text
+
+
+def test_dbac_columns_with_human_captions(tmp_path, capsys) -> None:
+    from biasamp.datasets import load_coco_human_captions
+    from biasamp.text import dbac_both
+
+    human = load_coco_human_captions("test")
+    data = human.merge(load_coco_gender("test"), on="image_id").merge(
+        load_coco_captions("test")[["image_id", "equalizer"]], on="image_id"
+    )
+    path, out = tmp_path / "human.csv", tmp_path / "dbac.json"
+    data.to_csv(path, index=False)
+    columns = [f"human_{i}" for i in range(1, 6)]
+    code = main([
+        "captions", str(path), "--group", "gender", "--id", "image_id",
+        "--caption-cols", "equalizer", "--human-cols", ",".join(columns),
+        "--metric", "DBAC T->A", "--metric", "DBAC A->T", "--metric", "T->A",
+        "--dbac-iter", "2", "--seed", "3", "--json", str(out), "--html", str(tmp_path / "r.html"),
+    ])  # fmt: skip
+    assert code == 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "equalizer: DBAC T-&gt;A" in page or "equalizer: DBAC T->A" in page
+    row = json.loads(out.read_text(encoding="utf-8"))["table"][0]
+    expected = dbac_both(captions_human=data[columns].to_numpy().tolist(),
+                         captions_model=data["equalizer"], groups=data["gender"], n_iter=2,
+                         random_state=3)  # fmt: skip
+    for direction in ("A->T", "T->A"):
+        assert row[f"DBAC {direction}"] == pytest.approx(expected[direction].value, abs=1e-12)
+        assert row[f"DBAC {direction} ci_low"] == pytest.approx(expected[direction].ci[0])
+    capsys.readouterr()
+    code = main([
+        "captions", str(path), "--group", "gender", "--caption-cols", "equalizer",
+        "--metric", "DBAC T->A",
+    ])  # fmt: skip
+    assert code != 0
+    assert "--human-cols" in capsys.readouterr().err
+    code = main([
+        "captions", str(path), "--group", "gender", "--caption-cols", "equalizer",
+        "--human-cols", "human_1", "--metric", "DBAC T->A", "--html", str(tmp_path / "x.html"),
+    ])  # fmt: skip
+    assert code != 0
+    assert "--html: the report draws" in capsys.readouterr().err

@@ -12,9 +12,14 @@ pytest.importorskip("matplotlib")
 
 
 def test_12_captioning_models(tmp_path: Path) -> None:
-    key = load("12_captioning_models").main(output_dir=tmp_path, n_boot=100, n_iter=2)
+    key = load("12_captioning_models").main(
+        output_dir=tmp_path, n_boot=100, n_iter=2, n_iter_human=2
+    )
     assert (tmp_path / "12_captioning_models.png").stat().st_size > 10_000
-    assert (tmp_path / "12_captioning_models.md").exists()
+    assert (tmp_path / "12_captioning_models_human.png").stat().st_size > 10_000
+    assert "628 test images with human captions" in (
+        tmp_path / "12_captioning_models.md"
+    ).read_text(encoding="utf-8")
     # The data README's figures.
     assert key["baseline_ft: one_group"] == 4354
     assert key["equalizer: one_group"] == 3594
@@ -30,3 +35,12 @@ def test_12_captioning_models(tmp_path: Path) -> None:
     assert key["baseline_ft: LIC vs baseline"] == 0.0
     assert key["pairs where T->A falls and A->T rises"] == 17
     assert key["pairs where T->A falls and A->T rises (reference rows)"] == 15
+    # The 628 images with human captions: LIC against the real human captions, DBAC.
+    for model in ("baseline_ft", "equalizer", "confident", "upweight", "balanced", "confusion"):
+        row = {k.split(": ", 1)[1]: v for k, v in key.items()
+               if k.startswith(f"human subset {model}: ")}  # fmt: skip
+        assert row["n"] == 628
+        assert 0.3 < row["LIC_D"] < 0.42 and row["LIC_M"] > row["LIC_D"]
+        assert 0.0 < row["DBAC T->A"] < 0.06
+        assert -0.4 < row["DBAC A->T"] < -0.15
+    assert key["human subset: mean interval width T->A"] > 0.05

@@ -168,3 +168,13 @@ def test_bad_input_names_the_argument() -> None:
     assert str(info.value) == ERR_ATTACKER.format(got="logistic")
     with pytest.raises(TypeError, match="^mask_words: expected"):
         lic(**kwargs, mask_words="man")
+
+
+def test_lic_tokens_are_lower_case_without_punctuation_on_both_sides() -> None:
+    """Unlike the reference (nltk tokens, punctuation kept, model captions not lower-cased)."""
+    from biasamp.text._lic import mask_words_in
+
+    assert mask_words_in(["A Man's HAT.", "Her dad, on skis!"], ["man", "her", "dad"]) == [
+        "a genderword s hat",
+        "genderword genderword on skis",
+    ]

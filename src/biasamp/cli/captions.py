@@ -10,9 +10,10 @@ import pandas as pd
 
 from biasamp.output._targets import check_outputs
 from biasamp.report import write_report
+from biasamp.results import PairwiseResult
 from biasamp.results._base import _json_safe
 from biasamp.text import caption_bias_table
-from biasamp.text._caption_bias import EXCLUDE_CHOICES, METRICS
+from biasamp.text._caption_bias import ALL_METRICS, EXCLUDE_CHOICES, METRICS
 
 from .arguments import EXIT_CODES, column_list, console_for
 from .json_output import write_json
@@ -30,13 +31,24 @@ predicted group (gendered words) and predicted tasks (object mentions), and
 directional T->A, A->T and BiasAmp_MALS are computed against the image labels.
 Captions that name no group (or two) are left out of T->A and MALS; the table
 says how many. Signs and MALS training bias come from --train, else from DATA.
+With human captions of the same images (--human-cols, one or several columns),
+"--metric 'DBAC A->T'" and "--metric 'DBAC T->A'" add DBAC (masked captions,
+attackers over --dbac-iter splits seeded by --seed).
 
 Examples:
   biasamp captions captions.csv --group gender --id image_id \\
       --caption-cols baseline_ft,equalizer --n-boot 500 --seed 0 --json out.json
   biasamp captions captions.parquet --group gender --caption-cols model_a \\
       --task-cols dog,skis --train train.csv --html report.html
+  biasamp captions captions.csv --group gender --id image_id --caption-cols equalizer \
+      --human-cols human_1,human_2,human_3,human_4,human_5 --metric 'DBAC T->A' --seed 0
 """
+
+ERR_NO_HUMAN_COLS = "--metric {metrics}: needs --human-cols (the human captions of each image)."
+ERR_HTML_METRICS = (
+    "--html: the report draws T->A, A->T or MALS and lists DBAC beside them; add one of "
+    "them with --metric."
+)
 
 
 def _read(path: str) -> pd.DataFrame:
@@ -65,9 +77,23 @@ def run(args: argparse.Namespace) -> int:
     targets = dict(zip([k for k, _, _ in given], checked, strict=True))
     data = _read(args.data)
     captions = list(args.caption_cols)
-    skip = {args.group, *captions, *(args.id or ())}
+    human_cols = list(args.human_cols or [])
+    chosen = args.metric or list(METRICS)
+    text_metrics = [m for m in chosen if m not in METRICS]
+    if text_metrics and not human_cols:
+        raise ValueError(ERR_NO_HUMAN_COLS.format(metrics=text_metrics))
+    if "html" in targets and len(text_metrics) == len(chosen):
+        raise ValueError(ERR_HTML_METRICS)
+    skip = {args.group, *captions, *human_cols, *(args.id or ())}
     tasks = list(args.task_cols or [c for c in data if c not in skip and _is_numeric(data[c])])
-    _columns(data, [args.group, *captions, *tasks], args.data)
+    _columns(data, [args.group, *captions, *tasks, *human_cols], args.data)
+    human: dict[str, Any] = {}
+    if human_cols:
+        rows = data[human_cols].astype(object).to_numpy()
+        human = {
+            "captions_human": list(rows) if len(human_cols) > 1 else rows[:, 0],
+            "dbac_params": {"n_iter": args.dbac_iter},
+        }
     train: dict[str, Any] = {}
     if args.train:
         frame = _read(args.train)
@@ -75,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
         train = {"groups_train": frame[args.group].to_numpy(), "tasks_train": frame[tasks]}
     table, results = caption_bias_table(
         data[captions], groups=data[args.group].to_numpy(), tasks=data[tasks], **train,
-        metrics=args.metric or METRICS, mask=args.mask, exclude_no_group=args.exclude_no_group,
-        n_boot=args.n_boot, random_state=args.seed,
+        metrics=chosen, mask=args.mask, exclude_no_group=args.exclude_no_group,
+        n_boot=args.n_boot, random_state=args.seed, **human,
     )  # fmt: skip
     console_for(targets).print(
         table.round(4).to_string(index=False), highlight=False, soft_wrap=True
@@ -96,9 +122,19 @@ def run(args: argparse.Namespace) -> int:
                 f"{row.one_group} / {row.no_group} / {row.conflict}"
             )
             settings[f"{row.model}: gender accuracy"] = f"{row.group_accuracy:.4f}"
+        for name, res in results.items():  # DBAC has no per-pair table: a line each
+            for key, result in res.results.items():
+                if not isinstance(result, PairwiseResult):
+                    ci = "" if result.ci is None else f" [{result.ci[0]:+.4f}, {result.ci[1]:+.4f}]"
+                    settings[f"{name}: {key}"] = f"{result.value:+.4f}{ci}"
         write_report(
             targets["html"].path,
-            results={f"{m} {k}": r for m, res in results.items() for k, r in res.results.items()},
+            results={
+                f"{m} {k}": r
+                for m, res in results.items()
+                for k, r in res.results.items()
+                if isinstance(r, PairwiseResult)
+            },
             settings=settings, title="biasamp captions report",
         )  # fmt: skip
     return 0
@@ -118,7 +154,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--task-cols", type=column_list, help="0/1 task columns")
     parser.add_argument("--id", type=column_list, help="id column(s), not tasks")
     parser.add_argument("--train", help="training labels (group and task columns)")
-    parser.add_argument("--metric", action="append", choices=METRICS, help="repeatable")
+    parser.add_argument("--metric", action="append", choices=ALL_METRICS, help="repeatable")
+    parser.add_argument("--human-cols", type=column_list, help="human caption column(s), for DBAC")
+    parser.add_argument("--dbac-iter", type=int, default=5, help="DBAC splits (default 5)")
     parser.add_argument("--mask", action="store_true", help="drop group words before objects")
     parser.add_argument("--exclude-no-group", choices=EXCLUDE_CHOICES, default="group-side")
     parser.add_argument("--n-boot", type=int, help="bootstrap replicates for intervals")

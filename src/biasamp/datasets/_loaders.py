@@ -9,6 +9,7 @@ import pandas as pd
 __all__ = [
     "load_coco_captions",
     "load_coco_gender",
+    "load_coco_human_captions",
     "load_imsitu_gender",
     "load_mals_coco_results",
 ]
@@ -104,3 +105,33 @@ def load_coco_captions(split: str = "val") -> pd.DataFrame:
     if split not in _COCO_SPLITS:
         raise ValueError(ERR_SPLIT.format(choices=_COCO_SPLITS, got=split))
     return _read(f"coco_captions_{split}.csv.gz")
+
+
+def load_coco_human_captions(split: str = "test") -> pd.DataFrame:
+    """COCO 2014 human captions (five per image) for the images that have them.
+
+    The images of :func:`load_coco_gender` / :func:`load_coco_captions` whose
+    human captions are available here: 606 (val) and 628 (test). Join on
+    ``image_id`` with those tables for the gender, the objects and the six
+    models' captions (an inner join keeps every row). The captions are the
+    COCO Consortium's (CC BY 4.0); see ``data/PROVENANCE.md``.
+
+    Parameters
+    ----------
+    split : {"val", "test"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``image_id``, then ``human_1`` ... ``human_5``: the first five captions
+        of each image, in annotation-id order.
+
+    Examples
+    --------
+    >>> from biasamp.datasets import load_coco_human_captions
+    >>> load_coco_human_captions("test").shape
+    (628, 6)
+    """
+    if split not in _COCO_SPLITS:
+        raise ValueError(ERR_SPLIT.format(choices=_COCO_SPLITS, got=split))
+    return _read(f"coco_human_captions_{split}.csv.gz")

@@ -460,14 +460,16 @@ _CARDS: list[MetricCard] = [
         citation=_NAIR_2025,
         meaning={
             "A->T": (
-                "Directional bias amplification in captions: the relative change in how "
-                "well the objects a caption mentions are predicted from its gender words, "
-                "from human captions to the model's."
+                "Directional bias amplification in captions: the relative change, from "
+                "human captions to the model's, of P(objects | gender) obtained by Bayes' "
+                "rule from an attacker that predicts the gender from gender-masked captions "
+                "(fixed priors: each side's share of the caption's object set over the "
+                "gender's share)."
             ),
             "T->A": (
-                "Directional bias amplification in captions: the relative change in how "
-                "well the gender is predicted from the gender-masked caption's words, from "
-                "human captions to the model's."
+                "Directional bias amplification in captions: the relative change, from "
+                "human captions to the model's, of an attacker's probability of the true "
+                "gender given the gender-masked caption."
             ),
         },
         sign={

@@ -4,6 +4,7 @@
 * :func:`caption_bias_amplification`, :func:`caption_bias_table`: T->A, A->T and MALS
   of a captioning model (or several side by side) against the image labels.
 * :func:`lic`: LIC, leakage of masked model captions beyond human captions.
+* :func:`dbac`: DBAC, directional (A->T, T->A) bias amplification of captions.
 * :data:`COCO_TASK_WORDS`, :data:`DIRECTIONAL_GROUP_WORDS`, :data:`LIC_GENDER_WORDS`:
   the default word lists.
 """
@@ -14,6 +15,7 @@ from biasamp.text._caption_bias import (
     caption_bias_table,
 )
 from biasamp.text._caption_labels import CaptionLabels, caption_labels
+from biasamp.text._dbac import DBACResult, dbac, dbac_both
 from biasamp.text._lexicons import COCO_TASK_WORDS, DIRECTIONAL_GROUP_WORDS, LIC_GENDER_WORDS
 from biasamp.text._lic import LICResult, lic
 
@@ -23,9 +25,12 @@ __all__ = [
     "LIC_GENDER_WORDS",
     "CaptionBiasResult",
     "CaptionLabels",
+    "DBACResult",
     "LICResult",
     "caption_bias_amplification",
     "caption_bias_table",
     "caption_labels",
+    "dbac",
+    "dbac_both",
     "lic",
 ]

@@ -44,6 +44,9 @@ from biasamp.text._caption_labels import STATUS_CONFLICT, STATUS_NONE, caption_l
 __all__ = ["CaptionBiasResult", "caption_bias_amplification", "caption_bias_table"]
 
 METRICS = ("T->A", "A->T", "MALS")
+#: Predictability metrics that also read human captions (``captions_human``); not in the default.
+TEXT_METRICS = ("DBAC A->T", "DBAC T->A")
+ALL_METRICS = METRICS + TEXT_METRICS
 EXCLUDE_CHOICES = ("group-side", "all")
 
 ERR_METRICS = "metrics: expected a non-empty subset of {choices}, got {got!r}."
@@ -68,10 +71,16 @@ ERR_NO_GROUP_ROWS = (
 ERR_MODELS = "captions: expected a dict {{model: captions}} or a DataFrame, got {got}."
 
 
+ERR_NO_HUMAN = (
+    "captions_human: {metrics} compare the model's captions with human captions of the same "
+    "images; pass captions_human (one caption or a list of captions per row)."
+)
+
+
 def _metric_list(metrics: Any) -> tuple[str, ...]:
     chosen = (metrics,) if isinstance(metrics, str) else tuple(metrics)
-    if not chosen or any(m not in METRICS for m in chosen):
-        raise ValueError(ERR_METRICS.format(choices=METRICS, got=metrics))
+    if not chosen or any(m not in ALL_METRICS for m in chosen):
+        raise ValueError(ERR_METRICS.format(choices=ALL_METRICS, got=metrics))
     return chosen
 
 
@@ -85,9 +94,11 @@ class CaptionBiasResult(SavableResult):
 
     Attributes
     ----------
-    results : dict of str -> PairwiseResult
-        One result per metric (``"T->A"``, ``"A->T"``, ``"MALS"``), each with its
-        ``by_pair``, interval and ``plot()``; ``result["T->A"]`` reads one.
+    results : dict of str -> PairwiseResult or DBACResult
+        One result per metric (``"T->A"``, ``"A->T"``, ``"MALS"``, each with its
+        ``by_pair``, interval and ``plot()``; ``"DBAC A->T"``, ``"DBAC T->A"``
+        when asked for, each a :class:`~biasamp.text.DBACResult`);
+        ``result["T->A"]`` reads one.
     n : int
         Rows (images).
     n_one_group, n_no_group, n_conflict : int
@@ -102,7 +113,7 @@ class CaptionBiasResult(SavableResult):
         Settings used.
     """
 
-    results: dict[str, PairwiseResult]
+    results: dict[str, Any]
     n: int
     n_one_group: int
     n_no_group: int
@@ -111,7 +122,7 @@ class CaptionBiasResult(SavableResult):
     exclude_no_group: str
     params: dict[str, Any] = field(default_factory=dict)
 
-    def __getitem__(self, metric: str) -> PairwiseResult:
+    def __getitem__(self, metric: str) -> Any:
         return self.results[metric]
 
     @property
@@ -158,7 +169,10 @@ class CaptionBiasResult(SavableResult):
                 "n_excluded": self.n_excluded,
                 "group_accuracy": self.group_accuracy,
                 "exclude_no_group": self.exclude_no_group,
-                "results": {k: r.to_dict(pairs=False) for k, r in self.results.items()},
+                "results": {
+                    k: r.to_dict(pairs=False) if isinstance(r, PairwiseResult) else r.to_dict()
+                    for k, r in self.results.items()
+                },
                 "params": self.params,
             }
         )
@@ -218,6 +232,8 @@ def caption_bias_amplification(
     n_boot: int | None = None,
     ci: float = 0.95,
     random_state: Any = None,
+    captions_human: Any = None,
+    dbac_params: Mapping[str, Any] | None = None,
 ) -> CaptionBiasResult:
     """Bias amplification of a captioning model, measured on its captions.
 
@@ -241,7 +257,9 @@ def caption_bias_amplification(
     groups_train, tasks_train : optional
         The training split's labels (signs of BiasAmp->, training bias of
         MALS); default: ``groups`` and ``tasks`` of every row.
-    metrics : str or sequence of {"T->A", "A->T", "MALS"}, default all three
+    metrics : str or sequence of {"T->A", "A->T", "MALS", "DBAC A->T", "DBAC T->A"}
+        Default the three co-occurrence metrics; the DBAC ones need
+        ``captions_human``.
     group_words, task_words : optional
         Lexicons (:func:`caption_labels`).
     mask : bool, default False
@@ -255,7 +273,13 @@ def caption_bias_amplification(
         Bootstrap replicates for the intervals (each metric's ``ci``).
     ci : float, default 0.95
     random_state : None, int or numpy Generator
-        Seed of the bootstrap.
+        Seed of the bootstrap (and of DBAC's splits and attackers).
+    captions_human : sequence of str or of lists of str, shape (n,), optional
+        Human captions of the same images, for the DBAC metrics.
+    dbac_params : dict, optional
+        Further keyword arguments of :func:`biasamp.dbac` (``n_iter``,
+        ``attacker``, ``test_size``, ``align``, ``mask_words``); its
+        ``task_words`` are this function's.
 
     Returns
     -------
@@ -279,10 +303,16 @@ def caption_bias_amplification(
     -0.25
     """
     chosen = _metric_list(metrics)
+    text_metrics = [m for m in chosen if m in TEXT_METRICS]
+    if text_metrics and captions_human is None:
+        raise ValueError(ERR_NO_HUMAN.format(metrics=text_metrics))
     if exclude_no_group not in EXCLUDE_CHOICES:
         raise ValueError(ERR_EXCLUDE.format(choices=EXCLUDE_CHOICES, got=exclude_no_group))
-    aligned = align_pandas_indexes(captions=captions, groups=groups, tasks=tasks)
+    aligned = align_pandas_indexes(
+        captions=captions, groups=groups, tasks=tasks, captions_human=captions_human
+    )
     captions, groups, tasks = aligned["captions"], aligned["groups"], aligned["tasks"]
+    captions_human = aligned["captions_human"]
     trained = align_pandas_indexes(groups_train=groups_train, tasks_train=tasks_train)
     groups_train, tasks_train = trained["groups_train"], trained["tasks_train"]
     labels = caption_labels(captions, group_words=group_words, task_words=task_words, mask=mask)
@@ -308,8 +338,19 @@ def caption_bias_amplification(
         groups_train, tasks_train = truth_groups, truth_tasks
     common: dict[str, Any] = {"n_boot": n_boot, "ci": ci, "random_state": random_state}
     names = {"group_names": known_groups, "task_names": list(truth_tasks.columns)}
-    results: dict[str, PairwiseResult] = {}
+    results: dict[str, Any] = {}
+    dbac_results: dict[str, Any] = {}
+    if text_metrics:
+        from biasamp.text._dbac import dbac_both
+
+        dbac_results = dbac_both(
+            captions_human=captions_human, captions_model=captions, groups=truth_groups,
+            task_words=task_words, random_state=random_state, **dict(dbac_params or {}),
+        )  # fmt: skip
     for metric in chosen:
+        if metric in TEXT_METRICS:
+            results[metric] = dbac_results[metric.removeprefix("DBAC ")]
+            continue
         rows = has if (metric != "A->T" or exclude_no_group == "all") else np.ones(n, bool)
         if metric == "MALS":
             results[metric] = mals(

@@ -1,0 +1,413 @@
+"""DBAC: directional bias amplification in captioning (Nair, Tokas & Kerner, WACV 2026).
+
+DBAC carries the directional predictability amplification of the same authors
+(DPA) to captions. The group words of every caption are masked and an attacker
+learns the image's group from the rest of the caption, once on the human
+captions (the data side, D) and once on the model's captions (the model side, M).
+For a held-out caption :math:`c_i` of an image with group :math:`a_i`, the
+attacker gives :math:`p(a_i \\mid c_i)`:
+
+.. math::
+
+    \\Psi^{T\\to A} = \\frac{1}{|\\mathcal{D}_{test}|}\\sum_i p(a_i \\mid c_i),
+    \\qquad
+    \\Psi^{A\\to T} = \\frac{1}{|\\mathcal{D}_{test}|}\\sum_i
+        \\frac{p(a_i \\mid c_i)\\,P(t_i)}{P(a_i)},
+
+    \\mathrm{DBAC}_{dir} = \\frac{\\Psi^{dir}_M - \\Psi^{dir}_D}{\\Psi^{dir}_M + \\Psi^{dir}_D}.
+
+T->A asks how well the caption's context (its objects, places, activities)
+predicts the group. A->T turns the same attacker around with Bayes' rule,
+:math:`P(t \\mid a) = P(a \\mid t)\\,P(t) / P(a)`: :math:`t_i` is the set of
+objects the caption mentions (read with the task lexicon, COCO's 80 categories by
+default) and :math:`P(t_i)` how often that set occurs among the side's captions,
+:math:`P(a_i)` the share of the image's group. The priors are fixed: computed
+once on every row of a side, not per split. Every choice, and where the peer
+package's code differs, is in ``docs/text.md`` (section DBAC).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp.inputs._alignment import align_pandas_indexes
+from biasamp.registry import normalize_direction
+from biasamp.results import PredictabilityResult
+from biasamp.results._persist import register_result
+from biasamp.results._plotting import t_interval
+from biasamp.text._caption_labels import caption_labels
+from biasamp.text._lexicons import COCO_TASK_WORDS
+from biasamp.text._lic import (
+    ERR_ATTACKER,
+    ERR_GROUPS_MISSING,
+    ERR_HUMAN_COUNT,
+    ERR_LENGTH,
+    ERR_MODEL_ONE,
+    ERR_ONE_GROUP,
+    ERR_TEST_SIZE,
+    MASK_TOKEN,
+    _align,
+    _default_attacker,
+    _fresh,
+    _gender_words,
+    _stratified,
+    mask_words_in,
+)
+from biasamp.text._tokenize import as_caption_rows
+
+__all__ = ["DIRECTIONS", "DBACResult", "dbac", "dbac_both"]
+
+DIRECTIONS = ("A->T", "T->A")
+ALIGN_CHOICES = ("both", "human", "none")
+
+ERR_ALIGN = "align: expected one of {choices}, got {got!r}."
+ERR_N_ITER = "n_iter: expected an integer >= 1, got {got!r}."
+ERR_TOO_SMALL = (
+    "groups: the group {group!r} has {count} rows, too few for a split with "
+    "test_size={test_size} (training and test each need at least one row of every group)."
+)
+
+
+@register_result("dbac", shapes=lambda r: {"n": r.n, "n_iter": r.n_iter})
+@dataclass(repr=False)
+class DBACResult(PredictabilityResult):
+    """The result of :func:`dbac`: a :class:`PredictabilityResult` with DBAC names.
+
+    ``value`` is the mean DBAC over the ``n_iter`` splits (``values`` per split),
+    ``ci`` its Student-t interval; ``psi_d`` / ``psi_m`` the mean data-side (human
+    captions) and model-side attacker scores (``data_quality`` /
+    ``model_quality`` per split); ``direction`` is ``"A->T"`` or ``"T->A"``.
+    ``params`` records what was masked (``masked_words``, ``n_masked_human``,
+    ``n_masked_model``), the vocabulary alignment (``align``,
+    ``n_unknown_human``, ``n_unknown_model``), the priors and the attacker's
+    accuracies.
+    """
+
+    @property
+    def name(self) -> str:
+        return f"DBAC {self.direction}" + (
+            "" if self.params.get("normalized", True) else " (difference)"
+        )
+
+    def summary(self) -> str:
+        line = f"{self.name} = {self.value:+.4f}"
+        if self.ci is not None:
+            line += f"  [{self.ci[0]:+.4f}, {self.ci[1]:+.4f}] ({self.ci_level:.0%} CI)"
+        return "\n".join(
+            [
+                line,
+                f"  Psi_D = {self.psi_d:.4f} (human captions), Psi_M = {self.psi_m:.4f} (model)",
+                f"  masked {self.params.get('n_masked_human', 0)} human and "
+                f"{self.params.get('n_masked_model', 0)} model words; attacker {self.attacker!r}",
+                f"  n={self.n}, n_iter={self.n_iter}, test_size={self.test_size:g}",
+            ]
+        )
+
+
+def _pattern_codes(tasks: np.ndarray) -> np.ndarray:
+    """One integer per distinct row of a 0/1 matrix (rows packed to fixed-width bytes)."""
+    if tasks.shape[1] == 0:
+        return np.zeros(len(tasks), dtype=np.int64)
+    packed = np.ascontiguousarray(np.packbits(tasks.astype(bool), axis=1))
+    keys = packed.view(f"S{packed.shape[1]}").ravel()  # equal widths: distinct rows stay distinct
+    return np.unique(keys, return_inverse=True)[1].ravel()
+
+
+def _pattern_prior(tasks: np.ndarray) -> np.ndarray:
+    """Share of the rows that mention exactly the same set of objects as each row."""
+    codes = _pattern_codes(tasks)
+    return np.bincount(codes)[codes] / len(tasks)
+
+
+def _true_group_proba(
+    attacker: Any, texts: np.ndarray, codes: np.ndarray, train: np.ndarray, test: np.ndarray,
+    seed: int,
+) -> tuple[np.ndarray, float]:  # fmt: skip
+    """The attacker's probability of the true group of every test row, and its accuracy."""
+    model = _fresh(attacker, seed)
+    model.fit(list(texts[train]), codes[train])
+    proba = np.asarray(model.predict_proba(list(texts[test])), dtype=float)
+    classes = np.asarray(model.classes_)  # every group: the split is stratified
+    truth = proba[np.arange(len(test)), np.searchsorted(classes, codes[test])]
+    right = classes[proba.argmax(axis=1)] == codes[test]
+    return truth, float(right.mean())
+
+
+def _check_int(value: Any, error: str) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+        raise ValueError(error.format(got=value))
+    return int(value)
+
+
+def dbac_both(
+    *,
+    captions_human: Any,
+    captions_model: Any,
+    groups: Any,
+    mask_words: Mapping[Any, Sequence[str]] | Sequence[str] | None = None,
+    task_words: Mapping[Any, Any] | Sequence[str] | None = None,
+    attacker: Any = None,
+    align: str = "both",
+    n_iter: int = 5,
+    test_size: float = 0.2,
+    normalized: bool = True,
+    ci_level: float = 0.95,
+    random_state: Any = None,
+) -> dict[str, DBACResult]:
+    """DBAC in both directions from one set of attackers: ``{"A->T": ..., "T->A": ...}``.
+
+    The two directions share the masking, the splits and the attackers (A->T
+    reweights the scores that T->A averages), so asking for both costs no more
+    than asking for one. Parameters as :func:`dbac`.
+    """
+    n_iter = _check_int(n_iter, ERR_N_ITER)
+    if not isinstance(test_size, (float, int)) or isinstance(test_size, bool):
+        raise ValueError(ERR_TEST_SIZE.format(got=test_size))
+    if not 0 < test_size < 1:
+        raise ValueError(ERR_TEST_SIZE.format(got=test_size))
+    if align not in ALIGN_CHOICES:
+        raise ValueError(ERR_ALIGN.format(choices=ALIGN_CHOICES, got=align))
+    if attacker is None:
+        attacker = _default_attacker()
+        attacker_name = "TF-IDF (words and word pairs) + logistic regression"
+    elif not (hasattr(attacker, "fit") and hasattr(attacker, "predict_proba")):
+        raise TypeError(ERR_ATTACKER.format(got=attacker))
+    else:
+        attacker_name = repr(attacker)
+    aligned = align_pandas_indexes(
+        groups=groups, captions_human=captions_human, captions_model=captions_model
+    )
+    group_values = pd.Series(np.asarray(aligned["groups"], dtype=object))
+    n = len(group_values)
+    missing = np.flatnonzero(group_values.isna().to_numpy())
+    if len(missing):
+        raise ValueError(ERR_GROUPS_MISSING.format(row=int(missing[0])))
+    codes, names = pd.factorize(group_values.astype(str), sort=True)
+    if len(names) < 2:
+        raise ValueError(ERR_ONE_GROUP.format(got=list(names)))
+    human, human_row, human_index = as_caption_rows(aligned["captions_human"], arg="captions_human")
+    model, model_row, model_index = as_caption_rows(aligned["captions_model"], arg="captions_model")
+    for arg, index in (("captions_human", human_index), ("captions_model", model_index)):
+        if len(index) != n:
+            raise ValueError(ERR_LENGTH.format(arg=arg, got=len(index), n=n))
+    per_model = np.bincount(model_row, minlength=n)
+    if (per_model != 1).any():
+        row = int(np.flatnonzero(per_model != 1)[0])
+        raise ValueError(ERR_MODEL_ONE.format(row=row, k=int(per_model[row])))
+    per_human = np.bincount(human_row, minlength=n)
+    if (per_human != per_human[0]).any():
+        row = int(np.flatnonzero(per_human != per_human[0])[0])
+        raise ValueError(ERR_HUMAN_COUNT.format(first=int(per_human[0]), row=row, k=per_human[row]))
+    counts = np.bincount(codes, minlength=len(names))
+    too_small = np.flatnonzero(counts - np.maximum(1, np.round(counts * test_size)) < 1)
+    if len(too_small):
+        g = int(too_small[0])
+        raise ValueError(ERR_TOO_SMALL.format(group=names[g], count=counts[g], test_size=test_size))
+    k = int(per_human[0])
+
+    # masking (the text room's tokeniser), then the vocabulary alignment
+    words = _gender_words(mask_words)
+    human_masked = mask_words_in(human, words)
+    model_masked = mask_words_in(model, words)
+    n_masked_human = " ".join(human_masked).split().count(MASK_TOKEN)
+    n_masked_model = " ".join(model_masked).split().count(MASK_TOKEN)
+    human_vocab = pd.Index(pd.unique(np.array(" ".join(human_masked).split(), dtype=object)))
+    model_vocab = pd.Index(pd.unique(np.array(" ".join(model_masked).split(), dtype=object)))
+    human_text = _align(human_masked, model_vocab) if align != "none" else human_masked
+    model_text = _align(model_masked, human_vocab) if align == "both" else model_masked
+    n_unknown_human = " ".join(human_text).split().count("unk") - " ".join(
+        human_masked).split().count("unk")  # fmt: skip
+    n_unknown_model = " ".join(model_text).split().count("unk") - " ".join(
+        model_masked).split().count("unk")  # fmt: skip
+
+    # fixed priors: P(a) over every row, P(t) over every caption of a side
+    task_lexicon = COCO_TASK_WORDS if task_words is None else task_words
+    human_tasks = caption_labels(human, task_words=task_lexicon, mask=True).tasks.to_numpy()
+    model_tasks = caption_labels(model, task_words=task_lexicon, mask=True).tasks.to_numpy()
+    prior_a = (counts / n)[codes]
+    weight_human = (_pattern_prior(human_tasks) / np.repeat(prior_a, k)).reshape(n, k)
+    weight_model = _pattern_prior(model_tasks) / prior_a
+    human_by_position = np.array(human_text, dtype=object).reshape(n, k)
+    model_array = np.array(model_text, dtype=object)
+
+    seeds = np.random.SeedSequence(
+        random_state if not isinstance(random_state, np.random.Generator)
+        else random_state.integers(2**63)
+    ).spawn(n_iter)  # fmt: skip
+    psi = {(d, side): np.empty(n_iter) for d in DIRECTIONS for side in "DM"}
+    accuracy = {"D": np.empty(n_iter), "M": np.empty(n_iter)}
+    for it, seq in enumerate(seeds):  # a loop over splits: each trains fresh attackers
+        rng = np.random.default_rng(seq)
+        train, test = _stratified(codes, test_size, rng)
+        seed = int(rng.integers(2**31 - 1))
+        ta, at, acc = [], [], []
+        for j in range(k):  # one attacker per human caption position (COCO: five)
+            p, a = _true_group_proba(attacker, human_by_position[:, j], codes, train, test, seed)
+            ta.append(p.mean())
+            at.append((p * weight_human[test, j]).mean())
+            acc.append(a)
+        psi["T->A", "D"][it], psi["A->T", "D"][it] = np.mean(ta), np.mean(at)
+        accuracy["D"][it] = np.mean(acc)
+        p, accuracy["M"][it] = _true_group_proba(attacker, model_array, codes, train, test, seed)
+        psi["T->A", "M"][it], psi["A->T", "M"][it] = p.mean(), (p * weight_model[test]).mean()
+
+    common_params = {
+        "normalized": normalized,
+        "align": align,
+        "mask_token": MASK_TOKEN,
+        "masked_words": sorted(set(words)),
+        "n_masked_human": int(n_masked_human),
+        "n_masked_model": int(n_masked_model),
+        "n_unknown_human": int(n_unknown_human),
+        "n_unknown_model": int(n_unknown_model),
+        "human_captions_per_row": k,
+        "vocabulary_size_human": len(human_vocab),
+        "vocabulary_size_model": len(model_vocab),
+        "groups": [str(g) for g in names],
+        "group_priors": [float(c / n) for c in counts],
+        "n_task_words": len(task_lexicon),
+        "object_patterns_human": int(_pattern_codes(human_tasks).max(initial=-1) + 1),
+        "object_patterns_model": int(_pattern_codes(model_tasks).max(initial=-1) + 1),
+        "accuracy_d": float(accuracy["D"].mean()),
+        "accuracy_m": float(accuracy["M"].mean()),
+    }
+    out: dict[str, DBACResult] = {}
+    for direction in DIRECTIONS:
+        d, m = psi[direction, "D"], psi[direction, "M"]
+        values = m - d
+        if normalized:
+            total = m + d
+            values = np.divide(values, total, out=np.zeros_like(values), where=total > 0)
+        mean, low, high = t_interval(values, ci_level)
+        out[direction] = DBACResult(
+            metric="dbac",
+            value=mean,
+            values=values,
+            data_quality=d,
+            model_quality=m,
+            direction=direction,
+            ci=None if n_iter < 2 else (low, high),
+            ci_level=ci_level,
+            std=float(values.std(ddof=1)) if n_iter > 1 else 0.0,
+            attacker=attacker_name,
+            attacker_reason="default" if attacker_name.startswith("TF-IDF") else "given",
+            quality=(
+                "attacker's probability of the true group"
+                if direction == "T->A"
+                else "p(true group | caption) x P(object set) / P(group)"
+            ),
+            perturbation="none",
+            model_accuracy=None,
+            n=n,
+            n_iter=n_iter,
+            test_size=float(test_size),
+            params=dict(common_params),
+        )
+    return out
+
+
+def dbac(
+    *,
+    direction: str,
+    captions_human: Any,
+    captions_model: Any,
+    groups: Any,
+    mask_words: Mapping[Any, Sequence[str]] | Sequence[str] | None = None,
+    task_words: Mapping[Any, Any] | Sequence[str] | None = None,
+    attacker: Any = None,
+    align: str = "both",
+    n_iter: int = 5,
+    test_size: float = 0.2,
+    normalized: bool = True,
+    ci_level: float = 0.95,
+    random_state: Any = None,
+) -> DBACResult:
+    """DBAC: directional bias amplification of a captioning model, from its captions.
+
+    The group words are masked in the human and in the model captions; an
+    attacker learns the image's group from the rest of each caption (the
+    context), separately on each side, and scores held-out captions by its
+    probability of the true group. T->A averages those probabilities; A->T
+    turns them into :math:`P(t \\mid a)` with Bayes' rule and fixed priors (the
+    share of the caption's object set on its side over the share of the group).
+    DBAC = (Psi_M - Psi_D) / (Psi_M + Psi_D) per split (Nair, Tokas & Kerner,
+    WACV 2026). Every choice is documented in ``docs/text.md``.
+
+    Parameters
+    ----------
+    direction : {"A->T", "T->A"}
+        Any spelling :func:`biasamp.registry.normalize_direction` accepts
+        (``"a2t"``, ``"T→A"``, ...).
+    captions_human : sequence of str, or of lists of str, shape (n,)
+        Human captions of each image; with several per image (the same number
+        in every row), Psi_D averages one attacker per caption position.
+    captions_model : sequence of str, shape (n,)
+        The model's caption of each image.
+    groups : array-like of shape (n,)
+        The group of the person in each image.
+    mask_words : dict {group: [words]} or list of words, optional
+        Words to mask; default :data:`biasamp.text.LIC_GENDER_WORDS`.
+    task_words : dict {task: [words or phrases]} or list of names, optional
+        The objects a caption mentions (A->T's prior); default the 80 COCO
+        categories, :data:`biasamp.text.COCO_TASK_WORDS`.
+    attacker : scikit-learn estimator or pipeline, optional
+        Takes a list of strings and has ``predict_proba``; default TF-IDF of
+        words and word pairs + logistic regression (offline). Cloned for every
+        fit; every ``random_state`` parameter is set per split.
+    align : {"both", "human", "none"}, default "both"
+        Vocabulary alignment: a word of one side's masked captions that never
+        occurs in the other side's becomes ``"unk"`` (``"both"``, as the peer
+        code's bidirectional alignment; ``"human"``: only human-caption words,
+        as LIC).
+    n_iter : int, default 5
+        Random stratified splits (each trains fresh attackers); they give the
+        interval.
+    test_size : float, default 0.2
+        Held-out share of every group (the peer code: 20%).
+    normalized : bool, default True
+        DBAC's normalised difference; ``False`` gives Psi_M - Psi_D.
+    ci_level : float, default 0.95
+        Level of the Student-t interval over splits.
+    random_state : None, int or numpy Generator
+        Seeds every split and every attacker.
+
+    Returns
+    -------
+    DBACResult
+        ``value``, ``ci``, ``values`` (per split), ``psi_d``, ``psi_m``,
+        ``params`` (what was masked, alignment, priors), ``plot()``, ``save()``.
+
+    Examples
+    --------
+    Human captions put men and women in random places; the model puts women in
+    kitchens and men on skateboards. With "man" and "woman" masked, the model's
+    captions still give the group away, so DBAC is positive in both directions:
+
+    >>> import numpy as np
+    >>> from biasamp import dbac
+    >>> rng = np.random.default_rng(0)
+    >>> groups = np.array(["man", "woman"] * 200)
+    >>> places = np.array(["a kitchen with a knife", "a skatepark with a skateboard"])
+    >>> human = [f"a {g} in {p}" for g, p in zip(groups, rng.choice(places, 400))]
+    >>> model = [f"a {g} in {places[0] if g == 'woman' else places[1]}" for g in groups]
+    >>> t2a = dbac(direction="T->A", captions_human=human, captions_model=model,
+    ...            groups=groups, n_iter=3, random_state=0)
+    >>> round(t2a.psi_d, 1), t2a.psi_m > 0.9, t2a.value > 0.2
+    (0.5, True, True)
+    >>> a2t = dbac(direction="A->T", captions_human=human, captions_model=model,
+    ...            groups=groups, n_iter=3, random_state=0)
+    >>> a2t.value > 0.2, a2t.params["n_masked_model"]
+    (True, 400)
+    """
+    direction = normalize_direction(direction)  # before any work
+    return dbac_both(
+        captions_human=captions_human, captions_model=captions_model, groups=groups,
+        mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
+        n_iter=n_iter, test_size=test_size, normalized=normalized, ci_level=ci_level,
+        random_state=random_state,
+    )[direction]  # fmt: skip
