@@ -62,7 +62,7 @@ from biasamp.datasets import load_coco_captions, load_coco_gender
 from biasamp.text import caption_bias_table
 
 MODELS = ("baseline_ft", "equalizer", "confident", "upweight", "balanced", "confusion")
-METRICS = ("T->A", "A->T", "MALS")
+METRICS = ("directional-t2a", "directional-a2t", "mals")  # the registry's names
 
 
 def measure(*, n_boot: int = 300, n_iter: int = 3) -> tuple[pd.DataFrame, dict[str, object]]:
@@ -87,7 +87,7 @@ def measure(*, n_boot: int = 300, n_iter: int = 3) -> tuple[pd.DataFrame, dict[s
     # The reference script's row rule: captions without a gender leave A->T too.
     _, reference_rows = caption_bias_table(
         captions[["baseline_ft", "equalizer"]], groups=truth["gender"], tasks=truth[objects],
-        groups_train=train["gender"], tasks_train=train[objects], metrics=["T->A", "A->T"],
+        groups_train=train["gender"], tasks_train=train[objects], metrics=["directional-t2a", "directional-a2t"],
         exclude_no_group="all",
     )  # fmt: skip
     return table, {**results, "reference rows": reference_rows}
@@ -107,20 +107,20 @@ def pairs_t_falls_a_rises(results: dict) -> int:
     frames = [
         r[m].by_pair.set_index(keys)["contribution"].rename(f"{n} {m}")
         for n, r in (("base", base), ("eq", eq))
-        for m in ("T->A", "A->T")
+        for m in ("directional-t2a", "directional-a2t")
     ]  # fmt: skip
     both = pd.concat(frames, axis=1).dropna()
     chosen = (
-        (both["base T->A"] > both["eq T->A"])
-        & (both["base A->T"] < both["eq A->T"])
-        & (both["eq A->T"] > 0)
+        (both["base directional-t2a"] > both["eq directional-t2a"])
+        & (both["base directional-a2t"] < both["eq directional-a2t"])
+        & (both["eq directional-a2t"] > 0)
     )
     return int(chosen.sum())
 
 
 def plot(table: pd.DataFrame, path: Path) -> None:
     plt = _gallery.pyplot()
-    order = table.sort_values("T->A")
+    order = table.sort_values("directional-t2a")
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), sharey=True)
     y = np.arange(len(order))
     for ax, metric in zip(axes, [*METRICS, "LIC_M"], strict=True):
@@ -132,7 +132,7 @@ def plot(table: pd.DataFrame, path: Path) -> None:
             ax.axvline(0, color="black", linewidth=0.8)
         ax.set_title(metric if metric != "LIC_M" else "LIC_M (masked-caption leakage)")
     axes[0].set_yticks(y, order["model"])
-    axes[0].set_ylabel("model (sorted by T->A)")
+    axes[0].set_ylabel("model (sorted by directional-t2a)")
     fig.suptitle("Six captioning models on COCO test: mean and 95% interval", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -143,8 +143,8 @@ def main(output_dir: Path | str | None = None, *, n_boot: int = 300, n_iter: int
     out = _gallery.output_dir(output_dir)
     table, results = measure(n_boot=n_boot, n_iter=n_iter)
     plot(table, out / "12_captioning_models.png")
-    columns = ["model", "one_group", "no_group", "conflict", "group_accuracy", "T->A", "A->T",
-               "MALS", "LIC_M", "LIC vs baseline"]  # fmt: skip
+    columns = ["model", "one_group", "no_group", "conflict", "group_accuracy", *METRICS,
+               "LIC_M", "LIC vs baseline"]  # fmt: skip
     n_pairs = pairs_t_falls_a_rises(results)
     n_reference = pairs_t_falls_a_rises(results["reference rows"])
     (out / "12_captioning_models.md").write_text(

@@ -61,6 +61,7 @@ def test_table_holds_every_value_interval_and_n(epochs):
     assert list(table.columns) == [
         "model",
         "metric",
+        "title",
         "value",
         "ci_low",
         "ci_high",
@@ -69,17 +70,20 @@ def test_table_holds_every_value_interval_and_n(epochs):
         "epoch",
         "accuracy",
     ]
-    assert table.models == list(epochs) and table.metrics == ["a2t", "mals"]
+    # the keys "a2t" and "mals" name the metrics through the registry
+    assert table.models == list(epochs) and table.metrics == ["directional-a2t", "mals"]
+    assert table["title"].unique().tolist() == ["BiasAmp A->T", "BiasAmp_MALS"]
+    key = {"directional-a2t": "a2t", "mals": "mals"}
     for row in table.itertuples():
-        result = epochs[row.model][row.metric]
+        result = epochs[row.model][key[row.metric]]
         assert row.value == result.value and row.n == result.n
         assert (row.ci_low, row.ci_high) == tuple(result.ci) and row.ci_level == result.ci_level
         assert row.accuracy == perf[row.model]["accuracy"]
     wide = table.wide()
     assert wide.loc["epoch 2", "mals"] == epochs["epoch 2"]["mals"].value
-    assert list(wide.columns) == ["a2t", "mals", "epoch", "accuracy"]
+    assert list(wide.columns) == ["directional-a2t", "mals", "epoch", "accuracy"]
     # amplification grows as more predictions follow the group
-    assert wide["a2t"].is_monotonic_increasing
+    assert wide["directional-a2t"].is_monotonic_increasing
 
 
 def test_results_come_from_saved_files_and_the_table_saves(epochs, tmp_path):
@@ -88,14 +92,14 @@ def test_results_come_from_saved_files_and_the_table_saves(epochs, tmp_path):
         path = results["a2t"].save(tmp_path / f"{model}.json")
         files[model] = str(path)
     table = biasamp.compare(files)
-    assert table["metric"].unique().tolist() == ["BiasAmp A->T"]
+    assert table["metric"].unique().tolist() == ["directional-a2t"]
     assert table["value"].tolist() == [r["a2t"].value for r in epochs.values()]
     back = biasamp.load_result(table.save(tmp_path / "comparison.json"))
     assert isinstance(back, biasamp.ModelComparison)
     pd.testing.assert_frame_equal(pd.DataFrame(back), pd.DataFrame(table))
     # a single result, a list of results
     one = biasamp.compare({"a": epochs["epoch 1"]["mals"], "b": list(epochs["epoch 2"].values())})
-    assert one["metric"].tolist() == ["BiasAmp_MALS", "BiasAmp A->T", "BiasAmp_MALS"]
+    assert one["metric"].tolist() == ["mals", "directional-a2t", "mals"]
     assert np.isnan(biasamp.compare({"x": _epoch(0.1, 1, n_boot=None)})["ci_low"].to_numpy()).all()
 
 
@@ -105,9 +109,7 @@ def test_bad_input_is_refused(epochs):
     with pytest.raises(TypeError, match=re.escape(ERR_RESULT.format(model="a", got="int"))):
         biasamp.compare({"a": 3})
     twice = [epochs["epoch 1"]["mals"], epochs["epoch 2"]["mals"]]
-    with pytest.raises(
-        ValueError, match=re.escape(ERR_DUPLICATE.format(model="a", metric="BiasAmp_MALS"))
-    ):
+    with pytest.raises(ValueError, match=re.escape(ERR_DUPLICATE.format(model="a", metric="mals"))):
         biasamp.compare({"a": twice})
     with pytest.raises(
         ValueError,
@@ -123,36 +125,36 @@ def test_bad_input_is_refused(epochs):
     ):
         biasamp.compare(epochs, performance=perf)
     with pytest.raises(ValueError, match=re.escape(ERR_NO_PERFORMANCE)):
-        biasamp.compare(epochs).plot(kind="scatter")
+        biasamp.plot_comparison(biasamp.compare(epochs), kind="scatter")
 
 
 def test_scatter_draws_values_against_performance_with_interval_bars(epochs):
     perf = pd.DataFrame({"accuracy": [0.9, 0.8, 0.7]}, index=list(epochs))
     table = biasamp.compare(epochs, performance=perf)
-    ax = table.plot(kind="scatter", metrics="a2t")
+    ax = biasamp.plot_comparison(table, kind="scatter", metrics="directional-a2t")
     points = ax.lines[0].get_xydata()
-    part = table[table["metric"] == "a2t"]
+    part = table[table["metric"] == "directional-a2t"]
     np.testing.assert_allclose(points, part[["accuracy", "value"]].to_numpy())
     # the interval bars span ci_low .. ci_high
     segments = ax.collections[0].get_segments()
     np.testing.assert_allclose(
         [(s[0][1], s[1][1]) for s in segments], part[["ci_low", "ci_high"]].to_numpy()
     )
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a2t"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["directional-a2t"]
     assert {t.get_text() for t in ax.texts} == set(epochs)
 
 
 def test_trajectory_draws_each_metric_over_epochs_with_bands(epochs):
     perf = {m: {"epoch": 3 - i} for i, m in enumerate(epochs)}  # given in reverse
     table = biasamp.compare(epochs, performance=perf)
-    ax = table.plot(kind="trajectory", x="epoch")
+    ax = biasamp.plot_comparison(table, kind="trajectory", x="epoch")
     line = ax.lines[0]
-    part = table[table["metric"] == "a2t"].sort_values("epoch")
+    part = table[table["metric"] == "directional-a2t"].sort_values("epoch")
     np.testing.assert_allclose(line.get_xdata(), [1, 2, 3])
     np.testing.assert_allclose(line.get_ydata(), part["value"])
     band = ax.collections[0].get_paths()[0].vertices
     assert band[:, 1].min() == pytest.approx(part["ci_low"].min())
     assert band[:, 1].max() == pytest.approx(part["ci_high"].max())
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a2t", "mals"]
-    by_order = biasamp.compare(epochs).plot(kind="trajectory")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["directional-a2t", "mals"]
+    by_order = biasamp.plot_comparison(biasamp.compare(epochs), kind="trajectory")
     assert [t.get_text() for t in by_order.get_xticklabels()] == list(epochs)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 import pandas as pd
 
+from biasamp.registry import MetricCard, find_card
 from biasamp.results._persist import SavableResult, register_result
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LazyResultFrame",
+    "MetricNames",
     "MetricResult",
     "PairwiseResult",
     "group_sizes_dict",
@@ -159,8 +161,39 @@ class LazyResultFrame:
         obj.__dict__[self._slot] = value
 
 
+class MetricNames:
+    """The registry's names of a result: ``metric_name`` (canonical), ``title``, ``card``.
+
+    A result stores its metric's family (``metric``, ``"directional"``) and its
+    ``direction``; its :class:`~biasamp.registry.MetricCard` gives the name every
+    surface prints (``"directional-t2a"``) and the display title (``"BiasAmp T->A"``).
+    """
+
+    @property
+    def card(self) -> MetricCard | None:
+        """The metric's card in :data:`biasamp.registry.METRICS` (``None`` for a metric
+        the registry does not know, such as a custom function's)."""
+        return find_card(getattr(self, "metric", None), getattr(self, "direction", None))
+
+    @property
+    def metric_name(self) -> str:
+        """The canonical name of the metric (``"directional-t2a"``, ``"mals"``), as every
+        surface prints it; the stored ``metric`` when the registry does not know it."""
+        card = self.card
+        if card is not None:
+            return card.name
+        metric = getattr(self, "metric", None)
+        return "value" if metric is None else str(metric)
+
+    @property
+    def title(self) -> str:
+        """The metric's display title from the registry (``"BiasAmp T->A"``)."""
+        card = self.card
+        return card.title if card is not None else self.metric_name
+
+
 @dataclass(repr=False, kw_only=True)
-class MetricResult(SavableResult):
+class MetricResult(MetricNames, SavableResult):
     """What every co-occurrence result shares: the headline number, sizes, the
     settings, metric-specific extras, the bootstrap interval when asked for, and
     the size of every group per split (``group_sizes``, see :func:`group_sizes_dict`).
@@ -236,7 +269,9 @@ class PairwiseResult(MetricResult):
     Attributes
     ----------
     metric : str
-        ``"mals"`` or ``"directional"`` (other metrics subclass or reuse this).
+        The metric's family, ``"mals"`` or ``"directional"`` (other metrics subclass
+        or reuse this); ``metric_name`` is its canonical name in the registry
+        (``"directional-t2a"``) and ``title`` its display title.
     value : float
         The headline number; also ``float(result)``.
     by_pair : pandas.DataFrame
@@ -282,10 +317,10 @@ class PairwiseResult(MetricResult):
 
     @property
     def name(self) -> str:
-        """Display name, for example ``BiasAmp A->T``."""
-        labels = {"mals": "BiasAmp_MALS", "directional": "BiasAmp"}
-        base = labels.get(self.metric, self.metric)
-        return f"{base} {self.direction}" if self.direction else base
+        """Display name, the registry's title, for example ``BiasAmp A->T``."""
+        if self.card is not None:
+            return self.title
+        return f"{self.metric} {self.direction}" if self.direction else str(self.metric)
 
     def summary(self, k: int = 5) -> str:
         """A short human-readable summary."""

@@ -27,7 +27,7 @@ from biasamp.inputs._label_matrix import ERR_POSITIVE, as_label_matrix, as_sampl
 from biasamp.metrics._directional import directional, directional_arrays, normalize_direction
 from biasamp.metrics._mals import mals, mals_arrays
 from biasamp.metrics._splits import count_training_split, evaluation_label_matrices
-from biasamp.results._base import _json_safe, frame_records
+from biasamp.results._base import MetricNames, _json_safe, frame_records
 from biasamp.results._persist import SavableResult, register_result
 from biasamp.uncertainty._calibration import ERR_SCORES_ROWS, _as_scores
 
@@ -51,7 +51,7 @@ ERR_SWEEP_FRAME = "sweep: expected a ThresholdSweep or a DataFrame with 'thresho
 # ------------------------------------------------------------------ sweeps
 @register_result("threshold_sweep", shapes=lambda r: {"thresholds": len(r.table)})
 @dataclass(repr=False)
-class ThresholdSweep(SavableResult):
+class ThresholdSweep(MetricNames, SavableResult):
     """A metric over a grid of thresholds (see :func:`threshold_sweep`).
 
     Attributes
