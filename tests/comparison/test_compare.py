@@ -158,3 +158,129 @@ def test_trajectory_draws_each_metric_over_epochs_with_bands(epochs):
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["directional-a2t", "mals"]
     by_order = biasamp.plot_comparison(biasamp.compare(epochs), kind="trajectory")
     assert [t.get_text() for t in by_order.get_xticklabels()] == list(epochs)
+
+
+# ------------------------------------------------ every result type, canonical names
+from biasamp.comparison._compare import (  # noqa: E402
+    ERR_KEY,
+    ERR_KEY_MISMATCH,
+    ERR_UNNAMED,
+    WARN_PLOT,
+)
+from biasamp.registry import METRICS  # noqa: E402
+
+QUIET = {"min_group_size": None}
+
+
+def test_aliases_as_keys_resolve_through_the_registry(epochs):
+    a2t = epochs["epoch 1"]["a2t"]
+    for key in ("A->T", "BiasAmp A->T", "a2t", "directional-a2t", "directional_a2t"):
+        table = biasamp.compare({"m": {key: a2t}})
+        assert table[["metric", "title", "value"]].values.tolist() == [
+            ["directional-a2t", "BiasAmp A->T", a2t.value]
+        ]
+    with pytest.raises(ValueError) as info:
+        biasamp.compare({"m": {"mals": a2t}})
+    assert str(info.value) == ERR_KEY_MISMATCH.format(
+        model="m", key="mals", named="mals", actual="directional-a2t"
+    )
+    with pytest.raises(ValueError) as info:
+        biasamp.compare({"m": {"train split": a2t}})
+    assert str(info.value) == ERR_KEY.format(
+        model="m", key="train split", choices=", ".join(METRICS)
+    )
+    # a runs summary of plain numbers says no metric: its key names it
+    summary = biasamp.across_runs([0.1, 0.2, 0.3])
+    with pytest.raises(ValueError) as info:
+        biasamp.compare({"m": summary})
+    assert str(info.value) == ERR_UNNAMED.format(
+        model="m", kind="runs summary", choices=", ".join(METRICS)
+    )
+    row = biasamp.compare({"m": {"T->A": summary}}).iloc[0]
+    assert row["metric"] == "directional-t2a" and row["value"] == pytest.approx(0.2)
+    assert (row["ci_low"], row["ci_high"]) == summary.ci_t
+
+
+def test_results_holding_several_metrics_give_one_row_each():
+    cap = biasamp.caption_bias_amplification(
+        captions=["a man on skis", "a woman with a dog", "a man with a dog", "a woman"] * 3,
+        groups=["man", "woman", "woman", "woman"] * 3,
+        tasks=pd.DataFrame({"skis": [1, 0, 0, 1] * 3, "dog": [0, 1, 1, 0] * 3}),
+    )
+    table = biasamp.compare({"captioner": cap})
+    assert table["metric"].tolist() == ["directional-t2a", "directional-a2t", "mals"]
+    assert table["value"].tolist() == [cap[m].value for m in table["metric"]]
+    assert table["group_accuracy"].tolist() == [cap.group_accuracy] * 3
+    # multi_attribute's mapping keyed by direction: the multi-attribute metrics
+    tasks = pd.DataFrame((RNG.random((N, 3)) < 0.4).astype(int), columns=["a", "b", "c"])
+    pred = tasks.where(RNG.random((N, 3)) < 0.7, 1 - tasks)
+    three = biasamp.multi_attribute(
+        groups_train=GROUPS, tasks_train=tasks, groups=GROUPS, tasks=tasks,
+        groups_pred=GROUPS, tasks_pred=pred, **QUIET,
+    )  # fmt: skip
+    table = biasamp.compare({"m": three})
+    assert sorted(table["metric"]) == ["multi-a2t", "multi-mals", "multi-t2a"]
+    for row in table.itertuples():
+        key = {"multi-a2t": "A->T", "multi-t2a": "T->A", "multi-mals": "multi_mals"}[row.metric]
+        assert row.value == three[key].value
+    # differential fairness amplification: the value, its interval and n
+    dfa = biasamp.differential_fairness_amplification(
+        groups=GROUPS, labels=TASKS, labels_pred=pred["a"].map({1: "cook", 0: "ski"}),
+        n_boot=30, random_state=0, **QUIET,
+    )  # fmt: skip
+    row = biasamp.compare({"m": dfa}).iloc[0]
+    assert (row["metric"], row["title"]) == ("df-amplification", dfa.name)
+    assert (row["value"], row["ci_low"], row["ci_high"], row["n"]) == (
+        dfa.value, dfa.ci[0], dfa.ci[1], dfa.n,
+    )  # fmt: skip
+
+
+def test_rba_and_mitigation_tables_become_sub_models_with_performance():
+    runs = {
+        "baseline": [{"groups_pred": GROUPS, "tasks_pred": TASKS[::-1].copy()}] * 3,
+        "truth": {"groups_pred": GROUPS, "tasks_pred": TASKS},
+    }
+    mitigations = biasamp.compare_mitigations(
+        runs, groups_train=GROUPS, tasks_train=TASKS, groups=GROUPS, tasks=TASKS,
+        metrics=["group accuracy", "BiasAmp_MALS", "Viol."],
+    )  # fmt: skip
+    table = biasamp.compare({"study": mitigations})
+    assert table["model"].tolist() == ["study / baseline", "study / truth"]
+    assert table["metric"].tolist() == ["mals", "mals"]
+    assert table["value"].tolist() == mitigations["BiasAmp_MALS"].tolist()
+    assert table["group accuracy"].tolist() == mitigations["group accuracy"].tolist()
+    assert table["Viol."].tolist() == mitigations["Viol."].tolist()
+    half = mitigations.loc["baseline", "BiasAmp_MALS ±"]  # 0: three identical runs
+    base = table.iloc[0]
+    assert (base["ci_low"], base["ci_high"]) == (base["value"] - half, base["value"] + half)
+    assert base["ci_level"] == 0.95 and np.isnan(table.iloc[1]["ci_low"])
+    rng = np.random.default_rng(2)
+    with pytest.warns(biasamp.RBAConvergenceWarning):
+        rba = biasamp.rba(
+            rng.normal(size=(N, 2, 2)), structure="single", groups_train=GROUPS,
+            tasks_train=TASKS, groups=GROUPS, tasks=TASKS, max_iter=3,
+        )  # fmt: skip
+    table = biasamp.compare({"rba": rba})
+    assert table["model"].tolist() == ["rba / before", "rba / after"]
+    assert table["value"].tolist() == [rba.mals_before.value, rba.mals_after.value]
+    assert table["task accuracy"].tolist() == [
+        rba.performance_before["task accuracy"], rba.performance_after["task accuracy"],
+    ]  # fmt: skip
+
+
+def test_table_plot_is_pandas_and_the_old_calls_warn(epochs):
+    perf = {m: {"epoch": i + 1} for i, m in enumerate(epochs)}
+    table = biasamp.compare(epochs, performance=perf)
+    ax = table.plot(x="epoch", y="value", kind="scatter")  # pandas' own scatter
+    np.testing.assert_allclose(ax.collections[0].get_offsets(), table[["epoch", "value"]])
+    part = table[table["metric"] == "mals"]
+    assert type(part) is pd.DataFrame  # a filtered table is a plain DataFrame
+    bars = part.plot(x="model", y="value", kind="bar")
+    assert [p.get_height() for p in bars.patches] == part["value"].tolist()
+    ax = biasamp.plot_comparison(part, kind="trajectory", x="epoch")
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), part["value"])
+    with pytest.warns(FutureWarning, match=re.escape(WARN_PLOT.format(kind="trajectory"))):
+        old = table.plot(kind="trajectory", x="epoch")
+    assert [t.get_text() for t in old.get_legend().get_texts()] == ["directional-a2t", "mals"]
+    with pytest.warns(FutureWarning, match=re.escape(WARN_PLOT.format(kind="scatter"))):
+        table.plot(kind="scatter")
