@@ -206,11 +206,11 @@ def mals_outputs(
     0.0
     """
     train = _train(train_references, train_attributes)
+    labels: dict[str, Any] = {}
     if train:
         labels = {"groups": _array(attributes), "tasks": _array(references)}
     else:
         train = {"groups_train": _array(attributes), "tasks_train": _array(references)}
-        labels = {}
     result = mals(
         **train,
         **labels,

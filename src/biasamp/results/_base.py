@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 import pandas as pd
 
-from biasamp.registry import MetricCard, find_card
+from biasamp.registry import MetricCard, find_card, normalize_direction
 from biasamp.results._persist import SavableResult, register_result
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ __all__ = [
     "LazyResultFrame",
     "MetricNames",
     "MetricResult",
+    "MetricResults",
     "PairwiseResult",
     "group_sizes_dict",
     "group_sizes_from_dict",
@@ -190,6 +191,38 @@ class MetricNames:
         """The metric's display title from the registry (``"BiasAmp T->A"``)."""
         card = self.card
         return card.title if card is not None else self.metric_name
+
+
+class MetricResults(dict):  # type: ignore[type-arg]
+    """A dict ``{canonical metric name: result}`` that any spelling of a metric indexes.
+
+    ``results["multi-a2t"]``, ``results["Multi G->M"]`` and, when one metric of the
+    mapping has that direction, the direction alone (``results["A->T"]``, the key of
+    earlier releases) read the same result; ``in`` and ``get`` resolve them too.
+    Iterating gives the canonical names.
+    """
+
+    def _resolve(self, key: Any) -> Any:
+        if dict.__contains__(self, key):
+            return key
+        card = find_card(key)
+        if card is not None and dict.__contains__(self, card.name):
+            return card.name
+        try:
+            direction = normalize_direction(key)
+        except ValueError:
+            return key
+        named = [k for k in self if (c := find_card(k)) is not None and c.direction == direction]
+        return named[0] if len(named) == 1 else key
+
+    def __getitem__(self, key: Any) -> Any:
+        return dict.__getitem__(self, self._resolve(key))
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, self._resolve(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return dict.get(self, self._resolve(key), default)
 
 
 @dataclass(repr=False, kw_only=True)

@@ -226,7 +226,8 @@ def results_from_captions_document(document: Mapping[str, Any], *, file: str) ->
     out: dict[str, Any] = {}
     for model, entry in stored.items():
         path = f"$.results[{model!r}]"
-        if not isinstance(entry, Mapping) or entry.get("type") != "caption_bias":
+        fields = entry.get("result") if isinstance(entry, Mapping) else None
+        if not isinstance(fields, Mapping) or entry.get("type") != "caption_bias":
             raise InvalidDocument(file, path, "expected a stored caption_bias result")
-        out[str(model)] = build_result("caption_bias", entry.get("result"), file, f"{path}.result")
+        out[str(model)] = build_result("caption_bias", fields, file, f"{path}.result")
     return out
