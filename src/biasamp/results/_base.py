@@ -193,7 +193,7 @@ class MetricNames:
         return card.title if card is not None else self.metric_name
 
 
-class MetricResults(dict):  # type: ignore[type-arg]
+class MetricResults(dict[str, Any]):
     """A dict ``{canonical metric name: result}`` that any spelling of a metric indexes.
 
     ``results["multi-a2t"]``, ``results["Multi G->M"]`` and, when one metric of the

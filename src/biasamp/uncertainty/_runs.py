@@ -244,7 +244,10 @@ def across_runs(
         if isinstance(run, (MetricResult, PredictabilityResult)):
             key = (run.metric, run.direction)
             if i and (metric, direction) != key:
-                raise ValueError(ERR_MIXED_METRICS.format(a=(metric, direction), b=key))
+                first = runs[0]
+                raise ValueError(
+                    ERR_MIXED_METRICS.format(a=first.metric_name, b=run.metric_name)  # type: ignore[union-attr]
+                )
             metric, direction = key
             values[i] = run.value
             n_results += 1
