@@ -284,3 +284,19 @@ def test_table_plot_is_pandas_and_the_old_calls_warn(epochs):
     assert [t.get_text() for t in old.get_legend().get_texts()] == ["directional-a2t", "mals"]
     with pytest.warns(FutureWarning, match=re.escape(WARN_PLOT.format(kind="scatter"))):
         table.plot(kind="scatter")
+
+
+def test_a_result_holding_a_results_mapping_gives_its_metrics(epochs):
+    class Audit:  # what an audit result holds: canonical name -> result
+        def __init__(self, results):
+            self.results = results
+
+    results = epochs["epoch 2"]
+    audit = Audit({"directional-a2t": results["a2t"], "mals": results["mals"]})
+    table = biasamp.compare({"run": audit, "again": Audit({"A->T": results["a2t"]})})
+    assert table[["model", "metric"]].values.tolist() == [
+        ["run", "directional-a2t"], ["run", "mals"], ["again", "directional-a2t"],
+    ]  # fmt: skip
+    assert table["value"].tolist() == [results["a2t"].value, results["mals"].value] * 1 + [
+        results["a2t"].value
+    ]

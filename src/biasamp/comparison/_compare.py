@@ -386,6 +386,11 @@ def _comparison(model: str, key: str | None, table: Any) -> list[_Row]:
     return rows
 
 
+def _results_mapping(model: str, key: str | None, result: Any) -> list[_Row]:
+    """A result whose ``results`` maps each metric's name to its result (an audit)."""
+    return _rows_of(model, result.results)
+
+
 def _refused(model: str, key: str | None, result: Any) -> list[_Row]:
     kind = _kind(result) or ""
     raise TypeError(
@@ -393,7 +398,8 @@ def _refused(model: str, key: str | None, result: Any) -> list[_Row]:
     )
 
 
-#: How each registered result type becomes rows (a test checks every type has one).
+#: How each registered result type becomes rows (a test checks every type has one). A
+#: result type holding ``results`` (metric name -> result) registers ``_results_mapping``.
 ROWS: dict[str, Callable[[str, str | None, Any], list[_Row]]] = {
     "pairwise": _one,
     "multi_attribute": _one,
@@ -416,7 +422,7 @@ _CONTAINERS = ("caption_bias", "rba", "mitigation_comparison", "model_comparison
 
 def _holds_results(value: Any) -> bool:
     """An audit or any object with a ``results`` mapping of metric -> result."""
-    return isinstance(getattr(value, "results", None), Mapping) and _kind(value) is None
+    return isinstance(getattr(value, "results", None), Mapping)
 
 
 def _rows_of_one(model: str, key: str | None, given: Any) -> list[_Row]:
