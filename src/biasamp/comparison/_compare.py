@@ -291,8 +291,8 @@ def _metric(model: str, key: str | None, result: Any, kind: str) -> tuple[str, s
                 raise ValueError(ERR_KEY.format(model=model, key=key, choices=_choices())) from None
     if card is None:
         raise ValueError(ERR_UNNAMED.format(model=model, kind=kind, choices=_choices()))
-    title = getattr(result, "name", None) if kind != "runs_summary" else None
-    return card.name, str(title) if isinstance(title, str) else card.title
+    title = getattr(result, "name", None)  # the result's display name ("LIC (normalised)")
+    return card.name, title if isinstance(title, str) else card.title
 
 
 def _ci(result: Any, name: str = "ci") -> tuple[Any, Any]:
