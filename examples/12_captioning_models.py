@@ -89,7 +89,7 @@ from biasamp.datasets import load_coco_captions, load_coco_gender, load_coco_hum
 from biasamp.text import caption_bias_table
 
 MODELS = ("baseline_ft", "equalizer", "confident", "upweight", "balanced", "confusion")
-METRICS = ("T->A", "A->T", "MALS")
+METRICS = ("directional-t2a", "directional-a2t", "mals")  # the registry's names
 
 
 def measure(*, n_boot: int = 300, n_iter: int = 3) -> tuple[pd.DataFrame, dict[str, object]]:
@@ -114,7 +114,7 @@ def measure(*, n_boot: int = 300, n_iter: int = 3) -> tuple[pd.DataFrame, dict[s
     # The reference script's row rule: captions without a gender leave A->T too.
     _, reference_rows = caption_bias_table(
         captions[["baseline_ft", "equalizer"]], groups=truth["gender"], tasks=truth[objects],
-        groups_train=train["gender"], tasks_train=train[objects], metrics=["T->A", "A->T"],
+        groups_train=train["gender"], tasks_train=train[objects], metrics=["directional-t2a", "directional-a2t"],
         exclude_no_group="all",
     )  # fmt: skip
     return table, {**results, "reference rows": reference_rows}
@@ -130,7 +130,7 @@ def measure_human(*, n_boot: int = 300, n_iter: int = 10) -> pd.DataFrame:
     table, _ = caption_bias_table(
         data[list(MODELS)], groups=data["gender"], tasks=data[objects],
         groups_train=train["gender"], tasks_train=train[objects], n_boot=n_boot,
-        random_state=0, metrics=[*METRICS, "DBAC A->T", "DBAC T->A"], captions_human=human,
+        random_state=0, metrics=[*METRICS, "dbac-a2t", "dbac-t2a"], captions_human=human,
         dbac_params={"n_iter": n_iter},
     )  # fmt: skip
     for name in MODELS:
@@ -148,8 +148,8 @@ def measure_human(*, n_boot: int = 300, n_iter: int = 10) -> pd.DataFrame:
 
 def plot_human(table: pd.DataFrame, path: Path) -> None:
     plt = _gallery.pyplot()
-    metrics = ("T->A", "A->T", "LIC", "DBAC T->A", "DBAC A->T")
-    order = table.sort_values("DBAC T->A")
+    metrics = ("directional-t2a", "directional-a2t", "LIC", "dbac-t2a", "dbac-a2t")
+    order = table.sort_values("dbac-t2a")
     fig, axes = plt.subplots(1, len(metrics), figsize=(16, 3.6), sharey=True)
     y = np.arange(len(order))
     for ax, metric in zip(axes, metrics, strict=True):
@@ -160,7 +160,7 @@ def plot_human(table: pd.DataFrame, path: Path) -> None:
         ax.axvline(0, color="black", linewidth=0.8)
         ax.set_title(metric)
     axes[0].set_yticks(y, order["model"])
-    axes[0].set_ylabel("model (sorted by DBAC T->A)")
+    axes[0].set_ylabel("model (sorted by dbac-t2a)")
     fig.suptitle("628 COCO test images with human captions: mean and 95% interval", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -181,20 +181,20 @@ def pairs_t_falls_a_rises(results: dict) -> int:
     frames = [
         r[m].by_pair.set_index(keys)["contribution"].rename(f"{n} {m}")
         for n, r in (("base", base), ("eq", eq))
-        for m in ("T->A", "A->T")
+        for m in ("directional-t2a", "directional-a2t")
     ]  # fmt: skip
     both = pd.concat(frames, axis=1).dropna()
     chosen = (
-        (both["base T->A"] > both["eq T->A"])
-        & (both["base A->T"] < both["eq A->T"])
-        & (both["eq A->T"] > 0)
+        (both["base directional-t2a"] > both["eq directional-t2a"])
+        & (both["base directional-a2t"] < both["eq directional-a2t"])
+        & (both["eq directional-a2t"] > 0)
     )
     return int(chosen.sum())
 
 
 def plot(table: pd.DataFrame, path: Path) -> None:
     plt = _gallery.pyplot()
-    order = table.sort_values("T->A")
+    order = table.sort_values("directional-t2a")
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), sharey=True)
     y = np.arange(len(order))
     for ax, metric in zip(axes, [*METRICS, "LIC_M"], strict=True):
@@ -206,7 +206,7 @@ def plot(table: pd.DataFrame, path: Path) -> None:
             ax.axvline(0, color="black", linewidth=0.8)
         ax.set_title(metric if metric != "LIC_M" else "LIC_M (masked-caption leakage)")
     axes[0].set_yticks(y, order["model"])
-    axes[0].set_ylabel("model (sorted by T->A)")
+    axes[0].set_ylabel("model (sorted by directional-t2a)")
     fig.suptitle("Six captioning models on COCO test: mean and 95% interval", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -223,20 +223,20 @@ def main(
     human = measure_human(n_boot=n_boot, n_iter=n_iter_human)
     plot_human(human, out / "12_captioning_models_human.png")
     shown = human.copy()
-    for metric in ("LIC", "DBAC T->A", "DBAC A->T"):
+    for metric in ("LIC", "dbac-t2a", "dbac-a2t"):
         shown[f"{metric} 95% CI"] = [
             f"[{low:+.3f}, {high:+.3f}]"
             for low, high in zip(human[f"{metric} ci_low"], human[f"{metric} ci_high"], strict=True)
         ]
     human_columns = ["model", "one_group", "group_accuracy", *METRICS, "LIC_D", "LIC_M", "LIC",
-                     "LIC 95% CI", "DBAC T->A", "DBAC T->A 95% CI", "DBAC A->T",
-                     "DBAC A->T 95% CI"]  # fmt: skip
+                     "LIC 95% CI", "dbac-t2a", "dbac-t2a 95% CI", "dbac-a2t",
+                     "dbac-a2t 95% CI"]  # fmt: skip
     widths = {
         metric: float((human[f"{metric} ci_high"] - human[f"{metric} ci_low"]).mean())
-        for metric in ("T->A", "A->T", "MALS", "LIC", "DBAC T->A", "DBAC A->T")
+        for metric in (*METRICS, "LIC", "dbac-t2a", "dbac-a2t")
     }
-    columns = ["model", "one_group", "no_group", "conflict", "group_accuracy", "T->A", "A->T",
-               "MALS", "LIC_M", "LIC vs baseline"]  # fmt: skip
+    columns = ["model", "one_group", "no_group", "conflict", "group_accuracy", *METRICS,
+               "LIC_M", "LIC vs baseline"]  # fmt: skip
     n_pairs = pairs_t_falls_a_rises(results)
     n_reference = pairs_t_falls_a_rises(results["reference rows"])
     (out / "12_captioning_models.md").write_text(

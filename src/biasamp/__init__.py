@@ -149,7 +149,7 @@ from biasamp.mitigation import (
 )
 
 # comparing models and checkpoints
-from biasamp.comparison import ModelComparison, calibration_error, compare
+from biasamp.comparison import ModelComparison, calibration_error, compare, plot_comparison
 
 # Hugging Face evaluate modules (shipped; evaluate itself is not imported)
 from biasamp.hf_evaluate import evaluate_module_path
@@ -250,6 +250,7 @@ __all__ = [
     "calibration_error",
     "compare",
     "evaluate_module_path",
+    "plot_comparison",
     "oversample",
     "rba",
     # reports

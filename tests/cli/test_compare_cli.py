@@ -54,7 +54,7 @@ def test_compare_writes_the_table_and_the_page(saved, capsys):
     assert "&lt;b&gt;runs&lt;/b&gt;" in page and "<script" not in page
     assert page.count('<img class="figure"') == 2  # trajectory by epoch, scatter vs accuracy
     printed = capsys.readouterr().out
-    assert "BiasAmp A->T" in printed and f"{results['ep1'].value:+.4f}"[1:] in printed
+    assert "directional-a2t" in printed and f"{results['ep1'].value:+.4f}"[1:] in printed
 
 
 def test_names_come_from_the_files(saved):

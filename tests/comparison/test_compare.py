@@ -61,6 +61,7 @@ def test_table_holds_every_value_interval_and_n(epochs):
     assert list(table.columns) == [
         "model",
         "metric",
+        "title",
         "value",
         "ci_low",
         "ci_high",
@@ -69,17 +70,20 @@ def test_table_holds_every_value_interval_and_n(epochs):
         "epoch",
         "accuracy",
     ]
-    assert table.models == list(epochs) and table.metrics == ["a2t", "mals"]
+    # the keys "a2t" and "mals" name the metrics through the registry
+    assert table.models == list(epochs) and table.metrics == ["directional-a2t", "mals"]
+    assert table["title"].unique().tolist() == ["BiasAmp A->T", "BiasAmp_MALS"]
+    key = {"directional-a2t": "a2t", "mals": "mals"}
     for row in table.itertuples():
-        result = epochs[row.model][row.metric]
+        result = epochs[row.model][key[row.metric]]
         assert row.value == result.value and row.n == result.n
         assert (row.ci_low, row.ci_high) == tuple(result.ci) and row.ci_level == result.ci_level
         assert row.accuracy == perf[row.model]["accuracy"]
     wide = table.wide()
     assert wide.loc["epoch 2", "mals"] == epochs["epoch 2"]["mals"].value
-    assert list(wide.columns) == ["a2t", "mals", "epoch", "accuracy"]
+    assert list(wide.columns) == ["directional-a2t", "mals", "epoch", "accuracy"]
     # amplification grows as more predictions follow the group
-    assert wide["a2t"].is_monotonic_increasing
+    assert wide["directional-a2t"].is_monotonic_increasing
 
 
 def test_results_come_from_saved_files_and_the_table_saves(epochs, tmp_path):
@@ -88,14 +92,14 @@ def test_results_come_from_saved_files_and_the_table_saves(epochs, tmp_path):
         path = results["a2t"].save(tmp_path / f"{model}.json")
         files[model] = str(path)
     table = biasamp.compare(files)
-    assert table["metric"].unique().tolist() == ["BiasAmp A->T"]
+    assert table["metric"].unique().tolist() == ["directional-a2t"]
     assert table["value"].tolist() == [r["a2t"].value for r in epochs.values()]
     back = biasamp.load_result(table.save(tmp_path / "comparison.json"))
     assert isinstance(back, biasamp.ModelComparison)
     pd.testing.assert_frame_equal(pd.DataFrame(back), pd.DataFrame(table))
     # a single result, a list of results
     one = biasamp.compare({"a": epochs["epoch 1"]["mals"], "b": list(epochs["epoch 2"].values())})
-    assert one["metric"].tolist() == ["BiasAmp_MALS", "BiasAmp A->T", "BiasAmp_MALS"]
+    assert one["metric"].tolist() == ["mals", "directional-a2t", "mals"]
     assert np.isnan(biasamp.compare({"x": _epoch(0.1, 1, n_boot=None)})["ci_low"].to_numpy()).all()
 
 
@@ -105,9 +109,7 @@ def test_bad_input_is_refused(epochs):
     with pytest.raises(TypeError, match=re.escape(ERR_RESULT.format(model="a", got="int"))):
         biasamp.compare({"a": 3})
     twice = [epochs["epoch 1"]["mals"], epochs["epoch 2"]["mals"]]
-    with pytest.raises(
-        ValueError, match=re.escape(ERR_DUPLICATE.format(model="a", metric="BiasAmp_MALS"))
-    ):
+    with pytest.raises(ValueError, match=re.escape(ERR_DUPLICATE.format(model="a", metric="mals"))):
         biasamp.compare({"a": twice})
     with pytest.raises(
         ValueError,
@@ -123,36 +125,178 @@ def test_bad_input_is_refused(epochs):
     ):
         biasamp.compare(epochs, performance=perf)
     with pytest.raises(ValueError, match=re.escape(ERR_NO_PERFORMANCE)):
-        biasamp.compare(epochs).plot(kind="scatter")
+        biasamp.plot_comparison(biasamp.compare(epochs), kind="scatter")
 
 
 def test_scatter_draws_values_against_performance_with_interval_bars(epochs):
     perf = pd.DataFrame({"accuracy": [0.9, 0.8, 0.7]}, index=list(epochs))
     table = biasamp.compare(epochs, performance=perf)
-    ax = table.plot(kind="scatter", metrics="a2t")
+    ax = biasamp.plot_comparison(table, kind="scatter", metrics="directional-a2t")
     points = ax.lines[0].get_xydata()
-    part = table[table["metric"] == "a2t"]
+    part = table[table["metric"] == "directional-a2t"]
     np.testing.assert_allclose(points, part[["accuracy", "value"]].to_numpy())
     # the interval bars span ci_low .. ci_high
     segments = ax.collections[0].get_segments()
     np.testing.assert_allclose(
         [(s[0][1], s[1][1]) for s in segments], part[["ci_low", "ci_high"]].to_numpy()
     )
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a2t"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["directional-a2t"]
     assert {t.get_text() for t in ax.texts} == set(epochs)
 
 
 def test_trajectory_draws_each_metric_over_epochs_with_bands(epochs):
     perf = {m: {"epoch": 3 - i} for i, m in enumerate(epochs)}  # given in reverse
     table = biasamp.compare(epochs, performance=perf)
-    ax = table.plot(kind="trajectory", x="epoch")
+    ax = biasamp.plot_comparison(table, kind="trajectory", x="epoch")
     line = ax.lines[0]
-    part = table[table["metric"] == "a2t"].sort_values("epoch")
+    part = table[table["metric"] == "directional-a2t"].sort_values("epoch")
     np.testing.assert_allclose(line.get_xdata(), [1, 2, 3])
     np.testing.assert_allclose(line.get_ydata(), part["value"])
     band = ax.collections[0].get_paths()[0].vertices
     assert band[:, 1].min() == pytest.approx(part["ci_low"].min())
     assert band[:, 1].max() == pytest.approx(part["ci_high"].max())
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a2t", "mals"]
-    by_order = biasamp.compare(epochs).plot(kind="trajectory")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["directional-a2t", "mals"]
+    by_order = biasamp.plot_comparison(biasamp.compare(epochs), kind="trajectory")
     assert [t.get_text() for t in by_order.get_xticklabels()] == list(epochs)
+
+
+# ------------------------------------------------ every result type, canonical names
+from biasamp.comparison._compare import (  # noqa: E402
+    ERR_KEY,
+    ERR_KEY_MISMATCH,
+    ERR_UNNAMED,
+    WARN_PLOT,
+)
+from biasamp.registry import METRICS  # noqa: E402
+
+QUIET = {"min_group_size": None}
+
+
+def test_aliases_as_keys_resolve_through_the_registry(epochs):
+    a2t = epochs["epoch 1"]["a2t"]
+    for key in ("A->T", "BiasAmp A->T", "a2t", "directional-a2t", "directional_a2t"):
+        table = biasamp.compare({"m": {key: a2t}})
+        assert table[["metric", "title", "value"]].values.tolist() == [
+            ["directional-a2t", "BiasAmp A->T", a2t.value]
+        ]
+    with pytest.raises(ValueError) as info:
+        biasamp.compare({"m": {"mals": a2t}})
+    assert str(info.value) == ERR_KEY_MISMATCH.format(
+        model="m", key="mals", named="mals", actual="directional-a2t"
+    )
+    with pytest.raises(ValueError) as info:
+        biasamp.compare({"m": {"train split": a2t}})
+    assert str(info.value) == ERR_KEY.format(
+        model="m", key="train split", choices=", ".join(METRICS)
+    )
+    # a runs summary of plain numbers says no metric: its key names it
+    summary = biasamp.across_runs([0.1, 0.2, 0.3])
+    with pytest.raises(ValueError) as info:
+        biasamp.compare({"m": summary})
+    assert str(info.value) == ERR_UNNAMED.format(
+        model="m", kind="runs summary", choices=", ".join(METRICS)
+    )
+    row = biasamp.compare({"m": {"T->A": summary}}).iloc[0]
+    assert row["metric"] == "directional-t2a" and row["value"] == pytest.approx(0.2)
+    assert (row["ci_low"], row["ci_high"]) == summary.ci_t
+
+
+def test_results_holding_several_metrics_give_one_row_each():
+    cap = biasamp.caption_bias_amplification(
+        captions=["a man on skis", "a woman with a dog", "a man with a dog", "a woman"] * 3,
+        groups=["man", "woman", "woman", "woman"] * 3,
+        tasks=pd.DataFrame({"skis": [1, 0, 0, 1] * 3, "dog": [0, 1, 1, 0] * 3}),
+    )
+    table = biasamp.compare({"captioner": cap})
+    assert table["metric"].tolist() == ["directional-t2a", "directional-a2t", "mals"]
+    assert table["value"].tolist() == [cap[m].value for m in table["metric"]]
+    assert table["group_accuracy"].tolist() == [cap.group_accuracy] * 3
+    # multi_attribute's mapping keyed by direction: the multi-attribute metrics
+    tasks = pd.DataFrame((RNG.random((N, 3)) < 0.4).astype(int), columns=["a", "b", "c"])
+    pred = tasks.where(RNG.random((N, 3)) < 0.7, 1 - tasks)
+    three = biasamp.multi_attribute(
+        groups_train=GROUPS, tasks_train=tasks, groups=GROUPS, tasks=tasks,
+        groups_pred=GROUPS, tasks_pred=pred, **QUIET,
+    )  # fmt: skip
+    table = biasamp.compare({"m": three})
+    assert sorted(table["metric"]) == ["multi-a2t", "multi-mals", "multi-t2a"]
+    for row in table.itertuples():
+        key = {"multi-a2t": "A->T", "multi-t2a": "T->A", "multi-mals": "multi_mals"}[row.metric]
+        assert row.value == three[key].value
+    # differential fairness amplification: the value, its interval and n
+    dfa = biasamp.differential_fairness_amplification(
+        groups=GROUPS, labels=TASKS, labels_pred=pred["a"].map({1: "cook", 0: "ski"}),
+        n_boot=30, random_state=0, **QUIET,
+    )  # fmt: skip
+    row = biasamp.compare({"m": dfa}).iloc[0]
+    assert (row["metric"], row["title"]) == ("df-amplification", dfa.name)
+    assert (row["value"], row["ci_low"], row["ci_high"], row["n"]) == (
+        dfa.value, dfa.ci[0], dfa.ci[1], dfa.n,
+    )  # fmt: skip
+
+
+def test_rba_and_mitigation_tables_become_sub_models_with_performance():
+    runs = {
+        "baseline": [{"groups_pred": GROUPS, "tasks_pred": TASKS[::-1].copy()}] * 3,
+        "truth": {"groups_pred": GROUPS, "tasks_pred": TASKS},
+    }
+    mitigations = biasamp.compare_mitigations(
+        runs, groups_train=GROUPS, tasks_train=TASKS, groups=GROUPS, tasks=TASKS,
+        metrics=["group accuracy", "BiasAmp_MALS", "Viol."],
+    )  # fmt: skip
+    table = biasamp.compare({"study": mitigations})
+    assert table["model"].tolist() == ["study / baseline", "study / truth"]
+    assert table["metric"].tolist() == ["mals", "mals"]
+    assert table["value"].tolist() == mitigations["BiasAmp_MALS"].tolist()
+    assert table["group accuracy"].tolist() == mitigations["group accuracy"].tolist()
+    assert table["Viol."].tolist() == mitigations["Viol."].tolist()
+    half = mitigations.loc["baseline", "BiasAmp_MALS ±"]  # 0: three identical runs
+    base = table.iloc[0]
+    assert (base["ci_low"], base["ci_high"]) == (base["value"] - half, base["value"] + half)
+    assert base["ci_level"] == 0.95 and np.isnan(table.iloc[1]["ci_low"])
+    rng = np.random.default_rng(2)
+    with pytest.warns(biasamp.RBAConvergenceWarning):
+        rba = biasamp.rba(
+            rng.normal(size=(N, 2, 2)), structure="single", groups_train=GROUPS,
+            tasks_train=TASKS, groups=GROUPS, tasks=TASKS, max_iter=3,
+        )  # fmt: skip
+    table = biasamp.compare({"rba": rba})
+    assert table["model"].tolist() == ["rba / before", "rba / after"]
+    assert table["value"].tolist() == [rba.mals_before.value, rba.mals_after.value]
+    assert table["task accuracy"].tolist() == [
+        rba.performance_before["task accuracy"], rba.performance_after["task accuracy"],
+    ]  # fmt: skip
+
+
+def test_table_plot_is_pandas_and_the_old_calls_warn(epochs):
+    perf = {m: {"epoch": i + 1} for i, m in enumerate(epochs)}
+    table = biasamp.compare(epochs, performance=perf)
+    ax = table.plot(x="epoch", y="value", kind="scatter")  # pandas' own scatter
+    np.testing.assert_allclose(ax.collections[0].get_offsets(), table[["epoch", "value"]])
+    part = table[table["metric"] == "mals"]
+    assert type(part) is pd.DataFrame  # a filtered table is a plain DataFrame
+    bars = part.plot(x="model", y="value", kind="bar")
+    assert [p.get_height() for p in bars.patches] == part["value"].tolist()
+    ax = biasamp.plot_comparison(part, kind="trajectory", x="epoch")
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), part["value"])
+    with pytest.warns(FutureWarning, match=re.escape(WARN_PLOT.format(kind="trajectory"))):
+        old = table.plot(kind="trajectory", x="epoch")
+    assert [t.get_text() for t in old.get_legend().get_texts()] == ["directional-a2t", "mals"]
+    with pytest.warns(FutureWarning, match=re.escape(WARN_PLOT.format(kind="scatter"))):
+        table.plot(kind="scatter")
+
+
+def test_a_result_holding_a_results_mapping_gives_its_metrics(epochs):
+    class Audit:  # what an audit result holds: canonical name -> result
+        def __init__(self, results):
+            self.results = results
+
+    results = epochs["epoch 2"]
+    audit = Audit({"directional-a2t": results["a2t"], "mals": results["mals"]})
+    table = biasamp.compare({"run": audit, "again": Audit({"A->T": results["a2t"]})})
+    assert table[["model", "metric"]].values.tolist() == [
+        ["run", "directional-a2t"], ["run", "mals"], ["again", "directional-a2t"],
+    ]  # fmt: skip
+    assert table["value"].tolist() == [results["a2t"].value, results["mals"].value] * 1 + [
+        results["a2t"].value
+    ]

@@ -19,10 +19,12 @@ from biasamp.hf_evaluate import ERR_MODULE, evaluate_module_path
 from biasamp.hf_evaluate._compute import (
     ERR_HUB_DIRECTION,
     ERR_MODE,
+    ERR_TRAIN_PAIR,
     directional_outputs,
     mals_outputs,
     multi_attribute_outputs,
 )
+from biasamp.registry import metric_cards
 
 RNG = np.random.default_rng(4)
 N, A, T = 120, 3, 5
@@ -30,6 +32,8 @@ ATTRS = (RNG.random((N, A)) < 0.4).astype(int)
 REFS = (RNG.random((N, T)) < np.linspace(0.2, 0.6, T)).astype(int)
 PREDS = np.where(RNG.random((N, T)) < 0.25, 1 - REFS, REFS)
 ATTR_PREDS = np.where(RNG.random((N, A)) < 0.2, 1 - ATTRS, ATTRS)
+TRAIN_ATTRS = (RNG.random((80, A)) < 0.5).astype(int)  # a training split of another length
+TRAIN_REFS = (RNG.random((80, T)) < 0.4).astype(int)
 ATTRS[:5] = 0  # rows with neither label: the hub module counts them, biasamp's default not
 REFS[:5] = 0
 
@@ -83,8 +87,15 @@ out["t2a"] = directional.compute(predictions=ap, references=r, attributes=a, dir
                                  n_boot=20, random_state=0)
 mals = evaluate.load(biasamp.evaluate_module_path("mals"))
 out["mals"] = mals.compute(predictions=p, references=r, attributes=a, attribute_predictions=ap)
+out["mals_train"] = mals.compute(predictions=p, references=r, attributes=a,
+                                 attribute_predictions=ap, train_references=data["tr"],
+                                 train_attributes=data["ta"])
 multi = evaluate.load(biasamp.evaluate_module_path("multi_attribute"))
 out["multi"] = multi.compute(predictions=p, references=r, attributes=a)
+out["info"] = {
+    name: {"description": m.description, "citation": m.citation, "urls": list(m.reference_urls)}
+    for name, m in (("directional", directional), ("mals", mals), ("multi_attribute", multi))
+}
 print(json.dumps(out))
 """
 
@@ -104,7 +115,14 @@ def test_modules_load_offline_and_give_biasamp_values(tmp_path):
         "HTTPS_PROXY": "http://127.0.0.1:9",
         "NO_PROXY": "",
     }
-    data = {"p": PREDS, "r": REFS, "a": ATTRS, "ap": ATTR_PREDS}
+    data = {
+        "p": PREDS,
+        "r": REFS,
+        "a": ATTRS,
+        "ap": ATTR_PREDS,
+        "tr": TRAIN_REFS,
+        "ta": TRAIN_ATTRS,
+    }
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(SCRIPT)],
         input=json.dumps({k: v.tolist() for k, v in data.items()}),
@@ -134,3 +152,42 @@ def test_modules_load_offline_and_give_biasamp_values(tmp_path):
     assert (out["t2a"]["ci_low"], out["t2a"]["ci_high"]) == tuple(t2a.ci)
     assert out["mals"] == mals_outputs(PREDS, REFS, ATTRS, ATTR_PREDS)
     assert out["multi"] == multi_attribute_outputs(PREDS, REFS, ATTRS)
+    # a training split of another length fixes MALS's training bias, as in biasamp.mals
+    want = biasamp.mals(
+        groups_train=TRAIN_ATTRS, tasks_train=TRAIN_REFS, groups_pred=ATTR_PREDS, tasks_pred=PREDS
+    )
+    assert out["mals_train"]["bias_amplification"] == want.value
+    assert out["mals_train"]["bias_amplification"] != out["mals"]["bias_amplification"]
+    # the modules' words are the registry's
+    for module, family in MODULE_FAMILIES.items():
+        info = out["info"][module]
+        cards = metric_cards(family=family)
+        assert info["citation"] == cards[0].citation and info["urls"] == [cards[0].url]
+        for card in cards:
+            assert card.name in info["description"] and card.meaning in info["description"]
+
+
+MODULE_FAMILIES = {
+    "directional": "directional",
+    "mals": "mals",
+    "multi_attribute": "multi_directional",
+}
+
+
+def test_mals_takes_a_training_split_of_another_length():
+    out = mals_outputs(
+        PREDS, REFS, ATTRS, ATTR_PREDS, train_references=TRAIN_REFS, train_attributes=TRAIN_ATTRS
+    )
+    want = biasamp.mals(
+        groups_train=TRAIN_ATTRS, tasks_train=TRAIN_REFS, groups_pred=ATTR_PREDS,
+        tasks_pred=PREDS, groups=ATTRS, tasks=REFS,
+    )  # fmt: skip
+    assert out == {"bias_amplification": want.value, "violations": int(want.violations)}
+    assert TRAIN_REFS.shape[0] != REFS.shape[0]
+    # the training bias b*(t, g) is the split's: a hand count for one pair
+    b_train = want.by_pair.set_index(["group", "task"])["b_train"]
+    rows = TRAIN_REFS[:, 2] == 1
+    share = (TRAIN_ATTRS[rows, 1]).sum() / TRAIN_ATTRS[rows].sum()
+    assert b_train.loc[(1, 2)] == pytest.approx(share)
+    with pytest.raises(ValueError, match=re.escape(ERR_TRAIN_PAIR)):
+        mals_outputs(PREDS, REFS, ATTRS, ATTR_PREDS, train_references=TRAIN_REFS)

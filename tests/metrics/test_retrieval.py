@@ -353,7 +353,8 @@ def test_save_load_compare_plot_and_report(tmp_path):
     assert loaded == result and loaded.to_dict() == result.to_dict()
     assert float(loaded) == result.value
     table = biasamp.compare({"clip": result})
-    assert table["metric"].tolist() == ["MaxSkew@10"]
+    assert table["metric"].tolist() == ["retrieval-bias"]
+    assert table["title"].tolist() == ["MaxSkew@10"]
     assert table["value"].iloc[0] == result.value
     assert (table["ci_low"].iloc[0], table["ci_high"].iloc[0]) == result.ci
     assert table["n"].iloc[0] == 12

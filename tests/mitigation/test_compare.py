@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -124,3 +125,21 @@ def test_a_method_with_no_run_is_an_error_not_nan():
     with pytest.raises(ValueError) as info:
         compare_mitigations({"empty": []}, **TRUTH, metrics=["group accuracy"])
     assert str(info.value) == ERR_NO_RUNS.format(method="empty")
+
+
+def test_metrics_are_named_by_any_registry_spelling():
+    from biasamp.registry import metric_name
+
+    runs = {"m": {"groups_pred": ["m", "w", "w", "w"], "tasks_pred": ["a", "a", "a", "b"]}}
+    truth = dict(groups_train=["m", "w", "w", "m"], tasks_train=["a", "a", "a", "b"],
+                 groups=["m", "w", "w", "m"], tasks=["a", "a", "a", "b"])  # fmt: skip
+    by_title = biasamp.compare_mitigations(runs, metrics=["BiasAmp_MALS", "BiasAmp T->A"], **truth)
+    by_name = biasamp.compare_mitigations(runs, metrics=["mals", "t2a"], **truth)
+    pd.testing.assert_frame_equal(pd.DataFrame(by_name), pd.DataFrame(by_title))
+    assert by_name.loc["m", "BiasAmp_MALS"] == pytest.approx(-0.5)
+    assert [metric_name(c) for c in by_name.metrics] == ["mals", "directional-t2a"]
+    with pytest.raises(ValueError) as info:
+        biasamp.compare_mitigations(runs, metrics=["lic"], **truth)
+    message = str(info.value)
+    assert message.startswith("metrics: unknown metric 'lic'; known: ['task performance'")
+    assert "['mals', 'directional-a2t', 'directional-t2a', 'multi-mals', 'multi-a2t'," in message

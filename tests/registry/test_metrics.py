@@ -100,3 +100,29 @@ def test_card_for_each_family_and_direction():
         assert card_for(card.family, card.direction) is card
     with pytest.raises(ValueError, match="family: unknown metric"):
         card_for("nothing")
+
+
+def test_find_card_of_a_result_family_and_direction():
+    from biasamp.registry import find_card
+
+    for card in metric_cards():
+        assert find_card(card.family, card.direction) is card
+        assert find_card(card.name) is card
+        assert card.url.startswith("https://arxiv.org/abs/")
+    assert find_card("multi_directional", "G->M").name == "multi-a2t"
+    assert find_card("directional", "sideways") is None
+    assert find_card("my_metric") is None and find_card(None) is None
+
+
+def test_results_carry_the_canonical_name_and_title():
+    kw = dict(groups=["a", "b"] * 3, tasks=["x", "y", "y"] * 2, min_group_size=None)
+    t2a = biasamp.directional(direction="m->g", groups_pred=["a", "a", "b"] * 2, **kw)
+    assert (t2a.metric, t2a.metric_name, t2a.title, t2a.name) == (
+        "directional", "directional-t2a", "BiasAmp T->A", "BiasAmp T->A",
+    )  # fmt: skip
+    assert t2a.card is METRICS["directional-t2a"]
+    mals = biasamp.mals(
+        groups_train=["a", "b"], tasks_train=["x", "y"], groups_pred=["a", "b"],
+        tasks_pred=["x", "x"], min_group_size=None,
+    )  # fmt: skip
+    assert (mals.metric_name, mals.name) == ("mals", "BiasAmp_MALS")

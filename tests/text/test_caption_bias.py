@@ -8,6 +8,7 @@ import pytest
 
 import biasamp
 from biasamp.datasets import load_coco_captions, load_coco_gender
+from biasamp.registry import ERR_UNKNOWN_METRIC
 from biasamp.text import caption_bias_amplification, caption_bias_table, caption_labels
 from biasamp.text._caption_bias import (
     ALL_METRICS,
@@ -48,8 +49,8 @@ def test_exclude_no_group_all_leaves_the_rows_out_of_a_to_t() -> None:
     result = caption_bias_amplification(
         captions=CAPTIONS, groups=GROUPS, tasks=TASKS, exclude_no_group="all", metrics="A->T"
     )
-    assert list(result.results) == ["A->T"]
-    assert result["A->T"].n == 5
+    assert list(result.results) == ["directional-a2t"]  # the canonical name of "A->T"
+    assert result["A->T"].n == 5 and result["directional-a2t"] is result["A->T"]
 
 
 def test_equals_the_explicit_path_on_real_captions() -> None:
@@ -105,7 +106,7 @@ def test_intervals_save_load_and_plot(tmp_path) -> None:
     matplotlib.use("Agg")
     ax = result.plot()
     assert len(ax.patches) == 3
-    assert "T->A" in repr(result)
+    assert "directional-t2a" in repr(result)
 
 
 def test_side_by_side_table() -> None:
@@ -138,13 +139,18 @@ def test_bad_input_names_the_argument() -> None:
     assert str(info.value) == ERR_GROUP_LABELS.format(unknown=["M", "W"], known=["man", "woman"])
     with pytest.raises(ValueError) as info:
         caption_bias_amplification(**{**kwargs, "metrics": ["A->T", "B"]})
-    assert str(info.value) == ERR_METRICS.format(choices=ALL_METRICS, got=["A->T", "B"])
+    assert str(info.value) == ERR_UNKNOWN_METRIC.format(
+        argument="metrics", got="B", choices=", ".join(ALL_METRICS)
+    )
+    with pytest.raises(ValueError) as info:
+        caption_bias_amplification(**{**kwargs, "metrics": []})
+    assert str(info.value) == ERR_METRICS.format(choices=ALL_METRICS, got=[])
     with pytest.raises(ValueError) as info:
         caption_bias_amplification(**kwargs, exclude_no_group="some")
     assert str(info.value) == ERR_EXCLUDE.format(choices=("group-side", "all"), got="some")
     with pytest.raises(ValueError) as info:
         caption_bias_amplification(**{**kwargs, "captions": ["a person"] * 6})
-    assert str(info.value) == ERR_NO_GROUP_ROWS.format(metrics=["T->A", "MALS"])
+    assert str(info.value) == ERR_NO_GROUP_ROWS.format(metrics=["directional-t2a", "mals"])
 
 
 def test_dbac_metrics_in_the_table_save_and_need_human_captions(tmp_path) -> None:
@@ -164,12 +170,16 @@ def test_dbac_metrics_in_the_table_save_and_need_human_captions(tmp_path) -> Non
     )  # fmt: skip
     single = dbac(direction="T->A", captions_human=human, captions_model=data["equalizer"],
                   groups=data["gender"], n_iter=2, random_state=0)  # fmt: skip
-    assert table.loc[1, "DBAC T->A"] == pytest.approx(single.value, abs=1e-12)
-    assert list(results["equalizer"].table()["metric"]) == ["A->T", "DBAC A->T", "DBAC T->A"]
+    assert table.loc[1, "dbac-t2a"] == pytest.approx(single.value, abs=1e-12)
+    assert list(results["equalizer"].table()["metric"]) == [
+        "directional-a2t",
+        "dbac-a2t",
+        "dbac-t2a",
+    ]
     saved = results["equalizer"].save(tmp_path / "captions.json")
     assert biasamp.load_result(saved) == results["equalizer"]
-    assert results["equalizer"].to_dict()["results"]["DBAC T->A"]["direction"] == "T->A"
+    assert results["equalizer"].to_dict()["results"]["dbac-t2a"]["direction"] == "T->A"
     with pytest.raises(ValueError) as info:
         caption_bias_amplification(captions=data["equalizer"], groups=data["gender"],
                                    tasks=data[objects], metrics="DBAC A->T")  # fmt: skip
-    assert str(info.value) == ERR_NO_HUMAN.format(metrics=["DBAC A->T"])
+    assert str(info.value) == ERR_NO_HUMAN.format(metrics=["dbac-a2t"])

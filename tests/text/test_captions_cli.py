@@ -8,9 +8,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import biasamp
 from biasamp.cli.main import main
 from biasamp.datasets import load_coco_captions, load_coco_gender
 from biasamp.text import caption_bias_table
+from biasamp.text._caption_bias import METRICS
 
 
 @pytest.fixture(scope="module")
@@ -44,13 +46,13 @@ def test_models_side_by_side_json_and_html(files, capsys) -> None:
         groups_train=train["gender"], tasks_train=train[objects],
     )  # fmt: skip
     for row, expected in zip(document["table"], table.to_dict(orient="records"), strict=True):
-        for key in ("one_group", "no_group", "conflict", "T->A", "A->T", "MALS"):
+        for key in ("one_group", "no_group", "conflict", *METRICS):
             assert row[key] == pytest.approx(expected[key])
-        assert row["T->A ci_low"] is None  # no --n-boot: no interval, JSON null (not NaN)
-    assert set(document["models"]["equalizer"]["results"]) == {"T->A", "A->T", "MALS"}
+        assert row["directional-t2a ci_low"] is None  # no --n-boot: JSON null (not NaN)
+    assert set(document["models"]["equalizer"]["results"]) == set(METRICS)
     page = html.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
-    assert "equalizer T-&gt;A" in page or "equalizer T->A" in page
+    assert "equalizer directional-t2a" in page
     assert "captions with one group / none / two" in page
 
 
@@ -63,8 +65,9 @@ def test_bootstrap_and_metric_choice(files, capsys) -> None:
     ])  # fmt: skip
     assert code == 0
     row = json.loads(out.read_text(encoding="utf-8"))["table"][0]
-    assert row["A->T ci_low"] <= row["A->T"] <= row["A->T ci_high"]
-    assert "T->A" not in row
+    key = "directional-a2t"  # the old spelling "A->T" is an alias
+    assert row[f"{key} ci_low"] <= row[key] <= row[f"{key} ci_high"]
+    assert "directional-t2a" not in row
 
 
 def test_errors_name_the_file_and_column(files, capsys) -> None:
@@ -104,29 +107,94 @@ def test_dbac_columns_with_human_captions(tmp_path, capsys) -> None:
     code = main([
         "captions", str(path), "--group", "gender", "--id", "image_id",
         "--caption-cols", "equalizer", "--human-cols", ",".join(columns),
-        "--metric", "DBAC T->A", "--metric", "DBAC A->T", "--metric", "T->A",
+        "--metric", "dbac-t2a", "--metric", "dbac-a2t", "--metric", "T->A",
         "--dbac-iter", "2", "--seed", "3", "--json", str(out), "--html", str(tmp_path / "r.html"),
     ])  # fmt: skip
     assert code == 0
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "equalizer: DBAC T-&gt;A" in page or "equalizer: DBAC T->A" in page
+    assert "equalizer: dbac-t2a" in page
     row = json.loads(out.read_text(encoding="utf-8"))["table"][0]
     expected = dbac_both(captions_human=data[columns].to_numpy().tolist(),
                          captions_model=data["equalizer"], groups=data["gender"], n_iter=2,
                          random_state=3)  # fmt: skip
-    for direction in ("A->T", "T->A"):
-        assert row[f"DBAC {direction}"] == pytest.approx(expected[direction].value, abs=1e-12)
-        assert row[f"DBAC {direction} ci_low"] == pytest.approx(expected[direction].ci[0])
+    for direction, name in (("A->T", "dbac-a2t"), ("T->A", "dbac-t2a")):
+        assert row[name] == pytest.approx(expected[direction].value, abs=1e-12)
+        assert row[f"{name} ci_low"] == pytest.approx(expected[direction].ci[0])
     capsys.readouterr()
     code = main([
         "captions", str(path), "--group", "gender", "--caption-cols", "equalizer",
-        "--metric", "DBAC T->A",
+        "--metric", "dbac-t2a",
     ])  # fmt: skip
     assert code != 0
     assert "--human-cols" in capsys.readouterr().err
     code = main([
         "captions", str(path), "--group", "gender", "--caption-cols", "equalizer",
-        "--human-cols", "human_1", "--metric", "DBAC T->A", "--html", str(tmp_path / "x.html"),
+        "--human-cols", "human_1", "--metric", "dbac-t2a", "--html", str(tmp_path / "x.html"),
     ])  # fmt: skip
     assert code != 0
     assert "--html: the report draws" in capsys.readouterr().err
+
+
+def test_measure_names_and_old_spellings_name_the_same_metrics(files, capsys) -> None:
+    runs = {}
+    for spelling in ("directional-t2a", "T->A", "t2a"):
+        out = files["root"] / f"metric-{spelling.replace('>', '')}.json"
+        code = main([
+            "captions", str(files["data"]), "--group", "gender", "--id", "image_id",
+            "--caption-cols", "equalizer", "--metric", spelling, "--metric", "MALS",
+            "--json", str(out),
+        ])  # fmt: skip
+        assert code == 0
+        runs[spelling] = json.loads(out.read_text(encoding="utf-8"))["table"][0]
+    assert runs["T->A"] == runs["directional-t2a"] == runs["t2a"]
+    assert {"directional-t2a", "mals"} <= set(runs["T->A"]) and "directional-a2t" not in runs[
+        "T->A"
+    ]
+    with pytest.raises(SystemExit) as info:
+        main([
+            "captions", str(files["data"]), "--group", "gender", "--caption-cols", "equalizer",
+            "--metric", "dpa-t2a",
+        ])  # fmt: skip
+    assert info.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert (
+        "argument --metric: unknown metric 'dpa-t2a'; choose from directional-t2a, "
+        "directional-a2t, mals, dbac-a2t, dbac-t2a." in err
+    )
+
+
+def test_help_names_metrics_that_need_no_shell_quoting(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["captions", "--help"])
+    text = capsys.readouterr().out
+    option = text[text.index("  --metric NAME") : text.index("  --mask")]
+    assert "directional-t2a, directional-a2t, mals" in " ".join(option.split())
+    assert "->" not in option
+
+
+def test_load_result_reads_the_json_back_equal(files, capsys) -> None:
+    out = files["root"] / "load.json"
+    code = main([
+        "captions", str(files["data"]), "--group", "gender", "--id", "image_id",
+        "--caption-cols", "baseline_ft,equalizer", "--train", str(files["train"]),
+        "--n-boot", "20", "--seed", "3", "--json", str(out),
+    ])  # fmt: skip
+    assert code == 0
+    loaded = biasamp.load_result(out)
+    assert list(loaded) == ["baseline_ft", "equalizer"]
+    data, train = pd.read_csv(files["data"]), pd.read_parquet(files["train"])
+    objects = [c for c in load_coco_gender("val").columns if c not in ("image_id", "gender")]
+    _, expected = caption_bias_table(
+        data[["baseline_ft", "equalizer"]], groups=data["gender"], tasks=data[objects],
+        groups_train=train["gender"], tasks_train=train[objects], n_boot=20, random_state=3,
+    )  # fmt: skip
+    for model, result in loaded.items():
+        assert isinstance(result, biasamp.CaptionBiasResult)
+        assert result == expected[model]
+        assert result["T->A"].value == expected[model]["directional-t2a"].value
+    table = biasamp.compare(loaded)
+    assert table["model"].tolist() == ["baseline_ft"] * 3 + ["equalizer"] * 3
+    assert table["metric"].tolist() == list(METRICS) * 2
+    row = table[(table["model"] == "equalizer") & (table["metric"] == "mals")].iloc[0]
+    assert row["value"] == expected["equalizer"]["mals"].value
+    assert row["group_accuracy"] == expected["equalizer"].group_accuracy

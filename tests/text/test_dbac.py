@@ -182,7 +182,7 @@ def test_result_saves_loads_compares_and_plots(tmp_path) -> None:
     assert loaded != both["T->A"]
     assert "Psi_D" in repr(result) and "DBAC A->T" in repr(result)
     table = biasamp.compare({"model": [both["A->T"], both["T->A"]]})
-    assert list(table["metric"]) == ["DBAC A->T", "DBAC T->A"]
+    assert list(table["metric"]) == ["dbac-a2t", "dbac-t2a"]
     assert table["value"].tolist() == [both["A->T"].value, both["T->A"].value]
     pytest.importorskip("matplotlib")
     import matplotlib

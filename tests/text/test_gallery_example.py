@@ -26,11 +26,11 @@ def test_12_captioning_models(tmp_path: Path) -> None:
     assert round(key["baseline_ft: group_accuracy"], 3) == 0.838
     assert round(key["equalizer: group_accuracy"], 3) == 0.893
     # Aggregated, the Equalizer's T->A is above the baseline's (baseline's interval below 0).
-    assert key["equalizer: T->A"] > key["baseline_ft: T->A"]
-    assert key["baseline_ft: T->A ci_high"] < 0
-    assert key["equalizer: T->A ci_low"] < 0 < key["equalizer: T->A ci_high"]
+    assert key["equalizer: directional-t2a"] > key["baseline_ft: directional-t2a"]
+    assert key["baseline_ft: directional-t2a ci_high"] < 0
+    assert key["equalizer: directional-t2a ci_low"] < 0 < key["equalizer: directional-t2a ci_high"]
     for model in ("baseline_ft", "equalizer", "confident", "upweight", "balanced", "confusion"):
-        assert -0.007 < key[f"{model}: A->T"] < -0.003
+        assert -0.007 < key[f"{model}: directional-a2t"] < -0.003
         assert key[f"{model}: LIC_M"] > 0.35  # masked captions still leak the gender
     assert key["baseline_ft: LIC vs baseline"] == 0.0
     assert key["pairs where T->A falls and A->T rises"] == 17
@@ -41,6 +41,6 @@ def test_12_captioning_models(tmp_path: Path) -> None:
                if k.startswith(f"human subset {model}: ")}  # fmt: skip
         assert row["n"] == 628
         assert 0.3 < row["LIC_D"] < 0.42 and row["LIC_M"] > row["LIC_D"]
-        assert 0.0 < row["DBAC T->A"] < 0.06
-        assert -0.4 < row["DBAC A->T"] < -0.15
-    assert key["human subset: mean interval width T->A"] > 0.05
+        assert 0.0 < row["dbac-t2a"] < 0.06
+        assert -0.4 < row["dbac-a2t"] < -0.15
+    assert key["human subset: mean interval width directional-t2a"] > 0.05

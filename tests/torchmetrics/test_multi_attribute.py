@@ -171,6 +171,19 @@ def test_reset_forward_and_merge_state() -> None:
     assert float(m.compute()) == _functional("A->T", d).value
 
 
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [("multi-a2t", "A->T"), ("Multi G->M", "A->T"), ("multi-t2a", "T->A"), ("M->G", "T->A"),
+     ("multi-mals", "multi_mals"), ("Multi_MALS", "multi_mals")],
+)  # fmt: skip
+def test_registry_names_choose_the_metric(name, key) -> None:
+    d = _data(4, n=50)
+    m = _metric(d, name)
+    assert m.metric == key
+    m.update(**_batch(d, slice(None)))
+    assert float(m.compute()) == _functional(key, d).value
+
+
 def test_bad_arguments() -> None:
     d = _data(4, n=50)
     with pytest.raises(ValueError, match=re.escape(module.ERR_METRIC.format(got="mals"))):

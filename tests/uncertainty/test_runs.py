@@ -12,7 +12,13 @@ import pytest
 
 import biasamp
 from biasamp import across_runs
-from biasamp.uncertainty._runs import ERR_COLUMN_NUMERIC, ERR_FEW_RUNS, ERR_NOT_FINITE
+from biasamp.registry import METRICS
+from biasamp.uncertainty._runs import (
+    ERR_COLUMN_NUMERIC,
+    ERR_FEW_RUNS,
+    ERR_MIXED_METRICS,
+    ERR_NOT_FINITE,
+)
 
 # t_{4, 0.975} = 2.7764451051977987 (tables); 1.96 is the papers' constant
 T4 = 2.7764451051977987
@@ -120,8 +126,10 @@ def test_errors():
         groups_pred=["m", "w"],
         tasks_pred=["a", "a"],
     )
-    with pytest.raises(ValueError, match="different metrics"):
+    with pytest.raises(ValueError) as info:
         across_runs([_run(0), mals_run])
+    assert str(info.value) == ERR_MIXED_METRICS.format(a=_run(0).metric_name, b="mals")
+    assert _run(0).metric_name in METRICS  # the registry's names, not (family, direction)
     with pytest.raises(ValueError, match="different metrics"):
         across_runs([_run(0), 0.3])
     with pytest.raises(ValueError, match="columns"):

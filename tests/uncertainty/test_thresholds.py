@@ -202,6 +202,29 @@ def test_directional_sweep_equals_per_threshold_evaluation(direction, with_train
     assert rate == pytest.approx((scores > 0.5).mean())
 
 
+def test_registry_names_choose_the_metric_and_its_direction():
+    from biasamp.uncertainty._sweep import ERR_METRIC, ERR_METRIC_DIRECTION
+
+    groups, tasks, _, man_score, _ = _data(3)
+    kwargs = dict(groups=groups, tasks=tasks, groups_scores=man_score, positive_group="m")
+    old = threshold_sweep("directional", direction="T->A", thresholds=GRID, **kwargs)
+    for name in ("directional-t2a", "T->A", "BiasAmp T->A"):
+        sweep = threshold_sweep(name, thresholds=GRID, **kwargs)
+        pd.testing.assert_frame_equal(sweep.table, old.table)
+        assert (sweep.metric, sweep.direction, sweep.metric_name) == (
+            "directional", "T->A", "directional-t2a",
+        )  # fmt: skip
+    with pytest.raises(ValueError) as info:
+        threshold_sweep("directional-t2a", direction="A->T", thresholds=GRID, **kwargs)
+    assert str(info.value) == ERR_METRIC_DIRECTION.format(
+        metric="directional-t2a", named="T->A", got="A->T"
+    )
+    with pytest.raises(ValueError) as info:
+        threshold_sweep("dpa-t2a", thresholds=GRID, **kwargs)
+    assert str(info.value) == ERR_METRIC.format(got="dpa-t2a")
+    assert "mals, directional-a2t, directional-t2a" in ERR_METRIC
+
+
 def test_sweep_by_hand():
     # the doctest example worked out: training b*(cook, w) = b*(ski, m) = 2/3
     sweep = threshold_sweep(

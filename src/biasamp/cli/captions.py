@@ -8,10 +8,14 @@ from typing import Any
 
 import pandas as pd
 
+from biasamp._version import __version__
 from biasamp.output._targets import check_outputs
+from biasamp.registry import metric_card
 from biasamp.report import write_report
 from biasamp.results import PairwiseResult
 from biasamp.results._base import _json_safe
+from biasamp.results._cli_document import CAPTIONS_SCHEMA, CAPTIONS_SCHEMA_VERSION
+from biasamp.results._persist import typed_result
 from biasamp.text import caption_bias_table
 from biasamp.text._caption_bias import ALL_METRICS, EXCLUDE_CHOICES, METRICS
 
@@ -28,11 +32,13 @@ DATA holds one row per image: the image's group (--group), its 0/1 task columns
 (--task-cols; default every other numeric column but --id) and
 one caption column per model (--caption-cols). Each caption is read into a
 predicted group (gendered words) and predicted tasks (object mentions), and
-directional T->A, A->T and BiasAmp_MALS are computed against the image labels.
+directional-t2a, directional-a2t and mals (the names 'biasamp measure' uses; the
+paper's 'T->A', 'A->T', 'MALS' are accepted too, quoted for the shell) are computed
+against the image labels. --json writes a file biasamp.load_result reads back.
 Captions that name no group (or two) are left out of T->A and MALS; the table
 says how many. Signs and MALS training bias come from --train, else from DATA.
 With human captions of the same images (--human-cols, one or several columns),
-"--metric 'DBAC A->T'" and "--metric 'DBAC T->A'" add DBAC (masked captions,
+"--metric dbac-a2t" and "--metric dbac-t2a" add DBAC (masked captions,
 attackers over --dbac-iter splits seeded by --seed).
 
 Examples:
@@ -41,7 +47,7 @@ Examples:
   biasamp captions captions.parquet --group gender --caption-cols model_a \\
       --task-cols dog,skis --train train.csv --html report.html
   biasamp captions captions.csv --group gender --id image_id --caption-cols equalizer \
-      --human-cols human_1,human_2,human_3,human_4,human_5 --metric 'DBAC T->A' --seed 0
+      --human-cols human_1,human_2,human_3,human_4,human_5 --metric dbac-t2a --seed 0
 """
 
 ERR_NO_HUMAN_COLS = "--metric {metrics}: needs --human-cols (the human captions of each image)."
@@ -66,6 +72,14 @@ def _columns(frame: pd.DataFrame, wanted: list[str], path: str) -> None:
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
         raise ValueError(ERR_COLUMNS.format(path=path, missing=missing, columns=list(frame)[:20]))
+
+
+def _caption_metric(text: str) -> str:
+    """``--metric``: a caption metric's canonical name, from any spelling of the registry."""
+    try:
+        return metric_card(text, among=ALL_METRICS, argument="--metric").name
+    except ValueError as exc:  # argparse names the option itself
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--metric: ")) from exc
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,12 +123,15 @@ def run(args: argparse.Namespace) -> int:
     )
     if "json" in targets:
         document = {
-            "schema": "biasamp-captions",
+            "schema": CAPTIONS_SCHEMA,
+            "schema_version": CAPTIONS_SCHEMA_VERSION,
+            "biasamp_version": __version__,
             "data": args.data,
-            "table": table.to_dict(orient="records"),
-            "models": {name: res.to_dict() for name, res in results.items()},
+            "table": _json_safe(table.to_dict(orient="records")),
+            "models": _json_safe({name: res.to_dict() for name, res in results.items()}),
+            "results": {name: typed_result(res) for name, res in results.items()},
         }
-        write_json(targets["json"], _json_safe(document))
+        write_json(targets["json"], document)
     if "html" in targets:
         settings = {"data": args.data, "caption columns": ", ".join(captions)}
         for row in table.itertuples(index=False):
@@ -154,7 +171,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--task-cols", type=column_list, help="0/1 task columns")
     parser.add_argument("--id", type=column_list, help="id column(s), not tasks")
     parser.add_argument("--train", help="training labels (group and task columns)")
-    parser.add_argument("--metric", action="append", choices=ALL_METRICS, help="repeatable")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        type=_caption_metric,
+        metavar="NAME",
+        help=f"one of {', '.join(ALL_METRICS)} (repeatable; default the first three)",
+    )
     parser.add_argument("--human-cols", type=column_list, help="human caption column(s), for DBAC")
     parser.add_argument("--dbac-iter", type=int, default=5, help="DBAC splits (default 5)")
     parser.add_argument("--mask", action="store_true", help="drop group words before objects")

@@ -178,12 +178,19 @@ def mals_outputs(
     attribute_predictions: Any,
     *,
     margin: float = 0.05,
+    train_references: Any = None,
+    train_attributes: Any = None,
     n_boot: int | None = None,
     random_state: Any = None,
 ) -> dict[str, Any]:
-    """BiasAmp_MALS (Zhao et al. 2017): ``references`` / ``attributes`` are the side whose
-    bias is amplified (the training labels), ``predictions`` / ``attribute_predictions``
-    the model's.
+    """BiasAmp_MALS (Zhao et al. 2017), as the ``evaluate`` module returns it.
+
+    Without a training split, ``references`` / ``attributes`` are the side whose
+    bias is amplified (the training labels), of the same rows as the model's
+    ``predictions`` / ``attribute_predictions``, as ``evaluate`` columns must be.
+    With ``train_references`` / ``train_attributes`` (a training split of any
+    length, as the directional module takes), the training bias comes from them
+    and ``references`` / ``attributes`` are the evaluation rows' ground truth.
 
     Returns
     -------
@@ -198,9 +205,15 @@ def mals_outputs(
     >>> round(out["bias_amplification"], 4)
     0.0
     """
+    train = _train(train_references, train_attributes)
+    labels: dict[str, Any] = {}
+    if train:
+        labels = {"groups": _array(attributes), "tasks": _array(references)}
+    else:
+        train = {"groups_train": _array(attributes), "tasks_train": _array(references)}
     result = mals(
-        groups_train=_array(attributes),
-        tasks_train=_array(references),
+        **train,
+        **labels,
         groups_pred=_array(attribute_predictions),
         tasks_pred=_array(predictions),
         margin=margin,

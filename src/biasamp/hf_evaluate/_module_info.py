@@ -1,34 +1,41 @@
 """The ``evaluate.MetricInfo`` every shipped module returns (``evaluate`` imported only here,
-when a module is loaded)."""
+when a module is loaded). The description, citation and paper link come from the metric
+registry (:mod:`biasamp.registry`), so a module says what every other surface says."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["metric_info"]
+from biasamp.registry import metric_cards
+
+__all__ = ["module_description", "registry_metric_info"]
 
 
-def metric_info(
-    *,
-    description: str,
-    citation: str,
-    inputs_description: str,
-    columns: Sequence[str],
-    reference_url: str,
-) -> Any:
-    """The module's ``MetricInfo``: one ``Sequence(int32)`` feature per column (a row of
-    0/1 indicators)."""
+def module_description(family: str) -> str:
+    """The description of the module computing ``family``: each of its metrics' canonical
+    name, title, meaning and sign, from the registry."""
+    cards = metric_cards(family=family)
+    parts = [
+        f"{card.title} (biasamp name {card.name}): {card.meaning} {card.sign}" for card in cards
+    ]
+    return "\n\n".join(parts) + f"\n\nComputed by biasamp (biasamp.{cards[0].function})."
+
+
+def registry_metric_info(family: str, *, inputs_description: str, columns: Sequence[str]) -> Any:
+    """The module's ``MetricInfo``: description, citation and paper link of ``family`` from
+    the registry, one ``Sequence(int32)`` feature per column (a row of 0/1 indicators)."""
     import evaluate
 
     import datasets
 
+    card = metric_cards(family=family)[0]
     return evaluate.MetricInfo(
-        description=description,
-        citation=citation,
+        description=module_description(family),
+        citation=card.citation,
         inputs_description=inputs_description,
         features=datasets.Features(
             {name: datasets.Sequence(datasets.Value("int32")) for name in columns}
         ),
-        reference_urls=[reference_url],
+        reference_urls=[card.url],
     )

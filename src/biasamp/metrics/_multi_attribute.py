@@ -80,6 +80,7 @@ from biasamp.metrics._group_sizes import (
 )
 from biasamp.metrics._mals import mals_arrays
 from biasamp.metrics._splits import select_training_rows
+from biasamp.results._base import MetricResults
 from biasamp.results._multi_attribute import MultiAttributeResult
 
 __all__ = [
@@ -1061,9 +1062,11 @@ def multi_attribute(
 
     Returns
     -------
-    dict of str -> MultiAttributeResult
-        ``"multi_mals"``, ``"A->T"`` (G->M) and ``"T->A"`` (M->G); each equals
-        the result of the corresponding single call.
+    MetricResults (a dict of str -> MultiAttributeResult)
+        ``"multi-mals"``, ``"multi-a2t"`` (G->M) and ``"multi-t2a"`` (M->G), the
+        registry's canonical names; each equals the result of the corresponding
+        single call. The keys of earlier releases, ``"multi_mals"``, ``"A->T"``
+        and ``"T->A"``, and every spelling of the registry index it too.
 
     Examples
     --------
@@ -1075,8 +1078,8 @@ def multi_attribute(
     ...     groups=["g", "g", "h", "h"], tasks=tasks, sample_weight=[4, 1, 1, 4],
     ...     groups_pred=["g", "g", "h", "g"], tasks_pred=np.array([[1, 1], [1, 1], [1, 0], [1, 0]]),
     ...     combinations="subsets", min_size=2, min_group_size=None)
-    >>> sorted(results), round(results["A->T"].value, 2)
-    (['A->T', 'T->A', 'multi_mals'], 0.2)
+    >>> list(results), round(results["multi-a2t"].value, 2), results["A->T"] is results["multi-a2t"]
+    (['multi-mals', 'multi-a2t', 'multi-t2a'], 0.2, True)
     """
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
@@ -1123,7 +1126,7 @@ def multi_attribute(
         },
     )
     mals_result, mals_values = _multi_mals(built, absolute=absolute)
-    results = {"multi_mals": mals_result}
+    results = MetricResults({"multi-mals": mals_result})
     computes = [mals_values]
     for direction in ("A->T", "T->A"):
         result, values = _multi_directional(
@@ -1135,13 +1138,13 @@ def multi_attribute(
             baseline=baseline,
         )
         result.params["train_rows"] = train_rows
-        results[direction] = result
+        results[result.metric_name] = result
         computes.append(values)
     # one warning per split for the three results (their checked splits are the same)
     for i, result in enumerate(results.values()):
         _attach_sizes(result, built, min_group_size=limit if i == 0 else None, never=never)
         result.min_group_size = limit
-        result.small_groups = results["multi_mals"].small_groups
+        result.small_groups = mals_result.small_groups
     _bootstrap(
         list(results.values()),
         computes,

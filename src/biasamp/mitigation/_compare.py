@@ -18,6 +18,7 @@ from biasamp.inputs._label_matrix import as_label_matrix
 from biasamp.metrics._directional import directional
 from biasamp.metrics._mals import mals
 from biasamp.metrics._multi_attribute import multi_directional, multi_mals
+from biasamp.registry import find_card
 from biasamp.results._intervals import check_ci
 from biasamp.results._persist import SavableResult, register_result
 
@@ -29,7 +30,10 @@ ERR_RUN_KEYS = (
     "got keys {keys}."
 )
 ERR_NO_RUNS = "methods[{method!r}]: expected at least one run, got an empty list."
-ERR_UNKNOWN_METRIC = "metrics: unknown metric {name!r}; known: {known}."
+ERR_UNKNOWN_METRIC = (
+    "metrics: unknown metric {name!r}; known: {known} (the metrics also by their "
+    "names in biasamp.registry: {names})."
+)
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,19 @@ def default_metrics() -> dict[str, MetricFunction]:
     return metrics
 
 
+def _column_of(name: Any, known: Mapping[str, MetricFunction]) -> str:
+    """The column of ``name``: a column of :func:`default_metrics`, or any spelling the
+    metric registry accepts of a metric column (``"mals"`` is ``"BiasAmp_MALS"``)."""
+    if name in known:
+        return str(name)
+    card = find_card(name)
+    for column in known:
+        if card is not None and find_card(column) is card:
+            return column
+    names = [c.name for c in (find_card(k) for k in known) if c is not None]
+    raise ValueError(ERR_UNKNOWN_METRIC.format(name=name, known=list(known), names=names))
+
+
 def compare_mitigations(
     methods: Mapping[str, Mapping[str, Any] | Sequence[Mapping[str, Any]]],
     *,
@@ -244,7 +261,12 @@ def compare_mitigations(
     groups, tasks : array-like
         Evaluation ground truth.
     metrics : sequence of names, or mapping name -> function, optional
-        Default: every metric of :func:`default_metrics` ("task performance" =
+        The columns of :func:`default_metrics`; a metric column is also named by
+        any spelling :mod:`biasamp.registry` accepts (``"mals"``,
+        ``"directional-t2a"``, ``"multi-a2t"``), and its column keeps the
+        paper's name (``"BiasAmp_MALS"``, ``"Multi G->M"``; :func:`biasamp.compare`
+        turns the table into rows named canonically). Default: every metric of
+        :func:`default_metrics` ("task performance" =
         macro-F1 over tasks for multilabel tasks, top-1 accuracy for single-label
         ones; "group accuracy"; BiasAmp_MALS and its "Viol."; BiasAmp A->T and
         T->A; Multi_MALS, Multi G->M and M->G when the library has them). A
@@ -286,9 +308,8 @@ def compare_mitigations(
     else:
         chosen = {}
         for name in metrics:
-            if name not in known:
-                raise ValueError(ERR_UNKNOWN_METRIC.format(name=name, known=list(known)))
-            chosen[name] = known[name]
+            column = _column_of(name, known)
+            chosen[column] = known[column]
     task_matrix = as_label_matrix(tasks, arg="tasks")
     multilabel = bool(np.any(np.asarray(task_matrix.dense().sum(axis=1)) != 1))
     ctx = MetricContext(groups_train, tasks_train, groups, tasks, float(margin), multilabel)

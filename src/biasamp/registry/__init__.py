@@ -14,9 +14,11 @@ from biasamp.registry._metrics import (
     METRICS,
     MetricCard,
     card_for,
+    find_card,
     metric_card,
     metric_cards,
     metric_name,
+    metric_table,
     normalize_direction,
 )
 
@@ -28,8 +30,10 @@ __all__ = [
     "METRICS",
     "MetricCard",
     "card_for",
+    "find_card",
     "metric_card",
     "metric_cards",
     "metric_name",
+    "metric_table",
     "normalize_direction",
 ]

@@ -27,9 +27,11 @@ __all__ = [
     "METRICS",
     "MetricCard",
     "card_for",
+    "find_card",
     "metric_card",
     "metric_cards",
     "metric_name",
+    "metric_table",
     "normalize_direction",
 ]
 
@@ -130,6 +132,8 @@ class MetricCard:
         The range of the value.
     aliases : tuple of str
         Other accepted spellings of ``name`` (the paper's, older releases').
+    url : str
+        Where the paper can be read.
     """
 
     name: str
@@ -144,6 +148,7 @@ class MetricCard:
     value_range: str = "(-inf, inf)"
     direction: str | None = None
     aliases: tuple[str, ...] = field(default=())
+    url: str = ""
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -226,6 +231,7 @@ def _directional_pair(
     result_type: str,
     value_range: str = "(-inf, inf)",
     aliases: Mapping[str, tuple[str, ...]] = MappingProxyType({}),
+    url: str = "",
 ) -> list[MetricCard]:
     """The A->T and T->A cards of one family."""
     return [
@@ -242,6 +248,7 @@ def _directional_pair(
             value_range=value_range,
             direction=direction,
             aliases=aliases.get(direction, ()),
+            url=url,
         )
         for direction in DIRECTIONS
     ]
@@ -265,6 +272,7 @@ _CARDS: list[MetricCard] = [
         ),
         result_type="pairwise",
         aliases=("BiasAmp MALS", "biasamp_mals"),
+        url="https://arxiv.org/abs/1707.09457",
     ),
     *_directional_pair(
         family="directional",
@@ -300,6 +308,7 @@ _CARDS: list[MetricCard] = [
             "A->T": ("a2t", "A->T", "directional-A->T"),
             "T->A": ("t2a", "T->A", "directional-T->A"),
         },
+        url="https://arxiv.org/abs/2102.12594",
     ),
     MetricCard(
         name="multi-mals",
@@ -318,6 +327,7 @@ _CARDS: list[MetricCard] = [
         ),
         result_type="multi_attribute",
         aliases=("multi_mals", "Multi-MALS"),
+        url="https://arxiv.org/abs/2210.11924",
     ),
     *_directional_pair(
         family="multi_directional",
@@ -351,6 +361,7 @@ _CARDS: list[MetricCard] = [
             "A->T": ("multi-directional-a2t", "multi-G->M", "Multi G->M", "Multi A->T"),
             "T->A": ("multi-directional-t2a", "multi-M->G", "Multi M->G", "Multi T->A"),
         },
+        url="https://arxiv.org/abs/2210.11924",
     ),
     *_directional_pair(
         family="dpa",
@@ -379,6 +390,7 @@ _CARDS: list[MetricCard] = [
         result_type="predictability",
         value_range="[-1, 1]",
         aliases={"A->T": ("dpa-A->T", "DPA A->T"), "T->A": ("dpa-T->A", "DPA T->A")},
+        url="https://arxiv.org/abs/2412.11060",
     ),
     MetricCard(
         name="leakage",
@@ -394,6 +406,7 @@ _CARDS: list[MetricCard] = [
         sign="Positive: the outputs leak more about the group than the labels do.",
         result_type="predictability",
         aliases=("leakage-amplification", "la", "leakage_amplification"),
+        url="https://arxiv.org/abs/1811.08489",
     ),
     MetricCard(
         name="differential-fairness",
@@ -410,6 +423,7 @@ _CARDS: list[MetricCard] = [
         result_type="differential_fairness",
         value_range="[0, inf)",
         aliases=("differential_fairness", "df", "epsilon"),
+        url="https://arxiv.org/abs/1807.08362",
     ),
     MetricCard(
         name="df-amplification",
@@ -429,6 +443,7 @@ _CARDS: list[MetricCard] = [
             "differential_fairness_amplification",
             "dfa",
         ),
+        url="https://arxiv.org/abs/1807.08362",
     ),
     MetricCard(
         name="lic",
@@ -447,6 +462,7 @@ _CARDS: list[MetricCard] = [
         sign="Positive: the model's captions reveal the gender more than human captions do.",
         result_type="lic",
         aliases=("LIC", "leakage-in-captioning"),
+        url="https://arxiv.org/abs/2203.15395",
     ),
     *_directional_pair(
         family="dbac",
@@ -479,10 +495,11 @@ _CARDS: list[MetricCard] = [
         result_type="dbac",
         value_range="[-1, 1]",
         aliases={"A->T": ("DBAC A->T", "dbac-A->T"), "T->A": ("DBAC T->A", "dbac-T->A")},
+        url="https://arxiv.org/abs/2503.07878",
     ),
     MetricCard(
         name="retrieval-bias",
-        title="MaxSkew@k",
+        title="MaxSkew",
         family="retrieval_bias",
         function="retrieval_bias",
         paper=(
@@ -503,6 +520,7 @@ _CARDS: list[MetricCard] = [
         result_type="retrieval_bias",
         value_range="[0, inf)",
         aliases=("retrieval_bias", "max-skew", "maxskew@k", "skew"),
+        url="https://arxiv.org/abs/1905.01989",
     ),
     MetricCard(
         name="distribution-mals",
@@ -524,6 +542,7 @@ _CARDS: list[MetricCard] = [
         ),
         result_type="pairwise",
         aliases=("distribution_mals", "mals-in-distribution", "posterior-mals"),
+        url="https://arxiv.org/abs/2005.06251",
     ),
 ]
 
@@ -626,3 +645,62 @@ def card_for(family: str, direction: object = None) -> MetricCard:
             choices=", ".join(sorted({card.family for card in _CARDS})),
         )
     )
+
+
+def find_card(family: object, direction: object = None) -> MetricCard | None:
+    """The card of a result's ``metric`` (a family, ``"directional"``) and ``direction``,
+    or of any spelling of a metric's name; ``None`` when no card matches.
+
+    Results store their family and direction; this is how a result finds its
+    canonical name and title (:attr:`MetricCard.name`, :attr:`MetricCard.title`).
+
+    Examples
+    --------
+    >>> from biasamp.registry import find_card
+    >>> find_card("directional", "T->A").name, find_card("multi_mals").name
+    ('directional-t2a', 'multi-mals')
+    >>> find_card("my_metric") is None
+    True
+    """
+    if not isinstance(family, str):
+        return None
+    try:
+        canonical = None if direction is None else normalize_direction(direction)
+    except ValueError:
+        return None
+    for card in _CARDS:
+        if card.family == family and card.direction == canonical:
+            return card
+    found = _CARD_OF.get(_spelling_key(family))
+    if found is not None and (canonical is None or found.direction in (None, canonical)):
+        return found
+    return None
+
+
+def metric_table() -> str:
+    """The docs' metric table (Markdown), one row per card in the registry's order.
+
+    README.md holds this table between the markers ``<!-- metric table -->`` and
+    ``<!-- end metric table -->``; a test checks that it is the same text.
+
+    Examples
+    --------
+    >>> from biasamp.registry import metric_table
+    >>> metric_table().splitlines()[0]
+    '| metric | title | function | what its value means | paper |'
+    """
+
+    def cell(text: str) -> str:
+        return " ".join(text.split()).replace("|", "\\|")
+
+    lines = [
+        "| metric | title | function | what its value means | paper |",
+        "|---|---|---|---|---|",
+    ]
+    for card in _CARDS:
+        call = f'{card.function}(direction="{card.direction}")' if card.direction else card.function
+        lines.append(
+            f"| `{card.name}` | {cell(card.title)} | `{call}` | "
+            f"{cell(card.meaning)} {cell(card.sign)} | {cell(card.paper)} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 import pandas as pd
 
+from biasamp.registry import MetricCard, find_card, normalize_direction
 from biasamp.results._persist import SavableResult, register_result
 
 if TYPE_CHECKING:
@@ -22,7 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LazyResultFrame",
+    "MetricNames",
     "MetricResult",
+    "MetricResults",
     "PairwiseResult",
     "group_sizes_dict",
     "group_sizes_from_dict",
@@ -159,8 +162,71 @@ class LazyResultFrame:
         obj.__dict__[self._slot] = value
 
 
+class MetricNames:
+    """The registry's names of a result: ``metric_name`` (canonical), ``title``, ``card``.
+
+    A result stores its metric's family (``metric``, ``"directional"``) and its
+    ``direction``; its :class:`~biasamp.registry.MetricCard` gives the name every
+    surface prints (``"directional-t2a"``) and the display title (``"BiasAmp T->A"``).
+    """
+
+    @property
+    def card(self) -> MetricCard | None:
+        """The metric's card in :data:`biasamp.registry.METRICS` (``None`` for a metric
+        the registry does not know, such as a custom function's)."""
+        return find_card(getattr(self, "metric", None), getattr(self, "direction", None))
+
+    @property
+    def metric_name(self) -> str:
+        """The canonical name of the metric (``"directional-t2a"``, ``"mals"``), as every
+        surface prints it; the stored ``metric`` when the registry does not know it."""
+        card = self.card
+        if card is not None:
+            return card.name
+        metric = getattr(self, "metric", None)
+        return "value" if metric is None else str(metric)
+
+    @property
+    def title(self) -> str:
+        """The metric's display title from the registry (``"BiasAmp T->A"``)."""
+        card = self.card
+        return card.title if card is not None else self.metric_name
+
+
+class MetricResults(dict[str, Any]):
+    """A dict ``{canonical metric name: result}`` that any spelling of a metric indexes.
+
+    ``results["multi-a2t"]``, ``results["Multi G->M"]`` and, when one metric of the
+    mapping has that direction, the direction alone (``results["A->T"]``, the key of
+    earlier releases) read the same result; ``in`` and ``get`` resolve them too.
+    Iterating gives the canonical names.
+    """
+
+    def _resolve(self, key: Any) -> Any:
+        if dict.__contains__(self, key):
+            return key
+        card = find_card(key)
+        if card is not None and dict.__contains__(self, card.name):
+            return card.name
+        try:
+            direction = normalize_direction(key)
+        except ValueError:
+            return key
+        named = [k for k in self if (c := find_card(k)) is not None and c.direction == direction]
+        return named[0] if len(named) == 1 else key
+
+    def __getitem__(self, key: Any) -> Any:
+        return dict.__getitem__(self, self._resolve(key))
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, self._resolve(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return dict.get(self, self._resolve(key), default)
+
+
 @dataclass(repr=False, kw_only=True)
-class MetricResult(SavableResult):
+class MetricResult(MetricNames, SavableResult):
     """What every co-occurrence result shares: the headline number, sizes, the
     settings, metric-specific extras, the bootstrap interval when asked for, and
     the size of every group per split (``group_sizes``, see :func:`group_sizes_dict`).
@@ -236,7 +302,9 @@ class PairwiseResult(MetricResult):
     Attributes
     ----------
     metric : str
-        ``"mals"`` or ``"directional"`` (other metrics subclass or reuse this).
+        The metric's family, ``"mals"`` or ``"directional"`` (other metrics subclass
+        or reuse this); ``metric_name`` is its canonical name in the registry
+        (``"directional-t2a"``) and ``title`` its display title.
     value : float
         The headline number; also ``float(result)``.
     by_pair : pandas.DataFrame
@@ -282,14 +350,10 @@ class PairwiseResult(MetricResult):
 
     @property
     def name(self) -> str:
-        """Display name, for example ``BiasAmp A->T``."""
-        labels = {
-            "mals": "BiasAmp_MALS",
-            "distribution_mals": "BiasAmp_MALS (distribution)",
-            "directional": "BiasAmp",
-        }
-        base = labels.get(self.metric, self.metric)
-        return f"{base} {self.direction}" if self.direction else base
+        """Display name, the registry's title, for example ``BiasAmp A->T``."""
+        if self.card is not None:
+            return self.title
+        return f"{self.metric} {self.direction}" if self.direction else str(self.metric)
 
     def summary(self, k: int = 5) -> str:
         """A short human-readable summary."""

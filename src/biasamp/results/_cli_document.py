@@ -27,10 +27,18 @@ import pandas as pd
 
 from biasamp.results._base import PairwiseResult, group_sizes_from_dict
 from biasamp.results._multi_attribute import MultiAttributeResult
-from biasamp.results._persist import InvalidDocument
+from biasamp.results._persist import InvalidDocument, build_result, check_version
 from biasamp.results._predictability import PredictabilityResult
 
-__all__ = ["results_from_cli_document"]
+__all__ = ["CAPTIONS_SCHEMA", "results_from_captions_document", "results_from_cli_document"]
+
+#: The ``schema`` of ``biasamp captions --json`` documents.
+CAPTIONS_SCHEMA = "biasamp-captions"
+CAPTIONS_SCHEMA_VERSION = 1
+ERR_CAPTIONS_RESULTS = (
+    "no typed results (written by a biasamp older than the captions reader); "
+    "rerun 'biasamp captions --json'"
+)
 
 PREDICTABILITY = ("dpa", "leakage_amplification")
 COMBINATION_SEPARATOR = " + "
@@ -199,4 +207,27 @@ def results_from_cli_document(
             )
 
         out[f"sweep:{key}"] = _checked(_sweep, sweep, f"$.sweeps.{key}", file)
+    return out
+
+
+def results_from_captions_document(document: Mapping[str, Any], *, file: str) -> dict[str, Any]:
+    """``{model: CaptionBiasResult}`` from a ``biasamp captions --json`` document.
+
+    The document holds a human-readable ``table`` and ``models``, and under
+    ``results`` each model's result with every field typed (as ``result.save``
+    stores it), so that the results come back equal to the ones the command made.
+    """
+    if "schema_version" not in document:
+        raise InvalidDocument(file, "$", ERR_CAPTIONS_RESULTS)
+    check_version(document, CAPTIONS_SCHEMA_VERSION, file)
+    stored = document.get("results")
+    if not isinstance(stored, Mapping):
+        raise InvalidDocument(file, "$.results", ERR_CAPTIONS_RESULTS)
+    out: dict[str, Any] = {}
+    for model, entry in stored.items():
+        path = f"$.results[{model!r}]"
+        fields = entry.get("result") if isinstance(entry, Mapping) else None
+        if not isinstance(fields, Mapping) or entry.get("type") != "caption_bias":
+            raise InvalidDocument(file, path, "expected a stored caption_bias result")
+        out[str(model)] = build_result("caption_bias", fields, file, f"{path}.result")
     return out

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import _json_safe
+from biasamp.results._base import MetricNames, _json_safe
 from biasamp.results._persist import SavableResult, encode_value, register_result
 
 __all__ = ["DifferentialFairnessResult", "pair_log_ratios", "plot_log_ratio_heatmap"]
@@ -27,12 +27,14 @@ def _shapes(result: DifferentialFairnessResult) -> dict[str, Any]:
 
 @register_result("differential_fairness", shapes=_shapes)
 @dataclass(repr=False, eq=False)
-class DifferentialFairnessResult(SavableResult):
+class DifferentialFairnessResult(MetricNames, SavableResult):
     """The result of :func:`differential_fairness` or :func:`differential_fairness_amplification`.
 
     Attributes
     ----------
     metric : {"differential_fairness", "differential_fairness_amplification"}
+        The family; ``metric_name`` is the canonical name (``"differential-fairness"``,
+        ``"df-amplification"``), ``title`` and ``name`` the display title.
     value : float
         epsilon (differential fairness) or ``epsilon_pred - epsilon_labels``
         (amplification); also ``float(result)``.
@@ -104,6 +106,11 @@ class DifferentialFairnessResult(SavableResult):
     __hash__ = None  # type: ignore[assignment]
 
     @property
+    def name(self) -> str:
+        """Display name, the registry's title (``"Differential fairness amplification"``)."""
+        return self.title
+
+    @property
     def is_amplification(self) -> bool:
         return self.metric == "differential_fairness_amplification"
 
@@ -167,13 +174,11 @@ class DifferentialFairnessResult(SavableResult):
 
         lines = []
         if self.is_amplification:
-            lines.append(
-                f"Differential fairness amplification = {self.value:+.4f}{interval(self.ci)}"
-            )
+            lines.append(f"{self.name} = {self.value:+.4f}{interval(self.ci)}")
             lines.append(f"  epsilon(labels) = {self.epsilon_labels:.4f}{interval(self.ci_labels)}")
             lines.append(f"  epsilon(pred)   = {self.epsilon_pred:.4f}{interval(self.ci_pred)}")
         else:
-            lines.append(f"Differential fairness epsilon = {self.value:.4f}{interval(self.ci)}")
+            lines.append(f"{self.name} epsilon = {self.value:.4f}{interval(self.ci)}")
         top = self.by_pair.head(1)
         if len(top):
             row = top.iloc[0]

@@ -6,7 +6,12 @@ import json
 import os
 from typing import Any
 
-from biasamp.results._cli_document import results_from_cli_document
+from biasamp.registry import find_card
+from biasamp.results._cli_document import (
+    CAPTIONS_SCHEMA,
+    results_from_captions_document,
+    results_from_cli_document,
+)
 from biasamp.results._json_schema import first_schema_error, load_schema
 from biasamp.results._persist import (
     CLI_SCHEMA,
@@ -22,7 +27,8 @@ __all__ = ["load_result"]
 ERR_LOAD_JSON = "{file}: not a JSON file ({detail})."
 ERR_LOAD_SCHEMA = (
     "{file}: not a saved biasamp result (schema {got!r}; expected {saved!r} from "
-    "result.save() or {cli!r} from the command line's --json)."
+    "result.save(), {cli!r} from the command line's --json or {captions!r} from "
+    "'biasamp captions --json')."
 )
 ERR_LOAD_METRIC = "metric: the file holds the metrics {known}, not {got!r}."
 ERR_LOAD_CONSTANT = "{constant} is not standard JSON"
@@ -53,8 +59,9 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
     Parameters
     ----------
     path : str or path-like
-        A file written by ``result.save`` (any result type), or by ``biasamp
-        measure --json`` / ``biasamp report --json``.
+        A file written by ``result.save`` (any result type, including the table of
+        ``biasamp compare --json``), by ``biasamp measure --json`` / ``biasamp
+        report --json``, or by ``biasamp captions --json``.
     metric : str, optional
         For a command-line file: return only this metric (its key, for example
         ``"mals"`` or ``"directional-a2t"``).
@@ -68,7 +75,10 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
         (:class:`PairwiseResult` or :class:`MultiAttributeResult`, without
         replicates, which the CLI does not write) with the threshold sweeps, when
         the file has them, under ``"sweep:<metric key>"`` as
-        :class:`ThresholdSweep`; or the one result ``metric`` names.
+        :class:`ThresholdSweep`; or the one result ``metric`` names. For a
+        ``biasamp captions --json`` file, a dict ``{model: CaptionBiasResult}``
+        equal to the results the command computed (``biasamp.compare`` takes it
+        as it is).
 
     Raises
     ------
@@ -100,11 +110,17 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
         results = results_from_cli_document(document, registered_results(), file=file)
         if metric is None:
             return results
-        if metric not in results:
+        card = find_card(metric)  # any spelling the registry accepts
+        key = metric if metric in results or card is None else card.name
+        if key not in results:
             raise ValueError(ERR_LOAD_METRIC.format(known=sorted(results), got=metric))
-        return results[metric]
+        return results[key]
+    if schema == CAPTIONS_SCHEMA:
+        return results_from_captions_document(document, file=file)
     if schema != SAVED_SCHEMA:
         raise ValueError(
-            ERR_LOAD_SCHEMA.format(file=file, got=schema, saved=SAVED_SCHEMA, cli=CLI_SCHEMA)
+            ERR_LOAD_SCHEMA.format(
+                file=file, got=schema, saved=SAVED_SCHEMA, cli=CLI_SCHEMA, captions=CAPTIONS_SCHEMA
+            )
         )
     return result_from_document(document, load_schema(SAVED_SCHEMA_FILE), file)

@@ -45,7 +45,8 @@ class MultiAttributeResult(MetricResult):
     Attributes
     ----------
     metric : str
-        ``"multi_mals"`` or ``"multi_directional"``.
+        The family, ``"multi_mals"`` or ``"multi_directional"``; ``metric_name`` is the
+        canonical name (``"multi-mals"``, ``"multi-a2t"``, ``"multi-t2a"``).
     value : float
         X, the mean over (group, combination) pairs (also ``float(result)``).
     variance : float
@@ -104,11 +105,11 @@ class MultiAttributeResult(MetricResult):
 
     @property
     def name(self) -> str:
-        """Display name: ``Multi_MALS`` or ``Multi A->T (G->M)`` (for either name of the direction)."""
-        if self.metric == "multi_mals":
-            base = "Multi_MALS"
-        else:
-            base = f"Multi {self.direction_ours} ({self.direction_paper})"
+        """Display name: the registry's title, ``Multi_MALS`` or ``Multi A->T (G->M)`` (with
+        the paper's name of the direction), ``[raw]`` added for raw differences."""
+        base = self.title
+        if self.direction is not None:
+            base = f"{base} ({self.direction_paper})"
         return base if self.absolute else f"{base} [raw]"
 
     def summary(self, k: int = 5) -> str:

@@ -67,6 +67,7 @@ __all__ = [
     "register_result",
     "registered_results",
     "save_result",
+    "typed_result",
 ]
 
 SAVED_SCHEMA = "biasamp-saved-result"
@@ -331,6 +332,16 @@ def _fields(result: Any, entry: _Entry) -> dict[str, Any]:
         for f in dataclasses.fields(result)
         if f.init
     }
+
+
+def typed_result(result: Any) -> dict[str, Any]:
+    """``{"type": kind, "class": name, "result": fields}``: a result stored with every field
+    typed, as in a saved file, for documents that embed results (``biasamp captions
+    --json``); :func:`build_result` rebuilds it."""
+    entry = _BY_CLASS.get(type(result))
+    if entry is None:
+        raise TypeError(ERR_SAVE_TYPE.format(kind=type(result).__name__, known=sorted(_REGISTRY)))
+    return {"type": entry.kind, "class": type(result).__name__, "result": _fields(result, entry)}
 
 
 # ---------------------------------------------------------------- decoding

@@ -14,7 +14,10 @@ import pandas as pd
 
 from biasamp.results._plotting import ERR_PLOT_KIND, new_axes, plot_text, plot_texts
 
-__all__ = ["plot_model_comparison"]
+__all__ = ["TABLE_COLUMNS", "plot_model_comparison"]
+
+#: The columns of a comparison table that are not performance (:func:`biasamp.compare`).
+TABLE_COLUMNS = ("model", "metric", "title", "value", "ci_low", "ci_high", "ci_level", "n")
 
 ERR_X = "x: expected one of the performance columns {known}, got {got!r}."
 ERR_NO_PERFORMANCE = (
@@ -72,11 +75,7 @@ def plot_model_comparison(
     """
     if kind not in ("scatter", "trajectory"):
         raise ValueError(ERR_PLOT_KIND.format(choices="scatter, trajectory", got=kind))
-    performance = [
-        c
-        for c in table.columns
-        if c not in ("model", "metric", "value", "ci_low", "ci_high", "ci_level", "n")
-    ]
+    performance = [c for c in table.columns if c not in TABLE_COLUMNS]
     if x is not None and x not in performance:
         raise ValueError(ERR_X.format(known=performance, got=x))
     chosen = _chosen(table, metrics)

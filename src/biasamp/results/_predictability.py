@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import _json_safe, group_sizes_dict, group_sizes_lines
+from biasamp.results._base import MetricNames, _json_safe, group_sizes_dict, group_sizes_lines
 from biasamp.results._persist import SavableResult, register_result
 
 __all__ = ["PredictabilityResult"]
@@ -16,12 +16,14 @@ __all__ = ["PredictabilityResult"]
 
 @register_result("predictability", shapes=lambda r: {"n": r.n, "n_iter": r.n_iter})
 @dataclass(repr=False)
-class PredictabilityResult(SavableResult):
+class PredictabilityResult(MetricNames, SavableResult):
     """The result of :func:`dpa` or :func:`leakage_amplification`.
 
     Attributes
     ----------
     metric : {"dpa", "leakage_amplification"}
+        The family; ``metric_name`` is the canonical name (``"dpa-t2a"``, ``"leakage"``)
+        and ``title`` the display title.
     value : float
         Mean of the per-iteration values; also ``float(result)``.
     values : ndarray of shape (n_iter,)
@@ -93,7 +95,8 @@ class PredictabilityResult(SavableResult):
 
     @property
     def name(self) -> str:
-        return f"DPA {self.direction}" if self.metric == "dpa" else "Leakage amplification"
+        """Display name, the registry's title (``"DPA T->A"``)."""
+        return self.title
 
     def summary(self) -> str:
         d, m = ("Psi_D", "Psi_M") if self.metric == "dpa" else ("lambda_D", "lambda_M")

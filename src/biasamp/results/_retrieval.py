@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import _json_safe, frame_records
+from biasamp.results._base import MetricNames, _json_safe, frame_records
 from biasamp.results._persist import SavableResult, register_result
 
 __all__ = ["COUNT_PREFIX", "RetrievalBiasResult", "plot_retrieval"]
@@ -30,7 +30,7 @@ def _shapes(result: RetrievalBiasResult) -> dict[str, Any]:
 
 @register_result("retrieval_bias", shapes=_shapes)
 @dataclass(repr=False, eq=False)
-class RetrievalBiasResult(SavableResult):
+class RetrievalBiasResult(MetricNames, SavableResult):
     """The result of :func:`biasamp.retrieval_bias`.
 
     Attributes

@@ -36,6 +36,7 @@ import pandas as pd
 
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.metrics import directional, mals
+from biasamp.registry import metric_card, metric_name, normalize_direction
 from biasamp.results import PairwiseResult
 from biasamp.results._base import _json_safe
 from biasamp.results._persist import SavableResult, register_result
@@ -43,13 +44,16 @@ from biasamp.text._caption_labels import STATUS_CONFLICT, STATUS_NONE, caption_l
 
 __all__ = ["CaptionBiasResult", "caption_bias_amplification", "caption_bias_table"]
 
-METRICS = ("T->A", "A->T", "MALS")
+#: The metrics computed from captions, by their canonical names in :mod:`biasamp.registry`;
+#: every spelling the registry accepts names them too (``"T->A"``, ``"A->T"``, ``"MALS"``).
+METRICS = ("directional-t2a", "directional-a2t", "mals")
 #: Predictability metrics that also read human captions (``captions_human``); not in the default.
-TEXT_METRICS = ("DBAC A->T", "DBAC T->A")
+TEXT_METRICS = ("dbac-a2t", "dbac-t2a")
 ALL_METRICS = METRICS + TEXT_METRICS
 EXCLUDE_CHOICES = ("group-side", "all")
 
 ERR_METRICS = "metrics: expected a non-empty subset of {choices}, got {got!r}."
+ERR_METRIC_KEY = "{got!r}: the result holds the metrics {known}."
 ERR_EXCLUDE = "exclude_no_group: expected one of {choices}, got {got!r}."
 ERR_TASKS_FRAME = (
     "tasks: expected a DataFrame of 0/1 task columns (the column names say which "
@@ -78,10 +82,13 @@ ERR_NO_HUMAN = (
 
 
 def _metric_list(metrics: Any) -> tuple[str, ...]:
+    """The canonical names of ``metrics`` (any spelling the registry accepts)."""
     chosen = (metrics,) if isinstance(metrics, str) else tuple(metrics)
-    if not chosen or any(m not in ALL_METRICS for m in chosen):
+    if not chosen:
         raise ValueError(ERR_METRICS.format(choices=ALL_METRICS, got=metrics))
-    return chosen
+    return tuple(
+        dict.fromkeys(metric_name(m, among=ALL_METRICS, argument="metrics") for m in chosen)
+    )
 
 
 @register_result(
@@ -95,10 +102,11 @@ class CaptionBiasResult(SavableResult):
     Attributes
     ----------
     results : dict of str -> PairwiseResult or DBACResult
-        One result per metric (``"T->A"``, ``"A->T"``, ``"MALS"``, each with its
-        ``by_pair``, interval and ``plot()``; ``"DBAC A->T"``, ``"DBAC T->A"``
-        when asked for, each a :class:`~biasamp.text.DBACResult`);
-        ``result["T->A"]`` reads one.
+        One result per metric, keyed by its canonical name (``"directional-t2a"``,
+        ``"directional-a2t"``, ``"mals"``, and ``"dbac-a2t"``, ``"dbac-t2a"`` when
+        asked for, each a :class:`~biasamp.text.DBACResult`), each with its
+        interval and ``plot()``; ``result["directional-t2a"]`` reads one, and so does
+        any other spelling the registry accepts (``result["T->A"]``, ``result["MALS"]``).
     n : int
         Rows (images).
     n_one_group, n_no_group, n_conflict : int
@@ -122,8 +130,20 @@ class CaptionBiasResult(SavableResult):
     exclude_no_group: str
     params: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # results saved before the canonical names were keyed "T->A", "A->T", "MALS"
+        self.results = {_canonical_key(k): v for k, v in self.results.items()}
+
     def __getitem__(self, metric: str) -> Any:
-        return self.results[metric]
+        key = _canonical_key(metric)
+        if key not in self.results:
+            raise KeyError(ERR_METRIC_KEY.format(got=metric, known=list(self.results)))
+        return self.results[key]
+
+    @property
+    def metric_names(self) -> list[str]:
+        """The canonical names of the metrics held, in order."""
+        return list(self.results)
 
     @property
     def n_excluded(self) -> int:
@@ -131,14 +151,16 @@ class CaptionBiasResult(SavableResult):
         return self.n_no_group + self.n_conflict
 
     def table(self) -> pd.DataFrame:
-        """One row per metric: ``metric``, ``value``, ``ci_low``, ``ci_high``, ``n``."""
+        """One row per metric: ``metric`` (the canonical name), ``title``, ``value``,
+        ``ci_low``, ``ci_high``, ``n``."""
         rows = []
         for key, res in self.results.items():
             low, high = res.ci if res.ci is not None else (np.nan, np.nan)
             rows.append(
-                {"metric": key, "value": res.value, "ci_low": low, "ci_high": high, "n": res.n}
-            )
-        return pd.DataFrame(rows, columns=["metric", "value", "ci_low", "ci_high", "n"])
+                {"metric": key, "title": res.title, "value": res.value, "ci_low": low,
+                 "ci_high": high, "n": res.n}
+            )  # fmt: skip
+        return pd.DataFrame(rows, columns=["metric", "title", "value", "ci_low", "ci_high", "n"])
 
     def summary(self) -> str:
         """A short human-readable summary."""
@@ -148,7 +170,7 @@ class CaptionBiasResult(SavableResult):
             f"{self.n_conflict} with two",
         ]
         for key, res in self.results.items():
-            line = f"  {key:<5} {res.value:+.4f}"
+            line = f"  {key:<15} {res.value:+.4f}"
             if res.ci is not None:
                 line += f"  [{res.ci[0]:+.4f}, {res.ci[1]:+.4f}]"
             lines.append(line + f"  (n={res.n:g})")
@@ -199,6 +221,14 @@ class CaptionBiasResult(SavableResult):
             fontsize=9,
         )
         return ax
+
+
+def _canonical_key(metric: object) -> str:
+    """A metric's canonical name when the registry knows the spelling, else the key as is."""
+    try:
+        return metric_card(metric).name
+    except ValueError:
+        return str(metric)
 
 
 def _as_tasks(tasks: Any, n: int, arg: str) -> pd.DataFrame:
@@ -257,9 +287,10 @@ def caption_bias_amplification(
     groups_train, tasks_train : optional
         The training split's labels (signs of BiasAmp->, training bias of
         MALS); default: ``groups`` and ``tasks`` of every row.
-    metrics : str or sequence of {"T->A", "A->T", "MALS", "DBAC A->T", "DBAC T->A"}
-        Default the three co-occurrence metrics; the DBAC ones need
-        ``captions_human``.
+    metrics : str or sequence of {"directional-t2a", "directional-a2t", "mals", "dbac-a2t", "dbac-t2a"}
+        Default the three co-occurrence metrics; the DBAC ones need ``captions_human``.
+        The canonical names; every spelling :mod:`biasamp.registry` accepts works
+        too (``"T->A"``, ``"A->T"``, ``"MALS"``, ``"BiasAmp T->A"``, ``"DBAC T->A"``).
     group_words, task_words : optional
         Lexicons (:func:`caption_labels`).
     mask : bool, default False
@@ -299,8 +330,8 @@ def caption_bias_amplification(
     >>> result = caption_bias_amplification(captions=captions, groups=groups, tasks=tasks)
     >>> result.n_no_group, round(result.group_accuracy, 3)
     (1, 0.8)
-    >>> round(result["T->A"].value, 4)
-    -0.25
+    >>> round(result["directional-t2a"].value, 4), round(result["T->A"].value, 4)
+    (-0.25, -0.25)
     """
     chosen = _metric_list(metrics)
     text_metrics = [m for m in chosen if m in TEXT_METRICS]
@@ -331,7 +362,7 @@ def caption_bias_amplification(
     pred_tasks = labels.tasks[list(truth_tasks.columns)].reset_index(drop=True)
     pred_groups = labels.groups.astype(object).where(labels.groups.notna(), None).to_numpy()
     has = labels.has_group
-    group_side = [m for m in chosen if m in ("T->A", "MALS")]
+    group_side = [m for m in chosen if m in ("directional-t2a", "mals")]
     if group_side and not has.any():
         raise ValueError(ERR_NO_GROUP_ROWS.format(metrics=group_side))
     if groups_train is None and tasks_train is None:
@@ -349,23 +380,20 @@ def caption_bias_amplification(
         )  # fmt: skip
     for metric in chosen:
         if metric in TEXT_METRICS:
-            results[metric] = dbac_results[metric.removeprefix("DBAC ")]
+            results[metric] = dbac_results[normalize_direction(metric.removeprefix("dbac-"))]
             continue
-        rows = has if (metric != "A->T" or exclude_no_group == "all") else np.ones(n, bool)
-        if metric == "MALS":
+        a2t = metric == "directional-a2t"
+        rows = has if (not a2t or exclude_no_group == "all") else np.ones(n, bool)
+        if metric == "mals":
             results[metric] = mals(
                 groups_train=groups_train, tasks_train=tasks_train,
                 groups_pred=pred_groups[rows], tasks_pred=pred_tasks[rows],
                 margin=margin, **common,
             )  # fmt: skip
         else:
-            pred = (
-                {"groups_pred": pred_groups[rows]}
-                if metric == "T->A"
-                else {"tasks_pred": pred_tasks[rows]}
-            )
+            pred = {"tasks_pred": pred_tasks[rows]} if a2t else {"groups_pred": pred_groups[rows]}
             results[metric] = directional(
-                direction=metric, groups=truth_groups[rows], tasks=truth_tasks[rows],
+                direction="A->T" if a2t else "T->A", groups=truth_groups[rows], tasks=truth_tasks[rows],
                 groups_train=groups_train, tasks_train=tasks_train, **pred, **common,
             )  # fmt: skip
     counts = labels.counts()
@@ -397,8 +425,8 @@ def caption_bias_table(
     -------
     table : DataFrame
         One row per model: ``model``, ``n``, ``one_group``, ``no_group``,
-        ``conflict``, ``group_accuracy``, and per metric ``{metric}``,
-        ``{metric} ci_low``, ``{metric} ci_high``.
+        ``conflict``, ``group_accuracy``, and per metric (by its canonical name,
+        ``directional-t2a``) ``{metric}``, ``{metric} ci_low``, ``{metric} ci_high``.
     results : dict of str -> CaptionBiasResult
 
     Examples

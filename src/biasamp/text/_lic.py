@@ -115,7 +115,7 @@ class LICResult(PredictabilityResult):
 
     @property
     def name(self) -> str:
-        return "LIC (normalised)" if self.params.get("normalized") else "LIC"
+        return f"{self.title} (normalised)" if self.params.get("normalized") else self.title
 
     def summary(self) -> str:
         line = f"{self.name} = {self.value:+.4f}"

@@ -41,12 +41,16 @@ from biasamp.metrics._multi_attribute import (
     multi_mals_from_counts,
 )
 from biasamp.metrics._splits import select_training_rows
+from biasamp.registry import find_card
 from biasamp.results._multi_attribute import MultiAttributeResult
 from biasamp.torchmetrics._metrics import _as_numpy, _StreamingMetric, training_labels
 
 __all__ = ["MultiAttributeBiasAmplification"]
 
-ERR_METRIC = "metric: expected 'A->T', 'T->A' or 'multi_mals', got {got!r}."
+ERR_METRIC = (
+    "metric: expected 'multi-a2t', 'multi-t2a' or 'multi-mals' (biasamp.registry's names; "
+    "'A->T', 'T->A', 'multi_mals' and every other spelling of them work too), got {got!r}."
+)
 ERR_NO_ROWS = "{metric}.compute: no rows were counted on any process; call update before compute."
 
 #: The evaluation roles each metric counts.
@@ -60,8 +64,11 @@ _COMPACT_EVERY = 32
 
 
 def _metric_key(metric: Any) -> str:
-    if metric == "multi_mals":
+    card = find_card(metric)
+    if card is not None and card.family == "multi_mals":
         return "multi_mals"
+    if card is not None and card.family == "multi_directional":
+        return str(card.direction)
     try:
         return normalize_direction(metric)
     except (ValueError, TypeError):
@@ -79,9 +86,10 @@ class MultiAttributeBiasAmplification(_StreamingMetric):
 
     Parameters
     ----------
-    metric : {"A->T", "T->A", "multi_mals"}
-        Multi-> in that direction (``"G->M"`` / ``"M->G"`` are accepted too), or
-        Multi_MALS.
+    metric : {"multi-a2t", "multi-t2a", "multi-mals"}
+        Multi-> in that direction, or Multi_MALS, by the registry's names; every
+        spelling :mod:`biasamp.registry` accepts for them works too, and so does a
+        direction alone (``"A->T"``, ``"G->M"``) and ``"multi_mals"``.
     num_groups, num_tasks : int
         Number of group and task columns.
     groups_train : array-like or Tensor of shape (n_train,) or (n_train, num_groups)

@@ -27,7 +27,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import MetricResult, PairwiseResult, _json_safe, frame_records
+from biasamp.results._base import (
+    MetricNames,
+    MetricResult,
+    PairwiseResult,
+    _json_safe,
+    frame_records,
+)
 from biasamp.results._intervals import check_ci
 from biasamp.results._persist import SavableResult, register_result
 from biasamp.results._predictability import PredictabilityResult
@@ -87,7 +93,7 @@ def _summary_arrays(values: np.ndarray, ci: float) -> dict[str, np.ndarray]:
 
 @register_result("runs_summary", shapes=lambda r: {"n_runs": r.n_runs})
 @dataclass(repr=False)
-class RunsSummary(SavableResult):
+class RunsSummary(MetricNames, SavableResult):
     """Several runs of one metric, summarised (see :func:`across_runs`).
 
     Attributes
@@ -238,7 +244,10 @@ def across_runs(
         if isinstance(run, (MetricResult, PredictabilityResult)):
             key = (run.metric, run.direction)
             if i and (metric, direction) != key:
-                raise ValueError(ERR_MIXED_METRICS.format(a=(metric, direction), b=key))
+                first = runs[0]
+                raise ValueError(
+                    ERR_MIXED_METRICS.format(a=first.metric_name, b=run.metric_name)  # type: ignore[union-attr]
+                )
             metric, direction = key
             values[i] = run.value
             n_results += 1

@@ -27,7 +27,8 @@ from biasamp.inputs._label_matrix import ERR_POSITIVE, as_label_matrix, as_sampl
 from biasamp.metrics._directional import directional, directional_arrays, normalize_direction
 from biasamp.metrics._mals import mals, mals_arrays
 from biasamp.metrics._splits import count_training_split, evaluation_label_matrices
-from biasamp.results._base import _json_safe, frame_records
+from biasamp.registry import find_card
+from biasamp.results._base import MetricNames, _json_safe, frame_records
 from biasamp.results._persist import SavableResult, register_result
 from biasamp.uncertainty._calibration import ERR_SCORES_ROWS, _as_scores
 
@@ -40,7 +41,13 @@ ERR_POSITIVE_GROUP = (
     "groups_scores is 1-D, so it is the score of one of exactly two groups (by default "
     "the second in sorted order): positive_group= must be one of {names} (got {got!r})."
 )
-ERR_METRIC = "metric: expected a callable or 'mals' / 'directional', got {got!r}."
+ERR_METRIC = (
+    "metric: expected a callable or one of mals, directional-a2t, directional-t2a "
+    "(biasamp.registry's names; 'directional' with direction= too), got {got!r}."
+)
+ERR_METRIC_DIRECTION = (
+    "metric: {metric!r} is the direction {named!r}, but direction={got!r} was given."
+)
 ERR_MATPLOTLIB = (
     "plot_threshold_sweep needs matplotlib, which is not installed. "
     "Install it with: pip install 'biasamp[plot]'"
@@ -51,7 +58,7 @@ ERR_SWEEP_FRAME = "sweep: expected a ThresholdSweep or a DataFrame with 'thresho
 # ------------------------------------------------------------------ sweeps
 @register_result("threshold_sweep", shapes=lambda r: {"thresholds": len(r.table)})
 @dataclass(repr=False)
-class ThresholdSweep(SavableResult):
+class ThresholdSweep(MetricNames, SavableResult):
     """A metric over a grid of thresholds (see :func:`threshold_sweep`).
 
     Attributes
@@ -249,6 +256,24 @@ def _totals(role: _Role, w: np.ndarray, n_grid: int) -> np.ndarray:
     return out
 
 
+def _registry_metric(metric: Any, metric_kwargs: dict[str, Any]) -> Any:
+    """``"mals"`` / ``"directional"`` from any registry spelling of MALS or of a directional
+    metric; a direction in the name goes into ``metric_kwargs["direction"]``."""
+    if not isinstance(metric, str) or metric in ("mals", "directional"):
+        return metric
+    card = find_card(metric)
+    if card is None or card.family not in ("mals", "directional"):
+        raise ValueError(ERR_METRIC.format(got=metric))
+    if card.direction is not None:
+        given = metric_kwargs.get("direction")
+        if given is not None and normalize_direction(given) != card.direction:
+            raise ValueError(
+                ERR_METRIC_DIRECTION.format(metric=metric, named=card.direction, got=given)
+            )
+        metric_kwargs["direction"] = card.direction
+    return card.family
+
+
 def _resolve_metric(metric: Any) -> tuple[Callable[..., Any], str | None]:
     if isinstance(metric, str):
         table: dict[str, Callable[..., Any]] = {"mals": mals, "directional": directional}
@@ -323,7 +348,10 @@ def threshold_sweep(
 
     Parameters
     ----------
-    metric : callable or {"mals", "directional"}
+    metric : callable or str
+        ``"mals"``, ``"directional-a2t"``, ``"directional-t2a"`` (the registry's
+        names; any spelling :mod:`biasamp.registry` accepts, or ``"directional"``
+        with ``direction=``), or
         ``biasamp.mals``, ``biasamp.directional`` (evaluated on all thresholds
         at once) or any metric taking ``groups_pred`` / ``tasks_pred`` and
         returning an object with ``value`` (called once per threshold).
@@ -373,6 +401,7 @@ def threshold_sweep(
     {'threshold': [0.3, 0.5, 0.7], 'value': [0.0, -0.1667, -0.1667]}
     """
     grid = _check_thresholds(thresholds)
+    metric = _registry_metric(metric, metric_kwargs)
     function, name = _resolve_metric(metric)
     if groups_scores is None and tasks_scores is None:
         raise ValueError(ERR_NO_SCORES)

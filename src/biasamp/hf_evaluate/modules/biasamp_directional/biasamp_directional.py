@@ -10,12 +10,9 @@ Load it offline with ``evaluate.load(biasamp.evaluate_module_path("directional")
 import evaluate
 
 from biasamp.hf_evaluate._compute import directional_outputs
-from biasamp.hf_evaluate._module_info import metric_info
+from biasamp.hf_evaluate._module_info import module_description, registry_metric_info
 
-_DESCRIPTION = """BiasAmp-> (directional bias amplification): how much a model amplifies
-the correlation between attributes (groups) and tasks, in the direction A->T (does the
-attribute change the task predictions?) or T->A (does the task change the attribute
-predictions?). Computed by biasamp (biasamp.directional)."""
+_DESCRIPTION = module_description("directional")  # the metric registry's words
 
 _KWARGS_DESCRIPTION = """
 Args:
@@ -33,23 +30,14 @@ Returns:
     direction, ci_low, ci_high: mode "biasamp" (the interval with n_boot).
 """
 
-_CITATION = """@inproceedings{wang2021biasamp,
-  author = {Angelina Wang and Olga Russakovsky},
-  title = {Directional Bias Amplification},
-  booktitle = {International Conference on Machine Learning (ICML)},
-  year = {2021}
-}"""
-
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BiasampDirectional(evaluate.Metric):
     def _info(self):
-        return metric_info(
-            description=_DESCRIPTION,
-            citation=_CITATION,
+        return registry_metric_info(
+            "directional",
             inputs_description=_KWARGS_DESCRIPTION,
             columns=["predictions", "references", "attributes"],
-            reference_url="https://arxiv.org/abs/2102.12594",
         )
 
     def _compute(self, predictions, references, attributes, **options):

@@ -6,11 +6,9 @@ module, computed by biasamp. Load it offline with
 import evaluate
 
 from biasamp.hf_evaluate._compute import multi_attribute_outputs
-from biasamp.hf_evaluate._module_info import metric_info
+from biasamp.hf_evaluate._module_info import module_description, registry_metric_info
 
-_DESCRIPTION = """Multi_A->T / Multi_T->A: directional bias amplification over every
-combination of the attribute columns, with the variance over the biased pairs.
-Computed by biasamp (biasamp.multi_directional)."""
+_DESCRIPTION = module_description("multi_directional")  # the metric registry's words
 
 _KWARGS_DESCRIPTION = """
 Args:
@@ -26,23 +24,14 @@ Returns:
     bias_amplification: float; variance: float; direction; ci_low, ci_high with n_boot.
 """
 
-_CITATION = """@inproceedings{zhao2023combating,
-  author = {Dora Zhao and Jerone T. A. Andrews and Alice Xiang},
-  title = {Men Also Do Laundry: Multi-Attribute Bias Amplification},
-  booktitle = {International Conference on Machine Learning (ICML)},
-  year = {2023}
-}"""
-
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BiasampMultiAttribute(evaluate.Metric):
     def _info(self):
-        return metric_info(
-            description=_DESCRIPTION,
-            citation=_CITATION,
+        return registry_metric_info(
+            "multi_directional",
             inputs_description=_KWARGS_DESCRIPTION,
             columns=["predictions", "references", "attributes"],
-            reference_url="https://arxiv.org/abs/2210.11924",
         )
 
     def _compute(self, predictions, references, attributes, **options):
