@@ -461,7 +461,8 @@ def check_command_outputs(
 
 
 def console_for(targets: dict[str, OutputTarget]) -> Any:
-    """The console of the human-readable output: standard error when an output is ``-``."""
-    from rich.console import Console
+    """The console of the human-readable output: standard error when an output is ``-``
+    (never cut when it is not a terminal: :func:`biasamp.cli.terminal.new_console`)."""
+    from .terminal import new_console
 
-    return Console(stderr=any(target.stdout for target in targets.values()))
+    return new_console(stderr=any(target.stdout for target in targets.values()))

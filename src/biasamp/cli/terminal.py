@@ -1,5 +1,10 @@
 """Terminal output of an audit (rich): each metric with its interval, n, pairs and top pairs.
 
+Output that is not a terminal (a pipe, ``| tee``, a CI log, a file) is never cut:
+:func:`new_console` gives it a width no table reaches, so metric names and numbers stay
+whole; a terminal keeps its own width, and a column too narrow for it folds its text
+onto the next line instead of ending it with ``…``.
+
 Label and column names are untrusted: they are printed as :class:`rich.text.Text`,
 never interpreted as rich markup, with their invisible and control characters
 (bidirectional overrides, zero-width characters, ...) escaped visibly (``\\u202e``).
@@ -18,7 +23,25 @@ from biasamp.results._display import display_text
 
 from .audit import Audit
 
-__all__ = ["print_audit"]
+__all__ = ["PIPE_WIDTH", "new_console", "print_audit"]
+
+#: The width of output that is not a terminal: wide enough that no table is cut (rich
+#: sizes each table to its content, so short output stays short).
+PIPE_WIDTH = 10_000
+
+
+def new_console(*, stderr: bool = False) -> Console:
+    """The console of the command line's human-readable output.
+
+    A terminal keeps its width (rich reads it); anything else (a pipe, a file, a CI
+    log, even with ``COLUMNS`` set) gets :data:`PIPE_WIDTH`, so nothing is cut at 80
+    columns.
+    """
+    console = Console(stderr=stderr)
+    if console.is_terminal:
+        return console
+    return Console(stderr=stderr, width=PIPE_WIDTH)
+
 
 _PAIR_COLUMNS = (  # (column of by_pair, header, format)
     ("b_train", "b* train", "{:.3f}"),
@@ -61,7 +84,7 @@ def _interval(result: Any) -> str:
 def _summary_table(audit: Audit) -> Table:
     table = Table(title="Bias amplification", title_justify="left")
     for name, justify in _SUMMARY_COLUMNS:
-        table.add_column(name, justify=justify)
+        table.add_column(name, justify=justify, overflow="fold")
     for key, result in audit.results.items():
         table.add_row(
             Text(display_text(f"{key} ({result.name})")),
@@ -80,12 +103,12 @@ def _pairs_table(key: str, result: Any, k: int) -> Table:
     table = Table(
         title=Text(display_text(f"Top {min(k, len(top))} pairs of {key}")), title_justify="left"
     )
-    table.add_column("group")
-    table.add_column("task")
+    table.add_column("group", overflow="fold")
+    table.add_column("task", overflow="fold")
     shown = [(c, h, f) for c, h, f in _PAIR_COLUMNS if c in top.columns]
     for _, header, _ in shown:
-        table.add_column(header, justify="right")
-    table.add_column("contribution", justify="right")
+        table.add_column(header, justify="right", overflow="fold")
+    table.add_column("contribution", justify="right", overflow="fold")
     for row in top.to_dict(orient="records"):
         table.add_row(
             Text(display_text(row["group"])),
@@ -129,7 +152,7 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
     if audit.by_size is not None:
         sizes = Table(title="Amplification by combination size", title_justify="left")
         for name in ("metric", "size", "combinations", "pairs", "value"):
-            sizes.add_column(name, justify="left" if name == "metric" else "right")
+            sizes.add_column(name, justify="left" if name == "metric" else "right", overflow="fold")
         for row in audit.by_size.itertuples(index=False):
             sizes.add_row(
                 display_text(cast(str, row.metric)),  # by_size's metric column: metric keys
