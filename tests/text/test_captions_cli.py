@@ -88,3 +88,89 @@ def test_help_has_examples(capsys) -> None:
     assert info.value.code == 0
     text = capsys.readouterr().out
     assert "Examples:" in text and "biasamp captions" in text
+
+
+@pytest.fixture()
+def small(tmp_path) -> Path:
+    """Eight images with an integer image_id, two tasks and one model's captions."""
+    frame = pd.DataFrame(
+        {
+            "image_id": [101, 102, 103, 104, 105, 106, 107, 108],
+            "gender": ["man", "woman"] * 4,
+            "dog": [1, 0, 1, 1, 0, 0, 1, 0],
+            "skis": [0, 1, 1, 0, 1, 1, 0, 0],
+            "model": [
+                "a man with a dog", "a woman on skis", "a man with a dog on skis",
+                "a woman with a dog", "a man on skis", "a woman on skis", "a man with a dog",
+                "a woman in a room",
+            ],
+        }
+    )  # fmt: skip
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    return tmp_path / "data.csv"
+
+
+def test_an_id_column_is_not_read_as_a_task(small, capsys) -> None:
+    from biasamp.cli.captions import ERR_ID_AS_TASK
+
+    base = ["captions", str(small), "--group", "gender", "--caption-cols", "model"]
+    assert main(base) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    expected = ERR_ID_AS_TASK.format(
+        path=str(small), column="image_id", why="a different whole number in each row"
+    )
+    assert " ".join(expected.split()) in err and "--id image_id" in err
+    assert main([*base, "--id", "image_id"]) == 0
+    capsys.readouterr()
+    # --task-cols names the tasks: no guess to make
+    assert main([*base, "--task-cols", "dog,skis"]) == 0
+    capsys.readouterr()
+    # named like an id but repeated: still refused, for its name
+    frame = pd.read_csv(small).rename(columns={"image_id": "photo_id"})
+    frame["photo_id"] = [7, 7, 8, 8, 9, 9, 10, 10]
+    frame.to_csv(small, index=False)
+    assert main(base) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "'photo_id' looks like an id (named like an id" in err and "--id photo_id" in err
+
+
+def test_fail_above_works_as_in_measure(small, capsys) -> None:
+    base = ["captions", str(small), "--group", "gender", "--caption-cols", "model"]
+    base += ["--id", "image_id"]
+    out = small.parent / "gates.json"
+    code = main([*base, "--fail-above", "directional-t2a=-5", "--fail-above", "T->A=5",
+                 "--json", str(out)])  # fmt: skip
+    assert code == 1
+    printed = capsys.readouterr().out
+    # the gate is named by the model and its result's key, and holds the library's value
+    from biasamp.registry import metric_name
+
+    frame = pd.read_csv(small)
+    _, results = caption_bias_table(
+        frame[["model"]], groups=frame["gender"], tasks=frame[["dog", "skis"]]
+    )
+    key = next(k for k in results["model"].results if metric_name(k) == "directional-t2a")
+    value = results["model"].results[key].value
+    assert f"gate model {key} <= -5: FAILED (value {value:+.4f})" in printed
+    assert f"gate model {key} <= 5: passed (value {value:+.4f})" in printed
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["gates"] == [
+        {"metric": f"model {key}", "bound": -5.0, "value": pytest.approx(value), "passed": False},
+        {"metric": f"model {key}", "bound": 5.0, "value": pytest.approx(value), "passed": True},
+    ]
+    assert main([*base, "--fail-above", "mals=5"]) == 0
+    capsys.readouterr()
+    # a metric that is not computed, or a bad bound: usage errors (exit 2), before any work
+    assert main([*base, "--metric", "A->T", "--fail-above", "mals=0.1"]) == 2
+    assert "--fail-above: mals is not computed here" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main([*base, "--fail-above", "mals"])
+    assert info.value.code == 2
+    assert "--fail-above: expected METRIC=VALUE" in capsys.readouterr().err
+
+
+def test_help_lists_fail_above(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["captions", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--fail-above METRIC=VALUE" in text and "exit code 1" in text

@@ -3,37 +3,51 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from biasamp.output._targets import check_outputs
+from biasamp.registry import metric_name
 from biasamp.report import write_report
 from biasamp.results._base import _json_safe
 from biasamp.text import caption_bias_table
 from biasamp.text._caption_bias import EXCLUDE_CHOICES, METRICS
 
-from .arguments import EXIT_CODES, column_list, console_for
+from .arguments import EXIT_CODES, Gate, column_list, console_for, parse_gate
 from .json_output import write_json
 
 __all__ = ["add_parser", "run"]
 
 ERR_COLUMNS = "{path}: no column(s) {missing} (columns: {columns})."
+ERR_ID_AS_TASK = (
+    "{path}: column {column!r} looks like an id ({why}), not a 0/1 task column; "
+    "name it with --id {column} (or list the task columns with --task-cols)."
+)
+ERR_GATE_METRIC = (
+    "--fail-above: {metric} is not computed here (computed: {computed}); ask for it with --metric."
+)
 
 HELP = """Measure captioning models on their captions, side by side.
 
 DATA holds one row per image: the image's group (--group), its 0/1 task columns
-(--task-cols; default every other numeric column but --id) and
-one caption column per model (--caption-cols). Each caption is read into a
+(--task-cols; default every other numeric column but --id: a column that looks
+like an id, a different whole number in each row or named like an id, is refused
+then, with the hint to name it with --id) and one caption column per model
+(--caption-cols). Each caption is read into a
 predicted group (gendered words) and predicted tasks (object mentions), and
 directional T->A, A->T and BiasAmp_MALS are computed against the image labels.
 Captions that name no group (or two) are left out of T->A and MALS; the table
 says how many. Signs and MALS training bias come from --train, else from DATA.
+--fail-above METRIC=VALUE works as in 'biasamp measure' (same metric names):
+exit code 1 when any model's METRIC exceeds VALUE.
 
 Examples:
   biasamp captions captions.csv --group gender --id image_id \\
-      --caption-cols baseline_ft,equalizer --n-boot 500 --seed 0 --json out.json
+      --caption-cols baseline_ft,equalizer --n-boot 500 --seed 0 --json out.json \\
+      --fail-above directional-t2a=0.02
   biasamp captions captions.parquet --group gender --caption-cols model_a \\
       --task-cols dog,skis --train train.csv --html report.html
 """
@@ -50,6 +64,54 @@ def _is_numeric(column: pd.Series) -> bool:
     return bool(pd.api.types.is_numeric_dtype(column))
 
 
+def _id_reason(column: pd.Series, name: str) -> str | None:
+    """Why a numeric column that is not 0/1 looks like an id (None: it does not)."""
+    values = column.dropna()
+    if not len(values) or bool(values.isin((0, 1)).all()):
+        return None
+    named = bool(re.search(r"(^|[^a-z0-9])id($|[^a-z0-9])", name, re.IGNORECASE)) or bool(
+        re.search(r"[a-z]Id$", name)
+    )
+    whole = bool((values == values.round()).all())
+    unique = bool(values.is_unique) and len(values) == len(column)
+    if unique and whole:
+        return "a different whole number in each row"
+    if named:
+        return "named like an id, with values other than 0 and 1"
+    return None
+
+
+def _check_no_id_tasks(frame: pd.DataFrame, tasks: list[str], path: str) -> None:
+    """Without --id and --task-cols, an id-like column is refused, not read as a task."""
+    for name in tasks:
+        why = _id_reason(frame[name], str(name))
+        if why is not None:
+            raise ValueError(ERR_ID_AS_TASK.format(path=path, column=name, why=why))
+
+
+def _check_gates(wanted: list[Gate], metrics: Any) -> None:
+    """Before any work: every ``--fail-above`` metric is one that is computed."""
+    computed = {metric_name(m): str(m) for m in metrics}
+    for gate in wanted:
+        if metric_name(gate.key) not in computed:
+            raise ValueError(
+                ERR_GATE_METRIC.format(metric=gate.key, computed=", ".join(computed.values()))
+            )
+
+
+def _gates(wanted: list[Gate], results: dict[str, Any]) -> list[Gate]:
+    """One outcome per model for each ``--fail-above`` bound (the metric named as in
+    ``measure``: ``directional-t2a``, ``T->A``, ``mals``, ...)."""
+    gates = []
+    for gate in wanted:
+        canonical = metric_name(gate.key)
+        for model, result in results.items():
+            keys = {metric_name(key): key for key in result.results}
+            key = keys[canonical]
+            gates.append(Gate(f"{model} {key}", gate.bound, float(result.results[key].value)))
+    return gates
+
+
 def _columns(frame: pd.DataFrame, wanted: list[str], path: str) -> None:
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
@@ -63,11 +125,14 @@ def run(args: argparse.Namespace) -> int:
         inputs=[("DATA", args.data), ("--train", args.train)],
     )  # before any work
     targets = dict(zip([k for k, _, _ in given], checked, strict=True))
+    _check_gates(args.fail_above, args.metric or METRICS)
     data = _read(args.data)
     captions = list(args.caption_cols)
     skip = {args.group, *captions, *(args.id or ())}
     tasks = list(args.task_cols or [c for c in data if c not in skip and _is_numeric(data[c])])
     _columns(data, [args.group, *captions, *tasks], args.data)
+    if not args.task_cols and not args.id:
+        _check_no_id_tasks(data, tasks, args.data)
     train: dict[str, Any] = {}
     if args.train:
         frame = _read(args.train)
@@ -78,9 +143,17 @@ def run(args: argparse.Namespace) -> int:
         metrics=args.metric or METRICS, mask=args.mask, exclude_no_group=args.exclude_no_group,
         n_boot=args.n_boot, random_state=args.seed,
     )  # fmt: skip
-    console_for(targets).print(
-        table.round(4).to_string(index=False), highlight=False, soft_wrap=True
-    )
+    gates = _gates(args.fail_above, results)
+    console = console_for(targets)
+    console.print(table.round(4).to_string(index=False), highlight=False, soft_wrap=True)
+    for gate in gates:
+        verdict = "FAILED" if gate.failed else "passed"
+        console.print(
+            f"gate {gate.key} <= {gate.bound:g}: {verdict} (value {gate.value:+.4f})",
+            style="bold red" if gate.failed else "green",
+            markup=False,
+            highlight=False,
+        )
     if "json" in targets:
         document = {
             "schema": "biasamp-captions",
@@ -88,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
             "table": table.to_dict(orient="records"),
             "models": {name: res.to_dict() for name, res in results.items()},
         }
+        if gates:
+            document["gates"] = [gate.to_dict() for gate in gates]
         write_json(targets["json"], _json_safe(document))
     if "html" in targets:
         settings = {"data": args.data, "caption columns": ", ".join(captions)}
@@ -101,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
             results={f"{m} {k}": r for m, res in results.items() for k, r in res.results.items()},
             settings=settings, title="biasamp captions report",
         )  # fmt: skip
-    return 0
+    return 1 if any(gate.failed for gate in gates) else 0
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -125,4 +200,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, help="bootstrap seed")
     parser.add_argument("--json", help="write the results as JSON ('-': standard output)")
     parser.add_argument("--html", help="write the HTML report")
+    parser.add_argument(
+        "--fail-above",
+        action="append",
+        type=parse_gate,
+        default=[],
+        metavar="METRIC=VALUE",
+        help="exit with code 1 when METRIC exceeds VALUE for any model (repeatable; "
+        "the names of 'biasamp measure': directional-t2a, directional-a2t, mals)",
+    )
     parser.set_defaults(run=run)
