@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from biasamp.cli.terminal import PIPE_WIDTH, new_console
+from biasamp.cli.console import PIPE_WIDTH, new_console
 
 from .conftest import _script
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -51,7 +52,14 @@ def test_models_side_by_side_json_and_html(files, capsys) -> None:
     page = html.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
     assert "equalizer T-&gt;A" in page or "equalizer T->A" in page
-    assert "captions with one group / none / two" in page
+    # each model's parse counts and gender accuracy open its section, beside its metrics
+    for row in document["table"]:
+        section = page.split(f'<h3 class="model">{row["model"]}</h3>', 1)[1].split("<h3>", 1)[0]
+        cells = [str(row["one_group"]), str(row["no_group"]), str(row["conflict"]),
+                 f"{row['group_accuracy']:.4f}"]  # fmt: skip
+        found = re.findall(r"<td[^>]*>([^<]*)</td>", section)
+        assert found[1:5] == cells
+        assert "<dt>group accuracy</dt>" in section
 
 
 def test_bootstrap_and_metric_choice(files, capsys) -> None:

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         table.save(json_out.path)
     from rich.text import Text
 
-    from .terminal import new_console
+    from .console import new_console
 
     console = new_console()
     wide = table.wide()

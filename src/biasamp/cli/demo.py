@@ -21,7 +21,7 @@ from biasamp.uncertainty._calibration import calibrate_thresholds
 
 from ..datasets import load_coco_gender
 from .arguments import EXIT_CODES, non_negative_int
-from .terminal import new_console
+from .console import new_console
 
 HELP = """Audit a real model on real data (bundled COCO 2014 gender x objects labels).
 

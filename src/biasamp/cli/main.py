@@ -26,7 +26,7 @@ from biasamp.results._display import display_text
 
 from . import calibrate, captions, compare, demo, measure, mitigate, report
 from .arguments import EXIT_CODES
-from .terminal import new_console
+from .console import new_console
 
 EXIT_OK = 0
 EXIT_GATE = 1

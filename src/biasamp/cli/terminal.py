@@ -1,9 +1,8 @@
 """Terminal output of an audit (rich): each metric with its interval, n, pairs and top pairs.
 
-Output that is not a terminal (a pipe, ``| tee``, a CI log, a file) is never cut:
-:func:`new_console` gives it a width no table reaches, so metric names and numbers stay
-whole; a terminal keeps its own width, and a column too narrow for it folds its text
-onto the next line instead of ending it with ``…``.
+Output that is not a terminal is never cut (:func:`biasamp.cli.console.new_console`); in
+a terminal, a column too narrow for its text folds it onto the next line instead of
+ending it with ``…``.
 
 Label and column names are untrusted: they are printed as :class:`rich.text.Text`,
 never interpreted as rich markup, with their invisible and control characters
@@ -23,25 +22,7 @@ from biasamp.results._display import display_text
 
 from .audit import Audit
 
-__all__ = ["PIPE_WIDTH", "new_console", "print_audit"]
-
-#: The width of output that is not a terminal: wide enough that no table is cut (rich
-#: sizes each table to its content, so short output stays short).
-PIPE_WIDTH = 10_000
-
-
-def new_console(*, stderr: bool = False) -> Console:
-    """The console of the command line's human-readable output.
-
-    A terminal keeps its width (rich reads it); anything else (a pipe, a file, a CI
-    log, even with ``COLUMNS`` set) gets :data:`PIPE_WIDTH`, so nothing is cut at 80
-    columns.
-    """
-    console = Console(stderr=stderr)
-    if console.is_terminal:
-        return console
-    return Console(stderr=stderr, width=PIPE_WIDTH)
-
+__all__ = ["print_audit"]
 
 _PAIR_COLUMNS = (  # (column of by_pair, header, format)
     ("b_train", "b* train", "{:.3f}"),
