@@ -362,3 +362,34 @@ def test_scatter_labels_never_overlap_and_name_the_farthest_first():
     w = frame[frame["group"] == "w"]
     farthest = w["task"].to_numpy()[np.argmax(np.abs(w["b_pred"] - w["b_train"]).to_numpy())]
     assert named[0].get_text() == farthest
+
+
+def test_comparison_scatter_names_models_without_overlap():
+    """Twenty checkpoints of almost the same accuracy and value: the scatter names the
+    farthest from 0 that fit, and no two names overlap (the page's table has them all)."""
+    from matplotlib.text import Annotation
+
+    from biasamp.results._plotting_comparison import MAX_NAMED, plot_model_comparison
+
+    rng = np.random.default_rng(2)
+    results = {}
+    performance = {}
+    for i in range(20):
+        pred = T_PRED.copy()
+        pred.iloc[: 5 * i, 0] = 1 - pred.iloc[: 5 * i, 0]
+        results[f"checkpoint {i:02d}"] = biasamp.directional(
+            direction="A->T", groups=G_TRAIN, tasks=T_TRAIN, tasks_pred=pred
+        )
+        performance[f"checkpoint {i:02d}"] = {"accuracy": 0.8 + 0.002 * rng.random()}
+    table = biasamp.compare(results, performance=performance)
+    fig, ax = plt.subplots()
+    plot_model_comparison(table, kind="scatter", x="accuracy", ax=ax)
+    named = [c for c in ax.get_children() if isinstance(c, Annotation)]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [a.get_window_extent(renderer) for a in named]
+    assert 1 <= len(named) <= MAX_NAMED < len(results)
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    values = table.set_index("model")["value"]
+    farthest = values.abs().idxmax()
+    assert named[0].get_text() == farthest

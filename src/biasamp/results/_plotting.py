@@ -423,6 +423,38 @@ def label_largest_points(
         return _place_labels(ax, x, heights, candidates, tasks, n)
 
 
+def label_farthest(
+    ax: Any,
+    x: np.ndarray,
+    y: np.ndarray,
+    texts: list[str],
+    *,
+    distance: np.ndarray,
+    n: int,
+    colors: list[Any] | None = None,
+) -> list[Any]:
+    """Name up to ``n`` of the points ``(x, y)`` with the largest ``|distance|`` by
+    their ``texts`` (already plain matplotlib text), without overlap (as
+    :func:`label_largest_points`); return the annotations (``row``: the point's index)."""
+    if n <= 0 or not len(texts):
+        return []
+    finite = np.isfinite(np.asarray(x, dtype=float)) & np.isfinite(np.asarray(y, dtype=float))
+    magnitude = np.where(finite, np.abs(np.asarray(distance, dtype=float)), -np.inf)
+    order = np.argsort(-magnitude, kind="stable")[: max(4 * n, n)]
+    order = order[finite[order]]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+        return _place_labels(
+            ax,
+            np.asarray(x, dtype=float),
+            np.asarray(y, dtype=float),
+            order,
+            [texts[i] for i in order],
+            n,
+            None if colors is None else [colors[i] for i in order],
+        )
+
+
 def _place_labels(
     ax: Any,
     x: np.ndarray,
@@ -430,6 +462,7 @@ def _place_labels(
     candidates: np.ndarray,
     tasks: list[str],
     n: int,
+    colors: list[Any] | None = None,
 ) -> list[Any]:
     """Annotate ``candidates`` in order, each at the first place where its label fits in
     the axes without overlapping a label already placed or the legend; stop at ``n``."""
@@ -443,9 +476,10 @@ def _place_labels(
     placed: list[Any] = []
     legend = ax.get_legend()
     boxes: list[Any] = [] if legend is None else [legend.get_window_extent(renderer)]
-    for i, text in zip(candidates, tasks, strict=True):
+    for j, (i, text) in enumerate(zip(candidates, tasks, strict=True)):
         if len(placed) == n:
             break
+        color = "#333333" if colors is None else colors[j]
         for dx, dy, align in _LABEL_PLACES:  # right-above first, then the other corners
             annotation = ax.annotate(
                 text,
@@ -453,7 +487,7 @@ def _place_labels(
                 xytext=(dx, dy),
                 textcoords="offset points",
                 fontsize=7,
-                color="#333333",
+                color=color,
                 ha=align,
             )
             box = annotation.get_window_extent(renderer)
