@@ -274,3 +274,90 @@ def test_comparison_page_renders_quietly(tmp_path):
     assert page["scripts"] == 0 and page["injected"] == 0
     assert f"{XSS_GROUP} 1" in page["text"]
     assert_quiet(events, url)
+
+
+EXPLAINED = """(() => {
+  const sections = [...document.querySelectorAll('h3')].filter(h => h.nextElementSibling
+      && h.nextElementSibling.classList.contains('meaning'));
+  return {
+    sections: sections.map(h => ({
+      heading: h.textContent,
+      meaning: h.nextElementSibling.textContent,
+      sign: h.nextElementSibling.nextElementSibling.textContent,
+    })),
+    titles: [...document.querySelectorAll('section.pairs th[title]')].map(
+        th => [th.textContent, th.title]),
+    legends: document.querySelectorAll('dl.legend').length,
+    bars: [...document.querySelectorAll('img.figure')].filter(img => img.alt.endsWith(': top pairs'))
+        .map(img => ({alt: img.alt, ok: img.complete && img.naturalWidth > 0, src: img.src})),
+  };
+})()"""
+
+
+def _bar_fills(src: str) -> dict[str, str]:
+    """The fill colour of each ``top-pair-{i}`` bar of an SVG ``data:`` URI."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    svg = base64.b64decode(src.split(",", 1)[1]).decode("utf-8")
+    fills = {}
+    for group in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}g"):
+        gid = group.get("id", "")
+        if gid.startswith("top-pair-"):
+            path = next(group.iter("{http://www.w3.org/2000/svg}path"))
+            fills[gid] = re.search(r"fill:\s*(#[0-9a-f]{6})", path.get("style", "")).group(1)
+    return fills
+
+
+def test_report_explains_itself_and_colours_bars_by_contribution(tmp_path):
+    from biasamp import directional
+    from biasamp.registry import metric_card
+    from biasamp.results._plotting import LOWERS_COLOR, RAISES_COLOR
+
+    rng = np.random.default_rng(4)
+    n = 600
+    groups = rng.choice(["m", "w"], n)
+    tasks = (rng.random((n, 4)) < np.where(groups == "m", 0.6, 0.3)[:, None]).astype(int)
+    pred = np.where(rng.random((n, 4)) < 0.25, 1 - tasks, tasks)
+    frame = pd.DataFrame(tasks, columns=list("abcd"))
+    results = {
+        "directional-a2t": directional(
+            direction="A->T", groups=groups, tasks=frame, tasks_pred=pred
+        ),
+        "mals": mals(groups_train=groups, tasks_train=frame, groups_pred=groups, tasks_pred=pred),
+    }
+    top = results["directional-a2t"].top(10)
+    # a bar whose delta is positive and whose contribution lowers the value
+    assert ((top["delta"] > 0) & (top["contribution"] < 0)).any()
+    path = write_report(tmp_path / "explained.html", results=results, top=10)
+    url = path.resolve().as_uri()
+    with Chromium(CHROMIUM, tmp_path / "profile") as browser:
+        _open(browser, url)
+        page = _run(browser, EXPLAINED)
+        events = list(browser.events)
+    assert_quiet(events, url)
+    # each metric section opens with the registry's meaning and sign, as shown text
+    shown = {s["heading"].split(":", 1)[0]: s for s in page["sections"]}
+    assert list(shown) == list(results)
+    for key, section in shown.items():
+        card = metric_card(key)
+        assert section["meaning"] == card.meaning and section["sign"] == card.sign
+    # column headings carry their meaning (tooltip) and each table has a legend
+    titles = dict(page["titles"])
+    assert titles["p_true"] == "P(task | group) in the true labels"
+    assert titles["y"].startswith("the training sign y")
+    assert "sum to the metric's value" in titles["contribution"]
+    assert page["legends"] == 2
+    # bars: one per pair, coloured by the sign of the pair's contribution, not of delta
+    assert len(page["bars"]) == 2 and all(b["ok"] for b in page["bars"])
+    for figure in page["bars"]:
+        key = figure["alt"].removesuffix(": top pairs")
+        pairs = results[key].top(10)
+        fills = _bar_fills(figure["src"])
+        assert len(fills) == len(pairs)
+        expected = {
+            f"top-pair-{i}": RAISES_COLOR if c > 0 else LOWERS_COLOR
+            for i, c in enumerate(pairs["contribution"])
+            if c != 0
+        }
+        assert expected and {k: fills[k] for k in expected} == expected

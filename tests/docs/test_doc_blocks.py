@@ -104,3 +104,44 @@ def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     finally:
         plt.close("all")
         os.chdir(ROOT)
+
+
+#: Test-only packages: a reader who installed biasamp has none of them.
+TEST_ONLY = ("pytest", "hypothesis")
+
+
+def imported_modules(source: str) -> set[str]:
+    """The top-level modules a block imports (``>>>`` sessions read as their code)."""
+    import ast
+
+    if source.lstrip().startswith(">>>"):
+        examples = doctest.DocTestParser().get_examples(source)
+        source = "".join(example.source for example in examples)
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_imported_modules_reads_code_and_sessions() -> None:
+    assert imported_modules("import pytest\nfrom hypothesis import given\n") == {
+        "pytest",
+        "hypothesis",
+    }
+    assert imported_modules(">>> import pytest.mark as m\n>>> 1\n1\n") == {"pytest"}
+    assert imported_modules("x = 'import pytest'\n") == set()
+
+
+def test_no_block_imports_a_test_only_package() -> None:
+    """Every ```python block runs with the package alone: a reader has no pytest or
+    hypothesis, so an error is shown with try/except or as a doctest, not pytest.raises."""
+    found = [
+        f"{page.relative_to(ROOT).as_posix()}:{line} imports {name}"
+        for page in doc_pages()
+        for line, source in python_blocks(page.read_text(encoding="utf-8"))
+        for name in sorted(imported_modules(source) & set(TEST_ONLY))
+    ]
+    assert found == []

@@ -407,3 +407,39 @@ def test_pandas_strings_take_the_fast_path():
     assert _pandas_string_labels(pd.Series([], dtype="string")) is None  # empty: the usual error
     m = as_label_matrix(pd.Series(["w", "m", "w"], dtype="category"), arg="groups")
     assert m.names == ("m", "w") and m.codes.tolist() == [1, 0, 1]
+
+
+def test_an_id_column_in_a_task_frame_is_named_without_the_soft_hint():
+    """An id column inside a task frame is named (not "found 101.0, 102.0, ..."), and the
+    ground truth is never told to pass soft=True (only predictions can be soft)."""
+    from biasamp.inputs._label_matrix import ERR_ID_COLUMN, HINT_SOFT
+
+    tasks = pd.DataFrame({"image_id": [101, 102, 103, 104], "cup": T[:, 0], "ski": T[:, 1]})
+    for arg, kwargs in (
+        ("tasks", {"tasks": tasks, "tasks_pred": tasks[["cup", "ski"]]}),
+        ("tasks_pred", {"tasks": tasks[["cup", "ski"]], "tasks_pred": tasks}),
+    ):
+        message = ERR_ID_COLUMN.format(arg=arg, column="image_id", n=4)
+        with pytest.raises(ValueError) as info:
+            directional(direction="A->T", groups=G, **kwargs)
+        assert str(info.value) == message
+        assert "soft=True" not in message and "frame.drop(columns=['image_id'])" in message
+    # a numpy matrix names the column by position
+    with pytest.raises(ValueError, match=_msg(ERR_ID_COLUMN, arg="tasks", column=2, n=4)):
+        directional(
+            direction="A->T", groups=G, tasks=tasks[["cup", "ski", "image_id"]].to_numpy(),
+            tasks_pred=T,
+        )  # fmt: skip
+    # other values: ground truth gets no soft hint, predictions do
+    twos = T * 2
+    with pytest.raises(ValueError) as info:
+        directional(direction="A->T", groups=G, tasks=twos, tasks_pred=T)
+    assert str(info.value) == ERR_NON_BINARY.format(arg="tasks", examples="2.0")
+    with pytest.raises(ValueError) as info:
+        directional(direction="A->T", groups=G, tasks=T, tasks_pred=twos)
+    assert str(info.value) == ERR_NON_BINARY.format(arg="tasks_pred", examples="2.0") + HINT_SOFT
+    # a column of 0, 2, 1 is not an id (one value outside 0/1)
+    small = pd.DataFrame({"a": [0, 2, 1, 0], "b": [1, 1, 0, 0]})
+    with pytest.raises(ValueError) as info:
+        directional(direction="A->T", groups=G, tasks=small, tasks_pred=T)
+    assert str(info.value) == ERR_NON_BINARY.format(arg="tasks", examples="2.0")

@@ -401,3 +401,45 @@ def test_heatmap_keeps_the_largest_groups_and_the_pair_that_sets_epsilon():
     assert len(shown) == 5 and {"g10", "g11"} <= set(shown)
     assert {"g00", "g01", "g02"} <= set(shown)  # three of the largest (ties: first in order)
     plt.close("all")
+
+
+def test_several_categorical_group_columns_point_to_intersect():
+    """``groups=df[["race", "sex"]]`` is refused with a pointer to biasamp.intersect (not
+    "a 2-D indicator matrix must be numeric"), in both functions, for pandas, polars and
+    numpy frames; the intersection then works."""
+    import re
+
+    import polars as pl
+
+    import biasamp
+    from biasamp.metrics._differential_fairness import ERR_GROUP_COLUMNS
+
+    df = pd.DataFrame(
+        {"race": ["a", "b", "a", "b"], "sex": ["m", "f", "f", "m"], "y": [1, 0, 1, 0]}
+    )
+    named = ERR_GROUP_COLUMNS.format(k=2, columns="race, sex", quoted="'race', 'sex'")
+    assert "biasamp.intersect(frame[['race', 'sex']])" in named
+    unnamed = ERR_GROUP_COLUMNS.format(k=2, columns="0, 1", quoted="0, 1")
+    for groups, message in (
+        (df[["race", "sex"]], named),
+        (pl.from_pandas(df[["race", "sex"]]), named),
+        (df[["race", "sex"]].to_numpy(), unnamed),
+    ):
+        with pytest.raises(TypeError, match=re.escape(message)):
+            biasamp.differential_fairness(groups=groups, labels=df["y"])
+        with pytest.raises(TypeError, match=re.escape(message)):
+            biasamp.differential_fairness_amplification(
+                groups=groups, labels=df["y"], labels_pred=df["y"]
+            )
+    result = biasamp.differential_fairness(
+        groups=biasamp.intersect(df[["race", "sex"]]), labels=df["y"], min_group_size=None
+    )
+    # four groups of one row, rates (1 + .5) / 2 and (0 + .5) / 2: log 3
+    assert result.value == pytest.approx(math.log(3))
+    # numeric indicator columns keep their own message (which names intersect too)
+    from biasamp.metrics._differential_fairness import ERR_ONE_GROUP_PER_ROW
+
+    with pytest.raises(ValueError, match=re.escape(ERR_ONE_GROUP_PER_ROW.format(k=2))):
+        biasamp.differential_fairness(
+            groups=np.array([[1, 1], [0, 1], [1, 0], [0, 1]]), labels=df["y"]
+        )

@@ -71,3 +71,32 @@ def test_extras_are_attributes():
     assert result.violations == result.extras["violations"] == 1
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         _ = result.nope
+
+
+def test_top_refuses_a_negative_k_in_every_result_type():
+    """``head(-1)`` returns every row but one: ``top`` refuses a negative ``k`` instead, as
+    the command line's ``--top`` does, in every result type that has a ``top``."""
+    import re
+
+    from biasamp import multi_mals
+    from biasamp.results._base import ERR_TOP_BY, ERR_TOP_K
+
+    tasks = np.array([[1, 1], [1, 1], [1, 0], [0, 1]])
+    multi = multi_mals(
+        groups_train=["g", "h", "g", "h"], tasks_train=tasks, tasks=tasks,
+        groups_pred=["g", "g", "h", "g"], tasks_pred=tasks, min_group_size=None,
+    )  # fmt: skip
+    for result in (_result(), mals(groups_train=["m", "w", "m"], tasks_train=["a", "a", "b"],
+                                   groups_pred=["m", "m", "m"], tasks_pred=["a", "a", "b"]),
+                   multi):  # fmt: skip
+        n = len(result.by_pair)
+        assert len(result.top(0)) == 0 and len(result.top(n + 5)) == n
+        assert len(result.top(np.int64(1))) == 1
+        with pytest.raises(ValueError, match=re.escape(ERR_TOP_K.format(got=-1))):
+            result.top(-1)
+        for bad in (1.5, True, "2"):
+            with pytest.raises(TypeError, match=re.escape(ERR_TOP_K.format(got=bad))):
+                result.top(bad)
+        with pytest.raises(ValueError, match=re.escape("top: by must be a column of by_pair")):
+            result.top(2, by="nope")
+    assert ERR_TOP_BY.startswith("top: by")

@@ -300,3 +300,96 @@ def test_labels_are_drawn_as_written(label):
     text = ax.set_title(plot_text(label))
     shown, is_math = text._preprocess_math(text.get_text())
     assert not is_math and shown == label.replace("\t", "\\t")
+
+
+def _directional_with_both_signs():
+    """A->T with pairs whose delta and contribution differ in sign (training sign y = -1)."""
+    rng = np.random.default_rng(4)
+    n = 600
+    groups = rng.choice(["m", "w"], n)
+    tasks = pd.DataFrame((rng.random((n, 4)) < np.where(groups == "m", 0.6, 0.3)[:, None]),
+                         columns=list("abcd")).astype(int)  # fmt: skip
+    pred = tasks.copy()
+    flip = rng.random((n, 4)) < 0.25
+    pred[:] = np.where(flip, 1 - tasks.to_numpy(), tasks.to_numpy())
+    return biasamp.directional(direction="A->T", groups=groups, tasks=tasks, tasks_pred=pred)
+
+
+def test_bar_colours_follow_the_sign_of_the_contribution():
+    from matplotlib.colors import to_hex
+
+    from biasamp.results._plotting import LOWERS_COLOR, RAISES_COLOR
+
+    result = _directional_with_both_signs()
+    top = result.top(8)
+    delta, contribution = top["delta"].to_numpy(), top["contribution"].to_numpy()
+    # the case the colours must get right: a positive delta that lowers the value
+    assert ((delta > 0) & (contribution < 0)).any() and ((delta < 0) & (contribution < 0)).any()
+    ax = result.plot(k=8)
+    bars = [p for p in ax.patches if str(p.get_gid()).startswith("top-pair-")]
+    assert [p.get_gid() for p in bars] == [f"top-pair-{i}" for i in range(8)]
+    for bar, d, c in zip(bars, delta, contribution, strict=True):
+        assert bar.get_width() == pytest.approx(d)
+        assert to_hex(bar.get_facecolor()) == (RAISES_COLOR if c > 0 else LOWERS_COLOR)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["contribution > 0 (raises the value)", "contribution < 0 (lowers the value)"]
+
+
+def test_scatter_labels_never_overlap_and_name_the_farthest_first():
+    from matplotlib.text import Annotation
+
+    rng = np.random.default_rng(9)
+    k = 60  # a crowd of points far from the diagonal, close to each other
+    b_train = 0.3 + 0.02 * rng.random(k)
+    frame = pd.DataFrame(
+        {
+            "group": ["w"] * k + ["m"] * k,
+            "task": [f"object number {i}" for i in range(k)] * 2,
+            "b_train": np.concatenate([b_train, 1 - b_train]),
+            "b_pred": np.concatenate([b_train + 0.3 + 0.02 * rng.random(k), 0.4 - b_train]),
+        }
+    )
+    fig, ax = plt.subplots()
+    plot_bias_comparison(frame, n_labels=10, ax=ax)
+    named = [c for c in ax.get_children() if isinstance(c, Annotation)]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [a.get_window_extent(renderer) for a in named]
+    assert 1 <= len(named) < 10  # the crowd leaves room for a few
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not any(box.overlaps(legend) for box in boxes)
+    w = frame[frame["group"] == "w"]
+    farthest = w["task"].to_numpy()[np.argmax(np.abs(w["b_pred"] - w["b_train"]).to_numpy())]
+    assert named[0].get_text() == farthest
+
+
+def test_comparison_scatter_names_models_without_overlap():
+    """Twenty checkpoints of almost the same accuracy and value: the scatter names the
+    farthest from 0 that fit, and no two names overlap (the page's table has them all)."""
+    from matplotlib.text import Annotation
+
+    from biasamp.results._plotting_comparison import MAX_NAMED, plot_model_comparison
+
+    rng = np.random.default_rng(2)
+    results = {}
+    performance = {}
+    for i in range(20):
+        pred = T_PRED.copy()
+        pred.iloc[: 5 * i, 0] = 1 - pred.iloc[: 5 * i, 0]
+        results[f"checkpoint {i:02d}"] = biasamp.directional(
+            direction="A->T", groups=G_TRAIN, tasks=T_TRAIN, tasks_pred=pred
+        )
+        performance[f"checkpoint {i:02d}"] = {"accuracy": 0.8 + 0.002 * rng.random()}
+    table = biasamp.compare(results, performance=performance)
+    fig, ax = plt.subplots()
+    plot_model_comparison(table, kind="scatter", x="accuracy", ax=ax)
+    named = [c for c in ax.get_children() if isinstance(c, Annotation)]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [a.get_window_extent(renderer) for a in named]
+    assert 1 <= len(named) <= MAX_NAMED < len(results)
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    values = table.set_index("model")["value"]
+    farthest = values.abs().idxmax()
+    assert named[0].get_text() == farthest

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -52,8 +53,14 @@ def test_models_side_by_side_json_and_html(files, capsys) -> None:
     assert set(document["models"]["equalizer"]["results"]) == set(METRICS)
     page = html.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
-    assert "equalizer directional-t2a" in page
-    assert "captions with one group / none / two" in page
+    # each model's parse counts and gender accuracy open its section, beside its metrics
+    for row in document["table"]:
+        section = page.split(f'<h3 class="model">{row["model"]}</h3>', 1)[1].split("<h3>", 1)[0]
+        cells = [str(row["one_group"]), str(row["no_group"]), str(row["conflict"]),
+                 f"{row['group_accuracy']:.4f}"]  # fmt: skip
+        found = re.findall(r"<td[^>]*>([^<]*)</td>", section)
+        assert found[1:5] == cells
+        assert "<dt>group accuracy</dt>" in section
 
 
 def test_bootstrap_and_metric_choice(files, capsys) -> None:
@@ -112,7 +119,7 @@ def test_dbac_columns_with_human_captions(tmp_path, capsys) -> None:
     ])  # fmt: skip
     assert code == 0
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "equalizer: dbac-t2a" in page
+    assert '<h3 class="model">equalizer</h3>' in page and "DBAC T-&gt;A" in page
     row = json.loads(out.read_text(encoding="utf-8"))["table"][0]
     expected = dbac_both(captions_human=data[columns].to_numpy().tolist(),
                          captions_model=data["equalizer"], groups=data["gender"], n_iter=2,
@@ -129,10 +136,11 @@ def test_dbac_columns_with_human_captions(tmp_path, capsys) -> None:
     assert "--human-cols" in capsys.readouterr().err
     code = main([
         "captions", str(path), "--group", "gender", "--caption-cols", "equalizer",
-        "--human-cols", "human_1", "--metric", "dbac-t2a", "--html", str(tmp_path / "x.html"),
+        "--id", "image_id", "--human-cols", "human_1", "--metric", "dbac-t2a",
+        "--dbac-iter", "2", "--html", str(tmp_path / "x.html"),
     ])  # fmt: skip
-    assert code != 0
-    assert "--html: the report draws" in capsys.readouterr().err
+    assert code == 0  # the report draws DBAC alone too (its attacker scores per split)
+    assert "DBAC T-&gt;A" in (tmp_path / "x.html").read_text(encoding="utf-8")
 
 
 def test_measure_names_and_old_spellings_name_the_same_metrics(files, capsys) -> None:
@@ -198,3 +206,89 @@ def test_load_result_reads_the_json_back_equal(files, capsys) -> None:
     row = table[(table["model"] == "equalizer") & (table["metric"] == "mals")].iloc[0]
     assert row["value"] == expected["equalizer"]["mals"].value
     assert row["group_accuracy"] == expected["equalizer"].group_accuracy
+
+
+@pytest.fixture()
+def small(tmp_path) -> Path:
+    """Eight images with an integer image_id, two tasks and one model's captions."""
+    frame = pd.DataFrame(
+        {
+            "image_id": [101, 102, 103, 104, 105, 106, 107, 108],
+            "gender": ["man", "woman"] * 4,
+            "dog": [1, 0, 1, 1, 0, 0, 1, 0],
+            "skis": [0, 1, 1, 0, 1, 1, 0, 0],
+            "model": [
+                "a man with a dog", "a woman on skis", "a man with a dog on skis",
+                "a woman with a dog", "a man on skis", "a woman on skis", "a man with a dog",
+                "a woman in a room",
+            ],
+        }
+    )  # fmt: skip
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    return tmp_path / "data.csv"
+
+
+def test_an_id_column_is_not_read_as_a_task(small, capsys) -> None:
+    from biasamp.cli.captions import ERR_ID_AS_TASK
+
+    base = ["captions", str(small), "--group", "gender", "--caption-cols", "model"]
+    assert main(base) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    expected = ERR_ID_AS_TASK.format(
+        path=str(small), column="image_id", why="a different whole number in each row"
+    )
+    assert " ".join(expected.split()) in err and "--id image_id" in err
+    assert main([*base, "--id", "image_id"]) == 0
+    capsys.readouterr()
+    # --task-cols names the tasks: no guess to make
+    assert main([*base, "--task-cols", "dog,skis"]) == 0
+    capsys.readouterr()
+    # named like an id but repeated: still refused, for its name
+    frame = pd.read_csv(small).rename(columns={"image_id": "photo_id"})
+    frame["photo_id"] = [7, 7, 8, 8, 9, 9, 10, 10]
+    frame.to_csv(small, index=False)
+    assert main(base) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "'photo_id' looks like an id (named like an id" in err and "--id photo_id" in err
+
+
+def test_fail_above_works_as_in_measure(small, capsys) -> None:
+    base = ["captions", str(small), "--group", "gender", "--caption-cols", "model"]
+    base += ["--id", "image_id"]
+    out = small.parent / "gates.json"
+    code = main([*base, "--fail-above", "directional-t2a=-5", "--fail-above", "T->A=5",
+                 "--json", str(out)])  # fmt: skip
+    assert code == 1
+    printed = capsys.readouterr().out
+    # the gate is named by the model and its result's key, and holds the library's value
+    from biasamp.registry import metric_name
+
+    frame = pd.read_csv(small)
+    _, results = caption_bias_table(
+        frame[["model"]], groups=frame["gender"], tasks=frame[["dog", "skis"]]
+    )
+    key = next(k for k in results["model"].results if metric_name(k) == "directional-t2a")
+    value = results["model"].results[key].value
+    assert f"gate model {key} <= -5: FAILED (value {value:+.4f})" in printed
+    assert f"gate model {key} <= 5: passed (value {value:+.4f})" in printed
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["gates"] == [
+        {"metric": f"model {key}", "bound": -5.0, "value": pytest.approx(value), "passed": False},
+        {"metric": f"model {key}", "bound": 5.0, "value": pytest.approx(value), "passed": True},
+    ]
+    assert main([*base, "--fail-above", "mals=5"]) == 0
+    capsys.readouterr()
+    # a metric that is not computed, or a bad bound: usage errors (exit 2), before any work
+    assert main([*base, "--metric", "A->T", "--fail-above", "mals=0.1"]) == 2
+    assert "--fail-above: mals is not computed here" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main([*base, "--fail-above", "mals"])
+    assert info.value.code == 2
+    assert "--fail-above: expected METRIC=VALUE" in capsys.readouterr().err
+
+
+def test_help_lists_fail_above(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["captions", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--fail-above METRIC=VALUE" in text and "exit code 1" in text

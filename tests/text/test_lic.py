@@ -178,3 +178,47 @@ def test_lic_tokens_are_lower_case_without_punctuation_on_both_sides() -> None:
         "a genderword s hat",
         "genderword genderword on skis",
     ]
+
+
+def test_ci_is_the_interval_keyword_and_ci_level_a_deprecated_alias():
+    """One spelling of the interval level for every metric: ``ci=`` (as mals, directional,
+    dpa, differential_fairness ...); ``ci_level=`` still works, with a DeprecationWarning."""
+    import inspect
+    import re
+
+    from biasamp.text._lic import ERR_CI
+
+    rng = np.random.default_rng(3)
+    human, model = planted(rng)
+    kwargs = {"captions_human": human, "captions_model": model, "groups": GROUPS, "n_iter": 3}
+    new = lic(**kwargs, ci=0.8, random_state=0)
+    assert new.ci_level == 0.8
+    with pytest.deprecated_call(
+        match=re.escape("lic: the keyword ci_level= is deprecated; use ci=")
+    ):
+        old = lic(**kwargs, ci_level=0.8, random_state=0)
+    assert old == new
+    with pytest.raises(TypeError, match="got both ci_level= .deprecated. and ci="):
+        with pytest.deprecated_call():
+            lic(**kwargs, ci=0.8, ci_level=0.8)
+    for bad in (1.5, 0, True, "0.9"):
+        with pytest.raises(ValueError, match=re.escape(ERR_CI.format(got=bad))):
+            lic(**kwargs, ci=bad)
+    # every public metric with an interval level spells it ci= (the deprecated aliases last)
+    spelled = {
+        name: [
+            p
+            for p in inspect.signature(getattr(biasamp, name)).parameters
+            if p in ("ci", "ci_level", "confidence", "level")
+        ]
+        for name in biasamp.__all__
+        if callable(getattr(biasamp, name)) and not isinstance(getattr(biasamp, name), type)
+    }
+    levels = {name: names for name, names in spelled.items() if names}
+    assert {"lic", "mals", "directional", "dpa", "differential_fairness"} <= set(levels)
+    assert all(names[0] == "ci" for names in levels.values()), levels
+    assert {name for name, names in levels.items() if len(names) > 1} == {
+        "dpa",
+        "leakage_amplification",
+        "lic",
+    }

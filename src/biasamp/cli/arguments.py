@@ -18,6 +18,7 @@ from biasamp.engines._audit_inputs import Layout
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
 from biasamp.output._targets import OutputTarget, check_outputs
 
+from .console import new_console
 from .metrics import REGISTRY, resolve_metric
 from .streaming import ENGINES, STREAM_MODES
 
@@ -461,7 +462,6 @@ def check_command_outputs(
 
 
 def console_for(targets: dict[str, OutputTarget]) -> Any:
-    """The console of the human-readable output: standard error when an output is ``-``."""
-    from rich.console import Console
-
-    return Console(stderr=any(target.stdout for target in targets.values()))
+    """The console of the human-readable output: standard error when an output is ``-``
+    (never cut when it is not a terminal: :func:`biasamp.cli.console.new_console`)."""
+    return new_console(stderr=any(target.stdout for target in targets.values()))

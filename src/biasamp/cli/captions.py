@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,27 +11,35 @@ import pandas as pd
 
 from biasamp._version import __version__
 from biasamp.output._targets import check_outputs
-from biasamp.registry import metric_card
+from biasamp.registry import metric_card, metric_name
 from biasamp.report import write_report
-from biasamp.results import PairwiseResult
 from biasamp.results._base import _json_safe
 from biasamp.results._cli_document import CAPTIONS_SCHEMA, CAPTIONS_SCHEMA_VERSION
 from biasamp.results._persist import typed_result
 from biasamp.text import caption_bias_table
 from biasamp.text._caption_bias import ALL_METRICS, EXCLUDE_CHOICES, METRICS
 
-from .arguments import EXIT_CODES, column_list, console_for
+from .arguments import EXIT_CODES, Gate, column_list, console_for, parse_gate
 from .json_output import write_json
 
 __all__ = ["add_parser", "run"]
 
 ERR_COLUMNS = "{path}: no column(s) {missing} (columns: {columns})."
+ERR_ID_AS_TASK = (
+    "{path}: column {column!r} looks like an id ({why}), not a 0/1 task column; "
+    "name it with --id {column} (or list the task columns with --task-cols)."
+)
+ERR_GATE_METRIC = (
+    "--fail-above: {metric} is not computed here (computed: {computed}); ask for it with --metric."
+)
 
 HELP = """Measure captioning models on their captions, side by side.
 
 DATA holds one row per image: the image's group (--group), its 0/1 task columns
-(--task-cols; default every other numeric column but --id) and
-one caption column per model (--caption-cols). Each caption is read into a
+(--task-cols; default every other numeric column but --id: a column that looks
+like an id, a different whole number in each row or named like an id, is refused
+then, with the hint to name it with --id) and one caption column per model
+(--caption-cols). Each caption is read into a
 predicted group (gendered words) and predicted tasks (object mentions), and
 directional-t2a, directional-a2t and mals (the names 'biasamp measure' uses; the
 paper's 'T->A', 'A->T', 'MALS' are accepted too, quoted for the shell) are computed
@@ -40,10 +49,13 @@ says how many. Signs and MALS training bias come from --train, else from DATA.
 With human captions of the same images (--human-cols, one or several columns),
 "--metric dbac-a2t" and "--metric dbac-t2a" add DBAC (masked captions,
 attackers over --dbac-iter splits seeded by --seed).
+--fail-above METRIC=VALUE works as in 'biasamp measure' (same metric names):
+exit code 1 when any model's METRIC exceeds VALUE.
 
 Examples:
   biasamp captions captions.csv --group gender --id image_id \\
-      --caption-cols baseline_ft,equalizer --n-boot 500 --seed 0 --json out.json
+      --caption-cols baseline_ft,equalizer --n-boot 500 --seed 0 --json out.json \\
+      --fail-above directional-t2a=0.02
   biasamp captions captions.parquet --group gender --caption-cols model_a \\
       --task-cols dog,skis --train train.csv --html report.html
   biasamp captions captions.csv --group gender --id image_id --caption-cols equalizer \
@@ -51,10 +63,6 @@ Examples:
 """
 
 ERR_NO_HUMAN_COLS = "--metric {metrics}: needs --human-cols (the human captions of each image)."
-ERR_HTML_METRICS = (
-    "--html: the report draws T->A, A->T or MALS and lists DBAC beside them; add one of "
-    "them with --metric."
-)
 
 
 def _read(path: str) -> pd.DataFrame:
@@ -66,6 +74,54 @@ def _read(path: str) -> pd.DataFrame:
 
 def _is_numeric(column: pd.Series) -> bool:
     return bool(pd.api.types.is_numeric_dtype(column))
+
+
+def _id_reason(column: pd.Series, name: str) -> str | None:
+    """Why a numeric column that is not 0/1 looks like an id (None: it does not)."""
+    values = column.dropna()
+    if not len(values) or bool(values.isin((0, 1)).all()):
+        return None
+    named = bool(re.search(r"(^|[^a-z0-9])id($|[^a-z0-9])", name, re.IGNORECASE)) or bool(
+        re.search(r"[a-z]Id$", name)
+    )
+    whole = bool((values == values.round()).all())
+    unique = bool(values.is_unique) and len(values) == len(column)
+    if unique and whole:
+        return "a different whole number in each row"
+    if named:
+        return "named like an id, with values other than 0 and 1"
+    return None
+
+
+def _check_no_id_tasks(frame: pd.DataFrame, tasks: list[str], path: str) -> None:
+    """Without --id and --task-cols, an id-like column is refused, not read as a task."""
+    for name in tasks:
+        why = _id_reason(frame[name], str(name))
+        if why is not None:
+            raise ValueError(ERR_ID_AS_TASK.format(path=path, column=name, why=why))
+
+
+def _check_gates(wanted: list[Gate], metrics: Any) -> None:
+    """Before any work: every ``--fail-above`` metric is one that is computed."""
+    computed = {metric_name(m): str(m) for m in metrics}
+    for gate in wanted:
+        if metric_name(gate.key) not in computed:
+            raise ValueError(
+                ERR_GATE_METRIC.format(metric=gate.key, computed=", ".join(computed.values()))
+            )
+
+
+def _gates(wanted: list[Gate], results: dict[str, Any]) -> list[Gate]:
+    """One outcome per model for each ``--fail-above`` bound (the metric named as in
+    ``measure``: ``directional-t2a``, ``T->A``, ``mals``, ...)."""
+    gates = []
+    for gate in wanted:
+        canonical = metric_name(gate.key)
+        for model, result in results.items():
+            keys = {metric_name(key): key for key in result.results}
+            key = keys[canonical]
+            gates.append(Gate(f"{model} {key}", gate.bound, float(result.results[key].value)))
+    return gates
 
 
 def _columns(frame: pd.DataFrame, wanted: list[str], path: str) -> None:
@@ -89,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         inputs=[("DATA", args.data), ("--train", args.train)],
     )  # before any work
     targets = dict(zip([k for k, _, _ in given], checked, strict=True))
+    _check_gates(args.fail_above, args.metric or METRICS)
     data = _read(args.data)
     captions = list(args.caption_cols)
     human_cols = list(args.human_cols or [])
@@ -96,11 +153,11 @@ def run(args: argparse.Namespace) -> int:
     text_metrics = [m for m in chosen if m not in METRICS]
     if text_metrics and not human_cols:
         raise ValueError(ERR_NO_HUMAN_COLS.format(metrics=text_metrics))
-    if "html" in targets and len(text_metrics) == len(chosen):
-        raise ValueError(ERR_HTML_METRICS)
     skip = {args.group, *captions, *human_cols, *(args.id or ())}
     tasks = list(args.task_cols or [c for c in data if c not in skip and _is_numeric(data[c])])
     _columns(data, [args.group, *captions, *tasks, *human_cols], args.data)
+    if not args.task_cols and not args.id:
+        _check_no_id_tasks(data, tasks, args.data)
     human: dict[str, Any] = {}
     if human_cols:
         rows = data[human_cols].astype(object).to_numpy()
@@ -118,9 +175,17 @@ def run(args: argparse.Namespace) -> int:
         metrics=chosen, mask=args.mask, exclude_no_group=args.exclude_no_group,
         n_boot=args.n_boot, random_state=args.seed, **human,
     )  # fmt: skip
-    console_for(targets).print(
-        table.round(4).to_string(index=False), highlight=False, soft_wrap=True
-    )
+    gates = _gates(args.fail_above, results)
+    console = console_for(targets)
+    console.print(table.round(4).to_string(index=False), highlight=False, soft_wrap=True)
+    for gate in gates:
+        verdict = "FAILED" if gate.failed else "passed"
+        console.print(
+            f"gate {gate.key} <= {gate.bound:g}: {verdict} (value {gate.value:+.4f})",
+            style="bold red" if gate.failed else "green",
+            markup=False,
+            highlight=False,
+        )
     if "json" in targets:
         document = {
             "schema": CAPTIONS_SCHEMA,
@@ -131,30 +196,19 @@ def run(args: argparse.Namespace) -> int:
             "models": _json_safe({name: res.to_dict() for name, res in results.items()}),
             "results": {name: typed_result(res) for name, res in results.items()},
         }
-        write_json(targets["json"], document)
+        if gates:
+            document["gates"] = [gate.to_dict() for gate in gates]
+        write_json(targets["json"], _json_safe(document))
     if "html" in targets:
-        settings = {"data": args.data, "caption columns": ", ".join(captions)}
-        for row in table.itertuples(index=False):
-            settings[f"{row.model}: captions with one group / none / two"] = (
-                f"{row.one_group} / {row.no_group} / {row.conflict}"
-            )
-            settings[f"{row.model}: gender accuracy"] = f"{row.group_accuracy:.4f}"
-        for name, res in results.items():  # DBAC has no per-pair table: a line each
-            for key, result in res.results.items():
-                if not isinstance(result, PairwiseResult):
-                    ci = "" if result.ci is None else f" [{result.ci[0]:+.4f}, {result.ci[1]:+.4f}]"
-                    settings[f"{name}: {key}"] = f"{result.value:+.4f}{ci}"
+        # each model's section shows how its captions were read beside its metrics
         write_report(
             targets["html"].path,
-            results={
-                f"{m} {k}": r
-                for m, res in results.items()
-                for k, r in res.results.items()
-                if isinstance(r, PairwiseResult)
-            },
-            settings=settings, title="biasamp captions report",
-        )  # fmt: skip
-    return 0
+            results=results,
+            settings={"data": args.data, "caption columns": ", ".join(captions)},
+            gates=gates,
+            title="biasamp captions report",
+        )
+    return 1 if any(gate.failed for gate in gates) else 0
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -186,4 +240,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, help="bootstrap seed")
     parser.add_argument("--json", help="write the results as JSON ('-': standard output)")
     parser.add_argument("--html", help="write the HTML report")
+    parser.add_argument(
+        "--fail-above",
+        action="append",
+        type=parse_gate,
+        default=[],
+        metavar="METRIC=VALUE",
+        help="exit with code 1 when METRIC exceeds VALUE for any model (repeatable; "
+        "the names of 'biasamp measure': directional-t2a, directional-a2t, mals, "
+        "and dbac-a2t, dbac-t2a)",
+    )
     parser.set_defaults(run=run)

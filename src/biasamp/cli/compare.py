@@ -64,10 +64,11 @@ def run(args: argparse.Namespace) -> int:
             handle.write(render_comparison(table, title=args.title, x=args.x))
     if json_out is not None:  # written last: when it is new, so is the page
         table.save(json_out.path)
-    from rich.console import Console
     from rich.text import Text
 
-    console = Console()
+    from .console import new_console
+
+    console = new_console()
     wide = table.wide()
     console.print(Text(display_text(wide.round(4).to_string(), keep="\n"), no_wrap=True))
     return 0

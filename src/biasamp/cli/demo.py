@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from rich.console import Console
 from rich.table import Table
 
 from biasamp.metrics._directional import directional
@@ -22,6 +21,7 @@ from biasamp.uncertainty._calibration import calibrate_thresholds
 
 from ..datasets import load_coco_gender
 from .arguments import EXIT_CODES, non_negative_int
+from .console import new_console
 
 HELP = """Audit a real model on real data (bundled COCO 2014 gender x objects labels).
 
@@ -138,7 +138,7 @@ def _scores_table(scores: pd.DataFrame, k: int) -> Table:
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console()
+    console = new_console()
     with console.status("fitting gender-from-objects model on COCO val ..."):
         result = run_demo(seed=args.seed)
     console.print(

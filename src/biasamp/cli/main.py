@@ -19,7 +19,6 @@ import traceback
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
-from rich.console import Console
 from rich.markup import escape
 
 from biasamp._version import __version__
@@ -27,6 +26,7 @@ from biasamp.results._display import display_text
 
 from . import calibrate, captions, compare, demo, measure, mitigate, report
 from .arguments import EXIT_CODES
+from .console import new_console
 
 EXIT_OK = 0
 EXIT_GATE = 1
@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    console = Console(stderr=True)
+    console = new_console(stderr=True)
 
     def fail(message: str, code: int) -> int:
         console.print(

@@ -28,8 +28,11 @@ Everything 'biasamp measure' does, plus --html FILE: one HTML file with no
 external request (figures inline, no CDN; pair tables sorted, filtered and
 paged by one inline script) holding the summary,
 warnings, training vs predicted bias per task with the margin band (Zhao et al.
-2017, figures 2-3), per metric the group x task delta heatmap and the top pairs
-with interval bars (per-pair bootstrap intervals with --n-boot), the threshold
+2017, figures 2-3), per metric what its value means, which sign is
+amplification and its paper, the group x task delta heatmap, the top pairs
+(bars coloured by the sign of their contribution: red raises the value, blue
+lowers it; per-pair bootstrap intervals with --n-boot) and the pair table with
+each column's meaning, the threshold
 sweep of each co-occurrence metric when predictions are scores (--threshold,
 --thresholds or --calibrate-on), amplification by combination size when a
 multi-attribute metric is asked for (--metric multi-mals, multi-a2t, multi-t2a),

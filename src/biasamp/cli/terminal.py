@@ -1,5 +1,9 @@
 """Terminal output of an audit (rich): each metric with its interval, n, pairs and top pairs.
 
+Output that is not a terminal is never cut (:func:`biasamp.cli.console.new_console`); in
+a terminal, a column too narrow for its text folds it onto the next line instead of
+ending it with ``…``.
+
 Label and column names are untrusted: they are printed as :class:`rich.text.Text`,
 never interpreted as rich markup, with their invisible and control characters
 (bidirectional overrides, zero-width characters, ...) escaped visibly (``\\u202e``).
@@ -61,7 +65,7 @@ def _interval(result: Any) -> str:
 def _summary_table(audit: Audit) -> Table:
     table = Table(title="Bias amplification", title_justify="left")
     for name, justify in _SUMMARY_COLUMNS:
-        table.add_column(name, justify=justify)
+        table.add_column(name, justify=justify, overflow="fold")
     for key, result in audit.results.items():
         table.add_row(
             Text(display_text(f"{key} ({result.name})")),
@@ -80,12 +84,12 @@ def _pairs_table(key: str, result: Any, k: int) -> Table:
     table = Table(
         title=Text(display_text(f"Top {min(k, len(top))} pairs of {key}")), title_justify="left"
     )
-    table.add_column("group")
-    table.add_column("task")
+    table.add_column("group", overflow="fold")
+    table.add_column("task", overflow="fold")
     shown = [(c, h, f) for c, h, f in _PAIR_COLUMNS if c in top.columns]
     for _, header, _ in shown:
-        table.add_column(header, justify="right")
-    table.add_column("contribution", justify="right")
+        table.add_column(header, justify="right", overflow="fold")
+    table.add_column("contribution", justify="right", overflow="fold")
     for row in top.to_dict(orient="records"):
         table.add_row(
             Text(display_text(row["group"])),
@@ -129,7 +133,7 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
     if audit.by_size is not None:
         sizes = Table(title="Amplification by combination size", title_justify="left")
         for name in ("metric", "size", "combinations", "pairs", "value"):
-            sizes.add_column(name, justify="left" if name == "metric" else "right")
+            sizes.add_column(name, justify="left" if name == "metric" else "right", overflow="fold")
         for row in audit.by_size.itertuples(index=False):
             sizes.add_row(
                 display_text(cast(str, row.metric)),  # by_size's metric column: metric keys

@@ -81,9 +81,13 @@ ERR_NO_COLUMNS = "{arg}: the indicator matrix has no columns."
 ERR_NAN = "{arg}: contains NaN or infinite values ({count} entries)."
 #: missing labels counted by an aggregating engine (no row positions there)
 ERR_MISSING_LABEL_COUNT = "{arg}: contains {count} missing labels (None or NaN)."
-ERR_NON_BINARY = (
-    "{arg}: indicator values must be 0 or 1; found {examples}. "
-    "Pass soft=True to use probabilities in [0, 1] for predictions."
+ERR_NON_BINARY = "{arg}: indicator values must be 0 or 1; found {examples}."
+#: appended to :data:`ERR_NON_BINARY` for predictions only (ground truth is never soft)
+HINT_SOFT = " Pass soft=True to use probabilities in [0, 1] for predictions."
+ERR_ID_COLUMN = (
+    "{arg}: column {column!r} looks like an id column (a different whole number in each of "
+    "its {n} rows), not a 0/1 label column; pass the label columns only "
+    "(for example {arg}=frame.drop(columns=[{column!r}]))."
 )
 ERR_SOFT_RANGE = "{arg}: soft predictions must lie in [0, 1]; found values in [{low}, {high}]."
 ERR_UNKNOWN_LABELS = (
@@ -513,9 +517,27 @@ def _check_values(
         return
     bad = (data != 0) & (data != 1)
     if bad.any():
+        hint = HINT_SOFT if "pred" in arg else ""
+        if data.ndim == 2:
+            col = int(np.flatnonzero(bad.any(axis=0))[0])
+            values = data[:, col]
+            name = columns[col] if columns is not None else col
+            if _looks_like_ids(values):
+                raise ValueError(ERR_ID_COLUMN.format(arg=arg, column=name, n=len(values)))
         raise ValueError(
-            ERR_NON_BINARY.format(arg=arg, examples=_examples(np.unique(data[bad]).tolist()))
+            ERR_NON_BINARY.format(arg=arg, examples=_examples(np.unique(data[bad]).tolist())) + hint
         )
+
+
+def _looks_like_ids(values: np.ndarray) -> bool:
+    """Whether a column holds a different whole number in each row (at least 3 rows, at
+    least 2 of them neither 0 nor 1): an id, not an indicator."""
+    return (
+        values.size >= 3
+        and int(((values != 0) & (values != 1)).sum()) >= 2
+        and bool((values == np.round(values)).all())
+        and np.unique(values).size == values.size
+    )
 
 
 def _distinct(columns: Sequence[Any]) -> bool:

@@ -67,6 +67,10 @@ ERR_ONE_GROUP_PER_ROW = (
     "groups: differential fairness needs one group per row, got {k} indicator columns; "
     "to intersect several categorical columns use biasamp.intersect(...)."
 )
+ERR_GROUP_COLUMNS = (
+    "groups: got {k} columns of categories ({columns}); differential fairness needs one "
+    "group per row: intersect the columns first, groups=biasamp.intersect(frame[[{quoted}]])."
+)
 ERR_TABLE_ROLES = "{what}: the count table needs the roles {need}; it has {have}."
 ERR_NO_GROUPS = "groups: no group has a positive weight; differential fairness is undefined."
 ERR_EMPTY_GROUPS = "empty_groups: expected 'drop' or 'smooth', got {got!r}."
@@ -268,6 +272,44 @@ def _add_interval(
         result.ci_pred = (float(predicted.low), float(predicted.high))
 
 
+def _check_group_columns(groups: Any) -> None:
+    """Several categorical columns (``df[["race", "sex"]]``) are refused with a pointer to
+    :func:`biasamp.intersect`, not read as an indicator matrix (which must be numeric)."""
+    frame = _as_frame(groups)
+    if frame is None or frame.shape[1] < 2:
+        return
+    categorical = [
+        column
+        for column in frame.columns
+        if not (
+            pd.api.types.is_numeric_dtype(frame[column])
+            or pd.api.types.is_bool_dtype(frame[column])
+        )
+    ]
+    if categorical:
+        names = [str(c) for c in frame.columns]
+        raise TypeError(
+            ERR_GROUP_COLUMNS.format(
+                k=len(names),
+                columns=", ".join(names),
+                quoted=", ".join(repr(c) for c in frame.columns),
+            )
+        )
+
+
+def _as_frame(groups: Any) -> pd.DataFrame | None:
+    """A 2-D ``groups`` (pandas or polars frame, 2-D array) as a pandas frame, else None."""
+    if isinstance(groups, pd.DataFrame):
+        return groups
+    if type(groups).__module__.split(".")[0] == "polars" and hasattr(groups, "to_pandas"):
+        if getattr(groups, "ndim", 2) == 2 and hasattr(groups, "columns"):
+            return groups.to_pandas()
+        return None
+    if isinstance(groups, np.ndarray) and groups.ndim == 2:
+        return pd.DataFrame(groups)
+    return None
+
+
 def _matrices(
     *,
     groups: Any,
@@ -276,6 +318,7 @@ def _matrices(
     group_names: Sequence[Any] | None,
     label_names: Sequence[Any] | None,
 ) -> dict[str, LabelMatrix]:
+    _check_group_columns(groups)
     try:
         matrices = label_matrices(
             groups=groups,

@@ -103,7 +103,9 @@ def render_comparison(
             + _figure_html(
                 fig,
                 alt=f"amplification against {column}",
-                caption="One point per model and metric; bars are the intervals.",
+                caption="One point per model and metric; bars are the intervals. The "
+                "points farthest from 0 that fit without overlapping are named; the summary "
+                "table above has every model's value.",
                 image_format=image_format,
             )
         )

@@ -14,11 +14,18 @@ figures ``$`` is escaped too, so matplotlib never parses mathtext.
 
 Contents: a summary table (value, interval, n, pairs, gates), warnings,
 training vs predicted bias per task with the margin band (Zhao et al. 2017,
-figures 2 and 3), per metric the size of each group per split (with the text of
-each ``SmallGroupWarning`` and the intersections that never occur), the group x
-task delta heatmap and the top pairs with interval bars, the threshold sweep (when
-given), amplification by combination size (when given), and the inputs and settings
-used.
+figures 2 and 3; the farthest points that fit are named, every point outside the
+band is in a table), then per metric: the registry's sentences on what its value
+means and which sign is amplification, and its paper; the size of each group per
+split (with the text of each ``SmallGroupWarning`` and the intersections that never
+occur); the group x task delta heatmap, the top pairs (bars coloured by the sign of
+their contribution, with interval whiskers) and the pair table, each column's
+meaning in its heading's tooltip and a legend. Every result type renders:
+predictability and LIC results show both attackers' quality, differential fairness
+its epsilons and rates, RBA its before/after table, and a captioning model
+(:class:`~biasamp.text.CaptionBiasResult`) how its captions were read beside its
+metrics. Then the threshold sweep (when given), amplification by combination size
+(when given), and the inputs and settings used.
 """
 
 from __future__ import annotations
@@ -36,7 +43,14 @@ import numpy as np
 import pandas as pd
 
 from biasamp.metrics._group_sizes import checked_splits, size_messages
-from biasamp.report._tables import PAGE_SIZE, SCRIPT, SCRIPT_HASH, interactive_table
+from biasamp.report._explain import column_meanings, result_card
+from biasamp.report._tables import (
+    PAGE_SIZE,
+    SCRIPT,
+    SCRIPT_HASH,
+    column_legend,
+    interactive_table,
+)
 from biasamp.results import _plotting
 from biasamp.results._display import display_text
 
@@ -44,6 +58,10 @@ __all__ = ["CSP", "render_report", "write_report"]
 
 ERR_IMAGE_FORMAT = "image_format: expected 'svg' or 'png', got {got!r}."
 ERR_NO_RESULTS = "results: the report needs at least one result."
+ERR_RESULTS_TYPE = (
+    "results: expected a mapping of name -> result or an object with a .results mapping "
+    "(an AuditResult, a CaptionBiasResult), got {got}."
+)
 
 #: The Content-Security-Policy of the report: inline images and styles, the one table
 #: script (allowed by its SHA-256 hash; no other script, no eval), Trusted Types required
@@ -70,6 +88,10 @@ th button.sort{all:unset;cursor:pointer}th button.sort:disabled{cursor:default}
 th[aria-sort=descending] button::after{content:" \\25BC"}
 th[aria-sort=ascending] button::after{content:" \\25B2"}
 .controls{margin:.4rem 0;font-size:.85rem}.controls label{margin-right:.6rem}
+.meaning{margin:.3rem 0}.sign{margin:.3rem 0;font-style:italic}
+dl.legend{font-size:.8rem;color:#444;display:grid;grid-template-columns:max-content auto;
+gap:.1rem .8rem;margin:.3rem 0 1rem}dl.legend dt{font-family:monospace}dl.legend dd{margin:0}
+th[title]{text-decoration:underline dotted;cursor:help}
 """
 
 
@@ -156,10 +178,51 @@ def _interval(result: Any) -> str:
     return f"[{_num(ci[0])}, {_num(ci[1])}] ({_num(result.ci_level, '{:.0%}')})"
 
 
-def _summary(results: Mapping[str, Any], gates: Sequence[Any]) -> str:
+def _is_container(value: Any) -> bool:
+    """A result that holds results (an ``AuditResult``, a ``CaptionBiasResult``)."""
+    return isinstance(getattr(value, "results", None), Mapping)
+
+
+def _flatten(results: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Every metric result with the name it is shown under (a container's results as
+    ``"{container} {metric}"``)."""
+    leaves: list[tuple[str, Any]] = []
+    for key, result in results.items():
+        if _is_container(result):
+            leaves += _flatten({f"{key} {k}": r for k, r in result.results.items()})
+        else:
+            leaves.append((str(key), result))
+    return leaves
+
+
+def _headline(result: Any) -> Any:
+    """A result's value (RBA: BiasAmp_MALS after the calibration)."""
+    if hasattr(result, "value"):
+        return result.value
+    after = getattr(result, "mals_after", None)
+    return getattr(after, "value", None)
+
+
+def _title(result: Any, key: str) -> str:
+    """The display title of a result: its own name, else its registry card's title."""
+    name = getattr(result, "name", None)
+    if isinstance(name, str):
+        return name
+    if hasattr(result, "mals_after"):
+        return "RBA: BiasAmp_MALS after calibration"
+    card = result_card(result, key)
+    return card.title if card is not None else type(result).__name__
+
+
+def _count(result: Any, name: str, spec: str) -> str:
+    value = getattr(result, name, None)
+    return "-" if value is None else _num(value, spec)
+
+
+def _summary(leaves: Sequence[tuple[str, Any]], gates: Sequence[Any]) -> str:
     by_key = {g.key: g for g in gates}
     rows = []
-    for key, result in results.items():
+    for key, result in leaves:
         gate = by_key.get(key)
         if gate is None:
             verdict = "-"
@@ -167,19 +230,15 @@ def _summary(results: Mapping[str, Any], gates: Sequence[Any]) -> str:
             cls = "fail" if gate.failed else "pass"
             word = "exceeded" if gate.failed else "passed"
             verdict = f'<span class="{cls}">{word} (bound {_num(gate.bound, "{:g}")})</span>'
-        # results without pairs (retrieval bias: queries) leave those columns empty
-        n_train = getattr(result, "n_train", None)
-        n_pairs = getattr(result, "n_pairs", None)
-        n_empty = getattr(result, "n_empty", None)
         rows.append(
             [
-                f"{_e(key)}<br><span class='muted'>{_e(result.name)}</span>",
-                _num(result.value),
+                f"{_e(key)}<br><span class='muted'>{_e(_title(result, key))}</span>",
+                _num(_headline(result)),
                 _interval(result),
-                _num(result.n, "{:g}"),
-                "-" if n_train is None else _num(n_train, "{:g}"),
-                "-" if n_pairs is None else _num(n_pairs, "{:d}"),
-                "-" if n_empty is None else _num(n_empty, "{:d}"),
+                _count(result, "n", "{:g}"),
+                _count(result, "n_train", "{:g}"),
+                _count(result, "n_pairs", "{:d}"),
+                _count(result, "n_empty", "{:d}"),
                 verdict,
             ]
         )
@@ -261,7 +320,10 @@ def _retrieval_section(key: str, result: Any, *, image_format: str) -> str:
     """A :class:`RetrievalBiasResult`: the value with its interval, mean NDKL and MinSkew@k,
     the reference and pool shares, the Skew@k and NDKL figures and the by-query table."""
     k = result.k
-    parts = [f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>"]
+    parts = [
+        f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>",
+        _explanation(result_card(result, key)),
+    ]
     ndkl_ci = getattr(result, "ndkl_ci", None)
     rows = [
         [f"mean MaxSkew@{k}", _num(result.value), _interval(result)],
@@ -328,23 +390,43 @@ def _retrieval_section(key: str, result: Any, *, image_format: str) -> str:
     return "\n".join(parts)
 
 
-def _metric_section(
+def _explanation(card: Any, *, lead: str = "") -> str:
+    """The registry card's sentences on what the value means and which sign is
+    amplification, and its paper (nothing when the result has no card)."""
+    if card is None:
+        return f'<p class="meaning">{_e(lead)}</p>' if lead else ""
+    return (
+        f'<p class="meaning">{_e(lead + card.meaning)}</p>'
+        f'<p class="sign">{_e(card.sign)}</p>'
+        f'<p class="paper muted">{_e(card.name)}: {_e(card.paper)}</p>'
+    )
+
+
+def _float_cell(value: float) -> str:
+    return _num(value, "{:g}" if math.isfinite(value) and value.is_integer() else "{:.4f}")
+
+
+def _statistics(rows: Sequence[tuple[str, Any]]) -> str:
+    cells = [
+        [_e(name), _e(value) if not isinstance(value, float) else _float_cell(value)]
+        for name, value in rows
+        if value is not None
+    ]
+    return _table(["statistic", "value"], cells) if cells else ""
+
+
+def _pairs_body(
     key: str, result: Any, *, k: int, image_format: str, table_id: str, page_size: int
-) -> str:
-    if hasattr(result, "by_query"):
-        return _retrieval_section(key, result, image_format=image_format)
-    parts = [f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>"]
-    sizes_html = _group_sizes_section(result)
-    if sizes_html:
-        parts.append(sizes_html)
+) -> list[str]:
+    """Heatmap, top pairs coloured by their contribution's sign, the pair table with
+    each column's meaning."""
+    parts: list[str] = []
     frame = result.by_pair
-    if not len(frame):  # no pairs (predictability metrics): the numbers behind the value
-        extras = getattr(result, "extras", {}) or {}
-        rows = [
-            [_e(k), _num(v, "{:.4f}") if isinstance(v, float) else _e(v)] for k, v in extras.items()
-        ]
-        return "\n".join([*parts, _table(["statistic", "value"], rows)] if rows else parts)
-    if "delta" in frame.columns and np.isfinite(frame["delta"].to_numpy(dtype=float)).any():
+    if (
+        "task" in frame.columns
+        and "delta" in frame.columns
+        and np.isfinite(frame["delta"].to_numpy(dtype=float)).any()
+    ):
         n_groups = frame["group"].nunique()
         n_tasks = min(frame["task"].nunique(), 40)
         fig, ax = _new_figure(max(6.0, 0.22 * n_tasks + 2.5), max(2.2, 0.35 * n_groups + 1.8))
@@ -366,21 +448,193 @@ def _metric_section(
         fig, ax = _new_figure(7.5, max(2.2, 0.3 * int(finite.sum()) + 1.2))
         _plotting.plot_top_pairs(result, k=k, ax=ax)
         has_ci = _plotting.pair_interval_columns(top) is not None
+        what = "combinations" if "combination" in top.columns else "pairs"
         parts.append(
             _figure_html(
                 fig,
                 alt=f"{key}: top pairs",
-                caption=f"The {int(finite.sum())} pairs with the largest contributions; "
+                caption=f"The {int(finite.sum())} {what} with the largest contributions. "
+                "A bar's length is its delta; its colour is the sign of its contribution "
+                "to the value: red raises the value, blue lowers it. "
                 + (
-                    "bars are bootstrap intervals of delta."
+                    "Whiskers are bootstrap intervals of delta."
                     if has_ci
-                    else "no per-pair intervals (run with --n-boot for the headline interval)."
+                    else "No per-pair intervals (run with --n-boot for them)."
                 ),
                 image_format=image_format,
             )
         )
-    parts.append(interactive_table(frame, table_id=table_id, page_size=page_size))
+    meanings = column_meanings(result, list(frame.columns))
+    parts.append(
+        interactive_table(frame, table_id=table_id, page_size=page_size, meanings=meanings)
+    )
+    return parts
+
+
+def _predictability_body(result: Any, *, image_format: str) -> list[str]:
+    """DPA, leakage amplification and LIC: the two attackers' quality and their runs."""
+    if result.metric == "lic":
+        data_name, model_name = "LIC_D (human captions)", "LIC_M (model captions)"
+    elif result.metric == "dpa":
+        data_name, model_name = "Psi_D (ground truth)", "Psi_M (model outputs)"
+    else:
+        data_name, model_name = "lambda_D (perturbed labels)", "lambda_M (model outputs)"
+    rows = [
+        ("value", float(result.value)),
+        (f"{data_name}, mean", float(np.mean(result.data_quality))),
+        (f"{model_name}, mean", float(np.mean(result.model_quality))),
+        ("attacker", result.attacker),
+        ("attacker quality", result.quality),
+        ("perturbation", result.perturbation),
+        ("model accuracy", result.model_accuracy),
+        ("rows", result.n),
+        ("iterations", getattr(result, "n_iter", None)),
+    ]
+    parts = [_statistics(rows)]
+    if len(np.atleast_1d(result.values)) > 0:
+        fig, ax = _new_figure(6.5, 3.4)
+        _plotting.plot_predictability(result, ax=ax)
+        parts.append(
+            _figure_html(
+                fig,
+                alt="attacker quality per iteration",
+                caption=f"{data_name} and {model_name} per iteration (each a fresh split and "
+                "attacker); the value is the mean difference.",
+                image_format=image_format,
+            )
+        )
+    return parts
+
+
+def _differential_fairness_body(result: Any, *, image_format: str) -> list[str]:
+    """epsilon of the labels (and predictions) and each group's smoothed class rates."""
+    rows: list[tuple[str, Any]] = [
+        ("epsilon of the labels", result.epsilon_labels),
+        ("epsilon of the predictions", result.epsilon_pred),
+        ("value", float(result.value)),
+        ("Dirichlet concentration (smoothing)", float(result.concentration)),
+        ("classes", ", ".join(map(str, result.classes))),
+        ("rows", result.n),
+    ]
+    parts = [_statistics([(n, v) for n, v in rows if v is not None])]
+    rates = result.rates
+    if len(rates):
+        fig, ax = _new_figure(6.0, max(2.6, 0.3 * min(len(result.groups), 40) + 1.6))
+        result.plot(ax=ax)
+        parts.append(
+            _figure_html(
+                fig,
+                alt="group x group log-ratios",
+                caption="The log-ratio of a class's smoothed rate between every two groups; "
+                "epsilon is the largest in absolute value.",
+                image_format=image_format,
+            )
+        )
+        shown = rates.head(MAX_SIZE_ROWS)
+        numeric = [c for c in shown.columns if c.startswith(("rate_", "count_"))]
+        cells = [
+            [_e(row["group"]), _e(row["label"]), *(_num(row[c], "{:.4g}") for c in numeric)]
+            for row in shown.to_dict(orient="records")
+        ]
+        parts.append(_table(["group", "class", *numeric], cells, left=2))
+        meanings = {
+            "count_labels": "rows of the group with the class in the labels",
+            "rate_labels": "the class's smoothed rate in the group, labels",
+            "count_pred": "rows of the group with the class in the predictions",
+            "rate_pred": "the class's smoothed rate in the group, predictions",
+        }
+        parts.append(column_legend(numeric, meanings))
+        if len(rates) > MAX_SIZE_ROWS:
+            parts.append(f'<p class="muted">{len(rates) - MAX_SIZE_ROWS} more rows.</p>')
+    return parts
+
+
+def _rba_body(result: Any) -> list[str]:
+    """RBA: the paper's table 2 before and after, and whether it converged."""
+    table = result.table()
+    cells = [
+        [_e(index), *(_num(v, "{:.4g}") for v in row)]
+        for index, row in zip(table.index, table.to_numpy(), strict=True)
+    ]
+    rows = [("converged", str(bool(result.converged))), ("iterations", result.n_iter)]
+    return [_table(["", *map(str, table.columns)], cells), _statistics(rows)]
+
+
+def _metric_section(
+    key: str, result: Any, *, k: int, image_format: str, table_id: str, page_size: int
+) -> str:
+    if hasattr(result, "by_query"):
+        return _retrieval_section(key, result, image_format=image_format)
+    card = result_card(result, key)
+    lead = ""
+    if hasattr(result, "mals_after") and hasattr(result, "mals_before"):
+        card = result_card(result.mals_after, "mals")
+        lead = (
+            "RBA calibrates the predictions under corpus-level constraints so that "
+            "BiasAmp_MALS falls; the value is BiasAmp_MALS after it. "
+        )
+    parts = [
+        f"<h3>{_e(key)}: {_e(_title(result, key))} = {_num(_headline(result))}</h3>",
+        _explanation(card, lead=lead),
+    ]
+    sizes_html = _group_sizes_section(result)
+    if sizes_html:
+        parts.append(sizes_html)
+    frame = getattr(result, "by_pair", None)
+    if hasattr(result, "mals_after") and hasattr(result, "mals_before"):
+        parts += _rba_body(result)
+    elif hasattr(result, "epsilon_labels"):
+        parts += _differential_fairness_body(result, image_format=image_format)
+    elif hasattr(result, "data_quality") and hasattr(result, "model_quality"):
+        parts += _predictability_body(result, image_format=image_format)
+    elif isinstance(frame, pd.DataFrame) and len(frame) and "contribution" in frame.columns:
+        parts += _pairs_body(
+            key, result, k=k, image_format=image_format, table_id=table_id, page_size=page_size
+        )
+    else:  # no pairs: the numbers behind the value
+        extras = getattr(result, "extras", {}) or {}
+        parts.append(_statistics(list(extras.items())))
+    return "\n".join(part for part in parts if part)
+
+
+def _container_section(key: str, container: Any) -> str:
+    """The heading of a result that holds results (one captioning model), with what it
+    knows of itself beside its metrics: for captions, how the captions were read (one
+    group / none / two) and the gender (group) accuracy."""
+    parts = [f'<h3 class="model">{_e(key)}</h3>']
+    if hasattr(container, "group_accuracy"):
+        cells = [
+            [
+                _num(container.n, "{:d}"),
+                _num(container.n_one_group, "{:d}"),
+                _num(container.n_no_group, "{:d}"),
+                _num(container.n_conflict, "{:d}"),
+                _num(container.group_accuracy, "{:.4f}"),
+                _e(container.exclude_no_group),
+            ]
+        ]
+        headers = ["captions", "one group", "no group", "two groups", "group accuracy", "excluded"]
+        meanings = {
+            "captions": "images (rows), one model caption each",
+            "one group": "captions that name exactly one group (they give a predicted group)",
+            "no group": "captions that name no group",
+            "two groups": "captions that name two groups (conflicting)",
+            "group accuracy": (
+                "among captions with one group, the share whose group is the image's"
+            ),
+            "excluded": (
+                "captions with no group or two are left out of T->A and MALS; "
+                "'all': of A->T too, 'group-side': only of the group-side metrics"
+            ),
+        }
+        parts.append('<p class="muted">How the captions were read:</p>')
+        parts.append(_table(headers, cells, left=0))
+        parts.append(column_legend(headers, meanings))
     return "\n".join(parts)
+
+
+#: Points listed in the table under the bias figure (farthest from the diagonal first).
+MAX_POINT_ROWS = 50
 
 
 def _comparison_section(comparison: pd.DataFrame, *, margin: float, image_format: str) -> str:
@@ -398,9 +652,6 @@ def _comparison_section(comparison: pd.DataFrame, *, margin: float, image_format
         (keep & outside, "#d73027", "outside margin"),
     ):
         ax.scatter(x[mask], y[mask], s=12, color=color, label=label)
-    _plotting.label_largest_points(
-        ax, shown[keep], x[keep], y[keep], n=5, with_group=len(groups) != 2
-    )
     ax.legend(loc="upper left", fontsize=7)
     ax.axhline(0.0, color="black", linewidth=0.8)
     for offset in (-margin, margin):
@@ -409,6 +660,10 @@ def _comparison_section(comparison: pd.DataFrame, *, margin: float, image_format
     ax.set_xlabel("training bias")
     ax.set_ylabel("predicted - training bias")
     ax.set_title("Amplification against training bias", fontsize=10)
+    points = shown[keep]
+    named = _plotting.label_largest_points(
+        ax, points, x[keep], y[keep], n=5, with_group=len(groups) != 2, y=y[keep]
+    )
     reference = comparison.attrs.get("reference", "training")
     predicted = comparison.attrs.get("predicted", "predictions")
     n_out = int((np.abs(y[keep]) > margin).sum())
@@ -417,10 +672,55 @@ def _comparison_section(comparison: pd.DataFrame, *, margin: float, image_format
         alt="training vs predicted bias per task",
         caption=f"Bias b(t, g) = P(g | t) from the {reference} (x) against the {predicted} (y); "
         f"{n_out} point(s) lie outside the ±{margin:g} band (Zhao et al. 2017, "
-        "figures 2 and 3).",
+        f"figures 2 and 3). The {len(named)} farthest that fit without overlapping are "
+        "named; the table below lists every point outside the band.",
         image_format=image_format,
     )
-    return "<h2>Training vs predicted bias</h2>\n" + figure
+    return (
+        "<h2>Training vs predicted bias</h2>\n"
+        + figure
+        + _points_table(points, y[keep], margin=margin, named={a.row for a in named})
+    )
+
+
+def _points_table(
+    points: pd.DataFrame, change: np.ndarray, *, margin: float, named: set[int]
+) -> str:
+    """The points outside the margin band, farthest first: the ones the figure names and
+    the rest, so no point needs a label to be read."""
+    rows = np.flatnonzero(np.abs(change) > margin)
+    if not len(rows):
+        return ""
+    rows = rows[np.argsort(-np.abs(change[rows]), kind="stable")]
+    cells = [
+        [
+            _e(points["group"].iloc[i]),
+            _e(points["task"].iloc[i]),
+            _num(float(points["b_train"].iloc[i]), "{:.3f}"),
+            _num(float(points["b_pred"].iloc[i]), "{:.3f}"),
+            _num(float(change[i]), "{:+.3f}"),
+            "yes" if int(i) in named else "no",
+        ]
+        for i in rows[:MAX_POINT_ROWS]
+    ]
+    headers = ["group", "task", "b_train", "b_pred", "change", "named in the figure"]
+    meanings = {
+        "b_train": "training bias: P(group | task) in the training labels",
+        "b_pred": "predicted bias: P(group | task) in the predictions",
+        "change": "b_pred - b_train (outside the band when larger than the margin)",
+    }
+    more = (
+        f'<p class="muted">{len(rows) - MAX_POINT_ROWS} more point(s) outside the band.</p>'
+        if len(rows) > MAX_POINT_ROWS
+        else ""
+    )
+    return (
+        '<h3>Points outside the band</h3><div class="points">'
+        + _table(headers, cells, left=2)
+        + column_legend(headers, meanings)
+        + more
+        + "</div>"
+    )
 
 
 def _sweep_section(sweep: Any, *, image_format: str) -> str:
@@ -505,8 +805,8 @@ def _settings_section(
 
 
 def render_report(
+    results: Any = None,
     *,
-    results: Mapping[str, Any],
     comparison: pd.DataFrame | None = None,
     sweep: pd.DataFrame | None = None,
     by_size: pd.DataFrame | None = None,
@@ -527,8 +827,14 @@ def render_report(
 
     Parameters
     ----------
-    results : mapping of name -> PairwiseResult
-        The metrics, in display order.
+    results : mapping of name -> result, or an object with a ``.results`` mapping
+        The metrics, in display order: any result type (pairwise, multi-attribute,
+        predictability, LIC, differential fairness, RBA) or a result that holds
+        results (a :class:`CaptionBiasResult` per captioning model, shown with how its
+        captions were read; an ``AuditResult``). An object with a ``.results``
+        mapping may be passed itself (``render_report(audit)``). Each metric's
+        section opens with its registry card's meaning, sign and paper
+        (:func:`biasamp.registry.metric_card`).
     comparison : DataFrame, optional
         ``group``, ``task``, ``b_train``, ``b_pred`` per pair (training vs
         predicted bias figure).
@@ -580,7 +886,16 @@ def render_report(
     """
     if image_format not in ("svg", "png"):
         raise ValueError(ERR_IMAGE_FORMAT.format(got=image_format))
+    if not isinstance(results, Mapping):
+        if not _is_container(results):
+            raise TypeError(ERR_RESULTS_TYPE.format(got=type(results).__name__))
+        # an AuditResult stands for its metrics; a CaptionBiasResult keeps its section
+        own = hasattr(results, "group_accuracy")
+        results = {"captions": results} if own else dict(results.results)
     if not results:
+        raise ValueError(ERR_NO_RESULTS)
+    leaves = _flatten(results)
+    if not leaves:
         raise ValueError(ERR_NO_RESULTS)
     _plotting.require_matplotlib()
     from biasamp._version import __version__
@@ -590,7 +905,7 @@ def render_report(
         f'<p class="muted">biasamp {_e(__version__)}: bias amplification report. '
         "Positive values: the model amplifies the bias of its data.</p>",
         "<h2>Summary</h2>",
-        _summary(results, gates),
+        _summary(leaves, gates),
     ]
     if skipped:
         body.append(
@@ -610,17 +925,25 @@ def render_report(
     if comparison is not None and len(comparison):
         body.append(_comparison_section(comparison, margin=margin, image_format=image_format))
     body.append("<h2>Metrics</h2>")
-    for i, (key, result) in enumerate(results.items()):
-        body.append(
-            _metric_section(
-                key,
-                result,
-                k=top,
-                image_format=image_format,
-                table_id=f"pairs-{i}",
-                page_size=page_size,
+    shown = 0
+    for key, result in results.items():
+        if _is_container(result):
+            body.append(_container_section(str(key), result))
+            children = _flatten({f"{key} {k}": r for k, r in result.results.items()})
+        else:
+            children = [(str(key), result)]
+        for name, child in children:
+            body.append(
+                _metric_section(
+                    name,
+                    child,
+                    k=top,
+                    image_format=image_format,
+                    table_id=f"pairs-{shown}",
+                    page_size=page_size,
+                )
             )
-        )
+            shown += 1
     if sweep is not None and len(sweep):
         body.append(_sweep_section(sweep, image_format=image_format))
     if by_size is not None and len(by_size):
@@ -641,12 +964,12 @@ def render_report(
     return html_page(title, body)
 
 
-def write_report(path: str | Path, **kwargs: Any) -> Path:
+def write_report(path: str | Path, results: Any = None, **kwargs: Any) -> Path:
     """Write :func:`render_report` to ``path`` (UTF-8); return the path."""
     from biasamp.output._atomic import atomic_output
 
     path = Path(path)
-    page = render_report(**kwargs)
+    page = render_report(results, **kwargs)
     with atomic_output(path, "w", encoding="utf-8") as handle:
         handle.write(page)
     return path

@@ -28,6 +28,7 @@ import base64
 import hashlib
 import html
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,7 @@ import pandas as pd
 
 from biasamp.results._display import display_text
 
-__all__ = ["PAGE_SIZE", "SCRIPT", "SCRIPT_HASH", "interactive_table"]
+__all__ = ["PAGE_SIZE", "SCRIPT", "SCRIPT_HASH", "column_legend", "interactive_table"]
 
 #: Rows per page (the first page is the table shown without JavaScript).
 PAGE_SIZE = 25
@@ -219,7 +220,21 @@ def _labels(frame: pd.DataFrame) -> tuple[str, pd.Series]:
     )
 
 
-def interactive_table(frame: pd.DataFrame, *, table_id: str, page_size: int = PAGE_SIZE) -> str:
+def column_legend(headers: Any, meanings: Mapping[str, str] | None) -> str:
+    """A ``<dl class="legend">`` naming what each column (of ``headers``) holds."""
+    if not meanings:
+        return ""
+    items = "".join(f"<dt>{_e(h)}</dt><dd>{_e(meanings[h])}</dd>" for h in headers if h in meanings)
+    return f'<dl class="legend">{items}</dl>' if items else ""
+
+
+def interactive_table(
+    frame: pd.DataFrame,
+    *,
+    table_id: str,
+    page_size: int = PAGE_SIZE,
+    meanings: Mapping[str, str] | None = None,
+) -> str:
     """A pair (or combination) table as HTML: the first page, controls and the data.
 
     Parameters
@@ -230,6 +245,9 @@ def interactive_table(frame: pd.DataFrame, *, table_id: str, page_size: int = PA
     table_id : str
         A unique id within the page (letters, digits, ``-``).
     page_size : int, default :data:`PAGE_SIZE`
+    meanings : mapping of column -> str, optional
+        What each column holds: the header's tooltip (``title``) and a legend under
+        the table.
 
     Returns
     -------
@@ -267,9 +285,11 @@ def interactive_table(frame: pd.DataFrame, *, table_id: str, page_size: int = PA
         "columns": columns,
     }
     headers = ["group", label_name, *(c[1] for c in stats)]
+    meanings = meanings or {}
     head = "".join(
-        f'<th class="{"l" if i < 2 else ""}" aria-sort="{"descending" if h == "contribution" else "none"}">'
-        f'<button type="button" class="sort" disabled>{_e(h)}</button></th>'
+        f'<th class="{"l" if i < 2 else ""}" aria-sort="{"descending" if h == "contribution" else "none"}"'
+        + (f' title="{_e(meanings[h])}"' if h in meanings else "")
+        + f'><button type="button" class="sort" disabled>{_e(h)}</button></th>'
         for i, h in enumerate(headers)
     )
     body_rows = []
@@ -307,5 +327,6 @@ def interactive_table(frame: pd.DataFrame, *, table_id: str, page_size: int = PA
         + f'<p class="status muted">{_e(status)}</p>'
         + f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body_rows)}</tbody></table>"
         + f'<script type="application/json" class="table-data">{_json_block(data)}</script>'
+        + column_legend(headers, meanings)
         + "</section>"
     )

@@ -33,6 +33,9 @@ __all__ = [
     "pair_frame",
 ]
 
+ERR_TOP_K = "top: k must be a non-negative integer (the number of rows), got {got!r}."
+ERR_TOP_BY = "top: by must be a column of by_pair ({columns}), got {got!r}."
+
 
 def _json_safe(value: Any) -> Any:
     """Convert numpy / pandas scalars and containers into JSON-safe Python objects."""
@@ -272,8 +275,23 @@ class MetricResult(MetricNames, SavableResult):
 
     def top(self, k: int = 10, *, by: str = "contribution") -> pd.DataFrame:
         """The ``k`` rows of ``by_pair`` with the largest absolute ``by``, largest first
-        (ties keep their table order)."""
+        (ties keep their table order).
+
+        Raises
+        ------
+        TypeError
+            When ``k`` is not an integer.
+        ValueError
+            When ``k`` is negative (``head(-1)`` would return every row but one), or
+            ``by`` is not a column.
+        """
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise TypeError(ERR_TOP_K.format(got=k))
+        if k < 0:
+            raise ValueError(ERR_TOP_K.format(got=k))
         frame = self.by_pair
+        if by not in frame.columns:
+            raise ValueError(ERR_TOP_BY.format(columns=", ".join(map(str, frame.columns)), got=by))
         order = (
             frame[by].abs().sort_values(ascending=False, na_position="last", kind="stable").index
         )

@@ -40,6 +40,7 @@ The mitigation figures (RBA, oversampling, comparison tables) are in
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -202,8 +203,27 @@ def pair_interval_columns(frame: pd.DataFrame, column: str = "delta") -> tuple[s
     return None
 
 
+#: Bar colours by the sign of the row's contribution to the value.
+RAISES_COLOR, LOWERS_COLOR, NEUTRAL_COLOR = "#b2182b", "#2166ac", "#999999"
+
+
+def contribution_colors(contribution: np.ndarray) -> np.ndarray:
+    """Red where a contribution raises the value, blue where it lowers it, grey at 0 or
+    undefined."""
+    contribution = np.asarray(contribution, dtype=np.float64)
+    return np.where(
+        contribution > 0, RAISES_COLOR, np.where(contribution < 0, LOWERS_COLOR, NEUTRAL_COLOR)
+    )
+
+
 def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     """Horizontal bars of ``delta`` for the ``k`` pairs with the largest contributions.
+
+    A bar's length is the pair's ``delta`` (its ``contribution`` when the result has no
+    ``delta``); its colour is the sign of its **contribution** to the value: red raises
+    the value, blue lowers it, grey adds nothing (a pair whose delta is positive lowers
+    a directional value when its training sign ``y`` is -1). In SVG each bar is the
+    element ``top-pair-{i}`` (``i``: its row in ``result.top(k)``).
 
     Parameters
     ----------
@@ -225,8 +245,10 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     values = top[column].to_numpy(dtype=float)
     labels = _row_labels(top)
     y = np.arange(len(top))[::-1]
-    colors = np.where(values > 0, "#b2182b", "#2166ac")
-    ax.barh(y, values, color=colors, alpha=0.8)
+    signs = top["contribution"].to_numpy(dtype=float) if "contribution" in top else values
+    bars = ax.barh(y, values, color=contribution_colors(signs), alpha=0.8)
+    for i, bar in enumerate(bars):
+        bar.set_gid(f"top-pair-{i}")
     bounds = pair_interval_columns(top, column)
     if bounds is not None:
         low = top[bounds[0]].to_numpy(dtype=float)
@@ -241,6 +263,19 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     ax.set_xlabel(plot_text(_delta_label(result, column), 60))
     what = "combinations" if "combination" in top.columns else "pairs"
     ax.set_title(plot_text(f"{result.name}: top {len(top)} {what}", 60), fontsize=10)
+    from matplotlib.patches import Patch
+
+    shown = {c for c in contribution_colors(signs)}
+    legend = [
+        Patch(color=color, alpha=0.8, label=label)
+        for color, label in (
+            (RAISES_COLOR, "contribution > 0 (raises the value)"),
+            (LOWERS_COLOR, "contribution < 0 (lowers the value)"),
+            (NEUTRAL_COLOR, "contribution 0"),
+        )
+        if color in shown
+    ]
+    ax.legend(handles=legend, fontsize=7, loc="best")
     return ax
 
 
@@ -311,8 +346,10 @@ def plot_bias_comparison(
         The group whose bias is plotted; by default the first group when there
         are two groups (their scores mirror each other), else every group.
     n_labels : int, default 5
-        The points farthest from the diagonal (largest ``|b_pred - b_train|``) carry
-        their task's name (``group: task`` when every group is shown).
+        Up to this many of the points farthest from the diagonal (largest
+        ``|b_pred - b_train|``) carry their task's name (``group: task`` when every
+        group is shown); a label that would overlap another (or the legend) is left
+        out, so labels never overlap.
     ax : matplotlib Axes, optional
     """
     ax = new_axes(ax, figsize=(5.2, 5.2))
@@ -336,7 +373,6 @@ def plot_bias_comparison(
     outside = np.abs(y - x) > margin
     ax.scatter(x[~outside], y[~outside], s=14, color="#1a9850", label="within margin")
     ax.scatter(x[outside], y[outside], s=18, color="#d73027", label="outside margin")
-    label_largest_points(ax, shown, x, y - x, n=n_labels, with_group=group is None)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
@@ -345,32 +381,129 @@ def plot_bias_comparison(
     ax.set_ylabel(f"predicted bias b~(t, {who})")
     ax.set_title(f"Bias per task ({len(shown)} points, {int(outside.sum())} outside)", fontsize=10)
     ax.legend(loc="upper left", fontsize=7)
+    label_largest_points(ax, shown, x, y - x, n=n_labels, with_group=group is None)
     return ax
 
 
+#: Where a point's label may go, in points from the point: (dx, dy, alignment).
+_LABEL_PLACES = ((4, 3, "left"), (-4, 3, "right"), (4, -10, "left"), (-4, -10, "right"))
+
+
 def label_largest_points(
-    ax: Any, frame: pd.DataFrame, x: np.ndarray, distance: np.ndarray, *, n: int, with_group: bool
+    ax: Any,
+    frame: pd.DataFrame,
+    x: np.ndarray,
+    distance: np.ndarray,
+    *,
+    n: int,
+    with_group: bool,
+    y: np.ndarray | None = None,
 ) -> list[Any]:
-    """Name the ``n`` points of ``(x, x + distance)`` with the largest ``|distance|``
-    (``frame``'s ``task``, or ``group: task`` with ``with_group``); return the annotations."""
+    """Name up to ``n`` of the points ``(x, y)`` (``y`` defaults to ``x + distance``) with
+    the largest ``|distance|`` (``frame``'s ``task``, or ``group: task`` with
+    ``with_group``); return the annotations.
+
+    Labels never overlap: the points are taken farthest first, and a label whose box
+    would overlap one already placed (or leave the axes) is dropped, so the figure
+    names at most ``n`` points and a table can list the rest. Each annotation's
+    ``row`` attribute is the position of its point in ``frame``.
+    """
     if n <= 0 or not len(frame):
         return []
-    order = np.argsort(-np.abs(distance), kind="stable")[:n]
-    tasks = plot_texts(frame["task"].to_numpy()[order], 24)
+    order = np.argsort(-np.abs(distance), kind="stable")
+    candidates = order[: max(4 * n, n)]
+    tasks = plot_texts(frame["task"].to_numpy()[candidates], 24)
     if with_group:
-        groups = plot_texts(frame["group"].to_numpy()[order], 12)
+        groups = plot_texts(frame["group"].to_numpy()[candidates], 12)
         tasks = [f"{g}: {t}" for g, t in zip(groups, tasks, strict=True)]
-    return [
-        ax.annotate(
-            text,
-            (float(x[i]), float(x[i] + distance[i])),
-            xytext=(4, 3),
-            textcoords="offset points",
-            fontsize=7,
-            color="#333333",
+    heights = np.asarray(x) + np.asarray(distance) if y is None else np.asarray(y)
+    with warnings.catch_warnings():
+        # a label with a rare character has no glyph: measured as a box, not an error
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+        return _place_labels(ax, x, heights, candidates, tasks, n)
+
+
+def label_farthest(
+    ax: Any,
+    x: np.ndarray,
+    y: np.ndarray,
+    texts: list[str],
+    *,
+    distance: np.ndarray,
+    n: int,
+    colors: list[Any] | None = None,
+) -> list[Any]:
+    """Name up to ``n`` of the points ``(x, y)`` with the largest ``|distance|`` by
+    their ``texts`` (already plain matplotlib text), without overlap (as
+    :func:`label_largest_points`); return the annotations (``row``: the point's index)."""
+    if n <= 0 or not len(texts):
+        return []
+    finite = np.isfinite(np.asarray(x, dtype=float)) & np.isfinite(np.asarray(y, dtype=float))
+    magnitude = np.where(finite, np.abs(np.asarray(distance, dtype=float)), -np.inf)
+    order = np.argsort(-magnitude, kind="stable")[: max(4 * n, n)]
+    order = order[finite[order]]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+        return _place_labels(
+            ax,
+            np.asarray(x, dtype=float),
+            np.asarray(y, dtype=float),
+            order,
+            [texts[i] for i in order],
+            n,
+            None if colors is None else [colors[i] for i in order],
         )
-        for i, text in zip(order, tasks, strict=True)
-    ]
+
+
+def _place_labels(
+    ax: Any,
+    x: np.ndarray,
+    heights: np.ndarray,
+    candidates: np.ndarray,
+    tasks: list[str],
+    n: int,
+    colors: list[Any] | None = None,
+) -> list[Any]:
+    """Annotate ``candidates`` in order, each at the first place where its label fits in
+    the axes without overlapping a label already placed or the legend; stop at ``n``."""
+    figure = ax.figure
+    figure.draw_without_rendering()  # final axes positions (constrained layout)
+    get_renderer = getattr(figure.canvas, "get_renderer", None)
+    # a Figure with no backend's canvas (the report's) measures text with the renderer
+    # matplotlib's own draw_without_rendering uses
+    renderer = get_renderer() if get_renderer is not None else figure._get_renderer()
+    axes_box = ax.get_window_extent(renderer)
+    placed: list[Any] = []
+    legend = ax.get_legend()
+    boxes: list[Any] = [] if legend is None else [legend.get_window_extent(renderer)]
+    for j, (i, text) in enumerate(zip(candidates, tasks, strict=True)):
+        if len(placed) == n:
+            break
+        color = "#333333" if colors is None else colors[j]
+        for dx, dy, align in _LABEL_PLACES:  # right-above first, then the other corners
+            annotation = ax.annotate(
+                text,
+                (float(x[i]), float(heights[i])),
+                xytext=(dx, dy),
+                textcoords="offset points",
+                fontsize=7,
+                color=color,
+                ha=align,
+            )
+            box = annotation.get_window_extent(renderer)
+            inside = (
+                box.x0 >= axes_box.x0 - 1
+                and box.x1 <= axes_box.x1 + 1
+                and box.y0 >= axes_box.y0 - 1
+                and box.y1 <= axes_box.y1 + 1
+            )
+            if inside and not any(box.overlaps(other) for other in boxes):
+                annotation.row = int(i)
+                placed.append(annotation)
+                boxes.append(box)
+                break
+            annotation.remove()
+    return placed
 
 
 def plot_threshold_sweep(frame: pd.DataFrame, *, x: str = "threshold", ax: Any = None) -> Any:

@@ -12,12 +12,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._plotting import ERR_PLOT_KIND, new_axes, plot_text, plot_texts
+from biasamp.results._plotting import (
+    ERR_PLOT_KIND,
+    label_farthest,
+    new_axes,
+    plot_text,
+    plot_texts,
+)
 
 __all__ = ["TABLE_COLUMNS", "plot_model_comparison"]
 
 #: The columns of a comparison table that are not performance (:func:`biasamp.compare`).
 TABLE_COLUMNS = ("model", "metric", "title", "value", "ci_low", "ci_high", "ci_level", "n")
+
+#: Points named in the scatter (the farthest from 0 that fit without overlapping).
+MAX_NAMED = 8
 
 ERR_X = "x: expected one of the performance columns {known}, got {got!r}."
 ERR_NO_PERFORMANCE = (
@@ -59,8 +68,9 @@ def plot_model_comparison(
     table : ModelComparison
     kind : {"scatter", "trajectory"}, default "scatter"
         ``"scatter"``: each metric's value (y, with its interval as a bar) against
-        the performance column ``x``, one colour per metric (legend), each point
-        named by its model. ``"trajectory"``: each metric over ``x`` (a numeric
+        the performance column ``x``, one colour per metric (legend); the points
+        farthest from 0 (up to :data:`MAX_NAMED`) that fit without overlapping are
+        named by their model. ``"trajectory"``: each metric over ``x`` (a numeric
         performance column such as ``epoch`` or ``step``; by default the models
         in their order), its interval as a band.
     x : str, optional
@@ -86,6 +96,7 @@ def plot_model_comparison(
         x = x or performance[0]
     ax = new_axes(ax, figsize=(6.4, 4.2))
     names = dict(zip(models, plot_texts(models, 20), strict=True))
+    points: list[tuple[float, float, str, Any]] = []  # scatter: (x, value, model, colour)
     for metric, label in zip(chosen, plot_texts(chosen, 30), strict=True):
         part = table[table["metric"] == metric]
         value = part["value"].to_numpy(dtype=float)
@@ -95,15 +106,11 @@ def plot_model_comparison(
             bars = ax.errorbar(
                 pos, value, yerr=_errors(part), fmt="o", capsize=3, markersize=5, label=label
             )
-            for px, py, model in zip(pos, value, part["model"], strict=True):
-                ax.annotate(
-                    names[model],
-                    (px, py),
-                    xytext=(4, 3),
-                    textcoords="offset points",
-                    fontsize=7,
-                    color=bars.lines[0].get_color(),
-                )
+            color = bars.lines[0].get_color()
+            points += [
+                (px, py, names[m], color)
+                for px, py, m in zip(pos, value, part["model"], strict=True)
+            ]
         else:
             if x is None:
                 pos = np.array([models.index(m) for m in part["model"]], dtype=float)
@@ -130,4 +137,9 @@ def plot_model_comparison(
         ax.set_title(plot_text(f"Bias amplification over {x}", 60), fontsize=10)
     ax.set_ylabel("amplification (bars/bands: intervals)")
     ax.legend(fontsize=7)
+    if points:  # the models farthest from 0 that fit are named; the table lists every one
+        xs, ys, texts, colors = (list(c) for c in zip(*points, strict=True))
+        label_farthest(
+            ax, np.array(xs), np.array(ys), texts, distance=np.array(ys), n=MAX_NAMED, colors=colors
+        )
     return ax

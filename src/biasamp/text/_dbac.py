@@ -38,6 +38,7 @@ import pandas as pd
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.registry import normalize_direction
 from biasamp.results import PredictabilityResult
+from biasamp.results._intervals import check_ci
 from biasamp.results._persist import register_result
 from biasamp.results._plotting import t_interval
 from biasamp.text._caption_labels import caption_labels
@@ -156,7 +157,7 @@ def dbac_both(
     n_iter: int = 5,
     test_size: float = 0.2,
     normalized: bool = True,
-    ci_level: float = 0.95,
+    ci: float = 0.95,
     random_state: Any = None,
 ) -> dict[str, DBACResult]:
     """DBAC in both directions from one set of attackers: ``{"A->T": ..., "T->A": ...}``.
@@ -166,6 +167,7 @@ def dbac_both(
     than asking for one. Parameters as :func:`dbac`.
     """
     n_iter = _check_int(n_iter, ERR_N_ITER)
+    ci = check_ci(ci)
     if not isinstance(test_size, (float, int)) or isinstance(test_size, bool):
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
     if not 0 < test_size < 1:
@@ -283,7 +285,7 @@ def dbac_both(
         if normalized:
             total = m + d
             values = np.divide(values, total, out=np.zeros_like(values), where=total > 0)
-        mean, low, high = t_interval(values, ci_level)
+        mean, low, high = t_interval(values, ci)
         out[direction] = DBACResult(
             metric="dbac",
             value=mean,
@@ -292,7 +294,7 @@ def dbac_both(
             model_quality=m,
             direction=direction,
             ci=None if n_iter < 2 else (low, high),
-            ci_level=ci_level,
+            ci_level=ci,
             std=float(values.std(ddof=1)) if n_iter > 1 else 0.0,
             attacker=attacker_name,
             attacker_reason="default" if attacker_name.startswith("TF-IDF") else "given",
@@ -324,7 +326,7 @@ def dbac(
     n_iter: int = 5,
     test_size: float = 0.2,
     normalized: bool = True,
-    ci_level: float = 0.95,
+    ci: float = 0.95,
     random_state: Any = None,
 ) -> DBACResult:
     """DBAC: directional bias amplification of a captioning model, from its captions.
@@ -371,7 +373,7 @@ def dbac(
         Held-out share of every group (the peer code: 20%).
     normalized : bool, default True
         DBAC's normalised difference; ``False`` gives Psi_M - Psi_D.
-    ci_level : float, default 0.95
+    ci : float, default 0.95
         Level of the Student-t interval over splits.
     random_state : None, int or numpy Generator
         Seeds every split and every attacker.
@@ -408,6 +410,6 @@ def dbac(
     return dbac_both(
         captions_human=captions_human, captions_model=captions_model, groups=groups,
         mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
-        n_iter=n_iter, test_size=test_size, normalized=normalized, ci_level=ci_level,
+        n_iter=n_iter, test_size=test_size, normalized=normalized, ci=ci,
         random_state=random_state,
     )[direction]  # fmt: skip

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp._deprecation import UNSET, renamed_keyword
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
@@ -71,6 +72,7 @@ MASK_TOKEN = "genderword"
 UNKNOWN_TOKEN = "unk"
 
 ERR_N_ITER = "n_iter: expected an integer >= 1, got {got!r}."
+ERR_CI = "ci: expected a level strictly between 0 and 1 (0.95 for 95%), got {got!r}."
 ERR_TEST_SIZE = "test_size: expected a fraction strictly between 0 and 1, got {got!r}."
 ERR_LENGTH = "{arg}: {got} rows, but groups has {n}."
 ERR_MODEL_ONE = "captions_model: row {row} holds {k} captions; give one model caption per row."
@@ -218,8 +220,9 @@ def lic(
     test_size: float = 0.1,
     balance: bool = True,
     normalized: bool = False,
-    ci_level: float = 0.95,
+    ci: Any = UNSET,
     random_state: Any = None,
+    ci_level: Any = UNSET,
 ) -> LICResult:
     """LIC: how much more a captioning model's captions leak the group than human captions.
 
@@ -253,10 +256,13 @@ def lic(
         ``False``: a stratified split of every row.
     normalized : bool, default False
         Report (LIC_M - LIC_D) / (LIC_M + LIC_D) per iteration instead.
-    ci_level : float, default 0.95
-        Level of the Student-t interval over iterations.
+    ci : float, default 0.95
+        Level of the Student-t interval over iterations (the keyword every metric
+        uses).
     random_state : None, int or numpy Generator
         Seeds every split and every attacker.
+    ci_level : float
+        Deprecated spelling of ``ci`` (a :class:`DeprecationWarning`).
 
     Returns
     -------
@@ -281,6 +287,11 @@ def lic(
     >>> result.lic_m > 0.6, abs(result.lic_d - 0.25) < 0.15, result.value > 0.3
     (True, True, True)
     """
+    level = renamed_keyword("lic", old="ci_level", old_value=ci_level, new="ci", new_value=ci)
+    level = 0.95 if level is UNSET else level
+    if isinstance(level, bool) or not isinstance(level, (float, np.floating)) or not 0 < level < 1:
+        raise ValueError(ERR_CI.format(got=level))
+    ci_level = float(level)
     if not isinstance(n_iter, (int, np.integer)) or isinstance(n_iter, bool) or n_iter < 1:
         raise ValueError(ERR_N_ITER.format(got=n_iter))
     if not isinstance(test_size, (float, int)) or not 0 < test_size < 1:

@@ -16,8 +16,22 @@ counts in list states concatenated across processes and builds M in
 ``compute()``. See ``docs/training_loop.md``.
 """
 
-from biasamp.torchmetrics._metrics import DirectionalBiasAmplification, MALSBiasAmplification
-from biasamp.torchmetrics._multi_attribute import MultiAttributeBiasAmplification
+ERR_TORCH = (
+    "biasamp.torchmetrics needs torch and torchmetrics ({missing} is missing): "
+    'pip install "biasamp[torch]".'
+)
+
+try:
+    import torch  # noqa: F401
+    import torchmetrics  # noqa: F401
+except ImportError as error:  # the install command, not a bare ModuleNotFoundError
+    raise ImportError(ERR_TORCH.format(missing=error.name or "torch"), name=error.name) from error
+
+from biasamp.torchmetrics._metrics import (  # noqa: E402
+    DirectionalBiasAmplification,
+    MALSBiasAmplification,
+)
+from biasamp.torchmetrics._multi_attribute import MultiAttributeBiasAmplification  # noqa: E402
 
 __all__ = [
     "DirectionalBiasAmplification",
