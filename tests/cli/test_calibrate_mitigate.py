@@ -20,18 +20,18 @@ import pytest
 
 import biasamp
 from biasamp import directional, multi_directional, multi_mals, rba
-from biasamp.cli.json_output import load_schema
-from biasamp.cli.main import main
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     ERR_DUPLICATE_IDS,
     ERR_UNKNOWN_EVAL_LABELS,
 )
-from biasamp.engines._rba_files import ERR_MULTILABEL_TASKS, ERR_PARTIAL_ABSENT, ERR_SCORE_COLUMN
-from biasamp.uncertainty._threshold_files import (
+from biasamp.auditing._rba_files import ERR_MULTILABEL_TASKS, ERR_PARTIAL_ABSENT, ERR_SCORE_COLUMN
+from biasamp.auditing._threshold_files import (
     ERR_NO_SCORES,
     ERR_THRESHOLDS_LABELS,
     read_thresholds,
 )
+from biasamp.cli.json_output import load_schema
+from biasamp.cli.main import main
 
 VAL = pd.DataFrame(
     {

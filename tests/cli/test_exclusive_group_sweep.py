@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biasamp.auditing._sweeps import SWEEP_GRID
 from biasamp.cli.audit import threshold_sweeps
 from biasamp.cli.main import main
 from biasamp.engines._exclusive_groups import (
@@ -27,7 +28,6 @@ from biasamp.engines._exclusive_groups import (
     exclusive_group_predictions,
     groups_are_exclusive,
 )
-from biasamp.uncertainty._audit_sweeps import SWEEP_GRID
 
 WOMAN = np.round(0.02 + 0.1 * np.arange(10), 2)
 
@@ -137,7 +137,7 @@ def test_three_exclusive_groups_keep_the_argmax_decision(tmp_path):
         test[f"pred_{name}"] = scores[:, k]
     test["pred_cook"] = rng.random(n)
     test.to_csv(tmp_path / "test.csv", index=False)
-    from biasamp.engines._audit_inputs import Layout, load_audit
+    from biasamp.auditing._inputs import Layout, load_audit
 
     layout = Layout(group_cols=("a", "b", "c"), task_cols=("cook",), pred_prefix="pred_")
     data = load_audit(

@@ -1,4 +1,4 @@
-"""Reading audit inputs from files (biasamp.engines._file_reader, biasamp.engines._audit_inputs): layouts, streaming, every error."""
+"""Reading audit inputs from files (biasamp.engines._file_reader, biasamp.auditing._inputs): layouts, streaming, every error."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 
 from biasamp import directional, mals
-from biasamp.engines import _file_reader as _files
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     ERR_COLUMN_SETS,
     ERR_DUPLICATE_IDS,
     ERR_ID_MISSING,
@@ -23,6 +22,7 @@ from biasamp.engines._audit_inputs import (
     load_audit,
     read_blocks,
 )
+from biasamp.engines import _file_reader as _files
 from biasamp.engines._file_reader import (
     ERR_DELIMITER,
     ERR_DUPLICATE_COLUMNS,

@@ -26,13 +26,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli.arguments import ERR_DELIMITER_ARG, ERR_THRESHOLD
-from biasamp.cli.json_output import load_schema
-from biasamp.cli.main import main
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     ERR_DUPLICATE_IDS,
     ERR_ID_MISSING,
 )
+from biasamp.cli.arguments import ERR_DELIMITER_ARG, ERR_THRESHOLD
+from biasamp.cli.json_output import load_schema
+from biasamp.cli.main import main
 from biasamp.engines._file_reader import (
     ERR_DELIMITER,
     ERR_EMPTY_FILE,

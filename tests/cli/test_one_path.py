@@ -491,7 +491,7 @@ def test_the_training_file_has_rows_with_no_group_and_no_task(splits):
 @pytest.mark.parametrize("stream", ["auto", "on"])
 def test_streamed_join_errors_name_file_column_and_row(stream, tmp_path, capsys):
     """The streamed join refuses; the in-memory reader names the file, column and row."""
-    from biasamp.engines._audit_inputs import ERR_DUPLICATE_IDS, ERR_ID_MISSING
+    from biasamp.auditing._inputs import ERR_DUPLICATE_IDS, ERR_ID_MISSING
     from biasamp.engines._file_reader import ERR_NOT_BINARY
 
     truth = pd.DataFrame({"id": ["a", "b", "c"], "m": [1, 0, 1], "w": [0, 1, 0]})
@@ -569,7 +569,7 @@ def test_the_bootstrap_of_a_joined_file_equals_the_library(layout, stream, split
 
 def test_ids_are_joined_as_text_or_as_stored_integers(tmp_path, capsys):
     """'007' and '7' are different ids, as the in-memory reader reads them (text)."""
-    from biasamp.engines._audit_inputs import ERR_ID_MISSING
+    from biasamp.auditing._inputs import ERR_ID_MISSING
 
     truth = pd.DataFrame({"id": ["007", "8"], "m": [1, 0], "w": [0, 1], "x": [1, 0]})
     truth.to_csv(tmp_path / "t.csv", index=False)

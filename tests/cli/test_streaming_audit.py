@@ -15,15 +15,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli.json_output import load_schema
-from biasamp.cli.main import main
-from biasamp.cli.streaming import ERR_ENGINE_NEEDS_STREAM, ERR_STREAM_NOT_APPLICABLE
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     ERR_NO_PREDICTIONS_FOUND,
     ERR_NO_PREDICTIONS_LONG,
     ERR_UNKNOWN_EVAL_LABELS,
     ERR_UNKNOWN_PRED_LABELS,
 )
+from biasamp.cli.json_output import load_schema
+from biasamp.cli.main import main
+from biasamp.cli.streaming import ERR_ENGINE_NEEDS_STREAM, ERR_STREAM_NOT_APPLICABLE
 from biasamp.engines._file_reader import (
     ERR_MISSING_COLUMN,
     ERR_MISSING_VALUES,

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from biasamp.engines._audit_inputs import Layout
+from biasamp.auditing._inputs import Layout
+from biasamp.auditing._metric_specs import REGISTRY, resolve_metric
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
 from biasamp.output._targets import OutputTarget, check_outputs
 
-from .metrics import REGISTRY, resolve_metric
 from .streaming import ENGINES, STREAM_MODES
 
 __all__ = [

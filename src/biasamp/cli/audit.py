@@ -16,22 +16,8 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from biasamp.counts._count_table import CountTable
-from biasamp.engines._audit_inputs import AuditData, Layout, load_audit
-from biasamp.engines._audit_streaming import StreamedData, StreamPlan, StreamRefused, load_streamed
-from biasamp.inputs._group_sizes import SmallGroupWarning
-from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
-from biasamp.metrics._audit_tables import bias_comparison
-from biasamp.metrics._bootstrap import evaluation_replicates
-from biasamp.uncertainty._audit_sweeps import audit_threshold_sweep, sweep_grid
-from biasamp.uncertainty._threshold_files import (
-    calibrate_from_files,
-    check_threshold_labels,
-    read_thresholds,
-)
-
-from .arguments import Gate, layout_from_args
-from .metrics import (
+from biasamp.auditing._inputs import AuditData, Layout, load_audit
+from biasamp.auditing._metric_specs import (
     REGISTRY,
     ROLE_HINTS,
     CombinationView,
@@ -39,6 +25,20 @@ from .metrics import (
     check_metric_inputs,
     compute_metric,
 )
+from biasamp.auditing._streaming import StreamedData, StreamPlan, StreamRefused, load_streamed
+from biasamp.auditing._sweeps import audit_threshold_sweep, sweep_grid
+from biasamp.auditing._tables import bias_comparison
+from biasamp.auditing._threshold_files import (
+    calibrate_from_files,
+    check_threshold_labels,
+    read_thresholds,
+)
+from biasamp.counts._count_table import CountTable
+from biasamp.inputs._group_sizes import SmallGroupWarning
+from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
+from biasamp.metrics._bootstrap import evaluation_replicates
+
+from .arguments import Gate, layout_from_args
 from .streaming import (
     ERR_ENGINE_NEEDS_STREAM,
     ERR_STREAM_NOT_APPLICABLE,
@@ -196,7 +196,7 @@ def threshold_sweeps(
     data: AuditData, results: dict[str, Any], *, progress: bool = False
 ) -> dict[str, Any] | None:
     """The threshold sweep of each computed co-occurrence metric whose predictions are scores
-    (:func:`biasamp.uncertainty._audit_sweeps.audit_threshold_sweep`), by metric key."""
+    (:func:`biasamp.auditing._sweeps.audit_threshold_sweep`), by metric key."""
     if data.scores is None:
         return None
     grid = sweep_grid(data)
@@ -328,7 +328,7 @@ def run_streamed_audit(
     progress: bool,
     thresholds_source: str | None = None,
 ) -> Audit:
-    """The audit from count tables of the files (``biasamp.engines._audit_streaming``): bounded memory."""
+    """The audit from count tables of the files (``biasamp.auditing._streaming``): bounded memory."""
     replicates = evaluation_replicates(args.n_boot, random_state=args.seed) if args.n_boot else None
     data = load_streamed(plan, replicates=replicates, progress=progress)
     if plan.thresholds:

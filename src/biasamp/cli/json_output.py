@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from biasamp._version import __version__
+from biasamp.auditing._metric_specs import REGISTRY
 from biasamp.output._atomic import atomic_output
 from biasamp.output._targets import OutputTarget
 from biasamp.results._base import _json_safe, frame_records, group_sizes_dict
 
 from .audit import Audit
-from .metrics import REGISTRY
 
 __all__ = [
     "SCHEMA_NAME",

@@ -20,7 +20,7 @@ __all__ = ["add_parser", "run"]
 
 
 def _metric_lines() -> str:
-    from .metrics import REGISTRY
+    from biasamp.auditing._metric_specs import REGISTRY
 
     return "\n".join(
         f"  {k:<16} {s.description}" + ("" if s.default else " [opt-in]")

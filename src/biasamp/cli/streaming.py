@@ -1,7 +1,7 @@
 """The streamed audit of ``biasamp measure`` and ``biasamp report``: which metrics, from tables.
 
-The library counts the files (:func:`biasamp.engines._audit_streaming.plan_streaming`,
-:func:`~biasamp.engines._audit_streaming.load_streamed`) when the inputs allow
+The library counts the files (:func:`biasamp.auditing._streaming.plan_streaming`,
+:func:`~biasamp.auditing._streaming.load_streamed`) when the inputs allow
 it; this module adds the command line's rule on metrics (only the
 co-occurrence and multi-attribute metrics come from count tables, with their
 ``--n-boot`` intervals) and computes them from the tables.
@@ -12,17 +12,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from biasamp.engines._audit_inputs import Layout
-from biasamp.engines._audit_streaming import (
+from biasamp.auditing._inputs import Layout
+from biasamp.auditing._metric_specs import REGISTRY, Settings
+from biasamp.auditing._streaming import (
     ENGINES,
     StreamedData,
     StreamPlan,
     plan_streaming,
     stream_refusal,
 )
-from biasamp.metrics._audit_tables import metric_from_audit_tables
-
-from .metrics import REGISTRY, Settings
+from biasamp.auditing._tables import metric_from_audit_tables
 
 __all__ = [
     "ENGINES",
@@ -114,8 +113,8 @@ _FROM_TABLES = {
 
 
 def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) -> Any:
-    """One metric from the count tables (:func:`~biasamp.metrics._audit_tables.metric_from_audit_tables`),
-    as :func:`~biasamp.cli.metrics.compute_metric` gives it on the rows."""
+    """One metric from the count tables (:func:`~biasamp.auditing._tables.metric_from_audit_tables`),
+    as :func:`~biasamp.auditing._metric_specs.compute_metric` gives it on the rows."""
     metric, direction = _FROM_TABLES[key]
     result = metric_from_audit_tables(
         data,

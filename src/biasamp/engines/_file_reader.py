@@ -30,7 +30,7 @@ separate streamed pass). Nothing is unpickled.
 Errors are :class:`InputError` (a ``ValueError``) whose messages, module
 constants, name the file, the column and the problem. Assembling an audit from
 these arrays (label sets, id joins, thresholds) is
-:mod:`biasamp.engines._audit_inputs`.
+:mod:`biasamp.auditing._inputs`.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ canonical):
   the present or absent score.
 
 The training file and the optional test ground truth use the audit's
-:class:`~biasamp.engines._audit_inputs.Layout` (a group column or group
+:class:`~biasamp.auditing._inputs.Layout` (a group column or group
 indicator columns; a task column, single structure only, or task indicator
 columns). Every file is read by :mod:`biasamp.engines._file_reader`; errors
 name the file and the column.
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     Layout,
     _align,
     _canonical_names,

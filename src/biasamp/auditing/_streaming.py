@@ -1,6 +1,6 @@
 """An audit's files counted into tables, chunk by chunk: the bounded-memory side of the contract.
 
-The in-memory side (:func:`~biasamp.engines._audit_inputs.load_audit`) keeps every needed
+The in-memory side (:func:`~biasamp.auditing._inputs.load_audit`) keeps every needed
 column of every row as compact arrays, so its memory grows with rows x columns.
 The co-occurrence metrics (``mals``, ``directional-a2t``, ``directional-t2a``)
 only need additive counts, so when the layout allows it the files are counted
@@ -48,10 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from biasamp.counts._count_table import CountTable
-from biasamp.counts._pattern_counts import PatternCountTable
-from biasamp.counts._poisson import PoissonReplicates
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     LabelNames,
     Layout,
     _canonical_names,
@@ -62,6 +59,9 @@ from biasamp.engines._audit_inputs import (
     _sources,
     no_predictions_error,
 )
+from biasamp.counts._count_table import CountTable
+from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.counts._poisson import PoissonReplicates
 from biasamp.engines._derived_roles import derived_role_values
 from biasamp.engines._exclusive_groups import positive_group
 from biasamp.engines._file_formats import (
@@ -157,7 +157,7 @@ class StreamedData:
     """The audit data of the streaming path: count tables instead of rows.
 
     Offers what a caller reads from the in-memory
-    :class:`~biasamp.engines._audit_inputs.AuditData` (names, files, ``has``).
+    :class:`~biasamp.auditing._inputs.AuditData` (names, files, ``has``).
     """
 
     group_names: tuple[str, ...]
@@ -367,7 +367,7 @@ def plan_streaming(
         Which columns hold what.
     data, pred, train : path
         The evaluation file, a predictions file joined on ``layout.id``, the
-        training file (as in :func:`~biasamp.engines._audit_inputs.load_audit`).
+        training file (as in :func:`~biasamp.auditing._inputs.load_audit`).
     long_tables : bool, default False
         Long ``(id, label)`` tables of predicted or training tasks are given
         (``pred_tasks_long``, ``train_tasks_long``: their paths).
@@ -381,7 +381,7 @@ def plan_streaming(
     threshold, thresholds, positive_group
         Score predictions: ``score > threshold`` (default 0.5), per-label
         ``thresholds`` first; the positive group of two exclusive group score
-        columns (as in :func:`~biasamp.engines._audit_inputs.load_audit`).
+        columns (as in :func:`~biasamp.auditing._inputs.load_audit`).
     sweep : bool, default False
         Threshold sweeps are asked for: they need the rows of scored predictions.
     pred_tasks_long, train_tasks_long : path, optional

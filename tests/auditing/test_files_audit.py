@@ -20,17 +20,20 @@ import pandas as pd
 import pytest
 
 from biasamp import CountTable, counts_from_files
-from biasamp.engines import _audit_inputs, _audit_streaming, _file_reader, _rba_files
-from biasamp.engines._audit_inputs import Layout, load_audit
-from biasamp.engines._audit_streaming import (
+from biasamp.auditing import _inputs as _audit_inputs
+from biasamp.auditing import _rba_files, _threshold_files
+from biasamp.auditing import _streaming as _audit_streaming
+from biasamp.auditing import _sweeps as _audit_sweeps
+from biasamp.auditing import _tables as _audit_tables
+from biasamp.auditing._inputs import Layout, load_audit
+from biasamp.auditing._streaming import (
     ERR_ENGINE,
     load_streamed,
     plan_streaming,
     stream_refusal,
 )
+from biasamp.engines import _file_reader
 from biasamp.engines._files import may_drop_rows
-from biasamp.metrics import _audit_tables
-from biasamp.uncertainty import _audit_sweeps, _threshold_files
 
 pytest.importorskip("pyarrow")
 

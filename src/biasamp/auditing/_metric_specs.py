@@ -1,7 +1,7 @@
 """The metrics the command line can compute: a registry with one entry per metric.
 
 Adding a metric is one :class:`MetricSpec` in :data:`REGISTRY`: its command-line
-key, what it needs from the files (roles of :class:`~biasamp.engines._audit_inputs.AuditData`)
+key, what it needs from the files (roles of :class:`~biasamp.auditing._inputs.AuditData`)
 and a function that computes it. ``--metric`` picks entries; without it every
 entry with ``default=True`` whose inputs are present is computed.
 
@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from biasamp.engines._audit_inputs import AuditData
+from biasamp.auditing._inputs import AuditData
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
 from biasamp.metrics import _directional, _mals, _multi_attribute
 from biasamp.predictability import _predictability
