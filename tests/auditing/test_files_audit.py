@@ -172,10 +172,10 @@ def test_stream_refusal_names_the_option():
     assert stream_refusal(layout) is None
     assert stream_refusal(layout, scored=True) is None  # scores are thresholded while counting
     assert stream_refusal(layout, long_tables=True) == (
-        "long tables of predicted or training tasks need --tasks-long"
+        "long tables of predicted or training tasks need tasks_long="
     )
     assert stream_refusal(Layout(group="g", task="t")) == (
-        "no predictions in the data file (--pred-prefix)"
+        "no predictions in the data file (pred_prefix=)"
     )
     # the report's threshold sweeps need the rows of the scores
     plan, reason = plan_streaming(layout, data="unused.csv", scored=True, sweep=True)

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biasamp.auditing._run import threshold_sweeps
 from biasamp.auditing._sweeps import SWEEP_GRID
-from biasamp.cli.audit import threshold_sweeps
 from biasamp.cli.main import main
 from biasamp.engines._exclusive_groups import (
     ERR_POSITIVE_GROUP,

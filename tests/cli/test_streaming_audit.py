@@ -1,4 +1,4 @@
-"""The streaming path of ``biasamp measure`` / ``report`` (``biasamp.cli.streaming``).
+"""The streaming path of ``biasamp measure`` / ``report`` (``biasamp.auditing._run``).
 
 Every streamed audit is compared with the in-memory audit of the same files
 (``--stream off``): the JSON documents must be equal, interval included
@@ -21,9 +21,9 @@ from biasamp.auditing._inputs import (
     ERR_UNKNOWN_EVAL_LABELS,
     ERR_UNKNOWN_PRED_LABELS,
 )
+from biasamp.auditing._run import ERR_ENGINE_NEEDS_STREAM, ERR_STREAM_NOT_APPLICABLE
 from biasamp.cli.json_output import load_schema
 from biasamp.cli.main import main
-from biasamp.cli.streaming import ERR_ENGINE_NEEDS_STREAM, ERR_STREAM_NOT_APPLICABLE
 from biasamp.engines._file_reader import (
     ERR_MISSING_COLUMN,
     ERR_MISSING_VALUES,

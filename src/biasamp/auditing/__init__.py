@@ -6,3 +6,8 @@ the layout allows it (``_streaming.py``: ``plan_streaming``, ``load_streamed``)
 or reads the rows the metric needs (``_inputs.py``: ``load_audit``), and
 computes each metric of the registry (``_metric_specs.py``).
 """
+
+from biasamp.auditing._result import AuditResult
+from biasamp.auditing._run import audit
+
+__all__ = ["AuditResult", "audit"]

@@ -47,8 +47,8 @@ __all__ = [
 THRESHOLDS_SCHEMA = "biasamp-thresholds"
 ERR_NO_SCORES = (
     "{file}: calibration needs score columns: give the group and/or task indicator columns "
-    "(--group-cols, --task-cols or --task-prefix) and their scores as prediction columns "
-    "(--pred-prefix, or --pred FILE --id COL). Categorical columns and long tables hold no "
+    "(group_cols=, task_cols= or task_prefix=) and their scores as prediction columns "
+    "(pred_prefix=, or pred=FILE id=COL). Categorical columns and long tables hold no "
     "scores."
 )
 ERR_DUPLICATE_LABEL = (
