@@ -82,7 +82,7 @@ def test_two_exclusive_groups_sweep_the_positive_groups_score(tmp_path):
     expected = [above[round(t, 2)] / 10 - 0.6 for t in table["threshold"]]
     np.testing.assert_allclose(table["value"], expected, atol=1e-12)
     # the headline numbers use the same rule at the --threshold: 5 women of 10
-    mals = next(m for m in doc["metrics"] if m["key"] == "mals")
+    mals = next(m for m in list(doc["results"].values()) if m["key"] == "mals")
     assert mals["value"] == pytest.approx(0.5 - 0.6)
 
 
@@ -119,7 +119,7 @@ def test_every_row_is_in_exactly_one_group_at_every_threshold():
     assert groups_are_exclusive(np.eye(3)[[0, 1, 2, 1]])
     assert not groups_are_exclusive(np.array([[1, 1], [0, 1]]))
     assert not groups_are_exclusive(None)
-    with pytest.raises(ValueError, match="--positive-group"):
+    with pytest.raises(ValueError, match="positive_group="):
         exclusive_group_predictions(scores[:, :2], ["a", "b"], {}, default=0.5, positive="c")
     assert "{names}" in ERR_POSITIVE_GROUP
 

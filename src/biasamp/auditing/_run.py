@@ -74,7 +74,7 @@ STREAM_MODES = ("auto", "on", "off")
 ERR_STREAM_NOT_APPLICABLE = 'stream="on": the streaming path does not apply: {reason}.'
 ERR_ENGINE_NEEDS_STREAM = (
     'engine="duckdb" counts the files by streaming, which does not apply here: {reason}. '
-    'Use engine="auto" or "numpy".'
+    'Use engine="auto" or engine="numpy".'
 )
 ERR_STREAM_MODE = "stream: expected one of {choices}, got {got!r}."
 ERR_NO_METRICS = (
@@ -183,7 +183,6 @@ class _Request:
             "margin": self.margin,
             "min_cell": self.min_cell,
             "min_group_size": self.min_group_size,
-            "stream": self.stream,
         }
         out = {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
         out["metrics"] = keys
@@ -766,9 +765,9 @@ def audit(
             )
     if not (isinstance(ci, (int, float)) and 0 < ci < 1):
         raise ValueError(ERR_CI.format(got=ci))
-    thresholds_given = thresholds
-    if thresholds is not None and not isinstance(thresholds, Mapping):
-        thresholds_given = _path(thresholds, "thresholds")
+    thresholds_given: Mapping[str, float] | str | None = (
+        thresholds if isinstance(thresholds, Mapping) else _path(thresholds, "thresholds")
+    )
     group_text = None if group is None else ",".join(_columns(group) or ())
     layout = Layout(
         group=group_text,

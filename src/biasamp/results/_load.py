@@ -41,7 +41,8 @@ def _audit_result(document: dict[str, Any], file: str, *, metric: str | None) ->
     found = first_schema_error(document, load_schema(CLI_SCHEMA_V2_FILE))
     if found is not None:
         raise InvalidDocument(file, *found)
-    audit = registered_results()["audit"].from_document(document, file=file)
+    audit_type: Any = registered_results()["audit"]
+    audit = audit_type.from_document(document, file=file)
     if metric is None:
         return audit
     try:
