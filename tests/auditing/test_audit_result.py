@@ -123,6 +123,8 @@ def test_refused_inputs_name_the_keyword(path):
         _audit(path, missing="drop")
     with pytest.raises(ValueError, match="n_boot=: expected a non-negative integer"):
         _audit(path, n_boot=-1)
+    with pytest.raises(ValueError, match="n_iter=: expected a positive integer, got 0"):
+        _audit(path, n_iter=0)
     with pytest.raises(ValueError, match="metrics: unknown metric 'bogus'"):
         _audit(path, metrics=["bogus"])
 

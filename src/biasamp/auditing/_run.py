@@ -88,6 +88,7 @@ ERR_DATA_PATH = (
     "file first (df.to_parquet(path)) or call the metric functions on its columns."
 )
 ERR_NON_NEGATIVE = "{argument}=: expected a non-negative integer, got {got!r}."
+ERR_POSITIVE = "{argument}=: expected a positive integer, got {got!r}."
 ERR_CI = "ci=: expected a level in (0, 1), got {got!r}."
 
 
@@ -210,6 +211,12 @@ def _path(value: Any, argument: str) -> str | None:
 def _non_negative(value: Any, argument: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
         raise ValueError(ERR_NON_NEGATIVE.format(argument=argument, got=value))
+    return int(value)
+
+
+def _positive(value: Any, argument: str) -> int:
+    if _non_negative(value, argument) < 1:
+        raise ValueError(ERR_POSITIVE.format(argument=argument, got=value))
     return int(value)
 
 
@@ -800,7 +807,7 @@ def audit(
         n_boot=_non_negative(n_boot, "n_boot"),
         ci=float(ci),
         random_state=random_state,
-        n_iter=_non_negative(n_iter, "n_iter"),
+        n_iter=_positive(n_iter, "n_iter"),
         margin=float(margin),
         min_cell=_non_negative(min_cell, "min_cell"),
         min_group_size=min_group_size,
