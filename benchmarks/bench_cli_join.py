@@ -82,7 +82,7 @@ def run(root: Path, extra: list[str]) -> tuple[float, float, list[float]]:
         raise RuntimeError(proc.stderr)
     peak_kb = int(proc.stdout.rsplit("PEAK_KB", 1)[1].split()[0])
     doc = json.loads(out.read_text())
-    return wall, peak_kb / 1024, [m["value"] for m in doc["metrics"]]
+    return wall, peak_kb / 1024, [m["value"] for m in list(doc["results"].values())]
 
 
 def main() -> None:

@@ -87,7 +87,7 @@ def run(root: Path, extra: list[str]) -> tuple[float, float, list[float]]:
     peak_kb = int(proc.stdout.rsplit("PEAK_KB", 1)[1].split()[0])
     doc = json.loads(out.read_text())
     assert doc["settings"]["streamed"] is ("on" in extra)
-    return wall, peak_kb / 1024, [m["value"] for m in doc["metrics"]]
+    return wall, peak_kb / 1024, [m["value"] for m in list(doc["results"].values())]
 
 
 def main() -> None:

@@ -104,7 +104,7 @@ def main() -> None:
             reference = None
             for name, extra in configs:
                 wall, peak, doc = run(path, extra, root / "out.json")
-                values = [m["value"] for m in doc["metrics"]]
+                values = [m["value"] for m in list(doc["results"].values())]
                 reference = values if reference is None else reference
                 print(f"| {fmt} | {name} | {wall:.1f} | {peak:.0f} | {values == reference} |")
 

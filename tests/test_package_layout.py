@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "mitigation": 5,
     "text": 5,
     "comparison": 5,
+    "auditing": 6,
     "torchmetrics": 6,
     "report": 6,
     "hf_evaluate": 6,

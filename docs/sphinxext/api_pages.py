@@ -24,6 +24,7 @@ SECTIONS = {
     "biasamp.comparison": "Comparing models",
     "biasamp.hf_evaluate": "Comparing models",
     "biasamp.report": "Reports",
+    "biasamp.auditing": "Auditing files",
     "biasamp.engines": "Data larger than memory",
     "biasamp.inputs": "Data larger than memory",
     "biasamp.output": "Data larger than memory",

@@ -154,6 +154,9 @@ from biasamp.comparison import ModelComparison, calibration_error, compare, plot
 # Hugging Face evaluate modules (shipped; evaluate itself is not imported)
 from biasamp.hf_evaluate import evaluate_module_path
 
+# auditing files: what `biasamp measure` runs
+from biasamp.auditing import AuditResult, audit
+
 # reports
 from biasamp.report import render_comparison, render_report, write_comparison, write_report
 
@@ -253,6 +256,9 @@ __all__ = [
     "plot_comparison",
     "oversample",
     "rba",
+    # auditing files
+    "AuditResult",
+    "audit",
     # reports
     "render_comparison",
     "render_report",

@@ -20,18 +20,19 @@ import pytest
 
 import biasamp
 from biasamp import directional, multi_directional, multi_mals, rba
-from biasamp.cli.json_output import load_schema
-from biasamp.cli.main import main
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     ERR_DUPLICATE_IDS,
     ERR_UNKNOWN_EVAL_LABELS,
 )
-from biasamp.engines._rba_files import ERR_MULTILABEL_TASKS, ERR_PARTIAL_ABSENT, ERR_SCORE_COLUMN
-from biasamp.uncertainty._threshold_files import (
+from biasamp.auditing._rba_files import ERR_MULTILABEL_TASKS, ERR_PARTIAL_ABSENT, ERR_SCORE_COLUMN
+from biasamp.auditing._threshold_files import (
     ERR_NO_SCORES,
     ERR_THRESHOLDS_LABELS,
     read_thresholds,
 )
+from biasamp.cli.flags import to_flags
+from biasamp.cli.json_output import load_schema
+from biasamp.cli.main import main
 
 VAL = pd.DataFrame(
     {
@@ -84,7 +85,7 @@ def test_calibrate_writes_json_and_csv_thresholds_by_hand(tmp_path, capsys):
         == 2
     )
     assert " ".join(capsys.readouterr().err.split()) == "error: " + " ".join(
-        ERR_NO_SCORES.format(file=tmp_path / "cat.csv").split()
+        to_flags(ERR_NO_SCORES).format(file=tmp_path / "cat.csv").split()
     )
 
 
@@ -131,7 +132,9 @@ def test_measure_uses_calibrated_thresholds_with_the_strict_rule(tmp_path, capsy
         groups_pred=groups_pred,
         group_names=["man", "woman"],
     )
-    assert docs["--thresholds"]["metrics"][0]["value"] == pytest.approx(want.value, abs=1e-15)
+    assert list(docs["--thresholds"]["results"].values())[0]["value"] == pytest.approx(
+        want.value, abs=1e-15
+    )
     capsys.readouterr()
     # a thresholds file naming a label that is not scored here
     (tmp_path / "bad.csv").write_text("label,threshold\nman,0.5\nsofa,0.3\n")
@@ -149,7 +152,7 @@ def test_measure_uses_calibrated_thresholds_with_the_strict_rule(tmp_path, capsy
     )
     err = " ".join(capsys.readouterr().err.split())
     assert (
-        ERR_THRESHOLDS_LABELS.format(
+        to_flags(ERR_THRESHOLDS_LABELS).format(
             file=tmp_path / "bad.csv", examples="'sofa'", scored="'cup', 'man', 'woman'"
         )
         in err
@@ -215,7 +218,11 @@ def test_multi_attribute_and_predictability_metrics_match_the_library(tmp_path, 
     ]
     assert main(["measure", *args, "--json", str(tmp_path / "default.json")]) == 0
     default = json.loads((tmp_path / "default.json").read_text())
-    assert [m["key"] for m in default["metrics"]] == ["mals", "directional-a2t", "directional-t2a"]
+    assert [m["key"] for m in list(default["results"].values())] == [
+        "mals",
+        "directional-a2t",
+        "directional-t2a",
+    ]
     keys = ["multi-mals", "multi-a2t", "multi-t2a", "dpa-a2t", "leakage"]
     assert (
         main(
@@ -235,7 +242,7 @@ def test_multi_attribute_and_predictability_metrics_match_the_library(tmp_path, 
     )
     doc = json.loads((tmp_path / "m.json").read_text())
     jsonschema.validate(doc, load_schema())
-    got = {m["key"]: m for m in doc["metrics"]}
+    got = {m["key"]: m for m in list(doc["results"].values())}
     tasks = [c for c in test.columns if c.startswith("obj_")]
     names = {"task_names": [t[4:] for t in tasks], "group_names": ["man", "woman"]}
     common = {
@@ -422,7 +429,7 @@ def test_mitigate_single_structure_by_hand(tmp_path, capsys):
     )
     err = " ".join(capsys.readouterr().err.split())
     assert (
-        ERR_SCORE_COLUMN.format(
+        to_flags(ERR_SCORE_COLUMN).format(
             file=tmp_path / "short.csv",
             column="w|cook",
             what="(group, task) score",
@@ -453,7 +460,7 @@ def test_mitigate_single_structure_by_hand(tmp_path, capsys):
         )
         == 2
     )
-    assert ERR_MULTILABEL_TASKS in " ".join(capsys.readouterr().err.split())
+    assert to_flags(ERR_MULTILABEL_TASKS) in " ".join(capsys.readouterr().err.split())
     # --truth with a label the training file lacks: the error names that file and column
     truth.assign(gender=["m"] * 4 + ["w"] * 5 + ["x"]).to_csv(tmp_path / "odd.csv", index=False)
     assert (
@@ -479,7 +486,7 @@ def test_mitigate_single_structure_by_hand(tmp_path, capsys):
         )
         == 2
     )
-    assert ERR_UNKNOWN_EVAL_LABELS.format(
+    assert to_flags(ERR_UNKNOWN_EVAL_LABELS).format(
         file=tmp_path / "odd.csv", column="gender", examples="'x'", train=tmp_path / "train.csv"
     ) in " ".join(capsys.readouterr().err.split())
     assert not (tmp_path / "x.csv").exists()
@@ -507,7 +514,7 @@ def test_mitigate_single_structure_by_hand(tmp_path, capsys):
         )
         == 2
     )
-    assert ERR_DUPLICATE_IDS.format(
+    assert to_flags(ERR_DUPLICATE_IDS).format(
         file=tmp_path / "dup.csv", column="id", count=1, examples=repr(str(scores["id"][0]))
     ) in " ".join(capsys.readouterr().err.split())
     assert not (tmp_path / "x.csv").exists()
@@ -573,7 +580,7 @@ def test_mitigate_multilabel_matches_the_library(tmp_path, capsys):
         main(["mitigate", str(tmp_path / "partial.csv"), *common, "-o", str(tmp_path / "x.csv")])
         == 2
     )
-    assert ERR_PARTIAL_ABSENT.format(
+    assert to_flags(ERR_PARTIAL_ABSENT).format(
         file=tmp_path / "partial.csv", column="woman|ski|absent", present="man|cup|absent"
     ) in " ".join(capsys.readouterr().err.split())
 

@@ -80,7 +80,7 @@ def test_bad_names_exit_2(saved, capsys):
 
 def test_cli_json_files_compare_by_metric_key(indicator_report):
     doc = json.loads(indicator_report["json"].read_text(encoding="utf-8"))
-    keys = [m["key"] for m in doc["metrics"]]
+    keys = [m["key"] for m in list(doc["results"].values())]
     table = biasamp.compare({"a": indicator_report["json"], "b": indicator_report["json"]})
     assert table["metric"].tolist() == keys * 2  # threshold sweeps left out
-    assert table["value"].tolist() == [m["value"] for m in doc["metrics"]] * 2
+    assert table["value"].tolist() == [m["value"] for m in list(doc["results"].values())] * 2

@@ -20,14 +20,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli.audit import threshold_sweeps
+from biasamp.auditing._run import threshold_sweeps
+from biasamp.auditing._sweeps import SWEEP_GRID
 from biasamp.cli.main import main
 from biasamp.engines._exclusive_groups import (
     ERR_POSITIVE_GROUP,
     exclusive_group_predictions,
     groups_are_exclusive,
 )
-from biasamp.uncertainty._audit_sweeps import SWEEP_GRID
 
 WOMAN = np.round(0.02 + 0.1 * np.arange(10), 2)
 
@@ -82,7 +82,7 @@ def test_two_exclusive_groups_sweep_the_positive_groups_score(tmp_path):
     expected = [above[round(t, 2)] / 10 - 0.6 for t in table["threshold"]]
     np.testing.assert_allclose(table["value"], expected, atol=1e-12)
     # the headline numbers use the same rule at the --threshold: 5 women of 10
-    mals = next(m for m in doc["metrics"] if m["key"] == "mals")
+    mals = next(m for m in list(doc["results"].values()) if m["key"] == "mals")
     assert mals["value"] == pytest.approx(0.5 - 0.6)
 
 
@@ -119,7 +119,7 @@ def test_every_row_is_in_exactly_one_group_at_every_threshold():
     assert groups_are_exclusive(np.eye(3)[[0, 1, 2, 1]])
     assert not groups_are_exclusive(np.array([[1, 1], [0, 1]]))
     assert not groups_are_exclusive(None)
-    with pytest.raises(ValueError, match="--positive-group"):
+    with pytest.raises(ValueError, match="positive_group="):
         exclusive_group_predictions(scores[:, :2], ["a", "b"], {}, default=0.5, positive="c")
     assert "{names}" in ERR_POSITIVE_GROUP
 
@@ -137,7 +137,7 @@ def test_three_exclusive_groups_keep_the_argmax_decision(tmp_path):
         test[f"pred_{name}"] = scores[:, k]
     test["pred_cook"] = rng.random(n)
     test.to_csv(tmp_path / "test.csv", index=False)
-    from biasamp.engines._audit_inputs import Layout, load_audit
+    from biasamp.auditing._inputs import Layout, load_audit
 
     layout = Layout(group_cols=("a", "b", "c"), task_cols=("cook",), pred_prefix="pred_")
     data = load_audit(

@@ -1,4 +1,4 @@
-"""Reading audit inputs from files (biasamp.engines._file_reader, biasamp.engines._audit_inputs): layouts, streaming, every error."""
+"""Reading audit inputs from files (biasamp.engines._file_reader, biasamp.auditing._inputs): layouts, streaming, every error."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 
 from biasamp import directional, mals
-from biasamp.engines import _file_reader as _files
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     ERR_COLUMN_SETS,
     ERR_DUPLICATE_IDS,
     ERR_ID_MISSING,
@@ -23,6 +22,7 @@ from biasamp.engines._audit_inputs import (
     load_audit,
     read_blocks,
 )
+from biasamp.engines import _file_reader as _files
 from biasamp.engines._file_reader import (
     ERR_DELIMITER,
     ERR_DUPLICATE_COLUMNS,
@@ -178,7 +178,7 @@ def _write(tmp_path, name: str, text: str):
             "g,t\nm,1\n",
             Layout(group="gender", task_cols=("t",)),
             ERR_MISSING_COLUMN,
-            {"column": "gender", "option": "--group"},
+            {"column": "gender", "option": "group="},
         ),
         (
             "g,t\nm,2\nw,1\n",
@@ -312,12 +312,12 @@ def test_label_and_column_set_errors(tmp_path):
     with pytest.raises(InputError) as info:
         load_audit(Layout(group="g", task_cols=("a", "b"), pred_prefix="pred_"), data=partial)
     assert str(info.value) == ERR_PARTIAL_PREDICTIONS.format(
-        file=partial, role="tasks", column="pred_b", option="--pred-prefix", present="pred_a"
+        file=partial, role="tasks", column="pred_b", option="pred_prefix=", present="pred_a"
     )
 
 
 def test_training_labels_are_canonical(tmp_path):
-    """The library's rule: with --train its names are the label set; other labels are errors."""
+    """The library's rule: with train= its names are the label set; other labels are errors."""
     layout = Layout(group="g", task="t", pred_prefix="p_")
     train = _write(tmp_path, "train.csv", "g,t\nm,cook\nw,ski\nw,cook\n")
     extra_group = _write(tmp_path, "d1.csv", "g,t,p_g,p_t\nm,cook,m,cook\nx,ski,w,ski\n")
@@ -343,7 +343,7 @@ def test_training_labels_are_canonical(tmp_path):
     both = _write(tmp_path, "d5.csv", "g,t,p_g,p_t\nm,cook,m,cook\nm,cook,w,cook\n")
     data = load_audit(layout, data=both, train=train)
     assert data.group_names == ("m", "w") and data.task_names == ("cook", "ski")
-    # without --train the evaluation ground truth is canonical
+    # without train= the evaluation ground truth is canonical
     assert load_audit(layout, data=subset).task_names == ("cook",)
 
 
@@ -364,7 +364,7 @@ def test_layout_needs_exactly_one_option_per_role():
         Layout(task="t")
     with pytest.raises(InputError, match="tasks: give exactly one"):
         Layout(group="g", task="t", task_cols=("a",))
-    with pytest.raises(InputError, match="--tasks-long needs --id"):
+    with pytest.raises(InputError, match="tasks_long= needs id="):
         Layout(group="g", tasks_long="x.csv")
 
 
@@ -373,7 +373,7 @@ def test_read_blocks_reads_only_the_needed_columns(tmp_path):
     frame.to_parquet(tmp_path / "f.parquet")
     arrays, info = read_blocks(
         tmp_path / "f.parquet",
-        [ColumnBlock("tasks", "indicator", ("keep",), "--task-cols")],
+        [ColumnBlock("tasks", "indicator", ("keep",), "task_cols=")],
         role="data",
     )
     assert arrays["tasks"].dtype == np.uint8 and arrays["tasks"].shape == (3, 1)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biasamp.cli.flags import to_flags
 from biasamp.cli.main import EXIT_USAGE, main
 from biasamp.inputs._group_sizes import WARN_SMALL_GROUPS, SmallGroupWarning
 
@@ -60,7 +61,7 @@ def test_sizes_per_split_in_json_and_terminal_and_the_warning_line(files, capsys
     # nothing reaches Python's warnings: the command prints them as warning lines
     assert not [w for w in record if issubclass(w.category, SmallGroupWarning)]
     doc = json.loads((files / "out.json").read_text())
-    by_key = {m["key"]: m for m in doc["metrics"]}
+    by_key = {m["key"]: m for m in list(doc["results"].values())}
     for key in ("mals", "directional-a2t", "directional-t2a"):
         sizes = by_key[key]["group_sizes"]
         assert sizes["train"] == {"a": 40.0, "b": 35.0}
@@ -75,20 +76,25 @@ def test_sizes_per_split_in_json_and_terminal_and_the_warning_line(files, capsys
     )
     assert doc["warnings"][0] == small
     assert sum("min_group_size" in w for w in doc["warnings"]) == 1  # once, not per metric
-    assert small in out
+    assert to_flags(small) in out  # the terminal names the flag: --min-group-size 30
 
 
 def test_min_group_size_none_turns_the_check_off(files):
     assert main(_run(files, "--min-group-size", "none")) == 0
     doc = json.loads((files / "out.json").read_text())
-    assert all(m["small_groups"] == [] and m["min_group_size"] is None for m in doc["metrics"])
+    assert all(
+        m["small_groups"] == [] and m["min_group_size"] is None
+        for m in list(doc["results"].values())
+    )
     assert doc["settings"]["min_group_size"] is None
 
 
 def test_min_group_size_sets_the_threshold(files):
     assert main(_run(files, "--min-group-size", "5")) == 0
     doc = json.loads((files / "out.json").read_text())
-    assert all(m["small_groups"] == [] and m["min_group_size"] == 5 for m in doc["metrics"])
+    assert all(
+        m["small_groups"] == [] and m["min_group_size"] == 5 for m in list(doc["results"].values())
+    )
 
 
 def test_a_negative_min_group_size_is_refused(files, capsys):

@@ -50,7 +50,7 @@ def test_several_group_columns_give_the_library_values_on_their_intersections(tm
     args = ["measure", str(paths["test"]), "--train", str(paths["train"]), "--group", "race,sex"]
     args += ["--task-cols", ",".join(TASKS), "--pred-prefix", "pred_", "--json", str(out)]
     assert main(args) == 0
-    values = {m["key"]: m["value"] for m in json.loads(out.read_text())["metrics"]}
+    values = {m["key"]: m["value"] for m in json.loads(out.read_text())["results"].values()}
 
     groups = biasamp.intersect(test[["race", "sex"]])
     groups_pred = biasamp.intersect(

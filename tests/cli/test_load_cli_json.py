@@ -65,7 +65,7 @@ def test_load_result_reads_measure_json(tmp_path):
     dpa = results["dpa-t2a"]
     assert isinstance(dpa, biasamp.PredictabilityResult)
     doc = json.loads((tmp_path / "out.json").read_text())
-    record = next(m for m in doc["metrics"] if m["key"] == "dpa-t2a")
+    record = next(m for m in list(doc["results"].values()) if m["key"] == "dpa-t2a")
     np.testing.assert_allclose(dpa.values, record["values"])
     assert dpa.psi_d == pytest.approx(record["extras"]["psi_d"])
     one = biasamp.load_result(tmp_path / "out.json", metric="mals")

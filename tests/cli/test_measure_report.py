@@ -26,13 +26,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli.arguments import ERR_DELIMITER_ARG, ERR_THRESHOLD
-from biasamp.cli.json_output import load_schema
-from biasamp.cli.main import main
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     ERR_DUPLICATE_IDS,
     ERR_ID_MISSING,
 )
+from biasamp.cli.arguments import ERR_DELIMITER_ARG, ERR_THRESHOLD
+from biasamp.cli.flags import to_flags
+from biasamp.cli.json_output import load_schema
+from biasamp.cli.main import main
 from biasamp.engines._file_reader import (
     ERR_DELIMITER,
     ERR_EMPTY_FILE,
@@ -100,11 +101,11 @@ def test_measure_categorical_layout_worked_example_json_and_gate(tmp_path):
     assert "gate directional-t2a <= 0.2: passed" in proc.stdout
     doc = json.loads((tmp_path / "out.json").read_text())
     jsonschema.validate(doc, load_schema())
-    values = {m["key"]: m["value"] for m in doc["metrics"]}
+    values = {m["key"]: m["value"] for m in list(doc["results"].values())}
     assert values["mals"] == pytest.approx(0.14, abs=1e-12)
     assert values["directional-t2a"] == pytest.approx(0.14, abs=1e-12)
     assert values["directional-a2t"] == pytest.approx(0.0, abs=1e-12)
-    mals_doc = next(m for m in doc["metrics"] if m["key"] == "mals")
+    mals_doc = next(m for m in list(doc["results"].values()) if m["key"] == "mals")
     assert mals_doc["extras"]["violations"] == 2 and mals_doc["n_pairs"] == 2
     assert sum(p["contribution"] for p in mals_doc["pairs"]) == pytest.approx(0.14)
     assert mals_doc["interval"] is None and mals_doc["n_boot"] == 0
@@ -148,8 +149,8 @@ def test_report_indicator_layout_json_is_valid_and_matches_the_library(indicator
     doc = json.loads(indicator_report["json"].read_text())
     jsonschema.validate(doc, load_schema())
     assert doc["command"] == "report"
-    assert [m["key"] for m in doc["metrics"]] == ["directional-a2t"]
-    hint = "needs predicted groups: --pred-prefix or --pred"
+    assert [m["key"] for m in list(doc["results"].values())] == ["directional-a2t"]
+    hint = "needs predicted groups: pred_prefix= or pred="  # the library names keywords
     assert doc["skipped"] == {"mals": hint, "directional-t2a": hint}
     assert doc["labels"]["groups"] == [XSS_GROUP, "other"]
     assert set(doc["thresholds"].values()) == {0.5}
@@ -166,7 +167,7 @@ def test_report_indicator_layout_json_is_valid_and_matches_the_library(indicator
         groups_train=train[[XSS_GROUP, "other"]],
         tasks_train=train[tasks],
     )
-    assert doc["metrics"][0]["value"] == pytest.approx(want.value, abs=1e-15)
+    assert list(doc["results"].values())[0]["value"] == pytest.approx(want.value, abs=1e-15)
     assert XSS_GROUP in indicator_report["stdout"]  # printed as text, not markup
 
 
@@ -204,30 +205,30 @@ def _error_case(tmp_path: Path, name: str) -> tuple[list[str], str]:
             "t",
             "--pred-prefix",
             "p_",
-        ], ERR_MISSING_COLUMN.format(
+        ], to_flags(ERR_MISSING_COLUMN).format(
             file="data.csv", column="gender", option="--group", columns="'id', 'g', 't'"
         )
     if name == "non-binary value":
         data.write_text("id,g,t,p_t\na,m,1,1\nb,w,0,3\n")
-        return [*base, "--pred-prefix", "p_"], ERR_NOT_BINARY.format(
+        return [*base, "--pred-prefix", "p_"], to_flags(ERR_NOT_BINARY).format(
             file="data.csv", column="p_t", value=3, row=2
         )
     if name == "id missing":
         (tmp_path / "pred.csv").write_text("id,t\na,1\n")
-        return [*base, "--pred", "pred.csv", "--id", "id"], ERR_ID_MISSING.format(
+        return [*base, "--pred", "pred.csv", "--id", "id"], to_flags(ERR_ID_MISSING).format(
             column="id", count=1, file_a="data.csv", file_b="pred.csv", examples="'b'"
         )
     if name == "duplicate ids":
         (tmp_path / "pred.csv").write_text("id,t\na,1\nb,0\nb,1\n")
-        return [*base, "--pred", "pred.csv", "--id", "id"], ERR_DUPLICATE_IDS.format(
+        return [*base, "--pred", "pred.csv", "--id", "id"], to_flags(ERR_DUPLICATE_IDS).format(
             file="pred.csv", column="id", count=1, examples="'b'"
         )
     if name == "empty file":
         data.write_text("")
-        return [*base, "--pred-prefix", "p_"], ERR_EMPTY_FILE.format(file="data.csv")
+        return [*base, "--pred-prefix", "p_"], to_flags(ERR_EMPTY_FILE).format(file="data.csv")
     if name == "wrong delimiter":
         data.write_text("g;t;p_t\nm;1;1\n")
-        return [*base, "--pred-prefix", "p_"], ERR_DELIMITER.format(
+        return [*base, "--pred-prefix", "p_"], to_flags(ERR_DELIMITER).format(
             file="data.csv", header="g;t;p_t", char=";", expected=","
         )
     if name == "malformed parquet":
@@ -330,7 +331,7 @@ def test_long_layout_and_cell_warnings_in_process(tmp_path, capsys):
     doc = json.loads((tmp_path / "o.json").read_text())
     jsonschema.validate(doc, load_schema())
     assert doc["labels"]["tasks"] == ["cooking", "juggling", "skiing"]
-    assert [m["key"] for m in doc["metrics"]] == ["directional-t2a"]
+    assert [m["key"] for m in list(doc["results"].values())] == ["directional-t2a"]
 
 
 def test_help_of_each_command_has_the_contract_and_examples(capsys):
@@ -386,14 +387,14 @@ def test_bootstrap_interval_reaches_the_json(tmp_path, capsys):
     assert main(args) == 0
     doc = json.loads((tmp_path / "b.json").read_text())
     jsonschema.validate(doc, load_schema())
-    for metric in doc["metrics"]:
+    for metric in list(doc["results"].values()):
         assert metric["n_boot"] == 200 and metric["seed"] == 3
         low, high = metric["interval"]["low"], metric["interval"]["high"]
         assert low <= metric["value"] <= high and metric["interval"]["level"] == 0.95
     assert "(95%)" in capsys.readouterr().out
     assert main(args) == 0  # same seed, same interval
     again = json.loads((tmp_path / "b.json").read_text())
-    assert again["metrics"] == doc["metrics"]
+    assert list(again["results"].values()) == list(doc["results"].values())
 
 
 def test_chunk_size_gives_the_same_numbers_and_rejects_non_positive(tmp_path, capsys):
@@ -417,7 +418,7 @@ def test_chunk_size_gives_the_same_numbers_and_rejects_non_positive(tmp_path, ca
         out = tmp_path / f"out{len(values)}.json"
         assert main([*base, *extra, "--json", str(out)]) == 0
         doc = json.loads(out.read_text())
-        values.append({m["key"]: m["value"] for m in doc["metrics"]})
+        values.append({m["key"]: m["value"] for m in list(doc["results"].values())})
     assert values[0] == values[1] == values[2]
     assert values[1]["mals"] == pytest.approx(0.14, abs=1e-12)
     capsys.readouterr()
@@ -445,7 +446,7 @@ def test_a_threshold_that_is_not_a_finite_number_is_a_usage_error(value, tmp_pat
             ]
         )
     assert info.value.code == 2
-    assert ERR_THRESHOLD.format(got=value) in capsys.readouterr().err
+    assert to_flags(ERR_THRESHOLD).format(got=value) in capsys.readouterr().err
 
 
 def test_a_gate_fails_on_an_undefined_value():
@@ -468,4 +469,4 @@ def test_delimiter_accepts_a_typed_backslash_t_and_rejects_longer_ones(tmp_path,
     with pytest.raises(SystemExit) as info:
         main([*base, "--delimiter", ";;"])
     assert info.value.code == 2
-    assert ERR_DELIMITER_ARG.format(got=";;") in capsys.readouterr().err
+    assert to_flags(ERR_DELIMITER_ARG).format(got=";;") in capsys.readouterr().err

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 import biasamp
+from biasamp.cli.flags import to_flags
 from biasamp.cli.main import main
 
 GROUPS = ("m", "w")
@@ -132,7 +133,7 @@ def _cli(
     streamed = doc["settings"]["streamed"]
     assert streamed is (args[args.index("--stream") + 1] == "on")
     rows = {f["role"]: f["rows"] for f in doc["inputs"]}
-    return {m["key"]: m["value"] for m in doc["metrics"]}, rows
+    return {m["key"]: m["value"] for m in list(doc["results"].values())}, rows
 
 
 def _layout(name: str, tmp_path: Path, train: pd.DataFrame, test: pd.DataFrame):
@@ -471,7 +472,10 @@ def test_files_duckdb_cannot_read_stream_on_numpy_and_agree_with_memory(layout, 
     assert docs["auto"]["settings"]["engine"] == "numpy"
     assert docs["off"]["settings"]["streamed"] is False
     assert docs["auto"]["inputs"] == docs["off"]["inputs"]
-    values = {stream: {m["key"]: m["value"] for m in d["metrics"]} for stream, d in docs.items()}
+    values = {
+        stream: {m["key"]: m["value"] for m in list(d["results"].values())}
+        for stream, d in docs.items()
+    }
     assert values["auto"] == pytest.approx(values["off"], rel=1e-12)
 
 
@@ -491,7 +495,7 @@ def test_the_training_file_has_rows_with_no_group_and_no_task(splits):
 @pytest.mark.parametrize("stream", ["auto", "on"])
 def test_streamed_join_errors_name_file_column_and_row(stream, tmp_path, capsys):
     """The streamed join refuses; the in-memory reader names the file, column and row."""
-    from biasamp.engines._audit_inputs import ERR_DUPLICATE_IDS, ERR_ID_MISSING
+    from biasamp.auditing._inputs import ERR_DUPLICATE_IDS, ERR_ID_MISSING
     from biasamp.engines._file_reader import ERR_NOT_BINARY
 
     truth = pd.DataFrame({"id": ["a", "b", "c"], "m": [1, 0, 1], "w": [0, 1, 0]})
@@ -504,12 +508,14 @@ def test_streamed_join_errors_name_file_column_and_row(stream, tmp_path, capsys)
         (
             ["a", "b", "b"],
             [1, 0, 1],
-            ERR_DUPLICATE_IDS.format(file=tmp_path / "p.csv", column="id", count=1, examples="'b'"),
+            to_flags(ERR_DUPLICATE_IDS).format(
+                file=tmp_path / "p.csv", column="id", count=1, examples="'b'"
+            ),
         ),
         (
             ["a", "b", "d"],
             [1, 0, 1],
-            ERR_ID_MISSING.format(
+            to_flags(ERR_ID_MISSING).format(
                 column="id",
                 count=1,
                 file_a=tmp_path / "t.csv",
@@ -520,7 +526,7 @@ def test_streamed_join_errors_name_file_column_and_row(stream, tmp_path, capsys)
         (
             ["c", "a", "b"],
             [1, 0, 2],
-            ERR_NOT_BINARY.format(file=tmp_path / "p.csv", column="x", value=2, row=3),
+            to_flags(ERR_NOT_BINARY).format(file=tmp_path / "p.csv", column="x", value=2, row=3),
         ),
     ]
     for ids, x, message in cases:
@@ -548,7 +554,7 @@ def test_the_bootstrap_of_a_joined_file_equals_the_library(layout, stream, split
         assert main(["measure", *args, *extra, "--stream", stream, "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["settings"]["streamed"] is (stream == "on")
-    got = {m["key"]: m["interval"] for m in doc["metrics"]}
+    got = {m["key"]: m["interval"] for m in list(doc["results"].values())}
     train_roles = {"groups_train": arrays["groups_train"], "tasks_train": arrays["tasks_train"]}
     boot = {"n_boot": 25, "random_state": 7}
     a2t = biasamp.directional(
@@ -569,7 +575,7 @@ def test_the_bootstrap_of_a_joined_file_equals_the_library(layout, stream, split
 
 def test_ids_are_joined_as_text_or_as_stored_integers(tmp_path, capsys):
     """'007' and '7' are different ids, as the in-memory reader reads them (text)."""
-    from biasamp.engines._audit_inputs import ERR_ID_MISSING
+    from biasamp.auditing._inputs import ERR_ID_MISSING
 
     truth = pd.DataFrame({"id": ["007", "8"], "m": [1, 0], "w": [0, 1], "x": [1, 0]})
     truth.to_csv(tmp_path / "t.csv", index=False)
@@ -580,7 +586,7 @@ def test_ids_are_joined_as_text_or_as_stored_integers(tmp_path, capsys):
     base += ["--pred", str(tmp_path / "p.csv"), "--id", "id", "--metric", "a2t"]
     assert main(base) == 2
     err = " ".join(capsys.readouterr().err.split())
-    missing = ERR_ID_MISSING.format(
+    missing = to_flags(ERR_ID_MISSING).format(
         column="id", count=1, file_a=tmp_path / "t.csv", file_b=tmp_path / "p.csv", examples="'007'"
     )
     assert missing in err
@@ -599,7 +605,10 @@ def test_ids_are_joined_as_text_or_as_stored_integers(tmp_path, capsys):
         docs[stream] = json.loads(out.read_text())
     assert docs["on"]["settings"]["streamed"] is True
     assert docs["on"]["settings"]["engine"] == "numpy"
-    assert docs["on"]["metrics"][0]["value"] == docs["off"]["metrics"][0]["value"]
+    assert (
+        list(docs["on"]["results"].values())[0]["value"]
+        == list(docs["off"]["results"].values())[0]["value"]
+    )
     # integer ids stored as integers (Parquet) are joined by the engine
     truth.assign(id=[7, 8]).to_parquet(tmp_path / "t.parquet")
     pd.DataFrame({"id": [8, 7], "m": [0, 1], "w": [1, 0], "x": [1, 1]}).to_parquet(
@@ -641,7 +650,9 @@ def test_calibrated_thresholds_stream_with_the_in_memory_values(engine, splits, 
     assert docs["off"]["settings"]["streamed"] is False
     assert docs["on"]["thresholds"] == docs["off"]["thresholds"]
     assert set(TASKS) <= set(docs["on"]["thresholds"])
-    values = {s: {m["key"]: m["value"] for m in d["metrics"]} for s, d in docs.items()}
+    values = {
+        s: {m["key"]: m["value"] for m in list(d["results"].values())} for s, d in docs.items()
+    }
     assert set(values["on"]) == set(PAIRWISE + MULTI)
     for key in PAIRWISE + MULTI:
         assert values["on"][key] == pytest.approx(values["off"][key], rel=1e-12, abs=1e-15), key
@@ -666,7 +677,7 @@ def test_the_multi_attribute_bootstrap_equals_the_library(layout, stream, splits
         assert main(["measure", *args, *extra, "--stream", stream, "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["settings"]["streamed"] is (stream == "on")
-    got = {m["key"]: m for m in doc["metrics"]}
+    got = {m["key"]: m for m in list(doc["results"].values())}
     common = {
         "groups_train": arrays["groups_train"],
         "tasks_train": arrays["tasks_train"],

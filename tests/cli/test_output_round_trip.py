@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from biasamp.auditing._threshold_files import read_thresholds
 from biasamp.cli.main import main
 from biasamp.engines._file_reader import ColumnBlock, read_blocks
 from biasamp.results._display import display_text
-from biasamp.uncertainty._threshold_files import read_thresholds
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("matplotlib")

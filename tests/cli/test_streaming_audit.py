@@ -1,4 +1,4 @@
-"""The streaming path of ``biasamp measure`` / ``report`` (``biasamp.cli.streaming``).
+"""The streaming path of ``biasamp measure`` / ``report`` (``biasamp.auditing._run``).
 
 Every streamed audit is compared with the in-memory audit of the same files
 (``--stream off``): the JSON documents must be equal, interval included
@@ -15,15 +15,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp.cli.json_output import load_schema
-from biasamp.cli.main import main
-from biasamp.cli.streaming import ERR_ENGINE_NEEDS_STREAM, ERR_STREAM_NOT_APPLICABLE
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     ERR_NO_PREDICTIONS_FOUND,
     ERR_NO_PREDICTIONS_LONG,
     ERR_UNKNOWN_EVAL_LABELS,
     ERR_UNKNOWN_PRED_LABELS,
 )
+from biasamp.auditing._run import ERR_ENGINE_NEEDS_STREAM, ERR_STREAM_NOT_APPLICABLE
+from biasamp.cli.flags import to_flags
+from biasamp.cli.json_output import load_schema
+from biasamp.cli.main import main
 from biasamp.engines._file_reader import (
     ERR_MISSING_COLUMN,
     ERR_MISSING_VALUES,
@@ -131,15 +132,22 @@ def test_streamed_audit_equals_the_in_memory_audit(tmp_path, suffix, layout):
         "64",
     ]
     doc = _compare(args, tmp_path)
-    assert [m["key"] for m in doc["metrics"]] == ["mals", "directional-a2t", "directional-t2a"]
+    assert [m["key"] for m in list(doc["results"].values())] == [
+        "mals",
+        "directional-a2t",
+        "directional-t2a",
+    ]
     assert [f["role"] for f in doc["inputs"]] == ["data", "train"]
     assert [f["rows"] for f in doc["inputs"]] == [700, 500]
     # without a training file the evaluation ground truth fixes names and signs
     doc = _compare(
         ["measure", str(data), *columns, "--pred-prefix", "pred_", "--chunk-size", "100"], tmp_path
     )
-    assert [m["key"] for m in doc["metrics"]] == ["directional-a2t", "directional-t2a"]
-    assert doc["skipped"] == {"mals": "needs training ground truth: --train"}
+    assert [m["key"] for m in list(doc["results"].values())] == [
+        "directional-a2t",
+        "directional-t2a",
+    ]
+    assert doc["skipped"] == {"mals": "needs training ground truth: train="}  # keywords
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
@@ -166,7 +174,7 @@ def test_streamed_bootstrap_interval_equals_the_in_memory_one(tmp_path, suffix):
         "0.9",
     ]
     doc = _compare(args, tmp_path, "--chunk-size", "999")
-    for metric in doc["metrics"]:
+    for metric in list(doc["results"].values()):
         assert metric["n_boot"] == 25 and metric["interval"]["level"] == 0.9
         assert metric["interval"]["low"] <= metric["value"] <= metric["interval"]["high"]
         assert all("ci_low" in pair for pair in metric["pairs"])
@@ -210,7 +218,7 @@ def test_streamed_bootstrap_matches_the_library(tmp_path):
         n_boot=50,
         random_state=11,
     )
-    got = doc["metrics"][0]
+    got = list(doc["results"].values())[0]
     assert got["value"] == pytest.approx(0.14, abs=1e-12)
     assert (got["interval"]["low"], got["interval"]["high"]) == want.ci
     assert got["interval"]["se"] == want.se
@@ -238,7 +246,7 @@ def test_duckdb_engine_equals_numpy(tmp_path, suffix):
     base = [*base, "--n-boot", "20", "--seed", "1"]
     duck_doc = _doc([*base, "--engine", "duckdb"], tmp_path / "duck.json")
     numpy_doc = _doc(base, tmp_path / "numpy.json")
-    assert duck_doc["metrics"] == numpy_doc["metrics"]
+    assert list(duck_doc["results"].values()) == list(numpy_doc["results"].values())
 
 
 def _error_files(tmp_path: Path, name: str, suffix: str) -> tuple[list[str], str]:
@@ -251,21 +259,23 @@ def _error_files(tmp_path: Path, name: str, suffix: str) -> tuple[list[str], str
         frame.loc[250, "pred_obj_2"] = 3
         columns = ["--group-cols", "man,woman", "--task-prefix", "obj_"]
         train = frame[["man", "woman", "obj_0", "obj_1", "obj_2", "obj_3"]]
-        message = ERR_NOT_BINARY.format(file="test" + suffix, column="pred_obj_2", value=3, row=251)
+        message = to_flags(ERR_NOT_BINARY).format(
+            file="test" + suffix, column="pred_obj_2", value=3, row=251
+        )
     elif name == "missing value":
         frame = frame.astype(object)
         frame.loc[200, "pred_activity"] = None
-        message = ERR_MISSING_VALUES.format(
+        message = to_flags(ERR_MISSING_VALUES).format(
             file="test" + suffix, column="pred_activity", count=1, row=201
         )
     elif name == "label not in training":
         frame.loc[123, "activity"] = "juggling"
-        message = ERR_UNKNOWN_EVAL_LABELS.format(
+        message = to_flags(ERR_UNKNOWN_EVAL_LABELS).format(
             file="test" + suffix, column="activity", examples="'juggling'", train="train" + suffix
         )
     elif name == "predicted label unknown":
         frame.loc[123, "pred_gender"] = "robot"
-        message = ERR_UNKNOWN_PRED_LABELS.format(
+        message = to_flags(ERR_UNKNOWN_PRED_LABELS).format(
             file="test" + suffix,
             column="pred_gender",
             examples="'robot'",
@@ -273,7 +283,7 @@ def _error_files(tmp_path: Path, name: str, suffix: str) -> tuple[list[str], str
         )
     elif name == "missing column":
         frame = frame.drop(columns="activity")
-        message = ERR_MISSING_COLUMN.format(
+        message = to_flags(ERR_MISSING_COLUMN).format(
             file="test" + suffix,
             column="activity",
             option="--task",
@@ -352,7 +362,9 @@ def test_text_in_an_indicator_column_after_the_first_csv_block(tmp_path, monkeyp
         )
         == 2
     )
-    message = ERR_NOT_BINARY.format(file="test.csv", column="obj_1", value="yes", row=59_001)
+    message = to_flags(ERR_NOT_BINARY).format(
+        file="test.csv", column="obj_1", value="yes", row=59_001
+    )
     assert message in _flat(capsys.readouterr().err)
 
 
@@ -371,7 +383,7 @@ def test_stream_on_and_duckdb_say_why_streaming_does_not_apply(tmp_path, capsys)
     cases = [
         (
             ["--metric", "dpa-a2t", "--stream", "on"],
-            ERR_STREAM_NOT_APPLICABLE.format(
+            to_flags(ERR_STREAM_NOT_APPLICABLE).format(
                 reason="metric(s) dpa-a2t need the rows (streamed: "
                 "mals, directional-a2t, directional-t2a, multi-mals, multi-a2t, multi-t2a)"
             ),
@@ -382,7 +394,7 @@ def test_stream_on_and_duckdb_say_why_streaming_does_not_apply(tmp_path, capsys)
         ),
         (
             ["--stream", "off", "--engine", "duckdb"],
-            ERR_ENGINE_NEEDS_STREAM.format(reason="--stream off"),
+            to_flags(ERR_ENGINE_NEEDS_STREAM).format(reason="--stream off"),
         ),
     ]
     for extra, message in cases:
@@ -416,7 +428,7 @@ def test_stream_on_and_duckdb_say_why_streaming_does_not_apply(tmp_path, capsys)
         "pred_",
     ]
     streamed = _compare(args, tmp_path)
-    groups = {p["group"] for m in streamed["metrics"] for p in m.get("pairs", [])}
+    groups = {p["group"] for m in list(streamed["results"].values()) for p in m.get("pairs", [])}
     assert groups == {"01", "1", "2"}
     assert main([*args, "--stream", "on", "--engine", "duckdb"]) == 2
     assert "column 'gender' is read as int64 by inference" in _flat(capsys.readouterr().err)
@@ -481,7 +493,7 @@ def test_single_group_is_a_warning_in_both_paths(tmp_path):
         tmp_path,
     )
     assert WARN_SINGLE_GROUP.format(arg="groups", name="m") in doc["warnings"]
-    assert doc["skipped"] == {"mals": "needs training ground truth: --train"}
+    assert doc["skipped"] == {"mals": "needs training ground truth: train="}  # keywords
 
 
 @pytest.mark.parametrize("stream", ["on", "off"])
@@ -496,9 +508,11 @@ def test_a_predictions_file_without_prediction_columns_says_what_was_expected(
     pd.DataFrame({"id": ["a", "c"], "label": ["ski", "cook"]}).to_csv(long, index=False)
     common = ["measure", str(data), "--group", "g", "--pred", str(pred), "--id", "id"]
     assert main([*common, "--task-cols", "ski", "--stream", stream]) == 2
-    expected = ERR_NO_PREDICTIONS_FOUND.format(file=pred, group_col="'g'", task_col="'ski'")
+    expected = to_flags(ERR_NO_PREDICTIONS_FOUND).format(
+        file=pred, group_col="'g'", task_col="'ski'"
+    )
     assert expected in _flat(capsys.readouterr().err)
     # long task tables: the predicted tasks are a long table, never columns of --pred
     assert main([*common, "--tasks-long", str(long), "--stream", stream]) == 2
-    expected = ERR_NO_PREDICTIONS_LONG.format(file=pred, group_col="'g'")
+    expected = to_flags(ERR_NO_PREDICTIONS_LONG).format(file=pred, group_col="'g'")
     assert expected in _flat(capsys.readouterr().err)

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from biasamp import CountTable, counts_from_files, pattern_counts_from_files
+from biasamp.auditing._threshold_files import read_thresholds
 from biasamp.cli.main import EXIT_USAGE, main
 from biasamp.engines._file_formats import (
     ERR_FIELD_COUNT,
@@ -25,7 +26,6 @@ from biasamp.engines._file_formats import (
     check_field_counts,
 )
 from biasamp.engines._file_reader import ColumnBlock, InputError, read_blocks
-from biasamp.uncertainty._threshold_files import read_thresholds
 
 pytest.importorskip("pyarrow")
 

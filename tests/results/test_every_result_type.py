@@ -9,8 +9,10 @@ The types come from the result registry, so a new type without a builder here fa
 from __future__ import annotations
 
 import re
+import tempfile
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import matplotlib
@@ -169,6 +171,23 @@ def _retrieval_bias() -> Any:
     )
 
 
+def _audit() -> Any:
+    frame = pd.DataFrame(
+        {
+            "gender": ["m"] * 4 + ["w"] * 4,
+            "cup": [1, 1, 1, 0, 1, 0, 0, 0],
+            "pred_cup": [1, 1, 1, 1, 0, 0, 0, 0],
+            "pred_gender": ["m"] * 4 + ["w"] * 4,
+        }
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "test.csv"
+        frame.to_csv(path, index=False)
+        return biasamp.audit(
+            path, group="gender", task_cols="cup", pred_prefix="pred_", min_group_size=None
+        )
+
+
 #: One builder per registered type; a type missing here fails the test below.
 BUILDERS: dict[str, Callable[[], Any]] = {
     "pairwise": _pairwise,
@@ -185,6 +204,7 @@ BUILDERS: dict[str, Callable[[], Any]] = {
     "rba": _rba,
     "model_comparison": _model_comparison,
     "dbac": _dbac,
+    "audit": _audit,
     "retrieval_bias": _retrieval_bias,
 }
 #: The (model, metric) rows each type gives in ``compare({"m": result})``; ``None``: refused.
@@ -196,6 +216,7 @@ EXPECTED_ROWS: dict[str, list[tuple[str, str]] | None] = {
     "caption_bias": [("m", "directional-t2a"), ("m", "directional-a2t"), ("m", "mals")],
     "lic": [("m", "lic")],
     "dbac": [("m", "dbac-t2a")],
+    "audit": [("m", "directional-a2t"), ("m", "directional-t2a")],
     "retrieval_bias": [("m", "retrieval-bias")],
     "threshold_calibration": None,
     "runs_summary": [("m", "mals")],

@@ -2,7 +2,7 @@
 
 ``biasamp.results._json_schema.first_schema_error`` implements the part of JSON
 Schema that biasamp's schemas use, so loading needs no dependency; here it is
-compared with ``jsonschema`` on the command line's document, on the saved-result
+compared with ``jsonschema`` on the command line's documents (versions 2 and 1), on the saved-result
 envelope, and on hypothesis edits of both.
 """
 
@@ -20,7 +20,11 @@ from .test_load_fuzz import _edit, documents
 
 jsonschema = pytest.importorskip("jsonschema")
 
-SCHEMAS = {"cli": "result-v1.json", "pairwise": "saved-result-v1.json"}
+SCHEMAS = {
+    "cli": "result-v2.json",
+    "cli_v1": "result-v1.json",
+    "pairwise": "saved-result-v1.json",
+}
 
 
 @pytest.mark.parametrize("kind", sorted(SCHEMAS))
@@ -45,7 +49,7 @@ def test_edited_documents_get_the_same_verdict(kind, n_edits, data):
 
 def test_the_first_problem_is_named_by_its_json_path():
     schema = load_schema("result-v1.json")
-    doc = copy.deepcopy(documents()["cli"])
+    doc = copy.deepcopy(documents()["cli_v1"])
     doc["metrics"][1]["n_pairs"] = -3
     assert first_schema_error(doc, schema) == (
         "$.metrics[1].n_pairs",

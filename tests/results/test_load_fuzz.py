@@ -160,7 +160,26 @@ def documents() -> dict[str, Any]:
         path = result.save(folder / f"{kind}.json")
         out[kind] = json.loads(path.read_text(encoding="utf-8"))
     out["cli"] = _cli_document(folder)
+    out["cli_v1"] = _version_1(out["cli"])
+    audit = biasamp.audit(
+        folder / "data.csv",
+        train=folder / "data.csv",
+        group="gender",
+        task_cols=TASKS,
+        pred_prefix="pred_",
+        metrics=["mals", "multi-mals"],
+        n_boot=3,
+    )
+    out["audit"] = json.loads(audit.save(folder / "audit.json").read_text(encoding="utf-8"))
     return out
+
+
+def _version_1(document: dict[str, Any]) -> dict[str, Any]:
+    """The command line's document as version 1 wrote it (a ``metrics`` list)."""
+    old = copy.deepcopy(document)
+    old["schema_version"] = 1
+    old["metrics"] = list(old.pop("results").values())
+    return old
 
 
 def test_every_result_type_is_fuzzed():
@@ -266,7 +285,7 @@ def _check_loads_or_refuses(path: Path) -> None:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
-    kind=st.sampled_from(sorted(registered_results()) + ["cli"]),
+    kind=st.sampled_from(sorted(registered_results()) + ["cli", "cli_v1"]),
     n_edits=st.integers(1, 3),
     data=st.data(),
 )
@@ -279,7 +298,7 @@ def test_edited_files_load_or_are_refused_naming_the_file(tmp_path, kind, n_edit
     _check_loads_or_refuses(path)
 
 
-@pytest.mark.parametrize("kind", sorted(registered_results()) + ["cli"])
+@pytest.mark.parametrize("kind", sorted(registered_results()) + ["cli", "cli_v1"])
 def test_unedited_files_load(tmp_path, kind):
     path = tmp_path / f"{kind}.json"
     _write(documents()[kind], path)

@@ -249,6 +249,7 @@ def test_every_registered_type_is_covered():
         "dbac",  # round trip in tests/text/test_dbac.py
         "differential_fairness",  # round trip in tests/metrics/test_differential_fairness.py
         "retrieval_bias",  # round trip in tests/metrics/test_retrieval.py
+        "audit",  # round trip in tests/auditing/test_audit_result.py
     }
     assert set(registered_results()) == covered
 

@@ -10,17 +10,20 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from biasamp.engines._audit_inputs import Layout
+from biasamp.auditing._inputs import Layout
+from biasamp.auditing._metric_specs import SPECS, resolve_metric
+from biasamp.auditing._run import STREAM_MODES, streaming_text
+from biasamp.auditing._streaming import ENGINES
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
 from biasamp.output._targets import OutputTarget, check_outputs
 
 from .console import new_console
-from .metrics import REGISTRY, resolve_metric
-from .streaming import ENGINES, STREAM_MODES
+from .flags import to_flags
 
 __all__ = [
     "EXIT_CODES",
@@ -81,16 +84,20 @@ Input contract:
                                    are canonical: an evaluation or predicted label it
                                    lacks is an error. Without it the evaluation ground
                                    truth is canonical.
-  Values  indicators are 0 or 1; labels are text; missing values are errors.
+  Values  indicators are 0 or 1; labels are text; missing values are errors
+          (--missing category: a missing group value is the group '<missing>').
   Errors name the file, the column and the problem; exit code 2.
-  Streaming: with group, tasks and 0/1 predictions (--pred-prefix, or --pred FILE
-          joined on --id) in CSV with ',' or Parquet (--train alike), no long tables
-          or thresholds, and only mals, directional-a2t, directional-t2a (and the
-          multi-* metrics without --n-boot), the files are counted chunk by
-          chunk (memory ~ --chunk-size x columns; --engine auto|numpy|duckdb).
-          --stream on requires it, --stream off reads every row in memory.
-
 """
+
+
+def _streaming_paragraph() -> str:
+    """The input contract's paragraph on streaming, from the library's streaming plan."""
+    text = to_flags(streaming_text())
+    lines = textwrap.wrap(text, width=88, initial_indent="  ", subsequent_indent=" " * 10)
+    return "\n".join(lines) + "\n\n"
+
+
+INPUT_CONTRACT += _streaming_paragraph()
 
 
 @dataclass(frozen=True)
@@ -125,9 +132,9 @@ def parse_gate(text: str) -> Gate:
     if not sep or not key.strip() or not math.isfinite(bound):
         raise argparse.ArgumentTypeError(ERR_GATE_FORMAT.format(got=text))
     try:
-        spec = resolve_metric(key.strip())
+        spec = resolve_metric(key.strip(), argument="--fail-above")
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc).replace("--metric", "--fail-above")) from exc
+        raise argparse.ArgumentTypeError(str(exc)) from exc
     return Gate(spec.key, bound)
 
 
@@ -197,7 +204,7 @@ def column_list(text: str) -> tuple[str, ...]:
 
 def _metric_name(text: str) -> str:
     try:
-        return resolve_metric(text).key
+        return resolve_metric(text, argument="--metric").key
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
@@ -291,6 +298,13 @@ def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool =
     if scores_only:
         return
     columns.add_argument(
+        "--missing",
+        choices=("error", "category"),
+        default="error",
+        help="a missing value in a group column: an error (default) or the group "
+        "'<missing>', as biasamp.intersect(missing='category')",
+    )
+    columns.add_argument(
         "--pred-tasks-long", metavar="FILE", help="predicted tasks as a long (id, label) table"
     )
     columns.add_argument(
@@ -343,9 +357,9 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         type=_metric_name,
         metavar="NAME",
         help="metric to compute, repeatable: "
-        + ", ".join(REGISTRY)
+        + ", ".join(SPECS)
         + " (default: "
-        + ", ".join(k for k, s in REGISTRY.items() if s.default)
+        + ", ".join(k for k, s in SPECS.items() if s.default)
         + ", those the inputs allow)",
     )
     metrics.add_argument(

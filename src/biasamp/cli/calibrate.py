@@ -9,7 +9,7 @@ validation rows are predicted positive as the ground truth has positives.
 
 The thresholds file (JSON for ``.json``, else CSV) and the one rule for
 scores (``score > threshold``) are described in
-:mod:`biasamp.uncertainty._threshold_files`, which reads and writes them.
+:mod:`biasamp.auditing._threshold_files`, which reads and writes them.
 
 ``biasamp measure`` / ``report`` read them with ``--thresholds FILE``, or
 calibrate on the fly with ``--calibrate-on VAL_FILE`` (and
@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from biasamp.auditing._threshold_files import calibrate_from_files, write_thresholds
 from biasamp.uncertainty._calibration import ThresholdCalibration
-from biasamp.uncertainty._threshold_files import calibrate_from_files, write_thresholds
 
 from .arguments import (
     EXIT_CODES,

@@ -27,6 +27,7 @@ from biasamp.results._display import display_text
 from . import calibrate, captions, compare, demo, measure, mitigate, report
 from .arguments import EXIT_CODES
 from .console import new_console
+from .flags import to_flags
 
 EXIT_OK = 0
 EXIT_GATE = 1
@@ -128,7 +129,7 @@ def _recording_interrupts(interrupts: list[int]) -> Iterator[None]:
 def _failure(exc: Exception) -> tuple[str, int]:
     """The one-line message and the exit code of an exception out of a command."""
     if isinstance(exc, (ValueError, TypeError, OSError, ImportError)):
-        return str(exc), EXIT_USAGE
+        return to_flags(str(exc)), EXIT_USAGE  # the library names keywords, we show flags
     if isinstance(exc, MemoryError):
         return ERR_MEMORY.format(detail=str(exc) or "an allocation failed"), EXIT_USAGE
     if os.environ.get("BIASAMP_TRACEBACK"):

@@ -20,15 +20,17 @@ __all__ = ["add_parser", "run"]
 
 
 def _metric_lines() -> str:
-    from .metrics import REGISTRY
+    from biasamp.auditing._metric_specs import SPECS
 
     return "\n".join(
-        f"  {k:<16} {s.description}" + ("" if s.default else " [opt-in]")
-        for k, s in REGISTRY.items()
+        f"  {k:<22} {s.description}" + ("" if s.default else " [opt-in]") for k, s in SPECS.items()
     )
 
 
 HELP = """Compute bias-amplification metrics from prediction files.
+
+Runs biasamp.audit(...) with the options as its keywords (--seed is random_state,
+--metric is metrics) and prints its AuditResult; --json writes AuditResult.to_dict().
 
 Reads the evaluation ground truth, the model's predictions and (optionally) the
 training ground truth, computes the chosen metrics (--metric, repeatable; by
@@ -55,6 +57,9 @@ Examples:
   # multi-attribute metrics (multi-label tasks and --train)
   biasamp measure test.csv --group gender --task-prefix obj_ --pred-prefix pred_ \\
       --train train.csv --metric multi-mals --metric multi-a2t --metric multi-t2a
+  # differential fairness of intersected groups; a missing value is its own group
+  biasamp measure test.csv --group race,sex --task outcome --pred-prefix pred_ \\
+      --metric differential-fairness --metric df-amplification --missing category
 
 Metrics (--metric):
 {METRICS}

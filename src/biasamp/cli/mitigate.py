@@ -7,7 +7,7 @@ its training value. It needs the model's *scores* for every possible output.
 The scores file (one row per instance, CSV or Parquet; one column per
 (group, task) pair with ``--structure single``, group, task-present and
 optional task-absent columns with ``--structure multilabel``, names joined by
-``--sep``) is described and read in :mod:`biasamp.engines._rba_files`.
+``--sep``) is described and read in :mod:`biasamp.auditing._rba_files`.
 
 ``--id COL`` is carried to the output (and joins ``--truth``). The training
 file (``--train``) uses the input contract's group and task options; with
@@ -35,8 +35,8 @@ import pandas as pd
 from rich.table import Table
 from rich.text import Text
 
-from biasamp.engines._audit_inputs import Layout
-from biasamp.engines._rba_files import ERR_SEP, load_rba_inputs
+from biasamp.auditing._inputs import Layout
+from biasamp.auditing._rba_files import ERR_SEP, load_rba_inputs
 from biasamp.mitigation._rba import RBAConvergenceWarning, rba
 from biasamp.output._atomic import OutputBatch
 from biasamp.output._csv import write_csv

@@ -408,6 +408,7 @@ ROWS: dict[str, Callable[[str, str | None, Any], list[_Row]]] = {
     "differential_fairness": _one,
     "dbac": _one,
     "retrieval_bias": _one,
+    "audit": _results_mapping,
     "caption_bias": _captions,
     "runs_summary": _runs,
     "threshold_sweep": _sweep,

@@ -1,10 +1,10 @@
-"""Exclusive group score columns (``--group-cols man,woman`` with scores): one decision.
+"""Exclusive group score columns (``group_cols="man,woman"`` with scores): one decision.
 
 When every ground-truth row has exactly one group, the group score columns describe
 one exclusive decision, not independent labels, so each row must be predicted into
 exactly one group:
 
-* **Two groups**: the decision is binary. The *positive group* is ``--positive-group``
+* **Two groups**: the decision is binary. The *positive group* is ``positive_group=``
   or, as in scikit-learn, the second group in sorted order; a row is predicted
   positive when the positive group's score is above its threshold, else the other
   group. The other column's score is not used. The report's sweep moves this one
@@ -32,7 +32,7 @@ __all__ = [
     "positive_group",
 ]
 
-ERR_POSITIVE_GROUP = "--positive-group: {got!r} is not one of the group columns {names}."
+ERR_POSITIVE_GROUP = "positive_group=: {got!r} is not one of the group columns {names}."
 
 
 def groups_are_exclusive(*truths: Any) -> bool:

@@ -30,7 +30,7 @@ separate streamed pass). Nothing is unpickled.
 Errors are :class:`InputError` (a ``ValueError``) whose messages, module
 constants, name the file, the column and the problem. Assembling an audit from
 these arrays (label sets, id joins, thresholds) is
-:mod:`biasamp.engines._audit_inputs`.
+:mod:`biasamp.auditing._inputs`.
 """
 
 from __future__ import annotations
@@ -52,7 +52,10 @@ from biasamp.engines._file_formats import (
     detect_file_format,
 )
 from biasamp.engines._files import iter_file_batches
-from biasamp.inputs._intersect import DEFAULT_SEP  # the labels biasamp.intersect makes
+from biasamp.inputs._intersect import (  # the labels biasamp.intersect makes
+    DEFAULT_SEP,
+    MISSING_LEVEL,
+)
 from biasamp.output._csv import unescape_cell
 
 __all__ = [
@@ -71,7 +74,7 @@ ERR_EMPTY_FILE = "{file}: the file is empty."
 ERR_NO_ROWS = "{file}: the file has a header but no data rows."
 ERR_DELIMITER = (
     "{file}: the header is a single column {header!r} containing {char!r}; the file seems to "
-    "be delimited by {char!r}, not {expected!r}. Pass --delimiter {char!r}."
+    "be delimited by {char!r}, not {expected!r}. Pass delimiter={char!r}."
 )
 ERR_PARQUET = "{file}: not a readable Parquet file ({detail})."
 ERR_DUPLICATE_COLUMNS = (
@@ -85,7 +88,7 @@ ERR_MISSING_COLUMN = (
 ERR_NOT_BINARY = (
     "{file}, column {column!r}: values must be 0 or 1; found {value!r} in data row {row}."
 )
-HINT_SCORES = " Prediction scores need --threshold."
+HINT_SCORES = " Prediction scores need threshold=."
 ERR_NOT_NUMERIC = (
     "{file}, column {column!r}: expected a number (a score); found {value!r} in data row {row}."
 )
@@ -161,6 +164,8 @@ class ColumnBlock:
     kind: str
     columns: tuple[str, ...]
     option: str
+    #: a missing label: an error, or (``"category"``) the level ``biasamp.intersect`` gives it
+    missing: str = "error"
 
 
 # --- file format, header, hashing -------------------------------------------------
@@ -303,7 +308,9 @@ def _convert_label(batch: Any, block: ColumnBlock, path: Path, offset: int) -> n
     parts = []
     for column in block.columns:
         values = batch.column(column)
-        if values.null_count:
+        if values.null_count and block.missing == "category":
+            values = pc.fill_null(_as_text(values), MISSING_LEVEL)
+        elif values.null_count:
             missing = _null_mask(values)
             raise InputError(
                 ERR_MISSING_VALUES.format(
@@ -555,14 +562,14 @@ def read_long_table(
     label_col: str,
     delimiter: str | None = None,
     role: str = "tasks_long",
-    option: str = "--tasks-long",
+    option: str = "tasks_long=",
     progress: bool = False,
     chunk_rows: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, FileInfo]:
     """The ``(id, label)`` rows of a long table, as two string arrays."""
     blocks = [
-        ColumnBlock("id", "id", (id_col,), "--id"),
-        ColumnBlock("label", "label", (label_col,), f"{option} (--long-label)"),
+        ColumnBlock("id", "id", (id_col,), "id="),
+        ColumnBlock("label", "label", (label_col,), f"{option} (long_label=)"),
     ]
     arrays, info = read_blocks(
         path, blocks, role=role, delimiter=delimiter, progress=progress, chunk_rows=chunk_rows

@@ -1,6 +1,7 @@
 """Checking a JSON document against a JSON Schema, naming the path of the first problem.
 
-biasamp reads the command line's JSON (schema ``biasamp/schema/result-v1.json``)
+biasamp reads the command line's JSON (schema ``biasamp/schema/result-v2.json``, and
+``result-v1.json`` of earlier releases)
 back with :func:`biasamp.load_result`; this module checks such a file against the
 schema before any value is used, with no dependency: it implements the part of
 JSON Schema (draft 2020-12) that biasamp's schemas use (``type``, ``const``,

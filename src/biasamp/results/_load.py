@@ -36,6 +36,25 @@ ERR_LOAD_NESTING = "nested too deeply to read"
 #: The schema files of the two documents load_result reads.
 SAVED_SCHEMA_FILE = "saved-result-v1.json"
 CLI_SCHEMA_FILE = "result-v1.json"
+#: The command line's JSON of ``biasamp.audit`` / ``biasamp measure`` today: an ``AuditResult``.
+CLI_SCHEMA_V2_FILE = "result-v2.json"
+CLI_SCHEMA_VERSION = 2
+
+
+def _audit_result(document: dict[str, Any], file: str, *, metric: str | None) -> Any:
+    """The ``AuditResult`` of a version-2 document (the audit's type is looked up in the
+    registry: it lives above this room), or the one result ``metric`` names."""
+    found = first_schema_error(document, load_schema(CLI_SCHEMA_V2_FILE))
+    if found is not None:
+        raise InvalidDocument(file, *found)
+    audit_type: Any = registered_results()["audit"]
+    audit = audit_type.from_document(document, file=file)
+    if metric is None:
+        return audit
+    try:
+        return audit[metric]
+    except KeyError:
+        raise ValueError(ERR_LOAD_METRIC.format(known=sorted(audit), got=metric)) from None
 
 
 def _refuse_constant(constant: str) -> Any:
@@ -60,8 +79,8 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
     ----------
     path : str or path-like
         A file written by ``result.save`` (any result type, including the table of
-        ``biasamp compare --json``), by ``biasamp measure --json`` / ``biasamp
-        report --json``, or by ``biasamp captions --json``.
+        ``biasamp compare --json`` and ``AuditResult.save``), by ``biasamp measure
+        --json`` / ``biasamp report --json``, or by ``biasamp captions --json``.
     metric : str, optional
         For a command-line file: return only this metric (its key, for example
         ``"mals"`` or ``"directional-a2t"``).
@@ -103,7 +122,9 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
     document = _read_json(path, file)
     schema = document.get("schema") if isinstance(document, dict) else None
     if schema == CLI_SCHEMA:
-        check_version(document, 1, file)
+        check_version(document, CLI_SCHEMA_VERSION, file)
+        if document["schema_version"] == 2:
+            return _audit_result(document, file, metric=metric)
         found = first_schema_error(document, load_schema(CLI_SCHEMA_FILE))
         if found is not None:
             raise InvalidDocument(file, *found)

@@ -1,22 +1,27 @@
-"""The metrics the command line can compute: a registry with one entry per metric.
+"""The metrics an audit can compute: one :class:`MetricSpec` per metric of the registry.
 
-Adding a metric is one :class:`MetricSpec` in :data:`REGISTRY`: its command-line
-key, what it needs from the files (roles of :class:`~biasamp.engines._audit_inputs.AuditData`)
-and a function that computes it. ``--metric`` picks entries; without it every
-entry with ``default=True`` whose inputs are present is computed.
+Adding a metric to the audit is one :class:`MetricSpec` in :data:`SPECS`: the
+registry card it computes (its canonical name, title and every accepted
+spelling come from :mod:`biasamp.registry`), what it needs from the files
+(roles of :class:`~biasamp.auditing._inputs.AuditData`) and a function that
+computes it. ``metrics=`` picks specs; without it every spec with
+``default=True`` whose inputs are present is computed.
 
-Bootstrap options (``--n-boot``, ``--ci``, ``--seed``) and ``progress`` are
+Bootstrap options (``n_boot=``, ``ci=``, ``random_state=``) and ``progress`` are
 passed to a metric function only when its signature accepts them; asking for
 a bootstrap of a metric that has none is a usage error, never silently ignored.
 The predictability metrics (``dpa-*``, ``leakage``) train attackers: they are
-opt-in (not in the default set), take ``--seed`` and ``--n-iter``, and their
-interval is over the attacker iterations (``--n-boot`` does not apply to them and
-the audit says so in a warning).
+opt-in (not in the default set), take ``random_state=`` and ``n_iter=``, and their
+interval is over the attacker iterations (``n_boot=`` does not apply to them and
+the audit says so in a warning). Differential fairness and its amplification
+(``differential-fairness``, ``df-amplification``) are opt-in too: they need one
+group and one task per row.
 
 Results that are not :class:`~biasamp.PairwiseResult` go through a small view
-(:class:`CombinationView`, :class:`PredictabilityView`) that gives the outputs
-the same attributes: ``value``, ``ci``, ``n``, ``n_pairs``, ``by_pair`` (with
-``group``, ``task`` and ``contribution`` columns) and ``top(k)``.
+(:class:`CombinationView`, :class:`PredictabilityView`,
+:class:`DifferentialFairnessView`) that gives the outputs the same attributes:
+``value``, ``ci``, ``n``, ``n_pairs``, ``by_pair`` (with ``group``, ``task`` and
+``contribution`` columns) and ``top(k)``.
 """
 
 from __future__ import annotations
@@ -28,16 +33,19 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from biasamp.engines._audit_inputs import AuditData
+from biasamp.auditing._inputs import AuditData
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
-from biasamp.metrics import _directional, _mals, _multi_attribute
+from biasamp.metrics import _differential_fairness, _directional, _mals, _multi_attribute
 from biasamp.predictability import _predictability
+from biasamp.registry import MetricCard, card_for, metric_card
 
 __all__ = [
     "CombinationView",
+    "DifferentialFairnessView",
     "MetricSpec",
     "PredictabilityView",
     "REGISTRY",
+    "SPECS",
     "ROLE_HINTS",
     "Settings",
     "check_metric_inputs",
@@ -45,18 +53,18 @@ __all__ = [
     "resolve_metric",
 ]
 
-ERR_UNKNOWN_METRIC = "--metric: unknown metric {name!r}; choose from {choices}."
-ERR_METRIC_NEEDS = "--metric {key}: needs {missing} ({hint})."
-ERR_NO_BOOTSTRAP = (
-    "--n-boot: the metric {key} has no bootstrap interval in this version of biasamp."
-)
+ERR_METRIC_NEEDS = 'metrics="{key}": needs {missing} ({hint}).'
+ERR_NO_BOOTSTRAP = "n_boot=: the metric {key} has no bootstrap interval in this version of biasamp."
 
 ROLE_HINTS = {
-    "groups_pred": "predicted groups: --pred-prefix or --pred",
-    "tasks_pred": "predicted tasks: --pred-prefix, --pred or --pred-tasks-long",
-    "groups_train": "training ground truth: --train",
-    "tasks_train": "training ground truth: --train",
-    "tasks_multilabel": "multi-label tasks: --task-cols, --task-prefix or --tasks-long",
+    "groups_pred": "predicted groups: pred_prefix= or pred=",
+    "tasks_pred": "predicted tasks: pred_prefix=, pred= or pred_tasks_long=",
+    "groups_train": "training ground truth: train=",
+    "tasks_train": "training ground truth: train=",
+    "tasks_multilabel": "multi-label tasks: task_cols=, task_prefix= or tasks_long=",
+    "groups_single": "one group per row: group= (several columns: their intersections)",
+    "tasks_single": "one task per row: task=",
+    "tasks_pred_single": "one predicted task per row: task= with pred_prefix= or pred=",
 }
 
 
@@ -81,14 +89,13 @@ class HoldsRoles(Protocol):
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """One metric of the command line.
+    """One metric of the audit.
 
     Attributes
     ----------
-    key : str
-        The name used by ``--metric`` and ``--fail-above``.
-    title : str
-        Display name.
+    card : MetricCard
+        The registry's card: ``key`` (its canonical name, used by ``metrics=``),
+        ``title``, ``aliases`` and ``description`` come from it.
     needs : tuple of str
         Roles of :class:`AuditData` that must be present.
     function : callable
@@ -97,27 +104,39 @@ class MetricSpec:
         ``(data, settings) -> dict`` of keyword arguments for ``function``.
     default : bool
         Part of the default set (every co-occurrence metric).
-    aliases : tuple of str
-        Other accepted spellings of ``key``.
-    description : str
-        One line for ``--help`` and the docs.
     view : callable, optional
         Wraps the library result for the outputs (non-pairwise results).
     iterations : bool
-        The metric trains attackers: ``--seed`` and ``--n-iter`` apply, its
+        The metric trains attackers: ``random_state`` and ``n_iter`` apply, its
         interval is over the iterations, and progress bars are on.
     """
 
-    key: str
-    title: str
+    card: MetricCard
     needs: tuple[str, ...]
     function: Callable[..., Any]
     arguments: Callable[[AuditData, Settings], dict[str, Any]]
     default: bool = True
-    aliases: tuple[str, ...] = ()
-    description: str = ""
     view: Callable[[Any], Any] | None = None
     iterations: bool = False
+
+    @property
+    def key(self) -> str:
+        """The canonical name (``metrics=``, the JSON's ``results`` keys)."""
+        return self.card.name
+
+    @property
+    def title(self) -> str:
+        return self.card.title
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """Every other accepted spelling (the registry's)."""
+        return tuple(s for s in self.card.spellings if s != self.card.name)
+
+    @property
+    def description(self) -> str:
+        """One line for ``--help`` and the docs: the title and the paper."""
+        return f"{self.card.title}: {self.card.paper}"
 
     def missing(self, data: HoldsRoles) -> list[str]:
         return [role for role in self.needs if not data.has(role)]
@@ -288,119 +307,185 @@ class PredictabilityView(_View):
         }
 
 
-REGISTRY: dict[str, MetricSpec] = {
+def _df_arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
+    return {
+        "groups": data.groups,
+        "labels": data.tasks,
+        "group_names": data.group_names,
+        "label_names": data.task_names,
+    }
+
+
+def _df_amplification_arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
+    return {**_df_arguments(data, settings), "labels_pred": data.tasks_pred}
+
+
+class DifferentialFairnessView(_View):
+    """A :class:`~biasamp.DifferentialFairnessResult` as the outputs expect it: one row per
+    group pair and class, ``group`` = ``"a vs b"``, ``task`` = the class, and ``contribution``
+    = the absolute log-ratio (the amplification's: its change from the labels to the
+    predictions), the quantity whose largest value is epsilon."""
+
+    n_train = None
+    n_empty = 0
+    direction = None
+
+    @property
+    def name(self) -> str:
+        """The registry's title of the metric."""
+        return card_for(self.result.metric).title
+
+    @property
+    def by_pair(self) -> pd.DataFrame:
+        frame = self.result.by_pair
+        column = "change" if "change" in frame.columns else "abs_log_ratio_labels"
+        return pd.DataFrame(
+            {
+                "group": [
+                    f"{a} vs {b}" for a, b in zip(frame["group_a"], frame["group_b"], strict=True)
+                ],
+                "task": frame["label"].astype(str).to_numpy(dtype=object),
+                "contribution": frame[column].to_numpy(dtype=float),
+            }
+        )
+
+    @property
+    def n_pairs(self) -> int:
+        return int(len(self.result.by_pair))
+
+    def top(self, k: int = 10, **_: Any) -> pd.DataFrame:
+        frame = self.by_pair
+        order = (
+            frame["contribution"]
+            .abs()
+            .sort_values(ascending=False, na_position="last", kind="stable")
+            .index
+        )
+        return frame.loc[order].head(k).reset_index(drop=True)
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        r = self.result
+        return {
+            "epsilon_labels": r.epsilon_labels,
+            "epsilon_pred": r.epsilon_pred,
+            "concentration": r.concentration,
+            "classes": [str(c) for c in r.classes],
+        }
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {
+            k: v
+            for k, v in self.result.params.items()
+            if isinstance(v, (str, int, float, bool, type(None)))
+        }
+
+
+def _spec(name: str, **kwargs: Any) -> MetricSpec:
+    return MetricSpec(card=metric_card(name), **kwargs)
+
+
+#: The audit's metrics by canonical name, in the registry's order.
+SPECS: dict[str, MetricSpec] = {
     spec.key: spec
     for spec in (
-        MetricSpec(
-            key="mals",
-            title="BiasAmp_MALS",
+        _spec(
+            "mals",
             needs=("groups_train", "tasks_train", "groups_pred", "tasks_pred"),
             function=_mals.mals,
             arguments=_mals_arguments,
-            description="Zhao et al. 2017: predicted vs training bias of the biased pairs",
         ),
-        MetricSpec(
-            key="directional-a2t",
-            title="BiasAmp A->T",
+        _spec(
+            "directional-a2t",
             needs=("groups", "tasks", "tasks_pred"),
             function=_directional.directional,
             arguments=_directional_arguments("A->T"),
-            aliases=("a2t", "A->T", "a->t", "directional-A->T"),
-            description="Wang & Russakovsky 2021: does the group change the task predictions?",
         ),
-        MetricSpec(
-            key="directional-t2a",
-            title="BiasAmp T->A",
+        _spec(
+            "directional-t2a",
             needs=("groups", "tasks", "groups_pred"),
             function=_directional.directional,
             arguments=_directional_arguments("T->A"),
-            aliases=("t2a", "T->A", "t->a", "directional-T->A"),
-            description="Wang & Russakovsky 2021: does the task change the group predictions?",
         ),
-        MetricSpec(
-            key="multi-mals",
-            title="Multi_MALS",
+        _spec(
+            "multi-mals",
             needs=("groups_train", "tasks_train", "tasks_multilabel", "groups_pred", "tasks_pred"),
             function=_multi_attribute.multi_mals,
             arguments=_multi_mals_arguments,
             default=False,
             view=CombinationView,
-            aliases=("multi_mals",),
-            description="Zhao et al. 2023: MALS over combinations of tasks",
         ),
-        MetricSpec(
-            key="multi-a2t",
-            title="Multi A->T",
+        _spec(
+            "multi-a2t",
             needs=("groups_train", "tasks_train", "tasks_multilabel", "tasks_pred"),
             function=_multi_attribute.multi_directional,
             arguments=_directional_arguments("A->T"),
             default=False,
             view=CombinationView,
-            aliases=("multi-directional-a2t", "multi-G->M"),
-            description="Zhao et al. 2023: does the group change the predicted combinations?",
         ),
-        MetricSpec(
-            key="multi-t2a",
-            title="Multi T->A",
+        _spec(
+            "multi-t2a",
             needs=("groups_train", "tasks_train", "tasks_multilabel", "groups_pred"),
             function=_multi_attribute.multi_directional,
             arguments=_directional_arguments("T->A"),
             default=False,
             view=CombinationView,
-            aliases=("multi-directional-t2a", "multi-M->G"),
-            description="Zhao et al. 2023: do task combinations change the group predictions?",
         ),
-        MetricSpec(
-            key="dpa-a2t",
-            title="DPA A->T",
+        _spec(
+            "dpa-a2t",
             needs=("groups", "tasks", "tasks_pred"),
             function=_predictability.dpa,
             arguments=_dpa_arguments("A->T"),
             default=False,
             view=PredictabilityView,
             iterations=True,
-            aliases=("dpa-A->T",),
-            description="Tokas et al.: predictability of the task outputs from the group "
-            "(trains attackers)",
         ),
-        MetricSpec(
-            key="dpa-t2a",
-            title="DPA T->A",
+        _spec(
+            "dpa-t2a",
             needs=("groups", "tasks", "groups_pred"),
             function=_predictability.dpa,
             arguments=_dpa_arguments("T->A"),
             default=False,
             view=PredictabilityView,
             iterations=True,
-            aliases=("dpa-T->A",),
-            description="Tokas et al.: predictability of the group outputs from the tasks "
-            "(trains attackers)",
         ),
-        MetricSpec(
-            key="leakage",
-            title="Leakage amplification",
+        _spec(
+            "leakage",
             needs=("groups", "tasks", "tasks_pred"),
             function=_predictability.leakage_amplification,
             arguments=_leakage_arguments,
             default=False,
             view=PredictabilityView,
             iterations=True,
-            aliases=("leakage-amplification", "la"),
-            description="Wang et al. 2019: group leakage of the task outputs minus that of "
-            "the truth (trains attackers)",
+        ),
+        _spec(
+            "differential-fairness",
+            needs=("groups_single", "tasks_single"),
+            function=_differential_fairness.differential_fairness,
+            arguments=_df_arguments,
+            default=False,
+            view=DifferentialFairnessView,
+        ),
+        _spec(
+            "df-amplification",
+            needs=("groups_single", "tasks_single", "tasks_pred_single"),
+            function=_differential_fairness.differential_fairness_amplification,
+            arguments=_df_amplification_arguments,
+            default=False,
+            view=DifferentialFairnessView,
         ),
     )
 }
 
+#: The name the command line has always used for the specs.
+REGISTRY = SPECS
 
-def resolve_metric(name: str) -> MetricSpec:
-    """The registry entry of a metric key or alias (``ValueError`` if unknown)."""
-    if name in REGISTRY:
-        return REGISTRY[name]
-    for spec in REGISTRY.values():
-        if name in spec.aliases or name.lower() in (a.lower() for a in spec.aliases):
-            return spec
-    raise ValueError(ERR_UNKNOWN_METRIC.format(name=name, choices=", ".join(REGISTRY)))
+
+def resolve_metric(name: str, *, argument: str = "metrics") -> MetricSpec:
+    """The spec of a metric named by any spelling the registry accepts (``ValueError``
+    naming ``argument`` and the audit's metrics if unknown)."""
+    return SPECS[metric_card(name, among=SPECS, argument=argument).name]
 
 
 def _accepts(function: Callable[..., Any], name: str) -> bool:

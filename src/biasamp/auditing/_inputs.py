@@ -6,34 +6,34 @@ A :class:`Layout` says which columns hold what (its fields are the command
 line's options, named in parentheses and in the error messages). One row per instance in a wide CSV (``.csv``, ``.tsv``, optionally ``.gz``) or
 Parquet file.
 
-* **Group**: one categorical column (``--group COL``, one label per row) or
-  0/1 indicator columns (``--group-cols A,B``).
-* **Tasks**: one categorical column (``--task COL``), 0/1 indicator columns
-  (``--task-cols`` or every column starting with ``--task-prefix``; the prefix
+* **Group**: one categorical column (``group=COL``, one label per row) or
+  0/1 indicator columns (``group_cols=A,B``).
+* **Tasks**: one categorical column (``task=COL``), 0/1 indicator columns
+  (``task_cols=`` or every column starting with ``task_prefix=``; the prefix
   is stripped from the label name), or a long table of ``(id, label)`` rows
-  (``--tasks-long FILE``, for thousands of labels; read into a
+  (``tasks_long=FILE``, for thousands of labels; read into a
   scipy.sparse matrix). An instance with no row in a long table has no task.
 * **Predictions** of column ``C`` are the column ``{pred_prefix}C``, in the
-  same file (``--pred-prefix``) or in another file joined on ``--id``
-  (``--pred FILE``; without ``--pred-prefix`` its columns carry the ground
+  same file (``pred_prefix=``) or in another file joined on ``id=``
+  (``pred=FILE``; without ``pred_prefix=`` its columns carry the ground
   truth names). Predicted groups, predicted tasks or both may be given.
-  Prediction indicator columns may hold scores, binarised with ``--threshold``
+  Prediction indicator columns may hold scores, binarised with ``threshold=``
   or with calibrated per-label thresholds: a prediction is positive when
   ``score > threshold`` (strict, the rule of :func:`biasamp.calibrate_thresholds`
   and :func:`biasamp.threshold_sweep`).
-* **Training** ground truth (``--train FILE``) has the layout of the data file.
+* **Training** ground truth (``train=FILE``) has the layout of the data file.
 
 Label sets
 ----------
 The library's rule (:mod:`biasamp.inputs._label_matrix`): the training split's names are
-canonical. With ``--train``, the group and task names are those of the
+canonical. With ``train=``, the group and task names are those of the
 training file, and a label of the evaluation ground truth, the predictions or a
 long table that the training file does not have is an error naming the file and
-the column. Without ``--train``, the evaluation ground truth is canonical.
+the column. Without ``train=``, the evaluation ground truth is canonical.
 
 Every file is read once by :mod:`biasamp.engines._file_reader` (formats, streamed
 chunks of the needed columns, SHA-256); this module decides which columns each
-file must have, joins files on ``--id``, checks the label sets and thresholds
+file must have, joins files on ``id=``, checks the label sets and thresholds
 scores, and returns an :class:`AuditData`.
 
 Errors are :class:`InputError` (a ``ValueError``) whose messages, module
@@ -82,7 +82,7 @@ ERR_NO_PREFIX_COLUMNS = (
 )
 ERR_DUPLICATE_IDS = "{file}, column {column!r}: {count} duplicate id(s), for example {examples}."
 ERR_ID_MISSING = (
-    "--id {column!r}: {count} id(s) of {file_a} are missing from {file_b}, for example {examples}."
+    "id={column!r}: {count} id(s) of {file_a} are missing from {file_b}, for example {examples}."
 )
 ERR_UNKNOWN_PRED_LABELS = (
     "{file}, column {column!r}: predicted label(s) {examples} never occur in the ground truth "
@@ -103,19 +103,20 @@ ERR_NO_PREDICTIONS_FOUND = (
 )
 ERR_NO_PREDICTIONS_LONG = (
     "{file}: no prediction columns found: expected {group_col} for the predicted group; "
-    "the predicted tasks of long task tables come from --pred-tasks-long FILE."
+    "the predicted tasks of long task tables come from pred_tasks_long=FILE."
 )
 ERR_PARTIAL_PREDICTIONS = (
     "{file}: predicted {role} columns are incomplete: {column!r} ({option}) not found, while "
     "{present!r} is present."
 )
-ERR_NEEDS_ID = "{option} needs --id (the column that joins the files)."
+ERR_NEEDS_ID = "{option} needs id= (the column that joins the files)."
 ERR_LAYOUT = "{what}: give exactly one of {options}."
 ERR_LONG_PRED_GROUPS = (
-    "--pred-tasks-long gives predicted tasks; predicted groups come from --pred-prefix or --pred."
+    "pred_tasks_long= gives predicted tasks; predicted groups come from pred_prefix= or pred=."
 )
 
-ERR_CHUNK_SIZE = "--chunk-size: expected a positive number of rows, got {got}."
+ERR_MISSING_RULE = "missing=: expected 'error' or 'category', got {got!r}."
+ERR_CHUNK_SIZE = "chunk_size=: expected a positive number of rows, got {got}."
 
 
 # --- layout -----------------------------------------------------------------------
@@ -136,21 +137,24 @@ class Layout:
     long_label: str = "label"
     delimiter: str | None = None
     chunk_size: int | None = None
+    missing: str = "error"
 
     def __post_init__(self) -> None:
+        if self.missing not in ("error", "category"):
+            raise InputError(ERR_MISSING_RULE.format(got=self.missing))
         if self.chunk_size is not None and self.chunk_size <= 0:
             raise InputError(ERR_CHUNK_SIZE.format(got=self.chunk_size))
         if (self.group is None) == (self.group_cols is None):
-            raise InputError(ERR_LAYOUT.format(what="group", options="--group, --group-cols"))
+            raise InputError(ERR_LAYOUT.format(what="group", options="group=, group_cols="))
         task_options = [self.task, self.task_cols, self.task_prefix, self.tasks_long]
         if sum(option is not None for option in task_options) != 1:
             raise InputError(
                 ERR_LAYOUT.format(
-                    what="tasks", options="--task, --task-cols, --task-prefix, --tasks-long"
+                    what="tasks", options="task=, task_cols=, task_prefix=, tasks_long="
                 )
             )
         if self.tasks_long is not None and self.id is None:
-            raise InputError(ERR_NEEDS_ID.format(option="--tasks-long"))
+            raise InputError(ERR_NEEDS_ID.format(option="tasks_long="))
 
     @property
     def group_kind(self) -> str:
@@ -164,7 +168,7 @@ class Layout:
 
     def group_columns(self) -> tuple[str, ...]:
         """The group's columns: one categorical column, the categorical columns whose
-        intersections are the groups (``--group race,sex``), or the indicator columns."""
+        intersections are the groups (``group="race,sex"``), or the indicator columns."""
         if self.group is not None:
             return tuple(self.group.split(","))
         return tuple(self.group_cols or ())
@@ -175,14 +179,14 @@ class Layout:
         return self.group is not None and len(self.group_columns()) > 1
 
     def group_option(self) -> str:
-        return "--group" if self.group is not None else "--group-cols"
+        return "group=" if self.group is not None else "group_cols="
 
     def task_columns(self, path: Path, header: Sequence[str]) -> tuple[tuple[str, ...], str]:
         """The task columns of a file and the option that named them (long tables: none)."""
         if self.task is not None:
-            return (self.task,), "--task"
+            return (self.task,), "task="
         if self.task_cols is not None:
-            return tuple(self.task_cols), "--task-cols"
+            return tuple(self.task_cols), "task_cols="
         if self.task_prefix is not None:
             excluded = set(self.group_columns()) | {self.id}
             found = tuple(
@@ -197,12 +201,12 @@ class Layout:
                     ERR_NO_PREFIX_COLUMNS.format(
                         file=path,
                         prefix=self.task_prefix,
-                        option="--task-prefix",
+                        option="task_prefix=",
                         columns=_columns_text(header),
                     )
                 )
-            return found, "--task-prefix"
-        return (), "--tasks-long"
+            return found, "task_prefix="
+        return (), "tasks_long="
 
     def task_name(self, column: str) -> str:
         if self.task_prefix:
@@ -261,6 +265,24 @@ class AuditData:
         return None if np.ndim(self.tasks) == 1 else self.tasks
 
     @property
+    def groups_single(self) -> Any:
+        """The evaluation groups when there is one per row (a categorical column or the
+        intersections of several), else None: differential fairness needs them."""
+        return self.groups if np.ndim(self.groups) == 1 else None
+
+    @property
+    def tasks_single(self) -> Any:
+        """The evaluation tasks when there is one per row (a categorical column), else None."""
+        return self.tasks if np.ndim(self.tasks) == 1 else None
+
+    @property
+    def tasks_pred_single(self) -> Any:
+        """The predicted tasks when there is one per row, else None."""
+        if self.tasks_pred is None or np.ndim(self.tasks_pred) != 1:
+            return None
+        return self.tasks_pred
+
+    @property
     def scores(self) -> bool | None:
         """True when predictions were thresholded from scores (None otherwise)."""
         return True if (self.group_scores is not None or self.task_scores is not None) else None
@@ -299,7 +321,7 @@ def _prediction_blocks(
     scored: bool,
 ) -> list[ColumnBlock]:
     """Blocks of the predicted groups / tasks found in ``header`` (at least one)."""
-    option = "--pred-prefix" if layout.pred_prefix else "--pred"
+    option = "pred_prefix=" if layout.pred_prefix else "pred="
     present = set(header)
     blocks: list[ColumnBlock] = []
     for role, cols, kind in (
@@ -324,7 +346,8 @@ def _prediction_blocks(
                 )
             )
         block_kind = "label" if kind == "label" else ("score" if scored else "indicator")
-        blocks.append(ColumnBlock(role, block_kind, wanted, option))
+        missing_rule = layout.missing if role == "groups_pred" else "error"
+        blocks.append(ColumnBlock(role, block_kind, wanted, option, missing=missing_rule))
     return blocks
 
 
@@ -474,7 +497,7 @@ def load_audit(
     layout : Layout
         The column options.
     data : path
-        The evaluation file: ground truth, and predictions with ``--pred-prefix``.
+        The evaluation file: ground truth, and predictions with ``pred_prefix=``.
     pred : path, optional
         A predictions file joined on ``layout.id``.
     train : path, optional
@@ -493,19 +516,23 @@ def load_audit(
     data_path = Path(data)
     scored = threshold is not None or bool(thresholds)
     if pred is not None and layout.id is None:
-        raise InputError(ERR_NEEDS_ID.format(option="--pred"))
+        raise InputError(ERR_NEEDS_ID.format(option="pred="))
     if (pred_tasks_long or train_tasks_long) and layout.tasks_long is None:
         raise InputError(
-            ERR_LAYOUT.format(what="long task tables", options="--tasks-long with them")
+            ERR_LAYOUT.format(what="long task tables", options="tasks_long= with them")
         )
     _, header = read_header(data_path, delimiter=layout.delimiter)
     group_cols = layout.group_columns()
     task_cols, task_option = layout.task_columns(data_path, header)
-    blocks = [ColumnBlock("groups", layout.group_kind, group_cols, layout.group_option())]
+    blocks = [
+        ColumnBlock(
+            "groups", layout.group_kind, group_cols, layout.group_option(), missing=layout.missing
+        )
+    ]
     if task_cols:
         blocks.append(ColumnBlock("tasks", layout.task_kind, task_cols, task_option))
     if layout.id is not None:
-        blocks.append(ColumnBlock("id", "id", (layout.id,), "--id"))
+        blocks.append(ColumnBlock("id", "id", (layout.id,), "id="))
     _check_columns(data_path, header, blocks)  # ground truth first, then predictions
     pred_blocks: list[ColumnBlock] = []
     if layout.pred_prefix and pred is None:
@@ -525,7 +552,7 @@ def load_audit(
     index = _check_ids(arrays["id"], data_path, layout.id) if layout.id is not None else None
 
     if pred is not None:
-        # checked above: --pred needs --id, so the data file's ids were read
+        # checked above: pred= needs id=, so the data file's ids were read
         assert layout.id is not None and index is not None
         pred_path = Path(pred)
         _, pred_header = read_header(pred_path, delimiter=layout.delimiter)
@@ -534,7 +561,7 @@ def load_audit(
         )
         if not pred_blocks:
             raise no_predictions_error(layout, pred_path, group_cols, task_cols)
-        id_block = ColumnBlock("id", "id", (layout.id,), "--id")
+        id_block = ColumnBlock("id", "id", (layout.id,), "id=")
         pred_arrays, pred_info = read_blocks(
             pred_path,
             [id_block, *pred_blocks],
@@ -558,12 +585,20 @@ def load_audit(
         train_task_cols, _ = layout.task_columns(train_path, train_header)
         if layout.task_prefix is not None:
             _check_same_columns(train_path, train_task_cols, data_path, task_cols, "task")
-        train_blocks = [ColumnBlock("groups", layout.group_kind, group_cols, layout.group_option())]
+        train_blocks = [
+            ColumnBlock(
+                "groups",
+                layout.group_kind,
+                group_cols,
+                layout.group_option(),
+                missing=layout.missing,
+            )
+        ]
         if train_task_cols:
             train_blocks.append(ColumnBlock("tasks", layout.task_kind, task_cols, task_option))
         if layout.tasks_long is not None:
-            assert layout.id is not None  # Layout requires --id with --tasks-long
-            train_blocks.append(ColumnBlock("id", "id", (layout.id,), "--id"))
+            assert layout.id is not None  # Layout requires id= with tasks_long=
+            train_blocks.append(ColumnBlock("id", "id", (layout.id,), "id="))
         train_arrays, train_info = read_blocks(
             train_path,
             train_blocks,
@@ -638,7 +673,7 @@ def load_audit(
             task_scores = arrays["tasks_pred"]
             arrays["tasks_pred"] = _binarise(task_scores, task_names, threshold, thresholds)
     else:
-        # task_kind "sparse": --tasks-long, which Layout accepts only with --id (so the data
+        # task_kind "sparse": tasks_long=, which Layout accepts only with id= (so the data
         # file's ids were read)
         assert layout.tasks_long is not None and layout.id is not None and index is not None
         id_col = layout.id
@@ -658,19 +693,19 @@ def load_audit(
             return ids, labels
 
         long_path = Path(layout.tasks_long)
-        ids, labels = read_long(long_path, "tasks_long", "--tasks-long")
+        ids, labels = read_long(long_path, "tasks_long", "tasks_long=")
         long_tables: dict[str, tuple[Path, np.ndarray, np.ndarray, pd.Index, Path]] = {
             "tasks": (long_path, ids, labels, index, data_path)
         }
         if pred_tasks_long is not None:
-            p_ids, p_labels = read_long(pred_tasks_long, "pred_tasks_long", "--pred-tasks-long")
+            p_ids, p_labels = read_long(pred_tasks_long, "pred_tasks_long", "pred_tasks_long=")
             long_tables["tasks_pred"] = (Path(pred_tasks_long), p_ids, p_labels, index, data_path)
         if train_tasks_long is not None:
             if train_index is None or train_path is None:  # train_index comes with train_path
                 raise InputError(
-                    ERR_LAYOUT.format(what="--train-tasks-long", options="--train with it")
+                    ERR_LAYOUT.format(what="train_tasks_long=", options="train= with it")
                 )
-            t_ids, t_labels = read_long(train_tasks_long, "train_tasks_long", "--train-tasks-long")
+            t_ids, t_labels = read_long(train_tasks_long, "train_tasks_long", "train_tasks_long=")
             long_tables["tasks_train"] = (
                 Path(train_tasks_long),
                 t_ids,
@@ -705,7 +740,7 @@ def load_audit(
     tasks_pred = matrices.get("tasks_pred", arrays.get("tasks_pred"))
     if train_path is not None and tasks_train is None:
         raise InputError(
-            ERR_LAYOUT.format(what="--train with --tasks-long", options="--train-tasks-long")
+            ERR_LAYOUT.format(what="train= with tasks_long=", options="train_tasks_long=")
         )
     used = {}
     if scored:

@@ -1,6 +1,6 @@
 """The metrics of an audit counted from files: point estimates and intervals from count tables.
 
-:func:`~biasamp.engines._audit_streaming.load_streamed` counts an audit's files
+:func:`~biasamp.auditing._streaming.load_streamed` counts an audit's files
 into tables (evaluation, training, bootstrap replicates, task-set patterns);
 :func:`metric_from_audit_tables` computes one co-occurrence or multi-attribute
 metric from them, the same result as the in-memory function with its defaults
@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.auditing._inputs import AuditData
+from biasamp.auditing._streaming import StreamedData
 from biasamp.counts._count_table import CountTable
-from biasamp.engines._audit_inputs import AuditData
-from biasamp.engines._audit_streaming import StreamedData
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
 from biasamp.metrics._bootstrap import interval_from_tables
 from biasamp.metrics._directional import directional_arrays, directional_from_counts
@@ -47,7 +47,7 @@ def metric_from_audit_tables(
     Parameters
     ----------
     data : StreamedData
-        The tables of :func:`~biasamp.engines._audit_streaming.load_streamed`;
+        The tables of :func:`~biasamp.auditing._streaming.load_streamed`;
         with replicate tables (``replicates=``), the result has the interval of
         the in-memory ``n_boot`` bootstrap with the same ``random_state``.
     metric : {"mals", "directional", "multi_mals", "multi_directional"}
@@ -71,8 +71,8 @@ def metric_from_audit_tables(
     --------
     >>> import os, tempfile
     >>> import pandas as pd
-    >>> from biasamp.engines._audit_inputs import Layout
-    >>> from biasamp.engines._audit_streaming import load_streamed, plan_streaming
+    >>> from biasamp.auditing._inputs import Layout
+    >>> from biasamp.auditing._streaming import load_streamed, plan_streaming
     >>> path = os.path.join(tempfile.mkdtemp(), "audit.csv")
     >>> frame = pd.DataFrame({"g": ["m", "w", "w", "m"], "t": ["ski", "cook", "ski", "ski"],
     ...                       "pred_t": ["ski", "ski", "ski", "cook"]})
@@ -153,7 +153,7 @@ def bias_comparison(data: AuditData | StreamedData) -> pd.DataFrame | None:
     --------
     >>> import os, tempfile
     >>> import pandas as pd
-    >>> from biasamp.engines._audit_inputs import Layout, load_audit
+    >>> from biasamp.auditing._inputs import Layout, load_audit
     >>> path = os.path.join(tempfile.mkdtemp(), "audit.csv")
     >>> pd.DataFrame({"g": ["m", "w", "w", "m"], "t": ["ski", "cook", "ski", "ski"],
     ...               "pred_t": ["ski", "cook", "cook", "ski"]}).to_csv(path, index=False)

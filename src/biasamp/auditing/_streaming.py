@@ -1,6 +1,6 @@
 """An audit's files counted into tables, chunk by chunk: the bounded-memory side of the contract.
 
-The in-memory side (:func:`~biasamp.engines._audit_inputs.load_audit`) keeps every needed
+The in-memory side (:func:`~biasamp.auditing._inputs.load_audit`) keeps every needed
 column of every row as compact arrays, so its memory grows with rows x columns.
 The co-occurrence metrics (``mals``, ``directional-a2t``, ``directional-t2a``)
 only need additive counts, so when the layout allows it the files are counted
@@ -48,10 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from biasamp.counts._count_table import CountTable
-from biasamp.counts._pattern_counts import PatternCountTable
-from biasamp.counts._poisson import PoissonReplicates
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     LabelNames,
     Layout,
     _canonical_names,
@@ -62,6 +59,9 @@ from biasamp.engines._audit_inputs import (
     _sources,
     no_predictions_error,
 )
+from biasamp.counts._count_table import CountTable
+from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.counts._poisson import PoissonReplicates
 from biasamp.engines._derived_roles import derived_role_values
 from biasamp.engines._exclusive_groups import positive_group
 from biasamp.engines._file_formats import (
@@ -108,9 +108,9 @@ __all__ = [
 #: The counting engines: ``auto`` is DuckDB when it is installed, else numpy.
 ENGINES = ("auto", "numpy", "duckdb")
 
-ERR_NO_DUCKDB = "--engine duckdb needs duckdb: pip install 'biasamp[duckdb]'."
+ERR_NO_DUCKDB = "engine=\"duckdb\" needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_ENGINE = "engine: expected one of {choices}, got {got!r}."
-ERR_STREAM_VALUE = "{detail} (the in-memory reader accepts the file: run with --stream off)"
+ERR_STREAM_VALUE = '{detail} (the in-memory reader accepts the file: run with stream="off")'
 
 _DUCKDB_CODECS = (None, "gzip")  # compressions of ','-delimited files DuckDB reads
 
@@ -126,7 +126,7 @@ class StreamPlan:
     train_blocks: tuple[ColumnBlock, ...]
     layout: Layout
     engine: str
-    #: predictions in another file joined on ``layout.id`` (``--pred``), and their blocks
+    #: predictions in another file joined on ``layout.id`` (``pred=``), and their blocks
     pred: Path | None = None
     pred_blocks: tuple[ColumnBlock, ...] = ()
     #: a multi-attribute metric is asked for: pattern count tables are counted too
@@ -137,7 +137,7 @@ class StreamPlan:
     thresholds: dict[str, float] = field(default_factory=dict)
     positive_group: str | None = None
     exclusive: bool = False
-    #: the data file's ids are checked unique (``--id`` without ``--pred``)
+    #: the data file's ids are checked unique (``id=`` without ``pred=``)
     check_ids: bool = False
     #: long ``(id, label)`` task tables by role: ``tasks``, ``tasks_pred``, ``tasks_train``
     long: dict[str, Path] = field(default_factory=dict)
@@ -157,7 +157,7 @@ class StreamedData:
     """The audit data of the streaming path: count tables instead of rows.
 
     Offers what a caller reads from the in-memory
-    :class:`~biasamp.engines._audit_inputs.AuditData` (names, files, ``has``).
+    :class:`~biasamp.auditing._inputs.AuditData` (names, files, ``has``).
     """
 
     group_names: tuple[str, ...]
@@ -218,14 +218,16 @@ def stream_refusal(
     'the threshold sweeps of prediction scores are computed on the rows'
     """
     del engine  # every engine counts every layout that streams
+    if layout.missing == "category":
+        return 'missing="category" reads the group columns in memory'
     if scored and sweep:
         return "the threshold sweeps of prediction scores are computed on the rows"
     if long_tables and not layout.tasks_long:
-        return "long tables of predicted or training tasks need --tasks-long"
+        return "long tables of predicted or training tasks need tasks_long="
     if pred is not None and layout.id is None:
-        return "--pred needs --id (the in-memory reader says so)"
+        return "pred= needs id= (the in-memory reader says so)"
     if not layout.pred_prefix and pred is None and not long_tables:
-        return "no predictions in the data file (--pred-prefix)"
+        return "no predictions in the data file (pred_prefix=)"
     return None
 
 
@@ -336,7 +338,7 @@ def _id_reason(
     if text or stored_integers:
         return None
     shown = ", ".join(f"{path}: {kind}" for path, kind in zip(paths, kinds, strict=True))
-    return f"--id {column!r} is read as {shown}; such ids are joined in memory, as text"
+    return f"id={column!r} is read as {shown}; such ids are joined in memory, as text"
 
 
 def plan_streaming(
@@ -367,7 +369,7 @@ def plan_streaming(
         Which columns hold what.
     data, pred, train : path
         The evaluation file, a predictions file joined on ``layout.id``, the
-        training file (as in :func:`~biasamp.engines._audit_inputs.load_audit`).
+        training file (as in :func:`~biasamp.auditing._inputs.load_audit`).
     long_tables : bool, default False
         Long ``(id, label)`` tables of predicted or training tasks are given
         (``pred_tasks_long``, ``train_tasks_long``: their paths).
@@ -381,7 +383,7 @@ def plan_streaming(
     threshold, thresholds, positive_group
         Score predictions: ``score > threshold`` (default 0.5), per-label
         ``thresholds`` first; the positive group of two exclusive group score
-        columns (as in :func:`~biasamp.engines._audit_inputs.load_audit`).
+        columns (as in :func:`~biasamp.auditing._inputs.load_audit`).
     sweep : bool, default False
         Threshold sweeps are asked for: they need the rows of scored predictions.
     pred_tasks_long, train_tasks_long : path, optional
@@ -431,7 +433,7 @@ def plan_streaming(
             if path is not None
         }
         if (train is None) != ("tasks_train" not in long):
-            return None, "--train and --train-tasks-long go together"  # in memory: the error
+            return None, "train= and train_tasks_long= go together"  # in memory: the error
     formats = {data_path: _file_format(data_path)}
     for long_path in long.values():
         formats[long_path] = _file_format(long_path)
@@ -445,13 +447,13 @@ def plan_streaming(
     _check_columns(data_path, header, truth)
     check_ids = layout.id is not None and pred_path is None
     if check_ids:
-        _check_columns(data_path, header, (ColumnBlock("id", "id", (str(layout.id),), "--id"),))
+        _check_columns(data_path, header, (ColumnBlock("id", "id", (str(layout.id),), "id="),))
     pred_file, pred_header = data_path, header
     if pred_path is not None:
         formats[pred_path] = _file_format(pred_path)
         _, pred_header = read_header(pred_path, delimiter=layout.delimiter)
         pred_file = pred_path
-        id_block = ColumnBlock("id", "id", (str(layout.id),), "--id")
+        id_block = ColumnBlock("id", "id", (str(layout.id),), "id=")
         _check_columns(data_path, header, (id_block,))
         _check_columns(pred_path, pred_header, (id_block,))
     pred_blocks = (
@@ -461,7 +463,7 @@ def plan_streaming(
     )
     if not pred_blocks and "tasks_pred" not in long:
         if pred_path is None and not layout.pred_prefix:
-            return None, "no predictions (--pred-prefix, --pred or --pred-tasks-long)"
+            return None, "no predictions (pred_prefix=, pred= or pred_tasks_long=)"
         raise no_predictions_error(layout, pred_file, group_cols, task_cols)
     blocks = truth if pred_path is not None else truth + tuple(pred_blocks)
     train_path = Path(train) if train is not None else None
@@ -557,7 +559,7 @@ def resolve_engine(engine: str) -> str:
 
 
 def _chunk_rows(layout: Layout, blocks: tuple[ColumnBlock, ...], n_boot: int = 0) -> int:
-    """``--chunk-size``, or about four million cells (columns plus weights) per chunk."""
+    """``chunk_size=``, or about four million cells (columns plus weights) per chunk."""
     if layout.chunk_size is not None:
         return layout.chunk_size
     n_cols = max(1, sum(len(b.columns) for b in blocks))
@@ -642,7 +644,7 @@ def _has_empty(values: Any) -> bool:
 
 def _role_specs(plan: StreamPlan, blocks: tuple[ColumnBlock, ...]) -> dict[str, Any]:
     """The ``counts_from_files`` roles of the column blocks (label names as in memory):
-    a label column, the intersection of several (``--group A,B``), indicator columns, or
+    a label column, the intersection of several (``group=A,B``), indicator columns, or
     score columns thresholded as the in-memory path does."""
     layout = plan.layout
     specs: dict[str, Any] = {}
@@ -752,7 +754,7 @@ def _count_joined(
     n_boot: int = 0,
     patterns: bool = False,
 ) -> Any:
-    """The evaluation table of a data file whose predictions are joined on ``--id``."""
+    """The evaluation table of a data file whose predictions are joined on ``id=``."""
     assert plan.pred is not None and plan.layout.id is not None
     blocks = plan.blocks + plan.pred_blocks
     specs = _role_specs(plan, blocks)
@@ -1097,7 +1099,7 @@ def _file_rows(plan: StreamPlan, path: Path) -> int:
 
 
 def _check_unique_ids(plan: StreamPlan) -> None:
-    """``--id`` without ``--pred``: the data file's ids, once each (one Arrow column of ids,
+    """``id=`` without ``pred=``: the data file's ids, once each (one Arrow column of ids,
     no Python object per row); a repeated or missing id goes to the in-memory reader,
     which names the file, the column and the ids (:class:`StreamRefused`)."""
     import pyarrow as pa
@@ -1120,7 +1122,7 @@ def _check_unique_ids(plan: StreamPlan) -> None:
     ids = pa.chunked_array(chunks)
     empty = _is_text(ids.type) and bool(pc.any(pc.equal(ids, "")).as_py())
     if empty or ids.null_count or pc.count_distinct(ids).as_py() != len(ids):
-        raise StreamRefused(f"{plan.data}: --id {column!r} has repeated or missing ids")
+        raise StreamRefused(f"{plan.data}: id={column!r} has repeated or missing ids")
 
 
 def _groups_exclusive(plan: StreamPlan) -> bool:

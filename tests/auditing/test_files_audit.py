@@ -20,17 +20,20 @@ import pandas as pd
 import pytest
 
 from biasamp import CountTable, counts_from_files
-from biasamp.engines import _audit_inputs, _audit_streaming, _file_reader, _rba_files
-from biasamp.engines._audit_inputs import Layout, load_audit
-from biasamp.engines._audit_streaming import (
+from biasamp.auditing import _inputs as _audit_inputs
+from biasamp.auditing import _rba_files, _threshold_files
+from biasamp.auditing import _streaming as _audit_streaming
+from biasamp.auditing import _sweeps as _audit_sweeps
+from biasamp.auditing import _tables as _audit_tables
+from biasamp.auditing._inputs import Layout, load_audit
+from biasamp.auditing._streaming import (
     ERR_ENGINE,
     load_streamed,
     plan_streaming,
     stream_refusal,
 )
+from biasamp.engines import _file_reader
 from biasamp.engines._files import may_drop_rows
-from biasamp.metrics import _audit_tables
-from biasamp.uncertainty import _audit_sweeps, _threshold_files
 
 pytest.importorskip("pyarrow")
 
@@ -169,10 +172,10 @@ def test_stream_refusal_names_the_option():
     assert stream_refusal(layout) is None
     assert stream_refusal(layout, scored=True) is None  # scores are thresholded while counting
     assert stream_refusal(layout, long_tables=True) == (
-        "long tables of predicted or training tasks need --tasks-long"
+        "long tables of predicted or training tasks need tasks_long="
     )
     assert stream_refusal(Layout(group="g", task="t")) == (
-        "no predictions in the data file (--pred-prefix)"
+        "no predictions in the data file (pred_prefix=)"
     )
     # the report's threshold sweeps need the rows of the scores
     plan, reason = plan_streaming(layout, data="unused.csv", scored=True, sweep=True)

@@ -16,7 +16,7 @@ canonical):
   the present or absent score.
 
 The training file and the optional test ground truth use the audit's
-:class:`~biasamp.engines._audit_inputs.Layout` (a group column or group
+:class:`~biasamp.auditing._inputs.Layout` (a group column or group
 indicator columns; a task column, single structure only, or task indicator
 columns). Every file is read by :mod:`biasamp.engines._file_reader`; errors
 name the file and the column.
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from biasamp.engines._audit_inputs import (
+from biasamp.auditing._inputs import (
     Layout,
     _align,
     _canonical_names,
@@ -49,19 +49,19 @@ from biasamp.engines._file_reader import (
 __all__ = ["RBAInputs", "load_rba_inputs", "read_rba_scores"]
 
 ERR_SCORE_COLUMN = (
-    "{file}: score column {column!r} ({what}) not found; with --structure {structure} and "
-    "--sep {sep!r} the file needs one column per {per}. The file has columns {columns}."
+    "{file}: score column {column!r} ({what}) not found; with structure={structure} and "
+    "sep={sep!r} the file needs one column per {per}. The file has columns {columns}."
 )
 ERR_PARTIAL_ABSENT = (
     "{file}: absent-score columns must be given for every (group, task) pair or for none: "
     "{column!r} is missing while {present!r} is present."
 )
 ERR_MULTILABEL_TASKS = (
-    "--structure multilabel needs task indicator columns (--task-cols or --task-prefix) in the "
-    "training file, not --task."
+    'structure="multilabel" needs task indicator columns (task_cols= or task_prefix=) in the '
+    "training file, not task=."
 )
-ERR_ROWS = "{file}: has {got} rows but the scores file {scores} has {expected}; give --id to join."
-ERR_SEP = "--sep: expected a non-empty separator, got {got!r}."
+ERR_ROWS = "{file}: has {got} rows but the scores file {scores} has {expected}; give id= to join."
+ERR_SEP = "sep=: expected a non-empty separator, got {got!r}."
 
 
 @dataclass
@@ -141,7 +141,7 @@ def read_rba_scores(
     pair_cols = [f"{g}{sep}{t}" for g in group_names for t in task_names]
     blocks = []
     if id_col is not None:
-        blocks.append(ColumnBlock("id", "id", (id_col,), "--id"))
+        blocks.append(ColumnBlock("id", "id", (id_col,), "id="))
     if structure == "single":
         blocks.append(
             ColumnBlock(
@@ -156,7 +156,7 @@ def read_rba_scores(
                     structure,
                     sep,
                 ),
-                "--structure single",
+                'structure="single"',
             )
         )
     else:
@@ -173,7 +173,7 @@ def read_rba_scores(
                     structure,
                     sep,
                 ),
-                "--structure multilabel",
+                'structure="multilabel"',
             )
         )
         blocks.append(
@@ -189,7 +189,7 @@ def read_rba_scores(
                     structure,
                     sep,
                 ),
-                "--structure multilabel",
+                'structure="multilabel"',
             )
         )
         absent_cols = [f"{c}{sep}absent" for c in pair_cols]
@@ -199,7 +199,7 @@ def read_rba_scores(
             raise InputError(ERR_PARTIAL_ABSENT.format(file=path, column=missing, present=found[0]))
         if found:
             blocks.append(
-                ColumnBlock("absent", "score", tuple(absent_cols), "--structure multilabel")
+                ColumnBlock("absent", "score", tuple(absent_cols), 'structure="multilabel"')
             )
     arrays, info = read_blocks(
         path, blocks, role="scores", delimiter=delimiter, header=header, progress=progress
@@ -229,7 +229,7 @@ def _read_truth(
         ColumnBlock("tasks", layout.task_kind, task_cols, task_option),
     ]
     if id_col is not None:
-        blocks.append(ColumnBlock("id", "id", (id_col,), "--id"))
+        blocks.append(ColumnBlock("id", "id", (id_col,), "id="))
     return read_blocks(path, blocks, role=path.name, delimiter=layout.delimiter, progress=progress)
 
 

@@ -7,7 +7,7 @@ threshold sweep and :func:`biasamp.calibrate_thresholds` all use it.
 :func:`calibrate_from_files` calibrates one threshold per score column of a
 validation file (the layout of an audit's data file: ground-truth indicator
 columns and their scores as prediction columns, read by
-:func:`~biasamp.engines._audit_inputs.load_audit`), with
+:func:`~biasamp.auditing._inputs.load_audit`), with
 :func:`biasamp.calibrate_thresholds`: as many validation rows are predicted
 positive as the ground truth has positives.
 
@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from biasamp.engines._audit_inputs import AuditData, InputError, Layout, load_audit
+from biasamp.auditing._inputs import AuditData, InputError, Layout, load_audit
 from biasamp.engines._file_formats import check_field_counts
 from biasamp.output._atomic import atomic_output
 from biasamp.output._csv import unescape_cell, unescape_cells, write_csv
@@ -47,8 +47,8 @@ __all__ = [
 THRESHOLDS_SCHEMA = "biasamp-thresholds"
 ERR_NO_SCORES = (
     "{file}: calibration needs score columns: give the group and/or task indicator columns "
-    "(--group-cols, --task-cols or --task-prefix) and their scores as prediction columns "
-    "(--pred-prefix, or --pred FILE --id COL). Categorical columns and long tables hold no "
+    "(group_cols=, task_cols= or task_prefix=) and their scores as prediction columns "
+    "(pred_prefix=, or pred=FILE id=COL). Categorical columns and long tables hold no "
     "scores."
 )
 ERR_DUPLICATE_LABEL = (

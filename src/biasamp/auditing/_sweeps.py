@@ -1,6 +1,6 @@
 """Threshold sweeps of an audit read from files: the metrics along a grid of thresholds.
 
-An audit whose predictions are scores (:func:`~biasamp.engines._audit_inputs.load_audit`
+An audit whose predictions are scores (:func:`~biasamp.auditing._inputs.load_audit`
 with ``threshold`` or ``thresholds``) is swept with :func:`biasamp.threshold_sweep`
 over one grid for every scored label (:func:`sweep_grid`).
 """
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.engines._audit_inputs import AuditData
+from biasamp.auditing._inputs import AuditData
 from biasamp.engines._exclusive_groups import positive_group
 from biasamp.uncertainty._sweep import ThresholdSweep, threshold_sweep
 
@@ -56,7 +56,7 @@ def audit_threshold_sweep(
     Parameters
     ----------
     data : AuditData
-        An audit read by :func:`~biasamp.engines._audit_inputs.load_audit` with
+        An audit read by :func:`~biasamp.auditing._inputs.load_audit` with
         score columns (``threshold`` or ``thresholds`` given).
     metric : {"mals", "directional"}
         The metric swept, with the audit's training split.
@@ -77,7 +77,7 @@ def audit_threshold_sweep(
     --------
     >>> import os, tempfile
     >>> import pandas as pd
-    >>> from biasamp.engines._audit_inputs import Layout, load_audit
+    >>> from biasamp.auditing._inputs import Layout, load_audit
     >>> path = os.path.join(tempfile.mkdtemp(), "audit.csv")
     >>> pd.DataFrame({"g": ["m", "w", "m", "w"], "ski": [1, 0, 1, 1],
     ...               "s_ski": [0.9, 0.3, 0.6, 0.2]}).to_csv(path, index=False)
