@@ -328,7 +328,7 @@ def test_report_draws_sizes_and_pair_intervals(tmp_path):
     )
     page = html.read_text()
     assert "Amplification by combination size" in page
-    assert "bars are bootstrap intervals of delta" in page
+    assert "Whiskers are bootstrap intervals of delta." in page
     assert '<button type="button" class="sort" disabled>ci_low</button>' in page
 
 
