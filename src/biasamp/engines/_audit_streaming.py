@@ -285,12 +285,17 @@ def _label_text_reason(
     """Why DuckDB cannot count the files (None: it can): pyarrow infers a CSV label or id
     column as numbers, which the numpy engine reads as text (``01`` stays ``"01"``, as in
     memory) and DuckDB's reader would read as numbers."""
+    import pyarrow as pa
+
     for path, columns in files:
         if formats[path] != _FORMAT_CSV:
             continue
         schema = file_schema(str(path), formats[path], delimiter=layout.delimiter)
         for column in columns:
-            if not _is_text(schema.field(column).type):
+            kind = schema.field(column).type
+            if pa.types.is_binary(kind):
+                continue  # not UTF-8: every engine refuses it with the reader's error
+            if not _is_text(kind):
                 return (
                     f"{path}: column {column!r} is read as {schema.field(column).type} "
                     "by inference; the numpy engine reads it as text"

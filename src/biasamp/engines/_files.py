@@ -18,6 +18,7 @@ file's raises ``ValueError`` / ``TypeError`` naming the file and the rows.
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -32,15 +33,21 @@ from biasamp.engines._derived_roles import (
     intersection_names_from_files,
 )
 from biasamp.engines._file_formats import (
+    ERR_MISSING_VALUES,
+    ForwardOnce,
+    InputError,
     RaggedRows,
     _pyarrow,
     _schema,
     check_field_counts,
+    compression_of,
     csv_parse_options,
     default_delimiter,
     delimited_source,
     file_format_of,
     file_schema,
+    grown_block_size,
+    reading_error,
 )
 from biasamp.engines._joins import (
     ERR_JOIN_DUPLICATES,
@@ -64,7 +71,9 @@ __all__ = [
     "may_drop_rows",
 ]
 
-ERR_ENGINE = "engine: expected 'numpy' or 'duckdb', got {got!r}."
+ERR_ENGINE = "engine: expected 'auto', 'numpy' or 'duckdb', got {got!r}."
+#: Compressions of delimited files DuckDB's CSV reader reads.
+DUCKDB_COMPRESSIONS = (None, "gzip")
 ERR_CHUNK_SIZE = "chunk_size: expected a positive integer, got {got!r}."
 ERR_NO_FILES = "paths: no input files given."
 ERR_FILE_COLUMNS = "{path}: column(s) {missing} not found (the file has {examples})."
@@ -95,6 +104,33 @@ ERR_ROWS_REPLICATES = "rows='labelled': replicate weights are drawn over every r
 ERR_NO_LABELLED_ROWS = (
     "rows='labelled': no row of {paths} has a group or a task, so no row is kept."
 )
+
+
+def duckdb_reads(
+    paths: Sequence[str], file_format: str | None, delimiter: str | None = None
+) -> bool:
+    """Whether DuckDB's readers read every file: Parquet, and ``,``-delimited CSV, plain or
+    ``.gz`` (the numpy engine reads the others, and any file DuckDB refuses)."""
+    for path in paths:
+        if file_format_of(path, file_format) != "csv":
+            continue
+        if default_delimiter(path, delimiter) != ",":
+            return False
+        if compression_of(path) not in DUCKDB_COMPRESSIONS:
+            return False
+    return True
+
+
+def duckdb_cannot_read(exc: BaseException) -> bool:
+    """Whether the DuckDB engine's ``exc`` means DuckDB cannot read the files as the row
+    reader does (its own exceptions: invalid UTF-8, a row over its line limit, ...; an
+    empty label field), so that the numpy engine counts them (or names the file and row)."""
+    from biasamp.engines._duckdb import RowReaderNeeded
+
+    if isinstance(exc, RowReaderNeeded):
+        return True
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(exc, duckdb.Error)
 
 
 def check_file_schemas(
@@ -225,30 +261,48 @@ def iter_file_batches(
             strings_can_be_null=True,
         )
     unescaped = None if text_columns is None else set(text_columns)
-    ragged = RaggedRows()
-    try:
-        with delimited_source(path, digest=digest) as source:
-            reader = pcsv.open_csv(
-                source.stream,
-                read_options=pcsv.ReadOptions(block_size=block),
-                parse_options=csv_parse_options(sep, ragged),
-                convert_options=convert,
-            )
-            with reader:
-                for batch in reader:
-                    if wanted != list(columns):
-                        batch = batch.rename_columns(list(columns))
-                    batch = _unescape_text(batch, unescaped)
-                    if on_bytes is not None:
-                        on_bytes(source.bytes_read())
-                    for start in range(0, batch.num_rows, chunk_size):
-                        yield batch.slice(start, chunk_size)
-    except ValueError:  # ArrowInvalid
-        if ragged.first is None:
+    forward = ForwardOnce(digest) if digest is not None else None
+    done = 0  # data rows yielded: a read retried with a larger block skips them
+    while True:
+        ragged = RaggedRows()
+        skip = done
+        if forward is not None:
+            forward.restart()
+        try:
+            with delimited_source(path, digest=forward) as source:
+                reader = pcsv.open_csv(
+                    source.stream,
+                    read_options=pcsv.ReadOptions(block_size=block),
+                    parse_options=csv_parse_options(sep, ragged),
+                    convert_options=convert,
+                )
+                with reader:
+                    for batch in reader:
+                        if skip:
+                            dropped = min(skip, batch.num_rows)
+                            batch, skip = batch.slice(dropped), skip - dropped
+                            if not batch.num_rows:
+                                continue
+                        if wanted != list(columns):
+                            batch = batch.rename_columns(list(columns))
+                        batch = _unescape_text(batch, unescaped)
+                        if on_bytes is not None:
+                            on_bytes(source.bytes_read())
+                        for start in range(0, batch.num_rows, chunk_size):
+                            yield batch.slice(start, chunk_size)
+                        done += batch.num_rows
+            return
+        except InputError:
             raise
-        # the threaded reader does not know the line: find it
-        check_field_counts(path, delimiter=sep)
-        raise
+        except ValueError as exc:  # ArrowInvalid
+            if ragged.first is not None:
+                # the threaded reader does not know the line: find it
+                check_field_counts(path, delimiter=sep)
+                raise
+            grown = grown_block_size(exc, block)
+            if grown is None:
+                raise reading_error(path, exc, done) from exc
+            block = grown  # a row larger than the block: read again with a larger one
 
 
 def _unescape_text(batch: Any, names: set[str] | None = None) -> Any:
@@ -314,6 +368,30 @@ def label_columns(roles: Iterable[RoleColumns]) -> tuple[str, ...]:
     """The label columns of ``roles`` (a label column, the parts of an intersection): a CSV
     reader reads them as text (:func:`iter_file_batches`)."""
     return tuple(c for rc in roles if rc.is_label for c in rc.columns)
+
+
+def _check_empty_labels(batch: Any, roles: ColumnRoles, path: str, start: int) -> None:
+    """Refuse an empty field in a label column of a CSV batch (``start``: data rows before
+    it): missing, as the other readers say (:data:`ERR_MISSING_VALUES`), not a label ``''``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for rc in roles.present().values():
+        if not rc.is_label:
+            continue
+        for column in rc.columns:
+            values = batch.column(batch.schema.get_field_index(column))
+            if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+                continue
+            empty = pc.fill_null(pc.equal(values, ""), True)
+            count = int(pc.sum(empty).as_py() or 0)
+            if count:
+                first = int(np.argmax(empty.to_numpy(zero_copy_only=False)))
+                raise InputError(
+                    ERR_MISSING_VALUES.format(
+                        file=path, column=column, count=count, row=start + first + 1
+                    )
+                )
 
 
 def _batch_arrays(batch: Any, roles: ColumnRoles) -> dict[str, Any]:
@@ -581,21 +659,28 @@ def counts_from_files(
     drops = _check_rows(rows, roles, engine)
     if drops and replicates is not None:
         raise ValueError(ERR_ROWS_REPLICATES)
-    if engine == "duckdb":
+    if engine == "duckdb" and duckdb_reads(paths, file_format, delimiter):
         from biasamp.engines._duckdb import counts_from_files_duckdb
 
-        counted = counts_from_files_duckdb(
-            paths,
-            roles,
-            group_names=group_names,
-            task_names=task_names,
-            soft=soft,
-            file_format=file_format,
-            names_source=names_source,
-        )
-        if on_rows is not None:
-            on_rows(int(counted.n_rows))  # the engine drops no row here
-        return counted
+        try:
+            counted = counts_from_files_duckdb(
+                paths,
+                roles,
+                group_names=group_names,
+                task_names=task_names,
+                soft=soft,
+                file_format=file_format,
+                names_source=names_source,
+            )
+        except Exception as exc:
+            if not duckdb_cannot_read(exc):
+                raise
+        else:
+            if on_rows is not None:
+                on_rows(int(counted.n_rows))  # the engine drops no row here
+            return counted
+    # the numpy engine: asked for, or the files DuckDB cannot read (the same table, or the
+    # row reader's error naming the file and row)
     read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
     g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     source = names_source if (group_names is not None or task_names is not None) else None
@@ -701,6 +786,7 @@ def _stream_tables(
     try:
         for path in paths:
             start = 0
+            csv = file_format_of(path, file_format) == "csv"
             batches = iter_file_batches(
                 path,
                 columns,
@@ -718,6 +804,8 @@ def _stream_tables(
                         break
                     stop = start + batch.num_rows
                     kept = batch.num_rows
+                    if csv and kept:
+                        _check_empty_labels(batch, roles, path, start)
                     arrays = _batch_arrays(batch, roles) if kept else {}
                     if labelled_only and kept:
                         arrays, kept = _labelled_rows(arrays)
@@ -734,6 +822,8 @@ def _stream_tables(
                             **extra,
                         )
                         table = part if table is None else table.merge(part)
+                except InputError:
+                    raise  # names the file and row
                 except (ValueError, TypeError) as exc:
                     # pyarrow's ArrowInvalid (a CSV value of another type) is a ValueError
                     last = start + (chunk_size if batch is None else batch.num_rows) - 1
@@ -820,22 +910,30 @@ def pattern_counts_from_files(
     drops = _check_rows(rows, roles, engine)
     if drops and replicates is not None:
         raise ValueError(ERR_ROWS_REPLICATES)
-    if engine == "duckdb":
-        if replicates is not None:
-            raise ValueError(ERR_REPLICATES_ENGINE)
+    if engine == "duckdb" and replicates is not None:
+        raise ValueError(ERR_REPLICATES_ENGINE)
+    if engine == "duckdb" and duckdb_reads(paths, file_format, delimiter):
         from biasamp.engines._duckdb import distinct_rows_duckdb
 
-        frame = distinct_rows_duckdb(paths, roles, file_format=file_format)
-        arrays = _frame_arrays(frame, roles, where=", ".join(paths[:3]))
-        table = PatternCountTable.from_arrays(
-            **arrays,
-            sample_weight=frame["__weight"].to_numpy(),
-            group_names=group_names,
-            task_names=task_names,
-            names_source=source,
-        )
-        table.n_rows = int(frame["__rows"].sum())
-        return table
+        try:
+            frame = distinct_rows_duckdb(paths, roles, file_format=file_format)
+        except Exception as exc:
+            if not duckdb_cannot_read(exc):
+                raise
+        else:
+            if file_format_of(paths[0], file_format) != "csv" or not _empty_label_keys(
+                frame, roles
+            ):
+                arrays = _frame_arrays(frame, roles, where=", ".join(paths[:3]))
+                table = PatternCountTable.from_arrays(
+                    **arrays,
+                    sample_weight=frame["__weight"].to_numpy(),
+                    group_names=group_names,
+                    task_names=task_names,
+                    names_source=source,
+                )
+                table.n_rows = int(frame["__rows"].sum())
+                return table
     read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
     g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     streamed = _stream_tables(
@@ -858,6 +956,16 @@ def pattern_counts_from_files(
             (ERR_NO_LABELLED_ROWS if drops else ERR_NO_ROWS).format(paths=", ".join(paths[:3]))
         )
     return streamed
+
+
+def _empty_label_keys(frame: pd.DataFrame, roles: ColumnRoles) -> bool:
+    """Whether a label column of DuckDB's distinct rows holds NULL (an empty CSV field)."""
+    return any(
+        frame[column].isna().any()
+        for rc in roles.present().values()
+        if rc.is_label
+        for column in rc.columns
+    )
 
 
 def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles, *, where: str = "") -> dict[str, Any]:
@@ -1230,6 +1338,8 @@ def counts_from_joined_files(
         )
     ):
         stop = start + batch.num_rows
+        if file_format_of(paths[0], file_format) == "csv":
+            _check_empty_labels(batch, roles, paths[0], start)
         try:
             arrays = _batch_arrays(batch, roles)
             for role, values in predicted.items():
