@@ -305,13 +305,18 @@ def _label_text_reason(
 
 def _duckdb_reason(formats: dict[Path, str], layout: Layout) -> str | None:
     """Why the DuckDB engine cannot read the files (None: it can): it reads Parquet and
-    ``,``-delimited CSV, plain or ``.gz``; the numpy engine reads the others."""
+    ``,``-delimited CSV; the numpy engine reads the others."""
     for path, fmt in formats.items():
-        if fmt != _FORMAT_CSV:
-            continue
-        if default_delimiter(path, layout.delimiter) != ",":
+        if fmt == _FORMAT_CSV and default_delimiter(path, layout.delimiter) != ",":
             return f"{path}: the DuckDB engine reads ','-delimited CSV only"
-        if compression_of(path) not in _DUCKDB_CODECS:
+    return None
+
+
+def _compression_reason(formats: dict[Path, str]) -> str | None:
+    """Why DuckDB cannot decompress a file (None: it can): it reads plain or ``.gz`` CSV; the
+    numpy engine counts the others, even when DuckDB is asked for (the same tables)."""
+    for path, fmt in formats.items():
+        if fmt == _FORMAT_CSV and compression_of(path) not in _DUCKDB_CODECS:
             return f"{path}: the DuckDB engine reads plain or .gz CSV only"
     return None
 
@@ -520,7 +525,8 @@ def plan_streaming(
     if engine == "duckdb" and duckdb_reason is not None:
         return None, duckdb_reason
     # the numpy engine reads every file the reader reads
-    engine = "numpy" if duckdb_reason is not None else resolve_engine(engine)
+    unread = duckdb_reason or _compression_reason(formats)
+    engine = "numpy" if unread is not None else resolve_engine(engine)
     return StreamPlan(
         data=data_path,
         train=train_path,

@@ -33,6 +33,7 @@ __all__ = [
     "ERR_COMPRESSED",
     "ERR_COMPRESSED_NAME",
     "ERR_NOT_COMPRESSED",
+    "ERR_DUPLICATE_COLUMNS",
     "ERR_MISSING_VALUES",
     "ERR_NOT_UTF8",
     "ERR_ROW_TOO_LARGE",
@@ -79,6 +80,9 @@ ERR_COMPRESSED_NAME = (
 ERR_NOT_COMPRESSED = (
     "{file}: the name ends in {suffix} but the file is not {compression}-compressed "
     "(it starts with {start!r}); rename it or compress it."
+)
+ERR_DUPLICATE_COLUMNS = (
+    "{file}: the header names the column(s) {columns} more than once; column names must be unique."
 )
 ERR_MISSING_VALUES = (
     "{file}, column {column!r}: {count} missing value(s), the first in data row {row}."

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from biasamp.engines._file_formats import (
+    ERR_DUPLICATE_COLUMNS,
     ERR_MISSING_VALUES,
     InputError,
     RaggedRowError,
@@ -78,9 +79,6 @@ ERR_DELIMITER = (
     "be delimited by {char!r}, not {expected!r}. Pass --delimiter {char!r}."
 )
 ERR_PARQUET = "{file}: not a readable Parquet file ({detail})."
-ERR_DUPLICATE_COLUMNS = (
-    "{file}: the header names the column(s) {columns} more than once; column names must be unique."
-)
 ERR_CSV = "{file}: cannot parse the file as delimited text ({detail})."
 ERR_NO_PYARROW = "{file}: reading files needs pyarrow, a dependency of biasamp that is missing here: pip install pyarrow."
 ERR_MISSING_COLUMN = (

@@ -33,6 +33,7 @@ from biasamp.engines._derived_roles import (
     intersection_names_from_files,
 )
 from biasamp.engines._file_formats import (
+    ERR_DUPLICATE_COLUMNS,
     ERR_MISSING_VALUES,
     ForwardOnce,
     InputError,
@@ -77,7 +78,6 @@ DUCKDB_COMPRESSIONS = (None, "gzip")
 ERR_CHUNK_SIZE = "chunk_size: expected a positive integer, got {got!r}."
 ERR_NO_FILES = "paths: no input files given."
 ERR_FILE_COLUMNS = "{path}: column(s) {missing} not found (the file has {examples})."
-ERR_REPEATED_COLUMNS = "{path}: the header names the column(s) {repeated} more than once."
 ERR_TYPE_CHANGED = (
     "{path}: column {column!r} has type {got}, but it has type {expected} in {first}. "
     "Column types must not change between files."
@@ -133,6 +133,19 @@ def duckdb_cannot_read(exc: BaseException) -> bool:
     return duckdb is not None and isinstance(exc, duckdb.Error)
 
 
+def _check_unique_names(path: str, names: Sequence[str]) -> None:
+    """Refuse a header that names a column twice, as written or read back from its
+    spreadsheet-safe form (``'=x`` is ``=x``), as the validating reader does."""
+    for shown in (names, [unescape_cell(name) for name in names]):
+        counts = Counter(shown)
+        repeated = [name for name, n in counts.items() if n > 1]
+        if repeated:
+            text = ", ".join(repr(name) for name in repeated[:5])
+            if len(repeated) > 5:
+                text += f", ... ({len(repeated)} in all)"
+            raise InputError(ERR_DUPLICATE_COLUMNS.format(file=path, columns=text))
+
+
 def check_file_schemas(
     paths: Sequence[str],
     roles_columns: Sequence[str],
@@ -157,9 +170,7 @@ def check_file_schemas(
         if missing:
             shown = ", ".join(repr(c) for c in all_names[:8])
             raise ValueError(ERR_FILE_COLUMNS.format(path=path, missing=missing, examples=shown))
-        repeated = [c for c in dict.fromkeys(roles_columns) if names[c] > 1]
-        if repeated:  # pyarrow's schema.field would say the column "does not exist"
-            raise ValueError(ERR_REPEATED_COLUMNS.format(path=path, repeated=repeated))
+        _check_unique_names(path, all_names)
         kinds = dict(zip(all_names, schema.types, strict=True))
         for column in roles_columns:
             kind = kinds[column]
