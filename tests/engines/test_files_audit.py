@@ -239,7 +239,7 @@ def test_every_file_the_reader_reads_streams_with_the_same_counts(
     if importlib.util.find_spec("duckdb") is None:
         return
     auto, _ = plan_streaming(layout, data=path, train=train, engine="auto")
-    assert auto is not None and auto.engine == ("duckdb" if duckdb_reads else "numpy")
+    assert auto is not None and auto.engine == "numpy"  # a small file: numpy is faster
     forced, why = plan_streaming(layout, data=path, train=train, engine="duckdb")
     if sep != ",":  # another delimiter: DuckDB asked for says why not
         assert forced is None and why.startswith(f"{path}: the DuckDB engine reads")

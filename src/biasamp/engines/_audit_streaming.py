@@ -28,9 +28,11 @@ one more counting pass under Poisson replicate weights (a
 :class:`~biasamp.counts.PoissonReplicates`), drawn by global row index, so an
 interval equals the in-memory bootstrap exactly. The bootstrap pass always
 runs on the numpy engine (its weights are per row). The engine ``auto`` counts
-with DuckDB when it is installed (``biasamp[duckdb]``) and reads the files
-(Parquet, ``,``-delimited CSV, plain or ``.gz``), and with numpy otherwise;
-``engine="duckdb"`` on other files is refused with the reason. When the
+with DuckDB when it is installed (``biasamp[duckdb]``), reads the files
+(Parquet, ``,``-delimited CSV, plain or ``.gz``) and is measured to be faster
+(:func:`~biasamp.engines._files.choose_engine`: many rows, few role columns),
+and with numpy otherwise; ``engine="duckdb"`` on another delimiter is refused
+with the reason, on another compression counted by numpy. When the
 counting engine refuses a value, the file is re-read chunk by chunk by the
 validating reader (:mod:`biasamp.engines._file_reader`, without
 keeping the chunks), which names the column and data row as the in-memory
@@ -85,6 +87,7 @@ from biasamp.engines._file_reader import (
     read_header,
 )
 from biasamp.engines._files import (
+    choose_engine,
     counts_from_files,
     counts_from_joined_files,
     iter_file_batches,
@@ -526,7 +529,16 @@ def plan_streaming(
         return None, duckdb_reason
     # the numpy engine reads every file the reader reads
     unread = duckdb_reason or _compression_reason(formats)
-    engine = "numpy" if unread is not None else resolve_engine(engine)
+    if unread is not None:
+        engine = "numpy"
+    elif engine == "auto":  # DuckDB where it is measured to be faster
+        widest = max(len(b.columns) for _, file_blocks in streamed_files for b in file_blocks)
+        wide = sum(len(b.columns) for b in blocks)
+        engine = choose_engine(
+            [str(path) for path in formats], max(widest, wide), delimiter=layout.delimiter
+        )
+    else:
+        engine = resolve_engine(engine)
     return StreamPlan(
         data=data_path,
         train=train_path,
@@ -547,7 +559,9 @@ def plan_streaming(
 
 
 def resolve_engine(engine: str) -> str:
-    """The streaming engine that runs: ``auto`` is DuckDB when it is installed, else numpy.
+    """The streaming engine that runs: ``auto`` is DuckDB when it is installed, else numpy
+    (:func:`plan_streaming` asks :func:`~biasamp.engines._files.choose_engine` instead, which
+    picks DuckDB only where it is measured to be faster).
 
     Examples
     --------

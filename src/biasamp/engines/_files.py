@@ -63,7 +63,9 @@ if TYPE_CHECKING:
     from biasamp.counts._pattern_counts import PatternCountTable
 
 __all__ = [
+    "choose_engine",
     "counts_from_files",
+    "estimated_rows",
     "pattern_counts_from_files",
     "file_format_of",
     "check_file_schemas",
@@ -104,6 +106,64 @@ ERR_ROWS_REPLICATES = "rows='labelled': replicate weights are drawn over every r
 ERR_NO_LABELLED_ROWS = (
     "rows='labelled': no row of {paths} has a group or a task, so no row is kept."
 )
+
+
+#: The auto engine counts with DuckDB from this many rows (estimated), and from
+#: :data:`DUCKDB_ROWS_PER_COLUMN` rows per role column: below, the numpy engine is faster
+#: (DuckDB's fixed cost per query and per column: 2,000 rows x 1,000 columns took it 2.5 s
+#: to 29 s against numpy's 0.3 s to 1.1 s). Measured 2026-11-26, docs/benchmarks.md.
+DUCKDB_MIN_ROWS = 1_000_000
+DUCKDB_ROWS_PER_COLUMN = 5_000
+_SAMPLE_BYTES = 1 << 16
+
+
+def estimated_rows(path: str, file_format: str | None = None, delimiter: str | None = None) -> int:
+    """The data rows of a file: a Parquet file's from its footer; a delimited file's from its
+    size and the line length of its first 64 KiB (a compressed file's size is its compressed
+    size, so its rows are underestimated: the auto engine then prefers numpy)."""
+    if file_format_of(path, file_format) == "parquet":
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    with delimited_source(path) as source:
+        sample = source.stream.read(_SAMPLE_BYTES)
+    lines = sample.count(b"\n") or 1
+    size = os.path.getsize(path)
+    return max(0, int(size * lines / max(len(sample), 1)) - 1)
+
+
+def choose_engine(
+    paths: Sequence[str],
+    n_columns: int,
+    *,
+    file_format: str | None = None,
+    delimiter: str | None = None,
+) -> str:
+    """The engine ``engine="auto"`` counts ``paths`` with (``n_columns``: the role columns).
+
+    DuckDB when it is installed, reads every file (:func:`duckdb_reads`) and is measured to
+    be faster: at least :data:`DUCKDB_MIN_ROWS` rows (estimated, :func:`estimated_rows`)
+    and :data:`DUCKDB_ROWS_PER_COLUMN` rows per role column; numpy otherwise (a small or
+    wide file is counted several times faster by numpy).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "labels.csv")
+    >>> with open(path, "w") as handle:
+    ...     _ = handle.write("g,t\\nm,1\\nw,0\\n")
+    >>> choose_engine([path], 2)
+    'numpy'
+    """
+    import importlib.util
+
+    if not duckdb_reads(paths, file_format, delimiter):
+        return "numpy"
+    if importlib.util.find_spec("duckdb") is None:
+        return "numpy"
+    rows = sum(estimated_rows(path, file_format, delimiter) for path in paths)
+    faster = rows >= DUCKDB_MIN_ROWS and rows >= DUCKDB_ROWS_PER_COLUMN * n_columns
+    return "duckdb" if faster else "numpy"
 
 
 def duckdb_reads(
@@ -517,7 +577,7 @@ def _prepare(
     **role_specs: Any,
 ) -> tuple[list[str], ColumnRoles]:
     """Check the arguments and files; return the paths and the resolved column roles."""
-    if engine not in ("numpy", "duckdb"):
+    if engine not in ("auto", "numpy", "duckdb"):
         raise ValueError(ERR_ENGINE.format(got=engine))
     if (
         isinstance(chunk_size, bool)
@@ -601,8 +661,13 @@ def counts_from_files(
         Predicted indicator columns may hold probabilities in [0, 1].
     chunk_size : int, default 100_000
         Rows per chunk (``engine="numpy"``); memory grows linearly with it.
-    engine : {"numpy", "duckdb"}, default "numpy"
-        ``"duckdb"`` runs one SQL aggregation over the files (needs ``biasamp[duckdb]``).
+    engine : {"numpy", "duckdb", "auto"}, default "numpy"
+        ``"duckdb"`` runs one SQL aggregation over the files (needs ``biasamp[duckdb]``);
+        files DuckDB cannot read (``.bz2``, ``.xz``, ``.zst``, ``.zip``, text that is not
+        UTF-8, ...) are counted by the numpy engine, with the same result. ``"auto"``
+        (the command line's default) counts with DuckDB only where it reads the files and
+        is measured to be faster (:func:`choose_engine`: many rows, few role columns),
+        else with numpy.
     file_format : {"parquet", "csv"}, optional
         Overrides the format read from the file names.
     delimiter : str, optional
@@ -665,11 +730,19 @@ def counts_from_files(
         groups_pred_prefix=groups_pred_prefix,
         tasks_pred_prefix=tasks_pred_prefix,
     )
-    if replicates is not None and engine != "numpy":
+    if replicates is not None and engine == "duckdb":
         raise ValueError(ERR_REPLICATES_ENGINE)
     drops = _check_rows(rows, roles, engine)
     if drops and replicates is not None:
         raise ValueError(ERR_ROWS_REPLICATES)
+    if engine == "auto":
+        engine = (
+            "numpy"
+            if drops or replicates is not None
+            else choose_engine(
+                paths, len(roles.columns()), file_format=file_format, delimiter=delimiter
+            )
+        )
     if engine == "duckdb" and duckdb_reads(paths, file_format, delimiter):
         from biasamp.engines._duckdb import counts_from_files_duckdb
 
@@ -723,7 +796,7 @@ def _check_rows(rows: str, roles: ColumnRoles, engine: str) -> bool:
     if rows not in ("all", "labelled"):
         raise ValueError(ERR_ROWS.format(got=rows))
     drops = rows == "labelled" and _may_drop_rows(roles)
-    if drops and engine != "numpy":
+    if drops and engine == "duckdb":
         raise ValueError(ERR_ROWS_ENGINE.format(engine=engine))
     return drops
 
@@ -923,6 +996,14 @@ def pattern_counts_from_files(
         raise ValueError(ERR_ROWS_REPLICATES)
     if engine == "duckdb" and replicates is not None:
         raise ValueError(ERR_REPLICATES_ENGINE)
+    if engine == "auto":
+        engine = (
+            "numpy"
+            if drops or replicates is not None
+            else choose_engine(
+                paths, len(roles.columns()), file_format=file_format, delimiter=delimiter
+            )
+        )
     if engine == "duckdb" and duckdb_reads(paths, file_format, delimiter):
         from biasamp.engines._duckdb import distinct_rows_duckdb
 
