@@ -57,6 +57,10 @@ Keeping results
 Bundled data: :mod:`biasamp.datasets`. Command line: ``biasamp --help``.
 """
 
+# first: Ctrl-C while the command line imports is one line and exit code 130 (importing
+# the module installs the guard when this process is the biasamp command)
+from biasamp import _interrupts  # noqa: F401
+
 # counts
 from biasamp.counts import CountTable, PatternCountTable
 from biasamp.results import PairwiseResult, load_result

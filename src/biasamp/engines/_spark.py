@@ -89,11 +89,13 @@ def _worker_version(_: Any) -> str:
 
     Pickled by value (it is replaced by a copy made in :func:`_probe`): a worker
     without biasamp must be able to run it."""
-    try:
-        import biasamp
+    import importlib
+
+    try:  # by name: the worker imports the package, not this module's room
+        package = importlib.import_module("biasamp")
     except Exception:  # ImportError, or a dependency of biasamp failing to import
         return ""
-    return str(getattr(biasamp, "__version__", ""))
+    return str(getattr(package, "__version__", ""))
 
 
 def _probe() -> Any:
@@ -113,7 +115,7 @@ def check_workers(spark: Any) -> None:
     Counting runs Python on the executors (``mapInArrow``, ``mapInPandas``): without
     this check a worker without biasamp fails with a worker traceback.
     """
-    from biasamp import __version__
+    from biasamp._version import __version__
 
     context = spark.sparkContext
     key = str(context.applicationId)
