@@ -42,6 +42,7 @@ from biasamp.engines._file_formats import (
     ERR_MISSING_VALUES,
     ERR_NOT_COMPRESSED,
     ERR_NOT_UTF8,
+    ERR_PARQUET,
     InputError,
 )
 from biasamp.engines._file_reader import ERR_DUPLICATE_COLUMNS
@@ -215,6 +216,19 @@ def _variants() -> list[Variant]:
                 ),
             ),
         ]
+    sink = io.BytesIO()
+    frame.to_parquet(sink, index=False)
+    parquet = sink.getvalue()
+    out += [
+        Variant("ok.parquet", parquet, frame),
+        Variant("truncated.parquet", parquet[: len(parquet) // 2], error=_prefix(ERR_PARQUET)),
+        Variant(
+            "damaged.parquet",
+            parquet[:200] + b"\x00" * 300 + parquet[500:],
+            error=_prefix(ERR_PARQUET),
+        ),
+        Variant("text.parquet", raw, error=_prefix(ERR_PARQUET)),
+    ]
     packed = gzip.compress(raw)
     out.append(
         Variant(

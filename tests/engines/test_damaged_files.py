@@ -255,3 +255,23 @@ def test_forward_once_hashes_each_byte_once_over_retried_reads():
         for start in range(0, stop, 700):
             forward.update(data[start : min(start + 700, stop)])
     assert digest.hexdigest() == hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_damaged_parquet_file_names_the_file(engine, tmp_path):
+    """It raised pyarrow's ArrowInvalid or OSError ("Couldn't deserialize thrift"), no file."""
+    import pandas as pd
+
+    from biasamp.engines._file_formats import ERR_PARQUET
+
+    sink = io.BytesIO()
+    pd.read_csv(io.StringIO(TEXT)).to_parquet(sink, index=False)
+    data = sink.getvalue()
+    for name, damaged in (
+        ("truncated.parquet", data[: len(data) // 2]),
+        ("damaged.parquet", data[:200] + b"\x00" * 300 + data[500:]),
+        ("text.parquet", TEXT.encode()),
+    ):
+        path = tmp_path / name
+        path.write_bytes(damaged)
+        assert _messages(path, engine).startswith(prefix(ERR_PARQUET, file=path))

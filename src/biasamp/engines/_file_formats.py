@@ -35,6 +35,7 @@ __all__ = [
     "ERR_NOT_COMPRESSED",
     "ERR_DUPLICATE_COLUMNS",
     "ERR_MISSING_VALUES",
+    "ERR_PARQUET",
     "ERR_NOT_UTF8",
     "ERR_ROW_TOO_LARGE",
     "ERR_FIELD_COUNT",
@@ -84,6 +85,7 @@ ERR_NOT_COMPRESSED = (
 ERR_DUPLICATE_COLUMNS = (
     "{file}: the header names the column(s) {columns} more than once; column names must be unique."
 )
+ERR_PARQUET = "{file}: not a readable Parquet file ({detail})."
 ERR_MISSING_VALUES = (
     "{file}, column {column!r}: {count} missing value(s), the first in data row {row}."
 )
@@ -404,7 +406,10 @@ def _read_schema(path: str, fmt: str, delimiter: str, stamp: tuple[int, ...]) ->
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_schema(path)
+        try:
+            return pq.read_schema(path)
+        except (OSError, pa.ArrowException, ValueError) as exc:  # not Parquet, or damaged
+            raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
     import pyarrow.csv as pcsv
 
     block = 1 << 20

@@ -47,6 +47,7 @@ import numpy as np
 from biasamp.engines._file_formats import (
     ERR_DUPLICATE_COLUMNS,
     ERR_MISSING_VALUES,
+    ERR_PARQUET,
     InputError,
     RaggedRowError,
     csv_parse_options,
@@ -78,7 +79,6 @@ ERR_DELIMITER = (
     "{file}: the header is a single column {header!r} containing {char!r}; the file seems to "
     "be delimited by {char!r}, not {expected!r}. Pass --delimiter {char!r}."
 )
-ERR_PARQUET = "{file}: not a readable Parquet file ({detail})."
 ERR_CSV = "{file}: cannot parse the file as delimited text ({detail})."
 ERR_NO_PYARROW = "{file}: reading files needs pyarrow, a dependency of biasamp that is missing here: pip install pyarrow."
 ERR_MISSING_COLUMN = (

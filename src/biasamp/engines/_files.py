@@ -35,6 +35,7 @@ from biasamp.engines._derived_roles import (
 from biasamp.engines._file_formats import (
     ERR_DUPLICATE_COLUMNS,
     ERR_MISSING_VALUES,
+    ERR_PARQUET,
     ForwardOnce,
     InputError,
     RaggedRows,
@@ -302,10 +303,14 @@ def iter_file_batches(
     _pyarrow()
     fmt = file_format_of(path, file_format)
     if fmt == "parquet":
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        with pq.ParquetFile(path) as handle:
-            yield from handle.iter_batches(batch_size=chunk_size, columns=list(columns))
+        try:
+            with pq.ParquetFile(path) as handle:
+                yield from handle.iter_batches(batch_size=chunk_size, columns=list(columns))
+        except (OSError, pa.ArrowException) as exc:  # damaged pages (ArrowInvalid: ValueError)
+            raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
         return
     import pyarrow as pa
     import pyarrow.csv as pcsv
