@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "_progress": 0,
     "_deprecation": 0,
     "_threads": 0,
+    "_interrupts": 0,
     "_memory": 0,
     "output": 0,
     "datasets": 0,

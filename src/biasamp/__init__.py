@@ -65,6 +65,10 @@ Keeping results
 Bundled data: :mod:`biasamp.datasets`. Command line: ``biasamp --help``.
 """
 
+# first: Ctrl-C while the command line imports is one line and exit code 130 (importing
+# the module installs the guard when this process is the biasamp command)
+from biasamp import _interrupts  # noqa: F401
+
 # the metric registry: one card per metric (names, paper, meaning, sign)
 from biasamp.registry import MetricCard, metric_card, metric_cards
 

@@ -84,3 +84,24 @@ def test_cli_json_files_compare_by_metric_key(indicator_report):
     table = biasamp.compare({"a": indicator_report["json"], "b": indicator_report["json"]})
     assert table["metric"].tolist() == keys * 2  # threshold sweeps left out
     assert table["value"].tolist() == [m["value"] for m in list(doc["results"].values())] * 2
+
+
+def test_a_performance_file_without_a_model_column_exits_2_naming_it(saved, capsys):
+    """It exited 3, "internal error" (a KeyError), for an input problem."""
+    from biasamp.cli.compare import ERR_PERF_FILE, ERR_PERF_MODEL_COLUMN
+
+    folder, _ = saved
+    files = [str(folder / f"ep{e}.json") for e in range(3)]
+    names = ["--name", "1", "--name", "2", "--name", "3"]
+    perf = folder / "no_model.csv"
+    pd.DataFrame({"name": ["1", "2", "3"], "epoch": [1, 2, 3]}).to_csv(perf, index=False)
+    capsys.readouterr()
+    assert main(["compare", *files, *names, "--performance", str(perf)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    expected = ERR_PERF_MODEL_COLUMN.format(file=perf, columns="'name', 'epoch'")
+    assert err == "error: " + " ".join(expected.split())
+    empty = folder / "empty.csv"
+    empty.write_text("")
+    assert main(["compare", *files, *names, "--performance", str(empty)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert err.startswith("error: " + ERR_PERF_FILE.format(file=empty, detail="").split("(")[0])

@@ -219,3 +219,68 @@ def test_report_without_matplotlib_says_to_install_the_plot_extra(data, tmp_path
     with pytest.raises(SystemExit):
         main(["report", "--help"])
     assert "pip install 'biasamp[plot]'" in capsys.readouterr().out
+
+
+#: The console script's own lines (pip writes them into bin/biasamp).
+_CONSOLE_SCRIPT = """import sys
+from biasamp.cli.main import main
+if __name__ == "__main__":
+    sys.exit(main())
+"""
+
+
+def _wait_until_importing_numpy(pid: int, timeout: float = 60.0) -> None:
+    """Until the process has loaded numpy's core (biasamp's first import after its first
+    line): the interpreter's own start-up, before any of biasamp's code, is over."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if "_multiarray_umath" in Path(f"/proc/{pid}/maps").read_text():
+                return
+        except OSError:
+            return
+        time.sleep(0.002)
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
+@pytest.mark.parametrize("how", ["console-script", "python -m"])
+@pytest.mark.parametrize("delay", [0.0, 0.1])
+def test_ctrl_c_while_the_command_imports_is_one_line_and_130(how, delay, tmp_path):
+    """SIGINT while ``biasamp`` imports numpy, pandas and the metrics (0.5 s or more): it
+    printed a KeyboardInterrupt traceback and died by SIGINT (exit status -2)."""
+    from biasamp._interrupts import INTERRUPTED_LINE
+
+    script = tmp_path / "biasamp"
+    script.write_text(_CONSOLE_SCRIPT)
+    command = (
+        [sys.executable, str(script)]
+        if how == "console-script"
+        else [sys.executable, "-m", "biasamp"]
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(measure.__file__).parents[2])}
+    proc = subprocess.Popen(
+        [*command, "measure", "--help"],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    _wait_until_importing_numpy(proc.pid)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == EXIT_OK:  # pragma: no cover - imported and done before the signal
+        pytest.skip("the command finished before the signal")
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert err == INTERRUPTED_LINE, err
+
+
+def test_importing_biasamp_as_a_library_keeps_the_sigint_handler():
+    code = (
+        "import signal, biasamp; "
+        "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(measure.__file__).parents[2])}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.stdout.strip() == "True", run.stderr

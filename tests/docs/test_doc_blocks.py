@@ -84,7 +84,7 @@ def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BIASAMP_DOCS_ROOT", str(ROOT))
     # a block that starts Spark must choose its workers' Python itself
-    # (docs/scale.md sets spark.pyspark.python), not rely on a test fixture's environment
+    # (docs/scale.md sets PYSPARK_PYTHON before the session), not rely on a test fixture's environment
     monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
     monkeypatch.delenv("PYSPARK_DRIVER_PYTHON", raising=False)
     namespace: dict[str, object] = {"__name__": "__doc_page__"}

@@ -143,6 +143,6 @@ def test_spark_matches_names_exactly(spark, frame):
         np.testing.assert_array_equal(patterns.patterns[role], expected.patterns[role])
         np.testing.assert_allclose(patterns.pattern_totals[role], expected.pattern_totals[role])
     # the bootstrap, keyed on a row id whose name has a dot and a backtick
-    reps = counts_from_spark(sdf, **unweighted, n_boot=4, random_state=3, row_id="row.id`")
+    table = counts_from_spark(sdf, **unweighted, n_boot=4, random_state=3, row_id="row.id`")
     weights = evaluation_replicates(4, random_state=3).weights(0, len(frame))
-    assert_tables_equal(reps, in_memory(frame, replicate_weights=weights))
+    assert_tables_equal(table.replicates, in_memory(frame, replicate_weights=weights))

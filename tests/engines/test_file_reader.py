@@ -23,7 +23,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from biasamp.engines._file_formats import ERR_FIELD_COUNT, ERR_ZIP_MEMBERS
+from biasamp.engines._file_formats import (
+    ERR_COMPRESSED,
+    ERR_FIELD_COUNT,
+    ERR_NOT_COMPRESSED,
+    ERR_NOT_UTF8,
+    ERR_ZIP_MEMBERS,
+)
 from biasamp.engines._file_reader import (
     ERR_CSV,
     ERR_MISSING_VALUES,
@@ -316,10 +322,16 @@ def test_the_count_tables_read_quoted_newlines_and_delimiters(tmp_path):
         (
             "corrupt.csv.gz",
             b"\x1f\x8b\x08\x00" + b"garbage" * 8,
-            "{file}: cannot parse the file as delimited text (",
+            ERR_COMPRESSED.split("(")[0].replace("{compression}", "gzip"),
         ),
-        ("not.csv.zip", b"hello", "{file}: cannot parse the file as delimited text ("),
-        ("latin.csv", b"g,t\nm\xff,1\n", "{file}: cannot parse the file as delimited text ("),
+        (
+            "not.csv.zip",
+            b"hello",
+            ERR_NOT_COMPRESSED.split("(")[0].format(
+                file="{file}", suffix=".zip", compression="zip"
+            ),
+        ),
+        ("latin.csv", b"g,t\nm\xff,1\n", ERR_NOT_UTF8.split("(")[0]),
     ],
 )
 def test_unreadable_files_are_input_errors_naming_the_file(name, data, message, tmp_path):

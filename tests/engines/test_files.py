@@ -12,12 +12,12 @@ import biasamp
 from biasamp import CountTable, counts_from_files, pattern_counts_from_files
 from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.counts._poisson import PoissonReplicates
+from biasamp.engines._file_formats import ERR_DUPLICATE_COLUMNS
 from biasamp.engines._files import (
     ERR_CHUNK_SIZE,
     ERR_ENGINE,
     ERR_FILE_COLUMNS,
     ERR_NO_LABELLED_ROWS,
-    ERR_REPEATED_COLUMNS,
     ERR_ROWS,
     ERR_ROWS_ENGINE,
     ERR_ROWS_REPLICATES,
@@ -259,7 +259,7 @@ def test_a_repeated_column_name_is_named_not_reported_missing(tmp_path):
     path.write_text("g,t,t\nm,1,0\nw,0,1\n", encoding="utf-8")
     with pytest.raises(ValueError) as info:
         counts_from_files([str(path)], groups="g", tasks=["t"])
-    assert str(info.value) == ERR_REPEATED_COLUMNS.format(path=str(path), repeated=["t"])
+    assert str(info.value) == ERR_DUPLICATE_COLUMNS.format(file=str(path), columns="'t'")
 
 
 @pytest.mark.parametrize("chunk_size", [1, 3, 7, 1000])

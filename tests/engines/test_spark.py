@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,6 +23,7 @@ from tests.engines.test_files import TASKS, assert_tables_equal, in_memory, make
 
 pytestmark = [
     pytest.mark.spark,
+    pytest.mark.slow,
     # pyspark 4.3 warns that pandas 3 is not fully supported; biasamp only moves numbers
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support:FutureWarning"),
 ]
@@ -127,9 +131,12 @@ def test_every_co_occurrence_metric_equals_in_memory(spark_frames, frames):
 def test_bootstrap_keyed_on_row_id_equals_in_memory(spark_frames, frames):
     _, test_sdf = spark_frames
     _, test = frames
-    reps = counts_from_spark(
+    table = counts_from_spark(
         test_sdf.repartition(3), **ROLES, n_boot=25, random_state=11, row_id="row"
     )
+    assert table.batch_shape == () and table.n_boot == 25
+    assert_tables_equal(replace(table, bootstrap=None, replicates=None), in_memory(test))
+    reps = table.replicates
     weights = evaluation_replicates(25, random_state=11).weights(0, len(test))
     assert reps.batch_shape == (25,)
     assert_tables_equal(reps, in_memory(test, replicate_weights=weights))
@@ -144,9 +151,15 @@ def test_bootstrap_keyed_on_row_id_equals_in_memory(spark_frames, frames):
     )
     values = directional_arrays(reps, direction="A->T")["value"]
     np.testing.assert_allclose(values, expected.replicates, rtol=0, atol=1e-12)
+    # the metrics take the table with an interval, as a CountTable.empty(n_boot=...) one:
+    # it raised "only 0-dimensional arrays can be converted"
+    result = biasamp.directional_from_counts(table, direction="A->T", min_group_size=None)
+    assert result.value == pytest.approx(expected.value, abs=1e-12)
+    np.testing.assert_allclose(result.replicates, expected.replicates, rtol=0, atol=1e-12)
+    assert result.ci == pytest.approx(expected.ci, abs=1e-12)
     # without a row id: monotonically_increasing_id numbers the rows
     fallback = counts_from_spark(test_sdf, **ROLES, n_boot=5, random_state=1)
-    assert fallback.batch_shape == (5,) and fallback.n_rows == len(test)
+    assert fallback.replicates.batch_shape == (5,) and fallback.n_rows == len(test)
 
 
 def test_bad_values_name_the_column(spark, frames):
@@ -248,3 +261,60 @@ def test_parquet_files_read_in_tasks_equal_in_memory(spark, frames, tmp_path):
         (partitioned / f"part={value}").mkdir(parents=True)
         test.to_parquet(partitioned / f"part={value}" / "data.parquet", index=False)
     assert _parquet_files(spark.read.parquet(str(partitioned))) is None
+
+
+#: A session whose Python workers cannot import biasamp (PYSPARK_PYTHON: a python whose
+#: sitecustomize hides it, as on executors where it is not installed), then one whose
+#: workers run the driver's interpreter: the first gets ERR_SPARK_WORKERS before any job
+#: of ours, in one line; the second counts.
+_WORKER_SETUPS = """
+import os, sys, warnings
+os.environ["PYSPARK_PYTHON"] = sys.argv[1]
+warnings.simplefilter("ignore")
+import pandas as pd
+from pyspark.sql import SparkSession
+from biasamp import counts_from_spark
+spark = (SparkSession.builder.master("local[1]").appName("workers")
+         .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
+         .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
+spark.sparkContext.setLogLevel("OFF")
+df = spark.createDataFrame(pd.DataFrame({"g": ["m", "w", "w"], "t": [1, 0, 1]}))
+try:
+    table = counts_from_spark(df, groups="g", tasks=["t"])
+    print("counted", table.joint[("groups", "tasks")].tolist())
+except ImportError as exc:
+    print("ImportError:", exc)
+spark.stop()
+"""
+
+
+def test_workers_without_biasamp_get_one_line_before_the_first_job(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from biasamp import __version__
+    from biasamp.engines._spark import ERR_SPARK_WORKERS
+
+    hidden = tmp_path / "hide"
+    hidden.mkdir()
+    (hidden / "sitecustomize.py").write_text("import sys\nsys.modules['biasamp'] = None\n")
+    python = tmp_path / "python-without-biasamp"
+    python.write_text(
+        f'#!/bin/sh\nPYTHONPATH="{hidden}:$PYTHONPATH" exec "{sys.executable}" "$@"\n'
+    )
+    python.chmod(0o755)
+    src = str(Path(biasamp.__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    outputs = {}
+    for name, interpreter in (("without", str(python)), ("with", sys.executable)):
+        run = subprocess.run(
+            [sys.executable, "-c", _WORKER_SETUPS, interpreter],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        outputs[name] = run.stdout.strip().splitlines()
+    assert outputs["without"] == ["ImportError: " + ERR_SPARK_WORKERS.format(version=__version__)]
+    assert outputs["with"] == ["counted [[1.0], [1.0]]"]

@@ -11,6 +11,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -306,6 +307,47 @@ def test_a_signal_while_writing_removes_the_temporary(tmp_path, signum):
     status = _in_child(body)
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signum
     assert target.read_text() == "old" and _temporaries(tmp_path) == []
+
+
+#: A writer with a second thread busy in Python (as pyarrow's, DuckDB's or rich's threads
+#: are in the command line): a process signal may reach that thread, whose Python handler
+#: then runs in the main thread between any two instructions, signals held or not.
+_THREADED_WRITER = """
+import sys, threading
+from pathlib import Path
+from biasamp.output._atomic import atomic_output
+
+def spin():
+    while True:
+        sum(range(1000))
+
+threading.Thread(target=spin, daemon=True).start()
+with atomic_output(Path(sys.argv[1]) / "out.json", "w") as handle:
+    handle.write("x" * 2_000_000)
+"""
+
+
+@pytest.mark.slow
+def test_a_signal_the_moment_the_temporary_appears_leaves_nothing(tmp_path):
+    """A real signal sent as soon as the temporary file is seen, 20 times: it was created
+    before it was recorded for the cleanup, so a signal in between left it (2 runs in 20)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(_atomic.__file__).parents[2])}
+    killed = 0
+    for trial in range(20):
+        folder = tmp_path / str(trial)
+        folder.mkdir()
+        child = subprocess.Popen([sys.executable, "-c", _THREADED_WRITER, str(folder)], env=env)
+        try:
+            while child.poll() is None:
+                if _temporaries(folder):
+                    child.send_signal(signal.SIGTERM)
+                    killed += 1
+                    break
+        finally:
+            child.wait(timeout=120)
+        assert _temporaries(folder) == [], trial
+        assert not (folder / "out.json").exists() or child.returncode == 0
+    assert killed >= 15  # the signal came while the file was being written
 
 
 def test_ctrl_c_removes_the_temporary(tmp_path):

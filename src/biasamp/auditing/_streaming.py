@@ -28,9 +28,11 @@ one more counting pass under Poisson replicate weights (a
 :class:`~biasamp.counts.PoissonReplicates`), drawn by global row index, so an
 interval equals the in-memory bootstrap exactly. The bootstrap pass always
 runs on the numpy engine (its weights are per row). The engine ``auto`` counts
-with DuckDB when it is installed (``biasamp[duckdb]``) and reads the files
-(Parquet, ``,``-delimited CSV, plain or ``.gz``), and with numpy otherwise;
-``engine="duckdb"`` on other files is refused with the reason. When the
+with DuckDB when it is installed (``biasamp[duckdb]``), reads the files
+(Parquet, ``,``-delimited CSV, plain or ``.gz``) and is measured to be faster
+(:func:`~biasamp.engines._files.choose_engine`: many rows, few role columns),
+and with numpy otherwise; ``engine="duckdb"`` on another delimiter is refused
+with the reason, on another compression counted by numpy. When the
 counting engine refuses a value, the file is re-read chunk by chunk by the
 validating reader (:mod:`biasamp.engines._file_reader`, without
 keeping the chunks), which names the column and data row as the in-memory
@@ -85,6 +87,7 @@ from biasamp.engines._file_reader import (
     read_header,
 )
 from biasamp.engines._files import (
+    choose_engine,
     counts_from_files,
     counts_from_joined_files,
     iter_file_batches,
@@ -287,12 +290,17 @@ def _label_text_reason(
     """Why DuckDB cannot count the files (None: it can): pyarrow infers a CSV label or id
     column as numbers, which the numpy engine reads as text (``01`` stays ``"01"``, as in
     memory) and DuckDB's reader would read as numbers."""
+    import pyarrow as pa
+
     for path, columns in files:
         if formats[path] != _FORMAT_CSV:
             continue
         schema = file_schema(str(path), formats[path], delimiter=layout.delimiter)
         for column in columns:
-            if not _is_text(schema.field(column).type):
+            kind = schema.field(column).type
+            if pa.types.is_binary(kind):
+                continue  # not UTF-8: every engine refuses it with the reader's error
+            if not _is_text(kind):
                 return (
                     f"{path}: column {column!r} is read as {schema.field(column).type} "
                     "by inference; the numpy engine reads it as text"
@@ -302,13 +310,18 @@ def _label_text_reason(
 
 def _duckdb_reason(formats: dict[Path, str], layout: Layout) -> str | None:
     """Why the DuckDB engine cannot read the files (None: it can): it reads Parquet and
-    ``,``-delimited CSV, plain or ``.gz``; the numpy engine reads the others."""
+    ``,``-delimited CSV; the numpy engine reads the others."""
     for path, fmt in formats.items():
-        if fmt != _FORMAT_CSV:
-            continue
-        if default_delimiter(path, layout.delimiter) != ",":
+        if fmt == _FORMAT_CSV and default_delimiter(path, layout.delimiter) != ",":
             return f"{path}: the DuckDB engine reads ','-delimited CSV only"
-        if compression_of(path) not in _DUCKDB_CODECS:
+    return None
+
+
+def _compression_reason(formats: dict[Path, str]) -> str | None:
+    """Why DuckDB cannot decompress a file (None: it can): it reads plain or ``.gz`` CSV; the
+    numpy engine counts the others, even when DuckDB is asked for (the same tables)."""
+    for path, fmt in formats.items():
+        if fmt == _FORMAT_CSV and compression_of(path) not in _DUCKDB_CODECS:
             return f"{path}: the DuckDB engine reads plain or .gz CSV only"
     return None
 
@@ -517,7 +530,17 @@ def plan_streaming(
     if engine == "duckdb" and duckdb_reason is not None:
         return None, duckdb_reason
     # the numpy engine reads every file the reader reads
-    engine = "numpy" if duckdb_reason is not None else resolve_engine(engine)
+    unread = duckdb_reason or _compression_reason(formats)
+    if unread is not None:
+        engine = "numpy"
+    elif engine == "auto":  # DuckDB where it is measured to be faster
+        widest = max(len(b.columns) for _, file_blocks in streamed_files for b in file_blocks)
+        wide = sum(len(b.columns) for b in blocks)
+        engine = choose_engine(
+            [str(path) for path in formats], max(widest, wide), delimiter=layout.delimiter
+        )
+    else:
+        engine = resolve_engine(engine)
     return StreamPlan(
         data=data_path,
         train=train_path,
@@ -538,7 +561,9 @@ def plan_streaming(
 
 
 def resolve_engine(engine: str) -> str:
-    """The streaming engine that runs: ``auto`` is DuckDB when it is installed, else numpy.
+    """The streaming engine that runs: ``auto`` is DuckDB when it is installed, else numpy
+    (:func:`plan_streaming` asks :func:`~biasamp.engines._files.choose_engine` instead, which
+    picks DuckDB only where it is measured to be faster).
 
     Examples
     --------

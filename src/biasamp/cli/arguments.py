@@ -252,7 +252,8 @@ def add_layout_arguments(parser: argparse.ArgumentParser, *, scores_only: bool =
             "--engine",
             choices=ENGINES,
             default="auto",
-            help="streaming counts: auto (default: duckdb when installed, else numpy), "
+            help="streaming counts: auto (default: duckdb where it is installed, reads "
+            "the files and is measured faster, else numpy), "
             "numpy (pyarrow chunks) or duckdb (one SQL aggregation; "
             "pip install 'biasamp[duckdb]'); the engine that ran is in the settings",
         )

@@ -17,6 +17,11 @@ __all__ = ["add_parser", "run"]
 
 ERR_NAMES = "--name: given {names} times for {files} files; give one name per file or none."
 ERR_SAME_NAME = "the files {first} and {second} give the same model name {name!r}; use --name."
+ERR_PERF_FILE = "{file}: cannot read the --performance file as CSV ({detail})."
+ERR_PERF_MODEL_COLUMN = (
+    "{file}: the --performance file needs a 'model' column naming the models; "
+    "it has the columns {columns}."
+)
 
 HELP = """Compare models or checkpoints: one table of every metric with its interval.
 
@@ -55,9 +60,7 @@ def run(args: argparse.Namespace) -> int:
     html, json_out = checked.get("--html"), checked.get("--json")
     performance = None
     if args.performance is not None:
-        import pandas as pd
-
-        performance = pd.read_csv(args.performance, dtype={"model": str}).set_index("model")
+        performance = _read_performance(args.performance)
     table = compare(dict(zip(names, map(str, files), strict=True)), performance=performance)
     if html is not None:
         with OutputBatch() as batch, batch.open(html, "w", encoding="utf-8") as handle:
@@ -72,6 +75,21 @@ def run(args: argparse.Namespace) -> int:
     wide = table.wide()
     console.print(Text(display_text(wide.round(4).to_string(), keep="\n"), no_wrap=True))
     return 0
+
+
+def _read_performance(path: str) -> object:
+    """The ``--performance`` table indexed by its ``model`` column; a file that cannot be
+    read, or has no such column, is refused naming the file (exit code 2)."""
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, dtype={"model": str})
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(ERR_PERF_FILE.format(file=path, detail=str(exc).strip())) from exc
+    if "model" not in frame.columns:
+        shown = ", ".join(repr(str(c)) for c in list(frame.columns)[:12]) or "none"
+        raise ValueError(ERR_PERF_MODEL_COLUMN.format(file=path, columns=shown))
+    return frame.set_index("model")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

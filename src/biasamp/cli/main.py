@@ -21,6 +21,7 @@ from types import FrameType
 
 from rich.markup import escape
 
+from biasamp._interrupts import EXIT_INTERRUPTED, INTERRUPTED_LINE, release_startup
 from biasamp._version import __version__
 from biasamp.results._display import display_text
 
@@ -33,7 +34,6 @@ EXIT_OK = 0
 EXIT_GATE = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a process killed by Ctrl-C
 
 ERR_INTERNAL = (
     "internal error: {kind}: {detail} (this is a bug in biasamp; set BIASAMP_TRACEBACK=1 "
@@ -74,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``biasamp`` command; return its exit code (130 with one line on Ctrl-C)."""
+    release_startup()  # Python's SIGINT handler again: Ctrl-C is KeyboardInterrupt
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # outside a command's run (parsing the arguments)
+        sys.stderr.write(INTERRUPTED_LINE)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

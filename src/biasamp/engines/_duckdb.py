@@ -44,7 +44,12 @@ from biasamp.engines._group_sums import (
 from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 from biasamp.output._csv import unescape_cells
 
-__all__ = ["counts_from_files_duckdb", "distinct_rows_duckdb", "duckdb_connection"]
+__all__ = [
+    "RowReaderNeeded",
+    "counts_from_files_duckdb",
+    "distinct_rows_duckdb",
+    "duckdb_connection",
+]
 
 #: Above this many role columns the group sums are counted in numpy over Arrow batches
 #: rather than by one SQL aggregate of two terms per column (see ``docs/scale.md``).
@@ -84,6 +89,15 @@ def _file_column(schemas: Sequence[Any]) -> str:
     return name
 
 
+def _alias_prefix(schemas: Sequence[Any]) -> str:
+    """A prefix of positional column names that starts no file's column name, in any case."""
+    taken = [name.lower() for schema in schemas for name in schema.names]
+    prefix = "__biasamp_c"
+    while any(name.startswith(prefix) for name in taken):
+        prefix += "_"
+    return prefix
+
+
 def _source(
     paths: Sequence[str],
     file_format: str | None,
@@ -113,6 +127,7 @@ def _source(
         for path in paths:  # DuckDB's sniffer would read a ragged file as one text column
             check_field_counts(path)
     file_column = _file_column(schemas)
+    prefix = _alias_prefix(schemas)
     layouts: dict[tuple[str, ...], list[str]] = {}
     for path, schema in zip(paths, schemas, strict=True):
         layouts.setdefault(tuple(schema.names), []).append(path)
@@ -128,9 +143,11 @@ def _source(
                 f"read_csv({listing}, header = true, delim = ',', quote = '\"'"
                 f"{', ' if options else ''}{options})"
             )
-        aliases = ", ".join(f"c{i}" for i in range(max(positions, default=0) + 1))
+        # the first columns renamed by position; the others keep the file's names, so the
+        # new names must be none of them (a file may name its columns c0, c1, ...)
+        aliases = ", ".join(f"{prefix}{i}" for i in range(max(positions, default=0) + 1))
         names_out = list(outputs) if outputs is not None else [f"r{j}" for j in range(len(columns))]
-        select = [f"c{p} AS {name}" for p, name in zip(positions, names_out, strict=True)]
+        select = [f"{prefix}{p} AS {name}" for p, name in zip(positions, names_out, strict=True)]
         if with_file:
             select.append(f"{_quote(file_column)} AS file")
         scans.append(f"SELECT {', '.join(select)} FROM {reader} AS t({aliases})")
@@ -188,6 +205,23 @@ def _unescape_labels(
     return frame
 
 
+class RowReaderNeeded(Exception):
+    """The files hold what only the numpy engine's row reader names with its row (an empty
+    label field of a CSV file): count them with it."""
+
+
+def _check_label_keys(
+    frame: pd.DataFrame, paths: Sequence[str], roles: ColumnRoles, file_format: str | None
+) -> None:
+    """Raise :class:`RowReaderNeeded` when a CSV file's label column has an empty field
+    (DuckDB reads it as NULL; the row reader names its row)."""
+    if file_format_of(paths[0], file_format) != "csv":
+        return
+    for rc in roles.present().values():
+        if rc.is_label and any(frame[key].isna().any() for key in _key_aliases(rc)):
+            raise RowReaderNeeded(rc.role)
+
+
 def counts_from_files_duckdb(
     paths: Sequence[str],
     roles: ColumnRoles,
@@ -226,6 +260,7 @@ def counts_from_files_duckdb(
             ).df()
     finally:
         con.close()
+    _check_label_keys(frame, paths, roles, file_format)
     frame = _unescape_labels(frame, paths, roles, file_format, aliased=True)
     check_values_by_row(frame, paths, roles, soft=soft, file_format=file_format)
     return counts_from_group_sums(

@@ -7,6 +7,13 @@ Delimited text is opened here, once for every reader: :func:`delimited_source`
 gives pyarrow a stream over the file's bytes, decompressed (``.gz``, ``.bz2``,
 ``.zst`` by pyarrow's codecs; ``.xz`` and ``.zip`` by Python's ``lzma`` and
 ``zipfile``) and, when asked, hashed (SHA-256) in the same pass.
+
+Every problem of reading a file becomes one :class:`InputError` (a
+``ValueError``) naming the file and what is wrong (:func:`reading_error`): a
+truncated or corrupt compressed file, a compressed file whose name lacks the
+suffix (or a plain file named as compressed), text that is not UTF-8, a row
+larger than the reader's largest block. Never the decompressors' ``OSError``,
+``EOFError``, ``LZMAError`` or ``BadZipFile``.
 """
 
 from __future__ import annotations
@@ -14,19 +21,36 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import lzma
 import os
+import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "ERR_COMPRESSED",
+    "ERR_COMPRESSED_NAME",
+    "ERR_NOT_COMPRESSED",
+    "ERR_DUPLICATE_COLUMNS",
+    "ERR_MISSING_VALUES",
+    "ERR_PARQUET",
+    "ERR_NOT_UTF8",
+    "ERR_ROW_TOO_LARGE",
     "ERR_FIELD_COUNT",
+    "InputError",
+    "MAX_BLOCK_BYTES",
+    "grown_block_size",
+    "known_reading_error",
+    "reading_error",
     "ERR_FILE_FORMAT",
     "ERR_FORMAT_ARG",
     "ERR_PYARROW",
     "RaggedRowError",
     "RaggedRows",
     "DelimitedSource",
+    "ForwardOnce",
     "check_field_counts",
     "compression_of",
     "default_delimiter",
@@ -46,6 +70,48 @@ ERR_FIELD_COUNT = (
     "one field per column (the row reads {text!r})."
 )
 ERR_ZIP_MEMBERS = "{file}: a .zip file must hold exactly one file; it holds {count}."
+ERR_COMPRESSED = (
+    "{file}: cannot decompress the file as {compression} ({detail}); the file is truncated "
+    "or corrupt."
+)
+ERR_COMPRESSED_NAME = (
+    "{file}: the file is {compression}-compressed but its name does not end in {suffix}; "
+    "rename it (for example to {example}) or decompress it."
+)
+ERR_NOT_COMPRESSED = (
+    "{file}: the name ends in {suffix} but the file is not {compression}-compressed "
+    "(it starts with {start!r}); rename it or compress it."
+)
+ERR_DUPLICATE_COLUMNS = (
+    "{file}: the header names the column(s) {columns} more than once; column names must be unique."
+)
+ERR_PARQUET = "{file}: not a readable Parquet file ({detail})."
+ERR_MISSING_VALUES = (
+    "{file}, column {column!r}: {count} missing value(s), the first in data row {row}."
+)
+ERR_NOT_UTF8 = "{file}: the file is not UTF-8 text ({detail}); save it as UTF-8."
+ERR_ROW_TOO_LARGE = (
+    "{file}: the row after data row {row} is larger than {limit} bytes, the reader's largest "
+    "block; a field that large cannot be read."
+)
+#: The largest block of a delimited file pyarrow's reader is given: a row must fit in one
+#: (the block grows from about 1 MiB up to this when a row does not fit).
+MAX_BLOCK_BYTES = 1 << 28
+#: The first bytes of each compression (a ``.zip`` file: a local file header or an empty archive).
+_MAGIC: dict[str, tuple[bytes, ...]] = {
+    "gzip": (b"\x1f\x8b",),
+    "bz2": (b"BZh",),
+    "xz": (b"\xfd7zXZ\x00",),
+    "zstd": (b"\x28\xb5\x2f\xfd",),
+    "zip": (b"PK\x03\x04", b"PK\x05\x06"),
+}
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+class InputError(ValueError):
+    """A problem with an input file; the message names the file, column and problem."""
+
+
 #: Compressions of delimited files, by the file's last suffix (pandas' names).
 COMPRESSION_BY_SUFFIX: dict[str, str] = {
     ".gz": "gzip",
@@ -124,6 +190,26 @@ class _HashingStream(io.RawIOBase):
             self.bytes_read += len(block)
 
 
+class ForwardOnce:
+    """A digest that passes on each byte of a file once, however often the file is read
+    from its start (a read retried with a larger block hashes the file once)."""
+
+    def __init__(self, digest: Any) -> None:
+        self._digest = digest
+        self._position = 0  # bytes of this read so far
+        self._forwarded = 0  # bytes passed on, over every read
+
+    def restart(self) -> None:
+        """A new read from the start of the file."""
+        self._position = 0
+
+    def update(self, data: bytes) -> None:
+        start, self._position = self._position, self._position + len(data)
+        if self._position > self._forwarded:
+            self._digest.update(data[max(0, self._forwarded - start) :])
+            self._forwarded = self._position
+
+
 class DelimitedSource:
     """An open delimited file: ``stream`` for pyarrow, ``bytes_read()`` for progress."""
 
@@ -164,10 +250,94 @@ def delimited_source(
     pa = _pyarrow()
     path = Path(path)
     compression = compression_of(path)
+    _check_start(path, compression)
+    try:
+        with _opened(pa, path, compression, digest) as source:
+            yield source
+    except InputError:
+        raise
+    except (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile) as exc:
+        raise reading_error(path, exc) from exc
+
+
+def _check_start(path: Path, compression: str | None) -> None:
+    """Refuse a compressed file named as plain text, a plain file named as compressed, and
+    UTF-16 text, by the file's first bytes."""
+    with path.open("rb") as handle:
+        start = handle.read(8)
+    if not start:
+        return  # an empty file: the reader says so
+    if compression is None:
+        for kind, magics in _MAGIC.items():
+            if start.startswith(magics):
+                suffix = next(s for s, c in COMPRESSION_BY_SUFFIX.items() if c == kind)
+                raise InputError(
+                    ERR_COMPRESSED_NAME.format(
+                        file=path, compression=kind, suffix=suffix, example=path.name + suffix
+                    )
+                )
+        if start.startswith(_UTF16_BOMS):
+            raise InputError(ERR_NOT_UTF8.format(file=path, detail="it is UTF-16 text"))
+        return
+    if not start.startswith(_MAGIC[compression]):
+        raise InputError(
+            ERR_NOT_COMPRESSED.format(
+                file=path, suffix=path.suffix, compression=compression, start=start[:4]
+            )
+        )
+
+
+ERR_READ = "{file}: cannot parse the file as delimited text ({detail})."
+
+
+def reading_error(path: str | os.PathLike[str], exc: BaseException, row: int = 0) -> InputError:
+    """The :class:`InputError` naming ``path`` for an exception raised while reading it
+    (``row``: the data rows read before it, for a row too large for the reader)."""
+    if isinstance(exc, InputError):
+        return exc
+    known = known_reading_error(path, exc, row)
+    if known is not None:
+        return known
+    detail = str(exc).strip() or type(exc).__name__
+    return InputError(ERR_READ.format(file=path, detail=detail))
+
+
+def known_reading_error(
+    path: str | os.PathLike[str], exc: BaseException, row: int = 0
+) -> InputError | None:
+    """:func:`reading_error` for a damaged compressed file, text that is not UTF-8 or a row
+    too large for the reader; None for any other exception."""
+    path = Path(path)
+    detail = str(exc).strip() or type(exc).__name__
+    compression = compression_of(path)
+    if is_straddling(exc):
+        return InputError(ERR_ROW_TOO_LARGE.format(file=path, row=row, limit=MAX_BLOCK_BYTES))
+    if isinstance(exc, UnicodeDecodeError) or "invalid utf8" in detail.lower():
+        return InputError(ERR_NOT_UTF8.format(file=path, detail=detail))
+    decompressing = isinstance(exc, (EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile))
+    if compression is not None and (decompressing or isinstance(exc, OSError)):
+        return InputError(ERR_COMPRESSED.format(file=path, compression=compression, detail=detail))
+    return None
+
+
+def is_straddling(exc: BaseException) -> bool:
+    """Whether pyarrow's CSV reader refused a row that does not fit in its block."""
+    return "straddl" in str(exc)
+
+
+def grown_block_size(exc: BaseException, block: int) -> int | None:
+    """The next block size to try after ``exc`` (a row that did not fit in ``block``
+    bytes), or None when ``exc`` is another error or the block is at its limit."""
+    if not is_straddling(exc) or block >= MAX_BLOCK_BYTES:
+        return None
+    return min(block * 4, MAX_BLOCK_BYTES)
+
+
+@contextlib.contextmanager
+def _opened(pa: Any, path: Path, compression: str | None, digest: Any) -> Iterator[DelimitedSource]:
+    """:func:`delimited_source` without the checks and the error naming."""
     with contextlib.ExitStack() as stack:
         if compression == "zip":
-            import zipfile
-
             archive = stack.enter_context(zipfile.ZipFile(path))
             members = [info for info in archive.infolist() if not info.is_dir()]
             if len(members) != 1:
@@ -185,8 +355,6 @@ def delimited_source(
         if digest is not None:
             hashing = stream = _HashingStream(raw, digest)
         if compression == "xz":
-            import lzma
-
             source: Any = pa.PythonFile(stack.enter_context(lzma.open(stream)), mode="r")
         elif compression in _ARROW_CODECS:
             source = pa.CompressedInputStream(
@@ -238,25 +406,38 @@ def _read_schema(path: str, fmt: str, delimiter: str, stamp: tuple[int, ...]) ->
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_schema(path)
+        try:
+            return pq.read_schema(path)
+        except (OSError, pa.ArrowException, ValueError) as exc:  # not Parquet, or damaged
+            raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
     import pyarrow.csv as pcsv
 
-    ragged = RaggedRows()
-    try:
-        with (
-            delimited_source(path) as source,
-            pcsv.open_csv(
-                source.stream, parse_options=csv_parse_options(delimiter, ragged)
-            ) as reader,
-        ):
-            schema = reader.schema
-    except pa.ArrowInvalid:
-        if ragged.first is None:
+    block = 1 << 20
+    while True:
+        ragged = RaggedRows()
+        try:
+            with (
+                delimited_source(path) as source,
+                pcsv.open_csv(
+                    source.stream,
+                    read_options=pcsv.ReadOptions(block_size=block),
+                    parse_options=csv_parse_options(delimiter, ragged),
+                ) as reader,
+            ):
+                schema = reader.schema
+            return pa.schema(schema)
+        except InputError:
             raise
-        # names the line (a quoted newline is not a bad row)
-        check_field_counts(path, delimiter=delimiter)
-        raise
-    return pa.schema(schema)
+        except pa.ArrowInvalid as exc:
+            if ragged.first is None:
+                grown = grown_block_size(exc, block)
+                if grown is not None:  # a row larger than the block: try a larger one
+                    block = grown
+                    continue
+                raise reading_error(path, exc) from exc
+            # names the line (a quoted newline is not a bad row)
+            check_field_counts(path, delimiter=delimiter)
+            raise
 
 
 def file_schema(path: str, file_format: str | None = None, *, delimiter: str | None = None) -> Any:
@@ -292,8 +473,6 @@ def _open_text(path: Path, compression: str | None) -> Any:
     """A text handle (UTF-8, no newline translation) on a possibly compressed file."""
     import bz2
     import gzip
-    import lzma
-    import zipfile
 
     if compression == "zip":
         archive = zipfile.ZipFile(path)

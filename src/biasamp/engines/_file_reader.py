@@ -45,11 +45,17 @@ from typing import Any
 import numpy as np
 
 from biasamp.engines._file_formats import (
+    ERR_DUPLICATE_COLUMNS,
+    ERR_MISSING_VALUES,
+    ERR_PARQUET,
+    InputError,
     RaggedRowError,
     csv_parse_options,
     default_delimiter,
     delimited_source,
     detect_file_format,
+    grown_block_size,
+    known_reading_error,
 )
 from biasamp.engines._files import iter_file_batches
 from biasamp.inputs._intersect import (  # the labels biasamp.intersect makes
@@ -76,10 +82,6 @@ ERR_DELIMITER = (
     "{file}: the header is a single column {header!r} containing {char!r}; the file seems to "
     "be delimited by {char!r}, not {expected!r}. Pass delimiter={char!r}."
 )
-ERR_PARQUET = "{file}: not a readable Parquet file ({detail})."
-ERR_DUPLICATE_COLUMNS = (
-    "{file}: the header names the column(s) {columns} more than once; column names must be unique."
-)
 ERR_CSV = "{file}: cannot parse the file as delimited text ({detail})."
 ERR_NO_PYARROW = "{file}: reading files needs pyarrow, a dependency of biasamp that is missing here: pip install pyarrow."
 ERR_MISSING_COLUMN = (
@@ -91,9 +93,6 @@ ERR_NOT_BINARY = (
 HINT_SCORES = " Prediction scores need threshold=."
 ERR_NOT_NUMERIC = (
     "{file}, column {column!r}: expected a number (a score); found {value!r} in data row {row}."
-)
-ERR_MISSING_VALUES = (
-    "{file}, column {column!r}: {count} missing value(s), the first in data row {row}."
 )
 
 #: The text of a number in a delimited file (spaces around it are dropped first):
@@ -108,10 +107,6 @@ _DELIMITER_CANDIDATES = (",", ";", "\t", "|")
 _CHUNK_CELLS = 4_000_000  # cells per chunk when streaming
 _MIN_CHUNK_ROWS = 1000
 _MAX_SHOWN = 5
-
-
-class InputError(ValueError):
-    """A problem with an input file; the message names the file, column and problem."""
 
 
 def _shown(values: Sequence[Any]) -> str:
@@ -227,14 +222,24 @@ def read_header(path: str | Path, *, delimiter: str | None = None) -> tuple[str,
     def skip(row: Any) -> str:  # a ragged row is named by read_blocks, with its line
         return "skip"
 
-    try:
-        with (
-            delimited_source(path) as source,
-            pcsv.open_csv(source.stream, parse_options=csv_parse_options(sep, skip)) as reader,
-        ):
-            raw = [str(name) for name in reader.schema.names]
-    except Exception as exc:  # ArrowInvalid, OSError, EOFError, lzma / zip errors
-        raise _csv_error(path, exc) from exc
+    block = 1 << 20
+    while True:
+        try:
+            with (
+                delimited_source(path) as source,
+                pcsv.open_csv(
+                    source.stream,
+                    read_options=pcsv.ReadOptions(block_size=block),
+                    parse_options=csv_parse_options(sep, skip),
+                ) as reader,
+            ):
+                raw = [str(name) for name in reader.schema.names]
+            break
+        except Exception as exc:  # ArrowInvalid, OSError, EOFError, lzma / zip errors
+            grown = grown_block_size(exc, block)
+            if grown is None:
+                raise _csv_error(path, exc) from exc
+            block = grown  # a row larger than the block
     columns = [unescape_cell(c) for c in raw]  # spreadsheet-safe names
     _check_delimiter(path, columns, sep)
     _check_unique_columns(path, raw)
@@ -251,6 +256,9 @@ def _csv_error(path: Path, exc: Exception) -> InputError:
         return InputError(detail)
     if "Empty CSV file" in detail:  # nothing but blank lines (after decompression)
         return InputError(ERR_EMPTY_FILE.format(file=path))
+    known = known_reading_error(path, exc)  # compression, encoding, a row too large
+    if known is not None:
+        return known
     return InputError(ERR_CSV.format(file=path, detail=detail))
 
 

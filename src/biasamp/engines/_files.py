@@ -18,6 +18,7 @@ file's raises ``ValueError`` / ``TypeError`` naming the file and the rows.
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -32,15 +33,23 @@ from biasamp.engines._derived_roles import (
     intersection_names_from_files,
 )
 from biasamp.engines._file_formats import (
+    ERR_DUPLICATE_COLUMNS,
+    ERR_MISSING_VALUES,
+    ERR_PARQUET,
+    ForwardOnce,
+    InputError,
     RaggedRows,
     _pyarrow,
     _schema,
     check_field_counts,
+    compression_of,
     csv_parse_options,
     default_delimiter,
     delimited_source,
     file_format_of,
     file_schema,
+    grown_block_size,
+    reading_error,
 )
 from biasamp.engines._joins import (
     ERR_JOIN_DUPLICATES,
@@ -55,7 +64,9 @@ if TYPE_CHECKING:
     from biasamp.counts._pattern_counts import PatternCountTable
 
 __all__ = [
+    "choose_engine",
     "counts_from_files",
+    "estimated_rows",
     "pattern_counts_from_files",
     "file_format_of",
     "check_file_schemas",
@@ -64,11 +75,12 @@ __all__ = [
     "may_drop_rows",
 ]
 
-ERR_ENGINE = "engine: expected 'numpy' or 'duckdb', got {got!r}."
+ERR_ENGINE = "engine: expected 'auto', 'numpy' or 'duckdb', got {got!r}."
+#: Compressions of delimited files DuckDB's CSV reader reads.
+DUCKDB_COMPRESSIONS = (None, "gzip")
 ERR_CHUNK_SIZE = "chunk_size: expected a positive integer, got {got!r}."
 ERR_NO_FILES = "paths: no input files given."
 ERR_FILE_COLUMNS = "{path}: column(s) {missing} not found (the file has {examples})."
-ERR_REPEATED_COLUMNS = "{path}: the header names the column(s) {repeated} more than once."
 ERR_TYPE_CHANGED = (
     "{path}: column {column!r} has type {got}, but it has type {expected} in {first}. "
     "Column types must not change between files."
@@ -97,6 +109,104 @@ ERR_NO_LABELLED_ROWS = (
 )
 
 
+#: The auto engine counts with DuckDB from this many rows (estimated), and from
+#: :data:`DUCKDB_ROWS_PER_COLUMN` rows per role column: below, the numpy engine is faster
+#: (DuckDB's fixed cost per query and per column: 2,000 rows x 1,000 columns took it 2.5 s
+#: to 29 s against numpy's 0.3 s to 1.1 s). Measured 2026-11-26, docs/benchmarks.md.
+DUCKDB_MIN_ROWS = 1_000_000
+DUCKDB_ROWS_PER_COLUMN = 5_000
+_SAMPLE_BYTES = 1 << 16
+
+
+def estimated_rows(path: str, file_format: str | None = None, delimiter: str | None = None) -> int:
+    """The data rows of a file: a Parquet file's from its footer; a delimited file's from its
+    size and the line length of its first 64 KiB (a compressed file's size is its compressed
+    size, so its rows are underestimated: the auto engine then prefers numpy)."""
+    if file_format_of(path, file_format) == "parquet":
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    with delimited_source(path) as source:
+        sample = source.stream.read(_SAMPLE_BYTES)
+    lines = sample.count(b"\n") or 1
+    size = os.path.getsize(path)
+    return max(0, int(size * lines / max(len(sample), 1)) - 1)
+
+
+def choose_engine(
+    paths: Sequence[str],
+    n_columns: int,
+    *,
+    file_format: str | None = None,
+    delimiter: str | None = None,
+) -> str:
+    """The engine ``engine="auto"`` counts ``paths`` with (``n_columns``: the role columns).
+
+    DuckDB when it is installed, reads every file (:func:`duckdb_reads`) and is measured to
+    be faster: at least :data:`DUCKDB_MIN_ROWS` rows (estimated, :func:`estimated_rows`)
+    and :data:`DUCKDB_ROWS_PER_COLUMN` rows per role column; numpy otherwise (a small or
+    wide file is counted several times faster by numpy).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "labels.csv")
+    >>> with open(path, "w") as handle:
+    ...     _ = handle.write("g,t\\nm,1\\nw,0\\n")
+    >>> choose_engine([path], 2)
+    'numpy'
+    """
+    import importlib.util
+
+    if not duckdb_reads(paths, file_format, delimiter):
+        return "numpy"
+    if importlib.util.find_spec("duckdb") is None:
+        return "numpy"
+    rows = sum(estimated_rows(path, file_format, delimiter) for path in paths)
+    faster = rows >= DUCKDB_MIN_ROWS and rows >= DUCKDB_ROWS_PER_COLUMN * n_columns
+    return "duckdb" if faster else "numpy"
+
+
+def duckdb_reads(
+    paths: Sequence[str], file_format: str | None, delimiter: str | None = None
+) -> bool:
+    """Whether DuckDB's readers read every file: Parquet, and ``,``-delimited CSV, plain or
+    ``.gz`` (the numpy engine reads the others, and any file DuckDB refuses)."""
+    for path in paths:
+        if file_format_of(path, file_format) != "csv":
+            continue
+        if default_delimiter(path, delimiter) != ",":
+            return False
+        if compression_of(path) not in DUCKDB_COMPRESSIONS:
+            return False
+    return True
+
+
+def duckdb_cannot_read(exc: BaseException) -> bool:
+    """Whether the DuckDB engine's ``exc`` means DuckDB cannot read the files as the row
+    reader does (its own exceptions: invalid UTF-8, a row over its line limit, ...; an
+    empty label field), so that the numpy engine counts them (or names the file and row)."""
+    from biasamp.engines._duckdb import RowReaderNeeded
+
+    if isinstance(exc, RowReaderNeeded):
+        return True
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(exc, duckdb.Error)
+
+
+def _check_unique_names(path: str, names: Sequence[str]) -> None:
+    """Refuse a header that names a column twice, as written or read back from its
+    spreadsheet-safe form (``'=x`` is ``=x``), as the validating reader does."""
+    for shown in (names, [unescape_cell(name) for name in names]):
+        counts = Counter(shown)
+        repeated = [name for name, n in counts.items() if n > 1]
+        if repeated:
+            text = ", ".join(repr(name) for name in repeated[:5])
+            if len(repeated) > 5:
+                text += f", ... ({len(repeated)} in all)"
+            raise InputError(ERR_DUPLICATE_COLUMNS.format(file=path, columns=text))
+
+
 def check_file_schemas(
     paths: Sequence[str],
     roles_columns: Sequence[str],
@@ -121,9 +231,7 @@ def check_file_schemas(
         if missing:
             shown = ", ".join(repr(c) for c in all_names[:8])
             raise ValueError(ERR_FILE_COLUMNS.format(path=path, missing=missing, examples=shown))
-        repeated = [c for c in dict.fromkeys(roles_columns) if names[c] > 1]
-        if repeated:  # pyarrow's schema.field would say the column "does not exist"
-            raise ValueError(ERR_REPEATED_COLUMNS.format(path=path, repeated=repeated))
+        _check_unique_names(path, all_names)
         kinds = dict(zip(all_names, schema.types, strict=True))
         for column in roles_columns:
             kind = kinds[column]
@@ -195,10 +303,14 @@ def iter_file_batches(
     _pyarrow()
     fmt = file_format_of(path, file_format)
     if fmt == "parquet":
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        with pq.ParquetFile(path) as handle:
-            yield from handle.iter_batches(batch_size=chunk_size, columns=list(columns))
+        try:
+            with pq.ParquetFile(path) as handle:
+                yield from handle.iter_batches(batch_size=chunk_size, columns=list(columns))
+        except (OSError, pa.ArrowException) as exc:  # damaged pages (ArrowInvalid: ValueError)
+            raise InputError(ERR_PARQUET.format(file=path, detail=str(exc).strip())) from exc
         return
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -225,30 +337,48 @@ def iter_file_batches(
             strings_can_be_null=True,
         )
     unescaped = None if text_columns is None else set(text_columns)
-    ragged = RaggedRows()
-    try:
-        with delimited_source(path, digest=digest) as source:
-            reader = pcsv.open_csv(
-                source.stream,
-                read_options=pcsv.ReadOptions(block_size=block),
-                parse_options=csv_parse_options(sep, ragged),
-                convert_options=convert,
-            )
-            with reader:
-                for batch in reader:
-                    if wanted != list(columns):
-                        batch = batch.rename_columns(list(columns))
-                    batch = _unescape_text(batch, unescaped)
-                    if on_bytes is not None:
-                        on_bytes(source.bytes_read())
-                    for start in range(0, batch.num_rows, chunk_size):
-                        yield batch.slice(start, chunk_size)
-    except ValueError:  # ArrowInvalid
-        if ragged.first is None:
+    forward = ForwardOnce(digest) if digest is not None else None
+    done = 0  # data rows yielded: a read retried with a larger block skips them
+    while True:
+        ragged = RaggedRows()
+        skip = done
+        if forward is not None:
+            forward.restart()
+        try:
+            with delimited_source(path, digest=forward) as source:
+                reader = pcsv.open_csv(
+                    source.stream,
+                    read_options=pcsv.ReadOptions(block_size=block),
+                    parse_options=csv_parse_options(sep, ragged),
+                    convert_options=convert,
+                )
+                with reader:
+                    for batch in reader:
+                        if skip:
+                            dropped = min(skip, batch.num_rows)
+                            batch, skip = batch.slice(dropped), skip - dropped
+                            if not batch.num_rows:
+                                continue
+                        if wanted != list(columns):
+                            batch = batch.rename_columns(list(columns))
+                        batch = _unescape_text(batch, unescaped)
+                        if on_bytes is not None:
+                            on_bytes(source.bytes_read())
+                        for start in range(0, batch.num_rows, chunk_size):
+                            yield batch.slice(start, chunk_size)
+                        done += batch.num_rows
+            return
+        except InputError:
             raise
-        # the threaded reader does not know the line: find it
-        check_field_counts(path, delimiter=sep)
-        raise
+        except ValueError as exc:  # ArrowInvalid
+            if ragged.first is not None:
+                # the threaded reader does not know the line: find it
+                check_field_counts(path, delimiter=sep)
+                raise
+            grown = grown_block_size(exc, block)
+            if grown is None:
+                raise reading_error(path, exc, done) from exc
+            block = grown  # a row larger than the block: read again with a larger one
 
 
 def _unescape_text(batch: Any, names: set[str] | None = None) -> Any:
@@ -314,6 +444,30 @@ def label_columns(roles: Iterable[RoleColumns]) -> tuple[str, ...]:
     """The label columns of ``roles`` (a label column, the parts of an intersection): a CSV
     reader reads them as text (:func:`iter_file_batches`)."""
     return tuple(c for rc in roles if rc.is_label for c in rc.columns)
+
+
+def _check_empty_labels(batch: Any, roles: ColumnRoles, path: str, start: int) -> None:
+    """Refuse an empty field in a label column of a CSV batch (``start``: data rows before
+    it): missing, as the other readers say (:data:`ERR_MISSING_VALUES`), not a label ``''``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for rc in roles.present().values():
+        if not rc.is_label:
+            continue
+        for column in rc.columns:
+            values = batch.column(batch.schema.get_field_index(column))
+            if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+                continue
+            empty = pc.fill_null(pc.equal(values, ""), True)
+            count = int(pc.sum(empty).as_py() or 0)
+            if count:
+                first = int(np.argmax(empty.to_numpy(zero_copy_only=False)))
+                raise InputError(
+                    ERR_MISSING_VALUES.format(
+                        file=path, column=column, count=count, row=start + first + 1
+                    )
+                )
 
 
 def _batch_arrays(batch: Any, roles: ColumnRoles) -> dict[str, Any]:
@@ -428,7 +582,7 @@ def _prepare(
     **role_specs: Any,
 ) -> tuple[list[str], ColumnRoles]:
     """Check the arguments and files; return the paths and the resolved column roles."""
-    if engine not in ("numpy", "duckdb"):
+    if engine not in ("auto", "numpy", "duckdb"):
         raise ValueError(ERR_ENGINE.format(got=engine))
     if (
         isinstance(chunk_size, bool)
@@ -512,8 +666,13 @@ def counts_from_files(
         Predicted indicator columns may hold probabilities in [0, 1].
     chunk_size : int, default 100_000
         Rows per chunk (``engine="numpy"``); memory grows linearly with it.
-    engine : {"numpy", "duckdb"}, default "numpy"
-        ``"duckdb"`` runs one SQL aggregation over the files (needs ``biasamp[duckdb]``).
+    engine : {"numpy", "duckdb", "auto"}, default "numpy"
+        ``"duckdb"`` runs one SQL aggregation over the files (needs ``biasamp[duckdb]``);
+        files DuckDB cannot read (``.bz2``, ``.xz``, ``.zst``, ``.zip``, text that is not
+        UTF-8, ...) are counted by the numpy engine, with the same result. ``"auto"``
+        (the command line's default) counts with DuckDB only where it reads the files and
+        is measured to be faster (:func:`choose_engine`: many rows, few role columns),
+        else with numpy.
     file_format : {"parquet", "csv"}, optional
         Overrides the format read from the file names.
     delimiter : str, optional
@@ -576,26 +735,41 @@ def counts_from_files(
         groups_pred_prefix=groups_pred_prefix,
         tasks_pred_prefix=tasks_pred_prefix,
     )
-    if replicates is not None and engine != "numpy":
+    if replicates is not None and engine == "duckdb":
         raise ValueError(ERR_REPLICATES_ENGINE)
     drops = _check_rows(rows, roles, engine)
     if drops and replicates is not None:
         raise ValueError(ERR_ROWS_REPLICATES)
-    if engine == "duckdb":
+    if engine == "auto":
+        engine = (
+            "numpy"
+            if drops or replicates is not None
+            else choose_engine(
+                paths, len(roles.columns()), file_format=file_format, delimiter=delimiter
+            )
+        )
+    if engine == "duckdb" and duckdb_reads(paths, file_format, delimiter):
         from biasamp.engines._duckdb import counts_from_files_duckdb
 
-        counted = counts_from_files_duckdb(
-            paths,
-            roles,
-            group_names=group_names,
-            task_names=task_names,
-            soft=soft,
-            file_format=file_format,
-            names_source=names_source,
-        )
-        if on_rows is not None:
-            on_rows(int(counted.n_rows))  # the engine drops no row here
-        return counted
+        try:
+            counted = counts_from_files_duckdb(
+                paths,
+                roles,
+                group_names=group_names,
+                task_names=task_names,
+                soft=soft,
+                file_format=file_format,
+                names_source=names_source,
+            )
+        except Exception as exc:
+            if not duckdb_cannot_read(exc):
+                raise
+        else:
+            if on_rows is not None:
+                on_rows(int(counted.n_rows))  # the engine drops no row here
+            return counted
+    # the numpy engine: asked for, or the files DuckDB cannot read (the same table, or the
+    # row reader's error naming the file and row)
     read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
     g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     source = names_source if (group_names is not None or task_names is not None) else None
@@ -627,7 +801,7 @@ def _check_rows(rows: str, roles: ColumnRoles, engine: str) -> bool:
     if rows not in ("all", "labelled"):
         raise ValueError(ERR_ROWS.format(got=rows))
     drops = rows == "labelled" and _may_drop_rows(roles)
-    if drops and engine != "numpy":
+    if drops and engine == "duckdb":
         raise ValueError(ERR_ROWS_ENGINE.format(engine=engine))
     return drops
 
@@ -701,6 +875,7 @@ def _stream_tables(
     try:
         for path in paths:
             start = 0
+            csv = file_format_of(path, file_format) == "csv"
             batches = iter_file_batches(
                 path,
                 columns,
@@ -718,6 +893,8 @@ def _stream_tables(
                         break
                     stop = start + batch.num_rows
                     kept = batch.num_rows
+                    if csv and kept:
+                        _check_empty_labels(batch, roles, path, start)
                     arrays = _batch_arrays(batch, roles) if kept else {}
                     if labelled_only and kept:
                         arrays, kept = _labelled_rows(arrays)
@@ -734,6 +911,8 @@ def _stream_tables(
                             **extra,
                         )
                         table = part if table is None else table.merge(part)
+                except InputError:
+                    raise  # names the file and row
                 except (ValueError, TypeError) as exc:
                     # pyarrow's ArrowInvalid (a CSV value of another type) is a ValueError
                     last = start + (chunk_size if batch is None else batch.num_rows) - 1
@@ -820,22 +999,38 @@ def pattern_counts_from_files(
     drops = _check_rows(rows, roles, engine)
     if drops and replicates is not None:
         raise ValueError(ERR_ROWS_REPLICATES)
-    if engine == "duckdb":
-        if replicates is not None:
-            raise ValueError(ERR_REPLICATES_ENGINE)
+    if engine == "duckdb" and replicates is not None:
+        raise ValueError(ERR_REPLICATES_ENGINE)
+    if engine == "auto":
+        engine = (
+            "numpy"
+            if drops or replicates is not None
+            else choose_engine(
+                paths, len(roles.columns()), file_format=file_format, delimiter=delimiter
+            )
+        )
+    if engine == "duckdb" and duckdb_reads(paths, file_format, delimiter):
         from biasamp.engines._duckdb import distinct_rows_duckdb
 
-        frame = distinct_rows_duckdb(paths, roles, file_format=file_format)
-        arrays = _frame_arrays(frame, roles, where=", ".join(paths[:3]))
-        table = PatternCountTable.from_arrays(
-            **arrays,
-            sample_weight=frame["__weight"].to_numpy(),
-            group_names=group_names,
-            task_names=task_names,
-            names_source=source,
-        )
-        table.n_rows = int(frame["__rows"].sum())
-        return table
+        try:
+            frame = distinct_rows_duckdb(paths, roles, file_format=file_format)
+        except Exception as exc:
+            if not duckdb_cannot_read(exc):
+                raise
+        else:
+            if file_format_of(paths[0], file_format) != "csv" or not _empty_label_keys(
+                frame, roles
+            ):
+                arrays = _frame_arrays(frame, roles, where=", ".join(paths[:3]))
+                table = PatternCountTable.from_arrays(
+                    **arrays,
+                    sample_weight=frame["__weight"].to_numpy(),
+                    group_names=group_names,
+                    task_names=task_names,
+                    names_source=source,
+                )
+                table.n_rows = int(frame["__rows"].sum())
+                return table
     read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
     g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     streamed = _stream_tables(
@@ -858,6 +1053,16 @@ def pattern_counts_from_files(
             (ERR_NO_LABELLED_ROWS if drops else ERR_NO_ROWS).format(paths=", ".join(paths[:3]))
         )
     return streamed
+
+
+def _empty_label_keys(frame: pd.DataFrame, roles: ColumnRoles) -> bool:
+    """Whether a label column of DuckDB's distinct rows holds NULL (an empty CSV field)."""
+    return any(
+        frame[column].isna().any()
+        for rc in roles.present().values()
+        if rc.is_label
+        for column in rc.columns
+    )
 
 
 def _frame_arrays(frame: pd.DataFrame, roles: ColumnRoles, *, where: str = "") -> dict[str, Any]:
@@ -1230,6 +1435,8 @@ def counts_from_joined_files(
         )
     ):
         stop = start + batch.num_rows
+        if file_format_of(paths[0], file_format) == "csv":
+            _check_empty_labels(batch, roles, paths[0], start)
         try:
             arrays = _batch_arrays(batch, roles)
             for role, values in predicted.items():

@@ -52,7 +52,7 @@ from biasamp.engines._group_sums import (
 from biasamp.inputs._column_roles import ColumnRoles
 from biasamp.inputs._roles import GROUP_ROLES
 
-__all__ = ["counts_from_spark", "pattern_counts_from_spark"]
+__all__ = ["check_workers", "counts_from_spark", "pattern_counts_from_spark"]
 
 ERR_SPARK_MISSING = (
     "counts_from_spark needs pyspark and Java 17: pip install 'biasamp[spark]' (see the README)."
@@ -72,9 +72,66 @@ ERR_SPARK_REPEATED = (
     "df: the column(s) {repeated} appear more than once; name every role column once."
 )
 ERR_SPARK_FILE_COLUMNS = "{path}: column(s) {missing} not found in the file."
+ERR_SPARK_WORKERS = (
+    "Spark's Python workers cannot import biasamp {version}: install it on the executors, "
+    "or set PYSPARK_PYTHON before the session starts"
+)
 ERR_ROW_ID_WITHOUT_BOOT = "row_id: only used with n_boot (it numbers the rows for the bootstrap)."
 
 _ROW = "__biasamp_row"
+
+
+_WORKERS_CHECKED: set[str] = set()  # the Spark applications whose workers import biasamp
+
+
+def _worker_version(_: Any) -> str:
+    """Run on a Spark worker: the version of biasamp its Python imports, or ``""``.
+
+    Pickled by value (it is replaced by a copy made in :func:`_probe`): a worker
+    without biasamp must be able to run it."""
+    import importlib
+
+    try:  # by name: the worker imports the package, not this module's room
+        package = importlib.import_module("biasamp")
+    except Exception:  # ImportError, or a dependency of biasamp failing to import
+        return ""
+    return str(getattr(package, "__version__", ""))
+
+
+def _probe() -> Any:
+    """:func:`_worker_version` as a function of no module, so that cloudpickle sends its
+    code rather than a reference to ``biasamp.engines._spark``."""
+    import types
+
+    code = _worker_version.__code__
+    return types.FunctionType(code, {"__builtins__": __builtins__}, "_worker_version")
+
+
+def check_workers(spark: Any) -> None:
+    """Check, once per Spark application and before its first job of ours, in one tiny
+    task, that the workers' Python imports biasamp at the driver's version; raise
+    ``ImportError`` (:data:`ERR_SPARK_WORKERS`, one line) when it does not.
+
+    Counting runs Python on the executors (``mapInArrow``, ``mapInPandas``): without
+    this check a worker without biasamp fails with a worker traceback.
+    """
+    from biasamp._version import __version__
+
+    context = spark.sparkContext
+    key = str(context.applicationId)
+    if key in _WORKERS_CHECKED:
+        return
+    message = ERR_SPARK_WORKERS.format(version=__version__)
+    try:
+        found = context.parallelize([0], 1).map(_probe()).collect()
+    except Exception as exc:  # the worker's Python could not even start or unpickle
+        raise ImportError(message) from exc
+    if found != [__version__]:
+        detail = f" (they have {found[0]})" if found and found[0] else ""
+        raise ImportError(
+            message.replace(f"biasamp {__version__}:", f"biasamp {__version__}{detail}:")
+        )
+    _WORKERS_CHECKED.add(key)
 
 
 def _check_frame(df: Any) -> None:
@@ -219,8 +276,11 @@ def counts_from_spark(
     names_source : str, optional
         Where ``group_names`` / ``task_names`` came from, for error messages.
     n_boot : int, optional
-        Add a leading axis of ``n_boot`` Poisson bootstrap replicates, with
-        the weights the in-memory bootstrap gives each row number.
+        Count ``n_boot`` Poisson bootstrap replicates too, with the weights the
+        in-memory bootstrap gives each row number: the table carries them as
+        ``table.replicates`` (every count of shape ``(n_boot, ...)``), as a
+        ``CountTable.empty(n_boot=...)`` table does, so the metrics'
+        ``*_from_counts`` give an interval.
     random_state : None, int or Generator
         Seed of the replicates (as for the metrics' ``random_state``).
     row_id : str, optional
@@ -236,11 +296,15 @@ def counts_from_spark(
     -------
     CountTable
         Equal to :meth:`CountTable.from_arrays` on the collected columns
-        (integer counts exactly; with ``n_boot`` every count has shape
-        ``(n_boot, ...)``).
+        (integer counts exactly; with ``n_boot``, ``.replicates`` is the table
+        of the replicates).
 
     Raises
     ------
+    ImportError
+        The workers' Python cannot import biasamp at the driver's version
+        (:data:`ERR_SPARK_WORKERS`, checked once per session in one tiny task
+        before the first job).
     ValueError
         Naming the column: a label outside ``group_names`` / ``task_names``, a
         missing value, an indicator other than 0/1, a negative weight.
@@ -281,10 +345,11 @@ def counts_from_spark(
         tasks_pred_prefix=tasks_pred_prefix,
     )
     _check_types(df, roles)
-    files = _parquet_files(df)
     if row_id is not None and row_id not in df.columns:
         shown = ", ".join(repr(c) for c in list(df.columns)[:8])
         raise ValueError(ERR_ROW_ID_COLUMN.format(column=row_id, examples=shown))
+    check_workers(df.sparkSession)
+    files = _parquet_files(df)
     positional, safe, alias = _positional(df, roles, *([row_id] if row_id is not None else []))
     if files is not None:
         frame = _group_sums_of_files(df, files, roles, soft=soft)
@@ -307,7 +372,7 @@ def counts_from_spark(
     replicates = PoissonReplicates(n_boot, random_state=seed_entropy(random_state), stream=0)
     if row_id is not None:
         _check_row_id(df, positional, row_id, alias[row_id])
-    return _replicate_table(
+    stacked = _replicate_table(
         positional,
         safe,
         table,
@@ -315,6 +380,9 @@ def counts_from_spark(
         soft=soft,
         row_id=None if row_id is None else alias[row_id],
     )
+    # the point table carrying its replicates, as CountTable.empty(n_boot=...) tables do:
+    # the metrics' *_from_counts give it an interval
+    return replace(table, bootstrap=replicates, replicates=stacked, next_row=table.n_rows)
 
 
 # ------------------------------------------------------------------ counting
@@ -746,6 +814,7 @@ def pattern_counts_from_spark(
         tasks_pred_prefix=tasks_pred_prefix,
     )
     _check_types(df, roles)
+    check_workers(df.sparkSession)
     positional, safe, alias = _positional(df, roles)
     keys = [c for rc in roles.present().values() for c in rc.columns]
     key_sql = ", ".join(alias[c] for c in keys)

@@ -340,15 +340,24 @@ class OutputBatch:
 
     @staticmethod
     def _create(staged: _Staged, temp: Path) -> int:
-        """Create ``temp`` exclusively and record it for the cleanup (signals held)."""
+        """Record ``temp`` for the cleanup, then create it exclusively (signals held).
+
+        Recorded first: holding the signals holds them for this thread only, and a
+        signal another thread receives runs its Python handler in this one between
+        any two instructions, so the file must be known to the cleanup (SIGTERM's
+        and SIGHUP's handler, SIGINT's ``except``) before it exists. Its random name
+        is this process's alone, so removing it before it exists removes nothing.
+        """
+        staged.temp = temp
+        _ACTIVE.add(str(temp))
         try:
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:  # the folder vanished or filled up since the check
+            _ACTIVE.discard(str(temp))
+            staged.temp = None
             raise OutputError(
                 ERR_ATOMIC_TARGET.format(file=staged.target.path, detail=exc.strerror or str(exc))
             ) from exc
-        staged.temp = temp
-        _ACTIVE.add(str(temp))
         if _after_create is not None:
             _after_create(staged.target)
         return fd
