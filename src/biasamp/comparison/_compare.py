@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.inputs._keys import key_names
 from biasamp.results._load import load_result
 from biasamp.results._persist import SavableResult, register_result
 
@@ -122,7 +123,10 @@ def _results_of(model: str, given: Any) -> list[tuple[str, Any]]:
     if _is_result(given):
         items: list[tuple[str | None, Any]] = [(None, given)]
     elif isinstance(given, Mapping):
-        items = [(str(k), v) for k, v in given.items() if not str(k).startswith("sweep:")]
+        keys = key_names(given, arg=f"results[{model!r}]")
+        items = [
+            (k, v) for k, v in zip(keys, given.values(), strict=True) if not k.startswith("sweep:")
+        ]
     elif isinstance(given, Sequence) and not isinstance(given, (str, bytes)):
         items = [(None, v) for v in given]
     else:
@@ -144,12 +148,13 @@ def _performance(performance: Any, models: list[str]) -> pd.DataFrame | None:
     if isinstance(performance, pd.DataFrame):
         frame = performance.copy()
     elif isinstance(performance, Mapping):
+        keys = key_names(performance, arg="performance")
         frame = pd.DataFrame.from_dict(
-            {str(k): dict(v) for k, v in performance.items()}, orient="index"
+            {k: dict(v) for k, v in zip(keys, performance.values(), strict=True)}, orient="index"
         )
     else:
         raise TypeError(ERR_PERF_TYPE.format(got=type(performance).__name__))
-    frame.index = frame.index.map(str)
+    frame.index = pd.Index(key_names(frame.index, arg="performance"))
     missing = [m for m in models if m not in frame.index]
     unknown = [m for m in frame.index if m not in models]
     if missing or unknown:
@@ -215,7 +220,7 @@ def compare(results: Mapping[str, Any], *, performance: Any = None) -> ModelComp
     """
     if not isinstance(results, Mapping) or not results:
         raise ValueError(ERR_NO_RESULTS)
-    models = [str(m) for m in results]
+    models = key_names(results, arg="results")
     rows: dict[str, list[Any]] = {c: [] for c in COLUMNS}
     for model, given in zip(models, results.values(), strict=True):
         for metric, result in _results_of(model, given):

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.inputs._keys import key_names
 from biasamp.metrics._group_sizes import checked_splits, size_messages
 from biasamp.report._tables import PAGE_SIZE, SCRIPT, SCRIPT_HASH, interactive_table
 from biasamp.results import _plotting
@@ -44,6 +45,7 @@ __all__ = ["CSP", "render_report", "write_report"]
 
 ERR_IMAGE_FORMAT = "image_format: expected 'svg' or 'png', got {got!r}."
 ERR_NO_RESULTS = "results: the report needs at least one result."
+ERR_RESULTS_TYPE = "results: expected a mapping of name -> result, got {got}."
 
 #: The Content-Security-Policy of the report: inline images and styles, the one table
 #: script (allowed by its SHA-256 hash; no other script, no eval), Trusted Types required
@@ -499,8 +501,11 @@ def render_report(
     """
     if image_format not in ("svg", "png"):
         raise ValueError(ERR_IMAGE_FORMAT.format(got=image_format))
+    if not isinstance(results, Mapping):
+        raise TypeError(ERR_RESULTS_TYPE.format(got=type(results).__name__))
     if not results:
         raise ValueError(ERR_NO_RESULTS)
+    results = dict(zip(key_names(results, arg="results"), results.values(), strict=True))
     _plotting.require_matplotlib()
     from biasamp._version import __version__
 

@@ -38,6 +38,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp.inputs._keys import key_names
+
 __all__ = [
     "CHUNK",
     "SEPARATOR",
@@ -182,7 +184,7 @@ def as_lexicon(
     """
     alt = " or a list of names" if allow_names else ""
     if isinstance(words, Mapping):
-        items = list(words.items())
+        items = list(zip(key_names(words, arg=arg), words.values(), strict=True))
     elif allow_names and isinstance(words, (list, tuple)) and not isinstance(words, str):
         for name in words:
             if not isinstance(name, str):
