@@ -17,8 +17,11 @@ def metric_info(
     columns: Sequence[str],
     reference_url: str,
 ) -> Any:
-    """The module's ``MetricInfo``: one ``Sequence(int32)`` feature per column (a row of
-    0/1 indicators)."""
+    """The module's ``MetricInfo``: one ``Sequence(float64)`` feature per column (a row of
+    0/1 indicators, or of probabilities with ``soft=True``). ``float64``, not an integer
+    type, so that ``evaluate`` hands over every value as given: an integer feature would
+    cast a probability of 0.9 to 0 before biasamp sees it; biasamp then refuses what is not
+    0/1 (``biasamp.hf_evaluate._compute``)."""
     import evaluate
 
     import datasets
@@ -28,7 +31,7 @@ def metric_info(
         citation=citation,
         inputs_description=inputs_description,
         features=datasets.Features(
-            {name: datasets.Sequence(datasets.Value("int32")) for name in columns}
+            {name: datasets.Sequence(datasets.Value("float64")) for name in columns}
         ),
         reference_urls=[reference_url],
     )

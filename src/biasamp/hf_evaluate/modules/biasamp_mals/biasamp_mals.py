@@ -18,6 +18,8 @@ Args:
     attributes: (n, |A|) 0/1 ground-truth attributes.
     attribute_predictions: (n, |A|) 0/1 predicted attributes.
     margin: the margin of the violation count (default 0.05).
+    soft: read predictions and attribute_predictions as probabilities in [0, 1].
+        Without it every value must be 0 or 1: a probability is refused, never cast.
     n_boot, random_state: a bootstrap interval.
 Returns:
     bias_amplification: float; violations: int; ci_low, ci_high with n_boot.
