@@ -337,3 +337,22 @@ def test_heatmap_keeps_the_largest_groups_and_the_pair_that_sets_epsilon():
     assert len(shown) == 5 and {"g10", "g11"} <= set(shown)
     assert {"g00", "g01", "g02"} <= set(shown)  # three of the largest (ties: first in order)
     plt.close("all")
+
+
+@pytest.mark.parametrize("table", [{}, None, [1, 2], "table.npz", 3])
+def test_from_counts_functions_name_a_table_of_the_wrong_type(table):
+    import biasamp
+    from biasamp.counts._count_table import ERR_NOT_COUNT_TABLE
+
+    kind = type(table).__name__
+    calls = {
+        "table": [biasamp.differential_fairness_from_counts,
+                  biasamp.differential_fairness_amplification_from_counts],
+        "evaluation": [lambda t: biasamp.directional_from_counts(t, direction="A->T")],
+        "train": [lambda t: biasamp.mals_from_counts(t, t)],
+    }  # fmt: skip
+    for arg, functions in calls.items():
+        for function in functions:  # was AttributeError: 'dict' object has no attribute ...
+            with pytest.raises(TypeError) as info:
+                function(table)
+            assert str(info.value) == ERR_NOT_COUNT_TABLE.format(arg=arg, type_name=kind)

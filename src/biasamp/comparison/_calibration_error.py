@@ -101,11 +101,19 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
     else:
         raise ValueError(ERR_SHAPES.format(t=truth.shape, p=prob.shape))
     # bin b holds (b/M, (b+1)/M]; 0 goes to the first bin
-    bins = np.clip(np.ceil(confidence * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins).astype(np.float64)
+    if n_bins <= 4 * len(confidence) + 1024:  # one count per bin: O(rows + n_bins)
+        bins = np.clip(np.ceil(confidence * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
+        size = int(n_bins)
+    else:  # more bins than rows (n_bins=10**18): only the bins that hold a row, no array
+        # of n_bins (the bin numbers as floats, exact up to 2**53, then one bin per value)
+        edges = np.clip(np.ceil(confidence * float(n_bins)) - 1, 0, float(n_bins) - 1)
+        _, bins = np.unique(edges, return_inverse=True)
+        bins = bins.reshape(-1)
+        size = int(bins.max()) + 1
+    count = np.bincount(bins, minlength=size).astype(np.float64)
     gap = np.abs(
-        np.bincount(bins, weights=correct, minlength=n_bins)
-        - np.bincount(bins, weights=confidence, minlength=n_bins)
+        np.bincount(bins, weights=correct, minlength=size)
+        - np.bincount(bins, weights=confidence, minlength=size)
     )
     used = count > 0
     if norm == "max":

@@ -71,6 +71,7 @@ __all__ = [
     "GROUP_ROLES",
     "TASK_ROLES",
     "JOINT_KEYS",
+    "check_count_table",
     "label_matrices",
 ]
 
@@ -82,6 +83,7 @@ JOINT_KEYS = (
     ("groups_pred", "tasks"),
 )
 
+ERR_NOT_COUNT_TABLE = "{arg}: expected a CountTable, got {type_name}."
 ERR_MISSING_ROLE = "{metric} needs {role}, which this count table does not hold (it has {have})."
 ERR_MERGE_NAMES = "Cannot merge count tables: their {what} names differ ({a} vs {b})."
 ERR_MERGE_ROLES = "Cannot merge count tables: they hold different roles ({a} vs {b})."
@@ -130,10 +132,19 @@ def _as_dense(values: np.ndarray | sp.csr_matrix) -> np.ndarray:
 
 
 def _group_dense(matrix: LabelMatrix) -> np.ndarray:
-    """A group role as a dense float64 matrix; a one-hot role is built from its codes."""
+    """A group role as a dense float64 matrix; a one-hot role is built from its codes.
+
+    The (n, |G|) matrix is checked against the memory available first: a million
+    groups over a million rows would need terabytes."""
+    n, k = matrix.n_rows, matrix.n_labels
+    check_allocation(
+        8.0 * n * k,
+        what=f"{matrix.arg}: {k} groups over {n} rows (a dense {n} x {k} matrix of the groups)",
+        advice="count fewer groups (merge the rare ones, or intersect fewer columns), or "
+        "count them in chunks of rows with CountTable.update.",
+    )
     if matrix.codes is None:
         return _as_dense(matrix.values)
-    n, k = matrix.n_rows, matrix.n_labels
     if k <= 256:  # rows of the identity, gathered (faster than a scatter into zeros)
         return np.take(np.eye(k), matrix.codes, axis=0)
     out = np.zeros(n * k, dtype=np.float64)
@@ -752,6 +763,14 @@ class CountTable(MergeableCounts):
         n = check_same_length(**present)
         group_names = present[groups[0]].names
         task_names = present[tasks[0]].names
+        n_joint = sum(1 for g, t in JOINT_KEYS if g in present and t in present)
+        n_copies = 1 if replicate_weights is None else np.shape(replicate_weights)[0]
+        check_allocation(
+            8.0 * n_joint * n_copies * len(group_names) * len(task_names),
+            what=f"{present[groups[0]].arg} x {present[tasks[0]].arg}: "
+            f"{len(group_names)} groups x {len(task_names)} tasks counts",
+            advice="count fewer groups or tasks (merge the rare ones).",
+        )
         dense_groups = {r: _group_dense(present[r]) for r in groups}
         if sample_weight is None and replicate_weights is None:
             totals, joint = _unit_weight_counts(present, dense_groups)
@@ -980,3 +999,9 @@ def empty_count_table(
         joint=joint,
         n_rows=0,
     )
+
+
+def check_count_table(table: Any, *, arg: str) -> None:
+    """Raise a ``TypeError`` naming ``arg`` when ``table`` is not a :class:`CountTable`."""
+    if not isinstance(table, CountTable):
+        raise TypeError(ERR_NOT_COUNT_TABLE.format(arg=arg, type_name=type(table).__name__))

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.counts._count_table import CountTable, label_matrices
+from biasamp.counts._count_table import CountTable, check_count_table, label_matrices
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._intersect import Intersection, intersection_of
@@ -530,6 +530,7 @@ def differential_fairness_from_counts(
     >>> round(r.value, 4)  # P(1 | a) = (1 + .5) / 3 over P(1 | b) = (0 + .5) / 3: log 3
     1.0986
     """
+    check_count_table(table, arg="table")
     _roles(table, False, "differential_fairness_from_counts")
     return _evaluate(
         table,
@@ -564,6 +565,7 @@ def differential_fairness_amplification_from_counts(
     >>> round(r.value, 4)  # rates (2 + .5) / 3 against (0 + .5) / 3
     1.6094
     """
+    check_count_table(table, arg="table")
     _roles(table, True, "differential_fairness_amplification_from_counts")
     return _evaluate(
         table,

@@ -158,6 +158,11 @@ def _interval(result: Any) -> str:
     return f"[{_num(ci[0])}, {_num(ci[1])}] ({_num(result.ci_level, '{:.0%}')})"
 
 
+def _result_name(result: Any) -> str:
+    """The display name of a result (``name``, else its ``metric``)."""
+    return str(getattr(result, "name", None) or getattr(result, "metric", type(result).__name__))
+
+
 def _summary(results: Mapping[str, Any], gates: Sequence[Any]) -> str:
     by_key = {g.key: g for g in gates}
     rows = []
@@ -169,15 +174,18 @@ def _summary(results: Mapping[str, Any], gates: Sequence[Any]) -> str:
             cls = "fail" if gate.failed else "pass"
             word = "exceeded" if gate.failed else "passed"
             verdict = f'<span class="{cls}">{word} (bound {_num(gate.bound, "{:g}")})</span>'
+        n_train = getattr(result, "n_train", None)
+        n_pairs = getattr(result, "n_pairs", None)
+        n_empty = getattr(result, "n_empty", None)
         rows.append(
             [
-                f"{_e(key)}<br><span class='muted'>{_e(result.name)}</span>",
+                f"{_e(key)}<br><span class='muted'>{_e(_result_name(result))}</span>",
                 _num(result.value),
                 _interval(result),
-                _num(result.n, "{:g}"),
-                "-" if result.n_train is None else _num(result.n_train, "{:g}"),
-                _num(result.n_pairs, "{:d}"),
-                _num(result.n_empty, "{:d}"),
+                _num(getattr(result, "n", None), "{:g}"),
+                "-" if n_train is None else _num(n_train, "{:g}"),
+                "-" if n_pairs is None else _num(n_pairs, "{:d}"),
+                "-" if n_empty is None else _num(n_empty, "{:d}"),
                 verdict,
             ]
         )
@@ -254,18 +262,28 @@ def _group_sizes_section(result: Any) -> str:
 def _metric_section(
     key: str, result: Any, *, k: int, image_format: str, table_id: str, page_size: int
 ) -> str:
-    parts = [f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>"]
+    parts = [f"<h3>{_e(key)}: {_e(_result_name(result))} = {_num(result.value)}</h3>"]
     sizes_html = _group_sizes_section(result)
     if sizes_html:
         parts.append(sizes_html)
-    frame = result.by_pair
+    frame = getattr(result, "by_pair", None)
+    if (
+        not isinstance(frame, pd.DataFrame)
+        or not hasattr(result, "top")
+        or (len(frame) and not {"group", "contribution"} <= set(frame.columns))
+    ):  # a result without group x task pairs: its own summary, as text
+        summary = result.summary() if callable(getattr(result, "summary", None)) else ""
+        return "\n".join([*parts, f"<pre>{_e(summary)}</pre>"] if summary else parts)
     if not len(frame):  # no pairs (predictability metrics): the numbers behind the value
         extras = getattr(result, "extras", {}) or {}
         rows = [
             [_e(k), _num(v, "{:.4f}") if isinstance(v, float) else _e(v)] for k, v in extras.items()
         ]
         return "\n".join([*parts, _table(["statistic", "value"], rows)] if rows else parts)
-    if "delta" in frame.columns and np.isfinite(frame["delta"].to_numpy(dtype=float)).any():
+    if (
+        {"delta", "group", "task"} <= set(frame.columns)  # a group x task grid (not combinations)
+        and np.isfinite(frame["delta"].to_numpy(dtype=float)).any()
+    ):
         n_groups = frame["group"].nunique()
         n_tasks = min(frame["task"].nunique(), 40)
         fig, ax = _new_figure(max(6.0, 0.22 * n_tasks + 2.5), max(2.2, 0.35 * n_groups + 1.8))
