@@ -84,6 +84,10 @@ JOINT_KEYS = (
 )
 
 ERR_NOT_COUNT_TABLE = "{arg}: expected a CountTable, got {type_name}."
+ERR_MATRICES = (
+    "matrices: expected a mapping of role ({roles}) -> LabelMatrix (biasamp.inputs."
+    "as_label_matrix), got {got}."
+)
 ERR_MISSING_ROLE = "{metric} needs {role}, which this count table does not hold (it has {have})."
 ERR_MERGE_NAMES = "Cannot merge count tables: their {what} names differ ({a} vs {b})."
 ERR_MERGE_ROLES = "Cannot merge count tables: they hold different roles ({a} vs {b})."
@@ -755,6 +759,7 @@ class CountTable(MergeableCounts):
         ``replicate_weights`` of shape ``(B, n)`` multiplies ``sample_weight``
         row-wise and gives every count a leading axis of length B.
         """
+        check_label_matrices(matrices)
         present = {role: m for role, m in matrices.items() if m is not None}
         groups = [r for r in GROUP_ROLES if r in present]
         tasks = [r for r in TASK_ROLES if r in present]
@@ -764,7 +769,8 @@ class CountTable(MergeableCounts):
         group_names = present[groups[0]].names
         task_names = present[tasks[0]].names
         n_joint = sum(1 for g, t in JOINT_KEYS if g in present and t in present)
-        n_copies = 1 if replicate_weights is None else np.shape(replicate_weights)[0]
+        shape = () if replicate_weights is None else np.shape(replicate_weights)
+        n_copies = shape[0] if len(shape) == 2 else 1  # another shape: refused below
         check_allocation(
             8.0 * n_joint * n_copies * len(group_names) * len(task_names),
             what=f"{present[groups[0]].arg} x {present[tasks[0]].arg}: "
@@ -999,6 +1005,23 @@ def empty_count_table(
         joint=joint,
         n_rows=0,
     )
+
+
+def check_label_matrices(matrices: Any) -> None:
+    """Raise a ``TypeError`` unless ``matrices`` maps roles to :class:`LabelMatrix` (or None)."""
+    roles = GROUP_ROLES + TASK_ROLES
+    if not isinstance(matrices, Mapping):
+        got = type(matrices).__name__
+    else:
+        bad = [
+            (role, m)
+            for role, m in matrices.items()
+            if role not in roles or not (m is None or isinstance(m, LabelMatrix))
+        ]
+        if not bad:
+            return
+        got = f"{bad[0][0]!r} -> {type(bad[0][1]).__name__}"
+    raise TypeError(ERR_MATRICES.format(roles=", ".join(roles), got=got))
 
 
 def check_count_table(table: Any, *, arg: str) -> None:

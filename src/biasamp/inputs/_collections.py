@@ -24,7 +24,10 @@ __all__ = [
     "register_counter",
 ]
 
-ERR_NO_ENGINE = "No engine is registered to count {kind} inputs; import biasamp.engines first."
+ERR_NO_ENGINE = (
+    "kind: no engine is registered to count {kind!r} inputs (registered: {known}); "
+    "import biasamp.engines first."
+)
 
 _COUNTERS: dict[str, Callable[..., Any]] = {}
 
@@ -57,5 +60,5 @@ def counter_for(kind: str) -> Callable[..., Any]:
     """The registered counting function for ``kind`` (see :func:`register_counter`)."""
     try:
         return _COUNTERS[kind]
-    except KeyError:
-        raise RuntimeError(ERR_NO_ENGINE.format(kind=kind)) from None
+    except (KeyError, TypeError):  # TypeError: an unhashable kind
+        raise ValueError(ERR_NO_ENGINE.format(kind=kind, known=sorted(_COUNTERS))) from None

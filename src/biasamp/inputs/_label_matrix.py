@@ -98,6 +98,7 @@ ERR_N_COLUMNS = (
     "{arg}: has {got} columns but the canonical label set {source} has {expected} labels."
 )
 ERR_DUPLICATE_NAMES = "{arg}: duplicate label names: {examples}."
+ERR_NO_ARRAYS = "Expected at least one array of labels (a group role and a task role), got none."
 ERR_LENGTH = (
     "Mismatched lengths: {details}. All arrays of one split must have one row per instance."
 )
@@ -870,6 +871,8 @@ def check_same_length(**arrays: LabelMatrix | np.ndarray | None) -> int:
         for name, a in arrays.items()
         if a is not None
     }
+    if not lengths:
+        raise ValueError(ERR_NO_ARRAYS)
     if len(set(lengths.values())) > 1:
         details = ", ".join(f"{name} has {n} rows" for name, n in lengths.items())
         raise ValueError(ERR_LENGTH.format(details=details))

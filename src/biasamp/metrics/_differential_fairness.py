@@ -54,6 +54,7 @@ __all__ = [
     "differential_fairness_from_counts",
 ]
 
+ERR_REQUIRED = "{arg}: expected an array-like of one label per row, got None."
 ERR_CONCENTRATION = "concentration: expected a finite number >= 0, got {got!r}."
 ERR_ONE_LABEL_PER_ROW = (
     "{arg}: differential fairness needs one label per row (a 1-D array of classes), "
@@ -259,6 +260,9 @@ def _matrices(
     except (ValueError, TypeError) as error:  # name the arguments of this function
         renamed = _ROLE_WORDS.sub(lambda m: _ARGUMENTS[m.group(0)], str(error))
         raise type(error)(renamed) from error
+    for role, arg in (("groups", "groups"), ("tasks", "labels")):
+        if role not in matrices:  # None given
+            raise TypeError(ERR_REQUIRED.format(arg=arg))
     if matrices["groups"].codes is None:
         raise ValueError(ERR_ONE_GROUP_PER_ROW.format(k=len(matrices["groups"].names)))
     for role, arg in (("tasks", "labels"), ("tasks_pred", "labels_pred")):
@@ -492,6 +496,8 @@ def differential_fairness_amplification(
     >>> round(r.epsilon_labels, 4), round(r.epsilon_pred, 4), round(r.value, 4)
     (0.0, 0.8473, 0.8473)
     """
+    if labels_pred is None:  # else the plain epsilon of labels would come back
+        raise TypeError(ERR_REQUIRED.format(arg="labels_pred"))
     return _compute(
         groups=groups,
         labels=labels,

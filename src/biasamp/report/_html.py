@@ -46,6 +46,8 @@ __all__ = ["CSP", "render_report", "write_report"]
 ERR_IMAGE_FORMAT = "image_format: expected 'svg' or 'png', got {got!r}."
 ERR_NO_RESULTS = "results: the report needs at least one result."
 ERR_RESULTS_TYPE = "results: expected a mapping of name -> result, got {got}."
+ERR_RESULT_VALUE = "results[{key!r}]: expected a biasamp result (value, ci, n), got {got}."
+ERR_GATE = "gates: expected objects with key, bound and failed (--fail-above outcomes), got {got}."
 
 #: The Content-Security-Policy of the report: inline images and styles, the one table
 #: script (allowed by its SHA-256 hash; no other script, no eval), Trusted Types required
@@ -524,6 +526,15 @@ def render_report(
     if not results:
         raise ValueError(ERR_NO_RESULTS)
     results = dict(zip(key_names(results, arg="results"), results.values(), strict=True))
+    for key, result in results.items():
+        if not all(hasattr(result, a) for a in ("value", "ci")):
+            raise TypeError(ERR_RESULT_VALUE.format(key=key, got=type(result).__name__))
+    if isinstance(gates, (str, bytes)) or not isinstance(gates, Iterable):
+        raise TypeError(ERR_GATE.format(got=type(gates).__name__))
+    gates = list(gates)
+    for gate in gates:
+        if not all(hasattr(gate, a) for a in ("key", "bound", "failed")):
+            raise TypeError(ERR_GATE.format(got=type(gate).__name__))
     _plotting.require_matplotlib()
     from biasamp._version import __version__
 

@@ -6,6 +6,7 @@ import json
 import os
 from typing import Any
 
+from biasamp.inputs._paths import checked_path
 from biasamp.results._cli_document import results_from_cli_document
 from biasamp.results._json_schema import first_schema_error, load_schema
 from biasamp.results._persist import (
@@ -89,8 +90,8 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
     >>> biasamp.load_result(path).to_dict() == summary.to_dict()
     True
     """
-    file = str(path)
-    document = _read_json(path, file)
+    file = checked_path(path)
+    document = _read_json(file, file)
     schema = document.get("schema") if isinstance(document, dict) else None
     if schema == CLI_SCHEMA:
         check_version(document, 1, file)

@@ -31,6 +31,7 @@ import pandas as pd
 import torch
 from torchmetrics import Metric
 
+from biasamp._memory import check_allocation
 from biasamp.counts._count_table import JOINT_KEYS, CountTable, RowRecord
 from biasamp.counts._poisson import seed_entropy
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
@@ -166,6 +167,13 @@ class _StreamingMetric(Metric):
         """Validate the shared options and make the per-batch counter."""
         self.num_groups = _check_num(num_groups, "num_groups")
         self.num_tasks = _check_num(num_tasks, "num_tasks")
+        replicas = n_boot if isinstance(n_boot, (int, np.integer)) and n_boot > 0 else 0
+        check_allocation(  # the count states: four group x task matrices at most
+            8.0 * 4 * self.num_groups * self.num_tasks * (1 + int(replicas)),
+            what=f"num_groups={self.num_groups} x num_tasks={self.num_tasks} count states"
+            + (f" with n_boot={n_boot}" if n_boot else ""),
+            advice="use fewer groups or tasks (or fewer replicates).",
+        )
         self.group_names = _names(group_names, self.num_groups, "group_names", "num_groups")
         self.task_names = _names(task_names, self.num_tasks, "task_names", "num_tasks")
         # names given at construction: update() maps label names in a batch to indices
