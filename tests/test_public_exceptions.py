@@ -274,6 +274,7 @@ def _found_cases() -> list[tuple[str, Callable[[], Any], type, str]]:
     from biasamp.inputs import counter_for
     from biasamp.inputs._collections import ERR_NO_ENGINE
     from biasamp.inputs._paths import ERR_NO_SUCH_FILE, ERR_PATH_TYPE
+    from biasamp.metrics._combination_space import ERR_NO_EVALUATION
     from biasamp.metrics._differential_fairness import ERR_REQUIRED
     from biasamp.report._compare_html import ERR_TABLE_TYPE
     from biasamp.report._html import ERR_GATE, ERR_RESULT_VALUE
@@ -322,6 +323,8 @@ def _found_cases() -> list[tuple[str, Callable[[], Any], type, str]]:
         ("counts_from_files missing", lambda: biasamp.counts_from_files(
             "missing.csv", groups="g", tasks=["t"]), ValueError,
          ERR_NO_SUCH_FILE.format(path="missing.csv")),
+        ("CombinationSpace without evaluation", lambda: biasamp.CombinationSpace.from_arrays(
+            groups_train=MULTI, tasks_train=MULTI, tasks=None), ValueError, ERR_NO_EVALUATION),
         ("MultinomialReplicates", lambda: MultinomialReplicates(2**63, 2**40), ValueError,
          "n_rows=9223372036854775808, n_boot=1099511627776 multinomial replicates"),
     ]  # fmt: skip
