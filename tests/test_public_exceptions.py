@@ -273,9 +273,10 @@ def _found_cases() -> list[tuple[str, Callable[[], Any], type, str]]:
     from biasamp.engines._group_sums import ERR_FRAME_TYPE, ERR_ROLES_TYPE, ERR_SOURCE_TYPE
     from biasamp.inputs import counter_for
     from biasamp.inputs._collections import ERR_NO_ENGINE
+    from biasamp.inputs._label_matrix import ERR_DUPLICATE_NAMES
     from biasamp.inputs._paths import ERR_NO_SUCH_FILE, ERR_PATH_TYPE
     from biasamp.metrics._combination_space import ERR_NO_EVALUATION
-    from biasamp.metrics._differential_fairness import ERR_REQUIRED
+    from biasamp.metrics._differential_fairness import ERR_INFINITE_EPSILON, ERR_REQUIRED
     from biasamp.report._compare_html import ERR_TABLE_TYPE
     from biasamp.report._html import ERR_GATE, ERR_RESULT_VALUE
 
@@ -323,6 +324,13 @@ def _found_cases() -> list[tuple[str, Callable[[], Any], type, str]]:
         ("counts_from_files missing", lambda: biasamp.counts_from_files(
             "missing.csv", groups="g", tasks=["t"]), ValueError,
          ERR_NO_SUCH_FILE.format(path="missing.csv")),
+        ("duplicate task_names", lambda: biasamp.directional(  # was "missing none, ..."
+            direction="A->T", groups=GROUPS, tasks=MULTI, tasks_pred=MULTI_PRED,
+            task_names=["x", "y", "x"]), ValueError,
+         ERR_DUPLICATE_NAMES.format(arg="tasks (from task_names)", examples="'x'")),
+        ("differential fairness inf - inf", lambda: biasamp.differential_fairness_amplification(
+            groups=GROUPS, labels=["a", "b"] * 4, labels_pred=["b", "a"] * 4, concentration=0),
+         ValueError, ERR_INFINITE_EPSILON.format(concentration=0)),  # was NaN, silently
         ("CombinationSpace without evaluation", lambda: biasamp.CombinationSpace.from_arrays(
             groups_train=MULTI, tasks_train=MULTI, tasks=None), ValueError, ERR_NO_EVALUATION),
         ("MultinomialReplicates", lambda: MultinomialReplicates(2**63, 2**40), ValueError,

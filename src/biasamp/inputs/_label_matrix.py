@@ -543,6 +543,12 @@ def _align_columns(
     if names is None:
         return values, columns if columns is not None else tuple(range(k))
     names = tuple(names)
+    if not _distinct(names):
+        index = pd.Index(names, dtype=object)
+        if not index.is_unique:  # else "missing none, unexpected none" below
+            dup = index[index.duplicated()].tolist()
+            where = f"{arg} {_names_source(source)}".strip()
+            raise ValueError(ERR_DUPLICATE_NAMES.format(arg=where, examples=_examples(dup)))
     if columns is None:
         if k != len(names):
             raise ValueError(

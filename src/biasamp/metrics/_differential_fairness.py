@@ -54,6 +54,12 @@ __all__ = [
     "differential_fairness_from_counts",
 ]
 
+ERR_INFINITE_EPSILON = (
+    "concentration={concentration:g}: epsilon of labels and of labels_pred are both infinite "
+    "(a group never has a label that another group has, and nothing smooths the rate 0), so "
+    "their difference is not a number; use concentration > 0 (the default 1 is Foulds et "
+    "al.'s)."
+)
 ERR_REQUIRED = "{arg}: expected an array-like of one label per row, got None."
 ERR_CONCENTRATION = "concentration: expected a finite number >= 0, got {got!r}."
 ERR_ONE_LABEL_PER_ROW = (
@@ -183,6 +189,10 @@ def _evaluate(
     group_sizes = group_sizes[group_sizes[_SPLIT] > 0]
     eps_labels = float(arrays["labels"]["epsilon"])
     eps_pred = float(arrays["pred"]["epsilon"]) if pred else None
+    if eps_pred is not None and np.isinf(eps_pred) and np.isinf(eps_labels):
+        # rates of 0 without smoothing: both epsilons are infinite, and their
+        # difference is no number (inf - inf = NaN)
+        raise ValueError(ERR_INFINITE_EPSILON.format(concentration=concentration))
     value = eps_pred - eps_labels if eps_pred is not None else eps_labels
     parts, never = None, None
     if intersection is not None:
