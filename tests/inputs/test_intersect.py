@@ -221,3 +221,18 @@ def test_never_occurring_of_any_subset_matches_intersect_of_the_subset(keep):
         [(r, s, y) for r in ("a", "b") for s in ("f", "m") for y in (False, True)],
     ).to_numpy().tolist())) - set(map(tuple, FRAME[keep].to_numpy().tolist()))  # fmt: skip
     assert _never(groups[keep]) == fresh
+
+
+def test_nullable_integer_and_boolean_columns_with_missing_values():
+    frame = pd.DataFrame({
+        "a": pd.array([1, None, 2, 1], dtype="Int64"),
+        "b": ["x", "y", "z", "x"],
+        "c": pd.array([True, None, False, True], dtype="boolean"),
+    })  # fmt: skip
+    groups = intersect(frame, missing="category")  # was "cannot convert float NaN to integer"
+    assert groups.tolist() == [
+        "1 x x x True", f"{MISSING_LEVEL} x y x {MISSING_LEVEL}", "2 x z x False", "1 x x x True",
+    ]  # fmt: skip
+    with pytest.raises(ValueError) as info:
+        intersect(frame)
+    assert str(info.value) == ERR_MISSING.format(name="a", count=1, row=1)

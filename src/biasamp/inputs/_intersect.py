@@ -340,7 +340,7 @@ def _factorize_pandas(col: Any, name: str) -> tuple[np.ndarray, list[Any], bool]
         series = pd.Series(np.asarray(col, dtype=object))
     if isinstance(series.dtype, pd.CategoricalDtype):
         return np.asarray(series.cat.codes), list(series.cat.categories), True
-    if series.dtype.kind in "iub":
+    if series.dtype.kind in "iub" and not series.hasnans:  # nullable Int64 with NA: below
         return (*_factorize_integers(series.to_numpy()), False)
     try:
         codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
