@@ -83,6 +83,15 @@ def intersection(a: Intervals, b: Intervals) -> Intervals:
     return starts[keep], stops[keep]
 
 
+def overlaps(a: Intervals, b: Intervals) -> bool:
+    """Whether two sorted disjoint interval sets share a position (one search of ``b`` in ``a``)."""
+    if a[0].size == 0 or b[0].size == 0:
+        return False
+    after = np.searchsorted(a[1], b[0], side="right")  # the first a-interval ending after
+    inside = after < a[0].size
+    return bool((a[0][after[inside]] < b[1][inside]).any())
+
+
 def first_positions(intervals: Intervals, limit: int = 5) -> tuple[np.ndarray, int]:
     """The first ``limit`` positions of an interval set and how many it holds."""
     starts, stops = intervals
@@ -146,7 +155,8 @@ class RowRecord:
     def _seen(self, batch: Intervals) -> Intervals:
         found = _EMPTY
         for level in self._levels:
-            found = union(found, intersection(level, batch))
+            if overlaps(level, batch):  # the common case (no overlap) costs one search
+                found = union(found, intersection(level, batch))
         return found
 
     def _push(self, batch: Intervals) -> None:
