@@ -271,8 +271,8 @@ def _found_cases() -> list[tuple[str, Callable[[], Any], type, str]]:
     from biasamp.counts import replicate_count_table
     from biasamp.counts._count_table import ERR_MATRICES
     from biasamp.engines._group_sums import ERR_FRAME_TYPE, ERR_ROLES_TYPE, ERR_SOURCE_TYPE
-    from biasamp.inputs import counter_for
-    from biasamp.inputs._collections import ERR_NO_ENGINE
+    from biasamp.inputs import counter_for, register_counter
+    from biasamp.inputs._collections import ERR_COUNTER, ERR_KIND, ERR_NO_ENGINE
     from biasamp.inputs._label_matrix import ERR_DUPLICATE_NAMES
     from biasamp.inputs._paths import ERR_NO_SUCH_FILE, ERR_PATH_TYPE
     from biasamp.metrics._combination_space import ERR_NO_EVALUATION
@@ -293,6 +293,10 @@ def _found_cases() -> list[tuple[str, Callable[[], Any], type, str]]:
          TypeError, ERR_FRAME_TYPE.format(type_name="NoneType")),
         ("counter_for", lambda: counter_for(None), ValueError,  # the registered ones vary
          ERR_NO_ENGINE.split(" (registered")[0].format(kind=None)),
+        ("register_counter", lambda: register_counter(None, print), TypeError,  # was stored
+         ERR_KIND.format(got=None)),
+        ("register_counter counter", lambda: register_counter("dask", None), TypeError,
+         ERR_COUNTER.format(type_name="NoneType")),
         ("from_label_matrices", lambda: CountTable.from_label_matrices(None), TypeError,
          ERR_MATRICES.format(roles=matrices, got="NoneType")),
         ("pattern from_label_matrices", lambda: PatternCountTable.from_label_matrices({"x": 1}),

@@ -29,6 +29,9 @@ ERR_NO_ENGINE = (
     "import biasamp.engines first."
 )
 
+ERR_KIND = "kind: expected the name of a kind of collection (a non-empty str), got {got!r}."
+ERR_COUNTER = "counter: expected a function that counts a collection, got {type_name}."
+
 _COUNTERS: dict[str, Callable[..., Any]] = {}
 
 
@@ -53,6 +56,10 @@ def collection_kind(*values: Any) -> str | None:
 
 def register_counter(kind: str, counter: Callable[..., Any]) -> None:
     """Register the engine function that counts inputs of ``kind`` into a CountTable."""
+    if not isinstance(kind, str) or not kind:
+        raise TypeError(ERR_KIND.format(got=kind))
+    if not callable(counter):
+        raise TypeError(ERR_COUNTER.format(type_name=type(counter).__name__))
     _COUNTERS[kind] = counter
 
 
