@@ -191,3 +191,18 @@ def test_one_binary_problem_two_shapes_follow_torchmetrics():
     assert calibration_error(y, p, n_bins=10) == pytest.approx(binary, abs=1e-12)
     assert calibration_error(y, two, n_bins=10) == pytest.approx(multi, abs=1e-6)
     assert abs(binary - multi) > 1e-3
+
+
+@pytest.mark.parametrize("n_bins", [1_000, 10**6, 10**9, 10**18, 10**40])
+def test_more_bins_than_rows_count_only_the_bins_that_hold_a_row(n_bins):
+    rng = np.random.default_rng(1)
+    p = np.round(rng.random(300), 3)  # repeated confidences share a bin at every n_bins
+    y = (rng.random(300) < p).astype(int)
+    # a bin per distinct confidence once the bins are narrower than the gaps (>= 10**6 here)
+    levels, inverse = np.unique(p, return_inverse=True)
+    gaps = np.bincount(inverse, weights=y - p)
+    expected = np.abs(gaps).sum() / len(p) if n_bins >= 10**6 else brute_force(y, p, n_bins)
+    assert calibration_error(y, p, n_bins=n_bins) == pytest.approx(expected, abs=1e-12)
+    worst = np.abs(gaps / np.bincount(inverse)).max()
+    if n_bins >= 10**6:  # was a MemoryError (10**18) or a 45 s run killed by the system (10**9)
+        assert calibration_error(y, p, n_bins=n_bins, norm="max") == pytest.approx(worst)

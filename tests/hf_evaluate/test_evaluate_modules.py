@@ -18,7 +18,12 @@ import biasamp
 from biasamp.hf_evaluate import ERR_MODULE, evaluate_module_path
 from biasamp.hf_evaluate._compute import (
     ERR_HUB_DIRECTION,
+    ERR_INDICATOR_SHAPE,
+    ERR_INDICATOR_TYPE,
     ERR_MODE,
+    ERR_NOT_INDICATORS,
+    ERR_NOT_PROBABILITIES,
+    ERR_SOFT_HUB,
     ERR_TRAIN_PAIR,
     directional_outputs,
     mals_outputs,
@@ -191,3 +196,106 @@ def test_mals_takes_a_training_split_of_another_length():
     assert b_train.loc[(1, 2)] == pytest.approx(share)
     with pytest.raises(ValueError, match=re.escape(ERR_TRAIN_PAIR)):
         mals_outputs(PREDS, REFS, ATTRS, ATTR_PREDS, train_references=TRAIN_REFS)
+
+
+# Probabilities: the hand-worked A->T example. Signs from the references (every row has an
+# attribute): y(a0,t0)=+1 (1/3 > 2/3*1/3), y(a0,t1)=-1, y(a1,t0)=-1, y(a1,t1)=+1. Deltas over
+# the expected counts: a0 rows 0-1 predict t0 with (0.9+0.2)/2 = 0.55 against 0.5, a1 row 2
+# predicts t0 with 0.6 against 0; so the matrix is [[0.05, 0.05], [-0.6, -0.6]], mean -0.275.
+PROBS = [[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]]
+PROB_REFS = [[1, 0], [0, 1], [0, 1]]
+PROB_ATTRS = [[1, 0], [1, 0], [0, 1]]
+
+
+def test_probabilities_are_refused_not_cast_to_zero():
+    with pytest.raises(ValueError) as info:
+        directional_outputs(PROBS, PROB_REFS, PROB_ATTRS)
+    assert str(info.value) == ERR_NOT_INDICATORS.format(
+        arg="predictions", count=6, examples="0.1, 0.2, 0.4, 0.6, 0.8"
+    )
+    with pytest.raises(ValueError, match=r"^predictions: expected 0/1"):
+        directional_outputs(PROBS, PROB_REFS, PROB_ATTRS, mode="hub")
+    with pytest.raises(ValueError, match=r"^predictions: expected 0/1"):
+        multi_attribute_outputs(PROBS, PROB_REFS, PROB_ATTRS)
+    with pytest.raises(ValueError, match=r"^attribute_predictions: expected 0/1"):
+        mals_outputs(PROB_REFS, PROB_REFS, PROB_ATTRS, [[0.5, 0.5]] * 3)
+    with pytest.raises(ValueError, match=r"^references: expected 0/1"):
+        directional_outputs(PROB_REFS, [[2, 0]] * 3, PROB_ATTRS)
+    with pytest.raises(ValueError, match=r"^attributes: expected 0/1"):
+        directional_outputs(PROB_REFS, PROB_REFS, [[np.nan, 1]] * 3)
+    with pytest.raises(ValueError) as info:
+        directional_outputs(PROBS, PROB_REFS, PROB_ATTRS, mode="hub", soft=True)
+    assert str(info.value) == ERR_SOFT_HUB
+
+
+def test_soft_reads_probabilities_as_expected_counts():
+    out = directional_outputs(PROBS, PROB_REFS, PROB_ATTRS, soft=True)
+    assert out["bias_amplification"] == pytest.approx(-0.275, abs=1e-12)
+    np.testing.assert_allclose(out["disagg_bias_amplification"], [[0.05, 0.05], [-0.6, -0.6]])
+    want = biasamp.directional(direction="A->T", groups=np.array(PROB_ATTRS),
+                               tasks=np.array(PROB_REFS), tasks_pred=np.array(PROBS), soft=True)  # fmt: skip
+    assert out["bias_amplification"] == want.value
+    hard = mals_outputs(PREDS, REFS, ATTRS, ATTR_PREDS)
+    assert mals_outputs(PREDS * 1.0, REFS, ATTRS, ATTR_PREDS * 1.0, soft=True) == hard
+    with pytest.raises(ValueError) as info:
+        mals_outputs(PREDS * 1.5, REFS, ATTRS, ATTR_PREDS, soft=True)
+    assert str(info.value) == ERR_NOT_PROBABILITIES.format(
+        arg="predictions", count=int(PREDS.sum()), examples="1.5"
+    )
+
+
+@pytest.mark.parametrize(
+    ("values", "error", "message"),
+    [
+        ([["1", "0"]] * 3, TypeError,
+         ERR_INDICATOR_TYPE.format(arg="predictions", dtype="<U1", examples="'0', '1'")),
+        ([[1, "1"]] * 3, TypeError,
+         ERR_INDICATOR_TYPE.format(arg="predictions", dtype="<U21", examples="'1'")),
+        ([1, 0, 1], ValueError, ERR_INDICATOR_SHAPE.format(arg="predictions", got="shape (3,)")),
+        ([[1, 0], [1], [0, 1]], ValueError,
+         ERR_INDICATOR_SHAPE.format(arg="predictions", got="ragged rows")),
+    ],
+)  # fmt: skip
+def test_labels_that_print_alike_and_bad_shapes_are_refused(values, error, message):
+    with pytest.raises(error) as info:
+        directional_outputs(values, PROB_REFS, PROB_ATTRS)
+    assert str(info.value) == message
+
+
+PROB_SCRIPT = """
+import json, sys
+import evaluate
+import biasamp
+
+data = json.loads(sys.stdin.read())
+directional = evaluate.load(biasamp.evaluate_module_path("directional"))
+try:
+    directional.compute(predictions=data["p"], references=data["r"], attributes=data["a"])
+    refused = None
+except ValueError as error:
+    refused = str(error)
+soft = directional.compute(predictions=data["p"], references=data["r"], attributes=data["a"],
+                           soft=True)
+print(json.dumps({"refused": refused, "soft": soft["bias_amplification"]}))
+"""
+
+
+def test_module_refuses_probabilities_and_reads_them_with_soft(tmp_path):
+    pytest.importorskip("evaluate")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "HF_EVALUATE_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf"),
+           "HF_MODULES_CACHE": str(tmp_path / "modules"),
+           "HF_DATASETS_CACHE": str(tmp_path / "datasets"),
+           "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
+           "NO_PROXY": ""}  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(PROB_SCRIPT)],
+        input=json.dumps({"p": PROBS, "r": PROB_REFS, "a": PROB_ATTRS}),
+        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["refused"] == ERR_NOT_INDICATORS.format(
+        arg="predictions", count=6, examples="0.1, 0.2, 0.4, 0.6, 0.8"
+    )
+    assert out["soft"] == pytest.approx(-0.275, abs=1e-12)

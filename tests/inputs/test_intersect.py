@@ -177,3 +177,62 @@ def test_labels_and_parts_match_a_hand_built_join(rows):
         parts = info.parts.loc[groups.astype(str)]
         assert list(map(tuple, parts.to_numpy().tolist())) == rows
         assert len(info.never_occurring()) == info.n_possible - len(set(rows))
+
+
+def _never(groups) -> set[tuple]:
+    frame = intersection_of(groups).never_occurring()
+    return set(map(tuple, frame.to_numpy().tolist()))
+
+
+def test_a_subset_gives_the_subsets_never_occurring():
+    groups = intersect(FRAME[["race", "sex"]])  # a x f, a x m, b x f occur; b x m never
+    assert _never(groups) == {("b", "m")}
+    keep = (groups != "a x m").to_numpy()
+    assert _never(groups[keep]) == {("b", "m"), ("a", "m")}
+    assert _never(groups.iloc[:1]) == {("a", "f"), ("a", "m"), ("b", "m")}  # only b x f
+    assert list(intersection_of(groups.iloc[:1]).parts.index) == ["b x f"]
+    assert _never(groups.loc[groups.index[::-1]]) == {("b", "m")}  # reordering changes nothing
+    # a changed column no longer matches the intersection it carried
+    changed = groups.astype(str)
+    changed.iloc[0] = "c x z"
+    assert intersection_of(changed) is None
+    assert _never(groups.astype(str)) == {("b", "m")}
+
+
+def test_results_of_a_subset_list_the_subsets_never_occurring():
+    groups = intersect(FRAME[["race", "sex"]])
+    keep = (groups != "a x m").to_numpy()
+    labels = np.array(["x", "y", "x", "y", "x", "y", "x", "y"])
+    result = biasamp.differential_fairness(groups=groups[keep], labels=labels[keep],
+                                           min_group_size=None)  # fmt: skip
+    assert set(map(tuple, result.never_occurring.to_numpy().tolist())) == {("b", "m"), ("a", "m")}
+    pairs = biasamp.mals(groups_train=groups[keep], tasks_train=labels[keep],
+                         groups_pred=groups[keep], tasks_pred=labels[keep],
+                         min_group_size=None)  # fmt: skip
+    assert set(map(tuple, pairs.never_occurring.to_numpy().tolist())) == {("b", "m"), ("a", "m")}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.booleans(), min_size=8, max_size=8).filter(any))
+def test_never_occurring_of_any_subset_matches_intersect_of_the_subset(keep):
+    keep = np.array(keep)
+    groups = intersect(FRAME)
+    fresh = set(map(tuple, pd.DataFrame(
+        [(r, s, y) for r in ("a", "b") for s in ("f", "m") for y in (False, True)],
+    ).to_numpy().tolist())) - set(map(tuple, FRAME[keep].to_numpy().tolist()))  # fmt: skip
+    assert _never(groups[keep]) == fresh
+
+
+def test_nullable_integer_and_boolean_columns_with_missing_values():
+    frame = pd.DataFrame({
+        "a": pd.array([1, None, 2, 1], dtype="Int64"),
+        "b": ["x", "y", "z", "x"],
+        "c": pd.array([True, None, False, True], dtype="boolean"),
+    })  # fmt: skip
+    groups = intersect(frame, missing="category")  # was "cannot convert float NaN to integer"
+    assert groups.tolist() == [
+        "1 x x x True", f"{MISSING_LEVEL} x y x {MISSING_LEVEL}", "2 x z x False", "1 x x x True",
+    ]  # fmt: skip
+    with pytest.raises(ValueError) as info:
+        intersect(frame)
+    assert str(info.value) == ERR_MISSING.format(name="a", count=1, row=1)

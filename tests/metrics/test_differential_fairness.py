@@ -443,3 +443,22 @@ def test_several_categorical_group_columns_point_to_intersect():
         biasamp.differential_fairness(
             groups=np.array([[1, 1], [0, 1], [1, 0], [0, 1]]), labels=df["y"]
         )
+
+
+@pytest.mark.parametrize("table", [{}, None, [1, 2], "table.npz", 3])
+def test_from_counts_functions_name_a_table_of_the_wrong_type(table):
+    import biasamp
+    from biasamp.counts._count_table import ERR_NOT_COUNT_TABLE
+
+    kind = type(table).__name__
+    calls = {
+        "table": [biasamp.differential_fairness_from_counts,
+                  biasamp.differential_fairness_amplification_from_counts],
+        "evaluation": [lambda t: biasamp.directional_from_counts(t, direction="A->T")],
+        "train": [lambda t: biasamp.mals_from_counts(t, t)],
+    }  # fmt: skip
+    for arg, functions in calls.items():
+        for function in functions:  # was AttributeError: 'dict' object has no attribute ...
+            with pytest.raises(TypeError) as info:
+                function(table)
+            assert str(info.value) == ERR_NOT_COUNT_TABLE.format(arg=arg, type_name=kind)

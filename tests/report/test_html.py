@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import sys
 
@@ -178,3 +179,45 @@ def test_group_sizes_and_the_small_group_warning_are_shown(tmp_path):
     # a result saved before sizes were recorded has no section
     result.group_sizes = None
     assert "Group sizes" not in render_report(results={"t2a": result})
+
+
+def _every_kind_of_result():
+    """One result of each kind the library returns (pairs, combinations, group pairs,
+    predictability, captions)."""
+    import warnings
+
+    import biasamp
+
+    rng = np.random.default_rng(0)
+    n = 120
+    g = pd.DataFrame({"a": rng.integers(0, 2, n), "b": rng.integers(0, 2, n)})
+    t = pd.DataFrame({"x": rng.integers(0, 2, n), "y": rng.integers(0, 2, n)})
+    tp = t.sample(frac=1, random_state=0).reset_index(drop=True)
+    gl, tl, tlp = rng.choice(["m", "w"], n), rng.choice(["p", "q"], n), rng.choice(["p", "q"], n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {
+            "multi": biasamp.multi_mals(groups_train=g, tasks_train=t, tasks=t, groups_pred=g,
+                                        tasks_pred=tp),
+            "multi A->T": biasamp.multi_directional(direction="A->T", groups=g, tasks=t,
+                                                    tasks_pred=tp, groups_train=g, tasks_train=t),
+            "epsilon": biasamp.differential_fairness(groups=gl, labels=tl),
+            "epsilon amplification": biasamp.differential_fairness_amplification(
+                groups=gl, labels=tl, labels_pred=tlp),
+            "dpa": biasamp.dpa(direction="T->A", groups=gl, tasks=tl, groups_pred=gl,
+                               attacker="exact", n_iter=2, random_state=0),
+            "lic": biasamp.lic(captions_human=[f"a {x} here" for x in gl],
+                               captions_model=[f"a {x} there" for x in gl], groups=gl,
+                               n_iter=2, random_state=0),
+        }  # fmt: skip
+
+
+def test_every_kind_of_result_renders():
+    results = _every_kind_of_result()
+    for key, result in results.items():  # was a KeyError ('task') for multi-attribute results
+        page = render_report(results={key: result})
+        assert f"<h3>{html.escape(key)}: " in page
+        assert f"{result.value:+.4f}" in page
+    page = render_report(results=results)
+    assert page.count("<h3>") >= len(results)
+    assert "An Intersectional Definition of Fairness" in page  # its card: meaning, sign, paper

@@ -292,3 +292,14 @@ def test_help_lists_fail_above(capsys) -> None:
         main(["captions", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "--fail-above METRIC=VALUE" in text and "exit code 1" in text
+
+
+def test_a_caption_column_given_twice_is_named(files, capsys) -> None:
+    from biasamp.cli.arguments import ERR_COLUMN_TWICE
+
+    with pytest.raises(SystemExit) as info:  # was "expected ... captions, got a 2-D table"
+        main(["captions", str(files["data"]), "--group", "gender", "--caption-cols",
+              "equalizer,equalizer"])  # fmt: skip
+    assert info.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"argument --caption-cols: {ERR_COLUMN_TWICE.format(column='equalizer')}" in err

@@ -337,3 +337,77 @@ def test_processes_with_label_names_in_another_order_sync_by_name(tmp_path):
         assert (
             "group names differ (rank 0: ['m', 'w'], rank 1: ['w', 'm'])" in report["multi_error"]
         )
+
+
+# ------------------------------------------ overlapping row positions on two processes
+OVERLAP_N = 80
+
+
+def _overlap_worker(rank: int, port: int, out_dir: str) -> None:
+    import torch.distributed as dist
+
+    from biasamp.torchmetrics import DirectionalBiasAmplification, MultiAttributeBiasAmplification
+
+    dist.init_process_group(
+        "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD
+    )
+    try:
+        d = _data()
+        # rank 0 counts rows 0 .. 44, rank 1 rows 35 .. 79: rows 35 .. 44 twice (n = 90)
+        rows = slice(0, 45) if rank == 0 else slice(35, OVERLAP_N)
+        batch = {k: torch.tensor(d[k][rows]) for k in ("groups", "tasks", "tasks_pred")}
+        report: dict[str, Any] = {}
+        for boot in (None, 5):
+            metric = DirectionalBiasAmplification("A->T", G, T, n_boot=boot, random_state=0)
+            metric.update(**batch, row_offset=rows.start)
+            try:
+                metric.compute()
+                report[f"error_{boot}"] = None
+            except ValueError as exc:
+                report[f"error_{boot}"] = str(exc)
+            # the same rows given as indices, and disjoint halves that do sync
+            indexed = DirectionalBiasAmplification("A->T", G, T, n_boot=boot, random_state=0)
+            indexed.update(**batch, row_index=torch.arange(rows.start, rows.stop))
+            try:
+                indexed.compute()
+                report[f"index_error_{boot}"] = None
+            except ValueError as exc:
+                report[f"index_error_{boot}"] = str(exc)
+            half = slice(rank * 40, rank * 40 + 40)
+            fine = DirectionalBiasAmplification("A->T", G, T, n_boot=boot, random_state=0)
+            fine.update(
+                **{k: torch.tensor(d[k][half]) for k in ("groups", "tasks", "tasks_pred")},
+                row_offset=half.start,
+            )
+            report[f"n_{boot}"] = float(fine.compute_result().n)
+        multi = MultiAttributeBiasAmplification(
+            "A->T", G, T, groups_train=d["train_groups"], tasks_train=d["train_tasks"]
+        )
+        multi.update(**batch, row_offset=rows.start)
+        try:
+            multi.compute()
+            report["multi_error"] = None
+        except ValueError as exc:
+            report["multi_error"] = str(exc)
+        Path(out_dir, f"overlap{rank}.json").write_text(json.dumps(report))
+    finally:
+        dist.destroy_process_group()
+
+
+def test_processes_that_count_the_same_rows_are_refused(tmp_path):
+    from biasamp.torchmetrics._metrics import ERR_SYNC_ROWS
+
+    torch.multiprocessing.spawn(
+        _overlap_worker, args=(_free_port(), str(tmp_path)), nprocs=WORLD, join=True
+    )
+    reports = [json.loads((tmp_path / f"overlap{r}.json").read_text()) for r in range(WORLD)]
+    rows = "35, 36, 37, 38, 39 (and 5 more)"
+    want = ERR_SYNC_ROWS.format(metric="DirectionalBiasAmplification", first=0, second=1, rows=rows)
+    for report in reports:
+        for boot in ("None", "5"):
+            assert report[f"error_{boot}"] == want  # was n = 90 from 80 rows, in silence
+            assert report[f"index_error_{boot}"] == want
+            assert report[f"n_{boot}"] == 80.0
+        assert report["multi_error"] == ERR_SYNC_ROWS.format(
+            metric="MultiAttributeBiasAmplification", first=0, second=1, rows=rows
+        )

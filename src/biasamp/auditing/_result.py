@@ -12,6 +12,7 @@ gates. :func:`biasamp.load_result` reads such a file back as an
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -42,6 +43,8 @@ SCHEMA_FILE = "result-v2.json"
 LIBRARY_COMMAND = "audit"
 
 ERR_DOCUMENT = "document: {path}: {problem} (schema biasamp-result version 2)."
+ERR_DOCUMENT_TYPE = "document: expected the mapping of a version-2 audit document, got {got}."
+ERR_FILE_TYPE = "file: expected the path the document was read from, got {got}."
 ERR_RESULT_KEYS = "results: the metrics {got} differ from those of the document, {expected}."
 
 
@@ -261,6 +264,11 @@ class AuditResult(SavableResult, Mapping[str, Any]):
     @classmethod
     def from_document(cls, document: Mapping[str, Any], *, file: str) -> AuditResult:
         """The audit a version-2 document holds (already checked against its schema)."""
+        if not isinstance(document, Mapping):
+            raise TypeError(ERR_DOCUMENT_TYPE.format(got=type(document).__name__))
+        if not isinstance(file, (str, os.PathLike)):
+            raise TypeError(ERR_FILE_TYPE.format(got=type(file).__name__))
+        file = str(file)
         records = document.get("results") or {}
         built = results_from_cli_document(
             {"metrics": list(records.values()), "sweeps": document.get("sweeps")},

@@ -195,10 +195,18 @@ def delimiter(text: str) -> str:
     return text
 
 
+ERR_COLUMN_TWICE = "the column {column!r} is listed twice"
+
+
 def column_list(text: str) -> tuple[str, ...]:
     columns = tuple(c.strip() for c in text.split(",") if c.strip())
     if not columns:
         raise argparse.ArgumentTypeError("expected a comma-separated list of column names")
+    seen: set[str] = set()
+    for column in columns:  # a loop over the names given on the command line
+        if column in seen:
+            raise argparse.ArgumentTypeError(ERR_COLUMN_TWICE.format(column=column))
+        seen.add(column)
     return columns
 
 

@@ -51,6 +51,22 @@ def bin_edges(n_bins: int, dtype: Any) -> np.ndarray:
     )
 
 
+def _edges_at(index: np.ndarray, n_bins: int, dtype: Any) -> np.ndarray:
+    """Edges ``index`` (sorted) of :func:`bin_edges`, without the other edges."""
+    half = (n_bins + 1) // 2
+    if np.dtype(dtype) == np.float32:
+        step = np.float64(np.float32(1.0) / np.float32(n_bins))
+        exact = np.where(index < half, step * index, 1.0 - step * (n_bins - index))
+        return exact.astype(np.float32)
+    step_exact = Fraction(1.0 / n_bins)
+    return np.array(
+        [
+            float(step_exact * int(i)) if i < half else float(1 - step_exact * (n_bins - int(i)))
+            for i in index
+        ]
+    )
+
+
 def bin_of(confidence: np.ndarray, n_bins: int, dtype: Any) -> np.ndarray:
     """Bin of each confidence, as torchmetrics bins them (the one binning rule of ECE).
 
@@ -59,8 +75,19 @@ def bin_of(confidence: np.ndarray, n_bins: int, dtype: Any) -> np.ndarray:
     in an extra bin ``n_bins`` (its gap counts like any other bin's). The comparison is made
     in ``dtype``, the precision torchmetrics compares in.
     """
-    edges = bin_edges(n_bins, dtype)
-    return np.searchsorted(edges, confidence.astype(dtype), side="right") - 1
+    values = confidence.astype(dtype)
+    if n_bins <= 4 * len(values) + 1024:
+        edges = bin_edges(n_bins, dtype)
+        return np.searchsorted(edges, values, side="right") - 1
+    if n_bins > 2**53:  # bins finer than float64 can index: each distinct value its own bin
+        return np.unique(values, return_inverse=True)[1].reshape(-1)
+    # more bins than rows: the bin of a value is floor(value * M) up to one edge either
+    # side; only the edges next to the values are computed (never an array of M edges)
+    guess = np.clip(np.floor(values.astype(np.float64) * n_bins), 0, n_bins).astype(np.int64)
+    near = np.unique(np.concatenate([guess - 1, guess, guess + 1, guess + 2]))
+    near = near[(near >= 0) & (near <= n_bins)]
+    edges = _edges_at(near, n_bins, dtype)
+    return near[np.searchsorted(edges, values, side="right") - 1]
 
 
 def torch_precision(y_prob: Any) -> Any:
@@ -115,6 +142,9 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
     y_prob : array-like of shape (n,) or (n, k)
         Probabilities in [0, 1].
     n_bins : int, default 15
+        Equal-width bins. With more bins than rows only the bins that hold a row are
+        counted (no array of n_bins); above 2**53 bins, finer than float64 can index,
+        each distinct confidence is a bin of its own.
     norm : {"l1", "max"}, default "l1"
 
     Returns
@@ -172,10 +202,16 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
     else:
         raise ValueError(ERR_SHAPES.format(t=truth.shape, p=prob.shape))
     bins = bin_of(confidence, n_bins, precision)
-    count = np.bincount(bins, minlength=n_bins + 1).astype(np.float64)
+    if n_bins <= 4 * len(confidence) + 1024:  # one count per bin: O(rows + n_bins)
+        size = int(n_bins) + 1
+    else:  # more bins than rows (n_bins=10**18): only the bins that hold a row
+        _, bins = np.unique(bins, return_inverse=True)
+        bins = bins.reshape(-1)
+        size = int(bins.max()) + 1
+    count = np.bincount(bins, minlength=size).astype(np.float64)
     gap = np.abs(
-        np.bincount(bins, weights=correct, minlength=n_bins + 1)
-        - np.bincount(bins, weights=confidence, minlength=n_bins + 1)
+        np.bincount(bins, weights=correct, minlength=size)
+        - np.bincount(bins, weights=confidence, minlength=size)
     )
     used = count > 0
     if norm == "max":

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.inputs._keys import key_names
 from biasamp.registry import METRICS, find_card, metric_card, normalize_direction
 from biasamp.results._load import load_result
 from biasamp.results._persist import SavableResult, register_result, registered_results
@@ -90,6 +91,11 @@ WARN_PLOT = (
 )
 
 #: The table's own columns, in order (every other column is performance).
+ERR_PLOT_TABLE = "table: expected the DataFrame of biasamp.compare (or rows of it), got {got}."
+ERR_PLOT_COLUMNS = (
+    "table: needs the columns model, metric and value of biasamp.compare; missing {missing}."
+)
+
 COLUMNS = TABLE_COLUMNS
 #: Separates a model from the models a result holds (``"rba / before"``).
 SUB_MODEL = " / "
@@ -228,6 +234,11 @@ def plot_comparison(
     >>> [line.get_label() for line in ax.get_lines()][:1]
     ['directional-a2t']
     """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(ERR_PLOT_TABLE.format(got=type(table).__name__))
+    missing = [c for c in ("model", "metric", "value") if c not in table.columns]
+    if missing:
+        raise ValueError(ERR_PLOT_COLUMNS.format(missing=missing))
     return plot_model_comparison(table, kind=kind, x=x, metrics=metrics, ax=ax)
 
 
@@ -449,8 +460,8 @@ def _rows_of(model: str, given: Any) -> list[_Row]:
         given = load_result(Path(given))
     if isinstance(given, Mapping):
         rows = []
-        for key, value in given.items():
-            key = str(key)
+        keys = key_names(given, arg=f"results[{model!r}]")
+        for key, value in zip(keys, given.values(), strict=True):
             if key.startswith("sweep:"):  # the threshold sweeps of a command-line file
                 continue
             if find_card(key) is None and _is_container(value):
@@ -477,12 +488,13 @@ def _performance(performance: Any, models: list[str]) -> pd.DataFrame | None:
     if isinstance(performance, pd.DataFrame):
         frame = performance.copy()
     elif isinstance(performance, Mapping):
+        keys = key_names(performance, arg="performance")
         frame = pd.DataFrame.from_dict(
-            {str(k): dict(v) for k, v in performance.items()}, orient="index"
+            {k: dict(v) for k, v in zip(keys, performance.values(), strict=True)}, orient="index"
         )
     else:
         raise TypeError(ERR_PERF_TYPE.format(got=type(performance).__name__))
-    frame.index = frame.index.map(str)
+    frame.index = pd.Index(key_names(frame.index, arg="performance"))
     missing = [m for m in models if m not in frame.index]
     unknown = [m for m in frame.index if m not in models]
     if missing or unknown:
@@ -557,8 +569,8 @@ def compare(results: Mapping[str, Any], *, performance: Any = None) -> ModelComp
     if not isinstance(results, Mapping) or not results:
         raise ValueError(ERR_NO_RESULTS)
     rows: list[_Row] = []
-    for model, given in results.items():
-        rows += _rows_of(str(model), given)
+    for model, given in zip(key_names(results, arg="results"), results.values(), strict=True):
+        rows += _rows_of(model, given)
     _check_unique(rows)
     models = list(dict.fromkeys(row.model for row in rows))
     frame = pd.DataFrame(

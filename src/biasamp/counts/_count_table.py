@@ -47,6 +47,12 @@ import scipy.sparse as sp
 from biasamp._memory import check_allocation
 from biasamp._threads import single_threaded_blas
 from biasamp.counts._poisson import BLOCK_ROWS, PoissonReplicates, check_n_boot
+from biasamp.counts._row_record import (
+    ERR_POSITION_RANGE,
+    ERR_ROWS_TWICE,
+    POSITION_LIMIT,
+    RowRecord,
+)
 from biasamp.inputs._collections import collection_kind, counter_for
 from biasamp.inputs._label_matrix import (
     LabelMatrix,
@@ -60,10 +66,12 @@ __all__ = [
     "CountTable",
     "empty_count_table",
     "MergeableCounts",
+    "ERR_ROWS_TWICE",
     "RowRecord",
     "GROUP_ROLES",
     "TASK_ROLES",
     "JOINT_KEYS",
+    "check_count_table",
     "label_matrices",
 ]
 
@@ -75,6 +83,11 @@ JOINT_KEYS = (
     ("groups_pred", "tasks"),
 )
 
+ERR_NOT_COUNT_TABLE = "{arg}: expected a CountTable, got {type_name}."
+ERR_MATRICES = (
+    "matrices: expected a mapping of role ({roles}) -> LabelMatrix (biasamp.inputs."
+    "as_label_matrix), got {got}."
+)
 ERR_MISSING_ROLE = "{metric} needs {role}, which this count table does not hold (it has {have})."
 ERR_MERGE_NAMES = "Cannot merge count tables: their {what} names differ ({a} vs {b})."
 ERR_MERGE_ROLES = "Cannot merge count tables: they hold different roles ({a} vs {b})."
@@ -123,10 +136,19 @@ def _as_dense(values: np.ndarray | sp.csr_matrix) -> np.ndarray:
 
 
 def _group_dense(matrix: LabelMatrix) -> np.ndarray:
-    """A group role as a dense float64 matrix; a one-hot role is built from its codes."""
+    """A group role as a dense float64 matrix; a one-hot role is built from its codes.
+
+    The (n, |G|) matrix is checked against the memory available first: a million
+    groups over a million rows would need terabytes."""
+    n, k = matrix.n_rows, matrix.n_labels
+    check_allocation(
+        8.0 * n * k,
+        what=f"{matrix.arg}: {k} groups over {n} rows (a dense {n} x {k} matrix of the groups)",
+        advice="count fewer groups (merge the rare ones, or intersect fewer columns), or "
+        "count them in chunks of rows with CountTable.update.",
+    )
     if matrix.codes is None:
         return _as_dense(matrix.values)
-    n, k = matrix.n_rows, matrix.n_labels
     if k <= 256:  # rows of the identity, gathered (faster than a scatter into zeros)
         return np.take(np.eye(k), matrix.codes, axis=0)
     out = np.zeros(n * k, dtype=np.float64)
@@ -343,97 +365,6 @@ def check_finite_counts(*groups: Any) -> None:
                 raise ValueError(ERR_COUNT_OVERFLOW.format(value=float(data[bad].flat[0])))
 
 
-ERR_ROWS_TWICE = (
-    "{arg}: stream positions {rows} would be counted twice ({how}); every row of a stream is "
-    "counted once. Give each batch its own positions (row_offset= the position of its first "
-    "row, row_index= distinct positions), and merge only tables of different rows."
-)
-
-
-def _first_rows(rows: np.ndarray) -> str:
-    shown = ", ".join(str(int(r)) for r in rows[:5])
-    return f"{shown} (and {rows.size - 5} more)" if rows.size > 5 else shown
-
-
-class RowRecord:
-    """The stream positions counted so far, one bit per position (a packed bitmap).
-
-    A table keeps a record when positions matter: it has an online bootstrap (each
-    position has its own replicate weights), or ``row_offset`` / ``row_index`` was
-    given. :meth:`CountTable.update` adds each batch's positions and refuses a
-    position already counted (an overlapping or rewinding ``row_offset``, a repeated
-    ``row_index``), in O(batch) time. The record belongs to the stream: the table
-    that ``update`` returns shares it with the table it was made from, so updating
-    one table twice with the same positions is refused too. Memory: one bit per
-    position up to the largest (125 MB for a billion rows).
-    """
-
-    __slots__ = ("bits",)
-
-    def __init__(self, bits: np.ndarray | None = None) -> None:
-        self.bits = np.zeros(0, dtype=np.uint8) if bits is None else bits
-
-    @classmethod
-    def prefix(cls, n: int) -> RowRecord:
-        """The record of positions ``0 .. n - 1`` (a stream counted from its start)."""
-        record = cls()
-        if n:
-            record.add(np.arange(n, dtype=np.int64), arg="row_offset")
-        return record
-
-    def _grow(self, top: int) -> None:
-        size = top // 8 + 1
-        if size > self.bits.size:
-            grown = np.zeros(max(size, 2 * self.bits.size), dtype=np.uint8)  # amortised
-            grown[: self.bits.size] = self.bits
-            self.bits = grown
-
-    def add(self, positions: np.ndarray, *, arg: str) -> None:
-        """Record ``positions`` (int64, shape (n,)); ``ValueError`` naming ``arg`` and the
-        first repeated positions when one is in the batch twice or was counted before."""
-        if positions.size == 0:
-            return
-        ordered = np.sort(positions)
-        twice = ordered[1:][ordered[1:] == ordered[:-1]]
-        if twice.size:
-            raise ValueError(
-                ERR_ROWS_TWICE.format(
-                    arg=arg, rows=_first_rows(np.unique(twice)), how="twice in this batch"
-                )
-            )
-        self._grow(int(ordered[-1]))
-        byte = ordered >> 3
-        mask = np.left_shift(1, ordered & 7).astype(np.uint8)
-        seen = (self.bits[byte] & mask) != 0
-        if seen.any():
-            raise ValueError(
-                ERR_ROWS_TWICE.format(
-                    arg=arg, rows=_first_rows(ordered[seen]), how="already counted"
-                )
-            )
-        np.bitwise_or.at(self.bits, byte, mask)
-
-    def union(self, other: RowRecord) -> RowRecord:
-        """The record of both streams' positions; ``ValueError`` when they share one."""
-        if other is self:
-            return self  # tables of one stream: their positions were checked as they came
-        a, b = self.bits, other.bits
-        size = max(a.size, b.size)
-        a = np.pad(a, (0, size - a.size))
-        b = np.pad(b, (0, size - b.size))
-        both = np.flatnonzero(np.unpackbits(a & b, bitorder="little"))
-        if both.size:
-            raise ValueError(
-                ERR_ROWS_TWICE.format(
-                    arg="merge", rows=_first_rows(both), how="both tables counted them"
-                )
-            )
-        return RowRecord(a | b)
-
-    def __repr__(self) -> str:
-        return f"RowRecord({int(np.unpackbits(self.bits).sum())} positions)"
-
-
 class MergeableCounts:
     """What every additive count table shares: roles, the replicate axis, merge
     checks, ``update`` and ``+``. Subclasses define ``roles``, ``merge`` and
@@ -599,7 +530,8 @@ class MergeableCounts:
 
     def _merged_record(self, other: MergeableCounts) -> RowRecord | None:
         """The positions of ``self + other``: the union of both records (refused when they
-        overlap); unknown (``None``) when a table with rows has no record."""
+        overlap and either states its positions); unknown (``None``) when a table with rows
+        has no record (a table made by ``from_arrays``: its rows have no stream positions)."""
         a, b = self.rows_counted, other.rows_counted
         if a is None and self.n_rows == 0:
             return b
@@ -684,22 +616,27 @@ class MergeableCounts:
             chunk.next_row = max(self.next_row, int(index.max()) + 1 if index.size else 0)
         else:
             chunk.next_row = start + chunk.n_rows
+        # the positions counted: stated (row_offset, row_index, or every position with a
+        # bootstrap) ones refuse any position counted before, in this stream or a merge
+        stated = self.bootstrap is not None or row_offset is not None or index is not None
         record = self.rows_counted
-        if record is None and (
-            self.bootstrap is not None or row_offset is not None or index is not None
-        ):
+        if record is None:
             if self.n_rows and self.next_row < self.n_rows:  # rows of unknown positions
                 record = None
             else:
-                record = RowRecord.prefix(int(self.next_row) if self.n_rows else 0)
+                record = RowRecord.prefix(int(self.next_row) if self.n_rows else 0, stated=False)
+        if index is None and start + chunk.n_rows > POSITION_LIMIT:
+            raise ValueError(
+                ERR_POSITION_RANGE.format(arg="row_offset", start=start, stop=start + chunk.n_rows)
+            )
         chunk.rows_counted = None
         merged = self.merge(chunk) if self.roles else self._merge_blank(chunk)
-        if record is not None:  # positions matter: each is counted once (O(batch))
+        if record is not None:  # each position once (O(batch log n))
             if index is not None:
-                record.add(index.astype(np.int64, copy=False), arg="row_index")
+                record.add(index.astype(np.int64, copy=False), arg="row_index", stated=stated)
             else:
                 arg = "row_offset" if row_offset is not None else "update (next_row)"
-                record.add(np.arange(start, start + chunk.n_rows, dtype=np.int64), arg=arg)
+                record.add_range(start, start + chunk.n_rows, arg=arg, stated=stated)
         merged.rows_counted = record
         return merged
 
@@ -822,6 +759,7 @@ class CountTable(MergeableCounts):
         ``replicate_weights`` of shape ``(B, n)`` multiplies ``sample_weight``
         row-wise and gives every count a leading axis of length B.
         """
+        check_label_matrices(matrices)
         present = {role: m for role, m in matrices.items() if m is not None}
         groups = [r for r in GROUP_ROLES if r in present]
         tasks = [r for r in TASK_ROLES if r in present]
@@ -830,6 +768,15 @@ class CountTable(MergeableCounts):
         n = check_same_length(**present)
         group_names = present[groups[0]].names
         task_names = present[tasks[0]].names
+        n_joint = sum(1 for g, t in JOINT_KEYS if g in present and t in present)
+        shape = () if replicate_weights is None else np.shape(replicate_weights)
+        n_copies = shape[0] if len(shape) == 2 else 1  # another shape: refused below
+        check_allocation(
+            8.0 * n_joint * n_copies * len(group_names) * len(task_names),
+            what=f"{present[groups[0]].arg} x {present[tasks[0]].arg}: "
+            f"{len(group_names)} groups x {len(task_names)} tasks counts",
+            advice="count fewer groups or tasks (merge the rare ones).",
+        )
         dense_groups = {r: _group_dense(present[r]) for r in groups}
         if sample_weight is None and replicate_weights is None:
             totals, joint = _unit_weight_counts(present, dense_groups)
@@ -1058,3 +1005,26 @@ def empty_count_table(
         joint=joint,
         n_rows=0,
     )
+
+
+def check_label_matrices(matrices: Any) -> None:
+    """Raise a ``TypeError`` unless ``matrices`` maps roles to :class:`LabelMatrix` (or None)."""
+    roles = GROUP_ROLES + TASK_ROLES
+    if not isinstance(matrices, Mapping):
+        got = type(matrices).__name__
+    else:
+        bad = [
+            (role, m)
+            for role, m in matrices.items()
+            if role not in roles or not (m is None or isinstance(m, LabelMatrix))
+        ]
+        if not bad:
+            return
+        got = f"{bad[0][0]!r} -> {type(bad[0][1]).__name__}"
+    raise TypeError(ERR_MATRICES.format(roles=", ".join(roles), got=got))
+
+
+def check_count_table(table: Any, *, arg: str) -> None:
+    """Raise a ``TypeError`` naming ``arg`` when ``table`` is not a :class:`CountTable`."""
+    if not isinstance(table, CountTable):
+        raise TypeError(ERR_NOT_COUNT_TABLE.format(arg=arg, type_name=type(table).__name__))

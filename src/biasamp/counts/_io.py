@@ -27,6 +27,7 @@ import numpy as np
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.counts._poisson import PoissonReplicates
+from biasamp.inputs._paths import checked_path
 from biasamp.output._atomic import atomic_output
 
 __all__ = ["save_counts", "load_counts"]
@@ -131,6 +132,7 @@ def load_counts(path: str | os.PathLike[str]) -> Any:
 
     Returns a :class:`CountTable`, or a :class:`PatternCountTable` when one was saved.
     """
+    path = checked_path(path)
     with open(path, "rb") as handle:
         if handle.read(4) != b"PK\x03\x04":  # np.load would suggest unpickling it
             raise ValueError(ERR_NOT_NPZ.format(path=path))

@@ -40,6 +40,7 @@ from biasamp.counts._count_table import (
     MergeableCounts,
     RowRecord,
     check_finite_counts,
+    check_label_matrices,
     label_matrices,
 )
 from biasamp.counts._poisson import PoissonReplicates
@@ -159,6 +160,7 @@ class PatternCountTable(MergeableCounts):
         replicate_weights: np.ndarray | None = None,
     ) -> PatternCountTable:
         """Count already-validated 0/1 label matrices of one split (see :meth:`from_arrays`)."""
+        check_label_matrices(matrices)
         present = {role: m for role, m in matrices.items() if m is not None}
         groups = [r for r in GROUP_ROLES if r in present]
         tasks = [r for r in TASK_ROLES if r in present]

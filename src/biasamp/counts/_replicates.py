@@ -66,7 +66,7 @@ import scipy.sparse as sp
 
 from biasamp._memory import check_allocation
 from biasamp._progress import progress_iter
-from biasamp.counts._count_table import JOINT_KEYS, CountTable
+from biasamp.counts._count_table import JOINT_KEYS, CountTable, check_label_matrices
 from biasamp.counts._poisson import (
     BLOCK_ROWS,
     ERR_N_BOOT,
@@ -94,6 +94,10 @@ __all__ = [
 
 ERR_N_ROWS = "n_rows: expected a positive integer, got {got!r}."
 ERR_METHOD = "bootstrap: expected 'poisson' or 'multinomial', got {got!r}."
+ERR_REPLICATES_TYPE = (
+    "replicates: expected PoissonReplicates or MultinomialReplicates (an object with "
+    "n_boot and rows(start, stop)), got {type_name}."
+)
 
 
 class RowReplicates(Protocol):
@@ -142,6 +146,12 @@ class MultinomialReplicates:
         self.entropy = seed_entropy(random_state)
         self.stream = int(stream)
         n_blocks = -(-self.n_rows // BLOCK_ROWS)
+        check_allocation(
+            16.0 * n_blocks * (self.n_boot + 1),
+            what=f"n_rows={self.n_rows}, n_boot={self.n_boot} multinomial replicates "
+            f"({n_blocks} blocks of rows per replicate)",
+            advice="use fewer replicates (n_boot) or the Poisson bootstrap.",
+        )
         sizes = np.full(n_blocks, BLOCK_ROWS, dtype=np.int64)
         sizes[-1] = self.n_rows - BLOCK_ROWS * (n_blocks - 1)
         self._sizes = sizes
@@ -351,6 +361,9 @@ def replicate_count_table(
     CountTable
         Every count has a leading axis of length B.
     """
+    check_label_matrices(matrices)
+    if not (callable(getattr(replicates, "rows", None)) and hasattr(replicates, "n_boot")):
+        raise TypeError(ERR_REPLICATES_TYPE.format(type_name=type(replicates).__name__))
     present = {r: m for r, m in matrices.items() if m is not None}
     n = check_same_length(**present)
     weight = as_sample_weight(sample_weight, n)

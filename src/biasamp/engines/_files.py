@@ -58,6 +58,7 @@ from biasamp.engines._joins import (
     spec_columns,
 )
 from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
+from biasamp.inputs._paths import ERR_NO_SUCH_FILE, MissingFileError
 from biasamp.output._csv import ESCAPED_CELL, unescape_cell
 
 if TYPE_CHECKING:
@@ -597,7 +598,7 @@ def _prepare(
         raise ValueError(ERR_NO_FILES)
     for path in paths:
         if not os.path.exists(path):
-            raise FileNotFoundError(f"{path}: no such file.")
+            raise MissingFileError(ERR_NO_SUCH_FILE.format(path=path))
     if engine == "duckdb":
         for path in paths:
             sep = default_delimiter(path, delimiter)

@@ -53,6 +53,12 @@ from biasamp.inputs._roles import GROUP_ROLES, TASK_ROLES
 __all__ = ["group_sums_sql", "counts_from_group_sums", "group_sums_columns"]
 
 ERR_DIALECT = "dialect: expected 'spark', 'duckdb' or 'ansi', got {got!r}."
+ERR_ROLES_TYPE = (
+    "roles: expected a ColumnRoles (for example ColumnRoles(groups='gender', "
+    "tasks=['ski', 'cook'])), got {type_name}."
+)
+ERR_SOURCE_TYPE = "source: expected what goes after FROM as a str, got {type_name}."
+ERR_FRAME_TYPE = "frame: expected the group-sums table as a pandas DataFrame, got {type_name}."
 ERR_GROUP_SUMS_COLUMNS = "group-sums table: missing column(s) {missing}; was it made by group_sums_sql with the same roles?"
 ERR_GROUP_KEY_VALUES = "{where}{role}: indicator columns must hold 0 or 1; found {examples}."
 ERR_BAD_VALUES = (
@@ -199,7 +205,11 @@ def group_sums_sql(
     FROM labels
     GROUP BY `gender`
     """
-    if dialect not in _QUOTES:
+    if not isinstance(source, str):
+        raise TypeError(ERR_SOURCE_TYPE.format(type_name=type(source).__name__))
+    if not isinstance(roles, ColumnRoles):
+        raise TypeError(ERR_ROLES_TYPE.format(type_name=type(roles).__name__))
+    if not isinstance(dialect, str) or dialect not in _QUOTES:
         raise ValueError(ERR_DIALECT.format(got=dialect))
 
     def q(name: str) -> str:
@@ -436,6 +446,10 @@ def counts_from_group_sums(
     ski    2.0  0.0
     cook   1.0  2.0
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(ERR_FRAME_TYPE.format(type_name=type(frame).__name__))
+    if not isinstance(roles, ColumnRoles):
+        raise TypeError(ERR_ROLES_TYPE.format(type_name=type(roles).__name__))
     present = roles.present()
     needed = group_sums_columns(roles)
     missing = [

@@ -65,6 +65,7 @@ from biasamp.inputs._column_roles import (
     role_columns,
 )
 from biasamp.inputs._label_matrix import ERR_UNKNOWN_LABELS
+from biasamp.inputs._paths import ERR_NO_SUCH_FILE, MissingFileError
 
 __all__ = [
     "ERR_LONG_ENGINE",
@@ -660,7 +661,7 @@ def _long_inputs(
     long_paths = {role: os.fspath(p) for role, p in long_tables.items()}
     for p in (data, *long_paths.values()):
         if not os.path.exists(p):
-            raise FileNotFoundError(f"{p}: no such file.")
+            raise MissingFileError(ERR_NO_SUCH_FILE.format(path=p))
     group_specs = {
         r: s for r, s in (("groups", groups), ("groups_pred", groups_pred)) if s is not None
     }

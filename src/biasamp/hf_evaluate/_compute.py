@@ -42,10 +42,56 @@ __all__ = ["directional_outputs", "mals_outputs", "multi_attribute_outputs"]
 ERR_MODE = "mode: expected 'biasamp' or 'hub', got {got!r}."
 ERR_HUB_DIRECTION = "mode='hub': the hub module computes A->T only, got direction {got!r}."
 ERR_TRAIN_PAIR = "train_references, train_attributes: give both or neither."
+ERR_INDICATOR_SHAPE = (
+    "{arg}: expected an (n, k) matrix of 0/1 indicators (one list of numbers per row), got {got}."
+)
+ERR_INDICATOR_TYPE = "{arg}: expected 0/1 numbers, got values of dtype {dtype} ({examples})."
+ERR_NOT_INDICATORS = (
+    "{arg}: expected 0/1 indicators, found {count} other value(s) ({examples}). Probabilities "
+    "are not rounded or cast: pass soft=True to read {arg} as probabilities in [0, 1] "
+    "(expected counts, as biasamp.directional(soft=True)), or binarise them first (for "
+    "example {arg} >= 0.5)."
+)
+ERR_NOT_PROBABILITIES = (
+    "{arg}: soft=True reads probabilities in [0, 1], found {count} value(s) outside ({examples})."
+)
+ERR_SOFT_HUB = (
+    "soft: mode='hub' reads 0/1 predictions only (as the hub module); use mode='biasamp'."
+)
 
 
-def _array(values: Any) -> np.ndarray:
-    return np.asarray(values, dtype=np.int64)
+def _examples(values: np.ndarray) -> str:
+    return ", ".join(repr(v) for v in np.unique(values)[:5].tolist())
+
+
+def _array(values: Any, arg: str, *, soft: bool = False) -> np.ndarray:
+    """``values`` as an (n, k) matrix of 0/1 indicators (int8), or of probabilities (float64)
+    with ``soft``; nothing is cast or rounded in silence."""
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError):  # ragged lists
+        raise ValueError(ERR_INDICATOR_SHAPE.format(arg=arg, got="ragged rows")) from None
+    if arr.ndim != 2:
+        raise ValueError(ERR_INDICATOR_SHAPE.format(arg=arg, got=f"shape {arr.shape}"))
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            ERR_INDICATOR_TYPE.format(arg=arg, dtype=arr.dtype, examples=_examples(arr.ravel()))
+        )
+    if soft:
+        bad = ~((arr >= 0) & (arr <= 1))
+        if bad.any():
+            raise ValueError(
+                ERR_NOT_PROBABILITIES.format(
+                    arg=arg, count=int(bad.sum()), examples=_examples(arr[bad])
+                )
+            )
+        return arr.astype(np.float64)
+    bad = ~((arr == 0) | (arr == 1))
+    if bad.any():
+        raise ValueError(
+            ERR_NOT_INDICATORS.format(arg=arg, count=int(bad.sum()), examples=_examples(arr[bad]))
+        )
+    return arr.astype(np.int64)
 
 
 def _matrix(result: Any, n_groups: int, n_tasks: int) -> list[list[float | None]]:
@@ -69,7 +115,10 @@ def _train(train_references: Any, train_attributes: Any) -> dict[str, Any]:
         raise ValueError(ERR_TRAIN_PAIR)
     if train_references is None:
         return {}
-    return {"tasks_train": _array(train_references), "groups_train": _array(train_attributes)}
+    return {
+        "tasks_train": _array(train_references, "train_references"),
+        "groups_train": _array(train_attributes, "train_attributes"),
+    }
 
 
 def _directional_run(
@@ -79,16 +128,19 @@ def _directional_run(
     refs: np.ndarray,
     attrs: np.ndarray,
     train: dict[str, Any],
+    soft: bool = False,
     **options: Any,
 ) -> Any:
     """``metric`` (directional or multi_directional) with ``predictions`` in the role the
     direction reads: predicted tasks for A->T, predicted attributes for T->A."""
     role = "tasks_pred" if direction == "A->T" else "groups_pred"
+    if soft:
+        options["soft"] = True
     return metric(
         direction=direction,
         groups=attrs,
         tasks=refs,
-        **{role: _array(predictions)},
+        **{role: _array(predictions, "predictions", soft=soft)},
         **train,
         **options,
     )
@@ -103,6 +155,7 @@ def directional_outputs(
     mode: str = "biasamp",
     train_references: Any = None,
     train_attributes: Any = None,
+    soft: bool = False,
     n_boot: int | None = None,
     random_state: Any = None,
 ) -> dict[str, Any]:
@@ -119,6 +172,10 @@ def directional_outputs(
         See the module docs.
     train_references, train_attributes : array-like, optional
         The training split's task and attribute indicators (mode "biasamp").
+    soft : bool, default False
+        Read ``predictions`` as probabilities in [0, 1] (expected counts, as
+        :func:`biasamp.directional` with ``soft=True``; mode "biasamp"). Without
+        it every value must be 0 or 1: probabilities are refused, never cast.
     n_boot, random_state
         A bootstrap interval (mode "biasamp"), as :func:`biasamp.directional`.
 
@@ -138,15 +195,17 @@ def directional_outputs(
     """
     if mode not in ("biasamp", "hub"):
         raise ValueError(ERR_MODE.format(got=mode))
-    refs, attrs = _array(references), _array(attributes)
+    refs, attrs = _array(references, "references"), _array(attributes, "attributes")
     if mode == "hub":
         if direction != "A->T":
             raise ValueError(ERR_HUB_DIRECTION.format(got=direction))
+        if soft:
+            raise ValueError(ERR_SOFT_HUB)
         result = directional(
             direction="A->T",
             groups=attrs,
             tasks=refs,
-            tasks_pred=_array(predictions),
+            tasks_pred=_array(predictions, "predictions"),
             train_rows="all",
         )
         return {
@@ -160,6 +219,7 @@ def directional_outputs(
         refs,
         attrs,
         _train(train_references, train_attributes),
+        soft=soft,
         n_boot=n_boot,
         random_state=random_state,
     )
@@ -180,6 +240,7 @@ def mals_outputs(
     margin: float = 0.05,
     train_references: Any = None,
     train_attributes: Any = None,
+    soft: bool = False,
     n_boot: int | None = None,
     random_state: Any = None,
 ) -> dict[str, Any]:
@@ -191,6 +252,10 @@ def mals_outputs(
     With ``train_references`` / ``train_attributes`` (a training split of any
     length, as the directional module takes), the training bias comes from them
     and ``references`` / ``attributes`` are the evaluation rows' ground truth.
+
+    Every value must be 0 or 1; with ``soft=True`` ``predictions`` and
+    ``attribute_predictions`` are probabilities in [0, 1] (as :func:`biasamp.mals`
+    with ``soft=True``). Probabilities are refused without it, never cast.
 
     Returns
     -------
@@ -208,15 +273,22 @@ def mals_outputs(
     train = _train(train_references, train_attributes)
     labels: dict[str, Any] = {}
     if train:
-        labels = {"groups": _array(attributes), "tasks": _array(references)}
+        labels = {
+            "groups": _array(attributes, "attributes"),
+            "tasks": _array(references, "references"),
+        }
     else:
-        train = {"groups_train": _array(attributes), "tasks_train": _array(references)}
+        train = {
+            "groups_train": _array(attributes, "attributes"),
+            "tasks_train": _array(references, "references"),
+        }
     result = mals(
         **train,
         **labels,
-        groups_pred=_array(attribute_predictions),
-        tasks_pred=_array(predictions),
+        groups_pred=_array(attribute_predictions, "attribute_predictions", soft=soft),
+        tasks_pred=_array(predictions, "predictions", soft=soft),
         margin=margin,
+        soft=soft,
         n_boot=n_boot,
         random_state=random_state,
     )
@@ -240,7 +312,8 @@ def multi_attribute_outputs(
 ) -> dict[str, Any]:
     """Multi-attribute directional amplification (Zhao et al. 2023), ``Multi_A->T`` or
     ``Multi_T->A``, over every combination of the attribute columns; the training
-    split defaults to the references and attributes given.
+    split defaults to the references and attributes given. Every value must be 0
+    or 1 (probabilities are refused, never cast).
 
     Returns
     -------
@@ -248,7 +321,7 @@ def multi_attribute_outputs(
         ``bias_amplification``, ``variance`` (over the biased pairs), ``direction``
         and, with ``n_boot``, ``ci_low`` / ``ci_high``.
     """
-    refs, attrs = _array(references), _array(attributes)
+    refs, attrs = _array(references, "references"), _array(attributes, "attributes")
     train: dict[str, Any] = _train(train_references, train_attributes) or {
         "tasks_train": refs,
         "groups_train": attrs,

@@ -24,7 +24,11 @@ def module_description(family: str) -> str:
 
 def registry_metric_info(family: str, *, inputs_description: str, columns: Sequence[str]) -> Any:
     """The module's ``MetricInfo``: description, citation and paper link of ``family`` from
-    the registry, one ``Sequence(int32)`` feature per column (a row of 0/1 indicators)."""
+    the registry, one ``Sequence(float64)`` feature per column (a row of 0/1 indicators, or
+    of probabilities with ``soft=True``). ``float64``, not an integer type, so that
+    ``evaluate`` hands over every value as given: an integer feature would cast a
+    probability of 0.9 to 0 before biasamp sees it; biasamp then refuses what is not 0/1
+    (``biasamp.hf_evaluate._compute``)."""
     import evaluate
 
     import datasets
@@ -35,7 +39,7 @@ def registry_metric_info(family: str, *, inputs_description: str, columns: Seque
         citation=card.citation,
         inputs_description=inputs_description,
         features=datasets.Features(
-            {name: datasets.Sequence(datasets.Value("int32")) for name in columns}
+            {name: datasets.Sequence(datasets.Value("float64")) for name in columns}
         ),
         reference_urls=[card.url],
     )

@@ -24,7 +24,13 @@ __all__ = [
     "register_counter",
 ]
 
-ERR_NO_ENGINE = "No engine is registered to count {kind} inputs; import biasamp.engines first."
+ERR_NO_ENGINE = (
+    "kind: no engine is registered to count {kind!r} inputs (registered: {known}); "
+    "import biasamp.engines first."
+)
+
+ERR_KIND = "kind: expected the name of a kind of collection (a non-empty str), got {got!r}."
+ERR_COUNTER = "counter: expected a function that counts a collection, got {type_name}."
 
 _COUNTERS: dict[str, Callable[..., Any]] = {}
 
@@ -50,6 +56,10 @@ def collection_kind(*values: Any) -> str | None:
 
 def register_counter(kind: str, counter: Callable[..., Any]) -> None:
     """Register the engine function that counts inputs of ``kind`` into a CountTable."""
+    if not isinstance(kind, str) or not kind:
+        raise TypeError(ERR_KIND.format(got=kind))
+    if not callable(counter):
+        raise TypeError(ERR_COUNTER.format(type_name=type(counter).__name__))
     _COUNTERS[kind] = counter
 
 
@@ -57,5 +67,5 @@ def counter_for(kind: str) -> Callable[..., Any]:
     """The registered counting function for ``kind`` (see :func:`register_counter`)."""
     try:
         return _COUNTERS[kind]
-    except KeyError:
-        raise RuntimeError(ERR_NO_ENGINE.format(kind=kind)) from None
+    except (KeyError, TypeError):  # TypeError: an unhashable kind
+        raise ValueError(ERR_NO_ENGINE.format(kind=kind, known=sorted(_COUNTERS))) from None

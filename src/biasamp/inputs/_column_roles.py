@@ -41,6 +41,7 @@ ERR_ROLE_SPEC = (
     "{role}: expected a column name (label column), a list of indicator column names, "
     "or a dict of indicator column -> label name; got {type_name}."
 )
+ERR_WEIGHT_COLUMN = "sample_weight: expected a column name (str), got {type_name}."
 ERR_ROLE_AND_PREFIX = "{role}: give either {role} or {role}_prefix, not both."
 ERR_PREFIX_NONE = "{role}_prefix={prefix!r} matches no column of the input (columns: {examples})."
 ERR_MISSING_COLUMNS = "{role}: column(s) not in the input: {missing} (it has {examples})."
@@ -225,6 +226,8 @@ def _thresholds(role: str, names: Sequence[Any], threshold: Any) -> tuple[float,
 
 def role_columns(role: str, spec: Any) -> RoleColumns:
     """The :class:`RoleColumns` of one role spec (a prefix already expanded)."""
+    if isinstance(spec, RoleColumns):
+        return spec
     if isinstance(spec, ScoreColumns):
         if role not in ("groups_pred", "tasks_pred"):
             raise ValueError(ERR_SCORES_ROLE.format(role=role))
@@ -347,6 +350,19 @@ class ColumnRoles:
     groups_pred: RoleColumns | None = None
     tasks_pred: RoleColumns | None = None
     sample_weight: str | None = None
+
+    def __post_init__(self) -> None:
+        """Specs given as the docstring shows (``ColumnRoles(groups="gender", tasks=[...])``)
+        are read as :meth:`resolve` reads them, so the fields are always
+        :class:`RoleColumns`."""
+        given = {role: getattr(self, role) for role in ROLES}
+        if self.sample_weight is not None and not isinstance(self.sample_weight, str):
+            raise TypeError(ERR_WEIGHT_COLUMN.format(type_name=type(self.sample_weight).__name__))
+        if all(spec is None or isinstance(spec, RoleColumns) for spec in given.values()):
+            return
+        resolved = type(self).resolve(**given, sample_weight=self.sample_weight)
+        for role in ROLES:
+            object.__setattr__(self, role, getattr(resolved, role))
 
     @classmethod
     def resolve(

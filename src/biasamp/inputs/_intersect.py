@@ -14,7 +14,7 @@ one categorical value per column and one group per row.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Any
 
@@ -121,13 +121,62 @@ class Intersection:
 
 
 def intersection_of(x: Any) -> Intersection | None:
-    """The :class:`Intersection` an :func:`intersect` column carries, else ``None``."""
+    """The :class:`Intersection` of an :func:`intersect` column, as it stands now, else ``None``.
+
+    pandas keeps ``Series.attrs`` through slicing, so the stored
+    :class:`Intersection` describes the column :func:`intersect` made, not
+    necessarily ``x``. It is checked against the values of ``x`` each time:
+    its ``parts`` are restricted to the labels ``x`` holds (so
+    :meth:`Intersection.never_occurring` of a subset lists what the subset
+    lacks), and ``None`` is returned when ``x`` holds a label the intersection
+    does not know (the column was changed after :func:`intersect`). The
+    ``levels`` stay those of the columns :func:`intersect` read.
+
+    Parameters
+    ----------
+    x : any
+        Usually a pandas Series from :func:`intersect`, or a subset of one.
+
+    Returns
+    -------
+    Intersection or None
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biasamp
+    >>> frame = pd.DataFrame({"race": ["a", "b", "a", "a"], "sex": ["f", "m", "m", "f"]})
+    >>> groups = biasamp.intersect(frame)
+    >>> len(biasamp.intersection_of(groups).never_occurring())
+    1
+    >>> biasamp.intersection_of(groups[groups != "a x m"]).never_occurring()
+      race sex
+    0    a   m
+    1    b   f
+    """
     attrs = getattr(x, "attrs", None)
-    if isinstance(attrs, Mapping):
-        found = attrs.get(ATTRS_KEY)
-        if isinstance(found, Intersection):
-            return found
-    return None
+    if not isinstance(attrs, Mapping):
+        return None
+    found = attrs.get(ATTRS_KEY)
+    if not isinstance(found, Intersection) or not isinstance(x, pd.Series):
+        return None
+    present = _present_labels(x)
+    position = found.parts.index.get_indexer(pd.Index(present, dtype=object))
+    if (position < 0).any():
+        return None
+    if len(position) == len(found.parts):
+        return found
+    return replace(found, parts=found.parts.iloc[np.sort(position)])
+
+
+def _present_labels(x: pd.Series) -> np.ndarray:
+    """The distinct labels ``x`` holds (missing values left out), in O(rows)."""
+    if isinstance(x.dtype, pd.CategoricalDtype):
+        codes = np.asarray(x.cat.codes.to_numpy(), dtype=np.int64)
+        categories = x.cat.categories
+        used = np.bincount(codes[codes >= 0], minlength=len(categories)) > 0
+        return np.asarray(categories[used], dtype=object)
+    return np.asarray(pd.unique(x.dropna().to_numpy(dtype=object)), dtype=object)
 
 
 def intersect(columns: Any, *, sep: str = DEFAULT_SEP, missing: str = "error") -> pd.Series:
@@ -291,7 +340,7 @@ def _factorize_pandas(col: Any, name: str) -> tuple[np.ndarray, list[Any], bool]
         series = pd.Series(np.asarray(col, dtype=object))
     if isinstance(series.dtype, pd.CategoricalDtype):
         return np.asarray(series.cat.codes), list(series.cat.categories), True
-    if series.dtype.kind in "iub":
+    if series.dtype.kind in "iub" and not series.hasnans:  # nullable Int64 with NA: below
         return (*_factorize_integers(series.to_numpy()), False)
     try:
         codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)

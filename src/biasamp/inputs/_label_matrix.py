@@ -62,6 +62,8 @@ from biasamp.inputs._containers import (
 )
 from biasamp.inputs._encoding import factorize_labels, factorize_two_arrow_strings
 
+ERR_ARG_NAME = "arg: expected the argument name (a str) for the error messages, got {got}."
+
 __all__ = [
     "ERR_MISSING_LABEL",
     "ERR_MISSING_VALUE",
@@ -102,6 +104,7 @@ ERR_N_COLUMNS = (
     "{arg}: has {got} columns but the canonical label set {source} has {expected} labels."
 )
 ERR_DUPLICATE_NAMES = "{arg}: duplicate label names: {examples}."
+ERR_NO_ARRAYS = "Expected at least one array of labels (a group role and a task role), got none."
 ERR_LENGTH = (
     "Mismatched lengths: {details}. All arrays of one split must have one row per instance."
 )
@@ -564,6 +567,12 @@ def _align_columns(
     if names is None:
         return values, columns if columns is not None else tuple(range(k))
     names = tuple(names)
+    if not _distinct(names):
+        index = pd.Index(names, dtype=object)
+        if not index.is_unique:  # else "missing none, unexpected none" below
+            dup = index[index.duplicated()].tolist()
+            where = f"{arg} {_names_source(source)}".strip()
+            raise ValueError(ERR_DUPLICATE_NAMES.format(arg=where, examples=_examples(dup)))
     if columns is None:
         if k != len(names):
             raise ValueError(
@@ -641,6 +650,8 @@ def as_label_matrix(
     array([[0.8, 0.2],
            [0.1, 0.9]])
     """
+    if not isinstance(arg, str):
+        raise TypeError(ERR_ARG_NAME.format(got=type(arg).__name__))
     if isinstance(x, LabelMatrix) and x.validated:  # checked already: align its names only
         return _realigned(x, arg=arg, names=names, source=source, soft=soft)
     arrow = arrow_label_codes(x)
@@ -892,6 +903,8 @@ def check_same_length(**arrays: LabelMatrix | np.ndarray | None) -> int:
         for name, a in arrays.items()
         if a is not None
     }
+    if not lengths:
+        raise ValueError(ERR_NO_ARRAYS)
     if len(set(lengths.values())) > 1:
         details = ", ".join(f"{name} has {n} rows" for name, n in lengths.items())
         raise ValueError(ERR_LENGTH.format(details=details))

@@ -55,6 +55,10 @@ ERR_TABLE_NAMES = "{arg}: its {kind} names differ from the training table's ({a}
 ERR_TABLE_BATCH = "{arg}: the table has a replicate axis; M is chosen on a plain table."
 
 
+ERR_NO_EVALUATION = (
+    "groups, tasks: the evaluation split needs its labels (groups or groups_pred, and "
+    "tasks or tasks_pred); none were given."
+)
 ERR_SPACE_TYPE = "space: expected a CombinationSpace, got {type_name}."
 
 
@@ -641,6 +645,8 @@ def _tables(
         task_names=train.task_names,
         source=_TRAIN_SOURCE,
     )
+    if not eval_m:
+        raise ValueError(ERR_NO_EVALUATION)
     n_eval = next(iter(eval_m.values())).n_rows
     weights = as_sample_weight(sample_weight, n_eval)
     evaluation = PatternCountTable.from_label_matrices(eval_m, sample_weight=weights)

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.counts._count_table import CountTable, label_matrices
+from biasamp.counts._count_table import CountTable, check_count_table, label_matrices
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._intersect import Intersection, intersection_of
@@ -58,6 +58,13 @@ __all__ = [
     "differential_fairness_from_counts",
 ]
 
+ERR_INFINITE_EPSILON = (
+    "concentration={concentration:g}: epsilon of labels and of labels_pred are both infinite "
+    "(a group never has a label that another group has, and nothing smooths the rate 0), so "
+    "their difference is not a number; use concentration > 0 (the default 1 is Foulds et "
+    "al.'s)."
+)
+ERR_REQUIRED = "{arg}: expected an array-like of one label per row, got None."
 ERR_CONCENTRATION = "concentration: expected a finite number >= 0, got {got!r}."
 ERR_ONE_LABEL_PER_ROW = (
     "{arg}: differential fairness needs one label per row (a 1-D array of classes), "
@@ -212,6 +219,10 @@ def _evaluate(
         group_sizes = group_sizes[group_sizes[_SPLIT] > 0]
     eps_labels = float(arrays["labels"]["epsilon"])
     eps_pred = float(arrays["pred"]["epsilon"]) if pred else None
+    if eps_pred is not None and np.isinf(eps_pred) and np.isinf(eps_labels):
+        # rates of 0 without smoothing: both epsilons are infinite, and their
+        # difference is no number (inf - inf = NaN)
+        raise ValueError(ERR_INFINITE_EPSILON.format(concentration=concentration))
     value = eps_pred - eps_labels if eps_pred is not None else eps_labels
     parts, never = None, None
     if intersection is not None:
@@ -330,6 +341,9 @@ def _matrices(
     except (ValueError, TypeError) as error:  # name the arguments of this function
         renamed = _ROLE_WORDS.sub(lambda m: _ARGUMENTS[m.group(0)], str(error))
         raise type(error)(renamed) from error
+    for role, arg in (("groups", "groups"), ("tasks", "labels")):
+        if role not in matrices:  # None given
+            raise TypeError(ERR_REQUIRED.format(arg=arg))
     if matrices["groups"].codes is None:
         raise ValueError(ERR_ONE_GROUP_PER_ROW.format(k=len(matrices["groups"].names)))
     for role, arg in (("tasks", "labels"), ("tasks_pred", "labels_pred")):
@@ -576,6 +590,8 @@ def differential_fairness_amplification(
     >>> round(r.epsilon_labels, 4), round(r.epsilon_pred, 4), round(r.value, 4)
     (0.0, 0.8473, 0.8473)
     """
+    if labels_pred is None:  # else the plain epsilon of labels would come back
+        raise TypeError(ERR_REQUIRED.format(arg="labels_pred"))
     return _compute(
         groups=groups,
         labels=labels,
@@ -618,6 +634,7 @@ def differential_fairness_from_counts(
     >>> round(r.value, 4)  # P(1 | a) = (1 + .5) / 3 over P(1 | b) = (0 + .5) / 3: log 3
     1.0986
     """
+    check_count_table(table, arg="table")
     _roles(table, False, "differential_fairness_from_counts")
     return _evaluate(
         table,
@@ -654,6 +671,7 @@ def differential_fairness_amplification_from_counts(
     >>> round(r.value, 4)  # rates (2 + .5) / 3 against (0 + .5) / 3
     1.6094
     """
+    check_count_table(table, arg="table")
     _roles(table, True, "differential_fairness_amplification_from_counts")
     return _evaluate(
         table,

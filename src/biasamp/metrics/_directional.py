@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.counts._count_table import CountTable
+from biasamp.counts._count_table import CountTable, check_count_table
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.metrics._bootstrap import (
     bootstrap_pairwise,
@@ -255,6 +255,9 @@ def directional_from_counts(
     _check_rules(tie_rule, empty)
     direction = normalize_direction(direction)
     limit = check_min_group_size(min_group_size)
+    check_count_table(evaluation, arg="evaluation")
+    if train is not None:
+        check_count_table(train, arg="train")
     arrays = directional_arrays(evaluation, direction=direction, train=train, tie_rule=tie_rule)
     defined = arrays["defined"]
     n_empty = int((~defined).sum())

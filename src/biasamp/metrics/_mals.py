@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp._deprecation import UNSET, positional_keywords
-from biasamp.counts._count_table import CountTable
+from biasamp.counts._count_table import CountTable, check_count_table
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT
 from biasamp.metrics._bootstrap import (
@@ -169,6 +169,8 @@ def mals_from_counts(
     if not isinstance(margin, (int, float, np.number)) or not 0 <= float(margin) <= 1:
         raise ValueError(ERR_MARGIN.format(got=margin))
     limit = check_min_group_size(min_group_size)
+    check_count_table(train, arg="train")
+    check_count_table(predictions, arg="predictions")
     arrays = mals_arrays(train, predictions, margin=float(margin))
     columns = ("b_train", "b_pred", "biased", "delta", "contribution", "violation", "empty")
     # built on first read (pandas costs more than the metric on small inputs)

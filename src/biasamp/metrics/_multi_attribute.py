@@ -59,6 +59,7 @@ from biasamp.metrics._combination_space import (
     _DEFAULT_MAX_COMBINATIONS,
     _TRAIN_SOURCE,
     ERR_SPACE_OPTIONS,
+    ERR_SPACE_TYPE,
     CombinationSpace,
     _arrays_or_space,
     _count_dask_split,
@@ -960,6 +961,8 @@ def multi_directional(
             train_rows=train_rows,
             compact=True,
         )
+    elif not isinstance(space, CombinationSpace):
+        raise TypeError(ERR_SPACE_TYPE.format(type_name=type(space).__name__))
     elif train_rows != space.train_rows:
         raise ValueError(
             ERR_SPACE_OPTIONS.format(name="train_rows", got=train_rows, have=space.train_rows)
@@ -1097,6 +1100,8 @@ def multi_attribute(
             train_rows=train_rows,
             compact=True,
         )
+    elif not isinstance(space, CombinationSpace):
+        raise TypeError(ERR_SPACE_TYPE.format(type_name=type(space).__name__))
     elif train_rows != space.train_rows:
         raise ValueError(
             ERR_SPACE_OPTIONS.format(name="train_rows", got=train_rows, have=space.train_rows)

@@ -38,6 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from biasamp._deprecation import UNSET, renamed_keyword
+from biasamp._memory import check_allocation
 from biasamp.counts._poisson import ERR_RANDOM_STATE
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
@@ -96,9 +97,19 @@ ERR_ZERO_QUALITY = (
 )
 
 
+#: Bytes kept per iteration (the per-iteration values and their bookkeeping), an estimate
+#: checked against the memory available before the arrays are made.
+BYTES_PER_ITERATION = 256
+
+
 def _check_n_iter(n_iter: Any) -> int:
     if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 1:
         raise ValueError(ERR_N_ITER.format(got=n_iter))
+    check_allocation(
+        float(n_iter) * BYTES_PER_ITERATION,
+        what=f"n_iter={n_iter} iterations",
+        advice="use fewer iterations (n_iter).",
+    )
     return int(n_iter)
 
 

@@ -11,11 +11,22 @@ from typing import Any
 
 import numpy as np
 
-from biasamp.report._html import _e, _figure_html, _new_figure, _num, _table, html_page
+from biasamp.comparison._compare import ModelComparison
+from biasamp.report._html import (
+    ERR_IMAGE_FORMAT,
+    _e,
+    _figure_html,
+    _new_figure,
+    _num,
+    _table,
+    html_page,
+)
 from biasamp.results import _plotting
 from biasamp.results._plotting_comparison import plot_model_comparison
 
 __all__ = ["render_comparison", "write_comparison"]
+
+ERR_TABLE_TYPE = "table: expected the ModelComparison biasamp.compare returns, got {type_name}."
 
 
 def _cell(row: Any) -> str:
@@ -58,6 +69,10 @@ def render_comparison(
     >>> page.startswith("<!DOCTYPE html>"), "&lt;m&gt;" in page
     (True, True)
     """
+    if not isinstance(table, ModelComparison):
+        raise TypeError(ERR_TABLE_TYPE.format(type_name=type(table).__name__))
+    if image_format not in ("svg", "png"):
+        raise ValueError(ERR_IMAGE_FORMAT.format(got=image_format))
     _plotting.require_matplotlib()
     from biasamp._version import __version__
 

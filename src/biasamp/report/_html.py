@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.inputs._keys import key_names
 from biasamp.metrics._group_sizes import checked_splits, size_messages
 from biasamp.report._explain import column_meanings, result_card
 from biasamp.report._tables import (
@@ -62,6 +63,8 @@ ERR_RESULTS_TYPE = (
     "results: expected a mapping of name -> result or an object with a .results mapping "
     "(an AuditResult, a CaptionBiasResult), got {got}."
 )
+ERR_RESULT_VALUE = "results[{key!r}]: expected a biasamp result (value, ci, n), got {got}."
+ERR_GATE = "gates: expected objects with key, bound and failed (--fail-above outcomes), got {got}."
 
 #: The Content-Security-Policy of the report: inline images and styles, the one table
 #: script (allowed by its SHA-256 hash; no other script, no eval), Trusted Types required
@@ -894,9 +897,19 @@ def render_report(
         results = {"captions": results} if own else dict(results.results)
     if not results:
         raise ValueError(ERR_NO_RESULTS)
+    results = dict(zip(key_names(results, arg="results"), results.values(), strict=True))
     leaves = _flatten(results)
+    for key, result in leaves:
+        if not (hasattr(result, "value") or hasattr(result, "mals_after")):
+            raise TypeError(ERR_RESULT_VALUE.format(key=key, got=type(result).__name__))
     if not leaves:
         raise ValueError(ERR_NO_RESULTS)
+    if isinstance(gates, (str, bytes)) or not isinstance(gates, Iterable):
+        raise TypeError(ERR_GATE.format(got=type(gates).__name__))
+    gates = list(gates)
+    for gate in gates:
+        if not all(hasattr(gate, a) for a in ("key", "bound", "failed")):
+            raise TypeError(ERR_GATE.format(got=type(gate).__name__))
     _plotting.require_matplotlib()
     from biasamp._version import __version__
 

@@ -6,6 +6,7 @@ import json
 import os
 from typing import Any
 
+from biasamp.inputs._paths import checked_path
 from biasamp.registry import find_card
 from biasamp.results._cli_document import (
     CAPTIONS_SCHEMA,
@@ -118,8 +119,8 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
     >>> biasamp.load_result(path).to_dict() == summary.to_dict()
     True
     """
-    file = str(path)
-    document = _read_json(path, file)
+    file = checked_path(path)
+    document = _read_json(file, file)
     schema = document.get("schema") if isinstance(document, dict) else None
     if schema == CLI_SCHEMA:
         check_version(document, CLI_SCHEMA_VERSION, file)

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._alignment import align_pandas_indexes
+from biasamp.inputs._keys import key_names
 from biasamp.metrics import directional, mals
 from biasamp.registry import metric_card, metric_name, normalize_direction
 from biasamp.results import PairwiseResult
@@ -236,6 +237,7 @@ def _as_tasks(tasks: Any, n: int, arg: str) -> pd.DataFrame:
         raise TypeError(ERR_TASKS_FRAME.format(got=type(tasks).__name__))
     if len(tasks) != n:
         raise ValueError(ERR_LENGTH.format(arg=arg, got=len(tasks), n=n))
+    key_names(tasks.columns, arg=arg)
     return tasks.reset_index(drop=True)
 
 
@@ -441,9 +443,10 @@ def caption_bias_table(
     [['a', 0, 1.0], ['b', 1, 0.5]]
     """
     if isinstance(captions, pd.DataFrame):
-        models = {str(c): captions[c] for c in captions.columns}
+        names = key_names(captions.columns, arg="captions")
+        models = {name: captions.iloc[:, i] for i, name in enumerate(names)}
     elif isinstance(captions, Mapping):
-        models = {str(k): v for k, v in captions.items()}
+        models = dict(zip(key_names(captions, arg="captions"), captions.values(), strict=True))
     else:
         raise TypeError(ERR_MODELS.format(got=type(captions).__name__))
     results = {name: caption_bias_amplification(captions=c, **kwargs) for name, c in models.items()}

@@ -59,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp._deprecation import UNSET, renamed_keyword
+from biasamp._memory import check_allocation
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
@@ -69,6 +70,8 @@ from biasamp.text._tokenize import SEPARATOR, as_caption_rows, mask_words
 __all__ = ["LICResult", "lic"]
 
 MASK_TOKEN = "genderword"
+#: Bytes kept per iteration (values, seeds), checked against the memory available first.
+BYTES_PER_ITERATION = 256
 UNKNOWN_TOKEN = "unk"
 
 ERR_N_ITER = "n_iter: expected an integer >= 1, got {got!r}."
@@ -294,6 +297,11 @@ def lic(
     ci_level = float(level)
     if not isinstance(n_iter, (int, np.integer)) or isinstance(n_iter, bool) or n_iter < 1:
         raise ValueError(ERR_N_ITER.format(got=n_iter))
+    check_allocation(
+        float(n_iter) * BYTES_PER_ITERATION,
+        what=f"n_iter={n_iter} iterations",
+        advice="use fewer iterations (n_iter).",
+    )
     if not isinstance(test_size, (float, int)) or not 0 < test_size < 1:
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
     if attacker is None:

@@ -3,10 +3,15 @@
 Every text function of :mod:`biasamp.text` goes through here, so they all read a
 caption the same way:
 
-* **Normalisation.** Lower case; every ASCII punctuation mark, the underscore,
-  common typographic marks (curly quotes, dashes, ellipsis) and all whitespace
-  become a space. "Man's" reads as "man s", "hot-dog" as "hot dog", "hot_dog"
-  as "hot dog".
+* **Normalisation** (:func:`normalize_caption`, the one function every caption,
+  group word, task word, mask word and vocabulary goes through). Case is folded
+  with :meth:`str.casefold`; every ASCII punctuation mark, the underscore, common
+  typographic marks (curly quotes, dashes, ellipsis), every control character
+  and every character :meth:`str.split` treats as whitespace (tabs, line
+  breaks, U+0085, the no-break space U+00A0, the thin space U+2009, U+2028,
+  the ideographic space U+3000, ...) become a space. "Man's" reads as
+  "man s", "hot-dog" as "hot dog", "hot_dog" and "hot\u00a0dog" as "hot dog".
+  The NUL character is biasamp's separator between captions and is refused.
 * **Whole words and phrases.** A lexicon entry is a word or a phrase of several
   words; it matches only whole words ("cart" is not "car", "carrot" is not
   "car"). Where phrases overlap, the longest one starting at the leftmost
@@ -33,6 +38,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biasamp.inputs._keys import key_names
+
 __all__ = [
     "CHUNK",
     "SEPARATOR",
@@ -42,6 +49,7 @@ __all__ = [
     "as_lexicon",
     "count_phrases",
     "mask_words",
+    "normalize_caption",
     "normalize_phrase",
     "plural",
 ]
@@ -59,6 +67,7 @@ ERR_CAPTION_ROW = (
 ERR_CAPTION_EMPTY_LIST = "{arg}: row {row} is an empty list; give at least one caption per row."
 ERR_CAPTION_ITEM = "{arg}: row {row} holds {got!r} ({type}); every caption must be a string."
 ERR_CAPTION_NUL = "{arg}: a caption contains the NUL character '\\x00', which biasamp reserves."
+ERR_TEXT_NUL = "{arg}: {text!r} contains the NUL character '\\x00', which biasamp reserves."
 ERR_NO_ROWS = "{arg}: no captions (0 rows)."
 ERR_LEXICON_TYPE = "{arg}: expected a dict {{label: [words or phrases]}}{alt}, got {got}."
 ERR_LEXICON_WORDS = (
@@ -72,20 +81,64 @@ ERR_LEXICON_EMPTY = "{arg}: no labels (an empty lexicon)."
 SEPARATOR = "\x00"
 
 _EXTRA_MARKS = "\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u00b4\u0060"
+#: Every character ``str.split()`` splits on (the Unicode spaces and line separators):
+#: ``"".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())``, written out
+#: (a test checks it against that expression).
+UNICODE_SPACES = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+    "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 _TO_SPACE = str.maketrans(
-    {c: " " for c in string.punctuation + string.whitespace + _EXTRA_MARKS}
+    {c: " " for c in string.punctuation + UNICODE_SPACES + _EXTRA_MARKS}
     | {chr(c): " " for c in range(1, 32)}
 )
 
 
-def normalize_text(text: str) -> str:
-    """Lower case, punctuation and whitespace to spaces (the separator is kept)."""
-    return text.lower().translate(_TO_SPACE)
+def _fold(text: str) -> str:
+    """Case folded, punctuation and every Unicode space to " " (the separator is kept)."""
+    return text.casefold().translate(_TO_SPACE)
 
 
-def normalize_phrase(phrase: str) -> str:
+def normalize_caption(text: str, *, arg: str = "caption") -> str:
+    """A caption (or a word, a phrase) as biasamp's text functions read it.
+
+    The one normaliser of :mod:`biasamp.text`: captions, group words, task
+    words, mask words and vocabularies all go through it, so that one caption
+    is read the same way by every function.
+
+    Parameters
+    ----------
+    text : str
+        A caption, a word or a phrase.
+    arg : str, default "caption"
+        The argument named by the error.
+
+    Returns
+    -------
+    str
+        ``text`` with its case folded (:meth:`str.casefold`) and every
+        punctuation mark, control character and Unicode space (everything
+        :meth:`str.split` splits on) replaced by one ``" "`` each.
+
+    Raises
+    ------
+    ValueError
+        ``text`` holds the NUL character (biasamp's separator between captions).
+
+    Examples
+    --------
+    >>> from biasamp.text._tokenize import normalize_caption
+    >>> normalize_caption("A\u00a0Hot-Dog\u3000STRASSE!").split()
+    ['a', 'hot', 'dog', 'strasse']
+    """
+    if SEPARATOR in text:
+        raise ValueError(ERR_TEXT_NUL.format(arg=arg, text=text))
+    return _fold(text)
+
+
+def normalize_phrase(phrase: str, *, arg: str = "words") -> str:
     """A lexicon entry as words separated by single spaces ("Hot_Dog!" -> "hot dog")."""
-    return " ".join(normalize_text(phrase).split())
+    return " ".join(normalize_caption(phrase, arg=arg).split())
 
 
 _ES_ENDINGS = ("s", "x", "z", "ch", "sh")
@@ -131,12 +184,12 @@ def as_lexicon(
     """
     alt = " or a list of names" if allow_names else ""
     if isinstance(words, Mapping):
-        items = list(words.items())
+        items = list(zip(key_names(words, arg=arg), words.values(), strict=True))
     elif allow_names and isinstance(words, (list, tuple)) and not isinstance(words, str):
         for name in words:
             if not isinstance(name, str):
                 raise ValueError(ERR_LEXICON_WORDS.format(arg=arg, label=name, got=name))
-        items = [(name, [name, plural(normalize_phrase(name))]) for name in words]
+        items = [(name, [name, plural(normalize_phrase(name, arg=arg))]) for name in words]
     else:
         raise TypeError(ERR_LEXICON_TYPE.format(arg=arg, alt=alt, got=type(words).__name__))
     if not items:
@@ -150,7 +203,7 @@ def as_lexicon(
             raise ValueError(ERR_LEXICON_WORDS.format(arg=arg, label=label, got=entries))
         normal = []
         for entry in entries:
-            phrase = normalize_phrase(entry)
+            phrase = normalize_phrase(entry, arg=arg)
             if not phrase:
                 raise ValueError(ERR_LEXICON_EMPTY_WORD.format(arg=arg, label=label, word=entry))
             if owner.get(phrase, label) != label:
@@ -211,7 +264,7 @@ def _joined(captions: Sequence[str], arg: str) -> str:
     text = f" {SEPARATOR} ".join(captions)
     if text.count(SEPARATOR) != len(captions) - 1:
         raise ValueError(ERR_CAPTION_NUL.format(arg=arg))
-    return normalize_text(text)
+    return _fold(text)
 
 
 def count_phrases(captions: Sequence[str], vocabulary: Vocabulary, *, arg: str) -> sp.csr_matrix:
@@ -237,12 +290,22 @@ def count_phrases(captions: Sequence[str], vocabulary: Vocabulary, *, arg: str) 
     return sp.vstack(parts, format="csr") if parts else sp.csr_matrix((0, n_tokens))
 
 
-def mask_words(captions: Sequence[str], words: Sequence[str], *, token: str, arg: str) -> list[str]:
+def mask_words(
+    captions: Sequence[str],
+    words: Sequence[str],
+    *,
+    token: str,
+    arg: str,
+    words_arg: str = "mask_words",
+) -> list[str]:
     """Normalised captions with every whole-word occurrence of ``words`` replaced by ``token``.
 
     The output words are separated by single spaces.
     """
-    phrases = sorted({normalize_phrase(w) for w in words}, key=lambda p: (-p.count(" "), -len(p)))
+    phrases = sorted(
+        {normalize_phrase(w, arg=words_arg) for w in words},
+        key=lambda p: (-p.count(" "), -len(p)),
+    )
     body = "|".join(" +".join(map(re.escape, p.split(" "))) for p in phrases if p)
     out: list[str] = []
     for start in range(0, len(captions), CHUNK):

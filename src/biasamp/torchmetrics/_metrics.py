@@ -31,6 +31,7 @@ import pandas as pd
 import torch
 from torchmetrics import Metric
 
+from biasamp._memory import check_allocation
 from biasamp.counts._count_table import JOINT_KEYS, CountTable, RowRecord
 from biasamp.counts._poisson import seed_entropy
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
@@ -79,6 +80,11 @@ ERR_MERGE_SHAPE = (
 )
 ERR_SYNC_SETTINGS = (
     "{metric}: the processes differ in {what} ({values}); give every process the same {what}."
+)
+ERR_SYNC_ROWS = (
+    "{metric}: rank {first} and rank {second} both counted stream positions {rows}; every "
+    "row is counted by one process. Give each process its own rows (row_offset= / "
+    "row_index= of its shard, for example the indices a DistributedSampler hands it)."
 )
 ERR_SYNC_LABELS = (
     "{metric}: the processes' {kind} names differ ({values}){why}; give every process the "
@@ -161,6 +167,13 @@ class _StreamingMetric(Metric):
         """Validate the shared options and make the per-batch counter."""
         self.num_groups = _check_num(num_groups, "num_groups")
         self.num_tasks = _check_num(num_tasks, "num_tasks")
+        replicas = n_boot if isinstance(n_boot, (int, np.integer)) and n_boot > 0 else 0
+        check_allocation(  # the count states: four group x task matrices at most
+            8.0 * 4 * self.num_groups * self.num_tasks * (1 + int(replicas)),
+            what=f"num_groups={self.num_groups} x num_tasks={self.num_tasks} count states"
+            + (f" with n_boot={n_boot}" if n_boot else ""),
+            advice="use fewer groups or tasks (or fewer replicates).",
+        )
         self.group_names = _names(group_names, self.num_groups, "group_names", "num_groups")
         self.task_names = _names(task_names, self.num_tasks, "task_names", "num_tasks")
         # names given at construction: update() maps label names in a batch to indices
@@ -233,19 +246,15 @@ class _StreamingMetric(Metric):
             row_offset=row_offset,
             row_index=index,
         )
-        if index is not None:
-            positions = index.astype(np.int64, copy=False)
-            arg = "row_index"
-        elif row_offset is not None or self._rows is not None:
-            start = self._next_row if row_offset is None else int(row_offset)
-            positions = np.arange(start, start + chunk.n_rows, dtype=np.int64)
-            arg = "row_offset"
-        else:
-            positions, arg = None, ""
-        if positions is not None:  # each position once, across this process's batches
+        if index is not None or row_offset is not None or self._rows is not None:
+            # each position once, across this process's batches (and, at sync, processes)
             if self._rows is None:  # the batches before had the positions 0 .. next_row - 1
                 self._rows = RowRecord.prefix(self._next_row)
-            self._rows.add(positions, arg=arg)
+            if index is not None:
+                self._rows.add(index.astype(np.int64, copy=False), arg="row_index")
+            else:
+                start = self._next_row if row_offset is None else int(row_offset)
+                self._rows.add_range(start, start + chunk.n_rows, arg="row_offset")
         self._next_row = max(self._next_row, int(chunk.next_row))
         return chunk
 
@@ -361,22 +370,28 @@ class _StreamingMetric(Metric):
             super()._sync_dist(**kwargs)
             return
         group = process_group or self.process_group
-        mine = (self._settings(), self._label_names())
+        mine = (self._settings(), self._label_names(), self._rows)
         gathered: list[Any] = [None] * torch.distributed.get_world_size(group)
         torch.distributed.all_gather_object(gathered, mine, group=group)
         metric = type(self).__name__
         for what in mine[0]:  # every process sees the same list, so all raise together
-            values = [settings[what] for settings, _ in gathered]
+            values = [settings[what] for settings, _, _ in gathered]
             if any(v != values[0] for v in values):
                 shown = ", ".join(f"rank {r}: {v!r}" for r, v in enumerate(values))
                 raise ValueError(ERR_SYNC_SETTINGS.format(metric=metric, what=what, values=shown))
+        shared = RowRecord.shared([rows for _, _, rows in gathered])
+        if shared is not None:  # stated positions counted by two processes
+            first, second, rows = shared
+            raise ValueError(
+                ERR_SYNC_ROWS.format(metric=metric, first=first, second=second, rows=rows)
+            )
         reference = gathered[0][1]
-        for _, names in gathered:  # each process compares every process's names with its own
+        for _, names, _ in gathered:  # each process compares every process's names with its own
             problem = self._matching(names)
             if problem is not None:
                 kind, why = problem
                 shown = ", ".join(
-                    f"rank {r}: {list(n[kind])!r}" for r, (_, n) in enumerate(gathered)
+                    f"rank {r}: {list(n[kind])!r}" for r, (_, n, _) in enumerate(gathered)
                 )
                 raise ValueError(
                     ERR_SYNC_LABELS.format(metric=metric, kind=kind, values=shown, why=why)

@@ -23,6 +23,8 @@ Args:
     direction: "A->T" (default) or "T->A".
     mode: "biasamp" (default) or "hub" (the hub module's definition and output keys).
     train_references, train_attributes: the training split, which fixes the sign.
+    soft: read predictions as probabilities in [0, 1] (mode "biasamp"). Without it
+        every value must be 0 or 1: a probability is refused, never cast to an integer.
     n_boot, random_state: a bootstrap interval.
 Returns:
     bias_amplification: float.

@@ -20,6 +20,8 @@ Args:
     train_references, train_attributes: a training split of any length, which
         fixes the training bias (then references and attributes are the
         evaluation rows' ground truth).
+    soft: read predictions and attribute_predictions as probabilities in [0, 1].
+        Without it every value must be 0 or 1: a probability is refused, never cast.
     n_boot, random_state: a bootstrap interval.
 Returns:
     bias_amplification: float; violations: int; ci_low, ci_high with n_boot.

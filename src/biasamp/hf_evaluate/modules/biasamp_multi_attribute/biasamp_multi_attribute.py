@@ -19,6 +19,7 @@ Args:
     direction: "A->T" (default) or "T->A".
     train_references, train_attributes: the training split (default: the
         references and attributes given).
+    Every value must be 0 or 1: a probability is refused, never cast to an integer.
     n_boot, random_state: a bootstrap interval.
 Returns:
     bias_amplification: float; variance: float; direction; ci_low, ci_high with n_boot.
