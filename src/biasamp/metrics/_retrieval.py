@@ -39,6 +39,7 @@ import pandas as pd
 
 from biasamp._memory import check_allocation
 from biasamp.counts._poisson import ERR_RANDOM_STATE, check_n_boot
+from biasamp.inputs._containers import to_native_numpy
 from biasamp.results._intervals import check_ci, interval_from_replicates
 from biasamp.results._retrieval import COUNT_PREFIX, RetrievalBiasResult
 
@@ -358,8 +359,10 @@ def retrieval_bias(
         items = scores.columns
         names_from_frame = scores.index
         scores = _frame_scores(scores)
-    elif scores is not None and str(getattr(scores, "dtype", "")) == "torch.bfloat16":
-        scores = scores.detach().float()  # numpy has no bfloat16; float32 holds it exactly
+    elif (
+        scores is not None and hasattr(scores, "__dlpack__") and not isinstance(scores, np.ndarray)
+    ):
+        scores = to_native_numpy(scores, arg="scores").values  # a tensor (grad, device, bfloat16)
     labels = _group_labels(groups, items)
     n_items = len(labels)
     names, codes = _group_codes(labels)
