@@ -5,6 +5,7 @@ equals ``scores=``; missing scores are refused naming ``scores``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -80,6 +81,8 @@ SCORE_CONTAINERS: dict[str, Callable[[np.ndarray], Any]] = {
     "polars_float32_frame": lambda x: pl.DataFrame(x.astype(np.float32)),
     "torch_float64": lambda x: torch.tensor(x),
     "torch_float32": lambda x: torch.tensor(x, dtype=torch.float32),
+    "torch_requires_grad": lambda x: torch.tensor(x, requires_grad=True),
+    "pyarrow_table": lambda x: pa.table({f"item_{j}": x[:, j] for j in range(x.shape[1])}),
     "torch_bfloat16": lambda x: torch.tensor((x * 64 - 32) / 8, dtype=torch.bfloat16),
     "torch_int": lambda x: torch.tensor((x * 64).astype(np.int64)),
     "numpy_int64": lambda x: (x * 64).astype(np.int64),
@@ -243,3 +246,28 @@ def test_text_scores_are_refused_naming_scores():
     with pytest.raises(ValueError, match="^scores: expected numbers"):
         retrieval_bias(scores=frame, groups=GROUPS, k=K)
     assert ERR_SCORES_DTYPE.startswith("scores:")
+
+
+def test_missing_score_in_a_later_block_of_a_memmap_names_its_query(tmp_path):
+    scores = SCORES.copy()
+    scores[5, 1] = np.nan
+    message = re.escape(ERR_SCORES_NAN.format(query="q5", row=5, item=1))
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        retrieval_bias(
+            scores=_memmap(scores, tmp_path), groups=GROUPS, k=K, block_size=2,
+            query_names=[f"q{i}" for i in range(N_QUERIES)],
+        )  # fmt: skip
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=retrieval_data(), seed=st.integers(0, 2**32 - 1))
+def test_frame_columns_in_any_order_match_groups_by_item_label(data, seed):
+    scores, groups, k = data
+    items = [f"item_{j}" for j in range(scores.shape[1])]
+    frame = pd.DataFrame(scores, columns=items)
+    by_label = pd.Series(groups, index=items)
+    expected = _values(retrieval_bias(scores=frame, groups=by_label, k=k))
+    perm = np.random.default_rng(seed).permutation(len(items))
+    got = _values(retrieval_bias(scores=frame.iloc[:, perm], groups=by_label.iloc[::-1], k=k))
+    for name, value in expected.items():
+        np.testing.assert_allclose(got[name], value, rtol=0, atol=1e-12, err_msg=name)
