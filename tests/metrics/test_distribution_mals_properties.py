@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from biasamp.metrics import distribution_mals_from_counts
 from biasamp.metrics._distribution_mals import ERR_JOINT_DTYPE, ERR_JOINT_VALUES
 from tests.inputs.test_containers import DATA, ONE_D
 
+pl = pytest.importorskip("polars")
 torch = pytest.importorskip("torch")
 
 GROUPS_TRAIN, TASKS_TRAIN = DATA["groups_train"], DATA["tasks_train"]
@@ -219,3 +221,44 @@ def test_rows_need_not_sum_to_one():
     assert distribution_mals(joint_proba=padded, **kw).value == pytest.approx(
         expected.value, abs=1e-15
     )
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 40))
+def test_bootstrap_chunks_merged_in_any_order_equal_one_shot(seed, n):
+    rng = np.random.default_rng(seed)
+    proba = _dyadic(rng, n)
+    names = {"task_names": TASK_NAMES, "group_names": GROUP_NAMES, "n_boot": 20}
+    whole = distribution_counts(proba, **names, random_state=4)
+    chunks = [
+        distribution_counts(proba[a:b], **names, random_state=4, row_offset=a)
+        for a, b in _cut(n, rng)
+    ]
+    merged = sum(chunks[i] for i in rng.permutation(len(chunks)))
+    key = ("groups_pred", "tasks_pred")
+    assert np.array_equal(merged.replicates.joint[key], whole.replicates.joint[key])
+    train = CountTable.from_arrays(groups=GROUPS_TRAIN, tasks=TASKS_TRAIN)
+    one_shot = distribution_mals_from_counts(train, whole, min_group_size=None)
+    streamed = distribution_mals_from_counts(train, merged, min_group_size=None)
+    assert np.array_equal(streamed.replicates, one_shot.replicates)
+    assert streamed.ci == one_shot.ci
+
+
+WEIGHTS = np.random.default_rng(8).integers(1, 5, len(PROBA)).astype(float)
+
+
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda x: x.tolist(),
+        lambda x: pd.Series(x, dtype="Float64"),
+        lambda x: pd.Series(x.astype(int), dtype="int64[pyarrow]"),
+        torch.tensor,
+        lambda x: pl.Series(x),
+    ],
+    ids=["list", "pandas_nullable_float", "pandas_arrow_int", "torch", "polars"],
+)
+def test_sample_weight_in_every_container(convert):
+    kw = {"joint_proba": PROBA, "groups_train": GROUPS_TRAIN, "tasks_train": TASKS_TRAIN, **KW}
+    expected = distribution_mals(sample_weight=WEIGHTS, **kw)
+    assert distribution_mals(sample_weight=convert(WEIGHTS), **kw).value == expected.value
