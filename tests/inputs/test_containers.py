@@ -313,3 +313,14 @@ def test_hugging_face_dataset_columns():
     expected = biasamp.bias_scores(DATA["groups"], tasks=DATA["tasks"])
     got = biasamp.bias_scores(ds, tasks=DATA["tasks"])
     np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_bfloat16_tensor_is_read_as_its_float32_values():
+    # numpy has no bfloat16: the tensor is widened to float32, which holds it exactly
+    multi = DATA["multi"]
+    expected = biasamp.bias_scores(DATA["groups"], tasks=multi).to_numpy()
+    got = biasamp.bias_scores(DATA["groups"], tasks=torch.tensor(multi, dtype=torch.bfloat16))
+    np.testing.assert_array_equal(got.to_numpy(), expected)
+    labels = torch.tensor(_codes(DATA["groups"]), dtype=torch.bfloat16, requires_grad=True)
+    got = biasamp.bias_scores(labels, tasks=multi)
+    np.testing.assert_array_equal(got.to_numpy(), expected)

@@ -19,7 +19,7 @@ at the type of a user's object. The rules, in order:
   message that says to ``.collect()`` it.
 * **Tensors** (torch, jax, cupy, ...): DLPack (``numpy.from_dlpack``), else
   ``__array__``; a tensor that requires grad is detached, one on a device is
-  copied to the host first.
+  copied to the host first, a bfloat16 one widened to float32 (exactly).
 * Lists, tuples, numpy arrays and other objects with ``__array__``: ``numpy.asarray``.
   A list whose labels numpy would turn into text (``["a", nan]`` into
   ``"nan"``, ``[1, "1"]`` into ``"1"``) is kept as objects, so that the missing
@@ -282,6 +282,8 @@ def _tensor_numpy(x: Any, arg: str) -> np.ndarray:
     device = getattr(obj, "device", None)
     if device is not None and getattr(device, "type", "cpu") != "cpu" and hasattr(obj, "cpu"):
         obj = obj.cpu()
+    if str(getattr(obj, "dtype", "")).endswith("bfloat16") and hasattr(obj, "float"):
+        obj = obj.float()  # numpy has no bfloat16; float32 holds every bfloat16 exactly
     try:
         return np.asarray(np.from_dlpack(obj))
     except (BufferError, RuntimeError, TypeError, ValueError, AttributeError) as dlpack_error:

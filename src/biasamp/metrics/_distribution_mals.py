@@ -32,6 +32,7 @@ import pandas as pd
 from biasamp._memory import check_allocation
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._poisson import check_n_boot
+from biasamp.inputs._containers import to_native_numpy
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import as_sample_weight
 from biasamp.metrics._bootstrap import evaluation_replicates
@@ -48,6 +49,7 @@ ERR_JOINT_VALUES = (
     "joint_proba: expected probabilities in [0, 1]; row {row} holds {got!r} at "
     "(task {task!r}, group {group!r})."
 )
+ERR_JOINT_DTYPE = "joint_proba: expected probabilities (numbers), got dtype {dtype}."
 ERR_JOINT_EMPTY = "joint_proba: expected at least one row."
 ERR_ROW_OFFSET = "row_offset: expected a non-negative integer, got {got!r}."
 ERR_PREDICTIONS = (
@@ -62,7 +64,12 @@ REPLICATE_ENTRIES = 4_000_000
 def _check_joint(
     joint_proba: Any, n_tasks: int, n_groups: int, names: tuple[Any, Any]
 ) -> np.ndarray:
-    proba = np.asarray(joint_proba, dtype=np.float64)
+    native = joint_proba if isinstance(joint_proba, np.ndarray) else None
+    if native is None:  # tensors (grad, device, bfloat16) and nested lists
+        native = to_native_numpy(joint_proba, arg="joint_proba").values
+    if getattr(native, "dtype", np.dtype(float)).kind not in "biuf":
+        raise ValueError(ERR_JOINT_DTYPE.format(dtype=native.dtype))
+    proba = np.asarray(native, dtype=np.float64)
     if proba.ndim != 3:
         raise ValueError(ERR_JOINT_SHAPE.format(shape=proba.shape))
     if proba.shape[0] == 0:

@@ -39,6 +39,7 @@ import pandas as pd
 
 from biasamp._memory import check_allocation
 from biasamp.counts._poisson import ERR_RANDOM_STATE, check_n_boot
+from biasamp.inputs._containers import to_native_numpy
 from biasamp.results._intervals import check_ci, interval_from_replicates
 from biasamp.results._retrieval import COUNT_PREFIX, RetrievalBiasResult
 
@@ -115,7 +116,9 @@ def top_k_items(block: np.ndarray, k: int) -> np.ndarray:
         chosen[values[straddle] == threshold[straddle, None]] = lowest
         candidates[straddle] = chosen
         values = np.take_along_axis(block, candidates, axis=1)
-    descending = np.lexsort((candidates, -values.astype(np.float64)), axis=1)
+    # ascending by (score, -index), reversed: highest score first, ties by lowest index,
+    # in the scores' own dtype (a float cast would merge int64 scores above 2**53)
+    descending = np.lexsort((-candidates, values), axis=1)[:, ::-1]
     return np.take_along_axis(candidates, descending, axis=1)
 
 
@@ -355,7 +358,11 @@ def retrieval_bias(
     if scores is not None and isinstance(scores, pd.DataFrame):
         items = scores.columns
         names_from_frame = scores.index
-        scores = scores.to_numpy()
+        scores = _frame_scores(scores)
+    elif (
+        scores is not None and hasattr(scores, "__dlpack__") and not isinstance(scores, np.ndarray)
+    ):
+        scores = to_native_numpy(scores, arg="scores").values  # a tensor (grad, device, bfloat16)
     labels = _group_labels(groups, items)
     n_items = len(labels)
     names, codes = _group_codes(labels)
@@ -486,6 +493,25 @@ def retrieval_bias(
         low, high, se = interval_from_replicates(ndkl_reps, ci=level)
         result.ndkl_ci, result.ndkl_se, result.ndkl_replicates = (low, high), se, ndkl_reps
     return result
+
+
+def _frame_scores(frame: pd.DataFrame) -> np.ndarray:
+    """A DataFrame's scores as a numpy matrix; nullable and Arrow numeric columns as
+    float64 with NaN for a missing score (refused later with the query and item), or
+    int64 when no integer column misses a value."""
+    dtypes = list(frame.dtypes)
+    if not any(isinstance(d, pd.api.extensions.ExtensionDtype) for d in dtypes):
+        return frame.to_numpy()
+    numeric = all(
+        pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in dtypes
+    )
+    if not numeric:
+        if all(pd.api.types.is_bool_dtype(d) for d in dtypes) and not frame.isna().any().any():
+            return frame.to_numpy(dtype=bool)
+        return frame.to_numpy()  # refused below (dtype object)
+    if all(pd.api.types.is_integer_dtype(d) for d in dtypes) and not frame.isna().any().any():
+        return frame.to_numpy(dtype=np.int64)
+    return frame.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _group_codes(labels: np.ndarray) -> tuple[list[Any], np.ndarray]:

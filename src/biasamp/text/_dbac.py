@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._alignment import align_pandas_indexes
+from biasamp.inputs._containers import to_native_numpy
 from biasamp.registry import normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
@@ -68,6 +69,11 @@ ALIGN_CHOICES = ("both", "human", "none")
 
 ERR_ALIGN = "align: expected one of {choices}, got {got!r}."
 ERR_N_ITER = "n_iter: expected an integer >= 1, got {got!r}."
+ERR_GROUPS_SHAPE = "groups: expected one group per row (1-D), got shape {shape}."
+ERR_HUMAN_COLUMNS_INDEX = (
+    "captions_human: the Series of caption position {j} has another index than the first; "
+    "several human caption columns need the same rows."
+)
 ERR_TOO_SMALL = (
     "groups: the group {group!r} has {count} rows, too few for a split with "
     "test_size={test_size} (training and test each need at least one row of every group)."
@@ -139,6 +145,28 @@ def _true_group_proba(
     return truth, float(right.mean())
 
 
+def _human_columns(captions: Any) -> Any:
+    """Several human caption columns as one pandas DataFrame (a column per position): a
+    polars DataFrame, or a list of pandas Series on the same index; anything else as is."""
+    if type(captions).__name__ == "DataFrame" and type(captions).__module__.startswith("polars"):
+        return pd.DataFrame(
+            {f"caption_{j}": column.to_list() for j, column in enumerate(captions.get_columns())}
+        )
+    if (
+        isinstance(captions, (list, tuple))
+        and len(captions) > 0
+        and all(isinstance(c, pd.Series) for c in captions)
+    ):
+        first = captions[0].index
+        for j, column in enumerate(captions[1:], start=1):
+            if not column.index.equals(first):
+                raise ValueError(ERR_HUMAN_COLUMNS_INDEX.format(j=j))
+        return pd.DataFrame(
+            {f"caption_{j}": c.to_numpy(dtype=object) for j, c in enumerate(captions)}, index=first
+        )
+    return captions
+
+
 def _check_int(value: Any, error: str) -> int:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
         raise ValueError(error.format(got=value))
@@ -182,9 +210,17 @@ def dbac_both(
     else:
         attacker_name = repr(attacker)
     aligned = align_pandas_indexes(
-        groups=groups, captions_human=captions_human, captions_model=captions_model
+        groups=groups, captions_human=_human_columns(captions_human), captions_model=captions_model
     )
-    group_values = pd.Series(np.asarray(aligned["groups"], dtype=object))
+    if isinstance(aligned["captions_human"], pd.DataFrame):  # one column per caption position
+        frame = aligned["captions_human"]
+        aligned["captions_human"] = pd.Series(
+            list(frame.astype(object).to_numpy()), index=frame.index, dtype=object
+        )
+    group_array = to_native_numpy(aligned["groups"], arg="groups").values
+    if getattr(group_array, "ndim", 1) != 1:
+        raise ValueError(ERR_GROUPS_SHAPE.format(shape=group_array.shape))
+    group_values = pd.Series(np.asarray(group_array, dtype=object))
     n = len(group_values)
     missing = np.flatnonzero(group_values.isna().to_numpy())
     if len(missing):
@@ -345,9 +381,11 @@ def dbac(
     direction : {"A->T", "T->A"}
         Any spelling :func:`biasamp.registry.normalize_direction` accepts
         (``"a2t"``, ``"T→A"``, ...).
-    captions_human : sequence of str, or of lists of str, shape (n,)
+    captions_human : sequence of str, or of lists of str, shape (n,); or DataFrame
         Human captions of each image; with several per image (the same number
         in every row), Psi_D averages one attacker per caption position.
+        Several positions may also come as the columns of a pandas or polars
+        DataFrame, or as a list of pandas Series on the same index.
     captions_model : sequence of str, shape (n,)
         The model's caption of each image.
     groups : array-like of shape (n,)

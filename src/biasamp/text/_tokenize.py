@@ -332,6 +332,9 @@ def as_caption_rows(captions: Any, *, arg: str) -> tuple[list[str], np.ndarray, 
     if isinstance(captions, pd.Series):
         index = captions.index
         values = captions.to_numpy(dtype=object)
+    elif hasattr(captions, "to_pylist"):  # pyarrow Array / ChunkedArray: Python strings
+        values = pd.Series(captions.to_pylist(), dtype=object).to_numpy()
+        index = pd.RangeIndex(len(values))
     else:
         try:
             values = pd.Series(list(captions), dtype=object).to_numpy()
