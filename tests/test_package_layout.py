@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "_deprecation": 0,
     "_threads": 0,
     "_memory": 0,
+    "_lazy": 0,
     "output": 0,
     "datasets": 0,
     "inputs": 1,
