@@ -5,15 +5,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from biasamp import (
+    CaptionBiasResult,
     DifferentialFairnessResult,
+    LICResult,
     Oversampling,
     RBAResult,
     RunsSummary,
     across_runs,
+    caption_bias_amplification,
     differential_fairness,
+    lic,
     oversample,
     rba,
 )
@@ -58,3 +63,26 @@ def test_rba_returns_its_result() -> None:
     )
     assert isinstance(result, RBAResult)
     assert result.converged and int((result.groups_pred == "w").sum()) == 6
+
+
+def test_caption_bias_amplification_returns_its_result() -> None:
+    captions = ["a man riding skis", "a woman with a dog", "a man with a dog",
+                "a person on skis", "a woman on skis", "a man with skis"]  # fmt: skip
+    groups = ["man", "woman", "woman", "man", "woman", "man"]
+    tasks = pd.DataFrame({"skis": [1, 0, 0, 1, 1, 1], "dog": [0, 1, 1, 0, 0, 0]})
+    result = caption_bias_amplification(captions=captions, groups=groups, tasks=tasks)
+    assert isinstance(result, CaptionBiasResult)
+    # one caption names no group; 4 of the 5 others name the right one
+    assert (result.n_no_group, result.group_accuracy) == (1, pytest.approx(0.8))
+
+
+def test_lic_returns_its_result() -> None:
+    groups = np.array(["man", "woman"] * 40)
+    places = np.random.default_rng(0).choice(["kitchen", "skatepark"], groups.size)
+    human = [f"a {g} in a {p}" for g, p in zip(groups, places, strict=True)]
+    model = [f"a {g} in a {'kitchen' if g == 'woman' else 'skatepark'}" for g in groups]
+    result = lic(captions_human=human, captions_model=model, groups=groups, n_iter=1,
+                 random_state=0)  # fmt: skip
+    assert isinstance(result, LICResult)
+    assert result.value == pytest.approx(result.lic_m - result.lic_d)
+    assert result.lic_m > result.lic_d  # the model's places follow the gender, the humans' not
