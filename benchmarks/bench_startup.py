@@ -23,6 +23,18 @@ def _time(command: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def _importtime(python: str, code: str, module: str) -> float:
+    """Cumulative import time (s) of ``module`` as ``python -X importtime -c code`` reports it."""
+    done = subprocess.run(
+        [python, "-X", "importtime", "-c", code], check=True, capture_output=True, text=True
+    )
+    for line in done.stderr.splitlines():
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) == 3 and parts[2] == module:
+            return int(parts[1]) / 1e6
+    raise ValueError(f"{module} not in the import times of {code!r}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--python", default=sys.executable)
@@ -53,6 +65,15 @@ def main() -> None:
         print(f"| `{name}` | {value:.3f} | {value / pandas:.2f} |")
     added = median["import pandas, biasamp"] - pandas
     print(f"\n`import biasamp` adds {added:+.3f} s to `import pandas` ({added / pandas:+.1%}).")
+    # the same from the interpreter's own clock (-X importtime), less sensitive to the load:
+    # biasamp's cumulative import time after pandas, against pandas' own
+    own = [_importtime(python, "import pandas, biasamp", "biasamp") for _ in range(args.repeat)]
+    base = [_importtime(python, "import pandas", "pandas") for _ in range(args.repeat)]
+    print(
+        f"`-X importtime` (median of {args.repeat}): biasamp after pandas "
+        f"{statistics.median(own):.4f} s, pandas {statistics.median(base):.3f} s, "
+        f"ratio {statistics.median(own) / statistics.median(base):.3f}."
+    )
 
 
 if __name__ == "__main__":
