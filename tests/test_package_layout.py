@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "_threads": 0,
     "_interrupts": 0,
     "_memory": 0,
+    "_lazy": 0,
     "output": 0,
     "datasets": 0,
     "registry": 0,

@@ -65,124 +65,129 @@ Keeping results
 Bundled data: :mod:`biasamp.datasets`. Command line: ``biasamp --help``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 # first: Ctrl-C while the command line imports is one line and exit code 130 (importing
 # the module installs the guard when this process is the biasamp command)
 from biasamp import _interrupts  # noqa: F401
-
-# the metric registry: one card per metric (names, paper, meaning, sign)
-from biasamp.registry import MetricCard, metric_card, metric_cards
-
-# counts
-from biasamp.counts import CountTable, PatternCountTable
-from biasamp.results import PairwiseResult, load_result
-
-# single-attribute co-occurrence metrics
-from biasamp.metrics import (
-    bias_scores,
-    directional,
-    directional_from_counts,
-    distribution_counts,
-    distribution_mals,
-    distribution_mals_from_counts,
-    mals,
-    mals_from_counts,
-)
-
-# multi-attribute co-occurrence metrics
-from biasamp.results import MultiAttributeResult
-from biasamp.metrics import (
-    CombinationSpace,
-    multi_attribute,
-    multi_directional,
-    multi_directional_from_counts,
-    multi_mals,
-    multi_mals_from_counts,
-)
-
-# intersectional groups and differential fairness
-from biasamp.inputs import SmallGroupWarning, intersect, intersection_of
-from biasamp.results import DifferentialFairnessResult
-from biasamp.metrics import (
-    differential_fairness,
-    differential_fairness_amplification,
-    differential_fairness_amplification_from_counts,
-    differential_fairness_from_counts,
-)
-
-# ranked retrieval
-from biasamp.results import RetrievalBiasResult
-from biasamp.metrics import retrieval_bias
-
-# predictability metrics
-from biasamp.results import PredictabilityResult
-from biasamp.predictability import ExactAttacker, MLPAttacker, dpa, leakage_amplification
-
-# captioning and other text-output models
-from biasamp.text import (
-    CaptionBiasResult,
-    DBACResult,
-    LICResult,
-    caption_bias_amplification,
-    dbac,
-    lic,
-)
-
-# uncertainty and thresholds
-from biasamp.results import interval_from_replicates
-from biasamp.counts import MultinomialReplicates, PoissonReplicates, replicate_weights
-from biasamp.uncertainty import (
-    RunsSummary,
-    ThresholdCalibration,
-    ThresholdSweep,
-    across_runs,
-    calibrate_thresholds,
-    plot_threshold_sweep,
-    threshold_sweep,
-)
-
-# mitigation
-from biasamp.mitigation import (
-    CandidateOutputs,
-    MitigationComparison,
-    Oversampling,
-    RBAConvergenceWarning,
-    RBAResult,
-    compare_mitigations,
-    oversample,
-    rba,
-)
-
-# comparing models and checkpoints
-from biasamp.comparison import ModelComparison, calibration_error, compare, plot_comparison
-
-# Hugging Face evaluate modules (shipped; evaluate itself is not imported)
-from biasamp.hf_evaluate import evaluate_module_path
-
-# auditing files: what `biasamp measure` runs
-from biasamp.auditing import AuditResult, audit
-
-# reports
-from biasamp.report import render_comparison, render_report, write_comparison, write_report
-
-# data larger than memory
-from biasamp.output import atomic_output
-from biasamp.inputs import ColumnRoles, IntersectedColumns, LabelWarning, ScoreColumns
-from biasamp.counts import load_counts, save_counts
-from biasamp.engines import (
-    counts_from_dask,
-    counts_from_files,
-    counts_from_group_sums,
-    counts_from_joined_files,
-    counts_from_long_files,
-    counts_from_spark,
-    group_sums_sql,
-    pattern_counts_from_files,
-    pattern_counts_from_spark,
-)
-
+from biasamp._lazy import lazy_exports
 from biasamp._version import __version__
+from biasamp.inputs._collections import register_counter
+
+if TYPE_CHECKING:
+    # the metric registry: one card per metric (names, paper, meaning, sign)
+    from biasamp.registry import MetricCard, metric_card, metric_cards
+
+    # counts
+    from biasamp.counts import CountTable, PatternCountTable
+    from biasamp.results import PairwiseResult, load_result
+
+    # single-attribute co-occurrence metrics
+    from biasamp.metrics import (
+        bias_scores,
+        directional,
+        directional_from_counts,
+        mals,
+        mals_from_counts,
+        distribution_counts,
+        distribution_mals,
+        distribution_mals_from_counts,
+        retrieval_bias,
+    )
+    from biasamp.results import RetrievalBiasResult
+
+    # multi-attribute co-occurrence metrics
+    from biasamp.results import MultiAttributeResult
+    from biasamp.metrics import (
+        CombinationSpace,
+        multi_attribute,
+        multi_directional,
+        multi_directional_from_counts,
+        multi_mals,
+        multi_mals_from_counts,
+    )
+
+    # intersectional groups and differential fairness
+    from biasamp.inputs import SmallGroupWarning, intersect, intersection_of
+    from biasamp.results import DifferentialFairnessResult
+    from biasamp.metrics import (
+        differential_fairness,
+        differential_fairness_amplification,
+        differential_fairness_amplification_from_counts,
+        differential_fairness_from_counts,
+    )
+
+    # predictability metrics
+    from biasamp.results import PredictabilityResult
+    from biasamp.predictability import ExactAttacker, MLPAttacker, dpa, leakage_amplification
+
+    # captioning and other text-output models
+    from biasamp.text import (
+        CaptionBiasResult,
+        DBACResult,
+        LICResult,
+        caption_bias_amplification,
+        dbac,
+        lic,
+    )
+
+    # uncertainty and thresholds
+    from biasamp.results import interval_from_replicates
+    from biasamp.counts import MultinomialReplicates, PoissonReplicates, replicate_weights
+    from biasamp.uncertainty import (
+        RunsSummary,
+        ThresholdCalibration,
+        ThresholdSweep,
+        across_runs,
+        calibrate_thresholds,
+        plot_threshold_sweep,
+        threshold_sweep,
+    )
+
+    # mitigation
+    from biasamp.mitigation import (
+        CandidateOutputs,
+        MitigationComparison,
+        Oversampling,
+        RBAConvergenceWarning,
+        RBAResult,
+        compare_mitigations,
+        oversample,
+        rba,
+    )
+
+    # comparing models and checkpoints
+    from biasamp.comparison import ModelComparison, calibration_error, compare, plot_comparison
+
+    # auditing files (what biasamp measure runs)
+    from biasamp.auditing import AuditResult, audit
+
+    # Hugging Face evaluate modules (shipped; evaluate itself is not imported)
+    from biasamp.hf_evaluate import evaluate_module_path
+
+    # reports
+    from biasamp.report import render_comparison, render_report, write_comparison, write_report
+
+    # data larger than memory
+    from biasamp.output import atomic_output
+    from biasamp.inputs import ColumnRoles, IntersectedColumns, LabelWarning, ScoreColumns
+    from biasamp.counts import load_counts, save_counts
+    from biasamp.engines import (
+        counts_from_dask,
+        counts_from_files,
+        counts_from_group_sums,
+        counts_from_joined_files,
+        counts_from_long_files,
+        counts_from_spark,
+        group_sums_sql,
+        pattern_counts_from_files,
+        pattern_counts_from_spark,
+    )
 
 __all__ = [
+    # the metric registry
     "MetricCard",
     "metric_card",
     "metric_cards",
@@ -195,11 +200,14 @@ __all__ = [
     "bias_scores",
     "directional",
     "directional_from_counts",
+    "mals",
+    "mals_from_counts",
     "distribution_counts",
     "distribution_mals",
     "distribution_mals_from_counts",
-    "mals",
-    "mals_from_counts",
+    # ranked retrieval
+    "RetrievalBiasResult",
+    "retrieval_bias",
     # multi-attribute
     "CombinationSpace",
     "MultiAttributeResult",
@@ -217,9 +225,6 @@ __all__ = [
     "differential_fairness_from_counts",
     "intersect",
     "intersection_of",
-    # ranked retrieval
-    "RetrievalBiasResult",
-    "retrieval_bias",
     # predictability
     "ExactAttacker",
     "MLPAttacker",
@@ -256,13 +261,13 @@ __all__ = [
     "ModelComparison",
     "calibration_error",
     "compare",
-    "evaluate_module_path",
     "plot_comparison",
-    "oversample",
-    "rba",
+    "evaluate_module_path",
     # auditing files
     "AuditResult",
     "audit",
+    "oversample",
+    "rba",
     # reports
     "render_comparison",
     "render_report",
@@ -287,3 +292,155 @@ __all__ = [
     "save_counts",
     "__version__",
 ]
+
+#: The package's rooms, reachable as ``biasamp.<room>`` without importing them first.
+_ROOMS = (
+    "auditing",
+    "cli",
+    "comparison",
+    "counts",
+    "datasets",
+    "engines",
+    "hf_evaluate",
+    "inputs",
+    "metrics",
+    "mitigation",
+    "output",
+    "predictability",
+    "registry",
+    "report",
+    "results",
+    "text",
+    "torchmetrics",
+    "uncertainty",
+)
+
+if not TYPE_CHECKING:
+    # each public name is imported from its room on first use (biasamp.mals, from biasamp
+    # import mals), so `import biasamp` imports no numerical library
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "biasamp.registry": ("MetricCard", "metric_card", "metric_cards"),
+            "biasamp.auditing": ("AuditResult", "audit"),
+            "biasamp.counts": (
+                "CountTable",
+                "PatternCountTable",
+                "MultinomialReplicates",
+                "PoissonReplicates",
+                "replicate_weights",
+                "load_counts",
+                "save_counts",
+            ),
+            "biasamp.results": (
+                "PairwiseResult",
+                "load_result",
+                "MultiAttributeResult",
+                "DifferentialFairnessResult",
+                "PredictabilityResult",
+                "RetrievalBiasResult",
+                "interval_from_replicates",
+            ),
+            "biasamp.metrics": (
+                "bias_scores",
+                "directional",
+                "directional_from_counts",
+                "mals",
+                "mals_from_counts",
+                "distribution_counts",
+                "distribution_mals",
+                "distribution_mals_from_counts",
+                "retrieval_bias",
+                "CombinationSpace",
+                "multi_attribute",
+                "multi_directional",
+                "multi_directional_from_counts",
+                "multi_mals",
+                "multi_mals_from_counts",
+                "differential_fairness",
+                "differential_fairness_amplification",
+                "differential_fairness_amplification_from_counts",
+                "differential_fairness_from_counts",
+            ),
+            "biasamp.inputs": (
+                "SmallGroupWarning",
+                "intersect",
+                "intersection_of",
+                "ColumnRoles",
+                "IntersectedColumns",
+                "LabelWarning",
+                "ScoreColumns",
+            ),
+            "biasamp.predictability": (
+                "ExactAttacker",
+                "MLPAttacker",
+                "dpa",
+                "leakage_amplification",
+            ),
+            "biasamp.text": (
+                "CaptionBiasResult",
+                "DBACResult",
+                "LICResult",
+                "caption_bias_amplification",
+                "dbac",
+                "lic",
+            ),
+            "biasamp.uncertainty": (
+                "RunsSummary",
+                "ThresholdCalibration",
+                "ThresholdSweep",
+                "across_runs",
+                "calibrate_thresholds",
+                "plot_threshold_sweep",
+                "threshold_sweep",
+            ),
+            "biasamp.mitigation": (
+                "CandidateOutputs",
+                "MitigationComparison",
+                "Oversampling",
+                "RBAConvergenceWarning",
+                "RBAResult",
+                "compare_mitigations",
+                "oversample",
+                "rba",
+            ),
+            "biasamp.comparison": (
+                "ModelComparison",
+                "calibration_error",
+                "compare",
+                "plot_comparison",
+            ),
+            "biasamp.hf_evaluate": ("evaluate_module_path",),
+            "biasamp.report": (
+                "render_comparison",
+                "render_report",
+                "write_comparison",
+                "write_report",
+            ),
+            "biasamp.output": ("atomic_output",),
+            "biasamp.engines": (
+                "counts_from_dask",
+                "counts_from_files",
+                "counts_from_group_sums",
+                "counts_from_joined_files",
+                "counts_from_long_files",
+                "counts_from_spark",
+                "group_sums_sql",
+                "pattern_counts_from_files",
+                "pattern_counts_from_spark",
+            ),
+        },
+        submodules=_ROOMS,
+    )
+
+
+def _count_dask(*args: Any, **kwargs: Any) -> Any:
+    """Count a Dask collection: the Dask engine, imported on first use."""
+    from biasamp.engines import counts_from_dask
+
+    return counts_from_dask(*args, **kwargs)
+
+
+# Dask collections are counted by the Dask engine; the adapter layer recognises them without
+# importing dask, and the engine is imported only when a collection comes in.
+register_counter("dask", _count_dask)

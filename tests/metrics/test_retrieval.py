@@ -349,6 +349,7 @@ def test_save_load_compare_plot_and_report(tmp_path):
     scores = rng.random((12, 30)).astype(np.float32)
     groups = rng.choice(["man", "woman"], 30)
     result = retrieval_bias(scores=scores, groups=groups, k=10, n_boot=50, random_state=0)
+    assert isinstance(result, biasamp.RetrievalBiasResult)
     loaded = biasamp.load_result(result.save(tmp_path / "retrieval.json"))
     assert loaded == result and loaded.to_dict() == result.to_dict()
     assert float(loaded) == result.value

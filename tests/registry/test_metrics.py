@@ -97,6 +97,7 @@ def test_directional_accepts_every_listed_spelling(direction):
 
 def test_card_for_each_family_and_direction():
     for card in metric_cards():
+        assert isinstance(card, biasamp.MetricCard)
         assert card_for(card.family, card.direction) is card
     with pytest.raises(ValueError, match="family: unknown metric"):
         card_for("nothing")

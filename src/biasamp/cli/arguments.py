@@ -23,6 +23,7 @@ from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
 from biasamp.output._targets import OutputTarget, check_outputs
 
 from .console import new_console
+from .exit_codes import EXIT_CODES
 from .flags import to_flags
 
 __all__ = [
@@ -51,12 +52,6 @@ ERR_THRESHOLD = "--threshold: expected a finite number, got {got!r}."
 
 ERR_DELIMITER_ARG = "--delimiter: expected one character (or '\\t' / tab for a tab), got {got!r}."
 
-#: The exit codes, in every command's ``--help`` and in docs/cli.md ("Exit codes").
-EXIT_CODES = (
-    "Exit codes: 0 success, 1 a --fail-above bound was exceeded (only that),\n"
-    "  2 usage or input error, 3 internal error (please report it; set\n"
-    "  BIASAMP_TRACEBACK=1 for the traceback), 130 interrupted (Ctrl-C)."
-)
 
 INPUT_CONTRACT = """\
 Input contract:

@@ -1,33 +1,31 @@
 """``biasamp`` command: sub-command dispatch.
 
 Each sub-command lives in its own module with ``add_parser(subparsers)`` and
-``run(args) -> int``. Exit codes (``docs/cli.md``, "Exit codes"): 0 success,
-1 a ``--fail-above`` gate was exceeded (and nothing else), 2 a usage or input
-error, 3 an internal error (a bug: one line, no traceback unless
-``BIASAMP_TRACEBACK=1``), 130 interrupted (Ctrl-C).
+``run(args) -> int``; only the module of the command that runs is imported, so
+``biasamp --help`` and ``biasamp --version`` answer without importing the metrics.
+Exit codes (``docs/cli.md``, "Exit codes"): 0 success, 1 a ``--fail-above`` gate
+was exceeded (and nothing else), 2 a usage or input error, 3 an internal error
+(a bug: one line, no traceback unless ``BIASAMP_TRACEBACK=1``), 130 interrupted
+(Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import os
 import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterator, Sequence
-from types import FrameType
-
-from rich.markup import escape
+from collections.abc import Collection, Iterator, Sequence
+from types import FrameType, ModuleType
 
 from biasamp._interrupts import EXIT_INTERRUPTED, INTERRUPTED_LINE, release_startup
 from biasamp._version import __version__
-from biasamp.results._display import display_text
 
-from . import calibrate, captions, compare, demo, measure, mitigate, report
-from .arguments import EXIT_CODES
-from .console import new_console
+from .exit_codes import EXIT_CODES
 from .flags import to_flags
 
 EXIT_OK = 0
@@ -40,14 +38,37 @@ ERR_INTERNAL = (
     "for the traceback and report it)"
 )
 ERR_INTERRUPTED = "interrupted"
+ERR_COMMAND = "command: expected one of {known}, got {got!r}."
 ERR_MEMORY = (
     "out of memory: {detail}; use fewer --n-boot replicates, a smaller --chunk-size or fewer labels"
 )
 
-_COMMANDS = (measure, report, compare, calibrate, mitigate, captions, demo)
+#: The sub-commands in the order of ``biasamp --help``, with the one-line help each module's
+#: ``add_parser`` gives (tests/cli/test_startup.py checks they agree).
+COMMANDS = {
+    "measure": "compute bias-amplification metrics from files",
+    "report": "compute the metrics and write a self-contained HTML report",
+    "compare": "compare saved results of several models or checkpoints",
+    "calibrate": "per-label decision thresholds from a validation file",
+    "mitigate": "reduce bias amplification with RBA (calibrated predictions)",
+    "captions": "bias amplification of captioning models, read from their captions",
+    "demo": "audit a real gender-from-objects model on bundled COCO labels",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(name: str) -> ModuleType:
+    """The module of the sub-command ``name`` (``biasamp.cli.<name>``), imported now."""
+    if name not in COMMANDS:
+        raise ValueError(ERR_COMMAND.format(known=sorted(COMMANDS), got=name))
+    return importlib.import_module(f"biasamp.cli.{name}")
+
+
+def build_parser(commands: Collection[str] = tuple(COMMANDS)) -> argparse.ArgumentParser:
+    """The ``biasamp`` parser, with the full parsers of ``commands``.
+
+    The other sub-commands get only their name and one-line help: enough for
+    ``biasamp --help``, without importing their modules.
+    """
     parser = argparse.ArgumentParser(
         prog="biasamp",
         description="Measure and mitigate bias amplification in classifiers.",
@@ -68,8 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"biasamp {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _COMMANDS:
-        module.add_parser(subparsers)
+    for name, help_line in COMMANDS.items():
+        if name in commands:
+            command_module(name).add_parser(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_line)
     return parser
 
 
@@ -84,11 +108,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_given = sys.argv[1:] if argv is None else list(argv)
+    # the command, if any, is the first argument (the top level has only --help and --version)
+    parser = build_parser([a for a in args_given[:1] if a in COMMANDS])
+    args = parser.parse_args(args_given)
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    from rich.markup import escape
+
+    from biasamp.results._display import display_text
+
+    from .console import new_console
+
     console = new_console(stderr=True)
 
     def fail(message: str, code: int) -> int:

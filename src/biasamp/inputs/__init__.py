@@ -7,22 +7,29 @@ here too, and so does the detection of distributed collections, whose counting
 engine is registered by :mod:`biasamp.engines`.
 """
 
-from biasamp.inputs._collections import collection_kind, counter_for, register_counter
-from biasamp.inputs._column_roles import (
-    ColumnRoles,
-    IntersectedColumns,
-    RoleColumns,
-    ScoreColumns,
-)
-from biasamp.inputs._containers import to_native_numpy
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, SmallGroupWarning
-from biasamp.inputs._intersect import Intersection, intersect, intersection_of
-from biasamp.inputs._label_matrix import (
-    LabelMatrix,
-    LabelWarning,
-    as_label_matrix,
-    as_sample_weight,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from biasamp._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from biasamp.inputs._collections import collection_kind, counter_for, register_counter
+    from biasamp.inputs._column_roles import (
+        ColumnRoles,
+        IntersectedColumns,
+        RoleColumns,
+        ScoreColumns,
+    )
+    from biasamp.inputs._containers import to_native_numpy
+    from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, SmallGroupWarning
+    from biasamp.inputs._intersect import Intersection, intersect, intersection_of
+    from biasamp.inputs._label_matrix import (
+        LabelMatrix,
+        LabelWarning,
+        as_label_matrix,
+        as_sample_weight,
+    )
 
 __all__ = [
     "DEFAULT_MIN_GROUP_SIZE",
@@ -43,3 +50,26 @@ __all__ = [
     "register_counter",
     "to_native_numpy",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "biasamp.inputs._collections": ("collection_kind", "counter_for", "register_counter"),
+            "biasamp.inputs._column_roles": (
+                "ColumnRoles",
+                "IntersectedColumns",
+                "RoleColumns",
+                "ScoreColumns",
+            ),
+            "biasamp.inputs._containers": ("to_native_numpy",),
+            "biasamp.inputs._group_sizes": ("DEFAULT_MIN_GROUP_SIZE", "SmallGroupWarning"),
+            "biasamp.inputs._intersect": ("Intersection", "intersect", "intersection_of"),
+            "biasamp.inputs._label_matrix": (
+                "LabelMatrix",
+                "LabelWarning",
+                "as_label_matrix",
+                "as_sample_weight",
+            ),
+        },
+    )

@@ -10,28 +10,35 @@ In distribution: :func:`distribution_mals` (MALS of the posterior mass), with
 :func:`distribution_counts` and :func:`distribution_mals_from_counts` for streams.
 """
 
-from biasamp.metrics._combination_space import CombinationSpace
-from biasamp.metrics._differential_fairness import (
-    differential_fairness,
-    differential_fairness_amplification,
-    differential_fairness_amplification_from_counts,
-    differential_fairness_from_counts,
-)
-from biasamp.metrics._directional import directional, directional_from_counts
-from biasamp.metrics._distribution_mals import (
-    distribution_counts,
-    distribution_mals,
-    distribution_mals_from_counts,
-)
-from biasamp.metrics._mals import bias_scores, mals, mals_from_counts
-from biasamp.metrics._multi_attribute import (
-    multi_attribute,
-    multi_directional,
-    multi_directional_from_counts,
-    multi_mals,
-    multi_mals_from_counts,
-)
-from biasamp.metrics._retrieval import retrieval_bias
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from biasamp._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from biasamp.metrics._combination_space import CombinationSpace
+    from biasamp.metrics._differential_fairness import (
+        differential_fairness,
+        differential_fairness_amplification,
+        differential_fairness_amplification_from_counts,
+        differential_fairness_from_counts,
+    )
+    from biasamp.metrics._directional import directional, directional_from_counts
+    from biasamp.metrics._distribution_mals import (
+        distribution_counts,
+        distribution_mals,
+        distribution_mals_from_counts,
+    )
+    from biasamp.metrics._mals import bias_scores, mals, mals_from_counts
+    from biasamp.metrics._multi_attribute import (
+        multi_attribute,
+        multi_directional,
+        multi_directional_from_counts,
+        multi_mals,
+        multi_mals_from_counts,
+    )
+    from biasamp.metrics._retrieval import retrieval_bias
 
 __all__ = [
     "CombinationSpace",
@@ -54,3 +61,39 @@ __all__ = [
     "multi_mals_from_counts",
     "retrieval_bias",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "biasamp.metrics._combination_space": ("CombinationSpace",),
+            "biasamp.metrics._differential_fairness": (
+                "differential_fairness",
+                "differential_fairness_amplification",
+                "differential_fairness_amplification_from_counts",
+                "differential_fairness_from_counts",
+            ),
+            "biasamp.metrics._directional": (
+                "directional",
+                "directional_from_counts",
+            ),
+            "biasamp.metrics._distribution_mals": (
+                "distribution_counts",
+                "distribution_mals",
+                "distribution_mals_from_counts",
+            ),
+            "biasamp.metrics._mals": (
+                "bias_scores",
+                "mals",
+                "mals_from_counts",
+            ),
+            "biasamp.metrics._multi_attribute": (
+                "multi_attribute",
+                "multi_directional",
+                "multi_directional_from_counts",
+                "multi_mals",
+                "multi_mals_from_counts",
+            ),
+            "biasamp.metrics._retrieval": ("retrieval_bias",),
+        },
+    )

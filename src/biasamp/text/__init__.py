@@ -9,15 +9,22 @@
   the default word lists.
 """
 
-from biasamp.text._caption_bias import (
-    CaptionBiasResult,
-    caption_bias_amplification,
-    caption_bias_table,
-)
-from biasamp.text._caption_labels import CaptionLabels, caption_labels
-from biasamp.text._dbac import DBACResult, dbac, dbac_both
-from biasamp.text._lexicons import COCO_TASK_WORDS, DIRECTIONAL_GROUP_WORDS, LIC_GENDER_WORDS
-from biasamp.text._lic import LICResult, lic
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from biasamp._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from biasamp.text._caption_bias import (
+        CaptionBiasResult,
+        caption_bias_amplification,
+        caption_bias_table,
+    )
+    from biasamp.text._caption_labels import CaptionLabels, caption_labels
+    from biasamp.text._dbac import DBACResult, dbac, dbac_both
+    from biasamp.text._lexicons import COCO_TASK_WORDS, DIRECTIONAL_GROUP_WORDS, LIC_GENDER_WORDS
+    from biasamp.text._lic import LICResult, lic
 
 __all__ = [
     "COCO_TASK_WORDS",
@@ -34,3 +41,33 @@ __all__ = [
     "dbac_both",
     "lic",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "biasamp.text._caption_bias": (
+                "CaptionBiasResult",
+                "caption_bias_amplification",
+                "caption_bias_table",
+            ),
+            "biasamp.text._caption_labels": (
+                "CaptionLabels",
+                "caption_labels",
+            ),
+            "biasamp.text._dbac": (
+                "DBACResult",
+                "dbac",
+                "dbac_both",
+            ),
+            "biasamp.text._lexicons": (
+                "COCO_TASK_WORDS",
+                "DIRECTIONAL_GROUP_WORDS",
+                "LIC_GENDER_WORDS",
+            ),
+            "biasamp.text._lic": (
+                "LICResult",
+                "lic",
+            ),
+        },
+    )
