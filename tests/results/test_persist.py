@@ -406,3 +406,23 @@ def test_paper_direction_names_print_and_plot(tmp_path):
             ax = result.plot(kind)  # no KeyError for the paper's names
             assert ax.figure is not None
             matplotlib.pyplot.close(ax.figure)
+
+
+def test_result_modules_name_every_registered_type_and_its_module():
+    """A file loads in a fresh process before its type's module was imported."""
+    import importlib
+    import subprocess
+    import sys
+
+    from biasamp.results._persist import RESULT_MODULES, registered_results
+
+    registered = registered_results()
+    assert sorted(registered) == sorted(RESULT_MODULES)
+    for kind, cls in registered.items():
+        assert cls.__module__ == RESULT_MODULES[kind]
+        assert importlib.import_module(RESULT_MODULES[kind]) is not None
+    code = (
+        "from biasamp.results._persist import registered_results; print(len(registered_results()))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(out.stdout) == len(RESULT_MODULES)

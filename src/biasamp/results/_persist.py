@@ -40,6 +40,7 @@ metric.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import json
 import math
@@ -96,6 +97,38 @@ class _Entry:
 
 
 _REGISTRY: dict[str, _Entry] = {}
+
+#: The module that defines each result type. Public names are imported on first use, so a
+#: file can be loaded before its type's module was ever imported: the registry imports the
+#: defining modules by name when it is read (``tests/results/test_persist.py`` checks that
+#: this table names every registered type and its module).
+RESULT_MODULES: dict[str, str] = {
+    "pairwise": "biasamp.results._base",
+    "differential_fairness": "biasamp.results._differential_fairness",
+    "multi_attribute": "biasamp.results._multi_attribute",
+    "predictability": "biasamp.results._predictability",
+    "retrieval_bias": "biasamp.results._retrieval",
+    "runs_summary": "biasamp.uncertainty._runs",
+    "threshold_calibration": "biasamp.uncertainty._calibration",
+    "threshold_sweep": "biasamp.uncertainty._sweep",
+    "lic": "biasamp.text._lic",
+    "caption_bias": "biasamp.text._caption_bias",
+    "dbac": "biasamp.text._dbac",
+    "model_comparison": "biasamp.comparison._compare",
+    "oversampling": "biasamp.mitigation._oversampling",
+    "mitigation_comparison": "biasamp.mitigation._compare",
+    "rba": "biasamp.mitigation._rba_result",
+    "audit": "biasamp.auditing._result",
+}
+
+
+def _registry() -> dict[str, _Entry]:
+    """Every result type, its defining module imported first (by name: see RESULT_MODULES)."""
+    for module in RESULT_MODULES.values():
+        importlib.import_module(module)
+    return _REGISTRY
+
+
 _BY_CLASS: dict[type, _Entry] = {}
 
 
@@ -194,7 +227,7 @@ def _result_eq(self: Any, other: Any) -> Any:
 
 def registered_results() -> dict[str, type]:
     """The savable result types: ``{kind: class}``."""
-    return {kind: entry.cls for kind, entry in _REGISTRY.items()}
+    return {kind: entry.cls for kind, entry in _registry().items()}
 
 
 class SavableResult:
@@ -653,7 +686,7 @@ class _Decoder:
 
     # -- results
     def result(self, kind: Any, fields: Any, path: str, depth: int = 0) -> Any:
-        entry = _REGISTRY.get(kind) if isinstance(kind, str) else None
+        entry = _registry().get(kind) if isinstance(kind, str) else None
         if entry is None:
             raise ValueError(
                 ERR_LOAD_KIND.format(file=self.file, got=kind, known=sorted(_REGISTRY))
@@ -827,7 +860,7 @@ def result_from_document(document: Mapping[str, Any], schema: Mapping[str, Any],
         raise InvalidDocument(file, *found)
     check_version(document, SAVED_SCHEMA_VERSION, file)
     kind = document["type"]
-    entry = _REGISTRY.get(kind)
+    entry = _registry().get(kind)
     if entry is None:
         raise ValueError(ERR_LOAD_KIND.format(file=file, got=kind, known=sorted(_REGISTRY)))
     if document["class"] != entry.cls.__name__:
