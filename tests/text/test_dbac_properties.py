@@ -28,7 +28,7 @@ from sklearn.pipeline import make_pipeline
 import biasamp.text._dbac as dbac_module
 from biasamp.inputs._alignment import ERR_INDEX_DIFFERS
 from biasamp.text import dbac_both
-from biasamp.text._dbac import ERR_GROUPS_SHAPE, ERR_HUMAN_COLUMNS_INDEX
+from biasamp.text._lic import ERR_GROUPS_SHAPE, ERR_HUMAN_COLUMNS_INDEX
 from tests.inputs.test_containers import ONE_D
 
 pl = pytest.importorskip("polars")

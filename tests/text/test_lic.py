@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB
@@ -161,7 +162,7 @@ def test_bad_input_names_the_argument() -> None:
     with pytest.raises(ValueError) as info:
         lic(**{**kwargs, "groups": ["man"] * (N - 3) + ["woman"] * 3})
     assert str(info.value) == ERR_TOO_SMALL.format(group="woman", count=3, test_size=0.1)
-    with pytest.raises(ValueError, match="^groups: row 2 is missing"):
+    with pytest.raises(ValueError, match=r"^groups: contains 200 missing value\(s\)"):
         lic(**{**kwargs, "groups": ["man", "woman", None] * (N // 3)})
     with pytest.raises(TypeError) as info:
         lic(**kwargs, attacker="logistic")
@@ -222,3 +223,25 @@ def test_ci_is_the_interval_keyword_and_ci_level_a_deprecated_alias():
         "leakage_amplification",
         "lic",
     }
+
+
+def test_lic_reads_caption_columns_as_dbac_does():
+    """One reader of caption pairs for LIC and DBAC: several human caption columns as a
+    DataFrame, a list of Series or a list of lists per row give the same LIC, and 2-D groups
+    are refused as DBAC refuses them."""
+    import re
+
+    from biasamp.text._lic import ERR_GROUPS_SHAPE
+
+    rng = np.random.default_rng(3)
+    human, model = planted(rng)
+    frame = pd.DataFrame({"a": human, "b": human})
+    rows = [[h, h] for h in human]
+    kwargs = {"captions_model": model, "groups": GROUPS, "n_iter": 2, "random_state": 0}
+    by_rows = lic(captions_human=rows, **kwargs)
+    assert lic(captions_human=frame, **kwargs) == by_rows
+    assert lic(captions_human=[frame["a"], frame["b"]], **kwargs) == by_rows
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_GROUPS_SHAPE.format(shape=(len(GROUPS), 2)))
+    ):
+        lic(captions_human=human, captions_model=model, groups=np.column_stack([GROUPS, GROUPS]))

@@ -35,8 +35,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.inputs._alignment import align_pandas_indexes
-from biasamp.inputs._containers import to_native_numpy
 from biasamp.registry import normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
@@ -45,22 +43,15 @@ from biasamp.results._plotting import t_interval
 from biasamp.text._caption_labels import caption_labels
 from biasamp.text._lexicons import COCO_TASK_WORDS
 from biasamp.text._lic import (
-    ERR_ATTACKER,
-    ERR_GROUPS_MISSING,
-    ERR_HUMAN_COUNT,
-    ERR_LENGTH,
-    ERR_MODEL_ONE,
-    ERR_ONE_GROUP,
     ERR_TEST_SIZE,
     MASK_TOKEN,
     _align,
-    _default_attacker,
     _fresh,
     _gender_words,
     _stratified,
     mask_words_in,
+    read_caption_pairs,
 )
-from biasamp.text._tokenize import as_caption_rows
 
 __all__ = ["DIRECTIONS", "DBACResult", "dbac", "dbac_both"]
 
@@ -69,11 +60,6 @@ ALIGN_CHOICES = ("both", "human", "none")
 
 ERR_ALIGN = "align: expected one of {choices}, got {got!r}."
 ERR_N_ITER = "n_iter: expected an integer >= 1, got {got!r}."
-ERR_GROUPS_SHAPE = "groups: expected one group per row (1-D), got shape {shape}."
-ERR_HUMAN_COLUMNS_INDEX = (
-    "captions_human: the Series of caption position {j} has another index than the first; "
-    "several human caption columns need the same rows."
-)
 ERR_TOO_SMALL = (
     "groups: the group {group!r} has {count} rows, too few for a split with "
     "test_size={test_size} (training and test each need at least one row of every group)."
@@ -145,28 +131,6 @@ def _true_group_proba(
     return truth, float(right.mean())
 
 
-def _human_columns(captions: Any) -> Any:
-    """Several human caption columns as one pandas DataFrame (a column per position): a
-    polars DataFrame, or a list of pandas Series on the same index; anything else as is."""
-    if type(captions).__name__ == "DataFrame" and type(captions).__module__.startswith("polars"):
-        return pd.DataFrame(
-            {f"caption_{j}": column.to_list() for j, column in enumerate(captions.get_columns())}
-        )
-    if (
-        isinstance(captions, (list, tuple))
-        and len(captions) > 0
-        and all(isinstance(c, pd.Series) for c in captions)
-    ):
-        first = captions[0].index
-        for j, column in enumerate(captions[1:], start=1):
-            if not column.index.equals(first):
-                raise ValueError(ERR_HUMAN_COLUMNS_INDEX.format(j=j))
-        return pd.DataFrame(
-            {f"caption_{j}": c.to_numpy(dtype=object) for j, c in enumerate(captions)}, index=first
-        )
-    return captions
-
-
 def _check_int(value: Any, error: str) -> int:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
         raise ValueError(error.format(got=value))
@@ -202,45 +166,13 @@ def dbac_both(
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
     if align not in ALIGN_CHOICES:
         raise ValueError(ERR_ALIGN.format(choices=ALIGN_CHOICES, got=align))
-    if attacker is None:
-        attacker = _default_attacker()
-        attacker_name = "TF-IDF (words and word pairs) + logistic regression"
-    elif not (hasattr(attacker, "fit") and hasattr(attacker, "predict_proba")):
-        raise TypeError(ERR_ATTACKER.format(got=attacker))
-    else:
-        attacker_name = repr(attacker)
-    aligned = align_pandas_indexes(
-        groups=groups, captions_human=_human_columns(captions_human), captions_model=captions_model
-    )
-    if isinstance(aligned["captions_human"], pd.DataFrame):  # one column per caption position
-        frame = aligned["captions_human"]
-        aligned["captions_human"] = pd.Series(
-            list(frame.astype(object).to_numpy()), index=frame.index, dtype=object
-        )
-    group_array = to_native_numpy(aligned["groups"], arg="groups").values
-    if getattr(group_array, "ndim", 1) != 1:
-        raise ValueError(ERR_GROUPS_SHAPE.format(shape=group_array.shape))
-    group_values = pd.Series(np.asarray(group_array, dtype=object))
-    n = len(group_values)
-    missing = np.flatnonzero(group_values.isna().to_numpy())
-    if len(missing):
-        raise ValueError(ERR_GROUPS_MISSING.format(row=int(missing[0])))
-    codes, names = pd.factorize(group_values.astype(str), sort=True)
-    if len(names) < 2:
-        raise ValueError(ERR_ONE_GROUP.format(got=list(names)))
-    human, human_row, human_index = as_caption_rows(aligned["captions_human"], arg="captions_human")
-    model, model_row, model_index = as_caption_rows(aligned["captions_model"], arg="captions_model")
-    for arg, index in (("captions_human", human_index), ("captions_model", model_index)):
-        if len(index) != n:
-            raise ValueError(ERR_LENGTH.format(arg=arg, got=len(index), n=n))
-    per_model = np.bincount(model_row, minlength=n)
-    if (per_model != 1).any():
-        row = int(np.flatnonzero(per_model != 1)[0])
-        raise ValueError(ERR_MODEL_ONE.format(row=row, k=int(per_model[row])))
-    per_human = np.bincount(human_row, minlength=n)
-    if (per_human != per_human[0]).any():
-        row = int(np.flatnonzero(per_human != per_human[0])[0])
-        raise ValueError(ERR_HUMAN_COUNT.format(first=int(per_human[0]), row=row, k=per_human[row]))
+    pairs = read_caption_pairs(
+        groups=groups, captions_human=captions_human, captions_model=captions_model,
+        attacker=attacker,
+    )  # fmt: skip
+    codes, names, human, model = pairs.codes, pairs.names, pairs.human, pairs.model
+    n, attacker, attacker_name = pairs.n, pairs.attacker, pairs.attacker_name
+    per_human = np.full(n, pairs.k)
     counts = np.bincount(codes, minlength=len(names))
     too_small = np.flatnonzero(counts - np.maximum(1, np.round(counts * test_size)) < 1)
     if len(too_small):

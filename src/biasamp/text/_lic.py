@@ -61,6 +61,7 @@ import pandas as pd
 from biasamp._deprecation import UNSET, renamed_keyword
 from biasamp._memory import check_allocation
 from biasamp.inputs._alignment import align_pandas_indexes
+from biasamp.inputs._containers import to_native_numpy
 from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
 from biasamp.results._plotting import t_interval
@@ -90,6 +91,11 @@ ERR_TOO_SMALL = (
     "test_size={test_size} (each side needs at least one row per group)."
 )
 ERR_MASK_WORDS = "mask_words: expected a dict {{group: [words]}} or a list of words, got {got}."
+ERR_GROUPS_SHAPE = "groups: expected one group per row (1-D), got shape {shape}."
+ERR_HUMAN_COLUMNS_INDEX = (
+    "captions_human: the Series of caption position {j} has another index than the first; "
+    "several human caption columns need the same rows."
+)
 ERR_ATTACKER = (
     "attacker: expected a scikit-learn estimator or pipeline with fit and predict_proba "
     "that takes a list of strings, got {got!r}."
@@ -212,6 +218,96 @@ def _score(
     return float(np.where(right, truth, 0.0).mean()), float(right.mean())
 
 
+def _human_columns(captions: Any) -> Any:
+    """Several human caption columns as one pandas DataFrame (a column per position): a
+    polars DataFrame, or a list of pandas Series on the same index; anything else as is."""
+    if type(captions).__name__ == "DataFrame" and type(captions).__module__.startswith("polars"):
+        return pd.DataFrame(
+            {f"caption_{j}": column.to_list() for j, column in enumerate(captions.get_columns())}
+        )
+    if (
+        isinstance(captions, (list, tuple))
+        and len(captions) > 0
+        and all(isinstance(c, pd.Series) for c in captions)
+    ):
+        first = captions[0].index
+        for j, column in enumerate(captions[1:], start=1):
+            if not column.index.equals(first):
+                raise ValueError(ERR_HUMAN_COLUMNS_INDEX.format(j=j))
+        return pd.DataFrame(
+            {f"caption_{j}": c.to_numpy(dtype=object) for j, c in enumerate(captions)}, index=first
+        )
+    return captions
+
+
+@dataclass(frozen=True)
+class CaptionPairs:
+    """The captions of LIC and DBAC, read once: group codes, and the caption rows of both sides.
+
+    ``human`` holds ``k`` captions per image, image by image; ``model`` one per image.
+    """
+
+    codes: np.ndarray
+    names: pd.Index
+    human: list[str]
+    model: list[str]
+    n: int
+    k: int
+    attacker: Any
+    attacker_name: str
+
+
+def read_caption_pairs(
+    *, groups: Any, captions_human: Any, captions_model: Any, attacker: Any
+) -> CaptionPairs:
+    """Check and read the inputs LIC and DBAC share (one rule for both: containers, index
+    alignment, missing groups, one model caption and the same number of human captions per
+    image), and the attacker (the default, or any estimator with ``fit``/``predict_proba``)."""
+    if attacker is None:
+        attacker = _default_attacker()
+        attacker_name = "TF-IDF (words and word pairs) + logistic regression"
+    elif not (hasattr(attacker, "fit") and hasattr(attacker, "predict_proba")):
+        raise TypeError(ERR_ATTACKER.format(got=attacker))
+    else:
+        attacker_name = repr(attacker)
+    aligned = align_pandas_indexes(
+        groups=groups, captions_human=_human_columns(captions_human), captions_model=captions_model
+    )
+    if isinstance(aligned["captions_human"], pd.DataFrame):  # one column per caption position
+        frame = aligned["captions_human"]
+        aligned["captions_human"] = pd.Series(
+            list(frame.astype(object).to_numpy()), index=frame.index, dtype=object
+        )
+    group_array = to_native_numpy(aligned["groups"], arg="groups").values
+    if getattr(group_array, "ndim", 1) != 1:
+        raise ValueError(ERR_GROUPS_SHAPE.format(shape=group_array.shape))
+    group_values = pd.Series(np.asarray(group_array, dtype=object))
+    n = len(group_values)
+    missing = np.flatnonzero(group_values.isna().to_numpy())
+    if len(missing):
+        raise ValueError(ERR_GROUPS_MISSING.format(row=int(missing[0])))
+    codes, names = pd.factorize(group_values.astype(str), sort=True)
+    if len(names) < 2:
+        raise ValueError(ERR_ONE_GROUP.format(got=list(names)))
+    human, human_row, human_index = as_caption_rows(aligned["captions_human"], arg="captions_human")
+    model, model_row, model_index = as_caption_rows(aligned["captions_model"], arg="captions_model")
+    for arg, index in (("captions_human", human_index), ("captions_model", model_index)):
+        if len(index) != n:
+            raise ValueError(ERR_LENGTH.format(arg=arg, got=len(index), n=n))
+    per_model = np.bincount(model_row, minlength=n)
+    if (per_model != 1).any():
+        row = int(np.flatnonzero(per_model != 1)[0])
+        raise ValueError(ERR_MODEL_ONE.format(row=row, k=int(per_model[row])))
+    per_human = np.bincount(human_row, minlength=n)
+    if (per_human != per_human[0]).any():
+        row = int(np.flatnonzero(per_human != per_human[0])[0])
+        raise ValueError(ERR_HUMAN_COUNT.format(first=int(per_human[0]), row=row, k=per_human[row]))
+    return CaptionPairs(
+        codes=np.asarray(codes), names=pd.Index(names), human=list(human), model=list(model),
+        n=n, k=int(per_human[0]), attacker=attacker, attacker_name=attacker_name,
+    )  # fmt: skip
+
+
 def lic(
     *,
     captions_human: Any,
@@ -304,39 +400,13 @@ def lic(
     )
     if not isinstance(test_size, (float, int)) or not 0 < test_size < 1:
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
-    if attacker is None:
-        attacker = _default_attacker()
-        attacker_name = "TF-IDF (words and word pairs) + logistic regression"
-    elif not (hasattr(attacker, "fit") and hasattr(attacker, "predict_proba")):
-        raise TypeError(ERR_ATTACKER.format(got=attacker))
-    else:
-        attacker_name = repr(attacker)
-    aligned = align_pandas_indexes(
-        groups=groups, captions_human=captions_human, captions_model=captions_model
-    )
-    groups = aligned["groups"]
-    captions_human, captions_model = aligned["captions_human"], aligned["captions_model"]
-    group_values = pd.Series(np.asarray(groups, dtype=object))
-    n = len(group_values)
-    missing = np.flatnonzero(group_values.isna().to_numpy())
-    if len(missing):
-        raise ValueError(ERR_GROUPS_MISSING.format(row=int(missing[0])))
-    codes, names = pd.factorize(group_values.astype(str), sort=True)
-    if len(names) < 2:
-        raise ValueError(ERR_ONE_GROUP.format(got=list(names)))
-    human, human_row, human_index = as_caption_rows(captions_human, arg="captions_human")
-    model, model_row, model_index = as_caption_rows(captions_model, arg="captions_model")
-    for arg, index in (("captions_human", human_index), ("captions_model", model_index)):
-        if len(index) != n:
-            raise ValueError(ERR_LENGTH.format(arg=arg, got=len(index), n=n))
-    per_model = np.bincount(model_row, minlength=n)
-    if (per_model != 1).any():
-        row = int(np.flatnonzero(per_model != 1)[0])
-        raise ValueError(ERR_MODEL_ONE.format(row=row, k=int(per_model[row])))
-    per_human = np.bincount(human_row, minlength=n)
-    if (per_human != per_human[0]).any():
-        row = int(np.flatnonzero(per_human != per_human[0])[0])
-        raise ValueError(ERR_HUMAN_COUNT.format(first=int(per_human[0]), row=row, k=per_human[row]))
+    pairs = read_caption_pairs(
+        groups=groups, captions_human=captions_human, captions_model=captions_model,
+        attacker=attacker,
+    )  # fmt: skip
+    codes, names, human, model = pairs.codes, pairs.names, pairs.human, pairs.model
+    n, attacker, attacker_name = pairs.n, pairs.attacker, pairs.attacker_name
+    per_human = np.full(n, pairs.k)
     counts = np.bincount(codes, minlength=len(names))
     smallest = int(counts.argmin())
     if counts[smallest] * min(test_size, 1 - test_size) < 1:
