@@ -74,7 +74,7 @@ def test_hand_worked_value_and_by_pair():
     assert not pairs.loc[("m", "cook"), "biased"]
     # cook is 0.119 away from training (> 0.05), ski 0: one violation
     assert result.violations == 1
-    assert result.metric == "distribution_mals" and result.name == "BiasAmp_MALS (distribution)"
+    assert result.metric == "distribution_mals" and result.name == "BiasAmp_MALS in distribution"
     assert result.params["source"] == "posterior mass"
     # the top-1 labels of the same rows: (cook, w), (ski, m), (cook, w) -> b~(cook, w) = 1,
     # b~(ski, m) = 1: MALS = ((1 - 2/3) + (1 - 3/4)) / 2 = 0.291667; the posterior is less
@@ -285,9 +285,10 @@ def test_save_load_and_compare(tmp_path):
         min_group_size=None,
     )
     again = biasamp.load_result(result.save(tmp_path / "d.json"))
-    assert again == result and again.name == "BiasAmp_MALS (distribution)"
+    assert again == result and again.name == "BiasAmp_MALS in distribution"
     table = biasamp.compare({"model": result})
-    assert table["metric"].tolist() == ["BiasAmp_MALS (distribution)"]
+    assert table["metric"].tolist() == ["distribution-mals"]
+    assert table["title"].tolist() == ["BiasAmp_MALS in distribution"]
 
 
 def test_bad_input_is_refused():

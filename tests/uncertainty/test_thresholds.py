@@ -449,3 +449,13 @@ def test_sweep_one_d_task_score_for_a_binary_task():
         biasamp.directional(tasks_pred=np.where(p_ski > t, "cook", "ski"), **kw).value for t in grid
     ]
     np.testing.assert_allclose(flipped.table["value"], by_hand, rtol=0, atol=1e-12)
+
+
+def test_empty_scores_are_refused_naming_the_argument():
+    """An empty frame raised IndexError (found by the exception fuzz test)."""
+    from biasamp.uncertainty._calibration import ERR_SCORES_EMPTY
+
+    for empty, shape in ((pd.DataFrame(), (0, 0)), (np.zeros((0, 2)), (0, 2))):
+        with pytest.raises(ValueError) as info:
+            biasamp.calibrate_thresholds(empty, rate=0.5)
+        assert str(info.value) == ERR_SCORES_EMPTY.format(arg="scores_val", shape=shape)

@@ -51,6 +51,7 @@ ERR_SCORES_NAN = "{arg}: contains NaN or infinite scores ({count} entries)."
 ERR_SCORES_NUMERIC = "{arg}: scores must be numeric, got dtype {dtype}."
 ERR_SCORES_SHAPE = "{arg}: has {got} columns but there are {expected} labels {names}."
 ERR_SCORES_COLUMNS = "{arg}: columns {got} differ from the label names {expected}."
+ERR_SCORES_EMPTY = "{arg}: expected at least one row and one label column, got shape {shape}."
 ERR_SCORES_ROWS = "{arg}: has {got} rows, expected {expected} (one per instance)."
 ERR_NEED_TARGET = "calibrate_thresholds needs labels_val or rate (the target positive counts)."
 ERR_RATE = "rate: expected a number in [0, 1] or one per label column, got {got!r}."
@@ -296,6 +297,8 @@ def calibrate_thresholds(
         names = tuple(labels_val.columns)
     values, names = _as_scores(scores_val, arg="scores_val", names=names)
     n, k = values.shape
+    if n == 0 or k == 0:
+        raise ValueError(ERR_SCORES_EMPTY.format(arg="scores_val", shape=values.shape))
     labels: np.ndarray | None = None
     if labels_val is not None:
         raw = labels_val
