@@ -43,7 +43,13 @@ def project_files() -> list[Path]:
 def test_pattern_catches_work_words() -> None:
     for text in ("issue 18", "Issue #25", "third session", "the issue's case", "round 2"):
         assert WORK_WORDS.search(text), text
-    for text in ('scope="session"', "SparkSession", "set it before the session starts", "a Spark Connect session works", "round(x, 2)"):
+    for text in (
+        'scope="session"',
+        "SparkSession",
+        "set it before the session starts",
+        "a Spark Connect session works",
+        "round(x, 2)",
+    ):
         assert not WORK_WORDS.search(text), text
 
 
