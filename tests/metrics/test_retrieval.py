@@ -85,6 +85,7 @@ def test_hand_worked_two_groups():
     groups = ["w", "w", "w", "m", "m", "m"]  # pool shares 1/2, 1/2
     scores = np.array([[6, 5, 4, 3, 2, 1], [6, 1, 2, 5, 3, 4]])
     result = retrieval_bias(scores=scores, groups=groups, k=2)
+    assert isinstance(result, biasamp.RetrievalBiasResult)
     frame = result.by_query
     # query 0: top 2 = w, w. Skew(w) = ln(1 / 0.5) = ln 2, Skew(m) = ln 0 = -inf.
     # KL(top 1) = 1 ln(1 / 0.5) = ln 2, KL(top 2) = ln 2 -> NDKL = ln 2.
