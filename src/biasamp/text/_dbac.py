@@ -39,7 +39,6 @@ from biasamp.registry import normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
 from biasamp.results._persist import register_result
-from biasamp.results._plotting import t_interval
 from biasamp.text._caption_labels import caption_labels
 from biasamp.text._lexicons import COCO_TASK_WORDS
 from biasamp.text._lic import (
@@ -49,6 +48,7 @@ from biasamp.text._lic import (
     _fresh,
     _gender_words,
     _stratified,
+    amplification_over_splits,
     mask_words_in,
     read_caption_pairs,
 )
@@ -248,31 +248,21 @@ def dbac_both(
     }
     out: dict[str, DBACResult] = {}
     for direction in DIRECTIONS:
-        d, m = psi[direction, "D"], psi[direction, "M"]
-        values = m - d
-        if normalized:
-            total = m + d
-            values = np.divide(values, total, out=np.zeros_like(values), where=total > 0)
-        mean, low, high = t_interval(values, ci)
         out[direction] = DBACResult(
             metric="dbac",
-            value=mean,
-            values=values,
-            data_quality=d,
-            model_quality=m,
             direction=direction,
-            ci=None if n_iter < 2 else (low, high),
-            ci_level=ci,
-            std=float(values.std(ddof=1)) if n_iter > 1 else 0.0,
-            attacker=attacker_name,
-            attacker_reason="default" if attacker_name.startswith("TF-IDF") else "given",
+            **amplification_over_splits(
+                psi[direction, "D"],
+                psi[direction, "M"],
+                normalized=normalized,
+                ci=ci,
+                attacker_name=attacker_name,
+            ),  # fmt: skip
             quality=(
                 "attacker's probability of the true group"
                 if direction == "T->A"
                 else "p(true group | caption) x P(object set) / P(group)"
             ),
-            perturbation="none",
-            model_accuracy=None,
             n=n,
             n_iter=n_iter,
             test_size=float(test_size),

@@ -308,6 +308,38 @@ def read_caption_pairs(
     )  # fmt: skip
 
 
+def amplification_over_splits(
+    data_quality: np.ndarray,
+    model_quality: np.ndarray,
+    *,
+    normalized: bool,
+    ci: float,
+    attacker_name: str,
+) -> dict[str, Any]:
+    """The fields LIC and DBAC share: per-split values (the model side's attacker score
+    minus the data side's, over their sum when ``normalized``), their mean, Student-t
+    interval and spread, and the attacker's description."""
+    values = model_quality - data_quality
+    if normalized:
+        total = model_quality + data_quality
+        values = np.divide(values, total, out=np.zeros_like(values), where=total > 0)
+    mean, low, high = t_interval(values, ci)
+    several = len(values) > 1
+    return {
+        "value": mean,
+        "values": values,
+        "data_quality": data_quality,
+        "model_quality": model_quality,
+        "ci": (low, high) if several else None,
+        "ci_level": ci,
+        "std": float(values.std(ddof=1)) if several else 0.0,
+        "attacker": attacker_name,
+        "attacker_reason": "default" if attacker_name.startswith("TF-IDF") else "given",
+        "perturbation": "none",
+        "model_accuracy": None,
+    }
+
+
 def lic(
     *,
     captions_human: Any,
@@ -441,26 +473,13 @@ def lic(
         lic_d[it] = np.mean([s for s, _ in sides])
         acc_d[it] = np.mean([a for _, a in sides])
         lic_m[it], acc_m[it] = _score(attacker, model_array, codes, train, test, seed)
-    values = lic_m - lic_d
-    if normalized:
-        total = lic_m + lic_d
-        values = np.divide(values, total, out=np.zeros_like(values), where=total > 0)
-    mean, low, high = t_interval(values, ci_level)
     return LICResult(
         metric="lic",
-        value=mean,
-        values=values,
-        data_quality=lic_d,
-        model_quality=lic_m,
         direction=None,
-        ci=None if n_iter < 2 else (low, high),
-        ci_level=ci_level,
-        std=float(values.std(ddof=1)) if n_iter > 1 else 0.0,
-        attacker=attacker_name,
-        attacker_reason="default" if attacker_name.startswith("TF-IDF") else "given",
+        **amplification_over_splits(
+            lic_d, lic_m, normalized=normalized, ci=ci_level, attacker_name=attacker_name
+        ),
         quality="confidence in the true group when right, else 0",
-        perturbation="none",
-        model_accuracy=None,
         n=n,
         n_iter=int(n_iter),
         test_size=float(test_size),
