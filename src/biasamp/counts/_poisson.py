@@ -15,6 +15,8 @@ import numpy as np
 from biasamp._memory import check_allocation
 
 __all__ = [
+    "ERR_RANDOM_STATE_NEGATIVE",
+    "checked_generator",
     "BLOCK_ROWS",
     "ERR_N_BOOT",
     "ERR_RANDOM_STATE",
@@ -35,6 +37,30 @@ ERR_RANDOM_STATE = (
     "random_state: expected None, an int, a numpy Generator, RandomState or SeedSequence, "
     "got {type_name}."
 )
+
+
+ERR_RANDOM_STATE_NEGATIVE = "random_state: expected a non-negative integer, got {got!r}."
+
+
+def checked_generator(random_state: Any) -> np.random.Generator:
+    """``numpy.random.default_rng(random_state)``, with errors that name the argument (one
+    rule for every procedure that draws: an int >= 0, a Generator, a RandomState, a
+    SeedSequence, a BitGenerator or None)."""
+    accepted = (
+        int,
+        np.integer,
+        np.random.Generator,
+        np.random.RandomState,
+        np.random.SeedSequence,
+        np.random.BitGenerator,
+    )
+    if random_state is not None and (
+        isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, accepted)
+    ):
+        raise TypeError(ERR_RANDOM_STATE.format(type_name=type(random_state).__name__))
+    if isinstance(random_state, (int, np.integer)) and random_state < 0:
+        raise ValueError(ERR_RANDOM_STATE_NEGATIVE.format(got=random_state))
+    return np.random.default_rng(random_state)
 
 
 def seed_entropy(random_state: Any) -> int:

@@ -38,7 +38,10 @@ import numpy as np
 import pandas as pd
 
 from biasamp._memory import check_allocation
-from biasamp.counts._poisson import ERR_RANDOM_STATE, check_n_boot
+from biasamp.counts._poisson import (
+    check_n_boot,
+    checked_generator,
+)
 from biasamp.inputs._containers import to_native_numpy
 from biasamp.results._intervals import check_ci, interval_from_replicates
 from biasamp.results._retrieval import COUNT_PREFIX, RetrievalBiasResult
@@ -74,7 +77,6 @@ ERR_GROUP_NAMES_POOL = (
 )
 ERR_QUERY_NAMES = "query_names: expected one name per query ({n}), got {got}."
 ERR_BLOCK = "block_size: expected a positive integer (queries per block), got {got!r}."
-ERR_RANDOM_STATE_NEGATIVE = "random_state: expected a non-negative integer, got {got!r}."
 
 #: Working memory of one block of queries, in bytes (the argpartition indices dominate).
 BLOCK_BYTES = 256 * 2**20
@@ -145,31 +147,11 @@ def retrieval_statistics(
     }
 
 
-def _rng(random_state: Any) -> np.random.Generator:
-    accepted = (
-        int,
-        np.integer,
-        np.random.Generator,
-        np.random.RandomState,
-        np.random.SeedSequence,
-        np.random.BitGenerator,
-    )
-    if random_state is not None and (
-        isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, accepted)
-    ):
-        raise TypeError(ERR_RANDOM_STATE.format(type_name=type(random_state).__name__))
-    if isinstance(random_state, (int, np.integer)) and random_state < 0:
-        raise ValueError(ERR_RANDOM_STATE_NEGATIVE.format(got=random_state))
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    return np.random.default_rng(random_state)
-
-
 def _bootstrap_means(
     columns: Sequence[np.ndarray], n_boot: int, random_state: Any
 ) -> list[np.ndarray]:
     """Means of each column over ``n_boot`` resamples of the queries (with replacement)."""
-    rng = _rng(random_state)
+    rng = checked_generator(random_state)
     n = len(columns[0])
     out = [np.empty(n_boot) for _ in columns]
     step = max(1, BOOT_BYTES // (8 * n))
@@ -392,7 +374,7 @@ def retrieval_bias(
     if n_boot is not None:
         n_boot = check_n_boot(n_boot)
         level = check_ci(ci)
-        _rng(random_state)  # refuse a bad seed before the work
+        checked_generator(random_state)  # refuse a bad seed before the work
     if scores is not None:
         matrix = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
         if matrix.ndim != 2:

@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from biasamp._deprecation import UNSET, renamed_keyword
 from biasamp._memory import check_allocation
-from biasamp.counts._poisson import ERR_RANDOM_STATE
+from biasamp.counts._poisson import checked_generator
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
@@ -90,7 +90,6 @@ ERR_CV_AND_ITER = "Give cv= or n_iter= (random splits), not both: cv={cv!r} fixe
 #: Seed of the one perturbation "auto" inspects in leakage_amplification (fixed, so the
 #: choice is deterministic and the iterations' random stream is untouched).
 _AUTO_PROBE_SEED = 0
-ERR_RANDOM_STATE_NEGATIVE = "random_state: expected a non-negative integer, got {got!r}."
 ERR_ZERO_QUALITY = (
     "Psi_M + Psi_D = 0 in iteration {it}: both attackers have the worst possible quality, "
     "so DPA is undefined. Use another quality function (for example 'inverse_ce')."
@@ -123,25 +122,6 @@ def _n_test(test_size: Any, n: int) -> int:
     if not 1 <= n_test <= n - 1:
         raise ValueError(ERR_TEST_SIZE.format(n=n, got=test_size))
     return n_test
-
-
-def _generator(random_state: Any) -> np.random.Generator:
-    """``numpy.random.default_rng(random_state)``, with errors that name the argument."""
-    accepted = (
-        int,
-        np.integer,
-        np.random.Generator,
-        np.random.RandomState,
-        np.random.SeedSequence,
-        np.random.BitGenerator,
-    )
-    if random_state is not None and (
-        isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, accepted)
-    ):
-        raise TypeError(ERR_RANDOM_STATE.format(type_name=type(random_state).__name__))
-    if isinstance(random_state, (int, np.integer)) and random_state < 0:
-        raise ValueError(ERR_RANDOM_STATE_NEGATIVE.format(got=random_state))
-    return np.random.default_rng(random_state)
 
 
 def _seed_record(random_state: Any) -> int | None:
@@ -462,7 +442,7 @@ def dpa(
     if input_matrix is not None and not isinstance(chosen, ExactAttacker):
         inputs = input_matrix.values  # the float64 matrix the learned attackers read
     prepared = chosen.prepare(inputs, arg="groups" if direction == "A->T" else "tasks")
-    rng = _generator(random_state)
+    rng = checked_generator(random_state)
     folds, n_iter, n_test = _iteration_splits(cv, n_iter, test_size, n, rng, truth)
     d_vals, m_vals, vals = np.empty(n_iter), np.empty(n_iter), np.empty(n_iter)
     for it in _iterations(n_iter, progress, f"DPA {direction}"):
@@ -631,7 +611,7 @@ def leakage_amplification(
         auto_inputs.insert(1, _as_input(probe))
     chosen, reason = resolve_attacker(attacker, auto_inputs, g_target.kind)
     prepared_m = chosen.prepare(model_inputs, arg="tasks_pred")
-    rng = _generator(random_state)
+    rng = checked_generator(random_state)
     folds, n_iter, n_test = _iteration_splits(cv, n_iter, test_size, n, rng, g_target)
     d_vals, m_vals = np.empty(n_iter), np.empty(n_iter)
     for it in _iterations(n_iter, progress, "Leakage"):
