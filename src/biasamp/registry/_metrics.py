@@ -24,6 +24,8 @@ __all__ = [
     "DIRECTION_SPELLINGS",
     "ERR_DIRECTION",
     "ERR_UNKNOWN_METRIC",
+    "INPUT_KINDS",
+    "KNOBS",
     "METRICS",
     "MetricCard",
     "card_for",
@@ -47,6 +49,25 @@ DIRECTION_SPELLINGS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "T->A": ("T->A", "T→A", "TA", "T2A", "M->G", "T->G"),
     }
 )
+
+#: The kinds of data argument a metric may declare on its card; the boundary layer
+#: (``biasamp.inputs``) has one reader per kind.
+INPUT_KINDS: Mapping[str, str] = MappingProxyType(
+    {
+        "labels": "one label per row (a group or class vector)",
+        "label_matrix": "rows x tasks of 0/1 labels (or one label vector, one-hot encoded)",
+        "scores": "rows x columns of real scores (retrieval scores, classifier scores)",
+        "posteriors": "rows x classes of probabilities that sum to 1 per row",
+        "captions": "one text per row (a caption or a generated text)",
+        "weights": "one non-negative weight per row",
+        "row_offsets": "the first global row of a chunk of a stream",
+        "count_table": "a concept x group table of counts or shares",
+    }
+)
+
+#: The knobs a metric may declare on its card: sizes set by a user's number and
+#: the randomness that goes with them.
+KNOBS = ("n_boot", "n_iter", "n_perm", "k", "n_bins", "random_state", "ci", "min_count")
 
 ERR_DIRECTION = "{argument}: expected one of {choices} (case and spaces ignored), got {got!r}."
 ERR_UNKNOWN_METRIC = "{argument}: unknown metric {got!r}; choose from {choices}."
@@ -134,6 +155,23 @@ class MetricCard:
         Other accepted spellings of ``name`` (the paper's, older releases').
     url : str
         Where the paper can be read.
+    inputs : mapping of str to str
+        The public function's data arguments and the kind of input each one is, from
+        :data:`INPUT_KINDS` (``{"groups": "labels", "tasks": "label_matrix"}``). The
+        boundary layer has one reader per kind, and the common tests generated from
+        the registry feed every declared argument the hostile catalogue of its kind.
+    knobs : tuple of str
+        The function's size and randomness knobs, from :data:`KNOBS` (``n_boot``,
+        ``random_state``, ...). Every size derived from a knob is checked against
+        memory before allocating; the common tests try absurd values.
+    xfail_checks : mapping of str to str
+        Common checks this metric cannot satisfy, each with the reason (as
+        scikit-learn's ``_xfail_checks``); the docs show them.
+    null : str
+        The null hypothesis its significance test draws from (``"paired-swap"``,
+        ``"random-ranking"``), or ``""`` with the reason in ``null_reason``.
+    null_reason : str
+        Why the metric has no null, when ``null`` is empty.
     """
 
     name: str
@@ -149,6 +187,11 @@ class MetricCard:
     direction: str | None = None
     aliases: tuple[str, ...] = field(default=())
     url: str = ""
+    inputs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    knobs: tuple[str, ...] = field(default=())
+    xfail_checks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    null: str = ""
+    null_reason: str = ""
 
     @property
     def spellings(self) -> tuple[str, ...]:
