@@ -119,6 +119,7 @@ RESULT_MODULES: dict[str, str] = {
     "mitigation_comparison": "biasamp.mitigation._compare",
     "rba": "biasamp.mitigation._rba_result",
     "audit": "biasamp.auditing._result",
+    "null_distribution": "biasamp.results._significance",
 }
 
 

@@ -1,0 +1,228 @@
+"""Significance against chance: the null distribution of a metric and its p-value.
+
+A metric with a null (its registry card names it: ``"paired-swap"`` or
+``"random-ranking"``) takes ``n_perm`` and ``random_state``; its result then
+carries ``p_value`` and ``null``, a :class:`NullDistribution` (mean, standard
+deviation and quantiles of the metric's ``n_perm`` values under the null).
+
+The p-value counts the observed data set among the null ones, so it is never 0:
+
+* ``alternative="greater"`` (a metric whose larger values mean amplification):
+  ``(1 + #{null >= observed}) / (1 + n_valid)``;
+* ``alternative="two-sided"`` (a metric whose sign is not amplification):
+  ``(1 + #{|null - m| >= |observed - m|}) / (1 + n_valid)`` with ``m`` the mean
+  of the null values.
+
+Null values that are undefined (NaN: a metric undefined on a swapped data set)
+are left out; ``n_valid`` is the number of finite ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from biasamp.results._persist import register_result
+
+__all__ = [
+    "ALTERNATIVES",
+    "ERR_ALTERNATIVE",
+    "NULL_QUANTILES",
+    "SIGNIFICANCE_LEVEL",
+    "NullDistribution",
+    "chance_text",
+    "format_p_value",
+    "null_distribution",
+    "permutation_p_value",
+    "with_significance",
+]
+
+#: The quantiles of the null values a :class:`NullDistribution` keeps.
+NULL_QUANTILES = (0.025, 0.05, 0.5, 0.95, 0.975)
+#: The level under which a value is "distinguishable from chance" in words.
+SIGNIFICANCE_LEVEL = 0.05
+ALTERNATIVES = ("greater", "two-sided")
+ERR_ALTERNATIVE = "alternative: expected one of {choices}, got {got!r}."
+
+
+def _finite(values: Any) -> np.ndarray:
+    flat = np.asarray(values, dtype=np.float64).reshape(-1)
+    return flat[np.isfinite(flat)]
+
+
+def permutation_p_value(observed: float, null_values: Any, *, alternative: str = "greater") -> float:
+    """The p-value of ``observed`` among ``null_values`` (module docs); NaN when the
+    observed value is undefined.
+
+    Examples
+    --------
+    >>> from biasamp.results._significance import permutation_p_value
+    >>> permutation_p_value(0.5, [0.1, 0.6, 0.2, 0.5])  # (1 + 2) / (1 + 4)
+    0.6
+    >>> permutation_p_value(-0.5, [0.1, -0.1, 0.0, 0.6], alternative="two-sided")
+    0.4
+    """
+    if alternative not in ALTERNATIVES:
+        raise ValueError(ERR_ALTERNATIVE.format(choices=", ".join(ALTERNATIVES), got=alternative))
+    null = _finite(null_values)
+    observed = float(observed)
+    if not math.isfinite(observed):
+        return math.nan
+    if alternative == "greater":
+        # a relative tolerance so that a null value equal to the observed one in exact
+        # arithmetic counts as >= whatever the order of the floating-point sums
+        tolerance = 1e-12 * max(1.0, abs(observed))
+        extreme = int(np.count_nonzero(null >= observed - tolerance))
+    else:
+        centre = float(null.mean()) if null.size else 0.0
+        distance = abs(observed - centre)
+        tolerance = 1e-12 * max(1.0, distance)
+        extreme = int(np.count_nonzero(np.abs(null - centre) >= distance - tolerance))
+    return (1.0 + extreme) / (1.0 + null.size)
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class NullDistribution:
+    """A metric's distribution under its null hypothesis (summary of ``n_perm`` draws).
+
+    Attributes
+    ----------
+    method : str
+        The null: ``"paired-swap"`` (each row's labels and outputs swap with
+        probability 1/2) or ``"random-ranking"`` (rankings drawn uniformly at random
+        from the same pool at the same k).
+    alternative : str
+        ``"greater"`` (larger values are amplification) or ``"two-sided"``.
+    n_perm : int
+        Draws made.
+    n_valid : int
+        Draws whose value is defined (the p-value counts these).
+    mean, sd : float
+        Mean and standard deviation (ddof=1) of the defined null values.
+    quantiles : dict of str to float
+        ``{"0.025": ..., "0.05": ..., "0.5": ..., "0.95": ..., "0.975": ...}``.
+    """
+
+    method: str
+    alternative: str
+    n_perm: int
+    n_valid: int
+    mean: float
+    sd: float
+    quantiles: dict[str, float]
+
+    def quantile(self, q: float) -> float:
+        """The stored quantile ``q`` (one of :data:`NULL_QUANTILES`)."""
+        key = f"{float(q):g}"
+        if key not in self.quantiles:
+            raise ValueError(
+                f"q: expected one of {', '.join(self.quantiles)} (the stored quantiles), got {q!r}."
+            )
+        return self.quantiles[key]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe (undefined numbers as ``None``)."""
+
+        def number(x: float) -> float | None:
+            return float(x) if math.isfinite(x) else None
+
+        return {
+            "method": self.method,
+            "alternative": self.alternative,
+            "n_perm": int(self.n_perm),
+            "n_valid": int(self.n_valid),
+            "mean": number(self.mean),
+            "sd": number(self.sd),
+            "quantiles": {k: number(v) for k, v in self.quantiles.items()},
+        }
+
+    def __repr__(self) -> str:
+        low, high = self.quantiles.get("0.025", math.nan), self.quantiles.get("0.975", math.nan)
+        return (
+            f"NullDistribution({self.method}, n_perm={self.n_perm}: mean {self.mean:+.4f}, "
+            f"95% of draws in [{low:+.4f}, {high:+.4f}])"
+        )
+
+
+register_result("null_distribution")(NullDistribution)
+
+
+def null_distribution(values: Any, *, method: str, alternative: str) -> NullDistribution:
+    """Summarise the null values of ``n_perm`` draws (NaN left out).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from biasamp.results._significance import null_distribution
+    >>> null = null_distribution(np.arange(101) / 100, method="paired-swap",
+    ...                          alternative="greater")
+    >>> null.mean, null.quantiles["0.5"], null.n_valid
+    (0.5, 0.5, 101)
+    """
+    if alternative not in ALTERNATIVES:
+        raise ValueError(ERR_ALTERNATIVE.format(choices=", ".join(ALTERNATIVES), got=alternative))
+    flat = np.asarray(values, dtype=np.float64).reshape(-1)
+    finite = flat[np.isfinite(flat)]
+    if finite.size:
+        qs = np.quantile(finite, NULL_QUANTILES)
+        mean = float(finite.mean())
+        sd = float(finite.std(ddof=1)) if finite.size > 1 else math.nan
+    else:
+        qs, mean, sd = np.full(len(NULL_QUANTILES), np.nan), math.nan, math.nan
+    return NullDistribution(
+        method=method,
+        alternative=alternative,
+        n_perm=int(flat.size),
+        n_valid=int(finite.size),
+        mean=mean,
+        sd=sd,
+        quantiles={f"{q:g}": float(v) for q, v in zip(NULL_QUANTILES, qs, strict=True)},
+    )
+
+
+def with_significance(
+    result: Any, null_values: Any, *, method: str, alternative: str, observed: float | None = None
+) -> Any:
+    """A copy of a (dataclass) result with ``p_value`` and ``null`` from ``null_values``;
+    ``observed`` defaults to ``result.value``."""
+    value = float(result.value if observed is None else observed)
+    null = null_distribution(null_values, method=method, alternative=alternative)
+    p = permutation_p_value(value, null_values, alternative=alternative)
+    return dataclasses.replace(result, p_value=p, null=null)
+
+
+def format_p_value(p: float) -> str:
+    """``p`` with two significant digits and no exponent (``"0.003"``, ``"0.41"``).
+
+    Examples
+    --------
+    >>> from biasamp.results._significance import format_p_value
+    >>> format_p_value(0.00299), format_p_value(0.41), format_p_value(1.0)
+    ('0.003', '0.41', '1')
+    """
+    if not math.isfinite(p):
+        return "undefined"
+    return np.format_float_positional(float(f"{p:.2g}"), trim="-")
+
+
+def chance_text(p_value: float | None, *, level: float = SIGNIFICANCE_LEVEL) -> str | None:
+    """The p-value in words: ``"distinguishable from chance: p = 0.003"`` when
+    ``p <= level``, ``"not distinguishable from chance: p = 0.41"`` otherwise
+    (``None`` when no test was run).
+
+    Examples
+    --------
+    >>> from biasamp.results._significance import chance_text
+    >>> chance_text(0.003), chance_text(0.41)
+    ('distinguishable from chance: p = 0.003', 'not distinguishable from chance: p = 0.41')
+    """
+    if p_value is None:
+        return None
+    if not math.isfinite(p_value):
+        return "significance against chance undefined (the metric is undefined)"
+    words = "distinguishable" if p_value <= level else "not distinguishable"
+    return f"{words} from chance: p = {format_p_value(p_value)}"
