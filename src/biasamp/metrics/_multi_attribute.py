@@ -51,6 +51,7 @@ from biasamp.counts._combinations import (
 )
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import (
     LabelMatrix,
@@ -80,6 +81,7 @@ from biasamp.metrics._group_sizes import (
     split_sizes,
 )
 from biasamp.metrics._mals import mals_arrays
+from biasamp.metrics._significance import ERR_SWAP_NEEDS
 from biasamp.metrics._splits import select_training_rows
 from biasamp.results._base import MetricResults
 from biasamp.results._multi_attribute import MultiAttributeResult
@@ -691,6 +693,83 @@ def _bootstrap(
         result.params.update({"n_boot": int(n_boot), "bootstrap": bootstrap})
 
 
+def _swap_test(
+    results: Sequence[MultiAttributeResult],
+    computes: Sequence[Any],
+    space: CombinationSpace,
+    *,
+    n_perm: int,
+    random_state: Any,
+    progress: bool = False,
+) -> None:
+    """Fill ``p_value`` and ``null`` of every result from the paired swap test: each
+    evaluation row's labels and outputs swap with probability 1/2 (M and the training
+    side stay fixed). The swapped pattern tables are counted per chunk of permutations,
+    the rows kept weighted by ``1 - s`` and the rows with their roles exchanged by ``s``;
+    their combination counts add."""
+    if not n_perm:
+        return
+    from biasamp._memory import check_allocation
+    from biasamp._progress import progress_iter
+    from biasamp.counts._poisson import BLOCK_ROWS
+    from biasamp.counts._swaps import SwapReplicates, swapped_roles
+    from biasamp.metrics._significance import ERR_SWAP_DASK
+    from biasamp.results._significance import with_significance
+
+    eval_m, weights = space._eval_matrices, space._eval_weights
+    if isinstance(eval_m, _DaskEvaluation):
+        raise ValueError(ERR_SWAP_DASK)
+    if eval_m is None or weights is None:
+        raise ValueError(ERR_SPACE_NO_ROWS.replace("n_boot", "n_perm"))
+    present = {role: m for role, m in eval_m.items() if m is not None}
+    exchange = swapped_roles(present)
+    swapped = {exchange[role]: m for role, m in present.items()}
+    n_rows = next(iter(present.values())).n_rows
+    check_allocation(
+        float(n_perm) * n_rows
+        + 16.0 * min(n_perm, _BOOT_CHUNK) * n_rows
+        + 9.0 * BLOCK_ROWS * n_perm,
+        what=f"n_perm={n_perm} swap indicators of {n_rows} evaluation rows",
+        advice="use fewer permutations (n_perm=999 resolves p-values to 0.001).",
+    )
+    swaps = SwapReplicates(n_perm, random_state=random_state)
+    indicators = _compact_weights(swaps, n_rows)  # (n_perm, n) uint8
+    values: list[list[np.ndarray]] = [[] for _ in computes]
+    starts = range(0, n_perm, _BOOT_CHUNK)
+    for start in progress_iter(starts, description="swap test", enabled=progress):
+        chunk = indicators[start : start + _BOOT_CHUNK].astype(np.float64)
+        kept = space.counts(
+            PatternCountTable.from_label_matrices(
+                present, sample_weight=weights, replicate_weights=1.0 - chunk
+            )
+        )
+        moved = space.counts(
+            PatternCountTable.from_label_matrices(
+                swapped, sample_weight=weights, replicate_weights=chunk
+            )
+        )
+        counts = CountTable(
+            group_names=kept.group_names,
+            task_names=kept.task_names,
+            n=kept.n + moved.n,
+            totals={r: kept.totals[r] + moved.totals[r] for r in kept.totals},
+            joint={k: kept.joint[k] + moved.joint[k] for k in kept.joint},
+            n_rows=n_rows,
+        )
+        for out, compute in zip(values, computes, strict=True):
+            out.append(np.atleast_1d(compute(counts)))
+    for result, parts in zip(results, values, strict=True):
+        tested = with_significance(
+            result, np.concatenate(parts), method="paired-swap", alternative="greater"
+        )
+        result.p_value, result.null = tested.p_value, tested.null
+        result.params["significance"] = {
+            "null": "paired-swap",
+            "n_perm": int(n_perm),
+            "alternative": "greater",
+        }
+
+
 def multi_mals(
     *,
     groups_train: Any = None,
@@ -716,6 +795,7 @@ def multi_mals(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    n_perm: int = 0,
 ) -> MultiAttributeResult:
     """Undirected multi-attribute bias amplification, Multi_MALS (Zhao et al., 2023, eq. 2).
 
@@ -759,7 +839,13 @@ def multi_mals(
     ci : float, default 0.95
         Confidence level of the percentile interval.
     random_state : int, Generator or None
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the swap test.
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each evaluation row's labels and outputs swap with probability 1/2 (M and
+        the training side stay fixed). The result then has ``p_value``
+        (one-sided: larger values are more amplification, or with ``absolute``
+        more change, than chance gives) and ``null``.
     bootstrap : {"poisson", "multinomial"}, default "poisson"
         Replicate weights (see :func:`biasamp.replicate_weights`).
     space : CombinationSpace, optional
@@ -800,6 +886,13 @@ def multi_mals(
     (1, 0.2)
     """
     absolute = _check_absolute(absolute)
+    n_perm = check_n_perm(n_perm)
+    if (
+        n_perm
+        and groups is None
+        and (space is None or "groups" not in (space._eval_matrices or {}))
+    ):
+        raise ValueError(ERR_SWAP_NEEDS.format(metric="multi_mals", needs="groups="))
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups, groups_pred)
     built = _arrays_or_space(
@@ -838,6 +931,14 @@ def multi_mals(
         bootstrap=bootstrap,
         progress=progress,
     )
+    _swap_test(
+        [result],
+        [replicate_values],
+        built,
+        n_perm=n_perm,
+        random_state=random_state,
+        progress=progress,
+    )
     return result
 
 
@@ -871,6 +972,7 @@ def multi_directional(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    n_perm: int = 0,
 ) -> MultiAttributeResult:
     """Directional multi-attribute bias amplification, Multi-> (Zhao et al., 2023, eq. 3).
 
@@ -913,6 +1015,10 @@ def multi_directional(
         Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
         less total weight) than this in the training or the evaluation split;
         ``None`` checks nothing.
+    n_perm : int, default 0
+        The paired swap test against chance (see :func:`multi_mals`): each
+        evaluation row's label (``tasks`` for A->T, ``groups`` for T->A) and the
+        model's output swap with probability 1/2.
 
     Returns
     -------
@@ -942,6 +1048,7 @@ def multi_directional(
     ('G->M', 0.2)
     """
     absolute = _check_absolute(absolute)
+    n_perm = check_n_perm(n_perm)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups)
@@ -1010,6 +1117,14 @@ def multi_directional(
         bootstrap=bootstrap,
         progress=progress,
     )
+    _swap_test(
+        [result],
+        [replicate_values],
+        built,
+        n_perm=n_perm,
+        random_state=random_state,
+        progress=progress,
+    )
     result.direction = reported
     result.params["train_rows"] = train_rows
     return result
@@ -1054,6 +1169,7 @@ def multi_attribute(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    n_perm: int = 0,
 ) -> dict[str, MultiAttributeResult]:
     """Multi_MALS and Multi-> in both directions from one combination space.
 
@@ -1085,6 +1201,7 @@ def multi_attribute(
     (['multi-mals', 'multi-a2t', 'multi-t2a'], 0.2, True)
     """
     absolute = _check_absolute(absolute)
+    n_perm = check_n_perm(n_perm)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups)
@@ -1158,6 +1275,14 @@ def multi_attribute(
         ci=ci,
         random_state=random_state,
         bootstrap=bootstrap,
+        progress=progress,
+    )
+    _swap_test(
+        list(results.values()),
+        computes,
+        built,
+        n_perm=n_perm,
+        random_state=random_state,
         progress=progress,
     )
     return results

@@ -44,8 +44,8 @@ from biasamp.counts._poisson import (
     check_n_boot,
     checked_generator,
 )
-from biasamp.inputs._containers import to_native_numpy
 from biasamp.counts._swaps import check_n_perm
+from biasamp.inputs._containers import to_native_numpy
 from biasamp.results._intervals import check_ci, interval_from_replicates
 from biasamp.results._retrieval import COUNT_PREFIX, RetrievalBiasResult
 from biasamp.results._significance import null_distribution, permutation_p_value

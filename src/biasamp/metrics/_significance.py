@@ -76,9 +76,7 @@ def swap_null_values(
     """The metric's ``n_perm`` values under the paired swap null: ``compute`` (the
     batched core, a table with a leading axis -> values) on the swapped tables."""
     swaps = SwapReplicates(n_perm, random_state=random_state)
-    table = swap_count_table(
-        matrices, swaps=swaps, sample_weight=sample_weight, progress=progress
-    )
+    table = swap_count_table(matrices, swaps=swaps, sample_weight=sample_weight, progress=progress)
     return np.asarray(compute(table), dtype=np.float64).reshape(n_perm)
 
 

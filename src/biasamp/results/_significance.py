@@ -54,7 +54,9 @@ def _finite(values: Any) -> np.ndarray:
     return flat[np.isfinite(flat)]
 
 
-def permutation_p_value(observed: float, null_values: Any, *, alternative: str = "greater") -> float:
+def permutation_p_value(
+    observed: float, null_values: Any, *, alternative: str = "greater"
+) -> float:
     """The p-value of ``observed`` among ``null_values`` (module docs); NaN when the
     observed value is undefined.
 
