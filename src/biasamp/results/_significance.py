@@ -65,7 +65,7 @@ def permutation_p_value(
     >>> from biasamp.results._significance import permutation_p_value
     >>> permutation_p_value(0.5, [0.1, 0.6, 0.2, 0.5])  # (1 + 2) / (1 + 4)
     0.6
-    >>> permutation_p_value(-0.5, [0.1, -0.1, 0.0, 0.6], alternative="two-sided")
+    >>> permutation_p_value(-0.3, [0.1, -0.1, 0.0, 0.6], alternative="two-sided")  # 0.6 as far
     0.4
     """
     if alternative not in ALTERNATIVES:
