@@ -16,21 +16,28 @@ takes them from its own swapped labels, as the observed value does from the labe
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
+import scipy.sparse as sp
 
 from biasamp._memory import check_allocation
+from biasamp._progress import progress_iter
 from biasamp.counts._count_table import CountTable
-from biasamp.counts._poisson import BLOCK_ROWS
+from biasamp.counts._poisson import BLOCK_ROWS, seed_entropy
 from biasamp.counts._swaps import SwapReplicates, check_n_perm, swap_count_table
 from biasamp.results._significance import with_significance
 
 __all__ = [
     "ERR_SWAP_DASK",
     "ERR_SWAP_NEEDS",
+    "ERR_SWAP_SHAPES",
     "check_swap_memory",
+    "refit_swap_test",
+    "swapped_pair",
     "swap_null_values",
     "swap_test_pairwise",
 ]
@@ -111,6 +118,109 @@ def swap_test_pairwise(
         sample_weight=sample_weight,
         progress=progress,
     )
+    out = with_significance(result, values, method="paired-swap", alternative=alternative)
+    out.params = {
+        **result.params,
+        "significance": {"null": "paired-swap", "n_perm": n_perm, "alternative": alternative},
+    }
+    return out
+
+
+# ------------------------------------------------ metrics that refit an attacker
+ERR_SWAP_SHAPES = (
+    "n_perm: the swap test exchanges {label_arg} and {output_arg} row by row, so they need "
+    "the same shape (labels on both sides); got {label_shape} and {output_shape}."
+)
+
+
+def _values(x: Any) -> np.ndarray:
+    if sp.issparse(x):
+        return np.asarray(x.toarray())
+    if isinstance(x, (pd.Series, pd.DataFrame)):
+        return x.to_numpy()
+    if isinstance(x, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in x[:1]):
+        return np.asarray(x, dtype=object)
+    array = np.asarray(x)
+    return array.astype(object) if array.dtype.kind in "US" else array
+
+
+def _like(template: Any, values: np.ndarray) -> Any:
+    """``values`` in the container of ``template`` (a pandas object keeps its index, name
+    and columns; anything else becomes an array)."""
+    if isinstance(template, pd.Series):
+        return pd.Series(values, index=template.index, name=template.name)
+    if isinstance(template, pd.DataFrame):
+        return pd.DataFrame(values, index=template.index, columns=template.columns)
+    return values
+
+
+def swapped_pair(
+    label: Any, output: Any, swap: np.ndarray, *, label_arg: str, output_arg: str
+) -> tuple[Any, Any]:
+    """``label`` and ``output`` with the rows where ``swap`` is true exchanged."""
+    a, b = _values(label), _values(output)
+    if a.shape != b.shape:
+        raise ValueError(
+            ERR_SWAP_SHAPES.format(
+                label_arg=label_arg,
+                output_arg=output_arg,
+                label_shape=a.shape,
+                output_shape=b.shape,
+            )
+        )
+    mask = swap.reshape((-1,) + (1,) * (a.ndim - 1))
+    if a.dtype != b.dtype:
+        a, b = a.astype(object), b.astype(object)
+    return _like(label, np.where(mask, b, a)), _like(output, np.where(mask, a, b))
+
+
+def refit_swap_test(
+    result: Any,
+    *,
+    run: Callable[[Any, Any, int], float],
+    label: Any,
+    output: Any,
+    label_arg: str,
+    output_arg: str,
+    n_perm: Any,
+    random_state: Any,
+    alternative: str = "greater",
+    progress: bool = False,
+) -> Any:
+    """The paired swap test of a metric that fits attackers (DPA, leakage, LIC, DBAC).
+
+    Each of the ``n_perm`` swapped data sets exchanges ``label`` and ``output`` on
+    the rows its indicators pick (:class:`~biasamp.counts._swaps.SwapReplicates`, by
+    row position); ``run(label, output, seed)`` recomputes the metric on it with the
+    same attacker seed every time, so the null values differ by the swaps alone. The
+    loop is over permutations (each fits the attackers again), never over rows.
+    """
+    n_perm = check_n_perm(n_perm)
+    if n_perm == 0:
+        return result
+    n = len(_values(label))
+    swaps = SwapReplicates(n_perm, random_state=random_state)
+    check_allocation(
+        float(n_perm) * n,
+        what=f"n_perm={n_perm} swap indicators of {n} rows",
+        advice="use fewer permutations (each one fits the attackers again).",
+    )
+    indicators = swaps.rows(0, n) == 1.0  # (n, n_perm)
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        seed = int(random_state)
+    else:
+        seed = seed_entropy(random_state) % 2**32
+    values = np.empty(n_perm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the observed call already warned about the data
+        for p in progress_iter(range(n_perm), description="swap test", enabled=progress):
+            a, b = swapped_pair(
+                label, output, indicators[:, p], label_arg=label_arg, output_arg=output_arg
+            )
+            try:
+                values[p] = float(run(a, b, seed))
+            except ValueError:  # the metric is undefined on this swapped data set
+                values[p] = np.nan
     out = with_significance(result, values, method="paired-swap", alternative=alternative)
     out.params = {
         **result.params,
