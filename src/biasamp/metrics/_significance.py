@@ -36,6 +36,7 @@ __all__ = [
     "ERR_SWAP_NEEDS",
     "ERR_SWAP_SHAPES",
     "check_swap_memory",
+    "check_swappable",
     "refit_swap_test",
     "swapped_pair",
     "swap_null_values",
@@ -152,6 +153,18 @@ def _like(template: Any, values: np.ndarray) -> Any:
     if isinstance(template, pd.DataFrame):
         return pd.DataFrame(values, index=template.index, columns=template.columns)
     return values
+
+
+def check_swappable(label: Any, output: Any, *, label_arg: str, output_arg: str) -> None:
+    """Refuse (``ERR_SWAP_SHAPES``) a label and an output that cannot swap row by row,
+    before any work."""
+    a, b = np.shape(_values(label)), np.shape(_values(output))
+    if a != b:
+        raise ValueError(
+            ERR_SWAP_SHAPES.format(
+                label_arg=label_arg, output_arg=output_arg, label_shape=a, output_shape=b
+            )
+        )
 
 
 def swapped_pair(

@@ -46,7 +46,7 @@ from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
 from biasamp.metrics._directional import ERR_NEEDS_PRED, normalize_direction
 from biasamp.metrics._group_sizes import attach_group_sizes, matrix_group_sizes
-from biasamp.metrics._significance import refit_swap_test
+from biasamp.metrics._significance import check_swappable, refit_swap_test
 from biasamp.predictability._attackers import ExactAttacker, resolve_attacker
 from biasamp.predictability._perturbation import (
     ERR_PERTURB_CONTINUOUS,
@@ -407,6 +407,11 @@ def dpa(
         arg = "tasks_pred" if direction == "A->T" else "groups_pred"
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg=arg))
     pred_arg = "tasks_pred" if direction == "A->T" else "groups_pred"
+    if n_perm:
+        check_swappable(
+            tasks if direction == "A->T" else groups, pred,
+            label_arg="tasks" if direction == "A->T" else "groups", output_arg=pred_arg,
+        )  # fmt: skip
     inputs: Any  # dense values, or a sparse indicator matrix
     input_matrix: LabelMatrix | None = None  # the label matrix the inputs come from
     sizes = None
@@ -614,6 +619,8 @@ def leakage_amplification(
         raise TypeError(ERR_FOLD.format(got=fold))
     if tasks_pred is None:
         raise ValueError(ERR_NEEDS_PRED.format(direction="leakage", arg="tasks_pred"))
+    if n_perm:
+        check_swappable(tasks, tasks_pred, label_arg="tasks", output_arg="tasks_pred")
     g_matrix, g_target = _labels(groups, "groups")
     t_matrix, t_target = _labels(tasks, "tasks")
     check_same_length(groups=g_matrix, tasks=t_matrix)

@@ -35,13 +35,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.counts._swaps import check_n_perm
+from biasamp.metrics._significance import refit_swap_test
 from biasamp.registry import normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
 from biasamp.results._persist import register_result
+from biasamp.results._significance import chance_text
 from biasamp.text._caption_labels import caption_labels
 from biasamp.text._lexicons import COCO_TASK_WORDS
 from biasamp.text._lic import (
+    ERR_SWAP_ONE_CAPTION,
     ERR_TEST_SIZE,
     MASK_TOKEN,
     _align,
@@ -98,6 +102,7 @@ class DBACResult(PredictabilityResult):
                 f"  masked {self.params.get('n_masked_human', 0)} human and "
                 f"{self.params.get('n_masked_model', 0)} model words; attacker {self.attacker!r}",
                 f"  n={self.n}, n_iter={self.n_iter}, test_size={self.test_size:g}",
+                *([f"  {chance_text(self.p_value)}"] if self.p_value is not None else []),
             ]
         )
 
@@ -286,6 +291,7 @@ def dbac(
     normalized: bool = True,
     ci: float = 0.95,
     random_state: Any = None,
+    n_perm: int = 0,
 ) -> DBACResult:
     """DBAC: directional bias amplification of a captioning model, from its captions.
 
@@ -336,7 +342,13 @@ def dbac(
     ci : float, default 0.95
         Level of the Student-t interval over splits.
     random_state : None, int or numpy Generator
-        Seeds every split and every attacker.
+        Seeds every split and every attacker, and the swaps of ``n_perm``.
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each image's human and model captions swap with probability 1/2 and the
+        attackers are fitted again (``n_perm`` times the cost). Needs one human
+        caption per image. The result then has ``p_value`` (one-sided: larger is
+        amplification) and ``null``.
 
     Returns
     -------
@@ -367,9 +379,36 @@ def dbac(
     (True, 400)
     """
     direction = normalize_direction(direction)  # before any work
-    return dbac_both(
+    n_perm = check_n_perm(n_perm)
+    human: list[str] = []
+    model: list[str] = []
+    labels: Any = None
+    if n_perm:  # the captions in row order, one human caption per image, read once
+        pairs = read_caption_pairs(
+            groups=groups, captions_human=captions_human, captions_model=captions_model,
+            attacker=attacker,
+        )  # fmt: skip
+        if pairs.k != 1:
+            raise ValueError(ERR_SWAP_ONE_CAPTION.format(k=pairs.k))
+        human, model = list(pairs.human), list(pairs.model)
+        labels = np.asarray(pairs.names, dtype=object)[pairs.codes]
+
+    def run(human: Any, model: Any, seed: Any) -> float:
+        return dbac_both(
+            captions_human=list(human), captions_model=list(model), groups=labels,
+            mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
+            n_iter=n_iter, test_size=test_size, normalized=normalized, ci=ci,
+            random_state=seed,
+        )[direction].value  # fmt: skip
+
+    result = dbac_both(
         captions_human=captions_human, captions_model=captions_model, groups=groups,
         mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
         n_iter=n_iter, test_size=test_size, normalized=normalized, ci=ci,
         random_state=random_state,
     )[direction]  # fmt: skip
+    return refit_swap_test(
+        result, run=run, label=human, output=model,
+        label_arg="captions_human", output_arg="captions_model", n_perm=n_perm,
+        random_state=random_state,
+    )  # fmt: skip

@@ -60,11 +60,14 @@ import pandas as pd
 
 from biasamp._deprecation import UNSET, renamed_keyword
 from biasamp._memory import check_allocation
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._containers import to_native_numpy
+from biasamp.metrics._significance import refit_swap_test
 from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
 from biasamp.results._plotting import t_interval
+from biasamp.results._significance import chance_text
 from biasamp.text._lexicons import LIC_GENDER_WORDS
 from biasamp.text._tokenize import SEPARATOR, as_caption_rows, mask_words
 
@@ -76,6 +79,10 @@ BYTES_PER_ITERATION = 256
 UNKNOWN_TOKEN = "unk"
 
 ERR_N_ITER = "n_iter: expected an integer >= 1, got {got!r}."
+ERR_SWAP_ONE_CAPTION = (
+    "n_perm: the swap test exchanges an image's human and model captions, so it needs one "
+    "human caption per image; captions_human has {k} per image (pass one of them)."
+)
 ERR_CI = "ci: expected a level strictly between 0 and 1 (0.95 for 95%), got {got!r}."
 ERR_TEST_SIZE = "test_size: expected a fraction strictly between 0 and 1, got {got!r}."
 ERR_LENGTH = "{arg}: {got} rows, but groups has {n}."
@@ -138,6 +145,7 @@ class LICResult(PredictabilityResult):
                 f"  LIC_D = {self.lic_d:.4f} (human captions), LIC_M = {self.lic_m:.4f} (model)",
                 f"  attacker {self.attacker!r}",
                 f"  n={self.n}, n_iter={self.n_iter}, test_size={self.test_size:g}",
+                *([f"  {chance_text(self.p_value)}"] if self.p_value is not None else []),
             ]
         )
 
@@ -354,6 +362,7 @@ def lic(
     ci: Any = UNSET,
     random_state: Any = None,
     ci_level: Any = UNSET,
+    n_perm: int = 0,
 ) -> LICResult:
     """LIC: how much more a captioning model's captions leak the group than human captions.
 
@@ -380,6 +389,12 @@ def lic(
         and word pairs + logistic regression.
     n_iter : int, default 5
         Random splits (each trains fresh attackers); they give the interval.
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each image's human and model captions swap with probability 1/2 and the
+        attackers are fitted again (``n_perm`` times the cost). Needs one human
+        caption per image. The result then has ``p_value`` (one-sided: larger is
+        amplification) and ``null``.
     test_size : float, default 0.1
         Held-out share (of the smallest group's size, with ``balance``).
     balance : bool, default True
@@ -432,10 +447,13 @@ def lic(
     )
     if not isinstance(test_size, (float, int)) or not 0 < test_size < 1:
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
+    n_perm = check_n_perm(n_perm)
     pairs = read_caption_pairs(
         groups=groups, captions_human=captions_human, captions_model=captions_model,
         attacker=attacker,
     )  # fmt: skip
+    if n_perm and pairs.k != 1:
+        raise ValueError(ERR_SWAP_ONE_CAPTION.format(k=pairs.k))
     codes, names, human, model = pairs.codes, pairs.names, pairs.human, pairs.model
     n, attacker, attacker_name = pairs.n, pairs.attacker, pairs.attacker_name
     per_human = np.full(n, pairs.k)
@@ -473,7 +491,7 @@ def lic(
         lic_d[it] = np.mean([s for s, _ in sides])
         acc_d[it] = np.mean([a for _, a in sides])
         lic_m[it], acc_m[it] = _score(attacker, model_array, codes, train, test, seed)
-    return LICResult(
+    result = LICResult(
         metric="lic",
         direction=None,
         **amplification_over_splits(
@@ -494,6 +512,21 @@ def lic(
             "accuracy_m": float(acc_m.mean()),
         },
     )
+
+    labels = np.asarray(names, dtype=object)[codes]  # the groups in the captions' row order
+
+    def run(human: Any, model: Any, seed: int) -> float:
+        return lic(
+            captions_human=list(human), captions_model=list(model), groups=labels,
+            mask_words=mask_words, attacker=attacker, n_iter=n_iter, test_size=test_size,
+            balance=balance, normalized=normalized, ci=ci_level, random_state=seed,
+        ).value  # fmt: skip
+
+    return refit_swap_test(
+        result, run=run, label=list(pairs.human), output=list(pairs.model),
+        label_arg="captions_human", output_arg="captions_model", n_perm=n_perm,
+        random_state=random_state,
+    )  # fmt: skip
 
 
 def mask_words_in(captions: list[str], words: list[str]) -> list[str]:
