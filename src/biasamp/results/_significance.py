@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from biasamp.results._persist import register_result
 
 __all__ = [
     "ALTERNATIVES",
@@ -117,6 +117,43 @@ class NullDistribution:
     sd: float
     quantiles: dict[str, float]
 
+    #: Saved inside a result as its :meth:`to_dict` and rebuilt with :meth:`from_dict`.
+    saved_as_record: ClassVar[bool] = True
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> NullDistribution:
+        """The inverse of :meth:`to_dict` (``None`` numbers become NaN)."""
+
+        def number(x: Any) -> float:
+            if x is None:
+                return math.nan
+            if isinstance(x, bool) or not isinstance(x, (int, float)):
+                raise TypeError(f"expected a number or null, got {x!r}")
+            return float(x)
+
+        unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown keys {sorted(unknown)}")
+        quantiles = data["quantiles"]
+        if not isinstance(quantiles, Mapping):
+            raise TypeError(f"quantiles: expected an object, got {quantiles!r}")
+        return cls(
+            method=str(data["method"]),
+            alternative=str(data["alternative"]),
+            n_perm=int(data["n_perm"]),
+            n_valid=int(data["n_valid"]),
+            mean=number(data["mean"]),
+            sd=number(data["sd"]),
+            quantiles={str(k): number(v) for k, v in quantiles.items()},
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()  # NaN equal to NaN (both None)
+
+    __hash__ = None  # type: ignore[assignment]
+
     def quantile(self, q: float) -> float:
         """The stored quantile ``q`` (one of :data:`NULL_QUANTILES`)."""
         key = f"{float(q):g}"
@@ -148,9 +185,6 @@ class NullDistribution:
             f"NullDistribution({self.method}, n_perm={self.n_perm}: mean {self.mean:+.4f}, "
             f"95% of draws in [{low:+.4f}, {high:+.4f}])"
         )
-
-
-register_result("null_distribution")(NullDistribution)
 
 
 def null_distribution(values: Any, *, method: str, alternative: str) -> NullDistribution:
