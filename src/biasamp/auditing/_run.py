@@ -103,7 +103,8 @@ def streaming_text() -> str:
         "thresholds= or calibrate_on=; train=) is counted chunk by chunk (memory ~ "
         f"chunk_size= x columns; engine= {'|'.join(ENGINES)}) for the metrics "
         f"{', '.join(STREAMED_METRICS)}, their bootstrap (n_boot=) included. The rows are "
-        "read in memory for the other metrics, the threshold sweeps of scores (the report), "
+        "read in memory for the other metrics, the swap test against chance (n_perm=), "
+        "the threshold sweeps of scores (the report), "
         'pred= without id=, missing="category", and a file pyarrow cannot read in the '
         'layout. stream="on" requires counting; stream="off" reads every row in memory.'
     )
@@ -130,6 +131,7 @@ class _Request:
     ci: float
     random_state: int | None
     n_iter: int
+    n_perm: int
     margin: float
     min_cell: int
     min_group_size: float | None
@@ -152,6 +154,7 @@ class _Request:
             progress=self.progress,
             n_iter=self.n_iter,
             min_group_size=self.min_group_size,
+            n_perm=self.n_perm,
         )
 
     def settings_dict(self, keys: list[str]) -> dict[str, Any]:
@@ -181,6 +184,7 @@ class _Request:
             "ci": self.ci,
             "random_state": self.random_state,
             "n_iter": self.n_iter,
+            "n_perm": self.n_perm,
             "margin": self.margin,
             "min_cell": self.min_cell,
             "min_group_size": self.min_group_size,
@@ -251,6 +255,8 @@ def _thresholds(request: _Request) -> tuple[dict[str, float], str | None]:
 
 def _metric_reason(request: _Request) -> str | None:
     """Why the requested metrics rule streaming out (None: they allow it)."""
+    if request.n_perm:
+        return "the swap test against chance (n_perm=) swaps the rows in memory"
     others = [k for k in request.requested() if k not in STREAMED_METRICS]
     if others:
         return (
@@ -640,6 +646,7 @@ def audit(
     min_cell: int = 5,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     engine: str = "auto",
+    n_perm: int = 0,
     stream: str = "auto",
     sweeps: bool = False,
     progress: bool = False,
@@ -710,7 +717,7 @@ def audit(
     ci : float, default 0.95
         The interval level.
     random_state : int or None, default 0
-        Seed of the bootstrap and of the attackers.
+        Seed of the bootstrap, of the attackers and of the swap test.
     n_iter : int, default 10
         Attacker iterations of ``dpa-*`` and ``leakage``.
     margin : float, default 0.05
@@ -729,6 +736,12 @@ def audit(
         predictions are scores (as ``biasamp report`` does).
     progress : bool, default False
         Show progress bars.
+    n_perm : int, default 0
+        The swap test against chance (``biasamp measure --n-perm``): every computed
+        metric with a null (its registry card's ``null``) gets ``p_value`` and
+        ``null`` from ``n_perm`` swapped data sets, each row's labels and the
+        model's outputs swapped with probability 1/2 (``docs/uncertainty.md``).
+        The rows are read in memory.
 
     Returns
     -------
@@ -808,6 +821,7 @@ def audit(
         ci=float(ci),
         random_state=random_state,
         n_iter=_positive(n_iter, "n_iter"),
+        n_perm=_non_negative(n_perm, "n_perm"),
         margin=float(margin),
         min_cell=_non_negative(min_cell, "min_cell"),
         min_group_size=min_group_size,

@@ -54,6 +54,7 @@ from biasamp.report._tables import (
 )
 from biasamp.results import _plotting
 from biasamp.results._display import display_text
+from biasamp.results._significance import chance_text
 
 __all__ = ["CSP", "render_report", "write_report"]
 
@@ -179,6 +180,26 @@ def _interval(result: Any) -> str:
     if ci is None:
         return "-"
     return f"[{_num(ci[0])}, {_num(ci[1])}] ({_num(result.ci_level, '{:.0%}')})"
+
+
+def _chance(result: Any) -> str:
+    """The swap test (or random rankings) in words, when it ran: the p-value and what
+    the null gives on average."""
+    p = getattr(result, "p_value", None)
+    null = getattr(result, "null", None)
+    if p is None or null is None:
+        return ""
+    what = (
+        "rankings drawn at random from the same pool"
+        if null.method == "random-ranking"
+        else "data sets with each row's labels and outputs swapped at random"
+    )
+    low, high = null.quantiles.get("0.025"), null.quantiles.get("0.975")
+    spread = "" if low is None or high is None else f"; 95% of them in [{_num(low)}, {_num(high)}]"
+    return (
+        f"<p class='chance'><b>{_e(chance_text(p))}</b> ({null.n_perm} {what} give "
+        f"{_num(null.mean)} on average{spread}).</p>"
+    )
 
 
 def _is_container(value: Any) -> bool:
@@ -326,6 +347,7 @@ def _retrieval_section(key: str, result: Any, *, image_format: str) -> str:
     parts = [
         f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>",
         _explanation(result_card(result, key)),
+        _chance(result),
     ]
     ndkl_ci = getattr(result, "ndkl_ci", None)
     rows = [
@@ -579,6 +601,7 @@ def _metric_section(
     parts = [
         f"<h3>{_e(key)}: {_e(_title(result, key))} = {_num(_headline(result))}</h3>",
         _explanation(card, lead=lead),
+        _chance(result),
     ]
     sizes_html = _group_sizes_section(result)
     if sizes_html:

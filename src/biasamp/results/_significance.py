@@ -27,7 +27,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-
 __all__ = [
     "ALTERNATIVES",
     "ERR_ALTERNATIVE",
