@@ -447,6 +447,31 @@ def test_every_card_names_its_null_or_why_not():
             assert len(card.null_reason) > 40
     assert METRICS["retrieval-bias"].null == "random-ranking"
     assert METRICS["directional-a2t"].null == "paired-swap"
+    assert {card.alternative for card in METRICS.values() if card.null} == {"greater"}
+
+
+def test_each_result_uses_the_alternative_its_card_names(train):
+    rng = np.random.default_rng(13)
+    groups, tasks, pred = planted_data(rng, 80)
+    results = {
+        "directional-a2t": directional(
+            direction="A->T", groups=groups, tasks=tasks, tasks_pred=pred, n_perm=9,
+            min_group_size=None,
+        ),
+        "mals": mals(
+            groups_train=train[0], tasks_train=train[1], groups_pred=groups, tasks_pred=pred,
+            groups=groups, tasks=tasks, n_perm=9, min_group_size=None,
+        ),
+        "df-amplification": biasamp.differential_fairness_amplification(
+            groups=groups, labels=tasks, labels_pred=pred, n_perm=9, min_group_size=None
+        ),
+        "retrieval-bias": biasamp.retrieval_bias(
+            scores=rng.random((5, 20)), groups=rng.integers(0, 2, 20), k=5, n_perm=9
+        ),
+    }  # fmt: skip
+    for name, result in results.items():
+        assert result.null.alternative == METRICS[name].alternative, name
+        assert result.null.method == METRICS[name].null, name
 
 
 def test_every_metric_with_a_null_takes_n_perm():

@@ -172,6 +172,11 @@ class MetricCard:
         ``"random-ranking"``), or ``""`` with the reason in ``null_reason``.
     null_reason : str
         Why the metric has no null, when ``null`` is empty.
+    alternative : str
+        The alternative of its p-value: ``"greater"`` (one-sided: larger values
+        are amplification, the p-value counts the null values at least as large)
+        or ``"two-sided"`` (a metric whose sign is not amplification); ``""``
+        without a null.
     """
 
     name: str
@@ -192,6 +197,7 @@ class MetricCard:
     xfail_checks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     null: str = ""
     null_reason: str = ""
+    alternative: str = ""
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -631,7 +637,11 @@ def _with_null(card: MetricCard) -> MetricCard:
     knobs = card.knobs
     if null:
         knobs = tuple(dict.fromkeys((*knobs, "n_perm", "random_state")))
-    return replace(card, null=null, null_reason=reason, knobs=knobs)
+    # every metric with a null reads larger values as amplification (or, for the
+    # multi-attribute metrics with absolute differences and MaxSkew@k, as more change
+    # or skew than chance gives): the p-value is one-sided
+    alternative = "greater" if null else ""
+    return replace(card, null=null, null_reason=reason, knobs=knobs, alternative=alternative)
 
 
 _CARDS = [_with_null(card) for card in _CARDS]
