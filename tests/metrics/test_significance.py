@@ -152,8 +152,8 @@ def rejection_rate(train, n_datasets: int, *, n: int = 200, n_perm: int = 99) ->
 
 
 def test_null_rejection_rate_small(train):
-    """A quick check: 30 null data sets reject at most 4 times (2 expected at 5%)."""
-    assert rejection_rate(train, 30, n=120, n_perm=39) <= 4 / 30
+    """A quick check: 20 null data sets reject at most 3 times (1 expected at 5%)."""
+    assert rejection_rate(train, 20, n=60, n_perm=19) <= 3 / 20
 
 
 def test_null_rejection_rate_is_five_percent(train):
@@ -493,3 +493,151 @@ def test_quiet():
             direction="A->T", groups=groups, tasks=tasks, tasks_pred=pred, n_perm=5,
             min_group_size=None,
         )  # fmt: skip
+
+
+# --------------------------------------------------------------- random rankings
+def test_retrieval_null_mean_equals_the_mean_over_every_ranking():
+    """Six items, k = 3: the mean MaxSkew@3 over all 720 orderings of the pool."""
+    import itertools
+
+    groups = np.array(["w", "w", "w", "m", "m", "x"])
+    result = biasamp.retrieval_bias(
+        scores=np.random.default_rng(0).random((4, 6)), groups=groups, k=3, n_perm=50,
+        random_state=0,
+    )  # fmt: skip
+    codes = np.array([2, 2, 2, 0, 0, 1])  # m, x, w in sorted order
+    shares = np.bincount(codes) / 6
+    values = []
+    for order in itertools.permutations(range(6)):
+        counts = np.bincount(codes[list(order[:3])], minlength=3)
+        with np.errstate(divide="ignore"):
+            values.append(np.log(counts / 3 / shares).max())
+    assert result.null.mean == pytest.approx(np.mean(values), abs=1e-12)
+    assert result.params["significance"]["exact_mean"] is True
+
+
+def test_retrieval_null_mean_equals_random_rankings_drawn_explicitly():
+    rng = np.random.default_rng(1)
+    groups = rng.choice(["a", "b", "c"], 40, p=[0.5, 0.3, 0.2])
+    result = biasamp.retrieval_bias(
+        scores=rng.random((3, 40)), groups=groups, k=8, n_perm=10, random_state=0
+    )
+    codes = np.unique(groups, return_inverse=True)[1]
+    shares = np.bincount(codes) / 40
+    rankings = np.argsort(rng.random((20_000, 40)), axis=1)[:, :8]  # uniform rankings
+    counts = (codes[rankings][:, :, None] == np.arange(3)).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        brute = np.log(counts / 8 / shares).max(axis=1)
+    se = brute.std() / np.sqrt(len(brute))
+    assert abs(result.null.mean - brute.mean()) < 4 * se
+
+
+def test_retrieval_null_when_counts_cannot_be_enumerated():
+    from biasamp.metrics._retrieval import random_ranking_null
+
+    pool = np.array([300, 200, 150, 100, 50, 40, 30, 20])
+    values, exact = random_ranking_null(
+        pool, k=60, shares=pool / pool.sum(), n_queries=30, n_perm=200, random_state=0
+    )
+    assert np.isnan(exact) and values.shape == (200,)
+    small, exact_small = random_ranking_null(
+        pool[:2], k=5, shares=pool[:2] / 500, n_queries=30, n_perm=2000, random_state=0
+    )
+    assert abs(small.mean() - exact_small) < 4 * small.std() / np.sqrt(2000)
+
+
+def test_retrieval_p_values_are_uniform_on_random_scores():
+    rng = np.random.default_rng(5)
+    p_values = []
+    for i in range(300):
+        groups = rng.choice(["a", "b"], 30, p=[0.6, 0.4])
+        result = biasamp.retrieval_bias(
+            scores=rng.random((15, 30)), groups=groups, k=5, n_perm=99, random_state=i
+        )
+        p_values.append(result.p_value)
+    assert 0.02 <= np.mean(np.array(p_values) <= 0.05) <= 0.09
+
+
+def test_retrieval_skewed_rankings_have_p_near_zero():
+    groups = np.array(["a"] * 20 + ["b"] * 20)
+    scores = np.tile(np.r_[np.ones(20), np.zeros(20)], (10, 1))  # every top 5 is all "a"
+    result = biasamp.retrieval_bias(scores=scores, groups=groups, k=5, n_perm=99, random_state=0)
+    assert result.p_value == pytest.approx(0.01)
+    assert "distinguishable from chance: p = 0.01" in repr(result)
+
+
+# --------------------------------------------------------------- metrics that refit attackers
+def _refit_brute_force(function, kwargs, *, label_arg, output_arg, n_perm, seed):
+    n = len(kwargs[label_arg])
+    s = SwapReplicates(n_perm, random_state=seed).rows(0, n) == 1
+    label, output = np.asarray(kwargs[label_arg]), np.asarray(kwargs[output_arg])
+    null = []
+    for p in range(n_perm):
+        swapped = dict(kwargs)
+        swapped[label_arg] = np.where(s[:, p], output, label)
+        swapped[output_arg] = np.where(s[:, p], label, output)
+        null.append(function(**swapped, random_state=seed).value)
+    return np.array(null)
+
+
+def test_dpa_and_leakage_swap_tests_equal_brute_force():
+    rng = np.random.default_rng(14)
+    groups, tasks, pred = planted_data(rng, 150)
+    common = {"groups": groups, "tasks": tasks, "tasks_pred": pred, "n_iter": 2,
+              "min_group_size": None}  # fmt: skip
+    for function, extra in (
+        (biasamp.dpa, {"direction": "A->T"}),
+        (biasamp.leakage_amplification, {}),
+    ):
+        kwargs = {**common, **extra}
+        result = function(**kwargs, n_perm=6, random_state=3)
+        null = _refit_brute_force(
+            function, kwargs, label_arg="tasks", output_arg="tasks_pred", n_perm=6, seed=3
+        )
+        assert result.null.mean == pytest.approx(null.mean(), abs=1e-12)
+        assert result.p_value == pytest.approx((1 + np.sum(null >= result.value - 1e-12)) / 7)
+        assert result.value == function(**kwargs, random_state=3).value
+
+
+def test_dpa_swap_test_needs_outputs_shaped_as_the_labels():
+    rng = np.random.default_rng(15)
+    groups, tasks, _ = planted_data(rng, 50)
+    scores = rng.random((50, 3))
+    with pytest.raises(ValueError, match=r"n_perm: the swap test exchanges tasks and tasks_pred"):
+        biasamp.dpa(
+            direction="A->T", groups=groups, tasks=tasks, tasks_pred=scores, use_scores=True,
+            n_perm=5, min_group_size=None,
+        )  # fmt: skip
+
+
+def test_df_amplification_swap_test_equals_brute_force():
+    rng = np.random.default_rng(16)
+    groups, labels, pred = planted_data(rng, 120)
+    kwargs = {"groups": groups, "labels": labels, "labels_pred": pred, "min_group_size": None}
+    result = biasamp.differential_fairness_amplification(**kwargs, n_perm=20, random_state=2)
+    null = _refit_brute_force(
+        biasamp.differential_fairness_amplification, kwargs, label_arg="labels",
+        output_arg="labels_pred", n_perm=20, seed=2,
+    )  # fmt: skip
+    assert result.null.mean == pytest.approx(null.mean(), abs=1e-12)
+    assert result.p_value == pytest.approx((1 + np.sum(null >= result.value - 1e-12)) / 21)
+
+
+def test_lic_swaps_the_human_and_model_captions():
+    from biasamp.text._lic import ERR_SWAP_ONE_CAPTION
+
+    groups = np.array(["man", "woman"] * 30)
+    places = np.array(["a kitchen", "a skatepark"])
+    rng = np.random.default_rng(0)
+    human = [f"a {g} in {p}" for g, p in zip(groups, rng.choice(places, 60), strict=True)]
+    model = [f"a {g} in {places[int(g == 'man')]}" for g in groups]
+    kwargs = {"captions_human": human, "captions_model": model, "groups": groups, "n_iter": 1}
+    result = biasamp.lic(**kwargs, n_perm=3, random_state=1)
+    null = _refit_brute_force(
+        biasamp.lic, kwargs, label_arg="captions_human", output_arg="captions_model",
+        n_perm=3, seed=1,
+    )  # fmt: skip
+    assert result.null.mean == pytest.approx(null.mean(), abs=1e-12)
+    with pytest.raises(ValueError) as info:
+        biasamp.lic(**{**kwargs, "captions_human": [[h, h] for h in human]}, n_perm=3)
+    assert str(info.value) == ERR_SWAP_ONE_CAPTION.format(k=2)
