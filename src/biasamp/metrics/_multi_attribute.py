@@ -887,11 +887,8 @@ def multi_mals(
     """
     absolute = _check_absolute(absolute)
     n_perm = check_n_perm(n_perm)
-    if (
-        n_perm
-        and groups is None
-        and (space is None or "groups" not in (space._eval_matrices or {}))
-    ):
+    held = space._eval_matrices if space is not None else None
+    if n_perm and groups is None and not (isinstance(held, dict) and "groups" in held):
         raise ValueError(ERR_SWAP_NEEDS.format(metric="multi_mals", needs="groups="))
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups, groups_pred)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -136,7 +136,7 @@ ERR_SWAP_SHAPES = (
 
 def _values(x: Any) -> np.ndarray:
     if sp.issparse(x):
-        return np.asarray(x.toarray())
+        return np.asarray(cast(Any, x).toarray())
     if isinstance(x, (pd.Series, pd.DataFrame)):
         return x.to_numpy()
     if isinstance(x, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in x[:1]):
