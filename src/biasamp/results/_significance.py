@@ -30,6 +30,7 @@ import numpy as np
 __all__ = [
     "ALTERNATIVES",
     "ERR_ALTERNATIVE",
+    "ERR_NULL_RECORD",
     "NULL_QUANTILES",
     "SIGNIFICANCE_LEVEL",
     "NullDistribution",
@@ -46,6 +47,7 @@ NULL_QUANTILES = (0.025, 0.05, 0.5, 0.95, 0.975)
 SIGNIFICANCE_LEVEL = 0.05
 ALTERNATIVES = ("greater", "two-sided")
 ERR_ALTERNATIVE = "alternative: expected one of {choices}, got {got!r}."
+ERR_NULL_RECORD = "data: not the record of a NullDistribution: {problem}."
 
 
 def _finite(values: Any) -> np.ndarray:
@@ -121,29 +123,58 @@ class NullDistribution:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NullDistribution:
-        """The inverse of :meth:`to_dict` (``None`` numbers become NaN)."""
+        """The inverse of :meth:`to_dict` (``None`` numbers become NaN).
 
-        def number(x: Any) -> float:
+        Raises
+        ------
+        TypeError, ValueError
+            When ``data`` is not such a mapping (naming ``data`` and the key).
+        """
+        if not isinstance(data, Mapping):
+            raise TypeError(ERR_NULL_RECORD.format(problem=f"got {type(data).__name__}"))
+        names = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(map(str, data)) - set(names))
+        missing = [name for name in names if name not in data]
+        if unknown or missing:
+            problem = f"unknown keys {unknown}" if unknown else f"missing keys {missing}"
+            raise ValueError(ERR_NULL_RECORD.format(problem=problem))
+
+        def number(key: str, x: Any) -> float:
             if x is None:
                 return math.nan
             if isinstance(x, bool) or not isinstance(x, (int, float)):
-                raise TypeError(f"expected a number or null, got {x!r}")
+                raise TypeError(
+                    ERR_NULL_RECORD.format(problem=f"{key}: expected a number, got {x!r}")
+                )
             return float(x)
 
-        unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
-        if unknown:
-            raise ValueError(f"unknown keys {sorted(unknown)}")
+        def count(key: str) -> int:
+            x = data[key]
+            if isinstance(x, bool) or not isinstance(x, int) or x < 0:
+                raise ValueError(
+                    ERR_NULL_RECORD.format(problem=f"{key}: expected a count, got {x!r}")
+                )
+            return x
+
+        texts = {key: data[key] for key in ("method", "alternative")}
+        for key, text in texts.items():
+            if not isinstance(text, str):
+                raise TypeError(
+                    ERR_NULL_RECORD.format(problem=f"{key}: expected a string, got {text!r}")
+                )
         quantiles = data["quantiles"]
         if not isinstance(quantiles, Mapping):
-            raise TypeError(f"quantiles: expected an object, got {quantiles!r}")
+            raise TypeError(
+                ERR_NULL_RECORD.format(problem=f"quantiles: expected an object, got {quantiles!r}")
+            )
         return cls(
-            method=str(data["method"]),
-            alternative=str(data["alternative"]),
-            n_perm=int(data["n_perm"]),
-            n_valid=int(data["n_valid"]),
-            mean=number(data["mean"]),
-            sd=number(data["sd"]),
-            quantiles={str(k): number(v) for k, v in quantiles.items()},
+            method=texts["method"],
+            alternative=texts["alternative"],
+            n_perm=count("n_perm"),
+            n_valid=count("n_valid"),
+            mean=number("mean", data["mean"]),
+            sd=number("sd", data["sd"]),
+            quantiles={str(k): number(f"quantiles[{k!r}]", v) for k, v in quantiles.items()},
         )
 
     def __eq__(self, other: object) -> bool:
