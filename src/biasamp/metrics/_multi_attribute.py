@@ -887,7 +887,7 @@ def multi_mals(
     """
     absolute = _check_absolute(absolute)
     n_perm = check_n_perm(n_perm)
-    held = space._eval_matrices if space is not None else None
+    held = getattr(space, "_eval_matrices", None)  # a space holds its rows (checked below)
     if n_perm and groups is None and not (isinstance(held, dict) and "groups" in held):
         raise ValueError(ERR_SWAP_NEEDS.format(metric="multi_mals", needs="groups="))
     limit = check_min_group_size(min_group_size)
