@@ -88,6 +88,26 @@ def permutation_p_value(
     return (1.0 + extreme) / (1.0 + null.size)
 
 
+class Quantiles(dict[str, float]):
+    """The quantiles of a null distribution, keyed by ``"0.975"``; a number (``0.975``)
+    reads the same entry."""
+
+    @staticmethod
+    def _key(key: Any) -> Any:
+        if isinstance(key, (int, float, np.floating)) and not isinstance(key, bool):
+            return f"{float(key):g}"
+        return key
+
+    def __getitem__(self, key: Any) -> float:
+        return dict.__getitem__(self, self._key(key))
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, self._key(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return dict.get(self, self._key(key), default)
+
+
 @dataclass(frozen=True, repr=False, kw_only=True)
 class NullDistribution:
     """A metric's distribution under its null hypothesis (summary of ``n_perm`` draws).
@@ -107,7 +127,10 @@ class NullDistribution:
     mean, sd : float
         Mean and standard deviation (ddof=1) of the defined null values.
     quantiles : dict of str to float
-        ``{"0.025": ..., "0.05": ..., "0.5": ..., "0.95": ..., "0.975": ...}``.
+        ``{"0.025": ..., "0.05": ..., "0.5": ..., "0.95": ..., "0.975": ...}``
+        (``quantiles[0.975]`` reads ``quantiles["0.975"]``).
+
+    ``null["mean"]`` reads ``null.mean``: the record reads as a mapping too.
     """
 
     method: str
@@ -120,6 +143,21 @@ class NullDistribution:
 
     #: Saved inside a result as its :meth:`to_dict` and rebuilt with :meth:`from_dict`.
     saved_as_record: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.quantiles, Mapping) and not isinstance(self.quantiles, Quantiles):
+            object.__setattr__(self, "quantiles", Quantiles(self.quantiles))
+
+    def __getitem__(self, key: str) -> Any:
+        """``null["mean"]`` reads ``null.mean`` (the record's keys, as :meth:`to_dict`)."""
+        if key not in self.to_dict():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def keys(self) -> list[str]:
+        """The record's keys (``method``, ``alternative``, ``n_perm``, ``n_valid``, ``mean``,
+        ``sd``, ``quantiles``)."""
+        return list(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NullDistribution:
@@ -187,7 +225,7 @@ class NullDistribution:
     def quantile(self, q: float) -> float:
         """The stored quantile ``q`` (one of :data:`NULL_QUANTILES`)."""
         key = f"{float(q):g}"
-        if key not in self.quantiles:
+        if key not in self.quantiles:  # noqa: SIM118
             raise ValueError(
                 f"q: expected one of {', '.join(self.quantiles)} (the stored quantiles), got {q!r}."
             )

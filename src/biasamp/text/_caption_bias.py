@@ -498,5 +498,7 @@ def caption_bias_table(
             row[key] = metric_row["value"]
             row[f"{key} ci_low"] = metric_row["ci_low"]
             row[f"{key} ci_high"] = metric_row["ci_high"]
+            if "p_value" in metric_row.index:  # the swap test ran (n_perm=)
+                row[f"{key} p_value"] = metric_row["p_value"]
         rows.append(row)
     return pd.DataFrame(rows), results
