@@ -60,21 +60,43 @@ def test_audit_p_values_equal_the_metric_functions(files):
     assert all(r.p_value is not None for r in result.results.values())
 
 
-def test_audit_without_n_perm_has_no_test_and_streams(files):
+def test_audit_without_n_perm_has_no_test(files):
     root, _ = files
     result = biasamp.audit(
         root / "test.csv", train=root / "train.csv", min_group_size=None, **LAYOUT
     )
     assert all(r.p_value is None for r in result.results.values())
-    assert result.settings.get("streamed") is True
     document = result.to_dict()
     assert all("p_value" not in record for record in document["results"].values())
 
 
-def test_stream_on_says_why_the_swap_test_reads_rows(files):
+@pytest.mark.parametrize("chunk_size", [None, 37])
+@pytest.mark.parametrize("train", [True, False])
+def test_streamed_swap_test_equals_the_rows_in_memory(files, chunk_size, train):
+    """The swap indicators are drawn by global row position: counted chunk by chunk from
+    the file, the null values equal the in-memory test's exactly."""
     root, _ = files
-    with pytest.raises(ValueError, match=r"swap test against chance \(n_perm=\)"):
-        biasamp.audit(root / "test.csv", n_perm=9, stream="on", min_group_size=None, **LAYOUT)
+    common = dict(
+        n_perm=99, min_group_size=None, chunk_size=chunk_size,
+        train=root / "train.csv" if train else None, **LAYOUT,
+    )  # fmt: skip
+    streamed = biasamp.audit(root / "test.csv", stream="on", **common)
+    rows = biasamp.audit(root / "test.csv", stream="off", **common)
+    assert streamed.settings["streamed"] is True and not rows.settings.get("streamed")
+    assert list(streamed.results) == list(rows.results)
+    for key in rows.results:
+        assert streamed[key].p_value == rows[key].p_value, key
+        assert streamed[key].null.mean == pytest.approx(rows[key].null.mean, abs=1e-12), key
+        assert streamed[key].null.quantiles == pytest.approx(rows[key].null.quantiles), key
+
+
+def test_stream_on_says_why_a_swap_test_reads_rows(files):
+    root, _ = files
+    with pytest.raises(ValueError, match=r"swap test against chance \(n_perm=\) of multi-a2t"):
+        biasamp.audit(
+            root / "test.csv", train=root / "train.csv", metrics=["multi-a2t"], n_perm=9,
+            stream="on", min_group_size=None, **LAYOUT,
+        )  # fmt: skip
 
 
 def test_n_perm_is_checked_naming_it(files):

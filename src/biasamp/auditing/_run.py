@@ -52,6 +52,7 @@ from biasamp.auditing._threshold_files import (
     read_thresholds,
 )
 from biasamp.counts._count_table import CountTable
+from biasamp.counts._swaps import SwapReplicates
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, SmallGroupWarning
 from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
 from biasamp.metrics._bootstrap import evaluation_replicates
@@ -69,6 +70,8 @@ __all__ = [
 MULTI_METRICS = ("multi-mals", "multi-a2t", "multi-t2a")
 #: The metrics the streaming path computes from count tables.
 STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a", *MULTI_METRICS)
+#: The metrics whose swap test against chance (n_perm=) is counted chunk by chunk too.
+SWAP_STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a")
 STREAM_MODES = ("auto", "on", "off")
 
 ERR_STREAM_NOT_APPLICABLE = 'stream="on": the streaming path does not apply: {reason}.'
@@ -102,9 +105,11 @@ def streaming_text() -> str:
         "predictions with pred_prefix= or in pred= joined on id=; scores with threshold=, "
         "thresholds= or calibrate_on=; train=) is counted chunk by chunk (memory ~ "
         f"chunk_size= x columns; engine= {'|'.join(ENGINES)}) for the metrics "
-        f"{', '.join(STREAMED_METRICS)}, their bootstrap (n_boot=) included. The rows are "
-        "read in memory for the other metrics, the swap test against chance (n_perm=), "
-        "the threshold sweeps of scores (the report), "
+        f"{', '.join(STREAMED_METRICS)}, their bootstrap (n_boot=) included, and the swap "
+        f"test against chance (n_perm=) of {', '.join(SWAP_STREAMED_METRICS)}. The rows are "
+        "read in memory for the other metrics, the swap test against chance (n_perm=) of "
+        "the others or of predictions joined from pred=, the threshold sweeps of scores "
+        "(the report), "
         'pred= without id=, missing="category", and a file pyarrow cannot read in the '
         'layout. stream="on" requires counting; stream="off" reads every row in memory.'
     )
@@ -256,7 +261,19 @@ def _thresholds(request: _Request) -> tuple[dict[str, float], str | None]:
 def _metric_reason(request: _Request) -> str | None:
     """Why the requested metrics rule streaming out (None: they allow it)."""
     if request.n_perm:
-        return "the swap test against chance (n_perm=) swaps the rows in memory"
+        swapped = [k for k in request.requested() if k not in SWAP_STREAMED_METRICS]
+        if swapped:
+            return (
+                f"the swap test against chance (n_perm=) of {', '.join(swapped)} swaps the "
+                f"rows in memory (streamed: {', '.join(SWAP_STREAMED_METRICS)})"
+            )
+        if request.pred is not None or request.pred_tasks_long or request.train_tasks_long:
+            return (
+                "the swap test against chance (n_perm=) streams one data file with its "
+                "predictions (pred_prefix=); it swaps joined or long predictions in memory"
+            )
+        if request.layout.tasks_long:
+            return "the swap test against chance (n_perm=) swaps long tables in memory"
     others = [k for k in request.requested() if k not in STREAMED_METRICS]
     if others:
         return (
@@ -501,7 +518,20 @@ def _streamed(plan: StreamPlan, request: _Request, *, thresholds_source: str | N
         if request.n_boot
         else None
     )
-    data = load_streamed(plan, replicates=replicates, progress=request.progress)
+    # the label roles each streamed metric's swap exchanges, as its in-memory test does
+    exchanged = {"mals": ("groups", "tasks"), "directional-a2t": ("tasks",),
+                 "directional-t2a": ("groups",)}  # fmt: skip
+    present = {block.role for block in plan.blocks}
+    wanted = [
+        exchanged[k]
+        for k in (request.requested() if request.n_perm else [])
+        if k in exchanged and all(f"{role}_pred" in present for role in exchanged[k])
+    ]
+    swaps = [
+        SwapReplicates(request.n_perm, random_state=request.random_state, roles=roles)
+        for roles in dict.fromkeys(wanted)
+    ]
+    data = load_streamed(plan, replicates=replicates, progress=request.progress, swaps=swaps)
     if plan.thresholds:
         assert thresholds_source is not None  # from thresholds= or calibrate_on=
         check_threshold_labels(thresholds_source, plan.thresholds, cast(Any, data))

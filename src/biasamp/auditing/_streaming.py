@@ -113,6 +113,10 @@ ENGINES = ("auto", "numpy", "duckdb")
 
 ERR_NO_DUCKDB = "engine=\"duckdb\" needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_ENGINE = "engine: expected one of {choices}, got {got!r}."
+ERR_SWAP_STREAM = (
+    "the swap test against chance (n_perm=) streams one data file holding its predictions "
+    "(pred_prefix=); predictions joined from pred= are swapped in memory"
+)
 ERR_STREAM_VALUE = '{detail} (the in-memory reader accepts the file: run with stream="off")'
 
 _DUCKDB_CODECS = (None, "gzip")  # compressions of ','-delimited files DuckDB reads
@@ -171,6 +175,9 @@ class StreamedData:
     #: fewer than its rows (the directional signs, as ``train_rows="labelled"`` takes them)
     signs: CountTable | None = None
     replicates: CountTable | None = None
+    #: the evaluation rows under the swap test's indicators (``n_perm`` swapped tables),
+    #: by the label roles a swap exchanges (``"tasks"``, ``"groups"``, ``"groups,tasks"``)
+    swapped: dict[str, CountTable] | None = None
     #: task-set (pattern) counts of the multi-attribute metrics, training and evaluation
     patterns: tuple[PatternCountTable, PatternCountTable] | None = None
     files: list[FileInfo] = field(default_factory=list)
@@ -1177,7 +1184,11 @@ def _groups_exclusive(plan: StreamPlan) -> bool:
 
 
 def load_streamed(
-    plan: StreamPlan, *, replicates: PoissonReplicates | None = None, progress: bool = False
+    plan: StreamPlan,
+    *,
+    replicates: PoissonReplicates | None = None,
+    progress: bool = False,
+    swaps: Any = None,
 ) -> StreamedData:
     """Count the training and evaluation files of a plan into tables.
 
@@ -1194,6 +1205,12 @@ def load_streamed(
         is the data file's row).
     progress : bool, default False
         Show a progress bar.
+    swaps : sequence of SwapReplicates, optional
+        The swap test's indicators by global row index of the data file, one for
+        each set of label roles to exchange (their ``roles``): the rows are counted
+        once more per set, each label and its output exchanged on the rows a
+        permutation swaps (numpy engine; one data file with its predictions), so the
+        null values equal the in-memory swap test's with the same ``random_state``.
 
     Returns
     -------
@@ -1301,6 +1318,23 @@ def load_streamed(
             replicates=replicates,
             progress=progress,
         )
+    swapped = None
+    if swaps:
+        if plan.pred is not None:
+            raise StreamRefused(ERR_SWAP_STREAM)
+        swapped = {}
+        for source in swaps:  # one pass per set of exchanged roles
+            swapped[",".join(source.roles or ())], _ = _count(
+                plan,
+                plan.data,
+                plan.blocks,
+                "data",
+                names=names,
+                engine="numpy",
+                chunk_size=_chunk_rows(plan.layout, plan.blocks, source.n_perm),
+                replicates=source,
+                progress=progress,
+            )
     return StreamedData(
         group_names=group_names,
         task_names=task_names,
@@ -1308,6 +1342,7 @@ def load_streamed(
         train=train,
         signs=signs,
         replicates=replicate_table,
+        swapped=swapped,
         patterns=patterns,
         files=files,
         thresholds={

@@ -89,6 +89,10 @@ class SwapReplicates:
         Seed. Give the same value to every chunk or worker.
     stream : int, default 0
         Independent stream number.
+    roles : tuple of str, optional
+        The label roles whose outputs a swap exchanges (``("tasks",)``: ``tasks`` and
+        ``tasks_pred`` only); default every label present with its output. Read by
+        the counting of files, whose chunks hold every role.
 
     Examples
     --------
@@ -104,7 +108,14 @@ class SwapReplicates:
 
     method = "swap"
 
-    def __init__(self, n_perm: int, *, random_state: Any = None, stream: int = 0) -> None:
+    def __init__(
+        self,
+        n_perm: int,
+        *,
+        random_state: Any = None,
+        stream: int = 0,
+        roles: tuple[str, ...] | None = None,
+    ) -> None:
         n_perm = check_n_perm(n_perm)
         if n_perm < 1:
             raise ValueError(ERR_N_PERM.format(got=n_perm).replace("non-negative", "positive"))
@@ -117,6 +128,7 @@ class SwapReplicates:
         )
         self.entropy = seed_entropy(random_state)
         self.stream = int(stream)
+        self.roles = None if roles is None else tuple(roles)
         self._last_block: tuple[int, np.ndarray] | None = None
 
     @property
@@ -170,12 +182,17 @@ class _Shifted:
         return values
 
 
-def swapped_roles(roles: Any) -> dict[str, str]:
+def swapped_roles(roles: Any, *, only: Any = None) -> dict[str, str]:
     """``{role: the role it is counted as after a swap}`` for the roles present: a label
     and its output exchange; a role without its partner stays (``ERR_SWAP_ROLES`` when
-    no pair is present)."""
+    no pair is present). ``only`` (label roles, ``("tasks",)``) limits the pairs that
+    exchange."""
     present = set(roles)
-    out = {r: SWAP_PAIRS[r] if SWAP_PAIRS.get(r) in present else r for r in present}
+    chosen = None if only is None else {r for label in only for r in (label, SWAP_PAIRS[label])}
+    out = {
+        r: SWAP_PAIRS[r] if SWAP_PAIRS.get(r) in present and (chosen is None or r in chosen) else r
+        for r in present
+    }
     if all(r == s for r, s in out.items()):
         raise ValueError(ERR_SWAP_ROLES.format(roles=", ".join(sorted(present)) or "none"))
     return out

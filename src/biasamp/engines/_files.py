@@ -17,6 +17,7 @@ file's raises ``ValueError`` / ``TypeError`` naming the file and the rows.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections import Counter
@@ -27,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, empty_count_table
+from biasamp.counts._swaps import swapped_roles
 from biasamp.engines._derived_roles import (
     derived_role_values,
     frame_intersections,
@@ -899,7 +901,14 @@ def _stream_tables(
                     arrays = _batch_arrays(batch, roles) if kept else {}
                     if labelled_only and kept:
                         arrays, kept = _labelled_rows(arrays)
-                    if kept:
+                    if kept and getattr(replicates, "method", None) == "swap":
+                        part = _swapped_part(
+                            table_type, arrays, replicates, offset, batch.num_rows,
+                            group_names=g_names, task_names=t_names, names_source=names_source,
+                            extra=extra,
+                        )  # fmt: skip
+                        table = part if table is None else table.merge(part)
+                    elif kept:
                         if replicates is not None:
                             extra["replicate_weights"] = replicates.weights(
                                 offset, offset + batch.num_rows
@@ -933,6 +942,32 @@ def _stream_tables(
         if bar is not None:
             bar.stop()
     return table
+
+
+def _swapped_part(
+    table_type: Any,
+    arrays: dict[str, Any],
+    swaps: Any,
+    offset: int,
+    n_rows: int,
+    *,
+    group_names: Any,
+    task_names: Any,
+    names_source: str | None,
+    extra: dict[str, Any],
+) -> Any:
+    """One chunk's tables under the swap test's indicators (``swaps``, a
+    :class:`~biasamp.counts._swaps.SwapReplicates`, by global row position): the rows
+    as they are weighted by ``1 - s`` plus the rows with each label and its output
+    exchanged weighted by ``s``."""
+    weights = swaps.weights(offset, offset + n_rows)  # (n_perm, rows)
+    roles = [r for r in arrays if r != "sample_weight"]
+    exchange = swapped_roles(roles, only=getattr(swaps, "roles", None))
+    common = dict(group_names=group_names, task_names=task_names, names_source=names_source)
+    kept = table_type.from_arrays(**arrays, **common, **extra, replicate_weights=1.0 - weights)
+    moved_arrays = {exchange.get(r, r): v for r, v in arrays.items()}
+    moved = table_type.from_arrays(**moved_arrays, **common, **extra, replicate_weights=weights)
+    return dataclasses.replace(kept.merge(moved), n_rows=kept.n_rows)
 
 
 def pattern_counts_from_files(
