@@ -641,3 +641,48 @@ def test_lic_swaps_the_human_and_model_captions():
     with pytest.raises(ValueError) as info:
         biasamp.lic(**{**kwargs, "captions_human": [[h, h] for h in human]}, n_perm=3)
     assert str(info.value) == ERR_SWAP_ONE_CAPTION.format(k=2)
+
+
+def test_df_amplification_null_rejection_rate_is_five_percent():
+    rng = np.random.default_rng(21)
+    p_values = []
+    for i in range(300):
+        groups, labels, pred = null_data(rng, 200)
+        result = biasamp.differential_fairness_amplification(
+            groups=groups, labels=labels, labels_pred=pred, min_group_size=None, n_perm=99,
+            random_state=i,
+        )  # fmt: skip
+        p_values.append(result.p_value)
+    assert 0.02 <= np.mean(np.array(p_values) <= 0.05) <= 0.09
+
+
+def test_df_amplification_planted_has_p_near_zero():
+    rng = np.random.default_rng(22)
+    groups, labels, pred = planted_data(rng, 400)
+    result = biasamp.differential_fairness_amplification(
+        groups=groups, labels=labels, labels_pred=pred, min_group_size=None, n_perm=99,
+        random_state=0,
+    )  # fmt: skip
+    assert result.p_value == pytest.approx(0.01)
+    assert "distinguishable from chance: p = 0.01" in repr(result)
+
+
+def test_multi_attribute_null_rejection_rate_is_five_percent():
+    rng = np.random.default_rng(23)
+    train_groups = rng.integers(0, 2, 300)
+    train_tasks = (rng.random((300, 3)) < 0.3 + 0.3 * train_groups[:, None]).astype(int)
+    p_values = []
+    for i in range(150):
+        groups = rng.integers(0, 2, 150)
+        latent = rng.random((150, 3)) < 0.3 + 0.3 * groups[:, None]
+        label, output = (
+            np.where(rng.random((150, 3)) < 0.2, 1 - latent, latent).astype(int) for _ in range(2)
+        )
+        result = biasamp.multi_directional(
+            direction="A->T", groups=groups, tasks=label, tasks_pred=output,
+            groups_train=train_groups, tasks_train=train_tasks, group_names=[0, 1],
+            task_names=[0, 1, 2], min_group_size=None, n_perm=99, random_state=i,
+            absolute=False,
+        )  # fmt: skip
+        p_values.append(result.p_value)
+    assert 0.01 <= np.mean(np.array(p_values) <= 0.05) <= 0.1
