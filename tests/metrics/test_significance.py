@@ -686,3 +686,27 @@ def test_multi_attribute_null_rejection_rate_is_five_percent():
         )  # fmt: skip
         p_values.append(result.p_value)
     assert 0.01 <= np.mean(np.array(p_values) <= 0.05) <= 0.1
+
+
+def test_multi_attribute_gives_each_result_the_test_of_its_own_call():
+    rng = np.random.default_rng(24)
+    n = 120
+    groups = rng.integers(0, 2, n)
+    tasks = rng.integers(0, 2, (n, 3))
+    tasks_pred = np.where(rng.random((n, 3)) < 0.8, tasks, 1 - tasks)
+    groups_pred = np.where(rng.random(n) < 0.9, groups, 1 - groups)
+    common = dict(
+        groups_train=groups, tasks_train=tasks, groups=groups, tasks=tasks,
+        min_group_size=None, n_perm=20, random_state=0,
+    )  # fmt: skip
+    both = biasamp.multi_attribute(groups_pred=groups_pred, tasks_pred=tasks_pred, **common)
+    single = {
+        "multi-mals": biasamp.multi_mals(groups_pred=groups_pred, tasks_pred=tasks_pred, **common),
+        "multi-a2t": biasamp.multi_directional(
+            direction="A->T", tasks_pred=tasks_pred, groups_pred=groups_pred, **common
+        ),
+        "multi-t2a": biasamp.multi_directional(direction="T->A", groups_pred=groups_pred, **common),
+    }
+    for key, result in single.items():
+        assert both[key].null == result.null, key
+        assert both[key].p_value == result.p_value, key

@@ -693,6 +693,10 @@ def _bootstrap(
         result.params.update({"n_boot": int(n_boot), "bootstrap": bootstrap})
 
 
+#: The label roles the swap test of each direction exchanges with the model's outputs.
+_EXCHANGED: dict[str, tuple[str, ...]] = {"A->T": ("tasks",), "T->A": ("groups",)}
+
+
 def _swap_test(
     results: Sequence[MultiAttributeResult],
     computes: Sequence[Any],
@@ -700,13 +704,17 @@ def _swap_test(
     *,
     n_perm: int,
     random_state: Any,
+    exchanged: Sequence[tuple[str, ...] | None],
     progress: bool = False,
 ) -> None:
     """Fill ``p_value`` and ``null`` of every result from the paired swap test: each
     evaluation row's labels and outputs swap with probability 1/2 (M and the training
-    side stay fixed). The swapped pattern tables are counted per chunk of permutations,
-    the rows kept weighted by ``1 - s`` and the rows with their roles exchanged by ``s``;
-    their combination counts add."""
+    side stay fixed); ``exchanged[i]`` names the label roles result ``i``'s swap
+    exchanges (``("tasks",)`` for G->M, ``("groups",)`` for M->G, ``None``: every
+    label with its output, Multi_MALS), as the single-attribute metrics do. The swapped
+    pattern tables are counted per chunk of permutations, the rows kept weighted by
+    ``1 - s`` and the rows with their roles exchanged by ``s``; their combination
+    counts add."""
     if not n_perm:
         return
     from biasamp._memory import check_allocation
@@ -722,8 +730,6 @@ def _swap_test(
     if eval_m is None or weights is None:
         raise ValueError(ERR_SPACE_NO_ROWS.replace("n_boot", "n_perm"))
     present = {role: m for role, m in eval_m.items() if m is not None}
-    exchange = swapped_roles(present)
-    swapped = {exchange[role]: m for role, m in present.items()}
     n_rows = next(iter(present.values())).n_rows
     check_allocation(
         float(n_perm) * n_rows
@@ -735,29 +741,33 @@ def _swap_test(
     swaps = SwapReplicates(n_perm, random_state=random_state)
     indicators = _compact_weights(swaps, n_rows)  # (n_perm, n) uint8
     values: list[list[np.ndarray]] = [[] for _ in computes]
-    starts = range(0, n_perm, _BOOT_CHUNK)
-    for start in progress_iter(starts, description="swap test", enabled=progress):
-        chunk = indicators[start : start + _BOOT_CHUNK].astype(np.float64)
-        kept = space.counts(
-            PatternCountTable.from_label_matrices(
-                present, sample_weight=weights, replicate_weights=1.0 - chunk
+    for only in dict.fromkeys(exchanged):  # one counting per set of exchanged roles
+        exchange = swapped_roles(present, only=only)
+        swapped = {exchange[role]: m for role, m in present.items()}
+        mine = [i for i, roles in enumerate(exchanged) if roles == only]
+        starts = range(0, n_perm, _BOOT_CHUNK)
+        for start in progress_iter(starts, description="swap test", enabled=progress):
+            chunk = indicators[start : start + _BOOT_CHUNK].astype(np.float64)
+            kept = space.counts(
+                PatternCountTable.from_label_matrices(
+                    present, sample_weight=weights, replicate_weights=1.0 - chunk
+                )
             )
-        )
-        moved = space.counts(
-            PatternCountTable.from_label_matrices(
-                swapped, sample_weight=weights, replicate_weights=chunk
+            moved = space.counts(
+                PatternCountTable.from_label_matrices(
+                    swapped, sample_weight=weights, replicate_weights=chunk
+                )
             )
-        )
-        counts = CountTable(
-            group_names=kept.group_names,
-            task_names=kept.task_names,
-            n=kept.n + moved.n,
-            totals={r: kept.totals[r] + moved.totals[r] for r in kept.totals},
-            joint={k: kept.joint[k] + moved.joint[k] for k in kept.joint},
-            n_rows=n_rows,
-        )
-        for out, compute in zip(values, computes, strict=True):
-            out.append(np.atleast_1d(compute(counts)))
+            counts = CountTable(
+                group_names=kept.group_names,
+                task_names=kept.task_names,
+                n=kept.n + moved.n,
+                totals={r: kept.totals[r] + moved.totals[r] for r in kept.totals},
+                joint={k: kept.joint[k] + moved.joint[k] for k in kept.joint},
+                n_rows=n_rows,
+            )
+            for i in mine:
+                values[i].append(np.atleast_1d(computes[i](counts)))
     for result, parts in zip(results, values, strict=True):
         tested = with_significance(
             result, np.concatenate(parts), method="paired-swap", alternative="greater"
@@ -934,6 +944,7 @@ def multi_mals(
         built,
         n_perm=n_perm,
         random_state=random_state,
+        exchanged=[None],
         progress=progress,
     )
     return result
@@ -1120,6 +1131,7 @@ def multi_directional(
         built,
         n_perm=n_perm,
         random_state=random_state,
+        exchanged=[_EXCHANGED[normalize_direction(direction)]],
         progress=progress,
     )
     result.direction = reported
@@ -1280,6 +1292,7 @@ def multi_attribute(
         built,
         n_perm=n_perm,
         random_state=random_state,
+        exchanged=[None, _EXCHANGED["A->T"], _EXCHANGED["T->A"]],
         progress=progress,
     )
     return results
