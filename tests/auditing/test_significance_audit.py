@@ -120,6 +120,8 @@ def test_document_report_and_reload_say_it_in_words(files, tmp_path):
     loaded = biasamp.load_result(path)
     assert loaded["directional-a2t"].p_value == record["p_value"]
     assert isinstance(loaded["directional-a2t"].null, NullDistribution)
+    assert "directional-a2t" in repr(result)
+    assert "(distinguishable from chance: p = 0.01)" in repr(result)
     html = biasamp.render_report(result)
     assert "distinguishable from chance: p = 0.01" in html
     assert "not distinguishable from chance" in html  # T->A: the model only adds noise

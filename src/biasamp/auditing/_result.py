@@ -312,6 +312,8 @@ class AuditResult(SavableResult, Mapping[str, Any]):
             interval = record.get("interval")
             if interval and interval.get("low") is not None and interval.get("high") is not None:
                 text += f"  [{interval['low']:.4f}, {interval['high']:.4f}]"
+            if record.get("chance"):  # the swap test ran (n_perm=)
+                text += f"  ({record['chance']})"
             lines.append(f"  {key:<{width}}  {text}  n={record.get('n'):g}")
         for key, why in self.skipped.items():
             lines.append(f"  skipped {key}: {why}")
