@@ -710,3 +710,31 @@ def test_multi_attribute_gives_each_result_the_test_of_its_own_call():
     for key, result in single.items():
         assert both[key].null == result.null, key
         assert both[key].p_value == result.p_value, key
+
+
+@pytest.mark.parametrize("metric", ["dpa", "leakage", "lic", "dbac"])
+def test_refitted_metrics_refuse_absurd_n_perm_before_any_work(metric):
+    import time
+
+    rng = np.random.default_rng(0)
+    groups, tasks, pred = null_data(rng, 40)
+    captions = [f"a person with {t}" for t in tasks]
+    calls = {
+        "dpa": lambda n: biasamp.dpa(
+            direction="A->T", groups=groups, tasks=tasks, tasks_pred=pred, n_perm=n
+        ),
+        "leakage": lambda n: biasamp.leakage_amplification(
+            groups=groups, tasks=tasks, tasks_pred=pred, n_perm=n
+        ),
+        "lic": lambda n: biasamp.lic(
+            captions_human=captions, captions_model=captions, groups=groups, n_perm=n
+        ),
+        "dbac": lambda n: biasamp.dbac(
+            direction="T->A", captions_human=captions, captions_model=captions,
+            groups=groups, n_perm=n,
+        ),
+    }  # fmt: skip
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"n_perm=10000000000000 "):
+        calls[metric](10**13)
+    assert time.perf_counter() - start < 1.0

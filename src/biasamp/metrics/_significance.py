@@ -35,6 +35,7 @@ __all__ = [
     "ERR_SWAP_DASK",
     "ERR_SWAP_NEEDS",
     "ERR_SWAP_SHAPES",
+    "check_refit_memory",
     "check_swap_memory",
     "check_swappable",
     "refit_swap_test",
@@ -155,9 +156,22 @@ def _like(template: Any, values: np.ndarray) -> Any:
     return values
 
 
-def check_swappable(label: Any, output: Any, *, label_arg: str, output_arg: str) -> None:
+def check_refit_memory(n_perm: int, n: int) -> None:
+    """Refuse (``ValueError`` naming ``n_perm``) a swap test of a refitted metric whose
+    indicators (a byte per row and permutation, and a block of draws) would not fit;
+    called before any work."""
+    check_allocation(
+        float(n_perm) * n + 9.0 * BLOCK_ROWS * float(n_perm),
+        what=f"n_perm={n_perm} swap indicators of {n} rows",
+        advice="use fewer permutations (each one fits the attackers again).",
+    )
+
+
+def check_swappable(
+    label: Any, output: Any, *, label_arg: str, output_arg: str, n_perm: int = 0
+) -> None:
     """Refuse (``ERR_SWAP_SHAPES``) a label and an output that cannot swap row by row,
-    before any work."""
+    and an ``n_perm`` whose indicators would not fit, before any work."""
     a, b = np.shape(_values(label)), np.shape(_values(output))
     if a != b:
         raise ValueError(
@@ -165,6 +179,8 @@ def check_swappable(label: Any, output: Any, *, label_arg: str, output_arg: str)
                 label_arg=label_arg, output_arg=output_arg, label_shape=a, output_shape=b
             )
         )
+    if n_perm and a:
+        check_refit_memory(n_perm, a[0])
 
 
 def swapped_pair(
@@ -212,12 +228,8 @@ def refit_swap_test(
     if n_perm == 0:
         return result
     n = len(_values(label))
+    check_refit_memory(n_perm, n)
     swaps = SwapReplicates(n_perm, random_state=random_state)
-    check_allocation(
-        float(n_perm) * n,
-        what=f"n_perm={n_perm} swap indicators of {n} rows",
-        advice="use fewer permutations (each one fits the attackers again).",
-    )
     indicators = swaps.rows(0, n) == 1.0  # (n, n_perm)
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         seed = int(random_state)

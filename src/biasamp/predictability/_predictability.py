@@ -411,6 +411,7 @@ def dpa(
         check_swappable(
             tasks if direction == "A->T" else groups, pred,
             label_arg="tasks" if direction == "A->T" else "groups", output_arg=pred_arg,
+            n_perm=n_perm,
         )  # fmt: skip
     inputs: Any  # dense values, or a sparse indicator matrix
     input_matrix: LabelMatrix | None = None  # the label matrix the inputs come from
@@ -620,7 +621,9 @@ def leakage_amplification(
     if tasks_pred is None:
         raise ValueError(ERR_NEEDS_PRED.format(direction="leakage", arg="tasks_pred"))
     if n_perm:
-        check_swappable(tasks, tasks_pred, label_arg="tasks", output_arg="tasks_pred")
+        check_swappable(
+            tasks, tasks_pred, label_arg="tasks", output_arg="tasks_pred", n_perm=n_perm
+        )
     g_matrix, g_target = _labels(groups, "groups")
     t_matrix, t_target = _labels(tasks, "tasks")
     check_same_length(groups=g_matrix, tasks=t_matrix)

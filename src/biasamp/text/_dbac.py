@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._swaps import check_n_perm
-from biasamp.metrics._significance import refit_swap_test
+from biasamp.metrics._significance import check_refit_memory, refit_swap_test
 from biasamp.registry import normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
@@ -390,6 +390,7 @@ def dbac(
         )  # fmt: skip
         if pairs.k != 1:
             raise ValueError(ERR_SWAP_ONE_CAPTION.format(k=pairs.k))
+        check_refit_memory(n_perm, pairs.n)
         human, model = list(pairs.human), list(pairs.model)
         labels = np.asarray(pairs.names, dtype=object)[pairs.codes]
 

@@ -63,7 +63,7 @@ from biasamp._memory import check_allocation
 from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._containers import to_native_numpy
-from biasamp.metrics._significance import refit_swap_test
+from biasamp.metrics._significance import check_refit_memory, refit_swap_test
 from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
 from biasamp.results._plotting import t_interval
@@ -454,6 +454,8 @@ def lic(
     )  # fmt: skip
     if n_perm and pairs.k != 1:
         raise ValueError(ERR_SWAP_ONE_CAPTION.format(k=pairs.k))
+    if n_perm:
+        check_refit_memory(n_perm, pairs.n)
     codes, names, human, model = pairs.codes, pairs.names, pairs.human, pairs.model
     n, attacker, attacker_name = pairs.n, pairs.attacker, pairs.attacker_name
     per_human = np.full(n, pairs.k)
