@@ -36,6 +36,7 @@ from biasamp.inputs._label_matrix import LabelMatrix, check_same_length
 
 __all__ = [
     "ERR_N_PERM",
+    "ERR_N_PERM_POSITIVE",
     "ERR_SWAP_ROLES",
     "SWAP_PAIRS",
     "SwapReplicates",
@@ -45,6 +46,7 @@ __all__ = [
 ]
 
 ERR_N_PERM = "n_perm: expected a non-negative integer (0: no significance test), got {got!r}."
+ERR_N_PERM_POSITIVE = "n_perm: expected a positive integer (the swapped data sets), got {got!r}."
 ERR_SWAP_ROLES = (
     "the swap test needs a label and an output of the same kind on the same rows "
     "(groups and groups_pred, or tasks and tasks_pred); got the roles {roles}."
@@ -118,7 +120,7 @@ class SwapReplicates:
     ) -> None:
         n_perm = check_n_perm(n_perm)
         if n_perm < 1:
-            raise ValueError(ERR_N_PERM.format(got=n_perm).replace("non-negative", "positive"))
+            raise ValueError(ERR_N_PERM_POSITIVE.format(got=n_perm))
         self.n_perm = n_perm
         # a block of BLOCK_ROWS x n_perm indicators as float64, and its bits
         check_allocation(

@@ -31,6 +31,7 @@ __all__ = [
     "ALTERNATIVES",
     "ERR_ALTERNATIVE",
     "ERR_NULL_RECORD",
+    "ERR_QUANTILE",
     "NULL_QUANTILES",
     "SIGNIFICANCE_LEVEL",
     "NullDistribution",
@@ -48,6 +49,7 @@ SIGNIFICANCE_LEVEL = 0.05
 ALTERNATIVES = ("greater", "two-sided")
 ERR_ALTERNATIVE = "alternative: expected one of {choices}, got {got!r}."
 ERR_NULL_RECORD = "data: not the record of a NullDistribution: {problem}."
+ERR_QUANTILE = "q: expected one of {choices} (the stored quantiles), got {got!r}."
 
 
 def _finite(values: Any) -> np.ndarray:
@@ -131,6 +133,22 @@ class NullDistribution:
         (``quantiles[0.975]`` reads ``quantiles["0.975"]``).
 
     ``null["mean"]`` reads ``null.mean``: the record reads as a mapping too.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from biasamp import directional
+    >>> rng = np.random.default_rng(0)
+    >>> groups = rng.integers(0, 2, 300)
+    >>> tasks = np.where(rng.random(300) < 0.5, groups, rng.integers(0, 3, 300))
+    >>> pred = np.where(rng.random(300) < 0.3, groups, tasks)  # pushed towards the group
+    >>> result = directional(direction="A->T", groups=groups, tasks=tasks, tasks_pred=pred,
+    ...                      n_perm=199, random_state=0, min_group_size=None)
+    >>> null = result.null
+    >>> null.method, null.n_perm, result.p_value
+    ('paired-swap', 199, 0.005)
+    >>> bool(null.quantiles[0.975] < result.value), null["mean"] == null.mean
+    (True, True)
     """
 
     method: str
@@ -226,9 +244,7 @@ class NullDistribution:
         """The stored quantile ``q`` (one of :data:`NULL_QUANTILES`)."""
         key = f"{float(q):g}"
         if key not in self.quantiles:  # noqa: SIM118
-            raise ValueError(
-                f"q: expected one of {', '.join(self.quantiles)} (the stored quantiles), got {q!r}."
-            )
+            raise ValueError(ERR_QUANTILE.format(choices=", ".join(self.quantiles), got=q))
         return self.quantiles[key]
 
     def to_dict(self) -> dict[str, Any]:
@@ -262,10 +278,10 @@ def null_distribution(values: Any, *, method: str, alternative: str) -> NullDist
     --------
     >>> import numpy as np
     >>> from biasamp.results._significance import null_distribution
-    >>> null = null_distribution(np.arange(101) / 100, method="paired-swap",
+    >>> null = null_distribution(np.arange(11.0), method="paired-swap",
     ...                          alternative="greater")
-    >>> null.mean, null.quantiles["0.5"], null.n_valid
-    (0.5, 0.5, 101)
+    >>> null.mean, null.quantiles["0.5"], null.quantiles["0.975"], null.n_valid
+    (5.0, 5.0, 9.75, 11)
     """
     if alternative not in ALTERNATIVES:
         raise ValueError(ERR_ALTERNATIVE.format(choices=", ".join(ALTERNATIVES), got=alternative))
