@@ -30,7 +30,7 @@ import numpy as np
 
 from biasamp._memory import check_allocation
 from biasamp.counts._count_table import CountTable, check_label_matrices
-from biasamp.counts._poisson import BLOCK_ROWS, ERR_RANGE, _output, seed_entropy
+from biasamp.counts._poisson import BLOCK_ROWS, ERR_INDEX, ERR_RANGE, _output, seed_entropy
 from biasamp.counts._replicates import replicate_count_table
 from biasamp.inputs._label_matrix import LabelMatrix, check_same_length
 
@@ -167,6 +167,23 @@ class SwapReplicates:
     def weights(self, start: int, stop: int) -> np.ndarray:
         """Indicators of rows ``start:stop`` as an array of shape (n_perm, stop - start)."""
         return self.rows(start, stop).T
+
+    def at(self, index: Any) -> np.ndarray:
+        """Indicators of the rows at global positions ``index`` (any order), shape
+        (len, n_perm): row ``index[j]`` gets the indicators :meth:`rows` gives it (the
+        dataset indices a shuffling sampler hands one process)."""
+        index = np.asarray(index)
+        if index.ndim != 1 or (index.size and index.dtype.kind not in "iu"):
+            raise ValueError(ERR_INDEX.format(got=f"shape {index.shape}, dtype {index.dtype}"))
+        index = index.astype(np.int64)
+        if index.size and index.min() < 0:
+            raise ValueError(ERR_INDEX.format(got=f"a negative position {int(index.min())}"))
+        out = np.empty((index.size, self.n_perm), dtype=np.float64)
+        blocks = index // BLOCK_ROWS
+        for block in np.unique(blocks):  # a loop over distinct blocks, not rows
+            rows = np.flatnonzero(blocks == block)
+            out[rows] = self._block(int(block))[index[rows] - int(block) * BLOCK_ROWS]
+        return out
 
 
 class _Shifted:
