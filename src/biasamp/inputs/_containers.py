@@ -148,13 +148,15 @@ def check_label_types(uniques: np.ndarray, codes: np.ndarray, arg: str) -> None:
 
 def _list_labels(x: list[Any] | tuple[Any, ...], arr: np.ndarray, arg: str) -> np.ndarray:
     """``arr`` (``numpy.asarray(x)`` of a 1-D list) unless numpy turned values of other
-    types into text: ``["a", nan]`` becomes ``["a", "nan"]`` and ``[1, "1"]`` becomes
-    ``["1", "1"]``. Those are returned as an object array (so the missing-value and
+    types into text or numbers: ``["a", nan]`` becomes ``["a", "nan"]``, ``[1, "1"]``
+    becomes ``["1", "1"]`` and ``[True, 1]`` becomes ``[1, 1]``. Those are returned as an object array (so the missing-value and
     mixed-type checks see them); pandas' type inference runs in C, once per list."""
-    if arr.dtype.kind not in "US":
+    if arr.dtype.kind not in "USbiuf":
         return arr
     inferred = pd.api.types.infer_dtype(x, skipna=False)
-    if inferred in ("string", "bytes"):
+    if inferred in ("string", "bytes") or (
+        arr.dtype.kind in "biuf" and inferred not in ("mixed-integer", "mixed")
+    ):  # one type, or numbers numpy read as they are (True with 1 is "mixed-integer")
         return arr
     obj = np.empty(len(x), dtype=object)
     obj[:] = x
