@@ -10,7 +10,10 @@ rule is written once:
 * **labels that print alike** (the int ``1`` and the str ``'1'``, ``True`` and ``1``)
   are refused, never merged into one group or shown twice;
 * **duplicate names** (``group_names``, the item columns of a score frame) are refused;
-* **row ranges** of the chunks of one stream may not overlap (:func:`check_row_ranges`);
+* **row ranges** of the chunks of one stream may not overlap: a chunk's first row is read
+  by :func:`read_row_offset`, and every table of a stream records the rows it counted
+  (``counts/_row_record.py``: ``RowRecord``), refusing a row counted twice in an update
+  or a merge;
 * **knobs** (:func:`check_knob`): the type and range are checked, and every size
   derived from the knob is estimated against the memory available before anything
   is allocated (:func:`biasamp._memory.check_allocation`), so an absurd value is
@@ -25,8 +28,7 @@ kind               reader                                routes to
 ``posteriors``     :func:`read_posteriors`               ``to_native_numpy``
 ``captions``       :func:`read_captions`                 (here)
 ``weights``        :func:`read_weights`                  ``as_sample_weight``
-``row_offsets``    :func:`read_row_offset`,              (here)
-                   :func:`check_row_ranges`
+``row_offsets``    :func:`read_row_offset`               ``RowRecord`` (overlaps)
 =================  ====================================  =============================
 
 ``count_table`` arguments are :class:`biasamp.CountTable` objects, checked by the
@@ -57,7 +59,6 @@ __all__ = [
     "ERR_KNOB",
     "ERR_LABELS_NDIM",
     "ERR_NO_CAPTIONS",
-    "ERR_OVERLAP",
     "ERR_POSTERIOR_DTYPE",
     "ERR_POSTERIOR_EMPTY",
     "ERR_POSTERIOR_NDIM",
@@ -73,7 +74,6 @@ __all__ = [
     "Scores",
     "check_knob",
     "check_knobs",
-    "check_row_ranges",
     "read_captions",
     "read_label_matrix",
     "read_labels",
@@ -96,10 +96,6 @@ ERR_POSTERIOR_RANGE = (
     "{arg}: expected probabilities in [0, 1]; row {row} holds {got!r} at {where}."
 )
 ERR_ROW_OFFSET = "{arg}: expected a non-negative integer, got {got!r}."
-ERR_OVERLAP = (
-    "{arg}: the rows {start} .. {stop} were counted twice (the chunks' row ranges overlap); "
-    "give each chunk of a stream its own rows."
-)
 ERR_KNOB = "{knob}: expected {expected}, got {got!r}."
 ERR_CAPTIONS_TYPE = (
     "{arg}: expected a sequence of captions (list, array, pandas Series), one per row, got {got}."
@@ -307,13 +303,18 @@ def check_score_block(
 
 # ------------------------------------------------------------------ posteriors
 def read_posteriors(
-    x: Any, *, arg: str, ndim: int | tuple[int, ...], axes: Sequence[Sequence[Any]] = ()
+    x: Any,
+    *,
+    arg: str,
+    ndim: int | tuple[int, ...],
+    axes: Sequence[Sequence[Any]] = (),
+    axis_labels: Sequence[str] = (),
 ) -> np.ndarray:
     """Read a ``posteriors`` argument: probabilities in [0, 1], rows first, as float64.
 
-    ``ndim`` is the number of dimensions (or the accepted numbers); ``axes``, when given,
-    the label names along the axes after the rows, for the message that points at a bad
-    entry. Missing values (``None``, NaN, ``pd.NA``) are refused naming the row.
+    ``ndim`` is the number of dimensions (or the accepted numbers); ``axes`` and
+    ``axis_labels``, when given, the label names along the axes after the rows and what
+    they are (``("task", "group")``), for the message that points at a bad entry. Missing values (``None``, NaN, ``pd.NA``) are refused naming the row.
     """
     accepted = (ndim,) if isinstance(ndim, int) else tuple(ndim)
     if isinstance(x, np.ndarray):
@@ -351,10 +352,10 @@ def read_posteriors(
     bad = ~np.isfinite(proba) | (proba < 0) | (proba > 1)
     if bad.any():
         where = tuple(int(v[0]) for v in np.nonzero(bad))
-        named = [
-            repr(axis[i]) if k < len(axes) else str(i)
-            for k, (axis, i) in enumerate(zip([*axes, *([()] * 8)], where[1:], strict=False))
-        ]
+        named = []
+        for k, i in enumerate(where[1:]):
+            label = f"{axis_labels[k]} " if k < len(axis_labels) else ""
+            named.append(label + (repr(axes[k][i]) if k < len(axes) else str(i)))
         raise ValueError(
             ERR_POSTERIOR_RANGE.format(
                 arg=arg,
@@ -454,28 +455,6 @@ def read_row_offset(row_offset: Any, *, arg: str = "row_offset") -> int:
     ):
         raise ValueError(ERR_ROW_OFFSET.format(arg=arg, got=row_offset))
     return int(row_offset)
-
-
-def check_row_ranges(starts: Any, stops: Any, *, arg: str = "row_offset") -> None:
-    """Refuse chunks of one stream whose row ranges ``[start, stop)`` overlap (sorted once,
-    one comparison per pair of neighbours)."""
-    first = np.asarray(starts, dtype=np.int64).reshape(-1)
-    last = np.asarray(stops, dtype=np.int64).reshape(-1)
-    keep = last > first  # empty chunks hold no rows
-    first, last = first[keep], last[keep]
-    if first.size < 2:
-        return
-    order = np.argsort(first, kind="stable")
-    first, last = first[order], last[order]
-    reach = np.maximum.accumulate(last)[:-1]
-    clash = np.flatnonzero(first[1:] < reach)
-    if clash.size:
-        i = int(clash[0]) + 1
-        raise ValueError(
-            ERR_OVERLAP.format(
-                arg=arg, start=int(first[i]), stop=int(min(last[i], reach[i - 1])) - 1
-            )
-        )
 
 
 # ------------------------------------------------------------------ knobs
