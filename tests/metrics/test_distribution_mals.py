@@ -309,9 +309,12 @@ def test_bad_input_is_refused():
     bad = np.zeros((2, 2, 2))
     bad[1, 0, 1] = 1.5
     with pytest.raises(
-        ValueError, match=re.escape(ERR_POSTERIOR_RANGE.format(
-                arg="joint_proba", row=1, got=1.5, where="(task 'a', group 'w')"
-            ))
+        ValueError,
+        match=re.escape(
+            ERR_POSTERIOR_RANGE.format(
+                arg="joint_proba", row=1, got=1.5, where=" at (task 'a', group 'w')"
+            )
+        ),
     ):
         distribution_mals(joint_proba=bad, **kw)
     bad[1, 0, 1] = np.nan
@@ -319,7 +322,9 @@ def test_bad_input_is_refused():
         distribution_mals(joint_proba=bad, **kw)
     with pytest.raises(ValueError, match=re.escape(ERR_MALS_TRAIN)):
         distribution_mals(joint_proba=np.zeros((1, 2, 2)))
-    with pytest.raises(ValueError, match=re.escape(ERR_ROW_OFFSET.format(arg="row_offset", got=-1))):
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_ROW_OFFSET.format(arg="row_offset", got=-1))
+    ):
         distribution_counts(
             np.zeros((1, 2, 2)), task_names=["a", "b"], group_names=["m", "w"], row_offset=-1
         )

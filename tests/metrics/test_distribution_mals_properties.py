@@ -193,7 +193,7 @@ def test_bad_probabilities_are_refused_naming_joint_proba(bad, container):
     proba[7, 2, 1] = BAD[bad]
     given_proba = {"numpy": proba, "torch": torch.tensor(proba), "list": proba.tolist()}[container]
     message = ERR_POSTERIOR_RANGE.format(
-        arg="joint_proba", row=7, got=float(BAD[bad]), where="(task 'c', group 'w')"
+        arg="joint_proba", row=7, got=float(BAD[bad]), where=" at (task 'c', group 'w')"
     )
     if bad == "nan":  # a NaN is a missing value (the one rule of every reader)
         message = ERR_MISSING_LABEL.format(arg="joint_proba", count=1, row=7)

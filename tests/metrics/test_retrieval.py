@@ -321,7 +321,9 @@ def test_bad_input_is_refused_with_a_clear_error():
         ValueError, match=re.escape(ERR_MISSING_LABEL.format(arg="groups", count=1, row=1))
     ):
         retrieval_bias(scores=[[1, 2, 3]], groups=["a", None, "b"], k=1)
-    with pytest.raises(ValueError, match=re.escape(ERR_SCORES_NAN.format(arg="scores", row=1, name=1, column=2))):
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_SCORES_NAN.format(arg="scores", row=1, name=1, column=2))
+    ):
         retrieval_bias(scores=[[1, 2, 3], [1, 2, np.nan]], groups=groups, k=1)
     with pytest.raises(
         ValueError,

@@ -236,11 +236,15 @@ def test_missing_scores_are_refused_naming_scores(container):
 def test_pandas_missing_value_in_a_nullable_frame_is_a_nan_score():
     frame = pd.DataFrame(SCORES).astype("Float64")
     frame.iloc[2, 0] = pd.NA
-    with pytest.raises(ValueError, match=re.escape(ERR_SCORES_NAN.format(arg="scores", row=2, name=2, column=0))):
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_SCORES_NAN.format(arg="scores", row=2, name=2, column=0))
+    ):
         retrieval_bias(scores=frame, groups=GROUPS, k=K)
     frame = pd.DataFrame((SCORES * 64).astype(np.int64)).astype("Int64")
     frame.iloc[2, 0] = pd.NA
-    with pytest.raises(ValueError, match=re.escape(ERR_SCORES_NAN.format(arg="scores", row=2, name=2, column=0))):
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_SCORES_NAN.format(arg="scores", row=2, name=2, column=0))
+    ):
         retrieval_bias(scores=frame, groups=GROUPS, k=K)
 
 

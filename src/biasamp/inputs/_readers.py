@@ -92,9 +92,7 @@ ERR_SCORES_INF = "{arg}: row {row} ({name!r}) has an infinite score (column {col
 ERR_POSTERIOR_NDIM = "{arg}: expected an array of {ndim} dimensions, got shape {shape}."
 ERR_POSTERIOR_EMPTY = "{arg}: expected at least one row."
 ERR_POSTERIOR_DTYPE = "{arg}: expected probabilities (numbers), got dtype {dtype}."
-ERR_POSTERIOR_RANGE = (
-    "{arg}: expected probabilities in [0, 1]; row {row} holds {got!r} at {where}."
-)
+ERR_POSTERIOR_RANGE = "{arg}: expected probabilities in [0, 1]; row {row} holds {got!r}{where}."
 ERR_ROW_OFFSET = "{arg}: expected a non-negative integer, got {got!r}."
 ERR_KNOB = "{knob}: expected {expected}, got {got!r}."
 ERR_CAPTIONS_TYPE = (
@@ -126,9 +124,7 @@ def _checked_names(names: Sequence[Any] | None, names_arg: str) -> tuple[Any, ..
     if names is None:
         return None
     if isinstance(names, (str, bytes)) or not isinstance(names, (Sequence, np.ndarray, pd.Index)):
-        raise TypeError(
-            ERR_KNOB.format(knob=names_arg, expected="a sequence of names", got=names)
-        )
+        raise TypeError(ERR_KNOB.format(knob=names_arg, expected="a sequence of names", got=names))
     listed = tuple(v.item() if isinstance(v, np.generic) else v for v in names)
     key_names(listed, arg=names_arg)  # a repeated name, or two that print alike
     return listed
@@ -361,7 +357,7 @@ def read_posteriors(
                 arg=arg,
                 row=where[0],
                 got=float(proba[where]),
-                where="(" + ", ".join(named) + ")" if named else "its only entry",
+                where=" at (" + ", ".join(named) + ")" if named else "",
             )
         )
     return proba
@@ -498,11 +494,10 @@ def check_knob(
 
     Raises
     ------
-    TypeError
-        A value of the wrong type (a float for an integer knob, a bool, a str).
     ValueError
-        A value out of range, or one whose memory estimate exceeds the memory
-        available (the message names the knob and gives the estimate).
+        A value of the wrong type (a float for an integer knob, a bool, a str) or out
+        of range, or one whose memory estimate exceeds the memory available (the
+        message names the knob and gives the estimate).
 
     Examples
     --------
@@ -518,12 +513,15 @@ def check_knob(
         raise ValueError(ERR_KNOB.format(knob="name", expected=f"one of {KNOBS}", got=name))
     if value is None and optional:
         return None
-    expected = (
-        f"an integer >= {low:g}" if integer else f"a number >= {low:g}"
-    ) + (f" and <= {high:g}" if high is not None else "")
-    kinds: tuple[type, ...] = (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    expected = (f"an integer >= {low:g}" if integer else f"a number >= {low:g}") + (
+        f" and <= {high:g}" if high is not None else ""
+    )
+    kinds: tuple[type, ...] = (
+        (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    )
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, kinds):
-        raise TypeError(ERR_KNOB.format(knob=name, expected=expected, got=value))
+        # a ValueError, as every knob of the package has always raised for a wrong value
+        raise ValueError(ERR_KNOB.format(knob=name, expected=expected, got=value))
     number = int(value) if integer else float(value)
     if not np.isfinite(float(number)) or number < low or (high is not None and number > high):
         raise ValueError(ERR_KNOB.format(knob=name, expected=expected, got=value))

@@ -54,7 +54,11 @@ from biasamp.results._retrieval import COUNT_PREFIX, RetrievalBiasResult
 __all__ = [
     "ERR_SCORES_DTYPE",
     "ERR_SCORES_NAN",
-    "ndkl_weights", "retrieval_bias", "retrieval_statistics", "top_k_items"]
+    "ndkl_weights",
+    "retrieval_bias",
+    "retrieval_statistics",
+    "top_k_items",
+]
 
 ERR_INPUT = "retrieval_bias: give exactly one of scores= and rankings=."
 ERR_RANKINGS_SHAPE = "rankings: expected a 2-D array (queries x ranks), got shape {shape}."

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.inputs._readers import check_knob
 from biasamp.registry import normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
@@ -42,6 +43,7 @@ from biasamp.results._persist import register_result
 from biasamp.text._caption_labels import caption_labels
 from biasamp.text._lexicons import COCO_TASK_WORDS
 from biasamp.text._lic import (
+    BYTES_PER_ITERATION,
     ERR_TEST_SIZE,
     MASK_TOKEN,
     _align,
@@ -131,12 +133,6 @@ def _true_group_proba(
     return truth, float(right.mean())
 
 
-def _check_int(value: Any, error: str) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-        raise ValueError(error.format(got=value))
-    return int(value)
-
-
 def dbac_both(
     *,
     captions_human: Any,
@@ -158,7 +154,13 @@ def dbac_both(
     reweights the scores that T->A averages), so asking for both costs no more
     than asking for one. Parameters as :func:`dbac`.
     """
-    n_iter = _check_int(n_iter, ERR_N_ITER)
+    n_iter = check_knob(
+        "n_iter",
+        n_iter,
+        bytes_each=BYTES_PER_ITERATION,
+        what="iterations (one seed and six values each)",
+        advice="use fewer iterations (n_iter).",
+    )
     ci = check_ci(ci)
     if not isinstance(test_size, (float, int)) or isinstance(test_size, bool):
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))

@@ -51,6 +51,7 @@ Choices (and where they follow the paper's released code, rebnej/lick-caption-bi
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,9 +60,10 @@ import numpy as np
 import pandas as pd
 
 from biasamp._deprecation import UNSET, renamed_keyword
-from biasamp._memory import check_allocation
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._containers import to_native_numpy
+from biasamp.inputs._label_matrix import LabelWarning
+from biasamp.inputs._readers import check_knob, read_labels
 from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
 from biasamp.results._plotting import t_interval
@@ -84,7 +86,6 @@ ERR_HUMAN_COUNT = (
     "captions_human: every row needs the same number of captions (row 0 has {first}, "
     "row {row} has {k}); LIC_D trains one attacker per caption position."
 )
-ERR_GROUPS_MISSING = "groups: row {row} is missing; every image needs its group."
 ERR_ONE_GROUP = "groups: LIC needs at least two groups, got {got!r}."
 ERR_TOO_SMALL = (
     "groups: the smallest group ({group!r}) has {count} rows, too few for a split with "
@@ -281,12 +282,12 @@ def read_caption_pairs(
     group_array = to_native_numpy(aligned["groups"], arg="groups").values
     if getattr(group_array, "ndim", 1) != 1:
         raise ValueError(ERR_GROUPS_SHAPE.format(shape=group_array.shape))
-    group_values = pd.Series(np.asarray(group_array, dtype=object))
-    n = len(group_values)
-    missing = np.flatnonzero(group_values.isna().to_numpy())
-    if len(missing):
-        raise ValueError(ERR_GROUPS_MISSING.format(row=int(missing[0])))
-    codes, names = pd.factorize(group_values.astype(str), sort=True)
+    # the boundary's labels reader: missing groups, 1 with '1', True with 1 refused
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LabelWarning)  # one group: refused just below
+        labels = read_labels(group_array, arg="groups")
+    codes, names = labels.codes, labels.names
+    n = len(labels)
     if len(names) < 2:
         raise ValueError(ERR_ONE_GROUP.format(got=list(names)))
     human, human_row, human_index = as_caption_rows(aligned["captions_human"], arg="captions_human")
@@ -423,11 +424,11 @@ def lic(
     if isinstance(level, bool) or not isinstance(level, (float, np.floating)) or not 0 < level < 1:
         raise ValueError(ERR_CI.format(got=level))
     ci_level = float(level)
-    if not isinstance(n_iter, (int, np.integer)) or isinstance(n_iter, bool) or n_iter < 1:
-        raise ValueError(ERR_N_ITER.format(got=n_iter))
-    check_allocation(
-        float(n_iter) * BYTES_PER_ITERATION,
-        what=f"n_iter={n_iter} iterations",
+    n_iter = check_knob(
+        "n_iter",
+        n_iter,
+        bytes_each=BYTES_PER_ITERATION,
+        what="iterations",
         advice="use fewer iterations (n_iter).",
     )
     if not isinstance(test_size, (float, int)) or not 0 < test_size < 1:

@@ -317,5 +317,3 @@ def mask_words(
         text = " ".join(text.split())
         out.extend(part.strip() for part in text.split(SEPARATOR))
     return out
-
-
