@@ -109,6 +109,8 @@ ERR_LENGTH = (
     "Mismatched lengths: {details}. All arrays of one split must have one row per instance."
 )
 ERR_WEIGHT_NEGATIVE = "{arg}: weights must be non-negative; found {count} negative values."
+#: appended to :data:`ERR_NAN` for weights (one per row): where the first one is
+ERR_FIRST_ROW = " The first is at row {row} (0-based position)."
 ERR_WEIGHT_UNDERFLOW = (
     "{arg}: {count} weight(s) are positive but below {tiny:.3g}, the smallest normal float64 "
     "(the first at row {row}: {value!r}); sums and ratios of such weights lose their digits "
@@ -116,6 +118,7 @@ ERR_WEIGHT_UNDERFLOW = (
     "multiplied by one number: rescale them (for example {arg} / max({arg}))."
 )
 ERR_WEIGHT_SHAPE = "{arg}: expected a 1-D array of length {n}, got shape {shape}."
+ERR_WEIGHT_TYPE = "{arg}: expected numbers (one weight per row): {error}."
 ERR_EMPTY_SPLIT = "{arg}: the split is empty (its rows have total weight 0)."
 ERR_SCORES_NO_NAMES = (
     "{arg}: a 1-D score needs the label set of its role (exactly two labels, the score being "
@@ -875,15 +878,28 @@ def as_sample_weight(sample_weight: Any, n: int, *, arg: str = "sample_weight") 
     """Validate weights: a finite, non-negative 1-D array of length ``n`` (``None`` gives ones)."""
     if sample_weight is None:
         return np.ones(n, dtype=np.float64)
-    w = np.asarray(sample_weight, dtype=np.float64)
+    raw = sample_weight
+    if not isinstance(raw, np.ndarray) and np.ndim(raw) != 0 and not isinstance(raw, (str, bytes)):
+        # any container: missing values (None, pd.NA, a polars or Arrow null) refused by row
+        raw = to_native_numpy(raw, arg=arg).values
+    try:
+        w = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(ERR_WEIGHT_TYPE.format(arg=arg, error=exc)) from None
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(ERR_WEIGHT_SHAPE.format(arg=arg, n=n, shape=w.shape))
     finite = np.isfinite(w)
     if not finite.all():
-        raise ValueError(ERR_NAN.format(arg=arg, count=int((~finite).sum())))
+        raise ValueError(
+            ERR_NAN.format(arg=arg, count=int((~finite).sum()))
+            + ERR_FIRST_ROW.format(row=int(np.flatnonzero(~finite)[0]))
+        )
     negative = w < 0
     if negative.any():
-        raise ValueError(ERR_WEIGHT_NEGATIVE.format(arg=arg, count=int(negative.sum())))
+        raise ValueError(
+            ERR_WEIGHT_NEGATIVE.format(arg=arg, count=int(negative.sum()))
+            + ERR_FIRST_ROW.format(row=int(np.flatnonzero(negative)[0]))
+        )
     tiny = np.finfo(np.float64).tiny
     subnormal = (w < tiny) & (w > 0)
     if subnormal.any():

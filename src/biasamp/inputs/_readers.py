@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp._memory import check_allocation
-from biasamp.inputs._containers import ERR_MISSING_LABEL, ERR_MISSING_VALUE, to_native_numpy
+from biasamp.inputs._containers import ERR_MISSING_LABEL, to_native_numpy
 from biasamp.inputs._keys import key_names
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, as_sample_weight
 from biasamp.registry import KNOBS
@@ -424,21 +424,10 @@ def read_captions(captions: Any, *, arg: str) -> tuple[list[str], np.ndarray, pd
 
 # ------------------------------------------------------------------ weights
 def read_weights(x: Any, n: int, *, arg: str = "sample_weight") -> np.ndarray:
-    """Read a ``weights`` argument: ``n`` finite, non-negative weights (``None``: ones),
-    in any container; a missing weight is refused naming the row."""
-    if x is None or isinstance(x, np.ndarray):
-        return as_sample_weight(x, n, arg=arg)
-    native = to_native_numpy(x, arg=arg).values  # containers; missing values refused by row
-    values = np.asarray(native)
-    if values.dtype.kind == "O":
-        found = _first_missing_object(values) if values.ndim else None
-        if found is not None:
-            raise ValueError(
-                ERR_MISSING_VALUE.format(
-                    arg=arg, count=int(np.asarray(pd.isna(values)).sum()), row=found[0], column=0
-                )
-            )
-    return as_sample_weight(values, n, arg=arg)
+    """Read a ``weights`` argument: ``n`` finite, non-negative weights (``None``: ones), in
+    any container; a missing, infinite or negative weight is refused naming the row
+    (:func:`as_sample_weight`, the one rule every metric's weights go through)."""
+    return as_sample_weight(x, n, arg=arg)
 
 
 # ------------------------------------------------------------------ row ranges
