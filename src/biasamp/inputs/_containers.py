@@ -47,6 +47,7 @@ __all__ = [
     "ERR_MIXED_TYPES",
     "ERR_TYPE",
     "NativeData",
+    "check_bool_labels",
     "to_native_numpy",
 ]
 
@@ -141,6 +142,32 @@ def check_label_types(uniques: np.ndarray, codes: np.ndarray, arg: str) -> None:
             arg=arg,
             types=" and ".join(sorted(set(families))),
             second=families[other],
+            row=row,
+        )
+    )
+
+
+def check_bool_labels(arr: np.ndarray, uniques: np.ndarray, arg: str) -> None:
+    """Raise :data:`ERR_MIXED_TYPES` when an object array mixes booleans with numbers:
+    ``True == 1`` hashes alike, so factorising merges them into one label before
+    :func:`check_label_types` could see two types. One C pass (pandas' type inference)
+    when a boolean label occurs; the rows are read only to name the first offending one."""
+    if arr.dtype.kind != "O" or not any(
+        isinstance(u, (bool, np.bool_, int, np.integer)) for u in uniques
+    ):
+        return
+    if pd.api.types.infer_dtype(arr, skipna=True) not in ("mixed-integer", "mixed"):
+        return  # all booleans, all integers, or numbers of one kind
+    families = pd.Series(arr, dtype=object).map(_type_family).to_numpy()  # mixed arrays only
+    other = np.flatnonzero(families != families[0])
+    if not other.size:
+        return
+    row = int(other[0])
+    raise ValueError(
+        ERR_MIXED_TYPES.format(
+            arg=arg,
+            types=" and ".join(sorted({str(families[0]), str(families[row])})),
+            second=families[row],
             row=row,
         )
     )

@@ -423,11 +423,14 @@ def read_captions(captions: Any, *, arg: str) -> tuple[list[str], np.ndarray, pd
 
 
 # ------------------------------------------------------------------ weights
-def read_weights(x: Any, n: int, *, arg: str = "sample_weight") -> np.ndarray:
+def read_weights(
+    x: Any, n: int, *, arg: str = "sample_weight", of: str | None = None
+) -> np.ndarray:
     """Read a ``weights`` argument: ``n`` finite, non-negative weights (``None``: ones), in
     any container; a missing, infinite or negative weight is refused naming the row
-    (:func:`as_sample_weight`, the one rule every metric's weights go through)."""
-    return as_sample_weight(x, n, arg=arg)
+    (:func:`as_sample_weight`, the one rule every metric's weights go through); ``of``
+    names the argument whose rows they weigh."""
+    return as_sample_weight(x, n, arg=arg, of=of)
 
 
 # ------------------------------------------------------------------ row ranges

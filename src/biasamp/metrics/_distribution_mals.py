@@ -135,7 +135,7 @@ def distribution_counts(
     n = proba.shape[0]
     stated = row_offset is not None or n_boot is not None
     first_row = 0 if row_offset is None else read_row_offset(row_offset, arg="row_offset")
-    weight = read_weights(sample_weight, n, arg="sample_weight")
+    weight = read_weights(sample_weight, n, arg="sample_weight", of="joint_proba")
     pairs, tasks, shares = _masses(proba)
     n_g, n_t = len(group_names), len(task_names)
 

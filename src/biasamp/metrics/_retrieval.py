@@ -68,7 +68,9 @@ ERR_RANKINGS_RANGE = (
 )
 ERR_RANKINGS_REPEAT = "rankings: row {row} ranks item {item} twice in its top {k}."
 ERR_RANKINGS_SHORT = "rankings: rows rank {width} items, fewer than k={k}."
-ERR_GROUPS_LENGTH = "groups: expected one group per item ({n_items}), got {got}."
+ERR_GROUPS_LENGTH = (
+    "groups: expected one group per item (the {n_items} columns of scores), got {got}."
+)
 ERR_GROUPS_ALIGN = "groups: the items {missing} of scores' columns have no group."
 ERR_K = "k: expected an integer in 1 .. {n_items} (the number of items), got {got!r}."
 ERR_REFERENCE = "reference: expected 'pool', 'uniform' or a mapping group -> share, got {got!r}."

@@ -53,6 +53,7 @@ from biasamp.text._lic import (
     amplification_over_splits,
     mask_words_in,
     read_caption_pairs,
+    split_seeds,
 )
 
 __all__ = ["DIRECTIONS", "DBACResult", "dbac", "dbac_both"]
@@ -161,6 +162,7 @@ def dbac_both(
         what="iterations (one seed and six values each)",
         advice="use fewer iterations (n_iter).",
     )
+    seeds = split_seeds(random_state, n_iter)
     ci = check_ci(ci)
     if not isinstance(test_size, (float, int)) or isinstance(test_size, bool):
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
@@ -207,10 +209,6 @@ def dbac_both(
     human_by_position = np.array(human_text, dtype=object).reshape(n, k)
     model_array = np.array(model_text, dtype=object)
 
-    seeds = np.random.SeedSequence(
-        random_state if not isinstance(random_state, np.random.Generator)
-        else random_state.integers(2**63)
-    ).spawn(n_iter)  # fmt: skip
     psi = {(d, side): np.empty(n_iter) for d in DIRECTIONS for side in "DM"}
     accuracy = {"D": np.empty(n_iter), "M": np.empty(n_iter)}
     for it, seq in enumerate(seeds):  # a loop over splits: each trains fresh attackers

@@ -60,6 +60,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp._deprecation import UNSET, renamed_keyword
+from biasamp.counts._poisson import checked_generator
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._containers import to_native_numpy
 from biasamp.inputs._label_matrix import LabelWarning
@@ -309,6 +310,16 @@ def read_caption_pairs(
     )  # fmt: skip
 
 
+def split_seeds(random_state: Any, n_iter: int) -> list[np.random.SeedSequence]:
+    """One seed per split, checked before any work (the one random_state rule: an int >= 0,
+    a Generator, a RandomState, a SeedSequence, a BitGenerator or None); an int seeds the
+    splits as it always has."""
+    rng = checked_generator(random_state)  # refuses a bad seed, naming random_state
+    if random_state is None or isinstance(random_state, (int, np.integer)):
+        return np.random.SeedSequence(random_state).spawn(n_iter)
+    return np.random.SeedSequence(int(rng.integers(2**63))).spawn(n_iter)
+
+
 def amplification_over_splits(
     data_quality: np.ndarray,
     model_quality: np.ndarray,
@@ -431,6 +442,7 @@ def lic(
         what="iterations",
         advice="use fewer iterations (n_iter).",
     )
+    seeds = split_seeds(random_state, n_iter)
     if not isinstance(test_size, (float, int)) or not 0 < test_size < 1:
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
     pairs = read_caption_pairs(
@@ -454,10 +466,6 @@ def lic(
     human_by_position = np.array(human_text, dtype=object).reshape(n, k)
     model_array = np.array(model_text, dtype=object)
 
-    seeds = np.random.SeedSequence(
-        random_state if not isinstance(random_state, np.random.Generator)
-        else random_state.integers(2**63)
-    ).spawn(n_iter)  # fmt: skip
     lic_d = np.empty(n_iter)
     lic_m = np.empty(n_iter)
     acc_d = np.empty(n_iter)
