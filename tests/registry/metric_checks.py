@@ -143,7 +143,9 @@ def _frame(value: np.ndarray) -> pd.DataFrame | pd.Series:
     value = np.asarray(value)
     if value.ndim == 1:
         return pd.Series(value)
-    return pd.DataFrame(value.reshape(value.shape[0], -1), columns=[f"c{j}" for j in range(value.shape[1])])
+    return pd.DataFrame(
+        value.reshape(value.shape[0], -1), columns=[f"c{j}" for j in range(value.shape[1])]
+    )
 
 
 def _pandas_na(value: Any, kind: str) -> Any:
@@ -335,13 +337,35 @@ def names_argument(card: MetricCard, arg: str) -> str | None:
 
 #: Knob values of each class, by knob (``None``: the class does not apply to the knob).
 KNOB_VALUES: dict[str, dict[str, Any]] = {
-    "absurd_knob": {"n_boot": 10**9, "n_iter": 10**9, "n_perm": 10**9, "k": 10**9,
-                    "n_bins": 10**18, "min_count": 10**9},  # fmt: skip
+    "absurd_knob": {
+        "n_boot": 10**9,
+        "n_iter": 10**9,
+        "n_perm": 10**9,
+        "k": 10**9,
+        "n_bins": 10**18,
+        "min_count": 10**9,
+    },  # fmt: skip
     "zero_knob": {"n_boot": 0, "n_iter": 0, "n_perm": 0, "k": 0, "n_bins": 0, "ci": 0.0},
-    "negative_knob": {"n_boot": -1, "n_iter": -1, "n_perm": -1, "k": -1, "n_bins": -1,
-                      "ci": -0.5, "random_state": -1, "min_count": -1},  # fmt: skip
-    "non_integer_knob": {"n_boot": 2.5, "n_iter": 2.5, "n_perm": 2.5, "k": 2.5, "n_bins": 2.5,
-                         "ci": "high", "random_state": "seed", "min_count": "many"},  # fmt: skip
+    "negative_knob": {
+        "n_boot": -1,
+        "n_iter": -1,
+        "n_perm": -1,
+        "k": -1,
+        "n_bins": -1,
+        "ci": -0.5,
+        "random_state": -1,
+        "min_count": -1,
+    },  # fmt: skip
+    "non_integer_knob": {
+        "n_boot": 2.5,
+        "n_iter": 2.5,
+        "n_perm": 2.5,
+        "k": 2.5,
+        "n_bins": 2.5,
+        "ci": "high",
+        "random_state": "seed",
+        "min_count": "many",
+    },  # fmt: skip
 }
 
 
@@ -478,6 +502,8 @@ def check_container(card: MetricCard, container: str) -> None:
     for arg, kind in card.inputs.items():
         if arg in kwargs:
             moved[arg] = _to_container(kwargs[arg], kind, container)
+            if container == "pandas" and kind == "labels" and _has_scores(card):
+                moved[arg].index = [f"c{j}" for j in range(len(moved[arg]))]  # the items
     _same(value_of(call(card, moved)), expected, f"{card.name} {container}")
 
 
@@ -499,7 +525,7 @@ def _pairwise_tables(card: MetricCard, kwargs: dict[str, Any], order: list[int])
         groups=kwargs["groups_train"], tasks=kwargs["tasks_train"],
         sample_weight=kwargs.get("sample_weight_train"), **names,
     )  # fmt: skip
-    roles = ("groups", "tasks", "groups_pred", "tasks_pred")
+    roles = [r for r in ("groups", "tasks", "groups_pred", "tasks_pred") if r in kwargs]
     edges = np.array_split(np.arange(N), len(order))
     chunks = [
         biasamp.CountTable.empty(**names).update(
@@ -580,7 +606,7 @@ def _overlap(card: MetricCard, form: Any, kwargs: dict[str, Any]) -> None:
         _ = whole + biasamp.distribution_counts(proba[: N // 2], row_offset=N // 4, **names)
         return
     names = {"group_names": ("m", "w"), "task_names": tuple(range(N_TASKS))}
-    roles = ("groups", "tasks", "groups_pred", "tasks_pred")
+    roles = [r for r in ("groups", "tasks", "groups_pred", "tasks_pred") if r in kwargs]
     first = biasamp.CountTable.empty(**names).update(
         **{r: np.asarray(kwargs[r]) for r in roles}, row_offset=0
     )

@@ -33,13 +33,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from tests.registry import metric_checks as checks
 
 import biasamp
 from biasamp.inputs._readers import READERS
 from biasamp.registry import INPUT_KINDS, KNOBS, MetricCard, metric_cards
 from biasamp.registry import _metrics as registry_module
 from biasamp.results._persist import registered_results
-from tests.registry import metric_checks as checks
 
 CARDS = metric_cards()
 #: Cards whose valid call trains attackers (each call takes about a second): their
@@ -52,13 +52,26 @@ def _xfail(card: MetricCard, check: str) -> list[Any]:
     return [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
 
 
-def _hostile_params() -> list[Any]:
-    return [
-        pytest.param(card, check, target, id=f"{card.name}-{check}-{target}",
-                     marks=_xfail(card, check))  # fmt: skip
-        for card in CARDS
-        for check, target in checks.hostile_cases(card)
-    ]
+def _hostile_params(*, every: bool) -> list[Any]:
+    """Every (card, check, argument), or (``every=False``, the fast tier) one argument of
+    each kind per function and check: the same reader reads every argument of a kind."""
+    params, seen = [], set()
+    for card in CARDS:
+        for check, target in checks.hostile_cases(card):
+            key = (card.function, check, card.inputs.get(target, target))
+            if not every and key in seen:
+                continue
+            seen.add(key)
+            params.append(
+                pytest.param(
+                    card,
+                    check,
+                    target,
+                    id=f"{card.name}-{check}-{target}",
+                    marks=_xfail(card, check),
+                )  # fmt: skip
+            )
+    return params
 
 
 def _invariance_params(cards: list[MetricCard]) -> list[Any]:
@@ -96,12 +109,21 @@ def test_a_card_declaring_a_parameter_the_function_lacks_fails_the_declaration_t
 
 
 # ------------------------------------------------------------------ the catalogue
-@pytest.mark.parametrize(("card", "check", "target"), _hostile_params())
-def test_hostile_input_is_refused_naming_the_argument(card, check, target):
+def _run_hostile(card: MetricCard, check: str, target: str) -> None:
     if check in checks.KNOB_VALUES:
         checks.check_knob(card, check, target)
     else:
         checks.check_hostile(card, check, target)
+
+
+@pytest.mark.parametrize(("card", "check", "target"), _hostile_params(every=False))
+def test_hostile_input_is_refused_naming_the_argument(card, check, target):
+    _run_hostile(card, check, target)
+
+
+@pytest.mark.parametrize(("card", "check", "target"), _hostile_params(every=True))
+def test_hostile_input_is_refused_for_every_argument_and_card(card, check, target):
+    _run_hostile(card, check, target)
 
 
 @pytest.mark.parametrize(
@@ -158,7 +180,9 @@ def _toy_metric(*, groups: Any, tasks: Any, n_boot: int | None = None) -> Any:
     names, codes = np.unique(np.asarray(groups).astype(str), return_inverse=True)
     matrix = np.asarray(tasks, dtype=float).reshape(len(codes), -1)
     shares = np.array([matrix[codes == g].mean() for g in range(len(names))])
-    return PairwiseResult(metric="toy", value=float(np.nanmax(shares) - np.nanmin(shares)))
+    return PairwiseResult(
+        metric="toy", value=float(np.nanmax(shares) - np.nanmin(shares)), by_pair=pd.DataFrame()
+    )
 
 
 _toy_metric.__annotations__["return"] = "PairwiseResult"
@@ -213,11 +237,15 @@ def test_a_metric_that_bypasses_the_boundary_fails_the_battery(monkeypatch):
 
 
 def test_the_battery_catches_a_card_that_fails_an_invariance(monkeypatch):
-    # a metric whose value depends on the row order (the first row's group) fails row_order
+    # a metric whose value depends on the row order (where the first groups "m" are)
     def first_row(*, groups: Any, tasks: Any, n_boot: int | None = None) -> Any:
         from biasamp.results._base import PairwiseResult
 
-        return PairwiseResult(metric="toy", value=float(np.asarray(groups)[0] == "m"))
+        return PairwiseResult(
+            metric="toy",
+            value=float(np.flatnonzero(np.asarray(groups) == "m")[:5].sum()),
+            by_pair=pd.DataFrame(),
+        )
 
     monkeypatch.setattr(biasamp, TOY_CARD.function, first_row, raising=False)
     with pytest.raises(AssertionError, match="row order"):

@@ -153,7 +153,7 @@ def check_bool_labels(arr: np.ndarray, uniques: np.ndarray, arg: str) -> None:
     :func:`check_label_types` could see two types. One C pass (pandas' type inference)
     when a boolean label occurs; the rows are read only to name the first offending one."""
     if arr.dtype.kind != "O" or not any(
-        isinstance(u, (bool, np.bool_, int, np.integer)) for u in uniques
+        isinstance(u, (bool, int, float, np.number, np.bool_)) for u in uniques
     ):
         return
     if pd.api.types.infer_dtype(arr, skipna=True) not in ("mixed-integer", "mixed"):

@@ -899,8 +899,10 @@ def as_sample_weight(
         return np.ones(n, dtype=np.float64)
     raw = sample_weight
     if (
-        not isinstance(raw, np.ndarray) or raw.dtype.kind == "O"
-    ) and not isinstance(raw, (str, bytes)) and np.ndim(raw) != 0:
+        (not isinstance(raw, np.ndarray) or raw.dtype.kind == "O")
+        and not isinstance(raw, (str, bytes))
+        and np.ndim(raw) != 0
+    ):
         # any container: missing values (None, pd.NA, a polars or Arrow null) refused by row
         raw = to_native_numpy(raw, arg=arg).values
     try:

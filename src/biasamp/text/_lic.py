@@ -265,13 +265,10 @@ def read_caption_pairs(
     """Check and read the inputs LIC and DBAC share (one rule for both: containers, index
     alignment, missing groups, one model caption and the same number of human captions per
     image), and the attacker (the default, or any estimator with ``fit``/``predict_proba``)."""
-    if attacker is None:
-        attacker = _default_attacker()
-        attacker_name = "TF-IDF (words and word pairs) + logistic regression"
-    elif not (hasattr(attacker, "fit") and hasattr(attacker, "predict_proba")):
+    if attacker is not None and not (
+        hasattr(attacker, "fit") and hasattr(attacker, "predict_proba")
+    ):
         raise TypeError(ERR_ATTACKER.format(got=attacker))
-    else:
-        attacker_name = repr(attacker)
     aligned = align_pandas_indexes(
         groups=groups, captions_human=_human_columns(captions_human), captions_model=captions_model
     )
@@ -304,6 +301,11 @@ def read_caption_pairs(
     if (per_human != per_human[0]).any():
         row = int(np.flatnonzero(per_human != per_human[0])[0])
         raise ValueError(ERR_HUMAN_COUNT.format(first=int(per_human[0]), row=row, k=per_human[row]))
+    if attacker is None:  # built after the inputs are read (it imports scikit-learn)
+        attacker = _default_attacker()
+        attacker_name = "TF-IDF (words and word pairs) + logistic regression"
+    else:
+        attacker_name = repr(attacker)
     return CaptionPairs(
         codes=np.asarray(codes), names=pd.Index(names), human=list(human), model=list(model),
         n=n, k=int(per_human[0]), attacker=attacker, attacker_name=attacker_name,
