@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import biasamp
 from biasamp import retrieval_bias
+from biasamp.inputs._containers import ERR_MISSING_LABEL
 from biasamp.metrics._retrieval import (
     BOOT_BYTES,
     ERR_GROUP_NAMES_POOL,
@@ -27,7 +28,6 @@ from biasamp.metrics._retrieval import (
     ERR_SCORES_NAN,
     top_k_items,
 )
-from biasamp.inputs._containers import ERR_MISSING_LABEL
 from biasamp.results._retrieval import ERR_PLOT_KIND
 
 LN2 = math.log(2)

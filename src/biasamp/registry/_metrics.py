@@ -29,6 +29,7 @@ __all__ = [
     "METRICS",
     "MetricCard",
     "card_for",
+    "contract_table",
     "find_card",
     "metric_card",
     "metric_cards",
@@ -840,4 +841,32 @@ def metric_table() -> str:
             f"| `{card.name}` | {cell(card.title)} | `{call}` | "
             f"{cell(card.meaning)} {cell(card.sign)} | {cell(card.paper)} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def contract_table() -> str:
+    """The docs' table of every card's contract (Markdown): the data arguments it declares
+    by kind, its knobs, and the common checks it cannot satisfy, each with its reason.
+
+    ``docs/architecture.md`` holds this table between the markers
+    ``<!-- contract table -->`` and ``<!-- end contract table -->``; a test checks that it
+    is the same text.
+
+    Examples
+    --------
+    >>> from biasamp.registry import contract_table
+    >>> contract_table().splitlines()[0]
+    '| metric | inputs (argument: kind) | knobs | checks it cannot satisfy, and why |'
+    """
+    lines = [
+        "| metric | inputs (argument: kind) | knobs | checks it cannot satisfy, and why |",
+        "|---|---|---|---|",
+    ]
+    for card in _CARDS:
+        inputs = ", ".join(f"`{arg}`: {kind}" for arg, kind in card.inputs.items())
+        knobs = ", ".join(f"`{knob}`" for knob in card.knobs)
+        xfail = "; ".join(
+            f"`{check}`: {' '.join(reason.split())}" for check, reason in card.xfail_checks.items()
+        )
+        lines.append(f"| `{card.name}` | {inputs} | {knobs} | {xfail or 'none'} |")
     return "\n".join(lines) + "\n"
