@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -514,7 +514,7 @@ def check_knob(
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, kinds):
         # a ValueError, as every knob of the package has always raised for a wrong value
         raise ValueError(ERR_KNOB.format(knob=name, expected=expected, got=value))
-    number = int(value) if integer else float(value)
+    number: int | float = int(cast(Any, value)) if integer else float(cast(Any, value))
     if not np.isfinite(float(number)) or number < low or (high is not None and number > high):
         raise ValueError(ERR_KNOB.format(knob=name, expected=expected, got=value))
     if bytes_each or fixed_bytes:
