@@ -72,8 +72,8 @@ ERR_LAZY = (
 )
 ERR_MIXED_TYPES = (
     "{arg}: mixes label types ({types}), the first {second} at row {row}; the int 1 and "
-    "the string '1' would print as one label but are two. Convert the labels to one type "
-    "first (for example all str)."
+    "the string '1' would print as one label, and True and 1 compare equal, but they are "
+    "different labels. Convert the labels to one type first (for example all str)."
 )
 
 
