@@ -518,31 +518,67 @@ def check_sparse(card: MetricCard) -> None:
     _same(value_of(call(card, moved)), expected, f"{card.name} sparse")
 
 
-def _pairwise_tables(card: MetricCard, kwargs: dict[str, Any], order: list[int]) -> float:
-    """mals and directional from tables counted in chunks and summed in ``order``."""
-    names = {"group_names": ("m", "w"), "task_names": tuple(range(N_TASKS))}
-    train = biasamp.CountTable.from_arrays(
-        groups=kwargs["groups_train"], tasks=kwargs["tasks_train"],
-        sample_weight=kwargs.get("sample_weight_train"), **names,
-    )  # fmt: skip
-    roles = [r for r in ("groups", "tasks", "groups_pred", "tasks_pred") if r in kwargs]
-    edges = np.array_split(np.arange(N), len(order))
-    chunks = [
-        biasamp.CountTable.empty(**names).update(
-            **{r: np.asarray(kwargs[r])[rows] for r in roles},
+#: The count-table roles of a function's arguments (the differential-fairness metrics
+#: count ``labels`` as tasks).
+ROLES = {"labels": "tasks", "labels_pred": "tasks_pred"}
+
+
+def _label_tables(
+    card: MetricCard, kwargs: dict[str, Any], chunks: list[np.ndarray]
+) -> tuple[Any, list[Any]]:
+    """The training table (``None`` without a training split) and one evaluation table per
+    chunk of rows (each with its ``row_offset``), of the table type the family counts."""
+    table_type = (
+        biasamp.PatternCountTable if card.family.startswith("multi") else biasamp.CountTable
+    )
+    evaluation = [a for a in ("groups", "tasks", "groups_pred", "tasks_pred", "labels",
+                              "labels_pred") if a in kwargs]  # fmt: skip
+    labels = "labels" if "labels" in kwargs else "tasks_train"
+    names = {
+        "group_names": tuple(
+            sorted(
+                set(np.asarray(kwargs["groups" if "groups" in kwargs else "groups_train"]).tolist())
+            )
+        ),
+        "task_names": tuple(sorted(set(np.asarray(kwargs[labels]).tolist())))
+        if labels == "labels"
+        else tuple(range(N_TASKS)),
+    }
+    train = None
+    if "groups_train" in kwargs:
+        train = table_type.from_arrays(
+            groups=kwargs["groups_train"], tasks=kwargs["tasks_train"],
+            sample_weight=kwargs.get("sample_weight_train"), **names,
+        )  # fmt: skip
+    tables = [
+        table_type.empty(**names).update(
+            **{ROLES.get(a, a): np.asarray(kwargs[a])[rows] for a in evaluation},
             sample_weight=np.asarray(kwargs["sample_weight"])[rows],
             row_offset=int(rows[0]),
         )
-        for rows in edges
+        for rows in chunks
     ]
-    table = sum((chunks[i] for i in order[1:]), chunks[order[0]])
+    return train, tables
+
+
+def _from_label_tables(card: MetricCard, kwargs: dict[str, Any], order: list[int]) -> float:
+    """The metric's ``*_from_counts`` value from chunk tables summed in ``order``."""
+    train, tables = _label_tables(card, kwargs, np.array_split(np.arange(N), len(order)))
+    table = sum((tables[i] for i in order[1:]), tables[order[0]])
+    quiet = {"min_group_size": None}
+    direction = {"direction": card.direction} if card.direction else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if card.family == "mals":
-            return biasamp.mals_from_counts(train, table, min_group_size=None).value
-        return biasamp.directional_from_counts(
-            table, direction=card.direction, train=train, min_group_size=None
-        ).value
+            return biasamp.mals_from_counts(train, table, **quiet).value
+        if card.family == "directional":
+            return biasamp.directional_from_counts(table, train=train, **direction, **quiet).value
+        if card.family == "multi_mals":
+            return biasamp.multi_mals_from_counts(train, table, **quiet).value
+        if card.family == "multi_directional":
+            return biasamp.multi_directional_from_counts(train, table, **direction, **quiet).value
+        from_counts = getattr(biasamp, f"{card.function}_from_counts")
+        return from_counts(table, **quiet).value
 
 
 def _posterior_tables(card: MetricCard, kwargs: dict[str, Any], order: list[int]) -> float:
@@ -569,15 +605,18 @@ def _posterior_tables(card: MetricCard, kwargs: dict[str, Any], order: list[int]
 
 #: A metric family's count-table form: its value from chunk tables summed in an order.
 COUNT_FORMS: dict[str, Callable[[MetricCard, dict[str, Any], list[int]], float]] = {
-    "mals": _pairwise_tables,
-    "directional": _pairwise_tables,
+    "mals": _from_label_tables,
+    "directional": _from_label_tables,
+    "multi_mals": _from_label_tables,
+    "multi_directional": _from_label_tables,
+    "differential_fairness": _from_label_tables,
+    "differential_fairness_amplification": _from_label_tables,
     "distribution_mals": _posterior_tables,
 }
 
 
 def check_chunk_merge(card: MetricCard) -> None:
-    """Tables of chunks merged in any order give the one-shot value; chunks whose row
-    ranges overlap are refused (naming the row ranges' argument or the merge)."""
+    """Tables of chunks merged in any order give the one-shot value."""
     kwargs = valid_call(card)
     expected = value_of(call(card, kwargs))
     form = COUNT_FORMS[card.family]
@@ -586,34 +625,22 @@ def check_chunk_merge(card: MetricCard) -> None:
 
 
 def check_overlapping_row_ranges(card: MetricCard) -> None:
-    """Two chunks whose row ranges overlap are refused when their tables are merged."""
+    """Two chunk tables whose row ranges overlap are refused when they are merged."""
     kwargs = valid_call(card)
-    form = COUNT_FORMS[card.family]
-    overlapping = dict(kwargs)
     try:
-        _overlap(card, form, overlapping)
+        if COUNT_FORMS[card.family] is _posterior_tables:
+            names = {"task_names": tuple(range(N_TASKS)), "group_names": ("m", "w")}
+            proba = np.asarray(kwargs["joint_proba"])
+            whole = biasamp.distribution_counts(proba, **names)
+            _ = whole + biasamp.distribution_counts(proba[: N // 2], row_offset=N // 4, **names)
+        else:
+            rows = np.arange(N)
+            _, (first, second) = _label_tables(card, kwargs, [rows, rows[N // 4 : N // 2]])
+            _ = first + second
     except ValueError as exc:
-        assert "counted twice" in str(exc) or "row_offset" in str(exc), str(exc)
+        assert "counted twice" in str(exc), str(exc)
         return
     raise AssertionError(f"{card.name}: overlapping row ranges were summed")
-
-
-def _overlap(card: MetricCard, form: Any, kwargs: dict[str, Any]) -> None:
-    if form is _posterior_tables:
-        names = {"task_names": tuple(range(N_TASKS)), "group_names": ("m", "w")}
-        proba = np.asarray(kwargs["joint_proba"])
-        whole = biasamp.distribution_counts(proba, **names)
-        _ = whole + biasamp.distribution_counts(proba[: N // 2], row_offset=N // 4, **names)
-        return
-    names = {"group_names": ("m", "w"), "task_names": tuple(range(N_TASKS))}
-    roles = [r for r in ("groups", "tasks", "groups_pred", "tasks_pred") if r in kwargs]
-    first = biasamp.CountTable.empty(**names).update(
-        **{r: np.asarray(kwargs[r]) for r in roles}, row_offset=0
-    )
-    second = biasamp.CountTable.empty(**names).update(
-        **{r: np.asarray(kwargs[r])[: N // 2] for r in roles}, row_offset=N // 4
-    )
-    _ = first + second
 
 
 #: The invariances, by check name, and the cards they apply to.
