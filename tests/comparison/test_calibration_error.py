@@ -263,3 +263,20 @@ def test_more_bins_than_rows_count_only_the_bins_that_hold_a_row(n_bins):
     worst = np.abs(gaps / np.bincount(inverse)).max()
     if n_bins >= 10**6:  # was a MemoryError (10**18) or a 45 s run killed by the system (10**9)
         assert calibration_error(y, p, n_bins=n_bins, norm="max") == pytest.approx(worst)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n_bins=st.integers(1, 2**53),
+    picks=st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=20),
+)
+def test_edges_at_any_bin_count_are_the_exact_values_rounded_once(n_bins, picks):
+    from biasamp.comparison._calibration_error import _edges_at
+
+    index = np.unique(np.array([int(p * n_bins) for p in picks] + [0, n_bins], dtype=np.int64))
+    step = Fraction(1.0 / n_bins)
+    half = (n_bins + 1) // 2
+    exact = [
+        float(step * int(i)) if i < half else float(1 - step * (n_bins - int(i))) for i in index
+    ]
+    np.testing.assert_array_equal(_edges_at(index, n_bins, np.float64), np.array(exact))

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biasamp import calibration_error, dbac, distribution_counts, lic, retrieval_bias
 from biasamp._memory import MEMORY_ERROR
@@ -340,3 +343,24 @@ def test_calibration_error_refuses_none_naming_the_argument_and_bins_quickly():
 
 def test_mixed_label_messages_are_the_containers_one_rule():
     assert ERR_MIXED_TYPES.startswith("{arg}: mixes label types")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    values=st.lists(st.sampled_from(["m", "w", "x", "nb"]), min_size=1, max_size=30),
+    container=st.sampled_from(["list", "numpy", "pandas", "polars", "pyarrow", "categorical"]),
+)
+def test_labels_read_from_any_container_are_their_sorted_names_and_codes(values, container):
+    given_values = {
+        "list": lambda v: v,
+        "numpy": np.array,
+        "pandas": pd.Series,
+        "polars": pl.Series,
+        "pyarrow": pa.array,
+        "categorical": lambda v: pd.Categorical(v, categories=["zz", *sorted(set(v))]),
+    }[container](values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one group only: legal, and said so
+        read = read_labels(given_values, arg="groups")
+    assert read.names == tuple(sorted(set(values)))
+    assert [read.names[c] for c in read.codes] == values
