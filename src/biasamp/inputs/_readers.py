@@ -74,6 +74,7 @@ __all__ = [
     "Scores",
     "check_knob",
     "check_knobs",
+    "check_score_block",
     "read_captions",
     "read_label_matrix",
     "read_labels",
