@@ -36,7 +36,9 @@ from biasamp.inputs._label_matrix import LabelMatrix, check_same_length
 
 __all__ = [
     "ERR_N_PERM",
+    "ERR_N_PERM_LARGE",
     "ERR_N_PERM_POSITIVE",
+    "MAX_N_PERM",
     "ERR_SWAP_ROLES",
     "SWAP_PAIRS",
     "SwapReplicates",
@@ -47,6 +49,13 @@ __all__ = [
 
 ERR_N_PERM = "n_perm: expected a non-negative integer (0: no significance test), got {got!r}."
 ERR_N_PERM_POSITIVE = "n_perm: expected a positive integer (the swapped data sets), got {got!r}."
+#: The most permutations a test draws: a p-value resolves to 1 / (n_perm + 1), and more
+#: draws than this only cost time (each is a full recount of the data).
+MAX_N_PERM = 10_000_000
+ERR_N_PERM_LARGE = (
+    "n_perm: expected at most {limit} permutations (a p-value resolves to 1 / (n_perm + 1); "
+    "n_perm=999 resolves 0.001), got {got!r}."
+)
 ERR_SWAP_ROLES = (
     "the swap test needs a label and an output of the same kind on the same rows "
     "(groups and groups_pred, or tasks and tasks_pred); got the roles {roles}."
@@ -66,13 +75,16 @@ _SWAP_DOMAIN = 3
 
 
 def check_n_perm(n_perm: Any) -> int:
-    """``n_perm`` as an int: a non-negative integer (0 means no test)."""
+    """``n_perm`` as an int: a non-negative integer (0 means no test) up to
+    :data:`MAX_N_PERM`."""
     if (
         isinstance(n_perm, (bool, np.bool_))
         or not isinstance(n_perm, (int, np.integer))
         or n_perm < 0
     ):
         raise ValueError(ERR_N_PERM.format(got=n_perm))
+    if n_perm > MAX_N_PERM:
+        raise ValueError(ERR_N_PERM_LARGE.format(limit=MAX_N_PERM, got=n_perm))
     return int(n_perm)
 
 

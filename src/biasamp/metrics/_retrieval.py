@@ -600,7 +600,7 @@ def _random_ranking_test(
     """Fill ``p_value`` and ``null`` of a retrieval result from random rankings."""
     n_groups = len(shares)
     check_allocation(
-        8.0 * float(n_perm) + min(8.0 * float(n_perm) * result.n * (n_groups + 1), NULL_BYTES),
+        24.0 * float(n_perm) + min(8.0 * float(n_perm) * result.n * (n_groups + 1), NULL_BYTES),
         what=f"n_perm={n_perm} random rankings of {result.n} queries",
         advice="use fewer draws (n_perm=999 resolves p-values to 0.001).",
     )
