@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp._version import __version__
+from biasamp.output._targets import remember_input_files
 from biasamp.registry import metric_name
 from biasamp.results._base import _json_safe, frame_records, group_sizes_dict
 from biasamp.results._cli_document import results_from_cli_document
@@ -202,6 +203,11 @@ class AuditResult(SavableResult, Mapping[str, Any]):
                     got=list(self.results), expected=list(self.document["results"])
                 )
             )
+        # every result of the audit knows the files it was computed from: its save()
+        # refuses to write over them, as the audit's own save() does
+        for result in [*self.results.values(), *(self.sweeps or {}).values()]:
+            if not isinstance(result, pd.DataFrame):
+                remember_input_files(result, self.input_files)
 
     # --- a mapping of the results
     def __getitem__(self, name: str) -> Any:
@@ -241,6 +247,13 @@ class AuditResult(SavableResult, Mapping[str, Any]):
     @property
     def inputs(self) -> list[dict[str, Any]]:
         return [dict(f) for f in self.document.get("inputs") or []]
+
+    @property
+    def input_files(self) -> tuple[tuple[str, str], ...]:
+        """The audited files as ``(keyword, path)`` pairs (``("data", "data.csv")``):
+        :meth:`save`, :func:`biasamp.write_report` and the command line refuse to
+        write over any of them."""
+        return tuple((str(f["role"]), str(f["path"])) for f in self.inputs)
 
     @property
     def labels(self) -> dict[str, list[str]]:

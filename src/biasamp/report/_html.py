@@ -36,6 +36,7 @@ import io
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from os import PathLike, fspath
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ import pandas as pd
 
 from biasamp.inputs._keys import key_names
 from biasamp.metrics._group_sizes import checked_splits, size_messages
+from biasamp.output._targets import check_written_output, input_files_of
 from biasamp.report._explain import column_meanings, result_card
 from biasamp.report._tables import (
     PAGE_SIZE,
@@ -977,12 +979,32 @@ def render_report(
     return html_page(title, body)
 
 
+def _input_files(results: Any, inputs: Any) -> list[tuple[str, str]]:
+    """The files a report is about: its ``inputs`` records and the files its results
+    were computed from (an ``AuditResult`` knows its own)."""
+    files: list[tuple[str, str]] = []
+    if isinstance(inputs, Iterable) and not isinstance(inputs, (str, bytes, Mapping)):
+        for record in inputs:
+            if isinstance(record, Mapping) and isinstance(record.get("path"), (str, PathLike)):
+                files.append((f"inputs ({record.get('role', 'file')})", fspath(record["path"])))
+    for obj in [results, *(results.values() if isinstance(results, Mapping) else ())]:
+        files.extend(input_files_of(obj))
+    return files
+
+
 def write_report(path: str | Path, results: Any = None, **kwargs: Any) -> Path:
-    """Write :func:`render_report` to ``path`` (UTF-8); return the path."""
+    """Write :func:`render_report` to ``path`` (UTF-8); return the path.
+
+    ``path`` may not be one of the report's input files (the ``inputs`` records and
+    the files its results were computed from, such as an ``AuditResult``'s): that is
+    a ``ValueError`` naming ``path`` and the input, raised before anything is done.
+    """
     from biasamp.output._atomic import atomic_output
 
-    path = Path(path)
+    target = check_written_output(
+        path, argument="path", inputs=_input_files(results, kwargs.get("inputs", ()))
+    )
     page = render_report(results, **kwargs)
-    with atomic_output(path, "w", encoding="utf-8") as handle:
+    with atomic_output(target, "w", encoding="utf-8") as handle:
         handle.write(page)
-    return path
+    return Path(path)

@@ -56,6 +56,7 @@ import pandas as pd
 
 from biasamp._version import __version__
 from biasamp.output._atomic import atomic_output
+from biasamp.output._targets import check_written_output, input_files_of
 
 __all__ = [
     "SAVED_SCHEMA",
@@ -231,7 +232,14 @@ def registered_results() -> dict[str, type]:
 
 
 class SavableResult:
-    """Mixin of every result type: ``save(path)``."""
+    """Mixin of every result type: ``save(path)``, ``input_files``."""
+
+    @property
+    def input_files(self) -> tuple[tuple[str, str], ...]:
+        """The files the result was computed from, as ``(argument, path)`` pairs, where
+        known (a result of :func:`biasamp.audit` knows its files; one computed from
+        arrays has none). :meth:`save` refuses to write over any of them."""
+        return tuple(vars(self).get("_biasamp_input_files", ()))
 
     def save(self, path: str | os.PathLike[str], *, format: str = "json") -> Path:
         """Save the result to ``path`` (JSON); :func:`biasamp.load_result` reads it back.
@@ -247,6 +255,13 @@ class SavableResult:
         -------
         pathlib.Path
             The path written.
+
+        Raises
+        ------
+        ValueError
+            When ``path`` is one of the files the result was computed from
+            (:attr:`input_files`), through any path or link: the message names
+            ``path`` and the input; nothing is written.
 
         Examples
         --------
@@ -826,6 +841,7 @@ def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "jso
     entry = _BY_CLASS.get(type(result))
     if entry is None:
         raise TypeError(ERR_SAVE_TYPE.format(kind=type(result).__name__, known=sorted(_REGISTRY)))
+    target = check_written_output(path, argument="path", inputs=input_files_of(result))
     document = {
         "schema": SAVED_SCHEMA,
         "schema_version": SAVED_SCHEMA_VERSION,
@@ -837,10 +853,9 @@ def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "jso
         "result": _fields(result, entry),
     }
     text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    target = Path(path)
     with atomic_output(target, "w", encoding="utf-8") as handle:
         handle.write(text + "\n")
-    return target
+    return Path(path)
 
 
 ERR_LOAD_CLASS = "{file}: $.class: the type {kind!r} is the class {expected!r}, not {got!r}."
