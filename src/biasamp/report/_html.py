@@ -478,9 +478,9 @@ def _pairs_body(
 
 def _predictability_body(result: Any, *, image_format: str) -> list[str]:
     """DPA, leakage amplification and LIC: the two attackers' quality and their runs."""
-    if result.metric == "lic":
+    if result.family == "lic":
         data_name, model_name = "LIC_D (human captions)", "LIC_M (model captions)"
-    elif result.metric == "dpa":
+    elif result.family == "dpa":
         data_name, model_name = "Psi_D (ground truth)", "Psi_M (model outputs)"
     else:
         data_name, model_name = "lambda_D (perturbed labels)", "lambda_M (model outputs)"

@@ -59,6 +59,7 @@ from biasamp.output._atomic import atomic_output
 from biasamp.output._targets import check_written_output, input_files_of
 
 __all__ = [
+    "ENVELOPE_KEYS",
     "SAVED_SCHEMA",
     "SAVED_SCHEMA_VERSION",
     "SavableResult",
@@ -66,6 +67,8 @@ __all__ = [
     "check_version",
     "decode_value",
     "encode_value",
+    "envelope",
+    "metrics_of",
     "register_result",
     "registered_results",
     "save_result",
@@ -73,7 +76,12 @@ __all__ = [
 ]
 
 SAVED_SCHEMA = "biasamp-saved-result"
-SAVED_SCHEMA_VERSION = 1
+#: 2: the envelope every document shares (``metrics``, ``settings``); 1: without it.
+SAVED_SCHEMA_VERSION = 2
+#: The keys every JSON document of biasamp opens with, in this order: ``result.save()``,
+#: ``AuditResult.save()``, ``biasamp measure/report --json``, ``biasamp captions --json``
+#: and ``biasamp compare --json`` (a saved result) write them with :func:`envelope`.
+ENVELOPE_KEYS = ("schema", "schema_version", "biasamp_version", "metrics", "settings")
 CLI_SCHEMA = "biasamp-result"
 FORMATS = ("json",)
 
@@ -833,6 +841,82 @@ def build_result(kind: str, fields: Mapping[str, Any], file: str, path: str = "$
     return _Decoder(file).result(kind, fields, path)
 
 
+# ---------------------------------------------------------------- the envelope
+def _plain(value: Any) -> Any:
+    """A plain JSON value for readers without biasamp (non-finite floats become null)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def envelope(
+    schema: str, version: int, *, metrics: Any = (), settings: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The keys every biasamp JSON document opens with (:data:`ENVELOPE_KEYS`).
+
+    ``metrics`` are the canonical names of the metrics the document holds;
+    ``settings`` always carry ``random_state`` (``None`` when the computation drew
+    nothing at random or did not record it); a ``seed`` key, the spelling of
+    earlier documents, is read as ``random_state``.
+
+    Examples
+    --------
+    >>> from biasamp.results._persist import envelope
+    >>> doc = envelope("biasamp-saved-result", 2, metrics=["mals"], settings={"seed": 0})
+    >>> list(doc), doc["settings"]
+    (['schema', 'schema_version', 'biasamp_version', 'metrics', 'settings'], {'random_state': 0})
+    """
+    plain = _plain(dict(settings or {}))
+    if "seed" in plain:
+        seed = plain.pop("seed")
+        plain.setdefault("random_state", seed)
+    plain.setdefault("random_state", None)
+    return {
+        "schema": schema,
+        "schema_version": version,
+        "biasamp_version": __version__,
+        "metrics": [str(m) for m in metrics],
+        "settings": plain,
+    }
+
+
+def metrics_of(result: Any) -> list[str]:
+    """The canonical names of the metrics a result holds: its ``metric``, the keys of its
+    ``results`` (an audit, the captions of one model), or a table's ``metric`` column."""
+    if isinstance(result, pd.DataFrame):
+        if "metric" in result.columns:
+            return [str(m) for m in pd.unique(result["metric"].astype(str))]
+        return []
+    metric = getattr(result, "metric", None)
+    if isinstance(metric, str):
+        return [metric]
+    results = getattr(result, "results", None)
+    if isinstance(results, Mapping):
+        return [str(k) for k in results]
+    return []
+
+
+def _settings_of(result: Any) -> dict[str, Any]:
+    """The settings a result records: an audit's ``settings``, else its ``params``."""
+    if isinstance(result, pd.DataFrame):
+        return {}
+    settings = getattr(result, "settings", None)
+    if isinstance(settings, Mapping):
+        return dict(settings)
+    params = getattr(result, "params", None)
+    return dict(params) if isinstance(params, Mapping) else {}
+
+
 # ---------------------------------------------------------------- files
 def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "json") -> Path:
     """Save a result to ``path`` as JSON (atomically); see :meth:`SavableResult.save`."""
@@ -843,9 +927,12 @@ def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "jso
         raise TypeError(ERR_SAVE_TYPE.format(kind=type(result).__name__, known=sorted(_REGISTRY)))
     target = check_written_output(path, argument="path", inputs=input_files_of(result))
     document = {
-        "schema": SAVED_SCHEMA,
-        "schema_version": SAVED_SCHEMA_VERSION,
-        "biasamp_version": __version__,
+        **envelope(
+            SAVED_SCHEMA,
+            SAVED_SCHEMA_VERSION,
+            metrics=metrics_of(result),
+            settings=_settings_of(result),
+        ),
         "type": entry.kind,
         "class": type(result).__name__,
         "inputs": encode_value(entry.shapes(result), "inputs"),

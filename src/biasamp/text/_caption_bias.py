@@ -37,7 +37,7 @@ import pandas as pd
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._keys import key_names
 from biasamp.metrics import directional, mals
-from biasamp.registry import metric_card, metric_name, normalize_direction
+from biasamp.registry import metric_card, metric_name
 from biasamp.results import PairwiseResult
 from biasamp.results._base import _json_safe
 from biasamp.results._persist import SavableResult, register_result
@@ -382,7 +382,7 @@ def caption_bias_amplification(
         )  # fmt: skip
     for metric in chosen:
         if metric in TEXT_METRICS:
-            results[metric] = dbac_results[normalize_direction(metric.removeprefix("dbac-"))]
+            results[metric] = dbac_results[metric]
             continue
         a2t = metric == "directional-a2t"
         rows = has if (not a2t or exclude_no_group == "all") else np.ones(n, bool)
