@@ -23,7 +23,9 @@ from biasamp.results._persist import (
     ERR_LOAD_KIND,
     ERR_LOAD_VERSION,
     ERR_SAVE_TYPE,
+    ENVELOPE_KEYS,
     SAVED_SCHEMA,
+    SAVED_SCHEMA_VERSION,
     registered_results,
 )
 
@@ -90,7 +92,9 @@ def test_pairwise_results_with_intervals_and_replicates(tmp_path):
     path, loaded = roundtrip(result, tmp_path)
     assert loaded.replicates.shape == result.replicates.shape
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["schema"] == SAVED_SCHEMA and doc["schema_version"] == 1
+    assert doc["schema"] == SAVED_SCHEMA and doc["schema_version"] == 2
+    assert doc["metrics"] == ["mals"] and doc["settings"]["random_state"] is None
+    assert list(doc)[:5] == list(ENVELOPE_KEYS)
     assert doc["biasamp_version"] == biasamp.__version__
     assert doc["type"] == "pairwise" and doc["class"] == "PairwiseResult"
     assert doc["inputs"] == {
@@ -276,11 +280,11 @@ def test_save_is_atomic_and_load_rejects_foreign_files(tmp_path):
         biasamp.load_result(tmp_path / "text.json")
     path = result.save(tmp_path / "ok.json")
     doc = json.loads(path.read_text(encoding="utf-8"))
-    doc["schema_version"] = 2
+    doc["schema_version"] = SAVED_SCHEMA_VERSION + 1
     (tmp_path / "newer.json").write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(ValueError, match="newer biasamp"):
         biasamp.load_result(tmp_path / "newer.json")
-    doc["schema_version"], doc["type"] = 1, "pickle"
+    doc["schema_version"], doc["type"] = SAVED_SCHEMA_VERSION, "pickle"
     (tmp_path / "kind.json").write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(ValueError, match="unknown result type 'pickle'"):
         biasamp.load_result(tmp_path / "kind.json")

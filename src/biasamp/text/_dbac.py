@@ -379,4 +379,4 @@ def dbac(
         mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
         n_iter=n_iter, test_size=test_size, normalized=normalized, ci=ci,
         random_state=random_state,
-    )[direction]  # fmt: skip
+    )[card_for("dbac", direction).name]  # fmt: skip
