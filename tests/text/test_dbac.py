@@ -51,6 +51,14 @@ def test_tiny_corpus_against_hand_computed_values() -> None:
     both = dbac_both(captions_human=TINY_HUMAN, captions_model=TINY_MODEL, groups=TINY_GROUPS,
                      attacker=KitchenAttacker(), n_iter=3, random_state=0)  # fmt: skip
     t2a, a2t = both["dbac-t2a"], both["dbac-a2t"]
+    assert list(both) == ["dbac-a2t", "dbac-t2a"]  # keyed by the registry's canonical names
+    assert (t2a.metric, t2a.family, a2t.metric) == ("dbac-t2a", "dbac", "dbac-a2t")
+    # the keys of earlier releases still read the same results, with a FutureWarning
+    for old, new in (("T->A", "dbac-t2a"), ("A->T", "dbac-a2t")):
+        with pytest.warns(FutureWarning, match=f"'{old}' is deprecated; use '{new}'"):
+            assert both[old] is both[new]
+        with pytest.warns(FutureWarning):
+            assert old in both and both.get(old) is both[new]
     assert np.allclose(t2a.data_quality, 0.5) and np.allclose(t2a.model_quality, 0.7)
     assert np.allclose(t2a.values, 1 / 6)
     assert t2a.value == pytest.approx(1 / 6)
