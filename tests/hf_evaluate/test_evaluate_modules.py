@@ -69,7 +69,9 @@ def test_hub_mode_is_the_hub_definition():
     want = biasamp.directional(direction="A->T", groups=ATTRS, tasks=REFS, tasks_pred=PREDS)
     assert default["directional-a2t"] == want.value and default["metric"] == "directional-a2t"
     # the key of earlier releases still reads the value, with a FutureWarning
-    with pytest.warns(FutureWarning, match="'bias_amplification' is deprecated; use 'directional-a2t'"):
+    with pytest.warns(
+        FutureWarning, match="'bias_amplification' is deprecated; use 'directional-a2t'"
+    ):
         assert default["bias_amplification"] == want.value
     with pytest.raises(ValueError, match=re.escape(ERR_HUB_DIRECTION.format(got="T->A"))):
         directional_outputs(ATTR_PREDS, REFS, ATTRS, mode="hub", direction="T->A")

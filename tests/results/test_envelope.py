@@ -98,7 +98,9 @@ def test_the_envelope_is_one_function():
     }
     both = envelope("x", 1, settings={"seed": 3, "random_state": 4, "ci": float("nan")})
     assert both["settings"] == {"random_state": 4, "ci": None}
-    assert envelope("x", 1)["settings"] == {"random_state": None} and envelope("x", 1)["metrics"] == []
+    assert (
+        envelope("x", 1)["settings"] == {"random_state": None} and envelope("x", 1)["metrics"] == []
+    )
 
 
 def test_both_envelopes_load_back(documents):

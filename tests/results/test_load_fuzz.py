@@ -319,7 +319,9 @@ def test_edited_files_load_or_are_refused_naming_the_file(tmp_path, kind, n_edit
     _check_loads_or_refuses(path)
 
 
-@pytest.mark.parametrize("kind", sorted(registered_results()) + ["cli", "cli_v2", "cli_v1", "saved_v1"])
+@pytest.mark.parametrize(
+    "kind", sorted(registered_results()) + ["cli", "cli_v2", "cli_v1", "saved_v1"]
+)
 def test_unedited_files_load(tmp_path, kind):
     path = tmp_path / f"{kind}.json"
     _write(documents()[kind], path)

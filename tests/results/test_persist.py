@@ -20,10 +20,10 @@ import pytest
 import biasamp
 from biasamp.results._load import ERR_LOAD_SCHEMA
 from biasamp.results._persist import (
+    ENVELOPE_KEYS,
     ERR_LOAD_KIND,
     ERR_LOAD_VERSION,
     ERR_SAVE_TYPE,
-    ENVELOPE_KEYS,
     SAVED_SCHEMA,
     SAVED_SCHEMA_VERSION,
     registered_results,

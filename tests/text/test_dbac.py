@@ -156,7 +156,7 @@ def test_row_order_does_not_matter(order: list[int]) -> None:
     moved = dbac_both(captions_human=[TINY_HUMAN[i] for i in index],
                       captions_model=[TINY_MODEL[i] for i in index],
                       groups=TINY_GROUPS[index], **kwargs)  # fmt: skip
-    for direction in ("A->T", "T->A"):
+    for direction in ("dbac-a2t", "dbac-t2a"):
         assert moved[direction].value == pytest.approx(base[direction].value, abs=1e-12)
 
 
