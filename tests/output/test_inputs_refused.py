@@ -185,3 +185,15 @@ def test_the_rule_itself(tmp_path):
         check_written_output(3, inputs=input_files_of(obj))  # type: ignore[arg-type]
     target = check_written_output(tmp_path / "new.json", inputs=input_files_of(obj))
     assert target.file == tmp_path / "new.json" and not target.exists
+
+
+def test_a_comparison_refuses_the_files_it_read(tmp_path):
+    result = biasamp.mals(
+        groups_train=["m", "w", "m", "w"], tasks_train=["a", "a", "b", "b"],
+        groups_pred=["m", "m", "w", "w"], tasks_pred=["a", "a", "b", "b"], min_group_size=None,
+    )  # fmt: skip
+    saved = result.save(tmp_path / "run.json")
+    table = biasamp.compare({"run": saved})
+    assert table.input_files == (("results['run']", str(saved)),)
+    _refused(table.save, saved, _message(saved, "path", "results['run']", saved), saved)
+    assert biasamp.load_result(table.save(tmp_path / "table.json")).equals(table)
