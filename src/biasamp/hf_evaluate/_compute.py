@@ -117,7 +117,7 @@ def _outputs(result: Any, more: dict[str, Any]) -> dict[str, Any]:
     return RenamedKeys(
         {result.metric: float(result.value), "metric": result.metric, **more},
         renamed={OLD_VALUE_KEY: result.metric},
-        where="the evaluate module's outputs",
+        where="the evaluate modules",
         removed=REMOVED_IN,
     )
 
