@@ -296,10 +296,10 @@ def check_written_output(
 
     Examples
     --------
-    >>> import os, tempfile
+    >>> import os, pathlib, tempfile
     >>> from biasamp.output._targets import check_written_output
     >>> data = os.path.join(tempfile.mkdtemp(), "data.csv")
-    >>> _ = open(data, "w").write("a,b\\n")
+    >>> _ = pathlib.Path(data).write_text("a,b\\n")
     >>> check_written_output(data, argument="path", inputs=[("data", data)])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
