@@ -90,7 +90,7 @@ def positional_keywords(
     return out
 
 
-class RenamedKeys(dict):  # type: ignore[type-arg]
+class RenamedKeys(dict[Any, Any]):
     """A dict keyed by the new names that still reads its old keys, with a
     :class:`FutureWarning` naming the new key.
 

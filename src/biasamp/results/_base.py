@@ -176,6 +176,9 @@ class MetricNames:
     (``"directional"``); ``title`` the display title (``"BiasAmp T->A"``).
     """
 
+    if TYPE_CHECKING:  # the fields of the result classes, which are dataclasses
+        metric: str | None
+
     def __post_init__(self) -> None:
         card = find_card(getattr(self, "metric", None), getattr(self, "direction", None))
         if card is not None:
