@@ -1,0 +1,141 @@
+"""Reading the inputs of the generated-output metrics through the input contract.
+
+Label arrays (``concepts``, ``groups``, ``steps``) go through
+:func:`biasamp.inputs.as_label_matrix` (missing values, mixed label types and
+labels that print alike are refused there, naming the argument and the row).
+Concept x group tables (``reference``, ``outputs``, ``attribute_confusion``) are
+read here: a pandas DataFrame (index: concepts, one column per group) or a
+mapping ``{concept: {group: count}}``; names are compared by how they print
+(:func:`biasamp.inputs._keys.key_names`), so a table's ``1`` and a label array's
+``"1"`` are one group, and two names of one table that print alike are refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from biasamp.counts._poisson import check_n_boot
+from biasamp.inputs._keys import key_names
+from biasamp.inputs._label_matrix import as_label_matrix
+
+__all__ = [
+    "BLOCK_CELLS",
+    "boot_count",
+    "CountTable2D",
+    "Labels",
+    "checked_count_table",
+    "checked_labels",
+    "crosstab_codes",
+]
+
+ERR_TABLE_TYPE = (
+    "{arg}: expected a pandas DataFrame (index: concepts, one column per group) or a "
+    "mapping concept -> {{group: count}}, got {got}."
+)
+ERR_TABLE_EMPTY = "{arg}: the table is empty ({rows} rows, {columns} columns)."
+ERR_TABLE_NUMERIC = "{arg}: column {column!r} holds {dtype} values, not counts or shares."
+ERR_TABLE_MISSING = (
+    "{arg}: row {row!r}, column {column!r} is missing (NaN or None); write 0 for no count."
+)
+ERR_TABLE_VALUE = (
+    "{arg}: row {row!r}, column {column!r} is {value!r}; counts and shares must be finite and >= 0."
+)
+#: Cells (replicates x concepts x groups) drawn at once by a bootstrap.
+BLOCK_CELLS = 1 << 21
+
+ERR_LABELS_1D = "{arg}: expected one label per row (a 1-D array), got {n} label columns."
+
+
+@dataclass(frozen=True)
+class Labels:
+    """One label per row: ``codes`` (shape (n,)) into ``names`` (their printed names in
+    ``keys``)."""
+
+    codes: np.ndarray
+    names: tuple[Any, ...]
+    keys: tuple[str, ...]
+
+    @property
+    def n(self) -> int:
+        return int(self.codes.shape[0])
+
+
+@dataclass(frozen=True)
+class CountTable2D:
+    """A checked concept x group table: ``values`` (float64, shape (n_rows, n_columns)),
+    the row and column labels and their printed names, and whether every value is whole."""
+
+    values: np.ndarray
+    rows: tuple[Any, ...]
+    columns: tuple[Any, ...]
+    row_keys: tuple[str, ...]
+    column_keys: tuple[str, ...]
+
+    @property
+    def is_counts(self) -> bool:
+        return bool(np.all(self.values == np.round(self.values)))
+
+
+def checked_labels(x: Any, *, arg: str) -> Labels:
+    """A label argument read through the input contract (1-D, no missing values)."""
+    matrix = as_label_matrix(x, arg=arg)
+    if matrix.codes is None:
+        raise ValueError(ERR_LABELS_1D.format(arg=arg, n=matrix.n_labels))
+    keys = tuple(key_names(matrix.names, arg=arg))
+    return Labels(np.asarray(matrix.codes, dtype=np.intp), tuple(matrix.names), keys)
+
+
+def checked_count_table(x: Any, *, arg: str) -> CountTable2D:
+    """A concept x group table of non-negative finite numbers, its names checked."""
+    if isinstance(x, Mapping) and not isinstance(x, pd.DataFrame):
+        try:
+            x = pd.DataFrame.from_dict(dict(x), orient="index")
+        except (TypeError, ValueError) as exc:
+            raise TypeError(ERR_TABLE_TYPE.format(arg=arg, got=type(x).__name__)) from exc
+    if not isinstance(x, pd.DataFrame):
+        raise TypeError(ERR_TABLE_TYPE.format(arg=arg, got=type(x).__name__))
+    if x.shape[0] == 0 or x.shape[1] == 0:
+        raise ValueError(ERR_TABLE_EMPTY.format(arg=arg, rows=x.shape[0], columns=x.shape[1]))
+    row_keys = tuple(key_names(x.index, arg=f"{arg} index"))
+    column_keys = tuple(key_names(x.columns, arg=f"{arg} columns"))
+    for position, dtype in enumerate(x.dtypes):
+        kind = getattr(dtype, "kind", "O")
+        if kind not in "iuf":
+            raise TypeError(
+                ERR_TABLE_NUMERIC.format(arg=arg, column=x.columns[position], dtype=str(dtype))
+            )
+    values = x.to_numpy(dtype=np.float64, na_value=np.nan)
+    missing = np.isnan(values)
+    if missing.any():
+        i, j = np.argwhere(missing)[0]
+        raise ValueError(ERR_TABLE_MISSING.format(arg=arg, row=x.index[i], column=x.columns[j]))
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            ERR_TABLE_VALUE.format(
+                arg=arg, row=x.index[i], column=x.columns[j], value=float(values[i, j])
+            )
+        )
+    return CountTable2D(values, tuple(x.index), tuple(x.columns), row_keys, column_keys)
+
+
+def crosstab_codes(rows: np.ndarray, columns: np.ndarray, n_rows: int, n_columns: int) -> np.ndarray:
+    """Counts of each (row code, column code) pair: shape (n_rows, n_columns), int64."""
+    flat = np.bincount(rows * n_columns + columns, minlength=n_rows * n_columns)
+    return flat.reshape(n_rows, n_columns).astype(np.int64)
+
+
+def boot_count(n_boot: Any) -> int:
+    """``n_boot``: 0 or None (no bootstrap), else a positive integer (checked)."""
+    if n_boot is None:
+        return 0
+    if isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, (bool, np.bool_)):
+        if n_boot == 0:
+            return 0
+    return check_n_boot(n_boot)
