@@ -68,6 +68,7 @@ __all__ = [
     "register_result",
     "registered_results",
     "save_result",
+    "saved_document",
     "typed_result",
 ]
 
@@ -822,14 +823,12 @@ def build_result(kind: str, fields: Mapping[str, Any], file: str, path: str = "$
 
 
 # ---------------------------------------------------------------- files
-def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "json") -> Path:
-    """Save a result to ``path`` as JSON (atomically); see :meth:`SavableResult.save`."""
-    if format not in FORMATS:
-        raise ValueError(ERR_SAVE_FORMAT.format(choices=FORMATS, got=format))
+def saved_document(result: Any) -> dict[str, Any]:
+    """The JSON document :func:`save_result` writes (a command writes it with ``--json``)."""
     entry = _BY_CLASS.get(type(result))
     if entry is None:
         raise TypeError(ERR_SAVE_TYPE.format(kind=type(result).__name__, known=sorted(_REGISTRY)))
-    document = {
+    return {
         "schema": SAVED_SCHEMA,
         "schema_version": SAVED_SCHEMA_VERSION,
         "biasamp_version": __version__,
@@ -839,6 +838,13 @@ def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "jso
         "value": _headline(result),
         "result": _fields(result, entry),
     }
+
+
+def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "json") -> Path:
+    """Save a result to ``path`` as JSON (atomically); see :meth:`SavableResult.save`."""
+    if format not in FORMATS:
+        raise ValueError(ERR_SAVE_FORMAT.format(choices=FORMATS, got=format))
+    document = saved_document(result)
     text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     target = Path(path)
     with atomic_output(target, "w", encoding="utf-8") as handle:
