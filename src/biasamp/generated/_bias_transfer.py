@@ -121,11 +121,10 @@ def bias_transfer(
         [str(r) for r in reasons[~kept]] + [REASON_NOT_IN_REFERENCE] * len(only_out),
         index=pd.Index(
             [ref.rows[i] for i in np.flatnonzero(~kept)] + [out.rows[i] for i in only_out],
-            dtype=object,
             name="concept",
         ),
         name="reason",
-        dtype=object,
+        dtype="str",
     )
     x, y = ref_bias[kept], out_bias[kept]
     if len(x) < 3:
@@ -150,7 +149,7 @@ def bias_transfer(
             "n_reference": ref_total[kept],
             "n_outputs": out_total[kept],
         },
-        index=pd.Index([ref.rows[i] for i in np.flatnonzero(kept)], dtype=object, name="concept"),
+        index=pd.Index([ref.rows[i] for i in np.flatnonzero(kept)], name="concept"),
     )
     return BiasTransferResult(
         metric="bias_transfer",

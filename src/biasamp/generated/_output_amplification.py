@@ -243,9 +243,9 @@ def output_amplification(
     kept = reasons == ""
     excluded = pd.Series(
         reasons[~kept].astype(str),
-        index=pd.Index([ref_rows[i] for i in np.flatnonzero(~kept)], dtype=object, name="concept"),
+        index=pd.Index([ref_rows[i] for i in np.flatnonzero(~kept)], name="concept"),
         name="reason",
-        dtype=object,
+        dtype="str",
     )
     if not kept.any():
         shown = dict(list(excluded.items())[:10])
@@ -271,7 +271,7 @@ def output_amplification(
 
     frame = pd.DataFrame(
         {
-            "majority_group": pd.Series([labels[j] for j in majority], dtype=object),
+            "majority_group": [labels[j] for j in majority],
             "reference_share": ref_share[take, majority],
             "output_share": out_share[take, majority],
             "delta": delta,
@@ -279,7 +279,7 @@ def output_amplification(
             "n_outputs": nout_k.astype(np.int64),
         }
     )
-    frame.index = pd.Index([ref_rows[i] for i in idx], dtype=object, name="concept")
+    frame.index = pd.Index([ref_rows[i] for i in idx], name="concept")
 
     interval: tuple[float, float] | None = None
     se = replicates = None

@@ -90,7 +90,7 @@ def confusion_rates(confusion: Any, group_keys: list[str] | None, *, arg: str) -
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise ValueError(ERR_CONFUSION_VALUE.format(arg=arg, row=names[i], value=values[i, j]))
+        raise ValueError(ERR_CONFUSION_VALUE.format(arg=arg, row=names[i], value=float(values[i, j])))
     sums = values.sum(axis=1)
     if (sums <= 0).any():
         raise ValueError(ERR_CONFUSION_ZERO.format(arg=arg, row=names[int(np.argmin(sums))]))

@@ -135,7 +135,7 @@ def share_trajectory(
     majority = int(np.argmax(shares[0]))
     slope = float(_slopes(x, shares[:, majority]))
     index = pd.Index(list(step.names), name="step")
-    columns = pd.Index(names, dtype=object, name="group")
+    columns = pd.Index(names, name="group")
     share_frame = pd.DataFrame(shares, index=index, columns=columns)
     interval = se = replicates = None
     low_frame = high_frame = None
