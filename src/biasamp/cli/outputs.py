@@ -75,7 +75,7 @@ def _gate(text: str) -> Gate:
     try:
         card = metric_card(key.strip(), among=[METRIC], argument="--fail-above")
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--fail-above: ")) from exc
     return Gate(card.name, bound)
 
 
