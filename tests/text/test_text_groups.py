@@ -56,7 +56,7 @@ def test_route_to_output_amplification():
 
 
 def test_bad_texts_are_refused():
-    with pytest.raises(ValueError, match="^texts: row 0 is 1 \(int\)"):
+    with pytest.raises(ValueError, match=r"^texts: row 0 is 1 \(int\)"):
         text_groups([1, 2])
     with pytest.raises(ValueError, match="group_words"):
         text_groups(["a"], group_words={"a": ["he"], "b": ["he"]})
