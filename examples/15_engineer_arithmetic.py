@@ -115,7 +115,10 @@ def main(output_dir: Path | str | None = None) -> dict[str, float]:
         "amplification": result.value,
         "ci low": result.ci[0],
         "ci high": result.ci[1],
-        **{f"matched {w}": v for w, v in zip(MATCHED_WOMEN, matched["output amplification"], strict=True)},
+        **{
+            f"matched {w}": v
+            for w, v in zip(MATCHED_WOMEN, matched["output amplification"], strict=True)
+        },
         "corrected women": float(corrected["woman"]),
         "cleam women": cleam,
         "corrected amplification": adjusted.value,

@@ -57,9 +57,7 @@ STORIES = {
         "The nurse said she would call the doctor.",
     ],
 }
-REFERENCE = pd.DataFrame(
-    {"man": [0.84, 0.13], "woman": [0.16, 0.87]}, index=["engineer", "nurse"]
-)
+REFERENCE = pd.DataFrame({"man": [0.84, 0.13], "woman": [0.16, 0.87]}, index=["engineer", "nurse"])
 
 
 def main(output_dir: Path | str | None = None) -> dict[str, float]:

@@ -18,6 +18,7 @@ SECTIONS = {
     "biasamp.metrics": "Co-occurrence metrics",
     "biasamp.predictability": "Predictability metrics",
     "biasamp.text": "Captioning and text-output models",
+    "biasamp.generated": "Generated outputs",
     "biasamp.results": "Results",
     "biasamp.uncertainty": "Uncertainty and thresholds",
     "biasamp.mitigation": "Mitigation",
@@ -49,6 +50,7 @@ TITLES.insert(TITLES.index(INTERSECTIONAL) + 1, RETRIEVAL)
 SUBMODULES = [
     ("biasamp.datasets", "Bundled data sets", None),
     ("biasamp.text", "Captions: parser and word lists", None),
+    ("biasamp.generated", "Generated outputs: the room", None),
     ("biasamp.torchmetrics", "torchmetrics integration", "torch"),
 ]
 

@@ -27,7 +27,10 @@ def files(tmp_path):
     rows = tmp_path / "captions.parquet"
     long = TABLE.melt(id_vars="occupation", var_name="gender", value_name="n")
     pd.DataFrame(
-        {"occupation": np.repeat(long["occupation"], long["n"]), "gender": np.repeat(long["gender"], long["n"])}
+        {
+            "occupation": np.repeat(long["occupation"], long["n"]),
+            "gender": np.repeat(long["gender"], long["n"]),
+        }
     ).to_parquet(rows, index=False)
     confusion = tmp_path / "confusion.csv"
     pd.DataFrame({"true": ["man", "woman"], "man": [90, 20], "woman": [10, 80]}).to_csv(
@@ -38,7 +41,9 @@ def files(tmp_path):
 
 def _library(**kwargs):
     reference = TABLE.set_index("occupation")
-    return biasamp.output_amplification(concepts=CONCEPTS, groups=GROUPS, reference=reference, **kwargs)
+    return biasamp.output_amplification(
+        concepts=CONCEPTS, groups=GROUPS, reference=reference, **kwargs
+    )
 
 
 def test_json_equals_the_library_and_loads_back(files, tmp_path, capsys):
@@ -81,7 +86,12 @@ def test_fail_above_exits_1_and_records_the_gate(files, tmp_path, capsys):
     assert "FAILED" in capsys.readouterr().out
     gates = biasamp.load_result(out).params["gates"]
     assert gates == [
-        {"metric": "output-amplification", "bound": 0.1, "value": pytest.approx(0.175), "passed": False}
+        {
+            "metric": "output-amplification",
+            "bound": 0.1,
+            "value": pytest.approx(0.175),
+            "passed": False,
+        }
     ]
     assert main([*args, "--fail-above", "output_amplification=0.2"]) == 0
 
@@ -91,10 +101,15 @@ def test_fail_above_exits_1_and_records_the_gate(files, tmp_path, capsys):
     [
         (["--group", "sex"], "column 'sex' (--group) not found"),
         (["--reference", "missing.csv"], "missing.csv"),
-        (["--reference-concept", "occupation"], "--reference-concept and --reference-group: give both"),
+        (
+            ["--reference-concept", "occupation"],
+            "--reference-concept and --reference-group: give both",
+        ),
     ],
 )
-def test_bad_files_and_options_exit_2_with_one_line(files, capsys, change, message, monkeypatch, tmp_path):
+def test_bad_files_and_options_exit_2_with_one_line(
+    files, capsys, change, message, monkeypatch, tmp_path
+):
     monkeypatch.chdir(tmp_path)
     args = {"--concept": "occupation", "--group": "gender", "--reference": str(files["table"])}
     extra = []
@@ -117,7 +132,9 @@ def test_a_gate_on_another_metric_is_a_usage_error(files, capsys):
 
 def test_missing_value_in_a_file_is_named(files, tmp_path, capsys):
     bad = tmp_path / "bad.csv"
-    pd.DataFrame({"occupation": ["engineer", ""], "gender": ["man", "woman"]}).to_csv(bad, index=False)
+    pd.DataFrame({"occupation": ["engineer", ""], "gender": ["man", "woman"]}).to_csv(
+        bad, index=False
+    )
     code = main(["outputs", str(bad), "--concept", "occupation", "--group", "gender",
                  "--reference", str(files["table"])])  # fmt: skip
     assert code == 2

@@ -124,7 +124,9 @@ def test_bad_arguments(kwargs, message):
 
 def test_constant_bias_is_refused():
     outputs = pd.DataFrame({"f": [5, 5, 5], "m": [5, 5, 5]}, index=["nurse", "teacher", "pilot"])
-    with pytest.raises(ValueError, match="^" + re.escape(ERR_CONSTANT.split("(")[0].format(side="output", value=0))):
+    with pytest.raises(
+        ValueError, match="^" + re.escape(ERR_CONSTANT.split("(")[0].format(side="output", value=0))
+    ):
         biasamp.bias_transfer(reference=REFERENCE, outputs=outputs, group="f")
     with pytest.raises(ValueError, match="^outputs: row 'nurse', column 'f' is missing"):
         biasamp.bias_transfer(

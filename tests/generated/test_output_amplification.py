@@ -56,7 +56,10 @@ def test_engineer_arithmetic_of_seshadri_et_al():
     assert result.value == pytest.approx(0.15)
     row = result.by_concept.loc["engineer"]
     assert row["majority_group"] == "man"
-    assert (row["reference_share"], row["output_share"]) == (pytest.approx(0.75), pytest.approx(0.9))
+    assert (row["reference_share"], row["output_share"]) == (
+        pytest.approx(0.75),
+        pytest.approx(0.9),
+    )
     assert (row["n_reference"], row["n_outputs"]) == (100.0, 100)
 
 
@@ -259,7 +262,9 @@ def test_reference_given_twice_or_never_and_no_concept_left():
 
 def test_n_boot_knobs_are_checked_before_allocating():
     with pytest.raises(ValueError, match="n_boot: expected a positive integer"):
-        biasamp.output_amplification(concepts=CONCEPTS, groups=GROUPS, reference=REFERENCE, n_boot=-1)
+        biasamp.output_amplification(
+            concepts=CONCEPTS, groups=GROUPS, reference=REFERENCE, n_boot=-1
+        )
     with pytest.raises(ValueError, match="n_boot=10000000000000 bootstrap replicates"):
         biasamp.output_amplification(
             concepts=CONCEPTS, groups=GROUPS, reference=REFERENCE, n_boot=10**13

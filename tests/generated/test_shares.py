@@ -54,7 +54,9 @@ def test_known_confusion_on_simulated_outputs_is_corrected_back_within_sampling_
     # the classifier assigns each output a group drawn from its row of the confusion matrix
     assigned = (rng.random(n)[:, None] > np.cumsum(rates[truth], axis=1)).sum(axis=1)
     val_truth = np.repeat(np.arange(3), n_val)
-    val_assigned = (rng.random(3 * n_val)[:, None] > np.cumsum(rates[val_truth], axis=1)).sum(axis=1)
+    val_assigned = (rng.random(3 * n_val)[:, None] > np.cumsum(rates[val_truth], axis=1)).sum(
+        axis=1
+    )
     confusion = pd.crosstab(val_truth, val_assigned).to_numpy()
     observed = np.bincount(assigned, minlength=3) / n
     assert abs(observed[0] - true_shares[0]) > 0.05  # the raw shares are off

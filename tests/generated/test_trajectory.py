@@ -107,7 +107,9 @@ def test_slope_against_numpy_on_random_data():
 
 
 def test_intervals_contain_the_point_estimates():
-    result = biasamp.share_trajectory(groups=LEAN * 20, steps=STEPS * 20, n_boot=300, random_state=0)
+    result = biasamp.share_trajectory(
+        groups=LEAN * 20, steps=STEPS * 20, n_boot=300, random_state=0
+    )
     assert result.ci[0] <= result.value <= result.ci[1]
     assert (result.shares_low.to_numpy() <= result.shares.to_numpy() + 1e-12).all()
     assert (result.shares.to_numpy() <= result.shares_high.to_numpy() + 1e-12).all()
@@ -138,7 +140,9 @@ def test_group_names_and_bad_inputs():
     named = biasamp.share_trajectory(groups=LEAN, steps=STEPS, group_names=["r", "l", "c", "x"])
     assert list(named.shares.columns) == ["r", "l", "c", "x"]
     assert named.shares["x"].tolist() == [0, 0, 0]
-    with pytest.raises(ValueError, match="^" + re.escape(ERR_ONE_STEP.split("(")[0].format(n=1, steps=[]))):
+    with pytest.raises(
+        ValueError, match="^" + re.escape(ERR_ONE_STEP.split("(")[0].format(n=1, steps=[]))
+    ):
         biasamp.share_trajectory(groups=["a", "b"], steps=[0, 0])
     with pytest.raises(ValueError, match="^groups: contains 1 missing"):
         biasamp.share_trajectory(groups=["a", None], steps=[0, 1])

@@ -206,9 +206,7 @@ def _bias_transfer() -> Any:
 
 
 def _share_trajectory() -> Any:
-    return biasamp.share_trajectory(
-        groups=G, steps=np.arange(N) % 4, n_boot=20, random_state=0
-    )
+    return biasamp.share_trajectory(groups=G, steps=np.arange(N) % 4, n_boot=20, random_state=0)
 
 
 #: One builder per registered type; a type missing here fails the test below.

@@ -113,8 +113,12 @@ def _results() -> dict[str, Any]:
             concepts=concepts, groups=G_PRED, reference=reference, n_boot=5, random_state=0
         ),
         "bias_transfer": biasamp.bias_transfer(
-            reference=pd.concat([reference, pd.DataFrame({"man": [5], "woman": [5]}, index=["chef"])]),
-            outputs=pd.DataFrame({"man": [9, 1, 4], "woman": [1, 9, 6]}, index=["pilot", "nurse", "chef"]),
+            reference=pd.concat(
+                [reference, pd.DataFrame({"man": [5], "woman": [5]}, index=["chef"])]
+            ),
+            outputs=pd.DataFrame(
+                {"man": [9, 1, 4], "woman": [1, 9, 6]}, index=["pilot", "nurse", "chef"]
+            ),
             group="woman",
             min_count=0,
         ),

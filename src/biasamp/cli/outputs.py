@@ -79,7 +79,9 @@ def _gate(text: str) -> Gate:
     return Gate(card.name, bound)
 
 
-def _labels(path: str, columns: dict[str, tuple[str, str]], role: str) -> tuple[dict[str, Any], Any]:
+def _labels(
+    path: str, columns: dict[str, tuple[str, str]], role: str
+) -> tuple[dict[str, Any], Any]:
     """Label columns of a file: ``columns`` maps a role to (column, option)."""
     blocks = [ColumnBlock(r, "label", (c,), option) for r, (c, option) in columns.items()]
     return read_blocks(checked_path(path, arg=role), blocks, role=role)
@@ -101,7 +103,9 @@ def _table(path: str, *, index: str | None, option: str, role: str) -> tuple[pd.
         ],
         role=role,
     )
-    frame = pd.DataFrame(arrays["values"], columns=groups, index=pd.Index(arrays["index"], name=index))
+    frame = pd.DataFrame(
+        arrays["values"], columns=groups, index=pd.Index(arrays["index"], name=index)
+    )
     return frame, info
 
 
@@ -112,7 +116,11 @@ def run(args: argparse.Namespace) -> int:
     given = [(k, f"--{k}", getattr(args, k)) for k in ("json", "html") if getattr(args, k)]
     checked = check_outputs(
         [(option, path) for _, option, path in given],
-        inputs=[("OUTPUTS", args.outputs), ("--reference", args.reference), ("--confusion", args.confusion)],
+        inputs=[
+            ("OUTPUTS", args.outputs),
+            ("--reference", args.reference),
+            ("--confusion", args.confusion),
+        ],
     )  # before any work
     targets = dict(zip([k for k, _, _ in given], checked, strict=True))
     if args.html:
@@ -140,13 +148,18 @@ def run(args: argparse.Namespace) -> int:
         reference = dict(rows)
     else:
         table, info = _table(
-            args.reference, index=args.reference_index, option="--reference-index", role="--reference"
+            args.reference,
+            index=args.reference_index,
+            option="--reference-index",
+            role="--reference",
         )
         reference = {"reference": table}
     files.append(info)
     confusion = None
     if args.confusion is not None:
-        confusion, info = _table(args.confusion, index=None, option="--confusion", role="--confusion")
+        confusion, info = _table(
+            args.confusion, index=None, option="--confusion", role="--confusion"
+        )
         files.append(info)
     result = output_amplification(
         concepts=outputs["concepts"],
@@ -164,7 +177,9 @@ def run(args: argparse.Namespace) -> int:
         result.params["gates"] = [gate.to_dict() for gate in gates]
     console = console_for(targets)
     console.print(result.summary(), markup=False, highlight=False, soft_wrap=True)
-    console.print(result.by_concept.round(4).to_string(), markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        result.by_concept.round(4).to_string(), markup=False, highlight=False, soft_wrap=True
+    )
     for gate in gates:
         verdict = "FAILED" if gate.failed else "passed"
         console.print(
@@ -208,15 +223,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("outputs", metavar="OUTPUTS", help="CSV, TSV or Parquet file, one row per output")
-    parser.add_argument("--concept", required=True, help="column of the concept (prompt) of each output")
-    parser.add_argument("--group", required=True, help="column of the assigned group of each output")
-    parser.add_argument("--reference", required=True, help="the reference: a concept x group table or rows")
-    parser.add_argument("--reference-index", help="concept column of a reference table (default the first)")
+    parser.add_argument(
+        "outputs", metavar="OUTPUTS", help="CSV, TSV or Parquet file, one row per output"
+    )
+    parser.add_argument(
+        "--concept", required=True, help="column of the concept (prompt) of each output"
+    )
+    parser.add_argument(
+        "--group", required=True, help="column of the assigned group of each output"
+    )
+    parser.add_argument(
+        "--reference", required=True, help="the reference: a concept x group table or rows"
+    )
+    parser.add_argument(
+        "--reference-index", help="concept column of a reference table (default the first)"
+    )
     parser.add_argument("--reference-concept", help="concept column of a reference given as rows")
     parser.add_argument("--reference-group", help="group column of a reference given as rows")
     parser.add_argument("--group-names", type=column_list, help="the groups, in order (A,B,...)")
-    parser.add_argument("--confusion", help="the group classifier's confusion table (true x assigned)")
+    parser.add_argument(
+        "--confusion", help="the group classifier's confusion table (true x assigned)"
+    )
     parser.add_argument("--n-boot", type=non_negative_int, default=0, help="bootstrap replicates")
     parser.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     parser.add_argument("--seed", type=non_negative_int, help="bootstrap seed")

@@ -93,16 +93,21 @@ def bias_transfer(
     >>> round(result.slope, 4), round(result.r, 4)    # biases +-0.5, 0 -> +0.8, 0, -0.9
     (1.7, 0.9994)
     """
-    if isinstance(min_count, (bool, np.bool_)) or not isinstance(
-        min_count, (int, float, np.integer, np.floating)
-    ) or not np.isfinite(min_count) or min_count < 0:
+    if (
+        isinstance(min_count, (bool, np.bool_))
+        or not isinstance(min_count, (int, float, np.integer, np.floating))
+        or not np.isfinite(min_count)
+        or min_count < 0
+    ):
         raise ValueError(ERR_MIN_COUNT.format(got=min_count))
     ref = checked_count_table(reference, arg="reference")
     out = checked_count_table(outputs, arg="outputs")
     key = str(group)
     for arg, table in (("reference", ref), ("outputs", out)):
         if key not in table.column_keys:
-            raise ValueError(ERR_GROUP.format(group=group, arg=arg, columns=list(table.column_keys)))
+            raise ValueError(
+                ERR_GROUP.format(group=group, arg=arg, columns=list(table.column_keys))
+            )
     ref_bias, ref_total = _group_bias(ref.values, ref.column_keys.index(key))
     out_bias_all, out_total_all = _group_bias(out.values, out.column_keys.index(key))
     out_row = {k: i for i, k in enumerate(out.row_keys)}
@@ -128,9 +133,7 @@ def bias_transfer(
     )
     x, y = ref_bias[kept], out_bias[kept]
     if len(x) < 3:
-        raise ValueError(
-            ERR_TOO_FEW.format(n=len(x), excluded=dict(list(excluded.items())[:10]))
-        )
+        raise ValueError(ERR_TOO_FEW.format(n=len(x), excluded=dict(list(excluded.items())[:10])))
     for side, values in (("reference", x), ("output", y)):
         if np.ptp(values) == 0:
             raise ValueError(ERR_CONSTANT.format(side=side, value=float(values[0])))

@@ -41,7 +41,9 @@ ERR_REFERENCE_GIVEN = (
     "reference: give the reference either as a table (reference=) or as rows "
     "(reference_concepts= and reference_groups=), not both and not neither."
 )
-ERR_REFERENCE_ROWS = "reference_concepts and reference_groups: give both (one row each), or neither."
+ERR_REFERENCE_ROWS = (
+    "reference_concepts and reference_groups: give both (one row each), or neither."
+)
 ERR_GROUP_NOT_IN_REFERENCE = (
     "groups: the group(s) {missing} of the outputs are not columns of the reference "
     "({columns}); add them to group_names to give them a reference share of 0."
@@ -295,10 +297,16 @@ def output_amplification(
         block = max(1, min(n_boot, BLOCK_CELLS // max(1, n_concepts * k)))
         for start in range(0, n_boot, block):
             b = min(block, n_boot - start)
-            o = rng.multinomial(nout_k, out_k / nout_k[:, None], size=(b, n_concepts)) / nout_k[:, None]
+            o = (
+                rng.multinomial(nout_k, out_k / nout_k[:, None], size=(b, n_concepts))
+                / nout_k[:, None]
+            )
             if as_rows:
                 nr = nref_k.astype(np.int64)
-                r = rng.multinomial(nr, ref_k / nref_k[:, None], size=(b, n_concepts)) / nref_k[:, None]
+                r = (
+                    rng.multinomial(nr, ref_k / nref_k[:, None], size=(b, n_concepts))
+                    / nref_k[:, None]
+                )
             else:
                 r = np.broadcast_to(ref_share, (b, n_concepts, k))
             if counts_rates is not None:
@@ -307,9 +315,7 @@ def output_amplification(
                 o = correct_batch(o, drawn / drawn.sum(axis=2, keepdims=True))
             elif rates is not None:
                 o = correct_batch(o, rates)
-            per_concept[start : start + b] = (
-                o[:, take, majority] - r[:, take, majority]
-            )
+            per_concept[start : start + b] = o[:, take, majority] - r[:, take, majority]
         replicates = per_concept.mean(axis=1)
         low, high, se_value = interval_from_replicates(replicates, ci=level)
         interval, se = (float(low), float(high)), float(se_value)

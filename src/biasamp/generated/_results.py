@@ -147,9 +147,7 @@ class OutputAmplificationResult(MetricNames, SavableResult):
         return _json_safe(out)
 
 
-@register_result(
-    "bias_transfer", shapes=lambda r: {"concepts": int(r.n_concepts), "n": int(r.n)}
-)
+@register_result("bias_transfer", shapes=lambda r: {"concepts": int(r.n_concepts), "n": int(r.n)})
 @dataclass(repr=False, eq=False)
 class BiasTransferResult(MetricNames, SavableResult):
     """The result of :func:`biasamp.bias_transfer`.
@@ -389,7 +387,9 @@ class ShareTrajectoryResult(MetricNames, SavableResult):
         def rows(frame: pd.DataFrame | None) -> Any:
             if frame is None:
                 return None
-            return frame_records(frame.set_axis([str(c) for c in frame.columns], axis=1).reset_index())
+            return frame_records(
+                frame.set_axis([str(c) for c in frame.columns], axis=1).reset_index()
+            )
 
         return _json_safe(
             {

@@ -33,7 +33,9 @@ __all__ = [
     "confusion_rates",
 ]
 
-ERR_SHARES_SHAPE = "shares: expected K shares or counts (1-D) or concepts x K (2-D), got shape {shape}."
+ERR_SHARES_SHAPE = (
+    "shares: expected K shares or counts (1-D) or concepts x K (2-D), got shape {shape}."
+)
 ERR_SHARES_VALUE = "shares: row {row} holds {value!r}; shares and counts must be finite and >= 0."
 ERR_SHARES_ZERO = "shares: row {row} sums to 0 (no output to correct)."
 ERR_SHARES_TYPE = "shares: expected numbers, got dtype {dtype}."
@@ -66,7 +68,9 @@ def _numbers(x: Any, *, arg: str, err_type: str) -> np.ndarray:
     return np.asarray(arr, dtype=np.float64)
 
 
-def confusion_rates(confusion: Any, group_keys: list[str] | None, *, arg: str) -> tuple[np.ndarray, np.ndarray]:
+def confusion_rates(
+    confusion: Any, group_keys: list[str] | None, *, arg: str
+) -> tuple[np.ndarray, np.ndarray]:
     """The row-normalised confusion matrix in the order of ``group_keys`` and the row sums.
 
     A DataFrame is aligned by its index (true groups) and columns (assigned groups),
@@ -90,7 +94,9 @@ def confusion_rates(confusion: Any, group_keys: list[str] | None, *, arg: str) -
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise ValueError(ERR_CONFUSION_VALUE.format(arg=arg, row=names[i], value=float(values[i, j])))
+        raise ValueError(
+            ERR_CONFUSION_VALUE.format(arg=arg, row=names[i], value=float(values[i, j]))
+        )
     sums = values.sum(axis=1)
     if (sums <= 0).any():
         raise ValueError(ERR_CONFUSION_ZERO.format(arg=arg, row=names[int(np.argmin(sums))]))

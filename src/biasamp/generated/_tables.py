@@ -125,7 +125,9 @@ def checked_count_table(x: Any, *, arg: str) -> CountTable2D:
     return CountTable2D(values, tuple(x.index), tuple(x.columns), row_keys, column_keys)
 
 
-def crosstab_codes(rows: np.ndarray, columns: np.ndarray, n_rows: int, n_columns: int) -> np.ndarray:
+def crosstab_codes(
+    rows: np.ndarray, columns: np.ndarray, n_rows: int, n_columns: int
+) -> np.ndarray:
     """Counts of each (row code, column code) pair: shape (n_rows, n_columns), int64."""
     flat = np.bincount(rows * n_columns + columns, minlength=n_rows * n_columns)
     return flat.reshape(n_rows, n_columns).astype(np.int64)

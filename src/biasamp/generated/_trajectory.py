@@ -150,7 +150,9 @@ def share_trajectory(
         block = max(1, min(n_boot, BLOCK_CELLS // max(1, s * k)))
         for start in range(0, n_boot, block):
             b = min(block, n_boot - start)
-            drawn[start : start + b] = rng.multinomial(n_step, shares, size=(b, s)) / n_step[:, None]
+            drawn[start : start + b] = (
+                rng.multinomial(n_step, shares, size=(b, s)) / n_step[:, None]
+            )
         replicates = _slopes(x, drawn[:, :, majority])
         low, high, se_value = interval_from_replicates(replicates, ci=level)
         interval, se = (float(low), float(high)), float(se_value)
@@ -234,7 +236,11 @@ def feedback_bound(rounds: int, *, n0: float, m: float, k: float, delta: float) 
     >>> feedback_bound(2, n0=100, m=0, k=100, delta=0.1).round(4)   # 1, 1 + 1/2, 1 + 1/2 + 1/3
     array([0.1   , 0.15  , 0.1833])
     """
-    if isinstance(rounds, (bool, np.bool_)) or not isinstance(rounds, (int, np.integer)) or rounds < 0:
+    if (
+        isinstance(rounds, (bool, np.bool_))
+        or not isinstance(rounds, (int, np.integer))
+        or rounds < 0
+    ):
         raise ValueError(ERR_ROUNDS.format(got=rounds))
     n0_ = _number(n0, arg="n0", rule="> 0", positive=True)
     m_ = _number(m, arg="m", rule=">= 0", positive=False)

@@ -653,9 +653,7 @@ _CARDS: list[MetricCard] = [
         title="Bias transfer",
         family="bias_transfer",
         function="bias_transfer",
-        paper=(
-            'Girrbach et al. (ICLR 2026), "Person-Centric Annotations of LAION-400M"'
-        ),
+        paper=('Girrbach et al. (ICLR 2026), "Person-Centric Annotations of LAION-400M"'),
         citation=_GIRRBACH_2025,
         meaning=(
             "The least-squares slope of the outputs' bias per concept on the reference's, "

@@ -620,7 +620,9 @@ def _generated_body(key: str, result: Any, *, image_format: str) -> list[str]:
     parts.append(note + _table([index_name, *map(str, table.columns)], body))
     excluded = getattr(result, "excluded", None)
     if isinstance(excluded, pd.Series) and len(excluded):
-        rows = [[_e(display_text(c)), _e(r)] for c, r in list(excluded.items())[:MAX_GENERATED_ROWS]]
+        rows = [
+            [_e(display_text(c)), _e(r)] for c, r in list(excluded.items())[:MAX_GENERATED_ROWS]
+        ]
         parts.append("<h4>Left out</h4>" + _table(["concept", "reason"], rows))
     return parts
 

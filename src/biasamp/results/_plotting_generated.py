@@ -14,7 +14,9 @@ __all__ = ["plot_bias_transfer", "plot_output_amplification", "plot_share_trajec
 ERR_BOUND = "bound: expected {n} values (one per step) or more, got {got}."
 
 
-def _label_farthest(ax: Any, x: np.ndarray, y: np.ndarray, names: list[Any], distance: np.ndarray, label: int) -> None:
+def _label_farthest(
+    ax: Any, x: np.ndarray, y: np.ndarray, names: list[Any], distance: np.ndarray, label: int
+) -> None:
     if label <= 0 or not len(names):
         return
     order = np.argsort(-np.abs(distance), kind="stable")[:label]
@@ -57,7 +59,9 @@ def plot_bias_transfer(result: Any, *, ax: Any = None, label: int = 10) -> Any:
         color="#b2182b",
         label=f"fit: slope {result.slope:.2f}, R² {result.r2:.2f}",
     )
-    _label_farthest(ax, x, y, list(frame.index), frame["residual"].to_numpy(dtype=np.float64), label)
+    _label_farthest(
+        ax, x, y, list(frame.index), frame["residual"].to_numpy(dtype=np.float64), label
+    )
     ax.set_xlim(-1.05, 1.05)
     ax.set_ylim(-1.05, 1.05)
     ax.set_xlabel(f"reference bias toward {plot_texts([result.group])[0]}")
@@ -93,7 +97,9 @@ def plot_share_trajectory(
             raise ValueError(ERR_BOUND.format(n=len(x), got=values.shape[0]))
         values = values[: len(x)]
         centre = (
-            float(shares[result.majority_group].iloc[0]) if bound_center is None else float(bound_center)
+            float(shares[result.majority_group].iloc[0])
+            if bound_center is None
+            else float(bound_center)
         )
         ax.fill_between(
             x,

@@ -62,7 +62,9 @@ def text_groups(texts: Any, *, group_words: Mapping[Any, Any] | None = None) -> 
     ['one', 'one', 'conflict', 'none']
     """
     flat, row, index = as_caption_rows(texts, arg="texts")
-    lexicon = as_lexicon(LIC_GENDER_WORDS if group_words is None else group_words, arg="group_words")
+    lexicon = as_lexicon(
+        LIC_GENDER_WORDS if group_words is None else group_words, arg="group_words"
+    )
     vocabulary = Vocabulary.build(lexicon)
     counts = count_phrases(flat, vocabulary, arg="texts")
     n_rows = len(index)
