@@ -31,6 +31,7 @@ OUTPUTS = pd.DataFrame(
 
 def test_hand_worked_line():
     result = biasamp.bias_transfer(reference=REFERENCE, outputs=OUTPUTS, group="f")
+    assert isinstance(result, biasamp.BiasTransferResult)
     # reference bias (150-50)/200 = 0.5, 0, -0.5; output bias 0.8, 0, -0.9
     assert result.by_concept["reference_bias"].tolist() == pytest.approx([0.5, 0.0, -0.5])
     assert result.by_concept["output_bias"].tolist() == pytest.approx([0.8, 0.0, -0.9])

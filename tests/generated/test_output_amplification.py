@@ -53,6 +53,7 @@ def test_engineer_arithmetic_of_seshadri_et_al():
         groups=["woman"] * 10 + ["man"] * 90,
         reference=pd.DataFrame({"woman": [25], "man": [75]}, index=["engineer"]),
     )
+    assert isinstance(result, biasamp.OutputAmplificationResult)
     assert result.value == pytest.approx(0.15)
     row = result.by_concept.loc["engineer"]
     assert row["majority_group"] == "man"

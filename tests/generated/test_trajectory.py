@@ -75,6 +75,7 @@ def test_feedback_bound_refuses_bad_arguments(args, message):
 
 def test_shares_change_and_slope_by_hand():
     result = biasamp.share_trajectory(groups=LEAN, steps=STEPS)
+    assert isinstance(result, biasamp.ShareTrajectoryResult)
     expected = pd.DataFrame(
         {"c": [0, 0.25, 0], "l": [0.25, 0.25, 0], "r": [0.75, 0.5, 1.0]},
         index=pd.Index([0, 1, 2], name="step"),
