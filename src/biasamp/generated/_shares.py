@@ -170,9 +170,9 @@ def corrected_shares(shares: Any, confusion: Any) -> Any:
     >>> import numpy as np
     >>> from biasamp import corrected_shares
     >>> confusion = np.array([[90, 10], [20, 80]])       # a0 = 0.9, a1 = 0.8
-    >>> corrected_shares([0.62, 0.38], confusion).round(4)
-    array([0.6 , 0.4 ])
-    >>> (0.62 + 0.8 - 1) / (0.9 + 0.8 - 1)                # CLEAM's closed form
+    >>> corrected_shares([0.62, 0.38], confusion).round(4).tolist()
+    [0.6, 0.4]
+    >>> round((0.62 + 0.8 - 1) / (0.9 + 0.8 - 1), 4)      # CLEAM's closed form
     0.6
     """
     labels: list[Any] | None = None
