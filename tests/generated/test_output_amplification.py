@@ -140,6 +140,18 @@ def test_containers_give_the_same_result():
         pd.testing.assert_frame_equal(got.by_concept, expected.by_concept)
 
 
+def test_reference_tables_of_other_libraries():
+    polars = pytest.importorskip("polars")
+    pyarrow = pytest.importorskip("pyarrow")
+    expected = biasamp.output_amplification(concepts=CONCEPTS, groups=GROUPS, reference=REFERENCE)
+    frame = REFERENCE.rename_axis("concept").reset_index()
+    mapping = {c: row.to_dict() for c, row in REFERENCE.iterrows()}
+    for table in (polars.from_pandas(frame), pyarrow.Table.from_pandas(frame), mapping):
+        got = biasamp.output_amplification(concepts=CONCEPTS, groups=GROUPS, reference=table)
+        assert got.value == expected.value
+        assert got.by_concept["delta"].tolist() == expected.by_concept["delta"].tolist()
+
+
 def test_interval_contains_the_point_and_is_reproducible():
     kwargs = {"concepts": CONCEPTS, "groups": GROUPS, "reference": REFERENCE, "n_boot": 300}
     a = biasamp.output_amplification(**kwargs, random_state=3)

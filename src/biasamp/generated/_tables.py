@@ -4,8 +4,9 @@ Label arrays (``concepts``, ``groups``, ``steps``) go through
 :func:`biasamp.inputs.as_label_matrix` (missing values, mixed label types and
 labels that print alike are refused there, naming the argument and the row).
 Concept x group tables (``reference``, ``outputs``, ``attribute_confusion``) are
-read here: a pandas DataFrame (index: concepts, one column per group) or a
-mapping ``{concept: {group: count}}``; names are compared by how they print
+read here: a pandas DataFrame (index: concepts, one column per group), a mapping
+``{concept: {group: count}}``, or a polars or pyarrow table whose first column
+(text) names the concepts; names are compared by how they print
 (:func:`biasamp.inputs._keys.key_names`), so a table's ``1`` and a label array's
 ``"1"`` are one group, and two names of one table that print alike are refused.
 """
@@ -90,6 +91,20 @@ def checked_labels(x: Any, *, arg: str) -> Labels:
     return Labels(np.asarray(matrix.codes, dtype=np.intp), tuple(matrix.names), keys)
 
 
+def _other_frame(x: Any, *, arg: str) -> pd.DataFrame:
+    """A polars or pyarrow table as a pandas frame: its first column names the concepts
+    when it holds text (a frame of those libraries has no index)."""
+    convert = getattr(x, "to_pandas", None)
+    if convert is None or not hasattr(x, "columns") or not hasattr(x, "shape"):
+        raise TypeError(ERR_TABLE_TYPE.format(arg=arg, got=type(x).__name__))
+    frame = convert()
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(ERR_TABLE_TYPE.format(arg=arg, got=type(x).__name__))
+    if frame.shape[1] and getattr(frame.dtypes.iloc[0], "kind", "O") not in "iufb":
+        frame = frame.set_index(frame.columns[0])
+    return frame
+
+
 def checked_count_table(x: Any, *, arg: str) -> CountTable2D:
     """A concept x group table of non-negative finite numbers, its names checked."""
     if isinstance(x, Mapping) and not isinstance(x, pd.DataFrame):
@@ -98,7 +113,7 @@ def checked_count_table(x: Any, *, arg: str) -> CountTable2D:
         except (TypeError, ValueError) as exc:
             raise TypeError(ERR_TABLE_TYPE.format(arg=arg, got=type(x).__name__)) from exc
     if not isinstance(x, pd.DataFrame):
-        raise TypeError(ERR_TABLE_TYPE.format(arg=arg, got=type(x).__name__))
+        x = _other_frame(x, arg=arg)
     if x.shape[0] == 0 or x.shape[1] == 0:
         raise ValueError(ERR_TABLE_EMPTY.format(arg=arg, rows=x.shape[0], columns=x.shape[1]))
     row_keys = tuple(key_names(x.index, arg=f"{arg} index"))
