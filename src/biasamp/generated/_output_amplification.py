@@ -38,8 +38,9 @@ from biasamp.results._intervals import check_ci, interval_from_replicates
 __all__ = ["output_amplification"]
 
 ERR_REFERENCE_GIVEN = (
-    "reference: give the reference either as a table (reference=) or as rows "
-    "(reference_concepts= and reference_groups=), not both and not neither."
+    "reference, reference_concepts, reference_groups: give the reference either as a table "
+    "(reference=) or as rows (reference_concepts= and reference_groups=), not both and "
+    "not neither."
 )
 ERR_REFERENCE_ROWS = (
     "reference_concepts and reference_groups: give both (one row each), or neither."
