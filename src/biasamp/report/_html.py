@@ -24,7 +24,8 @@ meaning in its heading's tooltip and a legend. Every result type renders:
 predictability and LIC results show both attackers' quality, differential fairness
 its epsilons and rates, RBA its before/after table, and a captioning model
 (:class:`~biasamp.text.CaptionBiasResult`) how its captions were read beside its
-metrics. Then the threshold sweep (when given), amplification by combination size
+metrics, and the generated-output results (:mod:`biasamp.generated`) their statistics,
+figure, per-concept or per-step table and the concepts left out. Then the threshold sweep (when given), amplification by combination size
 (when given), and the inputs and settings used.
 """
 
