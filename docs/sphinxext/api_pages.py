@@ -50,7 +50,6 @@ TITLES.insert(TITLES.index(INTERSECTIONAL) + 1, RETRIEVAL)
 SUBMODULES = [
     ("biasamp.datasets", "Bundled data sets", None),
     ("biasamp.text", "Captions: parser and word lists", None),
-    ("biasamp.generated", "Generated outputs: the room", None),
     ("biasamp.torchmetrics", "torchmetrics integration", "torch"),
 ]
 
