@@ -261,10 +261,9 @@ def output_amplification(
 
     rates = counts_rates = None
     if attribute_confusion is not None:
-        rates, row_sums = confusion_rates(attribute_confusion, order, arg="attribute_confusion")
-        confusion_values = rates * row_sums[:, None]
-        if np.all(confusion_values == np.round(confusion_values)):
-            counts_rates = (np.round(row_sums).astype(np.int64), rates)
+        rates, given = confusion_rates(attribute_confusion, order, arg="attribute_confusion")
+        if np.all(given == np.round(given)):  # counts: each true group's row is resampled
+            counts_rates = (np.round(given.sum(axis=1)).astype(np.int64), rates)
         out_share = correct_batch(out_share, rates)
 
     take = np.arange(len(idx))

@@ -71,7 +71,8 @@ def _numbers(x: Any, *, arg: str, err_type: str) -> np.ndarray:
 def confusion_rates(
     confusion: Any, group_keys: list[str] | None, *, arg: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The row-normalised confusion matrix in the order of ``group_keys`` and the row sums.
+    """The row-normalised confusion matrix in the order of ``group_keys`` and the table as
+    given (counts or rates), in the same order.
 
     A DataFrame is aligned by its index (true groups) and columns (assigned groups),
     compared as they print; any other K x K array is read in the groups' order.
@@ -104,7 +105,7 @@ def confusion_rates(
     cond = float(np.linalg.cond(rates))
     if not np.isfinite(cond) or cond > MAX_CONDITION:
         raise ValueError(ERR_CONFUSION_SINGULAR.format(arg=arg, cond=cond))
-    return rates, sums
+    return rates, values
 
 
 def _onto_simplex(p: np.ndarray) -> np.ndarray:
