@@ -116,6 +116,7 @@ def test_concepts_without_outputs_are_left_out():
         ({"group": "f", "min_count": 1000}, ERR_TOO_FEW.split("(")[0].format(n=0)),
         ({"group": "f", "min_count": -1}, "min_count: expected a number >= 0, got -1."),
         ({"group": "f", "min_count": True}, "min_count: expected a number >= 0, got True."),
+        ({"group": "f", "min_count": "many"}, "min_count: expected a number >= 0, got 'many'."),
     ],
 )
 def test_bad_arguments(kwargs, message):

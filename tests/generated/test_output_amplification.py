@@ -274,10 +274,11 @@ def test_reference_given_twice_or_never_and_no_concept_left():
 
 
 def test_n_boot_knobs_are_checked_before_allocating():
-    with pytest.raises(ValueError, match="n_boot: expected a positive integer"):
-        biasamp.output_amplification(
-            concepts=CONCEPTS, groups=GROUPS, reference=REFERENCE, n_boot=-1
-        )
+    for bad in (-1, 0, 2.5, True):
+        with pytest.raises(ValueError, match=r"^n_boot: expected an integer >= 1"):
+            biasamp.output_amplification(
+                concepts=CONCEPTS, groups=GROUPS, reference=REFERENCE, n_boot=bad
+            )
     with pytest.raises(ValueError, match="n_boot=10000000000000 bootstrap replicates"):
         biasamp.output_amplification(
             concepts=CONCEPTS, groups=GROUPS, reference=REFERENCE, n_boot=10**13

@@ -201,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
                     "group column": args.group,
                     "reference": args.reference,
                     "confusion": args.confusion or "-",
-                    "n_boot": args.n_boot,
+                    "n_boot": args.n_boot or "-",
                 },
                 gates=gates,
                 title=args.title,
@@ -244,7 +244,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--confusion", help="the group classifier's confusion table (true x assigned)"
     )
-    parser.add_argument("--n-boot", type=non_negative_int, default=0, help="bootstrap replicates")
+    parser.add_argument("--n-boot", type=int, help="bootstrap replicates (default: no interval)")
     parser.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     parser.add_argument("--seed", type=non_negative_int, help="bootstrap seed")
     parser.add_argument("--json", help="write the result as JSON ('-': standard output)")

@@ -17,11 +17,11 @@ import pandas as pd
 
 from biasamp.generated._results import BiasTransferResult
 from biasamp.generated._tables import checked_count_table
+from biasamp.inputs._readers import check_knob
 
 __all__ = ["bias_transfer"]
 
 ERR_GROUP = "group: {group!r} is not a column of {arg} (columns: {columns})."
-ERR_MIN_COUNT = "min_count: expected a number >= 0, got {got!r}."
 ERR_TOO_FEW = (
     "bias_transfer: {n} concept(s) left to fit a line (at least 3 are needed; left out: "
     "{excluded})."
@@ -93,13 +93,7 @@ def bias_transfer(
     >>> round(result.slope, 4), round(result.r, 4)    # biases +-0.5, 0 -> +0.8, 0, -0.9
     (1.7, 0.9994)
     """
-    if (
-        isinstance(min_count, (bool, np.bool_))
-        or not isinstance(min_count, (int, float, np.integer, np.floating))
-        or not np.isfinite(min_count)
-        or min_count < 0
-    ):
-        raise ValueError(ERR_MIN_COUNT.format(got=min_count))
+    min_count = check_knob("min_count", min_count, low=0, integer=False)
     ref = checked_count_table(reference, arg="reference")
     out = checked_count_table(outputs, arg="outputs")
     key = str(group)

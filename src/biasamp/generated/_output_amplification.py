@@ -119,7 +119,7 @@ def output_amplification(
     reference_groups: Any = None,
     group_names: Any = None,
     attribute_confusion: Any = None,
-    n_boot: int = 0,
+    n_boot: int | None = None,
     ci: float = 0.95,
     random_state: Any = None,
 ) -> OutputAmplificationResult:
@@ -156,7 +156,7 @@ def output_amplification(
         before the metric. With counts, the bootstrap resamples each true group's
         validation row too, so the interval includes the correction's uncertainty;
         rates are taken as known.
-    n_boot : int, default 0
+    n_boot : int, optional
         Bootstrap replicates for the interval: outputs resampled within each
         concept (and reference rows within each concept when given as rows).
         The majority group and the concepts kept are those of the point estimate.

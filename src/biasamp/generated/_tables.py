@@ -1,8 +1,9 @@
 """Reading the inputs of the generated-output metrics through the input contract.
 
-Label arrays (``concepts``, ``groups``, ``steps``) go through
-:func:`biasamp.inputs.as_label_matrix` (missing values, mixed label types and
-labels that print alike are refused there, naming the argument and the row).
+Label arrays (``concepts``, ``groups``, ``steps``) go through the boundary's
+``labels`` reader (:func:`biasamp.inputs._readers.read_labels`: missing values, mixed
+label types and labels that print alike are refused there, naming the argument and
+the row); ``n_boot`` through its knob check.
 Concept x group tables (``reference``, ``outputs``, ``attribute_confusion``) are
 read here: a pandas DataFrame (index: concepts, one column per group), a mapping
 ``{concept: {group: count}}``, or a polars or pyarrow table whose first column
@@ -20,9 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.counts._poisson import check_n_boot
 from biasamp.inputs._keys import key_names
-from biasamp.inputs._label_matrix import as_label_matrix
+from biasamp.inputs._readers import check_knob, read_labels
 
 __all__ = [
     "BLOCK_CELLS",
@@ -48,8 +48,6 @@ ERR_TABLE_VALUE = (
 )
 #: Cells (replicates x concepts x groups) drawn at once by a bootstrap.
 BLOCK_CELLS = 1 << 21
-
-ERR_LABELS_1D = "{arg}: expected one label per row (a 1-D array), got {n} label columns."
 
 
 @dataclass(frozen=True)
@@ -83,12 +81,11 @@ class CountTable2D:
 
 
 def checked_labels(x: Any, *, arg: str) -> Labels:
-    """A label argument read through the input contract (1-D, no missing values)."""
-    matrix = as_label_matrix(x, arg=arg)
-    if matrix.codes is None:
-        raise ValueError(ERR_LABELS_1D.format(arg=arg, n=matrix.n_labels))
-    keys = tuple(key_names(matrix.names, arg=arg))
-    return Labels(np.asarray(matrix.codes, dtype=np.intp), tuple(matrix.names), keys)
+    """A label argument read by the boundary's ``labels`` reader (1-D, no missing values,
+    no two labels that print alike), with each label's printed name."""
+    read = read_labels(x, arg=arg)
+    keys = tuple(key_names(read.names, arg=arg))
+    return Labels(np.asarray(read.codes, dtype=np.intp), tuple(read.names), keys)
 
 
 def _other_frame(x: Any, *, arg: str) -> pd.DataFrame:
@@ -149,10 +146,7 @@ def crosstab_codes(
 
 
 def boot_count(n_boot: Any) -> int:
-    """``n_boot``: 0 or None (no bootstrap), else a positive integer (checked)."""
-    if n_boot is None:
-        return 0
-    if isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, (bool, np.bool_)):
-        if n_boot == 0:
-            return 0
-    return check_n_boot(n_boot)
+    """``n_boot``: None (no bootstrap, returned as 0), else an integer >= 1 (the boundary's
+    knob check; the memory of the replicates is checked where their size is known)."""
+    checked = check_knob("n_boot", n_boot, optional=True)
+    return 0 if checked is None else int(checked)

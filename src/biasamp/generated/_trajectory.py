@@ -61,7 +61,7 @@ def share_trajectory(
     steps: Any = None,
     *,
     group_names: Any = None,
-    n_boot: int = 0,
+    n_boot: int | None = None,
     ci: float = 0.95,
     random_state: Any = None,
 ) -> ShareTrajectoryResult:
@@ -77,7 +77,7 @@ def share_trajectory(
     group_names : sequence, optional
         The groups, in the order of the columns (default: sorted); a group listed
         here with no output has share 0.
-    n_boot : int, default 0
+    n_boot : int, optional
         Bootstrap replicates: outputs resampled within each step. Gives the share
         intervals (``shares_low``, ``shares_high``) and the slope's interval.
     ci : float, default 0.95

@@ -361,6 +361,26 @@ _RANDOM_SPLITS = (
 _BOOT = ("n_boot", "ci", "random_state")
 _ATTACKER_KNOBS = ("n_iter", "ci", "random_state")
 _ATTACKER_XFAIL = MappingProxyType({"row_order": _RANDOM_SPLITS})
+_TABLES_ONLY = (
+    "its data are two concept x group count tables, not rows: the common checks build no "
+    "valid table, so there is no valid call to permute or re-wrap (tests/generated checks "
+    "that the order of the tables' rows and polars, pyarrow and mapping tables give the "
+    "same value)"
+)
+_TABLE_XFAIL = MappingProxyType(
+    {
+        "row_order": _TABLES_ONLY,
+        "container_pandas": _TABLES_ONLY,
+        "container_polars": _TABLES_ONLY,
+        "container_pyarrow": _TABLES_ONLY,
+        "container_list": _TABLES_ONLY,
+        "absurd_knob": (
+            "min_count is a threshold, not a size: no allocation grows with it, and a value "
+            "that leaves fewer than 3 concepts is refused once the tables are read (the "
+            "message lists the concepts left out for min_count)"
+        ),
+    }
+)
 
 _CARDS: list[MetricCard] = [
     MetricCard(
@@ -725,17 +745,15 @@ _CARDS: list[MetricCard] = [
         value_range="[-1, 1]",
         aliases=("output_amplification", "generated-amplification"),
         url="https://arxiv.org/abs/2308.00755",
-        inputs=MappingProxyType(
-            {
-                "concepts": "labels",
-                "groups": "labels",
-                "reference": "count_table",
-                "reference_concepts": "labels",
-                "reference_groups": "labels",
-                "attribute_confusion": "count_table",
-            }
+        inputs=_declared(
+            concepts="labels",
+            groups="labels",
+            reference="count_table",
+            reference_concepts="labels",
+            reference_groups="labels",
+            attribute_confusion="count_table",
         ),
-        knobs=("n_boot", "ci", "random_state"),
+        knobs=_BOOT,
         null="",
         null_reason=(
             "No null distribution: the reference is a different population (training "
@@ -762,8 +780,9 @@ _CARDS: list[MetricCard] = [
         result_type="bias_transfer",
         aliases=("bias_transfer", "data-bias-transfer"),
         url="https://arxiv.org/abs/2510.03721",
-        inputs=MappingProxyType({"reference": "count_table", "outputs": "count_table"}),
+        inputs=_declared(reference="count_table", outputs="count_table"),
         knobs=("min_count",),
+        xfail_checks=_TABLE_XFAIL,
         null="",
         null_reason=(
             "No null distribution: the slope is a descriptive fit over concepts, "
@@ -792,8 +811,8 @@ _CARDS: list[MetricCard] = [
         result_type="share_trajectory",
         aliases=("share_trajectory", "generation-shares"),
         url="https://arxiv.org/abs/2410.15234",
-        inputs=MappingProxyType({"groups": "labels", "steps": "labels"}),
-        knobs=("n_boot", "ci", "random_state"),
+        inputs=_declared(groups="labels", steps="labels"),
+        knobs=_BOOT,
         null="",
         null_reason=(
             "No null distribution: the outputs of different steps come from different "
