@@ -24,7 +24,8 @@ meaning in its heading's tooltip and a legend. Every result type renders:
 predictability and LIC results show both attackers' quality, differential fairness
 its epsilons and rates, RBA its before/after table, and a captioning model
 (:class:`~biasamp.text.CaptionBiasResult`) how its captions were read beside its
-metrics. Then the threshold sweep (when given), amplification by combination size
+metrics, and the generated-output results (:mod:`biasamp.generated`) their statistics,
+figure, per-concept or per-step table and the concepts left out. Then the threshold sweep (when given), amplification by combination size
 (when given), and the inputs and settings used.
 """
 
@@ -565,6 +566,70 @@ def _rba_body(result: Any) -> list[str]:
     return [_table(["", *map(str, table.columns)], cells), _statistics(rows)]
 
 
+#: The result families of generated outputs (``biasamp.generated``): statistics, figure, table.
+GENERATED_METRICS = ("output_amplification", "bias_transfer", "share_trajectory")
+#: Rows listed in a generated-output result's table.
+MAX_GENERATED_ROWS = 200
+
+_GENERATED_CAPTIONS = {
+    "output_amplification": (
+        "Each concept's reference share of its majority group (x) against the outputs' share "
+        "of that group (y). Points above the diagonal (red) push the concept further toward "
+        "the group its reference favours."
+    ),
+    "bias_transfer": (
+        "Each concept's reference bias (x) against its output bias (y), the least-squares "
+        "line and the diagonal; a slope above 1 reads as amplifying transfer."
+    ),
+    "share_trajectory": (
+        "Each group's share of the outputs per step, with its bootstrap band when computed."
+    ),
+}
+
+
+def _generated_body(key: str, result: Any, *, image_format: str) -> list[str]:
+    """A generated-output result: its statistics, its figure, its table and what was left out."""
+    parts = [_statistics(list(result.statistics()))]
+    fig, ax = _new_figure(6.4, 4.4)
+    result.plot(ax=ax)
+    parts.append(
+        _figure_html(
+            fig,
+            alt=f"{key}: {_title(result, key)}",
+            caption=_GENERATED_CAPTIONS[result.metric],
+            image_format=image_format,
+        )
+    )
+    table = result.table()
+    shown = table.iloc[:MAX_GENERATED_ROWS]
+    index_name = str(table.index.name or "")
+
+    def cell(value: Any) -> str:
+        if isinstance(value, (float, np.floating)):
+            return _float_cell(float(value))
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return _num(int(value), "{:d}")
+        return _e(display_text(value))
+
+    body = [
+        [_e(display_text(i))] + [cell(v) for v in row]
+        for i, row in zip(shown.index, shown.itertuples(index=False), strict=True)
+    ]
+    note = (
+        ""
+        if len(shown) == len(table)
+        else f"<p class='muted'>The first {len(shown)} of {len(table)} rows.</p>"
+    )
+    parts.append(note + _table([index_name, *map(str, table.columns)], body))
+    excluded = getattr(result, "excluded", None)
+    if isinstance(excluded, pd.Series) and len(excluded):
+        rows = [
+            [_e(display_text(c)), _e(r)] for c, r in list(excluded.items())[:MAX_GENERATED_ROWS]
+        ]
+        parts.append("<h4>Left out</h4>" + _table(["concept", "reason"], rows))
+    return parts
+
+
 def _metric_section(
     key: str, result: Any, *, k: int, image_format: str, table_id: str, page_size: int
 ) -> str:
@@ -592,6 +657,8 @@ def _metric_section(
         parts += _differential_fairness_body(result, image_format=image_format)
     elif hasattr(result, "data_quality") and hasattr(result, "model_quality"):
         parts += _predictability_body(result, image_format=image_format)
+    elif getattr(result, "metric", None) in GENERATED_METRICS:
+        parts += _generated_body(key, result, image_format=image_format)
     elif isinstance(frame, pd.DataFrame) and len(frame) and "contribution" in frame.columns:
         parts += _pairs_body(
             key, result, k=k, image_format=image_format, table_id=table_id, page_size=page_size

@@ -72,6 +72,7 @@ __all__ = [
     "register_result",
     "registered_results",
     "save_result",
+    "saved_document",
     "typed_result",
 ]
 
@@ -123,6 +124,9 @@ RESULT_MODULES: dict[str, str] = {
     "lic": "biasamp.text._lic",
     "caption_bias": "biasamp.text._caption_bias",
     "dbac": "biasamp.text._dbac",
+    "output_amplification": "biasamp.generated._results",
+    "bias_transfer": "biasamp.generated._results",
+    "share_trajectory": "biasamp.generated._results",
     "model_comparison": "biasamp.comparison._compare",
     "oversampling": "biasamp.mitigation._oversampling",
     "mitigation_comparison": "biasamp.mitigation._compare",
@@ -918,15 +922,12 @@ def _settings_of(result: Any) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- files
-def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "json") -> Path:
-    """Save a result to ``path`` as JSON (atomically); see :meth:`SavableResult.save`."""
-    if format not in FORMATS:
-        raise ValueError(ERR_SAVE_FORMAT.format(choices=FORMATS, got=format))
+def saved_document(result: Any) -> dict[str, Any]:
+    """The JSON document :func:`save_result` writes (a command writes it with ``--json``)."""
     entry = _BY_CLASS.get(type(result))
     if entry is None:
         raise TypeError(ERR_SAVE_TYPE.format(kind=type(result).__name__, known=sorted(_REGISTRY)))
-    target = check_written_output(path, argument="path", inputs=input_files_of(result))
-    document = {
+    return {
         **envelope(
             SAVED_SCHEMA,
             SAVED_SCHEMA_VERSION,
@@ -939,6 +940,14 @@ def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "jso
         "value": _headline(result),
         "result": _fields(result, entry),
     }
+
+
+def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "json") -> Path:
+    """Save a result to ``path`` as JSON (atomically); see :meth:`SavableResult.save`."""
+    if format not in FORMATS:
+        raise ValueError(ERR_SAVE_FORMAT.format(choices=FORMATS, got=format))
+    document = saved_document(result)
+    target = check_written_output(path, argument="path", inputs=input_files_of(result))
     text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     with atomic_output(target, "w", encoding="utf-8") as handle:
         handle.write(text + "\n")
