@@ -24,6 +24,7 @@ import pandas as pd
 
 from biasamp.inputs._containers import to_native_numpy
 from biasamp.inputs._keys import key_names
+from biasamp.inputs._readers import read_count_table
 
 __all__ = [
     "ERR_CONFUSION_SHAPE",
@@ -43,9 +44,6 @@ ERR_CONFUSION_SHAPE = (
     "{arg}: expected a K x K table (rows: true group, columns: assigned group) with K = {k}, "
     "got shape {shape}."
 )
-ERR_CONFUSION_VALUE = (
-    "{arg}: row {row!r} holds {value!r}; a confusion table holds finite counts or rates >= 0."
-)
 ERR_CONFUSION_ZERO = "{arg}: the true group {row!r} has no validation rows (its row sums to 0)."
 ERR_CONFUSION_LABELS = (
     "{arg}: its {side} {got} are not the groups {expected} (names compared as they print)."
@@ -54,7 +52,6 @@ ERR_CONFUSION_SINGULAR = (
     "{arg}: the classifier cannot tell the groups apart (the row-normalised confusion matrix "
     "is singular, condition number {cond:.3g}); no correction exists."
 )
-ERR_CONFUSION_TYPE = "{arg}: expected numbers, got dtype {dtype}."
 
 #: Largest condition number of a row-normalised confusion matrix that is solved.
 MAX_CONDITION = 1e10
@@ -63,7 +60,7 @@ MAX_CONDITION = 1e10
 def _numbers(x: Any, *, arg: str, err_type: str) -> np.ndarray:
     values = to_native_numpy(x, arg=arg).values
     arr = np.asarray(values)
-    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+    if arr.dtype.kind not in "iuf":
         raise TypeError(err_type.format(arg=arg, dtype=arr.dtype))
     return np.asarray(arr, dtype=np.float64)
 
@@ -74,30 +71,33 @@ def confusion_rates(
     """The row-normalised confusion matrix in the order of ``group_keys`` and the table as
     given (counts or rates), in the same order.
 
-    A DataFrame is aligned by its index (true groups) and columns (assigned groups),
-    compared as they print; any other K x K array is read in the groups' order.
+    The table is read by the boundary's ``count_table`` reader
+    (:func:`~biasamp.inputs._readers.read_count_table`: missing, negative, infinite and
+    non-numeric cells, repeated groups and groups that print alike are refused there).
+    A table that names its rows (a DataFrame, a mapping, a frame with a group column) is
+    aligned by its rows (true groups) and columns (assigned groups), compared as they
+    print; a bare K x K array is read in the groups' order.
     """
-    if isinstance(confusion, pd.DataFrame) and group_keys is not None:
-        rows = key_names(confusion.index, arg=f"{arg} index")
-        columns = key_names(confusion.columns, arg=f"{arg} columns")
-        for side, got in (("index", rows), ("columns", columns)):
+    table = read_count_table(confusion, arg=arg, arrays=True)
+    values = table.values
+    names: list[Any] = list(table.row_keys)
+    if table.labelled and group_keys is not None:
+        for side, got in (("index", table.row_keys), ("columns", table.column_keys)):
             if sorted(got) != sorted(group_keys):
                 raise ValueError(
-                    ERR_CONFUSION_LABELS.format(arg=arg, side=side, got=got, expected=group_keys)
+                    ERR_CONFUSION_LABELS.format(
+                        arg=arg, side=side, got=list(got), expected=group_keys
+                    )
                 )
-        confusion = confusion.set_axis(rows, axis=0).set_axis(columns, axis=1)
-        confusion = confusion.loc[group_keys, group_keys]
-    values = _numbers(confusion, arg=arg, err_type=ERR_CONFUSION_TYPE)
-    k = len(group_keys) if group_keys is not None else (values.shape[0] if values.ndim else 0)
-    if values.ndim != 2 or values.shape != (k, k) or k < 2:
+        row_of = {key: i for i, key in enumerate(table.row_keys)}
+        column_of = {key: j for j, key in enumerate(table.column_keys)}
+        values = values[np.ix_([row_of[g] for g in group_keys], [column_of[g] for g in group_keys])]
+        names = list(group_keys)
+    elif group_keys is not None:
+        names = list(group_keys)
+    k = len(group_keys) if group_keys is not None else values.shape[0]
+    if values.shape != (k, k) or k < 2:
         raise ValueError(ERR_CONFUSION_SHAPE.format(arg=arg, k=k, shape=values.shape))
-    names = group_keys if group_keys is not None else list(range(k))
-    bad = ~np.isfinite(values) | (values < 0)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(
-            ERR_CONFUSION_VALUE.format(arg=arg, row=names[i], value=float(values[i, j]))
-        )
     sums = values.sum(axis=1)
     if (sums <= 0).any():
         raise ValueError(ERR_CONFUSION_ZERO.format(arg=arg, row=names[int(np.argmin(sums))]))
