@@ -93,8 +93,11 @@ def test_out_of_range_solutions_are_clipped_and_renormalised():
         ([0, 0], [[9, 1], [1, 9]], ERR_SHARES_ZERO.split("{")[0]),
         ([0.5, -0.1], [[9, 1], [1, 9]], "shares: row 0 holds -0.1"),
         ([0.5, 0.5], [[9, 1, 0], [1, 9, 0], [0, 0, 1]], "confusion: expected a K x K table"),
-        ([0.5, 0.5], [[9, -1], [1, 9]],
-         ERR_TABLE_VALUE.format(arg="confusion", row=0, column=1, value=-1.0)),
+        (
+            [0.5, 0.5],
+            [[9, -1], [1, 9]],
+            ERR_TABLE_VALUE.format(arg="confusion", row=0, column=1, value=-1.0),
+        ),
     ],
 )
 def test_bad_inputs_are_refused_naming_the_argument(shares, confusion, message):

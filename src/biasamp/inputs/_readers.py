@@ -517,10 +517,8 @@ def _table_frame(x: Any, *, arg: str, arrays: bool) -> tuple[pd.DataFrame, bool]
         rows = list(x.values())
         if not all(isinstance(row, Mapping) for row in rows):  # one entry per concept
             raise TypeError(ERR_TABLE_TYPE.format(arg=arg, got="a mapping of non-mappings"))
-        frame = pd.DataFrame.from_records(
-            [dict(row) for row in rows], index=pd.Index(list(x), dtype=object)
-        )
-        return frame, True
+        frame = pd.DataFrame([dict(row) for row in rows])
+        return frame.set_axis(pd.Index(list(x), dtype=object), axis=0), True
     if hasattr(x, "to_pandas") and hasattr(x, "columns") and hasattr(x, "shape"):
         return _frame_of_other_library(x, arg=arg)
     if not arrays or isinstance(x, (str, bytes)):
