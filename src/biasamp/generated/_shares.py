@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._containers import to_native_numpy
-from biasamp.inputs._keys import key_names
 from biasamp.inputs._readers import read_count_table
 
 __all__ = [
@@ -37,9 +36,7 @@ __all__ = [
 ERR_SHARES_SHAPE = (
     "shares: expected K shares or counts (1-D) or concepts x K (2-D), got shape {shape}."
 )
-ERR_SHARES_VALUE = "shares: row {row} holds {value!r}; shares and counts must be finite and >= 0."
 ERR_SHARES_ZERO = "shares: row {row} sums to 0 (no output to correct)."
-ERR_SHARES_TYPE = "shares: expected numbers, got dtype {dtype}."
 ERR_CONFUSION_SHAPE = (
     "{arg}: expected a K x K table (rows: true group, columns: assigned group) with K = {k}, "
     "got shape {shape}."
@@ -55,14 +52,6 @@ ERR_CONFUSION_SINGULAR = (
 
 #: Largest condition number of a row-normalised confusion matrix that is solved.
 MAX_CONDITION = 1e10
-
-
-def _numbers(x: Any, *, arg: str, err_type: str) -> np.ndarray:
-    values = to_native_numpy(x, arg=arg).values
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(err_type.format(arg=arg, dtype=arr.dtype))
-    return np.asarray(arr, dtype=np.float64)
 
 
 def confusion_rates(
@@ -176,39 +165,34 @@ def corrected_shares(shares: Any, confusion: Any) -> Any:
     >>> round((0.62 + 0.8 - 1) / (0.9 + 0.8 - 1), 4)      # CLEAM's closed form
     0.6
     """
-    labels: list[Any] | None = None
-    index: Any = None
+    one_d = False
     if isinstance(shares, pd.Series):
-        labels, kind = list(shares.index), "series"
+        kind, table_input = "series", shares.to_frame().T  # one row, a column per group
     elif isinstance(shares, pd.DataFrame):
-        labels, index, kind = list(shares.columns), shares.index, "frame"
+        kind, table_input = "frame", shares
     else:
         kind = "array"
-    observed = _numbers(shares, arg="shares", err_type=ERR_SHARES_TYPE)
-    if observed.ndim not in (1, 2) or observed.shape[-1] < 2 or observed.shape[0] == 0:
-        raise ValueError(ERR_SHARES_SHAPE.format(shape=observed.shape))
-    rows = np.atleast_2d(observed)
-    bad = ~np.isfinite(rows) | (rows < 0)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(ERR_SHARES_VALUE.format(row=int(i), value=float(rows[i, j])))
+        native = np.asarray(to_native_numpy(shares, arg="shares").values)
+        if native.ndim not in (1, 2):
+            raise ValueError(ERR_SHARES_SHAPE.format(shape=native.shape))
+        one_d = native.ndim == 1
+        table_input = native.reshape(1, -1) if one_d else native
+    table = read_count_table(table_input, arg="shares", arrays=True)
+    rows = table.values
+    if rows.shape[1] < 2:
+        raise ValueError(ERR_SHARES_SHAPE.format(shape=rows.shape))
     sums = rows.sum(axis=1)
     if (sums <= 0).any():
         raise ValueError(ERR_SHARES_ZERO.format(row=int(np.argmin(sums))))
-    keys = None
-    if labels is not None:
-        keys = key_names(labels, arg="shares groups")
-    if keys is not None and isinstance(confusion, pd.DataFrame):
-        rates, _ = confusion_rates(confusion, keys, arg="confusion")
-    else:
-        rates, _ = confusion_rates(confusion, None, arg="confusion")
-        if rates.shape[0] != rows.shape[1]:
-            raise ValueError(
-                ERR_CONFUSION_SHAPE.format(arg="confusion", k=rows.shape[1], shape=rates.shape)
-            )
+    keys = list(table.column_keys) if kind != "array" else None
+    rates, _ = confusion_rates(confusion, keys, arg="confusion")
+    if rates.shape[0] != rows.shape[1]:
+        raise ValueError(
+            ERR_CONFUSION_SHAPE.format(arg="confusion", k=rows.shape[1], shape=rates.shape)
+        )
     corrected = correct_batch(rows / sums[:, None], rates)
     if kind == "series":
         return pd.Series(corrected[0], index=shares.index, name=shares.name)
     if kind == "frame":
-        return pd.DataFrame(corrected, index=index, columns=shares.columns)
-    return corrected[0] if observed.ndim == 1 else corrected
+        return pd.DataFrame(corrected, index=shares.index, columns=shares.columns)
+    return corrected[0] if one_d else corrected
