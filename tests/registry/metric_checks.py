@@ -73,6 +73,14 @@ GROUP_ARGUMENT = "group"
 ROW_AXIS = {"scores": 1}
 
 
+#: Valid values of arguments whose kind alone does not say their form (a binary truth
+#: of 0/1 and the positive class's probability, ``calibration_error``'s), by argument.
+VALID_BY_ARGUMENT: dict[str, Callable[[int, np.random.Generator], Any]] = {
+    "y_true": lambda n, rng: rng.permutation(np.arange(n) % 2),
+    "y_prob": lambda n, rng: rng.random(n),
+}
+
+
 # ------------------------------------------------------------------ valid inputs
 def _rng() -> np.random.Generator:
     return np.random.default_rng(20261128)
@@ -81,6 +89,8 @@ def _rng() -> np.random.Generator:
 def valid_value(kind: str, arg: str, *, n: int = N, seed: int = 0) -> Any:
     """A valid numpy value of ``kind`` with ``n`` rows (deterministic)."""
     rng = np.random.default_rng(seed)
+    if arg in VALID_BY_ARGUMENT:
+        return VALID_BY_ARGUMENT[arg](n, rng)
     if kind == "labels" and "concept" in arg:
         return rng.permutation(np.array([CONCEPTS[i % 4] for i in range(n)], dtype=object))
     if kind == "labels":
@@ -197,7 +207,8 @@ def call(card: MetricCard, kwargs: dict[str, Any]) -> Any:
 
 
 def value_of(result: Any) -> float:
-    return float(result.value)
+    """A result's ``value`` (or the number a function returns)."""
+    return float(getattr(result, "value", result))
 
 
 # ------------------------------------------------------------------ hostile values
