@@ -81,6 +81,9 @@ def _polars_categories(x: Any) -> tuple[np.ndarray, np.ndarray] | None:
     if not isinstance(x, pl.Series) or not isinstance(x.dtype, (pl.Enum, pl.Categorical)):
         return None
     nulls = x.null_count() > 0
+    if not nulls and isinstance(x.dtype, pl.Categorical):
+        # Arrow's dictionary of the Series: its codes, without polars' expressions
+        return _arrow_dictionary_codes(x.to_arrow())
     codes = np.asarray((x.to_physical().fill_null(0) if nulls else x.to_physical()).to_numpy())
     if isinstance(x.dtype, pl.Enum):  # codes index the declared categories
         uniques = np.asarray(x.dtype.categories.to_list(), dtype=object)

@@ -778,20 +778,19 @@ def _from_pandas_labels(x: Any, r: _Request) -> LabelMatrix:
     categories by their codes, numpy dtypes by their array; anything else (nullable
     and other extension dtypes) through narwhals."""
     if x.ndim == 1 and len(x):
+        dtype = x.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            categories = _plain_categories(dtype.categories)
+            if categories is not None:  # its codes (-1: missing), renumbered over those used
+                held = x if isinstance(x, pd.Categorical) else x.array
+                return _from_codes(_used_categories(np.asarray(held.codes), categories), r)
         arrow = arrow_label_codes(x)
         if arrow is not None:
             return _from_codes(arrow, r)
         if _pandas_string_labels(x) is not None:
             label_names, codes = _encode_pandas_strings(x, r.arg, r.names, r.source)
             return LabelMatrix(None, label_names, r.arg, soft=False, codes=codes, validated=True)
-        dtype = x.dtype
-        if isinstance(dtype, pd.CategoricalDtype):
-            categories = dtype.categories
-            if isinstance(categories.dtype, np.dtype) and categories.dtype.kind in "iub":
-                held = x if isinstance(x, pd.Categorical) else x.array
-                found = _used_categories(np.asarray(held.codes), categories.to_numpy())
-                return _from_codes(found, r)
-        elif isinstance(dtype, np.dtype) and not isinstance(x, pd.Categorical):
+        if isinstance(dtype, np.dtype) and not isinstance(x, pd.Categorical):
             return _from_array(x.to_numpy(), None, r)
     return _from_native(to_native_numpy(x, arg=r.arg), r)
 
@@ -807,6 +806,19 @@ def _from_arrow(x: Any, r: _Request) -> LabelMatrix:
 
 def _from_other(x: Any, r: _Request) -> LabelMatrix:
     return _from_native(to_native_numpy(x, arg=r.arg), r)
+
+
+def _plain_categories(categories: pd.Index) -> np.ndarray | None:
+    """The categories of a pandas Categorical as the distinct labels of its codes: strings
+    (as Python ``str``) and numpy integers or booleans; ``None`` for other kinds (read by
+    the general path)."""
+    kind = categories.dtype
+    if isinstance(kind, np.dtype) and kind.kind in "iub":
+        return categories.to_numpy()
+    names = categories.tolist()
+    if all(type(c) is str for c in names):
+        return np.array(names, dtype=object)
+    return None
 
 
 def _used_categories(codes: np.ndarray, categories: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
