@@ -168,7 +168,7 @@ def peer_dba(d: dict[str, Any]) -> Callable[[], float] | None:
     try:
         import torch
         from bias_amplification.metrics import DBA  # type: ignore[import-not-found]
-    except ImportError:
+    except ImportError:  # neither installed nor on --peer-path
         return None
     a = torch.tensor(one_hot(d["groups"], np.array(["man", "woman"])))
     t, tp = (
@@ -180,14 +180,158 @@ def peer_dba(d: dict[str, Any]) -> Callable[[], float] | None:
     return lambda: float(metric.computeBiasAmp(a, t, tp)[0])
 
 
+def group_containers(d: dict[str, Any]) -> dict[str, Any]:
+    """The evaluation groups in every container a user holds (the same labels)."""
+    test = load_coco_gender("test")
+    out: dict[str, Any] = {
+        "numpy `<U`": d["groups"],
+        "numpy object (`Series.to_numpy()`)": test["gender"].to_numpy(),
+        f"pandas as loaded (`{test['gender'].dtype}`)": test["gender"],
+        "pandas object": test["gender"].astype(object),
+        "pandas Categorical": test["gender"].astype("category"),
+        "integer codes (numpy int64)": (d["groups"] == "woman").astype(np.int64),
+    }
+    try:
+        import polars as pl
+
+        out["polars String"] = pl.Series(d["groups"])
+        out["polars Categorical"] = pl.Series(d["groups"], dtype=pl.Categorical)
+    except ImportError:
+        pass
+    try:
+        import pyarrow as pa
+
+        out["Arrow `string` array"] = pa.array(d["groups"])
+        out["Arrow dictionary array"] = pa.array(d["groups"]).dictionary_encode()
+    except ImportError:
+        pass
+    return out
+
+
+def python_calls(fn: Callable[[], Any]) -> int:
+    """Python function calls (and C calls cProfile sees) of one call of ``fn``."""
+    import cProfile
+    import pstats
+
+    fn()
+    profile = cProfile.Profile()
+    profile.enable()
+    fn()
+    profile.disable()
+    return int(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
+
+
+def reference_a_to_t(d: dict[str, Any]) -> Callable[[], float] | None:
+    """The reference code's ``biasamp_attribute_to_task`` (princetonvisualai/directional-
+    bias-amp, ``directional_biasamp.py``, from a copy on ``--reference-path``): a loop
+    over (attribute, task) pairs with ``np.where`` and Python sets."""
+    try:
+        from directional_biasamp import (  # type: ignore[import-not-found]
+            biasamp_attribute_to_task,
+        )
+    except ImportError:
+        return None
+    a = one_hot(d["groups"], np.array(["man", "woman"]))
+    return lambda: float(biasamp_attribute_to_task(d["tasks"], a, d["tasks_pred"]))
+
+
+def containers_table(d: dict[str, Any], repeat: int) -> None:
+    """``directional`` A->T without a training split, the groups in each container, timed
+    in turn with the expert and the peer: one round calls the expert, the peer and every
+    container once, in a random order; each container's ratios are the medians of its
+    per-round ratios (the load of a round reaches all of them alike)."""
+    containers = group_containers(d)
+
+    def ours(groups: Any) -> Callable[[], Any]:
+        return lambda: biasamp.directional(
+            direction="A->T", groups=groups, tasks=d["tasks"], tasks_pred=d["tasks_pred"]
+        )
+
+    expert = lambda: expert_a_to_t(d, train=False)  # noqa: E731
+    peer = peer_dba(d)
+    calls = {name: ours(groups) for name, groups in containers.items()}
+    value = float(calls["numpy `<U`"]().value)
+    for name, call in calls.items():  # every container gives the same value
+        assert float(call().value) == value, name
+    assert np.isclose(value, expert(), rtol=1e-5, atol=1e-7)
+    fns: dict[str, Callable[[], Any]] = {"expert": expert, **calls}
+    if peer is not None:
+        fns["peer"] = peer
+    for fn in fns.values():  # warm-up
+        fn()
+    times = {name: np.empty(repeat) for name in fns}
+    names = list(fns)
+    order = np.random.default_rng(0)
+    for r in range(repeat):
+        # a new order each round: on a busy machine the scheduler's time slice ends at
+        # about the same point of each round, which would always hit the same call
+        for i in order.permutation(len(names)):
+            start = time.perf_counter()
+            fns[names[i]]()
+            times[names[i]][r] = time.perf_counter() - start
+    reference = reference_a_to_t(d)
+    print(
+        f"\ndirectional A->T, no training split, COCO test {d['tasks'].shape[0]:,} x "
+        f"{d['tasks'].shape[1]} (int8 task matrices), the groups in each container; "
+        f"median of {repeat} rounds, ms\n"
+    )
+    print("| groups container | biasamp | Python calls | biasamp / expert | biasamp / peer `DBA` |")
+    print("|---|---:|---:|---:|---:|")
+    for name in calls:
+        vs_expert = np.median(times[name] / times["expert"])
+        vs_peer = f"{np.median(times[name] / times['peer']):.2f}x" if peer is not None else "-"
+        print(
+            f"| {name} | {_ms(float(np.median(times[name])))} | {python_calls(calls[name])} "
+            f"| {vs_expert:.2f}x | {vs_peer} |"
+        )
+    peer_ms = _ms(float(np.median(times["peer"]))) if peer is not None else "not run"
+    print(
+        f"\nexpert numpy {_ms(float(np.median(times['expert'])))} ms "
+        f"({python_calls(expert)} Python calls); peer `DBA` on prebuilt float32 tensors "
+        f"{peer_ms} ms"
+    )
+    if reference is not None:
+        ref_times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            ref_value = reference()
+            ref_times.append(time.perf_counter() - start)
+        assert np.isclose(ref_value, value, rtol=1e-9, atol=1e-12), (ref_value, value)
+        print(
+            f"reference code (princetonvisualai `biasamp_attribute_to_task`, per-pair loop): "
+            f"{_ms(float(np.median(ref_times)))} ms, value {ref_value:.9f} (biasamp {value:.9f})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument(
+        "--containers-only", action="store_true", help="only the table of group containers"
+    )
+    parser.add_argument(
+        "--peer-path",
+        default=None,
+        help="a folder holding a copy of the peer's bias_amplification package",
+    )
+    parser.add_argument(
+        "--reference-path",
+        default=None,
+        help="a folder holding the reference code's directional_biasamp.py",
+    )
     args = parser.parse_args()
+    import sys
+
+    for path in (args.peer_path, args.reference_path):
+        if path is not None:
+            sys.path.append(path)  # the benchmark imports them; the repository holds neither
     from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
     threadpool_limits(limits=1, user_api="blas")
     d = load()
+    containers_table(d, args.repeat)
+    if args.containers_only:
+        return
     p = d["pandas"]
     numpy_args = {k: d[k] for k in ("groups", "tasks", "tasks_pred", "groups_train", "tasks_train")}
     wide_args = {**numpy_args, **d["int64"]}
