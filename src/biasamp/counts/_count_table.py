@@ -38,7 +38,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -232,7 +232,7 @@ def _unit_weight_counts(
                 values = present[t].counting_values() if zero_one else present[t].values
                 exact32 = zero_one and n < FLOAT32_EXACT_ROWS and not sp.issparse(values)
                 if exact32 and t not in as_float32:
-                    as_float32[t] = _zero_one_float32(values)
+                    as_float32[t] = _zero_one_float32(cast(np.ndarray, values))
                 if exact32:
                     values = as_float32[t]
                 if (g, exact32) not in dense:

@@ -856,9 +856,10 @@ def _from_array(x: Any, columns: tuple[Any, ...] | None, r: _Request) -> LabelMa
     arg, soft, names, source = r.arg, r.soft, r.names, r.source
     values: np.ndarray | sp.csr_matrix
     if sp.issparse(x):
-        if x.ndim != 2:
-            raise ValueError(ERR_NDIM.format(arg=arg, ndim=x.ndim))
-        values = _checked_csr(x, arg, soft)
+        raw: Any = x
+        if raw.ndim != 2:
+            raise ValueError(ERR_NDIM.format(arg=arg, ndim=raw.ndim))
+        values = _checked_csr(raw, arg, soft)
     else:
         arr = np.asarray(x)
         if arr.ndim == 1:
