@@ -384,10 +384,14 @@ def test_nan_is_found_from_the_top_items_at_its_first_row_and_item(block_size, k
 def test_default_blocks_follow_the_cache_and_a_floor_of_items():
     from biasamp.metrics import _retrieval
 
-    assert _retrieval.block_bytes() >= 8 * 2**20
+    budget = _retrieval.block_bytes()
+    assert 4 * 2**20 <= budget <= _retrieval.MAX_BLOCK_BYTES
+    per_query = _retrieval._per_query_bytes(50_000, 100, 4)
     rows = _retrieval._block_rows(50_000, 100, 4, None)
-    # 50,000 items a query: the cache-sized budget holds more than the floor of items
-    assert rows * _retrieval._per_query_bytes(50_000, 100, 4) <= _retrieval.block_bytes()
-    assert rows * 50_000 >= _retrieval.MIN_BLOCK_ITEMS
-    # few items a query: many queries a block (a block's fixed cost stays small)
-    assert _retrieval._block_rows(10, 5, 2, None) * 10 >= _retrieval.MIN_BLOCK_ITEMS
+    assert rows * 50_000 >= _retrieval.MIN_BLOCK_ITEMS  # enough work a block
+    assert rows == max(budget // per_query, -(-_retrieval.MIN_BLOCK_ITEMS // 50_000))
+    # few items a query: many queries a block, within the block's memory bound
+    small = _retrieval._per_query_bytes(10, 5, 2)
+    rows = _retrieval._block_rows(10, 5, 2, None)
+    assert rows * small <= _retrieval.MAX_BLOCK_BYTES
+    assert rows == min(-(-_retrieval.MIN_BLOCK_ITEMS // 10), _retrieval.MAX_BLOCK_BYTES // small)
