@@ -35,9 +35,20 @@ alone (subsets), ``dpa`` T->A with the exact attacker (``n_iter=1``), and a
 ``torchmetrics`` ``DirectionalBiasAmplification`` update with a batch of 64 rows
 followed by ``compute()``, with the training split given at construction.
 
-The calls of one row are timed in turn, call by call (numpy, int64, pandas,
-expert, peer, numpy, ...), so that a change in the machine's load reaches every
-column of the row alike: on a shared machine read the ratios, not the times.
+The calls of one row are timed in turn, call by call, one call of each per round in a
+new random order each round, so that a change in the machine's load reaches every
+column of the row alike; each ratio is the median of the per-round ratios: on a shared
+machine read the ratios, not the times.
+
+First, the container table: ``directional`` A->T without a training split with the
+groups in every container a user holds (numpy ``<U`` and object arrays, pandas as
+loaded, object and Categorical, integer codes, polars String and Categorical, Arrow
+string and dictionary arrays), each against the expert and the peer in the same
+rounds, with the Python calls one call makes (``cProfile``) and, given
+``--reference-path`` (a folder with the reference code's ``directional_biasamp.py``,
+princetonvisualai/directional-bias-amp), the reference code's time and value (asserted
+equal). ``--peer-path`` points at a copy of the peer's ``bias_amplification`` package
+when it is not installed; without either the peer's column reads "-".
 BLAS runs on one thread in every column (``threadpoolctl``), as biasamp's own
 count products do: these products take microseconds, and on a machine with more
 runnable processes than cores a second BLAS thread that must be woken costs far
@@ -59,21 +70,39 @@ from biasamp.datasets import load_coco_gender
 
 def median_times(fns: list[Callable[[], Any] | None], repeat: int) -> list[tuple[float, Any]]:
     """The median wall time of ``repeat`` calls of each of ``fns`` (after one warm-up) and
-    its output; ``(nan, None)`` for ``None``. The functions are called in turn, one call
-    each per round, so that the machine's load reaches them alike."""
-    present = [(i, fn) for i, fn in enumerate(fns) if fn is not None]
-    outs = {i: fn() for i, fn in present}
-    times = np.empty((repeat, len(fns)))
-    times[:] = np.nan
-    for r in range(repeat):
-        for i, fn in present:
-            start = time.perf_counter()
-            fn()
-            times[r, i] = time.perf_counter() - start
+    its output; ``(nan, None)`` for ``None``. See :func:`round_times`."""
+    times, outs = round_times(fns, repeat)
     return [
         (float(np.median(times[:, i])), outs[i]) if fn is not None else (np.nan, None)
         for i, fn in enumerate(fns)
     ]
+
+
+def round_times(
+    fns: list[Callable[[], Any] | None], repeat: int
+) -> tuple[np.ndarray, dict[int, Any]]:
+    """``(repeat, len(fns))`` wall times (NaN for ``None``) and each function's output. The
+    functions are called in turn, one call each per round, in a new random order each
+    round: the machine's load reaches them alike, and on a busy machine the scheduler's
+    time slice, which ends at about the same point of every round, hits none of them
+    more often than the others."""
+    present = [(i, fn) for i, fn in enumerate(fns) if fn is not None]
+    outs = {i: fn() for i, fn in present}
+    times = np.full((repeat, len(fns)), np.nan)
+    order = np.random.default_rng(0)
+    for r in range(repeat):
+        for j in order.permutation(len(present)):
+            i, fn = present[j]
+            start = time.perf_counter()
+            fn()
+            times[r, i] = time.perf_counter() - start
+    return times, outs
+
+
+def _round_ratio(times: np.ndarray, a: int, b: int, digits: int) -> str:
+    """The median over rounds of column ``a``'s time over column ``b``'s."""
+    ratio = times[:, a] / times[:, b]
+    return "-" if np.isnan(ratio).all() else f"{np.nanmedian(ratio):.{digits}f}x"
 
 
 def load(seed: int = 0) -> dict[str, Any]:
@@ -336,6 +365,7 @@ def main() -> None:
     numpy_args = {k: d[k] for k in ("groups", "tasks", "tasks_pred", "groups_train", "tasks_train")}
     wide_args = {**numpy_args, **d["int64"]}
     rows = []
+    ratios: dict[str, tuple[str, str, str, str]] = {}
     peer_values: list[tuple[str, float, float]] = []
 
     def row(
@@ -348,7 +378,7 @@ def main() -> None:
     ) -> None:
         """``ours(inputs)`` with the numpy inputs and, when ``other_inputs``, the int64
         arrays and the pandas objects, all timed in turn with the expert and the peer."""
-        timed = median_times(
+        times, outs = round_times(
             [
                 lambda: ours(numpy_args),
                 (lambda: ours(wide_args)) if other_inputs else None,
@@ -358,7 +388,14 @@ def main() -> None:
             ],
             args.repeat,
         )
-        (t_ours, value), (t_wide, _), (t_pd, _), (t_exp, v_exp), (t_peer, v_peer) = timed
+        t_ours, t_wide, t_pd, t_exp, t_peer = (float(np.median(times[:, i])) for i in range(5))
+        value, v_exp, v_peer = outs[0], outs.get(3), outs.get(4)
+        ratios[name] = (
+            _round_ratio(times, 0, 3, 2),
+            _round_ratio(times, 0, 4, 2),
+            _round_ratio(times, 2, 0, 2),
+            _round_ratio(times, 2, 1, 2),
+        )
         if v_exp is not None:
             assert np.isclose(float(value), v_exp, rtol=1e-5, atol=1e-7), (
                 name,
@@ -424,12 +461,12 @@ def main() -> None:
     )
     print(
         "| call | biasamp, numpy | numpy int64 | pandas | expert numpy | peer DBA "
-        "| biasamp / expert | pandas / numpy | pandas / numpy int64 |"
+        "| biasamp / expert | biasamp / peer | pandas / numpy | pandas / numpy int64 |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, t_ours, t_wide, t_pd, t_exp, t_peer in rows:
         cells = [_ms(t) for t in (t_ours, t_wide, t_pd, t_exp, t_peer)]
-        cells += [_ratio(t_ours, t_exp, 1), _ratio(t_pd, t_ours, 2), _ratio(t_pd, t_wide, 2)]
+        cells += list(ratios[name])  # medians of the per-round ratios
         print(f"| {name} | " + " | ".join(cells) + " |")
     other_calls(d, p, args.repeat)
     for name, ours, peer in peer_values:
@@ -438,10 +475,6 @@ def main() -> None:
 
 def _ms(seconds: float) -> str:
     return "-" if np.isnan(seconds) else f"{1e3 * seconds:.2f}"
-
-
-def _ratio(a: float, b: float, digits: int) -> str:
-    return "-" if np.isnan(a) or np.isnan(b) else f"{a / b:.{digits}f}x"
 
 
 def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
@@ -515,8 +548,9 @@ def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
             warnings.simplefilter("ignore")
             heavy = name.startswith("multi")  # tens of ms a call: fewer repeats
             n = max(20, repeat // 2) if heavy else repeat
-            (t_ours, _), (t_pd, _) = median_times([ours, ours_pd], n)
-        print(f"| {name} | {_ms(t_ours)} | {_ms(t_pd)} | {_ratio(t_pd, t_ours, 2)} |")
+            times, _ = round_times([ours, ours_pd], n)
+        t_ours, t_pd = (float(np.median(times[:, i])) for i in range(2))
+        print(f"| {name} | {_ms(t_ours)} | {_ms(t_pd)} | {_round_ratio(times, 1, 0, 2)} |")
 
 
 def torchmetrics_call(d: dict[str, Any]) -> Callable[[], Any] | None:
