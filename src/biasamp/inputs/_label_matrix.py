@@ -417,13 +417,16 @@ def _columns_of_codes(
         )
     n = codes.shape[0]
     # scipy's own index dtype for this shape, so that a CSR matrix keeps the codes as they are
-    index = np.int32 if max(n + 1, len(names)) < np.iinfo(np.int32).max else np.int64
+    index = np.int32 if max(n + 1, len(names)) < _INT32_MAX else np.int64
     if np.array_equal(lookup, np.arange(lookup.shape[0])):  # first-seen order is the order
         columns = codes.astype(index, copy=False)
     else:
         columns = lookup.astype(index)[codes]
     return names, columns
 
+
+#: The largest int32 (``np.iinfo`` builds an object per call).
+_INT32_MAX = 2**31 - 1
 
 #: Label types matched by a dict in :func:`_positions` (one type at a time).
 _DICT_TYPES = {str, int, bool}
