@@ -53,7 +53,7 @@ def _arrow_strings(x: Any) -> Any:
         if not isinstance(x, pl.Series) or not isinstance(x.dtype, pl.String):
             return None
         # polars' own string layout (Arrow string_view) without a copy; Arrow encodes it
-        x = x.to_arrow(compat_level=pl.CompatLevel.newest())
+        x = x.to_arrow(compat_level=_newest_compat_level(pl))
         module = "pyarrow"
     if module != "pyarrow":
         return None
@@ -70,6 +70,16 @@ def _arrow_strings(x: Any) -> Any:
         hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind)
     )
     return x if strings else None
+
+
+_COMPAT_LEVEL: list[Any] = []
+
+
+def _newest_compat_level(pl: Any) -> Any:
+    """polars' newest Arrow compatibility level, asked once (each call checks a warning)."""
+    if not _COMPAT_LEVEL:
+        _COMPAT_LEVEL.append(pl.CompatLevel.newest())
+    return _COMPAT_LEVEL[0]
 
 
 def _polars_categories(x: Any) -> tuple[np.ndarray, np.ndarray] | None:

@@ -296,6 +296,8 @@ def never_occurring_of(*values: Any) -> pd.DataFrame | None:
     """The intersections that never occur, from the first of ``values`` made by
     :func:`biasamp.intersect` (``None`` when none is)."""
     for value in values:
+        if not isinstance(value, pd.Series):  # only a pandas Series carries one (its attrs)
+            continue  # (and asking polars for attrs goes through its expression namespace)
         intersection = intersection_of(value)
         if intersection is not None:
             return intersection.never_occurring()
