@@ -954,7 +954,7 @@ def render_report(
     """
     if image_format not in ("svg", "png"):
         raise ValueError(ERR_IMAGE_FORMAT.format(got=image_format))
-    given = {
+    given: dict[str, Any] = {
         "comparison": comparison,
         "sweep": sweep,
         "by_size": by_size,
@@ -968,14 +968,14 @@ def render_report(
         "margin": margin,
     }
     held = audit_sections(results) if _is_audit(results) else {}
-    parts = {k: held.get(k) if v is None else v for k, v in given.items()}
+    parts: dict[str, Any] = {k: held.get(k) if v is None else v for k, v in given.items()}
     comparison, sweep, by_size = parts["comparison"], parts["sweep"], parts["by_size"]
     settings, labels, thresholds = parts["settings"], parts["labels"], parts["thresholds"]
     skipped = parts["skipped"]
-    inputs = parts["inputs"] or ()
+    files: Sequence[Mapping[str, Any]] = parts["inputs"] or ()
     warnings = parts["warnings"] or ()
     gates = () if parts["gates"] is None else parts["gates"]
-    margin = DEFAULT_MARGIN if parts["margin"] is None else float(parts["margin"])
+    band = DEFAULT_MARGIN if parts["margin"] is None else float(parts["margin"])
     if not isinstance(results, Mapping):
         if not _is_container(results):
             raise TypeError(ERR_RESULTS_TYPE.format(got=type(results).__name__))
@@ -1023,7 +1023,7 @@ def render_report(
             + "</ul>"
         )
     if comparison is not None and len(comparison):
-        body.append(_comparison_section(comparison, margin=margin, image_format=image_format))
+        body.append(_comparison_section(comparison, margin=band, image_format=image_format))
     body.append("<h2>Metrics</h2>")
     shown = 0
     for key, result in results.items():
@@ -1058,7 +1058,7 @@ def render_report(
                 image_format=image_format,
             )
         )
-    body.append(_settings_section(inputs, settings or {}, labels, thresholds, __version__))
+    body.append(_settings_section(files, settings or {}, labels, thresholds, __version__))
     if any('class="pairs"' in part for part in body):
         body.append(f'<script id="table-script">{SCRIPT}</script>')
     return html_page(title, body)
