@@ -15,7 +15,12 @@ import pandas as pd
 import pytest
 
 import biasamp
-from biasamp.inputs._prefixed import ERR_NO_PREFIXED, ERR_PREFIX_TYPE, prediction_columns
+from biasamp.inputs._prefixed import (
+    ERR_MISSING_PREDICTION,
+    ERR_NO_PREFIXED,
+    ERR_PREFIX_TYPE,
+    prediction_columns,
+)
 
 polars = pytest.importorskip("polars")
 pyarrow = pytest.importorskip("pyarrow")
@@ -47,6 +52,9 @@ def test_prediction_columns_of_each_frame_library(frame) -> None:
     got = prediction_columns(frame, "pred_", arg="tasks_pred")
     assert list(got.columns) == ["gender", "cup", "ski"]
     pd.testing.assert_frame_equal(got[TASKS], expected)
+    # with the truth's columns: only their predictions, in the truth's order
+    only = prediction_columns(frame, "pred_", arg="tasks_pred", truth=(None, frame[["ski", "cup"]]))
+    pd.testing.assert_frame_equal(only, expected[["ski", "cup"]])
     from_polars = prediction_columns(polars.from_pandas(frame), "pred_", arg="tasks_pred")
     assert from_polars.columns == ["gender", "cup", "ski"]
     table = prediction_columns(pyarrow.Table.from_pandas(frame), "pred_", arg="tasks_pred")
@@ -60,11 +68,15 @@ def test_prediction_columns_of_each_frame_library(frame) -> None:
 
 def test_refused_prefixes_name_the_argument(frame) -> None:
     columns = ", ".join(repr(c) for c in ("gender", "cup", "ski"))
-    with pytest.raises(ValueError, match=re.escape(
-        ERR_NO_PREFIXED.format(arg="tasks_pred", prefix="score_", columns=columns)
-    )):  # fmt: skip
+    expected = ERR_MISSING_PREDICTION.format(
+        arg="tasks_pred", column="score_cup", label="cup", prefix="score_", columns=columns
+    )
+    with pytest.raises(ValueError, match=re.escape(expected)):
         biasamp.directional(direction="A->T", groups=frame["gender"], tasks=frame[TASKS],
                             tasks_pred=frame[["gender", "cup", "ski"]], pred_prefix="score_")  # fmt: skip
+    expected = ERR_NO_PREFIXED.format(arg="tasks_pred", prefix="score_", columns=columns)
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        prediction_columns(frame[["gender", "cup", "ski"]], "score_", arg="tasks_pred")
     with pytest.raises(TypeError, match=re.escape(ERR_PREFIX_TYPE.format(got=""))):
         prediction_columns(frame, "", arg="tasks_pred")
 
@@ -72,7 +84,8 @@ def test_refused_prefixes_name_the_argument(frame) -> None:
 def test_metrics_read_prefixed_columns_as_the_audit_does(frame, tmp_path) -> None:
     truth = {"groups": frame["gender"], "tasks": frame[TASKS]}
     train = {"groups_train": frame["gender"], "tasks_train": frame[TASKS]}
-    a2t = biasamp.directional(direction="A->T", **truth, tasks_pred=frame[[f"pred_{t}" for t in TASKS]], pred_prefix="pred_")  # fmt: skip
+    # the whole frame: the prediction of each task column C is its column pred_C
+    a2t = biasamp.directional(direction="A->T", **truth, tasks_pred=frame, pred_prefix="pred_")
     plain = biasamp.directional(direction="A->T", **truth, tasks_pred=_renamed(frame))
     assert a2t.value == plain.value
     pd.testing.assert_frame_equal(a2t.by_pair, plain.by_pair)

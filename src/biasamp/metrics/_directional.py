@@ -401,9 +401,9 @@ def directional(
     pred_prefix : str, optional
         Read the predictions as the file audit does (:func:`biasamp.audit`'s
         ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
-        contributes its columns named ``pred_prefix + label``, each read as
-        ``label`` (``pred_cup`` predicts ``cup``); its other columns are left out,
-        so the evaluation frame itself may be passed.
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -436,8 +436,12 @@ def directional(
     >>> round(result.value, 4)
     0.3333
     """
-    groups_pred = prediction_columns(groups_pred, pred_prefix, arg="groups_pred")
-    tasks_pred = prediction_columns(tasks_pred, pred_prefix, arg="tasks_pred")
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     check_train_rows(train_rows)
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups)

@@ -778,9 +778,9 @@ def multi_mals(
     pred_prefix : str, optional
         Read the predictions as the file audit does (:func:`biasamp.audit`'s
         ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
-        contributes its columns named ``pred_prefix + label``, each read as
-        ``label`` (``pred_cup`` predicts ``cup``); its other columns are left out,
-        so the evaluation frame itself may be passed.
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -807,8 +807,12 @@ def multi_mals(
     >>> result.n_combinations, round(result.value, 2)
     (1, 0.2)
     """
-    groups_pred = prediction_columns(groups_pred, pred_prefix, arg="groups_pred")
-    tasks_pred = prediction_columns(tasks_pred, pred_prefix, arg="tasks_pred")
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     absolute = _check_absolute(absolute)
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups, groups_pred)
@@ -927,9 +931,9 @@ def multi_directional(
     pred_prefix : str, optional
         Read the predictions as the file audit does (:func:`biasamp.audit`'s
         ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
-        contributes its columns named ``pred_prefix + label``, each read as
-        ``label`` (``pred_cup`` predicts ``cup``); its other columns are left out,
-        so the evaluation frame itself may be passed.
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -958,8 +962,12 @@ def multi_directional(
     >>> result.direction, round(result.value, 2)
     ('G->M', 0.2)
     """
-    groups_pred = prediction_columns(groups_pred, pred_prefix, arg="groups_pred")
-    tasks_pred = prediction_columns(tasks_pred, pred_prefix, arg="tasks_pred")
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)
