@@ -110,6 +110,28 @@ def test_render_report_of_an_audit_has_the_sections_of_biasamp_report(files, tmp
         assert record["sha256"] in library and record["sha256"] in cli
 
 
+def test_an_audit_of_scores_without_its_sweeps_says_how_to_get_them(files, tmp_path) -> None:
+    keywords = {
+        "group_cols": ["man", "woman", "child"], "task_cols": ["cook", "ski"],
+        "pred_prefix": "pred_", "threshold": 0.5, "train": files["train"],
+    }  # fmt: skip
+    result = biasamp.audit(files["test"], **keywords)
+    assert result.sweeps is None
+    page = render_report(result)
+    swept = render_report(biasamp.audit(files["test"], **keywords, sweeps=True))
+    # the same sections as the command's page: the sweep's says how to compute it
+    assert sections(page) == sections(swept)
+    part = page.split("<h2>Threshold sweep</h2>", 1)[1].split("<h2>", 1)[0]
+    assert "sweeps=True" in part and "<img" not in part
+    assert "<img" in swept.split("<h2>Threshold sweep</h2>", 1)[1].split("<h2>", 1)[0]
+    # 0/1 predictions have no sweep and no such section
+    frame = pd.read_csv(files["test"])
+    scored = [c for c in frame.columns if c.startswith("pred_")]
+    frame[scored] = (frame[scored] > 0.5).astype(int)
+    binary = render_report(biasamp.audit(frame, **{**keywords, "threshold": None}))
+    assert "Threshold sweep" not in binary
+
+
 def test_keywords_given_replace_what_the_audit_holds(files) -> None:
     result = biasamp.audit(
         files["test"], group_cols=["man", "woman", "child"], task_cols=["cook", "ski"],

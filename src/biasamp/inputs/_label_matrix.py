@@ -163,6 +163,8 @@ def _non_numeric(arg: str, dtype: Any) -> TypeError:
     if arg.startswith("groups") and np.dtype(dtype).kind in "USO":
         text += HINT_INTERSECT.format(arg=arg)
     return TypeError(text)
+
+
 ERR_UNHASHABLE = (
     "{arg}: 1-D labels must be hashable scalars ({error}); for several labels per "
     "instance pass a 2-D 0/1 indicator matrix (for example from "

@@ -772,6 +772,26 @@ def _sweep_section(sweep: Any, *, image_format: str) -> str:
     )
 
 
+#: The metrics an audit sweeps along thresholds when its predictions are scores.
+SWEPT_METRICS = ("mals", "directional-a2t", "directional-t2a")
+#: The sweep section of an audit of scores computed without its sweeps.
+SWEEP_NOT_COMPUTED = (
+    "Not computed for this audit: its predictions are scores, and "
+    "<code>biasamp.audit(..., sweeps=True)</code> (what <code>biasamp report</code> runs) "
+    "recomputes each co-occurrence metric with every score binarised at each threshold "
+    "of a grid."
+)
+
+
+def _unswept(audit: Any) -> bool:
+    """An audit of prediction scores whose threshold sweeps were not computed."""
+    return (
+        bool(audit.thresholds)
+        and not audit.sweeps
+        and any(key in SWEPT_METRICS for key in audit.results)
+    )
+
+
 def _settings_section(
     inputs: Sequence[Mapping[str, Any]],
     settings: Mapping[str, Any],
@@ -901,7 +921,9 @@ def render_report(
         names, thresholds, margin and gates, each used where the keyword below
         is not given; ``render_report(biasamp.audit(...))`` has the sections of
         ``biasamp report`` on the same files (the command renders its page
-        with this function).
+        with this function). An audit of prediction scores computed without
+        ``sweeps=True`` keeps the threshold-sweep section, which then says how to
+        compute it.
     comparison : DataFrame, optional
         ``group``, ``task``, ``b_train``, ``b_pred`` per pair (training vs
         predicted bias figure).
@@ -967,7 +989,8 @@ def render_report(
         "skipped": skipped,
         "margin": margin,
     }
-    held = audit_sections(results) if _is_audit(results) else {}
+    audit = results if _is_audit(results) else None
+    held = audit_sections(audit) if audit is not None else {}
     parts: dict[str, Any] = {k: held.get(k) if v is None else v for k, v in given.items()}
     comparison, sweep, by_size = parts["comparison"], parts["sweep"], parts["by_size"]
     settings, labels, thresholds = parts["settings"], parts["labels"], parts["thresholds"]
@@ -1046,6 +1069,8 @@ def render_report(
             shown += 1
     if sweep is not None and len(sweep):
         body.append(_sweep_section(sweep, image_format=image_format))
+    elif given["sweep"] is None and audit is not None and _unswept(audit):
+        body.append(f'<h2>Threshold sweep</h2>\n<p class="muted">{SWEEP_NOT_COMPUTED}</p>')
     if by_size is not None and len(by_size):
         fig, ax = _new_figure(7.0, 4.0)
         _plotting.plot_by_size(by_size, ax=ax)
