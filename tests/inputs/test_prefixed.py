@@ -114,3 +114,15 @@ def test_metrics_read_prefixed_columns_as_the_audit_does(frame, tmp_path) -> Non
     assert float(audit["directional-a2t"]) == pytest.approx(a2t.value)
     assert float(audit["directional-t2a"]) == pytest.approx(t2a.value)
     assert float(audit["mals"]) == pytest.approx(mals.value)
+
+
+def test_attacker_metrics_read_prefixed_columns(frame) -> None:
+    truth = {"groups": frame["gender"], "tasks": frame[TASKS]}
+    common = {"n_iter": 2, "random_state": 0}
+    dpa = biasamp.dpa(direction="A->T", **truth, tasks_pred=frame, pred_prefix="pred_", **common)
+    plain = biasamp.dpa(direction="A->T", **truth, tasks_pred=_renamed(frame), **common)
+    np.testing.assert_array_equal(dpa.values, plain.values)
+    leak = biasamp.leakage_amplification(**truth, tasks_pred=frame, pred_prefix="pred_", **common)
+    leak_plain = biasamp.leakage_amplification(**truth, tasks_pred=_renamed(frame), **common)
+    np.testing.assert_array_equal(leak.values, leak_plain.values)
+    assert np.isfinite(dpa.value) and np.isfinite(leak.value)
