@@ -9,10 +9,13 @@ to CSV files.
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import biasamp
 from biasamp.auditing._frames import ERR_FRAME_TYPE
@@ -124,3 +127,36 @@ def test_messages_name_the_frame_not_a_temporary_file(splits) -> None:
         TypeError, match=re.escape(ERR_FRAME_TYPE.format(argument="train", got="list"))
     ):
         biasamp.audit(test, train=[1, 2], **KEYWORDS)
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(30, 90),
+    n_groups=st.integers(2, 3),
+    n_tasks=st.integers(1, 3),
+)
+def test_any_frame_audits_as_its_csv_file(tmp_path, seed, n, n_groups, n_tasks) -> None:
+    rng = np.random.default_rng(seed)
+    labels = np.array(["g0", "g1", "g2"][:n_groups])
+    frame = pd.DataFrame({"group": rng.choice(labels, n)})
+    frame["pred_group"] = rng.choice(labels, n)
+    tasks = [f"t{k}" for k in range(n_tasks)]
+    for task in tasks:
+        frame[task] = rng.integers(0, 2, n)
+        frame[f"pred_{task}"] = rng.integers(0, 2, n)
+    path = tmp_path / f"frame-{seed}-{n}.csv"
+    frame.to_csv(path, index=False)
+    keywords = {"group": "group", "task_cols": tasks, "pred_prefix": "pred_", "train": None,
+                "min_group_size": None}  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        files = biasamp.audit(path, **{**keywords, "train": path})
+        frames = biasamp.audit(frame, **{**keywords, "train": frame})
+    assert list(frames) == list(files)
+    for key in files:
+        np.testing.assert_equal(float(frames[key]), float(files[key]))
+        pd.testing.assert_frame_equal(frames[key].by_pair, files[key].by_pair)
+    assert frames.warnings == files.warnings
