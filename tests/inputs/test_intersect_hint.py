@@ -23,8 +23,9 @@ FRAME = pd.DataFrame(
 )
 
 
-def _message(arg: str) -> str:
-    return ERR_NON_NUMERIC.format(arg=arg, dtype="object") + HINT_INTERSECT.format(arg=arg)
+def _message(arg: str, columns: str) -> str:
+    hint = HINT_INTERSECT.format(arg=arg, columns=columns)
+    return ERR_NON_NUMERIC.format(arg=arg, dtype="object") + hint
 
 
 @pytest.mark.parametrize(
@@ -37,10 +38,12 @@ def _message(arg: str) -> str:
     ids=["pandas", "polars", "numpy"],
 )
 def test_object_frame_as_groups_hints_at_intersect(groups) -> None:
-    with pytest.raises(TypeError, match=re.escape(_message("groups"))):
+    # a frame's columns are named in the hint; a numpy array has no names
+    columns = "..." if isinstance(groups, np.ndarray) else "'race', 'sex'"
+    with pytest.raises(TypeError, match=re.escape(_message("groups", columns))):
         biasamp.directional(direction="A->T", groups=groups, tasks=FRAME[["cup"]],
                             tasks_pred=FRAME[["pred_cup"]], pred_prefix="pred_")  # fmt: skip
-    with pytest.raises(TypeError, match=re.escape(_message("groups_train"))):
+    with pytest.raises(TypeError, match=re.escape(_message("groups_train", columns))):
         biasamp.mals(groups_train=groups, tasks_train=FRAME[["cup"]],
                      groups_pred=FRAME["race"], tasks_pred=FRAME[["cup"]])  # fmt: skip
 

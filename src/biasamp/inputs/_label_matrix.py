@@ -152,16 +152,18 @@ ERR_NON_NUMERIC = "{arg}: a 2-D indicator matrix must be numeric, got dtype {dty
 #: categorical columns (race, sex) are one group per row only through their intersections.
 HINT_INTERSECT = (
     " Several categorical columns of groups (such as race and sex)? Pass their "
-    "intersections, one label per row: {arg}=biasamp.intersect(frame[[...]]) gives "
+    "intersections, one label per row: {arg}=biasamp.intersect(frame[[{columns}]]) gives "
     "'Black x Female'."
 )
 
 
-def _non_numeric(arg: str, dtype: Any) -> TypeError:
-    """:data:`ERR_NON_NUMERIC`, with :data:`HINT_INTERSECT` for groups of text or objects."""
+def _non_numeric(arg: str, dtype: Any, columns: Sequence[Any] | None = None) -> TypeError:
+    """:data:`ERR_NON_NUMERIC`, with :data:`HINT_INTERSECT` for groups of text or objects
+    (naming the frame's columns when it has names)."""
     text = ERR_NON_NUMERIC.format(arg=arg, dtype=dtype)
     if arg.startswith("groups") and np.dtype(dtype).kind in "USO":
-        text += HINT_INTERSECT.format(arg=arg)
+        named = ", ".join(repr(c) for c in columns) if columns else "..."
+        text += HINT_INTERSECT.format(arg=arg, columns=named)
     return TypeError(text)
 
 
@@ -715,7 +717,7 @@ def as_label_matrix(
             raise ValueError(ERR_NDIM.format(arg=arg, ndim=arr.ndim))
         # text '0'/'1' is parsed as the same DataFrame's to_numpy(float64) parses it
         if arr.dtype.kind not in "biufUSO":
-            raise _non_numeric(arg, arr.dtype)
+            raise _non_numeric(arg, arr.dtype, columns)
         if compact and not soft and arr.dtype.kind in "biu" and _zero_one_integers(arr):
             # checked in place: no float64 copy (astype copies: the caller's array stays theirs)
             return _compact_matrix(arr.astype(np.uint8), columns, arg, names, source)
@@ -725,7 +727,7 @@ def as_label_matrix(
         try:
             values = np.asarray(arr, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise _non_numeric(arg, arr.dtype) from exc
+            raise _non_numeric(arg, arr.dtype, columns) from exc
         if arr.dtype != np.bool_:  # bool arrays are 0/1 by construction
             _check_values(values, arg, soft, columns)
     if values.shape[0] == 0:
