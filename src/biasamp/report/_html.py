@@ -786,8 +786,8 @@ SWEEP_NOT_COMPUTED = (
 def _unswept(audit: Any) -> bool:
     """An audit of prediction scores whose threshold sweeps were not computed."""
     return (
-        bool(audit.thresholds)
-        and not audit.sweeps
+        bool(audit.document.get("thresholds"))
+        and not getattr(audit, "sweeps", None)
         and any(key in SWEPT_METRICS for key in audit.results)
     )
 
@@ -862,23 +862,23 @@ def audit_sections(audit: Any) -> dict[str, Any]:
         ``thresholds``, ``warnings``, ``skipped``, ``gates`` and ``margin`` (the
         audit's setting, ``None`` when it has none).
     """
-    settings = dict(audit.settings)
     document = audit.document
+    settings = dict(document.get("settings") or {})
     gates = [
         _Gate(key=str(g["metric"]), bound=float(g["bound"]), failed=not g.get("passed", True))
         for g in document.get("gates") or ()
     ]
     margin = settings.get("margin")
     return {
-        "comparison": audit.comparison,
-        "sweep": audit.sweeps,
-        "by_size": audit.by_size,
-        "inputs": audit.inputs,
+        "comparison": getattr(audit, "comparison", None),
+        "sweep": getattr(audit, "sweeps", None),
+        "by_size": getattr(audit, "by_size", None),
+        "inputs": [dict(f) for f in document.get("inputs") or ()],
         "settings": settings,
-        "labels": audit.labels,
-        "thresholds": audit.thresholds,
-        "warnings": audit.warnings,
-        "skipped": audit.skipped,
+        "labels": dict(document.get("labels") or {}),
+        "thresholds": dict(document.get("thresholds") or {}),
+        "warnings": list(document.get("warnings") or ()),
+        "skipped": dict(document.get("skipped") or {}),
         "gates": gates,
         "margin": None if margin is None else float(margin),
     }
