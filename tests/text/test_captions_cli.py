@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import biasamp
+from biasamp.cli.captions import ERR_NO_HUMAN_COLS
 from biasamp.cli.main import main
 from biasamp.datasets import load_coco_captions, load_coco_gender
 from biasamp.text import caption_bias_table
@@ -305,7 +306,7 @@ def test_a_caption_column_given_twice_is_named(files, capsys) -> None:
     assert f"argument --caption-cols: {ERR_COLUMN_TWICE.format(column='equalizer')}" in err
 
 
-def test_lic_is_a_caption_metric_of_the_command(tmp_path) -> None:
+def test_lic_is_a_caption_metric_of_the_command(tmp_path, capsys) -> None:
     from biasamp.datasets import load_coco_human_captions
 
     human = load_coco_human_captions("test").iloc[:600]
@@ -330,6 +331,12 @@ def test_lic_is_a_caption_metric_of_the_command(tmp_path) -> None:
     assert row["lic"] == pytest.approx(expected.value, abs=1e-12)
     assert row["lic ci_low"] == pytest.approx(expected.ci[0])
     assert [g["metric"] for g in document["gates"]] == ["equalizer lic"]
+    # LIC compares with human captions: without them the command says so, naming the flag
+    code = main(["captions", str(path), "--group", "gender", "--id", "image_id",
+                 "--caption-cols", "equalizer", "--metric", "lic"])  # fmt: skip
+    assert code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert ERR_NO_HUMAN_COLS.format(metrics="lic") in err
     # the library: the same metric by its registry name
     result = biasamp.caption_bias_amplification(
         captions=data["equalizer"], groups=data["gender"],

@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     chosen = args.metric or list(METRICS)
     text_metrics = [m for m in chosen if m not in METRICS]
     if text_metrics and not human_cols:
-        raise ValueError(ERR_NO_HUMAN_COLS.format(metrics=text_metrics))
+        raise ValueError(ERR_NO_HUMAN_COLS.format(metrics=", ".join(text_metrics)))
     skip = {args.group, *captions, *human_cols, *(args.id or ())}
     tasks = list(args.task_cols or [c for c in data if c not in skip and _is_numeric(data[c])])
     _columns(data, [args.group, *captions, *tasks, *human_cols], args.data)
