@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import biasamp
-from biasamp.auditing._frames import ERR_FRAME_TYPE
+from biasamp.auditing._frames import ERR_FRAME_CONVERT, ERR_FRAME_TYPE
 from biasamp.engines._file_reader import ERR_MISSING_COLUMN
 
 polars = pytest.importorskip("polars")
@@ -127,6 +127,13 @@ def test_messages_name_the_frame_not_a_temporary_file(splits) -> None:
         TypeError, match=re.escape(ERR_FRAME_TYPE.format(argument="train", got="list"))
     ):
         biasamp.audit(test, train=[1, 2], **KEYWORDS)
+    # a column of mixed types cannot be written as typed columns: refused naming the keyword
+    mixed = test.astype({"gender": object})
+    mixed.loc[0, "gender"] = 1
+    prefix = ERR_FRAME_CONVERT.split("(", 1)[0].format(argument="train", kind="pandas.DataFrame")
+    with pytest.raises(ValueError, match=re.escape(prefix)) as caught:
+        biasamp.audit(test, train=mixed, **KEYWORDS)
+    assert "column gender" in str(caught.value)
 
 
 @settings(

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 __all__ = [
+    "ERR_FRAME_CONVERT",
     "ERR_FRAME_TYPE",
     "FRAME_ARGUMENTS",
     "frame_kind",
@@ -46,6 +47,11 @@ ERR_FRAME_TYPE = (
     "DataFrame or a pyarrow Table, got {got}."
 )
 
+ERR_FRAME_CONVERT = (
+    "{argument}=: the {kind} cannot be read as a table of typed columns ({detail}); give "
+    "each column one type (labels as text, 0/1 indicators and scores as numbers)."
+)
+
 _FRAME_TYPES = {
     ("pandas", "DataFrame"): "pandas.DataFrame",
     ("polars", "DataFrame"): "polars.DataFrame",
@@ -64,17 +70,24 @@ def frame_kind(value: Any) -> str | None:
     return None
 
 
-def _arrow_table(value: Any, kind: str) -> Any:
-    """The frame as a pyarrow Table (a pandas index is not a column)."""
+def _arrow_table(value: Any, kind: str, argument: str) -> Any:
+    """The frame as a pyarrow Table (a pandas index is not a column); a column of mixed
+    types is refused naming the keyword and the column."""
     import pyarrow as pa
 
     if kind == "pyarrow.Table":
         return value
-    if kind == "polars.DataFrame":
-        return value.to_arrow()
-    frame = value.copy(deep=False)
-    frame.columns = [str(c) for c in frame.columns]
-    return pa.Table.from_pandas(frame, preserve_index=False)
+    try:
+        if kind == "polars.DataFrame":
+            return value.to_arrow()
+        frame = value.copy(deep=False)
+        frame.columns = [str(c) for c in frame.columns]
+        return pa.Table.from_pandas(frame, preserve_index=False)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        detail = "; ".join(str(a) for a in exc.args) if exc.args else type(exc).__name__
+        raise ValueError(
+            ERR_FRAME_CONVERT.format(argument=argument, kind=kind, detail=detail)
+        ) from None
 
 
 def shown_frames(text: str, shown: Mapping[str, str]) -> str:
@@ -105,7 +118,7 @@ def frames_as_files(values: Mapping[str, Any]) -> Iterator[tuple[dict[str, str],
         for argument, (value, kind) in frames.items():
             path = os.path.join(root, f"{argument}.parquet")
             assert kind is not None
-            pq.write_table(_arrow_table(value, kind), path)
+            pq.write_table(_arrow_table(value, kind, argument), path)
             paths[argument] = path
             shown[path] = f"<{kind} {argument}=>"
         yield paths, shown
