@@ -40,7 +40,7 @@ from biasamp.inputs._keys import key_names
 from biasamp.inputs._label_matrix import LabelWarning
 from biasamp.inputs._readers import read_labels
 from biasamp.metrics import directional, mals
-from biasamp.registry import metric_card, metric_name, normalize_direction
+from biasamp.registry import metric_card, metric_name
 from biasamp.results import PairwiseResult
 from biasamp.results._base import _json_safe
 from biasamp.results._persist import SavableResult, register_result
@@ -403,7 +403,7 @@ def caption_bias_amplification(
             )  # fmt: skip
             continue
         if metric in TEXT_METRICS:
-            results[metric] = dbac_results[normalize_direction(metric.removeprefix("dbac-"))]
+            results[metric] = dbac_results[metric]
             continue
         a2t = metric == "directional-a2t"
         rows = has if (not a2t or exclude_no_group == "all") else np.ones(n, bool)
