@@ -56,6 +56,7 @@ from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_
 from biasamp.inputs._label_matrix import (
     LabelMatrix,
 )
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._combination_space import (
     _DEFAULT_MAX_COMBINATIONS,
     _TRAIN_SOURCE,
@@ -76,6 +77,7 @@ from biasamp.metrics._directional import (
     normalize_direction,
 )
 from biasamp.metrics._group_sizes import (
+    SplitSizes,
     attach_group_sizes,
     never_occurring_of,
     split_sizes,
@@ -336,7 +338,7 @@ def _check_absolute(absolute: Any) -> bool:
     return bool(absolute)
 
 
-def _multi_group_sizes(space: CombinationSpace, *, predicted: bool) -> pd.DataFrame:
+def _multi_group_sizes(space: CombinationSpace, *, predicted: bool) -> SplitSizes | pd.DataFrame:
     """Group sizes of a multi-attribute metric: ``"train"``, ``"evaluation"``, and
     ``"predicted"`` when the metric reads ``groups_pred``."""
     evaluation = space.evaluation
@@ -357,7 +359,7 @@ def _attach_sizes(
     never: pd.DataFrame | None = None,
 ) -> MultiAttributeResult:
     predicted = (
-        result.metric == "multi_mals" or normalize_direction(str(result.direction)) == "T->A"
+        result.family == "multi_mals" or normalize_direction(str(result.direction)) == "T->A"
     )
     sizes = _multi_group_sizes(space, predicted=predicted)
     attach_group_sizes(result, sizes, min_group_size=min_group_size)
@@ -787,6 +789,7 @@ def multi_mals(
     tasks: Any = None,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     groups: Any = None,
     combinations: str = "observed",
     min_size: int = 1,
@@ -869,6 +872,12 @@ def multi_mals(
         less total weight) than this in the training split or the evaluation
         split (``groups``; the predicted groups when ``groups`` is not given);
         ``None`` checks nothing.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -895,6 +904,12 @@ def multi_mals(
     >>> result.n_combinations, round(result.value, 2)
     (1, 0.2)
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     absolute = _check_absolute(absolute)
     n_perm = check_n_perm(n_perm)
     held = getattr(space, "_eval_matrices", None)  # a space holds its rows (checked below)
@@ -959,6 +974,7 @@ def multi_directional(
     tasks: Any = None,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     combinations: str = "observed",
     min_size: int = 1,
     max_size: int | None = None,
@@ -1023,6 +1039,12 @@ def multi_directional(
         Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
         less total weight) than this in the training or the evaluation split;
         ``None`` checks nothing.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
     n_perm : int, default 0
         The paired swap test against chance (see :func:`multi_mals`): each
         evaluation row's label (``tasks`` for A->T, ``groups`` for T->A) and the
@@ -1055,6 +1077,12 @@ def multi_directional(
     >>> result.direction, round(result.value, 2)
     ('G->M', 0.2)
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     absolute = _check_absolute(absolute)
     n_perm = check_n_perm(n_perm)
     _check_rules(tie_rule, empty)

@@ -44,6 +44,7 @@ from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._directional import ERR_NEEDS_PRED, normalize_direction
 from biasamp.metrics._group_sizes import attach_group_sizes, matrix_group_sizes
 from biasamp.metrics._significance import check_swappable, refit_swap_test
@@ -288,6 +289,7 @@ def dpa(
     tasks: Any,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     attacker: Any = "auto",
     quality: str | Callable[..., float] = "inverse_ce",
     n_iter: int | None = None,
@@ -362,6 +364,12 @@ def dpa(
         Warn (:class:`SmallGroupWarning`) about the true groups with fewer
         rows than this; ``None`` checks nothing (continuous groups have no
         sizes).
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
     n_perm : int, default 0
         Swapped data sets of the paired swap test against chance (0: no test):
         each row's label (``tasks`` for A->T, ``groups`` for T->A) and the
@@ -392,6 +400,8 @@ def dpa(
     >>> result.attacker, result.value > 0.9
     ('exact', True)
     """
+    groups_pred = prediction_columns(groups_pred, pred_prefix, arg="groups_pred", truth=(groups,))
+    tasks_pred = prediction_columns(tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks,))
     direction = normalize_direction(direction)
     n_perm = check_n_perm(n_perm)
     limit = check_min_group_size(min_group_size)
@@ -535,6 +545,7 @@ def leakage_amplification(
     groups: Any,
     tasks: Any,
     tasks_pred: Any,
+    pred_prefix: str | None = None,
     attacker: Any = "auto",
     quality: str | Callable[..., float] = "accuracy",
     n_iter: int | None = None,
@@ -586,6 +597,12 @@ def leakage_amplification(
     min_group_size : float or None, default 30
         Warn (:class:`SmallGroupWarning`) about the groups with fewer rows
         than this; ``None`` checks nothing.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``tasks_pred`` gives, for each column
+        ``C`` of the ground truth's frame, its column ``pred_prefix + C``, read as
+        ``C`` (``pred_cup`` predicts ``cup``); its other columns are left out, so
+        the evaluation frame itself may be passed.
     n_perm : int, default 0
         The paired swap test against chance (see :func:`dpa`): each row's
         ``tasks`` and ``tasks_pred`` swap with probability 1/2; the attackers
@@ -610,6 +627,7 @@ def leakage_amplification(
     (1.0, True)
     """
     n_perm = check_n_perm(n_perm)
+    tasks_pred = prediction_columns(tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks,))
     limit = check_min_group_size(min_group_size)
     original_groups = groups
     groups, tasks, _, tasks_pred = _aligned(groups, tasks, None, tasks_pred)

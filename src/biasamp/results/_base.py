@@ -179,13 +179,41 @@ class LazyResultFrame:
         obj.__dict__[self._slot] = value
 
 
-class MetricNames:
-    """The registry's names of a result: ``metric_name`` (canonical), ``title``, ``card``.
+class OptionalLazyFrame(LazyResultFrame):
+    """:class:`LazyResultFrame` for a field that defaults to ``None`` (``group_sizes``):
+    ``None``, a DataFrame, or a function that builds the frame when first read."""
 
-    A result stores its metric's family (``metric``, ``"directional"``) and its
-    ``direction``; its :class:`~biasamp.registry.MetricCard` gives the name every
-    surface prints (``"directional-t2a"``) and the display title (``"BiasAmp T->A"``).
+    def __get__(self, obj: object | None, objtype: Any = None) -> Any:
+        if obj is None:
+            return None  # the dataclass field's default
+        value = obj.__dict__.get(self._slot)
+        if value is not None and not isinstance(value, pd.DataFrame):
+            value = value()
+            obj.__dict__[self._slot] = value
+        return value
+
+    def __set__(self, obj: object, value: Any) -> None:
+        obj.__dict__[self._slot] = value
+
+
+class MetricNames:
+    """The registry's names of a result: ``metric`` (canonical), ``family``, ``title``, ``card``.
+
+    A result's ``metric`` is its metric's canonical name in the registry
+    (``"directional-t2a"``, ``"mals"``), on every surface: a family given to the
+    constructor with its ``direction`` (``metric="directional", direction="T->A"``,
+    as results saved by earlier releases store it) or any accepted spelling becomes
+    the canonical name. ``family`` is the library function's family
+    (``"directional"``); ``title`` the display title (``"BiasAmp T->A"``).
     """
+
+    if TYPE_CHECKING:  # the fields of the result classes, which are dataclasses
+        metric: str | None
+
+    def __post_init__(self) -> None:
+        card = find_card(getattr(self, "metric", None), getattr(self, "direction", None))
+        if card is not None:
+            self.metric = card.name
 
     @property
     def card(self) -> MetricCard | None:
@@ -194,9 +222,17 @@ class MetricNames:
         return find_card(getattr(self, "metric", None), getattr(self, "direction", None))
 
     @property
+    def family(self) -> str | None:
+        """The metric's family, the library function that computes it (``"directional"``
+        for ``"directional-t2a"``); the stored ``metric`` when the registry does not
+        know it."""
+        card = self.card
+        return card.family if card is not None else getattr(self, "metric", None)
+
+    @property
     def metric_name(self) -> str:
         """The canonical name of the metric (``"directional-t2a"``, ``"mals"``), as every
-        surface prints it; the stored ``metric`` when the registry does not know it."""
+        surface prints it: the same as ``metric`` (``"value"`` when there is none)."""
         card = self.card
         if card is not None:
             return card.name
@@ -265,7 +301,7 @@ class MetricResult(MetricNames, SavableResult):
     ci_level: float | None = None
     se: float | None = None
     replicates: np.ndarray | None = None
-    group_sizes: pd.DataFrame | None = None
+    group_sizes: OptionalLazyFrame = OptionalLazyFrame()  # a DataFrame (or None) when read
     small_groups: tuple[Any, ...] = ()
     min_group_size: float | None = None
     never_occurring: pd.DataFrame | None = None
@@ -336,9 +372,9 @@ class PairwiseResult(MetricResult):
     Attributes
     ----------
     metric : str
-        The metric's family, ``"mals"`` or ``"directional"`` (other metrics subclass
-        or reuse this); ``metric_name`` is its canonical name in the registry
-        (``"directional-t2a"``) and ``title`` its display title.
+        The metric's canonical name in the registry (``"mals"``,
+        ``"directional-t2a"``, ``"distribution-mals"``); ``family`` is the function's
+        family (``"directional"``) and ``title`` the display title.
     value : float
         The headline number; also ``float(result)``.
     by_pair : pandas.DataFrame
@@ -449,6 +485,7 @@ class PairwiseResult(MetricResult):
         """A JSON-safe dictionary of the result (``pairs=False`` leaves out ``by_pair``)."""
         out: dict[str, Any] = {
             "metric": self.metric,
+            "family": self.family,
             "direction": self.direction,
             "value": self.value,
             "n": self.n,

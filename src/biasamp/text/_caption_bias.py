@@ -54,7 +54,8 @@ __all__ = ["CaptionBiasResult", "caption_bias_amplification", "caption_bias_tabl
 #: every spelling the registry accepts names them too (``"T->A"``, ``"A->T"``, ``"MALS"``).
 METRICS = ("directional-t2a", "directional-a2t", "mals")
 #: Predictability metrics that also read human captions (``captions_human``); not in the default.
-TEXT_METRICS = ("dbac-a2t", "dbac-t2a")
+#: The metrics that compare the model's captions with human captions of the same images.
+TEXT_METRICS = ("dbac-a2t", "dbac-t2a", "lic")
 ALL_METRICS = METRICS + TEXT_METRICS
 EXCLUDE_CHOICES = ("group-side", "all")
 
@@ -284,6 +285,7 @@ def caption_bias_amplification(
     random_state: Any = None,
     captions_human: Any = None,
     dbac_params: Mapping[str, Any] | None = None,
+    lic_params: Mapping[str, Any] | None = None,
     n_perm: int = 0,
 ) -> CaptionBiasResult:
     """Bias amplification of a captioning model, measured on its captions.
@@ -308,8 +310,8 @@ def caption_bias_amplification(
     groups_train, tasks_train : optional
         The training split's labels (signs of BiasAmp->, training bias of
         MALS); default: ``groups`` and ``tasks`` of every row.
-    metrics : str or sequence of {"directional-t2a", "directional-a2t", "mals", "dbac-a2t", "dbac-t2a"}
-        Default the three co-occurrence metrics; the DBAC ones need ``captions_human``.
+    metrics : str or sequence of {"directional-t2a", "directional-a2t", "mals", "dbac-a2t", "dbac-t2a", "lic"}
+        Default the three co-occurrence metrics; DBAC and LIC need ``captions_human``.
         The canonical names; every spelling :mod:`biasamp.registry` accepts works
         too (``"T->A"``, ``"A->T"``, ``"MALS"``, ``"BiasAmp T->A"``, ``"DBAC T->A"``).
     group_words, task_words : optional
@@ -327,11 +329,15 @@ def caption_bias_amplification(
     random_state : None, int or numpy Generator
         Seed of the bootstrap (and of DBAC's splits and attackers).
     captions_human : sequence of str or of lists of str, shape (n,), optional
-        Human captions of the same images, for the DBAC metrics.
+        Human captions of the same images, for the DBAC metrics and LIC.
     dbac_params : dict, optional
         Further keyword arguments of :func:`biasamp.dbac` (``n_iter``,
         ``attacker``, ``test_size``, ``align``, ``mask_words``); its
         ``task_words`` are this function's.
+    lic_params : dict, optional
+        Further keyword arguments of :func:`biasamp.lic` (``n_iter``, ``attacker``,
+        ``test_size``, ``balance``, ``normalized``, ``mask_words``); its
+        ``random_state`` is this function's.
     n_perm : int, default 0
         The paired swap test against chance for every metric (0: no test): each
         image's labels and the labels read from its caption swap with probability
@@ -403,17 +409,19 @@ def caption_bias_amplification(
     names = {"group_names": known_groups, "task_names": list(truth_tasks.columns)}
     results: dict[str, Any] = {}
     dbac_results: dict[str, Any] = {}
-    if text_metrics and n_perm:
+    if any(m.startswith("dbac-") for m in text_metrics) and n_perm:
         from biasamp.text._dbac import dbac
 
         for metric in text_metrics:
-            direction = normalize_direction(metric.removeprefix("dbac-"))
-            dbac_results[direction] = dbac(
-                direction=direction, captions_human=captions_human, captions_model=captions,
-                groups=truth_groups, task_words=task_words, random_state=random_state,
-                n_perm=n_perm, **dict(dbac_params or {}),
+            if not metric.startswith("dbac-"):
+                continue
+            dbac_results[metric] = dbac(
+                direction=normalize_direction(metric.removeprefix("dbac-")),
+                captions_human=captions_human, captions_model=captions, groups=truth_groups,
+                task_words=task_words, random_state=random_state, n_perm=n_perm,
+                **dict(dbac_params or {}),
             )  # fmt: skip
-    elif text_metrics:
+    elif any(m.startswith("dbac-") for m in text_metrics):
         from biasamp.text._dbac import dbac_both
 
         dbac_results = dbac_both(
@@ -421,8 +429,16 @@ def caption_bias_amplification(
             task_words=task_words, random_state=random_state, **dict(dbac_params or {}),
         )  # fmt: skip
     for metric in chosen:
+        if metric == "lic":
+            from biasamp.text._lic import lic
+
+            results[metric] = lic(
+                captions_human=captions_human, captions_model=captions, groups=truth_groups,
+                random_state=random_state, n_perm=n_perm, **dict(lic_params or {}),
+            )  # fmt: skip
+            continue
         if metric in TEXT_METRICS:
-            results[metric] = dbac_results[normalize_direction(metric.removeprefix("dbac-"))]
+            results[metric] = dbac_results[metric]
             continue
         a2t = metric == "directional-a2t"
         rows = has if (not a2t or exclude_no_group == "all") else np.ones(n, bool)

@@ -35,10 +35,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp._deprecation import REMOVED_IN, RenamedKeys
 from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._readers import check_knob
 from biasamp.metrics._significance import check_refit_memory, refit_swap_test
-from biasamp.registry import normalize_direction
+from biasamp.registry import card_for, normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
 from biasamp.results._persist import register_result
@@ -154,7 +155,9 @@ def dbac_both(
     ci: float = 0.95,
     random_state: Any = None,
 ) -> dict[str, DBACResult]:
-    """DBAC in both directions from one set of attackers: ``{"A->T": ..., "T->A": ...}``.
+    """DBAC in both directions from one set of attackers: ``{"dbac-a2t": ..., "dbac-t2a": ...}``,
+    keyed by the registry's canonical names (the keys ``"A->T"`` and ``"T->A"`` of
+    earlier releases still read the same results, with a ``FutureWarning``, until 0.5.0).
 
     The two directions share the masking, the splits and the attackers (A->T
     reweights the scores that T->A averages), so asking for both costs no more
@@ -251,9 +254,13 @@ def dbac_both(
         "accuracy_d": float(accuracy["D"].mean()),
         "accuracy_m": float(accuracy["M"].mean()),
     }
-    out: dict[str, DBACResult] = {}
+    out: dict[str, DBACResult] = RenamedKeys(
+        renamed={d: card_for("dbac", d).name for d in DIRECTIONS},
+        where="dbac_both",
+        removed=REMOVED_IN,
+    )
     for direction in DIRECTIONS:
-        out[direction] = DBACResult(
+        out[card_for("dbac", direction).name] = DBACResult(
             metric="dbac",
             direction=direction,
             **amplification_over_splits(
@@ -400,14 +407,14 @@ def dbac(
             mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
             n_iter=n_iter, test_size=test_size, normalized=normalized, ci=ci,
             random_state=seed,
-        )[direction].value  # fmt: skip
+        )[card_for("dbac", direction).name].value  # fmt: skip
 
     result = dbac_both(
         captions_human=captions_human, captions_model=captions_model, groups=groups,
         mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
         n_iter=n_iter, test_size=test_size, normalized=normalized, ci=ci,
         random_state=random_state,
-    )[direction]  # fmt: skip
+    )[card_for("dbac", direction).name]  # fmt: skip
     return refit_swap_test(
         result, run=run, label=human, output=model,
         label_arg="captions_human", output_arg="captions_model", n_perm=n_perm,
