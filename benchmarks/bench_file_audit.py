@@ -68,7 +68,7 @@ else:
     used = "in memory"
 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak, "values": values, "engine": used}))
+print("\n" + json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak, "values": values, "engine": used}))
 """
 
 
@@ -104,7 +104,9 @@ def run(which: str, path: Path, metrics: str, engine: str, src: str | None = Non
         text=True,
         env=env,
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    # DuckDB may draw a progress bar on the same stream: the result is the JSON line
+    line = next(x for x in reversed(out.stdout.splitlines()) if x.startswith('{"wall"'))
+    return json.loads(line)
 
 
 def main() -> None:

@@ -49,6 +49,7 @@ from biasamp.engines._file_formats import (
     file_format_of,
     file_schema,
     grown_block_size,
+    note_fields_checked,
     reading_error,
 )
 from biasamp.engines._joins import (
@@ -399,6 +400,8 @@ def iter_file_batches(
                         for start in range(0, batch.num_rows, chunk_size):
                             yield batch.slice(start, chunk_size)
                         done += batch.num_rows
+            if ragged.first is None:
+                note_fields_checked(path, sep)  # every row parsed: none is ragged
             return
         except InputError:
             raise
