@@ -165,7 +165,9 @@ def main() -> None:
                 assert abs(value - reference[key]) < 1e-12, (kind, key, value, reference[key])
     base = args.baselines.split(",")[0]
     print(f"load average after: {os.getloadavg()[0]:.1f}")
-    print("| run | wall s (median) | CPU s (median) | peak RSS MB | wall / baseline | CPU / baseline |")
+    print(
+        "| run | wall s (median) | CPU s (median) | peak RSS MB | wall / baseline | CPU / baseline |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     for kind in kinds:
         wall = statistics.median(r["wall"] for r in runs[kind])

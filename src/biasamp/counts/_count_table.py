@@ -1048,8 +1048,8 @@ def with_label_names(
     def laid_out(values: np.ndarray, *kinds: str) -> np.ndarray:
         shape = values.shape[: values.ndim - len(kinds)] + tuple(positions[k][1] for k in kinds)
         out = np.zeros(shape, dtype=values.dtype)
-        where = np.ix_(*(positions[k][0] for k in kinds))
-        out[(Ellipsis, *where)] = values
+        index: Any = (Ellipsis,) + tuple(np.ix_(*(positions[k][0] for k in kinds)))
+        out[index] = values
         return out
 
     replicates = table.replicates

@@ -613,6 +613,7 @@ def _both_names(
     roles: ColumnRoles,
     group_names: Sequence[Any] | None,
     task_names: Sequence[Any] | None,
+    *,
     found: tuple[str, ...] = (),
     **read: Any,
 ) -> tuple[Any, Any]:
@@ -817,6 +818,8 @@ def counts_from_files(
     )
     if replicates is not None and engine == "duckdb":
         raise ValueError(ERR_REPLICATES_ENGINE)
+    if on_labels is not None and engine != "numpy":
+        raise ValueError(ERR_ON_LABELS)
     drops = _check_rows(rows, roles, engine)
     if drops and replicates is not None:
         raise ValueError(ERR_ROWS_REPLICATES)
@@ -850,10 +853,14 @@ def counts_from_files(
             return counted
     # the numpy engine: asked for, or the files DuckDB cannot read (the same table, or the
     # row reader's error naming the file and row)
-    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    read: dict[str, Any] = {
+        "chunk_size": chunk_size,
+        "file_format": file_format,
+        "delimiter": delimiter,
+    }
     found: tuple[str, ...] = ()
     if on_labels is not None:
-        if engine != "numpy" or any(
+        if any(
             rc.intersected_columns for kind in ("group", "task") for rc in roles.label_roles(kind)
         ):
             raise ValueError(ERR_ON_LABELS)
@@ -1047,9 +1054,7 @@ def _stream_tables(
                         t_names = labels.names.get("task", t_names)
                         if table is not None:
                             assert isinstance(table, CountTable)  # names found: counts only
-                            table = with_label_names(  # type: ignore[assignment]
-                                table, group_names=g_names, task_names=t_names
-                            )
+                            table = with_label_names(table, group_names=g_names, task_names=t_names)
                     arrays = _batch_arrays(batch, roles) if kept else {}
                     if labelled_only and kept:
                         arrays, kept = _labelled_rows(arrays)
@@ -1188,7 +1193,11 @@ def pattern_counts_from_files(
                 )
                 table.n_rows = int(frame["__rows"].sum())
                 return table
-    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    read: dict[str, Any] = {
+        "chunk_size": chunk_size,
+        "file_format": file_format,
+        "delimiter": delimiter,
+    }
     g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     streamed = _stream_tables(
         paths,
@@ -1528,7 +1537,11 @@ def counts_from_joined_files(
         delimiter=delimiter,
     )
     check_file_schemas(paths, [on], file_format=file_format, delimiter=delimiter)
-    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    read: dict[str, Any] = {
+        "chunk_size": chunk_size,
+        "file_format": file_format,
+        "delimiter": delimiter,
+    }
     g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     if engine == "duckdb":
         if replicates is not None:
