@@ -35,9 +35,21 @@ from biasamp.text._lic import _default_attacker, _split, _stratified, mask_words
 
 
 def pipeline_baseline(
-    texts: list[np.ndarray], codes: np.ndarray, n_iter: int, splitter, random_state: int
+    texts: list[np.ndarray],
+    codes: np.ndarray,
+    n_iter: int,
+    splitter,
+    random_state: int,
+    one_thread: bool = False,
 ) -> None:
-    """One fresh default pipeline per split and side, on the metric's own splits."""
+    """One fresh default pipeline per split and side, on the metric's own splits
+    (``one_thread``: BLAS limited to one thread, as ``threadpoolctl`` does it)."""
+    if one_thread:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            pipeline_baseline(texts, codes, n_iter, splitter, random_state)
+        return
     from sklearn.base import clone
 
     seeds = np.random.SeedSequence(random_state).spawn(n_iter)
@@ -85,6 +97,9 @@ def main() -> None:
         "lic baseline": lambda: pipeline_baseline(
             masked, codes, args.n_iter, lambda c, rng: _split(c, 2, 0.1, rng), 0
         ),
+        "lic baseline 1t": lambda: pipeline_baseline(
+            masked, codes, args.n_iter, lambda c, rng: _split(c, 2, 0.1, rng), 0, True
+        ),
         "dbac_both": lambda: dbac_both(
             captions_human=pairs["human"],
             captions_model=pairs["model"],
@@ -94,6 +109,9 @@ def main() -> None:
         ),  # fmt: skip
         "dbac baseline": lambda: pipeline_baseline(
             masked, codes, args.n_iter, lambda c, rng: _stratified(c, 0.2, rng), 0
+        ),
+        "dbac baseline 1t": lambda: pipeline_baseline(
+            masked, codes, args.n_iter, lambda c, rng: _stratified(c, 0.2, rng), 0, True
         ),
     }
     _default_attacker().fit(["a b", "b c"], [0, 1])  # scikit-learn imported before the clock
@@ -108,7 +126,12 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|")
     for name in ("lic", "dbac_both"):
         base = times[f"{name.split('_')[0]} baseline"]
-        for label, rows in ((name, times[name]), ("  its baseline", base)):
+        one = times[f"{name.split('_')[0]} baseline 1t"]
+        for label, rows in (
+            (name, times[name]),
+            ("  its baseline", base),
+            ("  its baseline, one BLAS thread", one),
+        ):
             ratio = [a[0] / b[0] for a, b in zip(rows, base, strict=True)]
             ratio_cpu = [a[1] / b[1] for a, b in zip(rows, base, strict=True)]
             print(
