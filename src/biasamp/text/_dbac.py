@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.inputs._readers import check_knob
 from biasamp.registry import normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
@@ -43,6 +44,7 @@ from biasamp.text._caption_attacker import CaptionAttacks
 from biasamp.text._caption_labels import caption_labels
 from biasamp.text._lexicons import COCO_TASK_WORDS
 from biasamp.text._lic import (
+    BYTES_PER_ITERATION,
     ERR_TEST_SIZE,
     MASK_TOKEN,
     _align,
@@ -51,6 +53,7 @@ from biasamp.text._lic import (
     amplification_over_splits,
     mask_words_in,
     read_caption_pairs,
+    split_seeds,
 )
 
 __all__ = ["DIRECTIONS", "DBACResult", "dbac", "dbac_both"]
@@ -128,12 +131,6 @@ def _true_group_proba(
     return truth, float(right.mean())
 
 
-def _check_int(value: Any, error: str) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-        raise ValueError(error.format(got=value))
-    return int(value)
-
-
 def dbac_both(
     *,
     captions_human: Any,
@@ -155,7 +152,14 @@ def dbac_both(
     reweights the scores that T->A averages), so asking for both costs no more
     than asking for one. Parameters as :func:`dbac`.
     """
-    n_iter = _check_int(n_iter, ERR_N_ITER)
+    n_iter = check_knob(
+        "n_iter",
+        n_iter,
+        bytes_each=BYTES_PER_ITERATION,
+        what="iterations (one seed and six values each)",
+        advice="use fewer iterations (n_iter).",
+    )
+    seeds = split_seeds(random_state, n_iter)
     ci = check_ci(ci)
     if not isinstance(test_size, (float, int)) or isinstance(test_size, bool):
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
@@ -205,10 +209,6 @@ def dbac_both(
     # caption positions; side k: the model's)
     attacks = CaptionAttacks(attacker, [human_by_position[:, j] for j in range(k)] + [model_array])
 
-    seeds = np.random.SeedSequence(
-        random_state if not isinstance(random_state, np.random.Generator)
-        else random_state.integers(2**63)
-    ).spawn(n_iter)  # fmt: skip
     psi = {(d, side): np.empty(n_iter) for d in DIRECTIONS for side in "DM"}
     accuracy = {"D": np.empty(n_iter), "M": np.empty(n_iter)}
     for it, seq in enumerate(seeds):  # a loop over splits: each trains fresh attackers
