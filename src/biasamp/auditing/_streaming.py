@@ -21,12 +21,16 @@ columns numeric or boolean in pyarrow's reading of the file. Training rows with 
 library's ``train_rows="labelled"`` does; the engine still reports how many
 rows the file holds.
 
-Passes over a file: a SHA-256 pass over its bytes, a pass over the label
-columns (categorical layouts: the label sets and their checks, with the same
-messages as the in-memory path), one counting pass, and with ``replicates``
-one more counting pass under Poisson replicate weights (a
+Passes over a file: one counting pass, the SHA-256 of its bytes read in a thread
+alongside (:class:`_Digests`), and with ``replicates`` one more counting pass
+under Poisson replicate weights (a
 :class:`~biasamp.counts.PoissonReplicates`), drawn by global row index, so an
-interval equals the in-memory bootstrap exactly. The bootstrap pass always
+interval equals the in-memory bootstrap exactly. Label columns (categorical
+layouts) need their label sets, checked with the same messages as the in-memory
+path: the numpy engine finds them while counting (:func:`_discovers`; the table
+is then laid out by the canonical names), the other roads (DuckDB, ``pred=``
+joins, long tables, intersections) read the label columns in a pass of their
+own first, which also spares DuckDB its ragged-row check. The bootstrap pass always
 runs on the numpy engine (its weights are per row). The engine ``auto`` counts
 with DuckDB when it is installed (``biasamp[duckdb]``), reads the files
 (Parquet, ``,``-delimited CSV, plain or ``.gz``) and is measured to be faster
