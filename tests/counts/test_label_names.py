@@ -32,6 +32,21 @@ def test_a_label_the_names_lack_is_refused():
     assert str(info.value) == ERR_REINDEX_NAMES.format(kind="group", missing=["w"])
 
 
+def test_what_is_recorded_on_the_table_stays(tmp_path):
+    """The files a table was counted from stay recorded (the writers refuse to replace
+    them), and a replicate axis is laid out too."""
+    from biasamp.output._targets import _INPUT_FILES, remember_input_files
+
+    table = CountTable.from_arrays(
+        groups=["w", "m"], tasks=["ski", "ski"], replicate_weights=np.array([[1, 2], [0, 3]])
+    )
+    remember_input_files(table, [("paths", str(tmp_path / "a.csv"))])
+    out = with_label_names(table, group_names=["m", "v", "w"])
+    assert vars(out)[_INPUT_FILES] == (("paths", str(tmp_path / "a.csv")),)
+    # groups x tasks per replicate, by hand: (w, m) weighted (1, 2) and (0, 3)
+    assert out.joint[("groups", "tasks")].tolist() == [[[2], [0], [1]], [[3], [0], [0]]]
+
+
 def test_the_same_names_return_the_table_itself():
     table = CountTable.from_arrays(groups=["w", "m"], tasks=["ski", "ski"])
     assert with_label_names(table, group_names=("m", "w")) is table

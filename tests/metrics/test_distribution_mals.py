@@ -72,7 +72,8 @@ def test_hand_worked_value_and_by_pair():
     assert not pairs.loc[("m", "cook"), "biased"]
     # cook is 0.119 away from training (> 0.05), ski 0: one violation
     assert result.violations == 1
-    assert result.metric == "distribution_mals" and result.name == "BiasAmp_MALS in distribution"
+    assert result.metric == "distribution-mals" and result.family == "distribution_mals"
+    assert result.name == "BiasAmp_MALS in distribution"
     assert result.params["source"] == "posterior mass"
     # the top-1 labels of the same rows: (cook, w), (ski, m), (cook, w) -> b~(cook, w) = 1,
     # b~(ski, m) = 1: MALS = ((1 - 2/3) + (1 - 3/4)) / 2 = 0.291667; the posterior is less

@@ -119,7 +119,9 @@ def test_lic_and_dbac_equal_their_values_with_a_pipeline_per_fit(monkeypatch):
                       random_state=0)  # fmt: skip
         leak = biasamp.lic(captions_human=human, captions_model=list(model), groups=groups,
                            n_iter=2, random_state=0)  # fmt: skip
-        return np.concatenate([d["A->T"].values, d["T->A"].values, leak.values, [leak.lic_d]])
+        return np.concatenate(
+            [d["dbac-a2t"].values, d["dbac-t2a"].values, leak.values, [leak.lic_d]]
+        )
 
     shared = run()
     monkeypatch.setattr(_caption_attacker, "shares_vectoriser", lambda attacker: False)

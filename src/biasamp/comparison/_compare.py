@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._keys import key_names
+from biasamp.output._targets import input_files_of, remember_input_files
 from biasamp.registry import METRICS, find_card, metric_card, normalize_direction
 from biasamp.results._load import load_result
 from biasamp.results._persist import SavableResult, register_result, registered_results
@@ -191,7 +192,7 @@ class ModelComparison(SavableResult, pd.DataFrame):
 
 def plot_comparison(
     table: pd.DataFrame,
-    kind: str = "scatter",
+    kind: str | None = None,
     *,
     x: str | None = None,
     metrics: Any = None,
@@ -205,13 +206,17 @@ def plot_comparison(
         The table of :func:`compare`, or rows of it (``table[table["metric"] ==
         "mals"]``): columns ``model``, ``metric``, ``value``, ``ci_low``,
         ``ci_high`` and the performance columns.
-    kind : {"scatter", "trajectory"}, default "scatter"
+    kind : {"scatter", "trajectory", "bars"}, optional
         ``"scatter"``: each metric's value (with its interval as a bar) against the
         performance column ``x``, one colour per metric. ``"trajectory"``: each
-        metric over ``x`` (a numeric column such as ``epoch``; by default the
-        models in their order), its interval as a band.
+        metric along ``x``, a numeric column such as ``epoch`` or ``step``
+        (required: a table's models have no order of their own, and a trajectory
+        without ``x`` is refused), its interval as a band. ``"bars"``: the models
+        side by side, one bar per metric with its interval as a whisker. Default:
+        ``"scatter"`` when the table has a performance column, else ``"bars"``.
     x : str, optional
-        The performance column on the horizontal axis (scatter: default the first).
+        The performance column on the horizontal axis (scatter: default the first;
+        trajectory: required).
     metrics : str or list of str, optional
         The metrics drawn (default all), by their names in the table.
     ax : matplotlib Axes, optional
@@ -233,6 +238,9 @@ def plot_comparison(
     >>> ax = biasamp.plot_comparison(table, kind="trajectory", x="epoch")
     >>> [line.get_label() for line in ax.get_lines()][:1]
     ['directional-a2t']
+    >>> bars = biasamp.plot_comparison(biasamp.compare(runs))  # no performance: side by side
+    >>> [t.get_text() for t in bars.get_xticklabels()]
+    ['epoch 1', 'epoch 2']
     """
     if not isinstance(table, pd.DataFrame):
         raise TypeError(ERR_PLOT_TABLE.format(got=type(table).__name__))
@@ -419,6 +427,9 @@ ROWS: dict[str, Callable[[str, str | None, Any], list[_Row]]] = {
     "differential_fairness": _one,
     "dbac": _one,
     "retrieval_bias": _one,
+    "output_amplification": _one,
+    "bias_transfer": _one,
+    "share_trajectory": _one,
     "audit": _results_mapping,
     "caption_bias": _captions,
     "runs_summary": _runs,
@@ -597,7 +608,23 @@ def compare(results: Mapping[str, Any], *, performance: Any = None) -> ModelComp
         if clash:
             raise ValueError(ERR_PERF_COLUMN.format(column=clash[0]))
         frame = frame.join(perf, on="model")
-    return ModelComparison(frame)
+    table = ModelComparison(frame)
+    remember_input_files(table, _input_files(results))
+    return table
+
+
+def _input_files(results: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The files a comparison was made from: the saved files it read and the files of its
+    results (an audit's), which ``table.save`` may not replace."""
+    files: list[tuple[str, Any]] = []
+    for model, given in results.items():
+        items = given if isinstance(given, (list, tuple)) else [given]
+        for item in items:
+            if isinstance(item, (str, os.PathLike)):
+                files.append((f"results[{str(model)!r}]", item))
+            elif not isinstance(item, pd.DataFrame):
+                files.extend(input_files_of(item))
+    return files
 
 
 def _derived_performance(rows: list[_Row]) -> pd.DataFrame | None:

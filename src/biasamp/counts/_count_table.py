@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -1050,7 +1050,7 @@ def with_label_names(
     replicates = table.replicates
     if replicates is not None:
         replicates = with_label_names(replicates, group_names=new_groups, task_names=new_tasks)
-    return replace(
+    out = replace(
         table,
         group_names=new_groups,
         task_names=new_tasks,
@@ -1060,6 +1060,10 @@ def with_label_names(
         joint={k: laid_out(v, "group", "task") for k, v in table.joint.items()},
         replicates=replicates,
     )
+    # what is recorded on the table outside its fields (the files it was counted from)
+    names = {f.name for f in fields(table)}
+    vars(out).update({k: v for k, v in vars(table).items() if k not in names})
+    return out
 
 
 def check_label_matrices(matrices: Any) -> None:

@@ -61,6 +61,7 @@ from biasamp.engines._joins import (
 from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 from biasamp.inputs._paths import ERR_NO_SUCH_FILE, MissingFileError
 from biasamp.output._csv import ESCAPED_CELL, unescape_cell
+from biasamp.output._targets import remember_input_files
 
 if TYPE_CHECKING:
     from biasamp.counts._pattern_counts import PatternCountTable
@@ -850,7 +851,7 @@ def counts_from_files(
         else:
             if on_rows is not None:
                 on_rows(int(counted.n_rows))  # the engine drops no row here
-            return counted
+            return _read_from(counted, [("paths", p) for p in paths])
     # the numpy engine: asked for, or the files DuckDB cannot read (the same table, or the
     # row reader's error naming the file and row)
     read: dict[str, Any] = {
@@ -897,11 +898,19 @@ def counts_from_files(
     )
     if drops and (table is None or table.n_rows == 0):
         raise ValueError(ERR_NO_LABELLED_ROWS.format(paths=", ".join(paths[:3])))
-    return (
+    return _read_from(
         table
         if table is not None
-        else empty_count_table(list(roles.present()), g_names or (), t_names or ())
+        else empty_count_table(list(roles.present()), g_names or (), t_names or ()),
+        [("paths", p) for p in paths],
     )
+
+
+def _read_from(table: Any, files: Iterable[tuple[str, str]]) -> Any:
+    """``table``, recording the ``(argument, path)`` files it was counted from
+    (``save_counts`` refuses to write over them)."""
+    remember_input_files(table, files)
+    return table
 
 
 def _check_rows(rows: str, roles: ColumnRoles, engine: str) -> bool:
@@ -1192,7 +1201,7 @@ def pattern_counts_from_files(
                     names_source=source,
                 )
                 table.n_rows = int(frame["__rows"].sum())
-                return table
+                return _read_from(table, [("paths", p) for p in paths])
     read: dict[str, Any] = {
         "chunk_size": chunk_size,
         "file_format": file_format,
@@ -1218,7 +1227,7 @@ def pattern_counts_from_files(
         raise ValueError(
             (ERR_NO_LABELLED_ROWS if drops else ERR_NO_ROWS).format(paths=", ".join(paths[:3]))
         )
-    return streamed
+    return _read_from(streamed, [("paths", p) for p in paths])
 
 
 def _empty_label_keys(frame: pd.DataFrame, roles: ColumnRoles) -> bool:
@@ -1548,7 +1557,7 @@ def counts_from_joined_files(
             raise ValueError(ERR_REPLICATES_ENGINE)
         from biasamp.engines._joins import joined_counts_duckdb
 
-        return joined_counts_duckdb(
+        joined = joined_counts_duckdb(
             paths[0],
             pred_file,
             on=on,
@@ -1563,6 +1572,7 @@ def counts_from_joined_files(
             else None,
             patterns=patterns,
         )
+        return _read_from(joined, [("path", paths[0]), ("pred_path", pred_file)])
     positions = join_positions(
         paths[0],
         pred_file,
@@ -1635,4 +1645,4 @@ def counts_from_joined_files(
         start = stop
     if table is None:
         raise ValueError(ERR_NO_ROWS.format(paths=paths[0]))
-    return table
+    return _read_from(table, [("path", paths[0]), ("pred_path", pred_file)])

@@ -153,6 +153,25 @@ WARN_EMPTY_LABEL = (
     "it is counted as a label of its own. If it marks a missing value, drop those rows."
 )
 ERR_NON_NUMERIC = "{arg}: a 2-D indicator matrix must be numeric, got dtype {dtype}."
+#: Appended to :data:`ERR_NON_NUMERIC` for a group argument of text or objects: several
+#: categorical columns (race, sex) are one group per row only through their intersections.
+HINT_INTERSECT = (
+    " Several categorical columns of groups (such as race and sex)? Pass their "
+    "intersections, one label per row: {arg}=biasamp.intersect(frame[[{columns}]]) gives "
+    "'Black x Female'."
+)
+
+
+def _non_numeric(arg: str, dtype: Any, columns: Sequence[Any] | None = None) -> TypeError:
+    """:data:`ERR_NON_NUMERIC`, with :data:`HINT_INTERSECT` for groups of text or objects
+    (naming the frame's columns when it has names)."""
+    text = ERR_NON_NUMERIC.format(arg=arg, dtype=dtype)
+    if arg.startswith("groups") and np.dtype(dtype).kind in "USO":
+        named = ", ".join(repr(c) for c in columns) if columns else "..."
+        text += HINT_INTERSECT.format(arg=arg, columns=named)
+    return TypeError(text)
+
+
 ERR_UNHASHABLE = (
     "{arg}: 1-D labels must be hashable scalars ({error}); for several labels per "
     "instance pass a 2-D 0/1 indicator matrix (for example from "
@@ -705,7 +724,7 @@ def as_label_matrix(
             raise ValueError(ERR_NDIM.format(arg=arg, ndim=arr.ndim))
         # text '0'/'1' is parsed as the same DataFrame's to_numpy(float64) parses it
         if arr.dtype.kind not in "biufUSO":
-            raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=arr.dtype))
+            raise _non_numeric(arg, arr.dtype, columns)
         if arr.dtype.kind == "O":  # None, pd.NA, NaT in a 2-D object array: name the cell
             missing = np.asarray(pd.isna(arr), dtype=bool)
             if missing.any():
@@ -727,7 +746,7 @@ def as_label_matrix(
         try:
             values = np.asarray(arr, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=arr.dtype)) from exc
+            raise _non_numeric(arg, arr.dtype, columns) from exc
         if arr.dtype != np.bool_:  # bool arrays are 0/1 by construction
             _check_values(values, arg, soft, columns)
     if values.shape[0] == 0:

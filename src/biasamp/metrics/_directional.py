@@ -46,6 +46,7 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable, check_count_table
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._bootstrap import (
     bootstrap_pairwise,
     check_bootstrap_args,
@@ -312,6 +313,7 @@ def directional(
     tasks: Any,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     groups_train: Any = None,
     tasks_train: Any = None,
     counts_train: CountTable | pd.DataFrame | None = None,
@@ -396,6 +398,12 @@ def directional(
         less total weight) than this in the training or the evaluation split
         (ground truth); ``None`` checks nothing. Groups absent from a split
         are not small.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -428,6 +436,12 @@ def directional(
     >>> round(result.value, 4)
     0.3333
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     check_train_rows(train_rows)
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups)

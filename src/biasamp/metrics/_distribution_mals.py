@@ -222,7 +222,7 @@ def distribution_mals_from_counts(
     result = mals_from_counts(
         train, predictions, margin=margin, ci=ci, min_group_size=min_group_size
     )
-    result.metric = "distribution_mals"
+    result.metric = "distribution-mals"
     result.params["source"] = "posterior mass"
     return result
 
@@ -283,7 +283,7 @@ def distribution_mals(
     Returns
     -------
     PairwiseResult
-        ``metric="distribution_mals"``; ``value``, ``violations``, ``by_pair``
+        ``metric="distribution-mals"``; ``value``, ``violations``, ``by_pair``
         (``b_train``, ``b_pred`` = b~, ``biased``, ``delta``, ``contribution``,
         ``violation``, ``empty``) and, with ``n_boot``, ``ci``, ``se``,
         ``replicates`` and per-pair ``ci_low`` / ``ci_high``, as :func:`biasamp.mals`.

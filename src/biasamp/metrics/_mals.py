@@ -35,6 +35,7 @@ from biasamp._deprecation import UNSET, positional_keywords
 from biasamp.counts._count_table import CountTable, check_count_table
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._bootstrap import (
     bootstrap_pairwise,
     check_bootstrap_args,
@@ -202,6 +203,7 @@ def mals(
     tasks_train: Any = None,
     groups_pred: Any,
     tasks_pred: Any,
+    pred_prefix: str | None = None,
     groups: Any = None,
     tasks: Any = None,
     margin: float = 0.05,
@@ -271,6 +273,12 @@ def mals(
         evaluation split (``groups``; the predicted groups when ``groups`` is
         not given); ``None`` checks nothing. Groups absent from a split are not
         small.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -296,6 +304,12 @@ def mals(
     >>> round(result.value, 2), result.violations
     (0.18, 1)
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups, groups_pred)
     # pandas arguments of one split are matched by index label (docs/counts.md)

@@ -55,6 +55,7 @@ from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_
 from biasamp.inputs._label_matrix import (
     LabelMatrix,
 )
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._combination_space import (
     _DEFAULT_MAX_COMBINATIONS,
     _TRAIN_SOURCE,
@@ -355,7 +356,7 @@ def _attach_sizes(
     never: pd.DataFrame | None = None,
 ) -> MultiAttributeResult:
     predicted = (
-        result.metric == "multi_mals" or normalize_direction(str(result.direction)) == "T->A"
+        result.family == "multi_mals" or normalize_direction(str(result.direction)) == "T->A"
     )
     sizes = _multi_group_sizes(space, predicted=predicted)
     attach_group_sizes(result, sizes, min_group_size=min_group_size)
@@ -698,6 +699,7 @@ def multi_mals(
     tasks: Any = None,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     groups: Any = None,
     combinations: str = "observed",
     min_size: int = 1,
@@ -773,6 +775,12 @@ def multi_mals(
         less total weight) than this in the training split or the evaluation
         split (``groups``; the predicted groups when ``groups`` is not given);
         ``None`` checks nothing.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -799,6 +807,12 @@ def multi_mals(
     >>> result.n_combinations, round(result.value, 2)
     (1, 0.2)
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     absolute = _check_absolute(absolute)
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups, groups_pred)
@@ -850,6 +864,7 @@ def multi_directional(
     tasks: Any = None,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     combinations: str = "observed",
     min_size: int = 1,
     max_size: int | None = None,
@@ -913,6 +928,12 @@ def multi_directional(
         Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
         less total weight) than this in the training or the evaluation split;
         ``None`` checks nothing.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -941,6 +962,12 @@ def multi_directional(
     >>> result.direction, round(result.value, 2)
     ('G->M', 0.2)
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)

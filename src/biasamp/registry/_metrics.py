@@ -254,6 +254,25 @@ _GEYIK_2019 = """@inproceedings{geyik2019fairness,
   booktitle={Proceedings of KDD},
   year={2019}
 }"""
+_SESHADRI_2023 = """@article{seshadri2023paradox,
+  title={The Bias Amplification Paradox in Text-to-Image Generation},
+  author={Seshadri, Preethi and Singh, Sameer and Elazar, Yanai},
+  journal={arXiv preprint arXiv:2308.00755},
+  year={2023}
+}"""
+_GIRRBACH_2025 = """@inproceedings{girrbach2026person,
+  title={Person-Centric Annotations of LAION-400M: Auditing Bias and Its Transfer to Models},
+  author={Girrbach, Leander and Alaniz, Stephan and Smith, Genevieve and Darrell, Trevor and Akata, Zeynep},
+  booktitle={Proceedings of ICLR},
+  year={2026},
+  note={arXiv:2510.03721}
+}"""
+_WANG_2025 = """@inproceedings{wang2025amplification,
+  title={Bias Amplification: Large Language Models as Increasingly Biased Media},
+  author={Wang, Ze and Wu, Zekun and Zhang, Yichi and Guan, Xin and Jain, Navya and Lu, Qinyang and Gupta, Saloni and Koshiyama, Adriano},
+  booktitle={Proceedings of IJCNLP-AACL},
+  year={2025}
+}"""
 _JIA_2020 = """@inproceedings{jia2020mitigating,
   title={Mitigating Gender Bias Amplification in Distribution by Posterior Regularization},
   author={Jia, Shengyu and Meng, Tao and Zhao, Jieyu and Chang, Kai-Wei},
@@ -342,6 +361,26 @@ _RANDOM_SPLITS = (
 _BOOT = ("n_boot", "ci", "random_state")
 _ATTACKER_KNOBS = ("n_iter", "ci", "random_state")
 _ATTACKER_XFAIL = MappingProxyType({"row_order": _RANDOM_SPLITS})
+_TABLES_ONLY = (
+    "its data are two concept x group count tables, not rows: the common checks build no "
+    "valid table, so there is no valid call to permute or re-wrap (tests/generated checks "
+    "that the order of the tables' rows and polars, pyarrow and mapping tables give the "
+    "same value)"
+)
+_TABLE_XFAIL = MappingProxyType(
+    {
+        "row_order": _TABLES_ONLY,
+        "container_pandas": _TABLES_ONLY,
+        "container_polars": _TABLES_ONLY,
+        "container_pyarrow": _TABLES_ONLY,
+        "container_list": _TABLES_ONLY,
+        "absurd_knob": (
+            "min_count is a threshold, not a size: no allocation grows with it, and a value "
+            "that leaves fewer than 3 concepts is refused once the tables are read (the "
+            "message lists the concepts left out for min_count)"
+        ),
+    }
+)
 
 _CARDS: list[MetricCard] = [
     MetricCard(
@@ -681,6 +720,104 @@ _CARDS: list[MetricCard] = [
             counts_train="count_table",
         ),
         knobs=_BOOT,
+    ),
+    MetricCard(
+        name="output-amplification",
+        title="Output amplification",
+        family="output_amplification",
+        function="output_amplification",
+        paper=(
+            'Seshadri, Singh & Elazar (2023), "The Bias Amplification Paradox in '
+            'Text-to-Image Generation"'
+        ),
+        citation=_SESHADRI_2023,
+        meaning=(
+            "The mean, over concepts (prompts), of the generated outputs' share of the "
+            "group the reference (training captions, a matched subset, labour statistics) "
+            "favours minus its reference share; output shares optionally corrected for the "
+            "group classifier's errors (CLEAM, Teo et al. 2023)."
+        ),
+        sign=(
+            "Positive: the outputs push each concept further toward the group its "
+            "reference already favours (amplification); negative: toward balance."
+        ),
+        result_type="output_amplification",
+        value_range="[-1, 1]",
+        aliases=("output_amplification", "generated-amplification"),
+        url="https://arxiv.org/abs/2308.00755",
+        inputs=_declared(
+            concepts="labels",
+            groups="labels",
+            reference="count_table",
+            reference_concepts="labels",
+            reference_groups="labels",
+            attribute_confusion="count_table",
+        ),
+        knobs=_BOOT,
+        null="",
+        null_reason=(
+            "No null distribution: the reference is a different population (training "
+            "captions, statistics), so no exchangeable resampling gives the value under "
+            "no amplification; the bootstrap interval is the uncertainty reported."
+        ),
+    ),
+    MetricCard(
+        name="bias-transfer",
+        title="Bias transfer",
+        family="bias_transfer",
+        function="bias_transfer",
+        paper=('Girrbach et al. (ICLR 2026), "Person-Centric Annotations of LAION-400M"'),
+        citation=_GIRRBACH_2025,
+        meaning=(
+            "The least-squares slope of the outputs' bias per concept on the reference's, "
+            "each (n_group - n_rest) / (n_group + n_rest), over concepts with at least "
+            "min_count reference rows; with the intercept, Pearson r and R^2."
+        ),
+        sign=(
+            "Above 1: the outputs exaggerate the reference's differences between concepts "
+            "(amplifying transfer); 1: they follow them; below 1: they damp them."
+        ),
+        result_type="bias_transfer",
+        aliases=("bias_transfer", "data-bias-transfer"),
+        url="https://arxiv.org/abs/2510.03721",
+        inputs=_declared(reference="count_table", outputs="count_table"),
+        knobs=("min_count",),
+        xfail_checks=_TABLE_XFAIL,
+        null="",
+        null_reason=(
+            "No null distribution: the slope is a descriptive fit over concepts, "
+            "reported with r and R^2."
+        ),
+    ),
+    MetricCard(
+        name="share-trajectory",
+        title="Share trajectory",
+        family="share_trajectory",
+        function="share_trajectory",
+        paper=(
+            'Wang et al. (IJCNLP-AACL 2025), "Bias Amplification: Large Language Models '
+            'as Increasingly Biased Media"'
+        ),
+        citation=_WANG_2025,
+        meaning=(
+            "The least-squares slope, over steps (model generations, checkpoints), of the "
+            "share of the outputs in the group that was the majority at the first step; "
+            "the per-step shares of every group come with it."
+        ),
+        sign=(
+            "Positive: the first step's majority group gains share step after step "
+            "(amplification across generations); negative: it loses share."
+        ),
+        result_type="share_trajectory",
+        aliases=("share_trajectory", "generation-shares"),
+        url="https://arxiv.org/abs/2410.15234",
+        inputs=_declared(groups="labels", steps="labels"),
+        knobs=_BOOT,
+        null="",
+        null_reason=(
+            "No null distribution: the outputs of different steps come from different "
+            "models; the bootstrap interval of the slope is the trend test."
+        ),
     ),
 ]
 

@@ -112,7 +112,7 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
 
     @property
     def is_amplification(self) -> bool:
-        return self.metric == "differential_fairness_amplification"
+        return self.family == "differential_fairness_amplification"
 
     @property
     def groups(self) -> tuple[Any, ...]:
@@ -207,6 +207,7 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
         return _json_safe(
             {
                 "metric": self.metric,
+                "family": self.family,
                 "value": self.value,
                 "epsilon_labels": self.epsilon_labels,
                 "epsilon_pred": self.epsilon_pred,

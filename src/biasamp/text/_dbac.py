@@ -35,8 +35,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp._deprecation import REMOVED_IN, RenamedKeys
 from biasamp.inputs._readers import check_knob
-from biasamp.registry import normalize_direction
+from biasamp.registry import card_for, normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
 from biasamp.results._persist import register_result
@@ -146,7 +147,9 @@ def dbac_both(
     ci: float = 0.95,
     random_state: Any = None,
 ) -> dict[str, DBACResult]:
-    """DBAC in both directions from one set of attackers: ``{"A->T": ..., "T->A": ...}``.
+    """DBAC in both directions from one set of attackers: ``{"dbac-a2t": ..., "dbac-t2a": ...}``,
+    keyed by the registry's canonical names (the keys ``"A->T"`` and ``"T->A"`` of
+    earlier releases still read the same results, with a ``FutureWarning``, until 0.5.0).
 
     The two directions share the masking, the splits and the attackers (A->T
     reweights the scores that T->A averages), so asking for both costs no more
@@ -246,9 +249,13 @@ def dbac_both(
         "accuracy_d": float(accuracy["D"].mean()),
         "accuracy_m": float(accuracy["M"].mean()),
     }
-    out: dict[str, DBACResult] = {}
+    out: dict[str, DBACResult] = RenamedKeys(
+        renamed={d: card_for("dbac", d).name for d in DIRECTIONS},
+        where="dbac_both",
+        removed=REMOVED_IN,
+    )
     for direction in DIRECTIONS:
-        out[direction] = DBACResult(
+        out[card_for("dbac", direction).name] = DBACResult(
             metric="dbac",
             direction=direction,
             **amplification_over_splits(
@@ -372,4 +379,4 @@ def dbac(
         mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
         n_iter=n_iter, test_size=test_size, normalized=normalized, ci=ci,
         random_state=random_state,
-    )[direction]  # fmt: skip
+    )[card_for("dbac", direction).name]  # fmt: skip
