@@ -52,7 +52,12 @@ from biasamp.metrics._bootstrap import (
     check_bootstrap_args,
     interval_from_streamed_tables,
 )
-from biasamp.metrics._group_sizes import attach_group_sizes, never_occurring_of, split_sizes
+from biasamp.metrics._group_sizes import (
+    SplitSizes,
+    attach_group_sizes,
+    never_occurring_of,
+    split_sizes,
+)
 from biasamp.metrics._splits import (
     aligned_arguments,
     check_train_rows,
@@ -194,7 +199,7 @@ def directional_arrays(
 
 def directional_group_sizes(
     evaluation: CountTable, train: CountTable | None, direction: str
-) -> pd.DataFrame:
+) -> SplitSizes | pd.DataFrame:
     """Group sizes of BiasAmp->: ``"train"`` (when a training table fixes the signs),
     ``"evaluation"`` and, for T->A, ``"predicted"`` (``groups_pred``)."""
     return split_sizes(

@@ -42,6 +42,7 @@ from biasamp.metrics._bootstrap import (
     interval_from_streamed_tables,
 )
 from biasamp.metrics._group_sizes import (
+    SplitSizes,
     attach_group_sizes,
     check_sizes,
     never_occurring_of,
@@ -125,7 +126,7 @@ def mals_arrays(
     }
 
 
-def mals_group_sizes(train: CountTable, predictions: CountTable) -> pd.DataFrame:
+def mals_group_sizes(train: CountTable, predictions: CountTable) -> SplitSizes | pd.DataFrame:
     """Group sizes of BiasAmp_MALS: ``"train"``, ``"evaluation"`` (when the predictions'
     table has ground-truth ``groups``) and ``"predicted"`` (``groups_pred``)."""
     return split_sizes(

@@ -76,6 +76,7 @@ from biasamp.metrics._directional import (
     normalize_direction,
 )
 from biasamp.metrics._group_sizes import (
+    SplitSizes,
     attach_group_sizes,
     never_occurring_of,
     split_sizes,
@@ -335,7 +336,7 @@ def _check_absolute(absolute: Any) -> bool:
     return bool(absolute)
 
 
-def _multi_group_sizes(space: CombinationSpace, *, predicted: bool) -> pd.DataFrame:
+def _multi_group_sizes(space: CombinationSpace, *, predicted: bool) -> SplitSizes | pd.DataFrame:
     """Group sizes of a multi-attribute metric: ``"train"``, ``"evaluation"``, and
     ``"predicted"`` when the metric reads ``groups_pred``."""
     evaluation = space.evaluation
