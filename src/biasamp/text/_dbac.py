@@ -44,6 +44,7 @@ from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
 from biasamp.results._persist import register_result
 from biasamp.results._significance import chance_text
+from biasamp.text._caption_attacker import CaptionAttacks
 from biasamp.text._caption_labels import caption_labels
 from biasamp.text._lexicons import COCO_TASK_WORDS
 from biasamp.text._lic import (
@@ -52,7 +53,6 @@ from biasamp.text._lic import (
     ERR_TEST_SIZE,
     MASK_TOKEN,
     _align,
-    _fresh,
     _gender_words,
     _stratified,
     amplification_over_splits,
@@ -127,14 +127,11 @@ def _pattern_prior(tasks: np.ndarray) -> np.ndarray:
 
 
 def _true_group_proba(
-    attacker: Any, texts: np.ndarray, codes: np.ndarray, train: np.ndarray, test: np.ndarray,
+    attacks: CaptionAttacks, side: int, codes: np.ndarray, train: np.ndarray, test: np.ndarray,
     seed: int,
 ) -> tuple[np.ndarray, float]:  # fmt: skip
     """The attacker's probability of the true group of every test row, and its accuracy."""
-    model = _fresh(attacker, seed)
-    model.fit(list(texts[train]), codes[train])
-    proba = np.asarray(model.predict_proba(list(texts[test])), dtype=float)
-    classes = np.asarray(model.classes_)  # every group: the split is stratified
+    proba, classes = attacks.proba(side, codes, train, test, seed=seed)  # every group: stratified
     truth = proba[np.arange(len(test)), np.searchsorted(classes, codes[test])]
     right = classes[proba.argmax(axis=1)] == codes[test]
     return truth, float(right.mean())
@@ -216,6 +213,9 @@ def dbac_both(
     weight_model = _pattern_prior(model_tasks) / prior_a
     human_by_position = np.array(human_text, dtype=object).reshape(n, k)
     model_array = np.array(model_text, dtype=object)
+    # the captions of every side counted once, for every split (sides 0..k-1: the human
+    # caption positions; side k: the model's)
+    attacks = CaptionAttacks(attacker, [human_by_position[:, j] for j in range(k)] + [model_array])
 
     psi = {(d, side): np.empty(n_iter) for d in DIRECTIONS for side in "DM"}
     accuracy = {"D": np.empty(n_iter), "M": np.empty(n_iter)}
@@ -225,13 +225,13 @@ def dbac_both(
         seed = int(rng.integers(2**31 - 1))
         ta, at, acc = [], [], []
         for j in range(k):  # one attacker per human caption position (COCO: five)
-            p, a = _true_group_proba(attacker, human_by_position[:, j], codes, train, test, seed)
+            p, a = _true_group_proba(attacks, j, codes, train, test, seed)
             ta.append(p.mean())
             at.append((p * weight_human[test, j]).mean())
             acc.append(a)
         psi["T->A", "D"][it], psi["A->T", "D"][it] = np.mean(ta), np.mean(at)
         accuracy["D"][it] = np.mean(acc)
-        p, accuracy["M"][it] = _true_group_proba(attacker, model_array, codes, train, test, seed)
+        p, accuracy["M"][it] = _true_group_proba(attacks, k, codes, train, test, seed)
         psi["T->A", "M"][it], psi["A->T", "M"][it] = p.mean(), (p * weight_model[test]).mean()
 
     common_params = {

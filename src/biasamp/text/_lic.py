@@ -71,6 +71,7 @@ from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
 from biasamp.results._plotting import t_interval
 from biasamp.results._significance import chance_text
+from biasamp.text._caption_attacker import CaptionAttacks
 from biasamp.text._lexicons import LIC_GENDER_WORDS
 from biasamp.text._tokenize import SEPARATOR, as_caption_rows, mask_words
 
@@ -163,16 +164,6 @@ def _default_attacker() -> Any:
     )
 
 
-def _fresh(attacker: Any, seed: int) -> Any:
-    from sklearn.base import clone
-
-    model = clone(attacker)
-    seeds = {k: seed for k in model.get_params(deep=True) if k.split("__")[-1] == "random_state"}
-    if seeds:
-        model.set_params(**seeds)
-    return model
-
-
 def _gender_words(words: Any) -> list[str]:
     if words is None:
         words = LIC_GENDER_WORDS
@@ -215,13 +206,10 @@ def _stratified(codes: np.ndarray, test_size: float, rng: np.random.Generator) -
 
 
 def _score(
-    attacker: Any, texts: np.ndarray, codes: np.ndarray, train: np.ndarray, test: np.ndarray,
+    attacks: CaptionAttacks, side: int, codes: np.ndarray, train: np.ndarray, test: np.ndarray,
     seed: int,
 ) -> tuple[float, float]:  # fmt: skip
-    model = _fresh(attacker, seed)
-    model.fit(list(texts[train]), codes[train])
-    proba = np.asarray(model.predict_proba(list(texts[test])), dtype=float)
-    classes = np.asarray(model.classes_)
+    proba, classes = attacks.proba(side, codes, train, test, seed=seed)
     column = np.searchsorted(classes, codes[test])
     truth = proba[np.arange(len(test)), column]
     right = classes[proba.argmax(axis=1)] == codes[test]
@@ -487,6 +475,9 @@ def lic(
     k = int(per_human[0])
     human_by_position = np.array(human_text, dtype=object).reshape(n, k)
     model_array = np.array(model_text, dtype=object)
+    # the captions of every side counted once, for every split (sides 0..k-1: the human
+    # caption positions; side k: the model's)
+    attacks = CaptionAttacks(attacker, [human_by_position[:, j] for j in range(k)] + [model_array])
 
     lic_d = np.empty(n_iter)
     lic_m = np.empty(n_iter)
@@ -499,11 +490,10 @@ def lic(
             else _stratified(codes, test_size, rng)
         )  # fmt: skip
         seed = int(rng.integers(2**31 - 1))
-        sides = [_score(attacker, human_by_position[:, j], codes, train, test, seed)
-                 for j in range(k)]  # fmt: skip
+        sides = [_score(attacks, j, codes, train, test, seed) for j in range(k)]
         lic_d[it] = np.mean([s for s, _ in sides])
         acc_d[it] = np.mean([a for _, a in sides])
-        lic_m[it], acc_m[it] = _score(attacker, model_array, codes, train, test, seed)
+        lic_m[it], acc_m[it] = _score(attacks, k, codes, train, test, seed)
     result = LICResult(
         metric="lic",
         direction=None,
