@@ -1303,7 +1303,7 @@ def load_streamed(
     ([[1.0], [2.0]], 3)
     """
     with _Digests(plan) as digests:
-        return _load_streamed(plan, digests, replicates=replicates, progress=progress)
+        return _load_streamed(plan, digests, replicates=replicates, swaps=swaps, progress=progress)
 
 
 class _Digests:
@@ -1338,6 +1338,7 @@ def _load_streamed(
     digests: _Digests,
     *,
     replicates: PoissonReplicates | None,
+    swaps: Any,
     progress: bool,
 ) -> StreamedData:
     """:func:`load_streamed` with the files' digests under way."""
