@@ -34,6 +34,12 @@ Captioning and other text-output models
     :func:`caption_bias_amplification` (T->A, A->T, MALS read from captions),
     :func:`lic` (LIC, leakage of masked captions), :func:`dbac` (DBAC, directional);
     the parser and word lists in :mod:`biasamp.text` (:func:`biasamp.text.caption_labels`).
+Generated outputs (text-to-image, language models, generations of self-training)
+    :func:`output_amplification` (outputs against a reference, per concept),
+    :func:`corrected_shares` (the group classifier's errors, CLEAM),
+    :func:`bias_transfer` (output bias regressed on data bias),
+    :func:`share_trajectory` (group shares across generations),
+    :func:`feedback_bound` (the data-feedback-loop bound), in :mod:`biasamp.generated`.
 Uncertainty and thresholds
     :func:`replicate_weights`, :func:`interval_from_replicates` (every metric also
     takes ``n_boot``), :func:`across_runs`, :func:`calibrate_thresholds`,
@@ -45,7 +51,7 @@ Mitigation
     :func:`compare_mitigations`.
 Comparing models and checkpoints
     :func:`compare` (one tidy table of metrics, intervals and performance, with
-    scatter and trajectory plots), :func:`calibration_error` (ECE),
+    bars, scatter and trajectory plots), :func:`calibration_error` (ECE),
     :func:`evaluate_module_path` (the Hugging Face ``evaluate`` modules).
 Reports
     :func:`render_report`, :func:`write_report` (one self-contained HTML file, with
@@ -131,6 +137,18 @@ if TYPE_CHECKING:
         caption_bias_amplification,
         dbac,
         lic,
+    )
+
+    # generated outputs
+    from biasamp.generated import (
+        BiasTransferResult,
+        OutputAmplificationResult,
+        ShareTrajectoryResult,
+        bias_transfer,
+        corrected_shares,
+        feedback_bound,
+        output_amplification,
+        share_trajectory,
     )
 
     # uncertainty and thresholds
@@ -238,6 +256,15 @@ __all__ = [
     "caption_bias_amplification",
     "dbac",
     "lic",
+    # generated outputs
+    "BiasTransferResult",
+    "OutputAmplificationResult",
+    "ShareTrajectoryResult",
+    "bias_transfer",
+    "corrected_shares",
+    "feedback_bound",
+    "output_amplification",
+    "share_trajectory",
     # uncertainty and thresholds
     "MultinomialReplicates",
     "PoissonReplicates",
@@ -301,6 +328,7 @@ _ROOMS = (
     "counts",
     "datasets",
     "engines",
+    "generated",
     "hf_evaluate",
     "inputs",
     "metrics",
@@ -384,6 +412,16 @@ if not TYPE_CHECKING:
                 "caption_bias_amplification",
                 "dbac",
                 "lic",
+            ),
+            "biasamp.generated": (
+                "BiasTransferResult",
+                "OutputAmplificationResult",
+                "ShareTrajectoryResult",
+                "bias_transfer",
+                "corrected_shares",
+                "feedback_bound",
+                "output_amplification",
+                "share_trajectory",
             ),
             "biasamp.uncertainty": (
                 "RunsSummary",

@@ -193,6 +193,27 @@ def _audit() -> Any:
         )
 
 
+GEN_REFERENCE = pd.DataFrame(
+    {"man": [75, 40, 50], "woman": [25, 60, 50]}, index=["engineer", "nurse", "teacher"]
+)
+
+
+def _output_amplification() -> Any:
+    concepts = RNG.choice(["engineer", "nurse", "teacher"], N)
+    return biasamp.output_amplification(
+        concepts=concepts, groups=G, reference=GEN_REFERENCE, n_boot=20, random_state=0
+    )
+
+
+def _bias_transfer() -> Any:
+    outputs = pd.DataFrame({"man": [9, 3, 5], "woman": [1, 7, 4]}, index=GEN_REFERENCE.index)
+    return biasamp.bias_transfer(reference=GEN_REFERENCE, outputs=outputs, group="woman")
+
+
+def _share_trajectory() -> Any:
+    return biasamp.share_trajectory(groups=G, steps=np.arange(N) % 4, n_boot=20, random_state=0)
+
+
 #: One builder per registered type; a type missing here fails the test below.
 BUILDERS: dict[str, Callable[[], Any]] = {
     "pairwise": _pairwise,
@@ -211,6 +232,9 @@ BUILDERS: dict[str, Callable[[], Any]] = {
     "dbac": _dbac,
     "audit": _audit,
     "retrieval_bias": _retrieval_bias,
+    "output_amplification": _output_amplification,
+    "bias_transfer": _bias_transfer,
+    "share_trajectory": _share_trajectory,
 }
 #: The (model, metric) rows each type gives in ``compare({"m": result})``; ``None``: refused.
 EXPECTED_ROWS: dict[str, list[tuple[str, str]] | None] = {
@@ -223,6 +247,9 @@ EXPECTED_ROWS: dict[str, list[tuple[str, str]] | None] = {
     "dbac": [("m", "dbac-t2a")],
     "audit": [("m", "directional-a2t"), ("m", "directional-t2a")],
     "retrieval_bias": [("m", "retrieval-bias")],
+    "output_amplification": [("m", "output-amplification")],
+    "bias_transfer": [("m", "bias-transfer")],
+    "share_trajectory": [("m", "share-trajectory")],
     "threshold_calibration": None,
     "runs_summary": [("m", "mals")],
     "threshold_sweep": [("m", "mals")],

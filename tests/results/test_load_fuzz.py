@@ -106,7 +106,28 @@ def _results() -> dict[str, Any]:
         n_boot=5,
         random_state=0,
     )
+    reference = pd.DataFrame({"man": [7, 2], "woman": [3, 8]}, index=["pilot", "nurse"])
+    concepts = np.where(np.arange(N) % 2 == 0, "pilot", "nurse")
+    generated = {
+        "output_amplification": biasamp.output_amplification(
+            concepts=concepts, groups=G_PRED, reference=reference, n_boot=5, random_state=0
+        ),
+        "bias_transfer": biasamp.bias_transfer(
+            reference=pd.concat(
+                [reference, pd.DataFrame({"man": [5], "woman": [5]}, index=["chef"])]
+            ),
+            outputs=pd.DataFrame(
+                {"man": [9, 1, 4], "woman": [1, 9, 6]}, index=["pilot", "nurse", "chef"]
+            ),
+            group="woman",
+            min_count=0,
+        ),
+        "share_trajectory": biasamp.share_trajectory(
+            groups=G_PRED, steps=np.arange(N) % 3, n_boot=5, random_state=0
+        ),
+    }
     return {
+        **generated,
         "retrieval_bias": retrieval,
         "differential_fairness": fairness,
         "model_comparison": comparison,

@@ -254,6 +254,9 @@ def test_every_registered_type_is_covered():
         "differential_fairness",  # round trip in tests/metrics/test_differential_fairness.py
         "retrieval_bias",  # round trip in tests/metrics/test_retrieval.py
         "audit",  # round trip in tests/auditing/test_audit_result.py
+        "output_amplification",  # round trip in tests/generated/test_output_amplification.py
+        "bias_transfer",  # round trip in tests/generated/test_bias_transfer.py
+        "share_trajectory",  # round trip in tests/generated/test_trajectory.py
     }
     assert set(registered_results()) == covered
 

@@ -18,12 +18,19 @@ from __future__ import annotations
 import os
 import warnings as python_warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
+from biasamp.auditing._frames import (
+    ERR_FRAME_TYPE,
+    FRAME_ARGUMENTS,
+    frame_kind,
+    frames_as_files,
+    shown_frames,
+)
 from biasamp.auditing._inputs import AuditData, Layout, load_audit
 from biasamp.auditing._metric_specs import (
     ROLE_HINTS,
@@ -52,6 +59,7 @@ from biasamp.auditing._threshold_files import (
     read_thresholds,
 )
 from biasamp.counts._count_table import CountTable
+from biasamp.counts._swaps import SwapReplicates
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, SmallGroupWarning
 from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
 from biasamp.metrics._bootstrap import evaluation_replicates
@@ -69,6 +77,8 @@ __all__ = [
 MULTI_METRICS = ("multi-mals", "multi-a2t", "multi-t2a")
 #: The metrics the streaming path computes from count tables.
 STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a", *MULTI_METRICS)
+#: The metrics whose swap test against chance (n_perm=) is counted chunk by chunk too.
+SWAP_STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a")
 STREAM_MODES = ("auto", "on", "off")
 
 ERR_STREAM_NOT_APPLICABLE = 'stream="on": the streaming path does not apply: {reason}.'
@@ -83,10 +93,8 @@ ERR_NO_METRICS = (
 )
 ERR_CALIBRATE_PRED = "calibrate_pred= needs calibrate_on= (the validation file it scores)."
 ERR_BOTH_THRESHOLDS = "thresholds= and calibrate_on= exclude each other; give one."
-ERR_DATA_PATH = (
-    "data: expected the path of a CSV or Parquet file, got {got}; write a DataFrame to a "
-    "file first (df.to_parquet(path)) or call the metric functions on its columns."
-)
+#: ``data=`` (or another keyword that names a file) given neither a path nor a frame.
+ERR_DATA_PATH = ERR_FRAME_TYPE.format(argument="data", got="{got}")
 ERR_NON_NEGATIVE = "{argument}=: expected a non-negative integer, got {got!r}."
 ERR_POSITIVE = "{argument}=: expected a positive integer, got {got!r}."
 ERR_CI = "ci=: expected a level in (0, 1), got {got!r}."
@@ -102,8 +110,11 @@ def streaming_text() -> str:
         "predictions with pred_prefix= or in pred= joined on id=; scores with threshold=, "
         "thresholds= or calibrate_on=; train=) is counted chunk by chunk (memory ~ "
         f"chunk_size= x columns; engine= {'|'.join(ENGINES)}) for the metrics "
-        f"{', '.join(STREAMED_METRICS)}, their bootstrap (n_boot=) included. The rows are "
-        "read in memory for the other metrics, the threshold sweeps of scores (the report), "
+        f"{', '.join(STREAMED_METRICS)}, their bootstrap (n_boot=) included, and the swap "
+        f"test against chance (n_perm=) of {', '.join(SWAP_STREAMED_METRICS)}. The rows are "
+        "read in memory for the other metrics, the swap test against chance (n_perm=) of "
+        "the others or of predictions joined from pred=, the threshold sweeps of scores "
+        "(the report), "
         'pred= without id=, missing="category", and a file pyarrow cannot read in the '
         'layout. stream="on" requires counting; stream="off" reads every row in memory.'
     )
@@ -130,6 +141,7 @@ class _Request:
     ci: float
     random_state: int | None
     n_iter: int
+    n_perm: int
     margin: float
     min_cell: int
     min_group_size: float | None
@@ -152,6 +164,7 @@ class _Request:
             progress=self.progress,
             n_iter=self.n_iter,
             min_group_size=self.min_group_size,
+            n_perm=self.n_perm,
         )
 
     def settings_dict(self, keys: list[str]) -> dict[str, Any]:
@@ -181,6 +194,7 @@ class _Request:
             "ci": self.ci,
             "random_state": self.random_state,
             "n_iter": self.n_iter,
+            "n_perm": self.n_perm,
             "margin": self.margin,
             "min_cell": self.min_cell,
             "min_group_size": self.min_group_size,
@@ -202,10 +216,49 @@ def _path(value: Any, argument: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, (str, os.PathLike)):
-        if argument == "data":
-            raise TypeError(ERR_DATA_PATH.format(got=type(value).__name__))
-        raise TypeError(f"{argument}=: expected a file path, got {type(value).__name__}.")
+        raise TypeError(ERR_FRAME_TYPE.format(argument=argument, got=type(value).__name__))
     return os.fspath(value)
+
+
+def _renamed(exc: BaseException, shown: Mapping[str, str]) -> BaseException:
+    """``exc`` with the temporary files of frames shown as their frames."""
+    text = str(exc.args[0]) if len(exc.args) == 1 else str(exc)
+    renamed = shown_frames(text, shown)
+    if renamed == text:
+        return exc
+    try:
+        return type(exc)(renamed)
+    except Exception:  # an exception type that needs other arguments
+        return (ValueError if isinstance(exc, ValueError) else TypeError)(renamed)
+
+
+def _shown_document(value: Any, shown: Mapping[str, str]) -> Any:
+    """The document with the temporary files of frames shown as their frames."""
+    if isinstance(value, str):
+        return shown_frames(value, shown)
+    if isinstance(value, list):
+        return [_shown_document(v, shown) for v in value]
+    if isinstance(value, dict):
+        return {k: _shown_document(v, shown) for k, v in value.items()}
+    return value
+
+
+def _audit_frames(given: dict[str, Any]) -> AuditResult:
+    """:func:`audit` of frames: each written to a temporary Parquet file and audited as
+    that file (:mod:`biasamp.auditing._frames`)."""
+    with frames_as_files({k: given[k] for k in FRAME_ARGUMENTS}) as (paths, shown):
+        try:
+            result = audit(**{**given, **paths})
+        except (ValueError, TypeError) as exc:
+            renamed = _renamed(exc, shown)
+            if renamed is exc:
+                raise
+            raise renamed from None
+        document = _shown_document(result.to_dict(), shown)
+        for record in document["inputs"]:
+            if record["path"].startswith("<"):
+                record["format"] = "parquet"
+    return replace(result, document=document)
 
 
 def _non_negative(value: Any, argument: str) -> int:
@@ -251,6 +304,20 @@ def _thresholds(request: _Request) -> tuple[dict[str, float], str | None]:
 
 def _metric_reason(request: _Request) -> str | None:
     """Why the requested metrics rule streaming out (None: they allow it)."""
+    if request.n_perm:
+        swapped = [k for k in request.requested() if k not in SWAP_STREAMED_METRICS]
+        if swapped:
+            return (
+                f"the swap test against chance (n_perm=) of {', '.join(swapped)} swaps the "
+                f"rows in memory (streamed: {', '.join(SWAP_STREAMED_METRICS)})"
+            )
+        if request.pred is not None or request.pred_tasks_long or request.train_tasks_long:
+            return (
+                "the swap test against chance (n_perm=) streams one data file with its "
+                "predictions (pred_prefix=); it swaps joined or long predictions in memory"
+            )
+        if request.layout.tasks_long:
+            return "the swap test against chance (n_perm=) swaps long tables in memory"
     others = [k for k in request.requested() if k not in STREAMED_METRICS]
     if others:
         return (
@@ -495,7 +562,20 @@ def _streamed(plan: StreamPlan, request: _Request, *, thresholds_source: str | N
         if request.n_boot
         else None
     )
-    data = load_streamed(plan, replicates=replicates, progress=request.progress)
+    # the label roles each streamed metric's swap exchanges, as its in-memory test does
+    exchanged = {"mals": ("groups", "tasks"), "directional-a2t": ("tasks",),
+                 "directional-t2a": ("groups",)}  # fmt: skip
+    present = {block.role for block in plan.blocks}
+    wanted = [
+        exchanged[k]
+        for k in (request.requested() if request.n_perm else [])
+        if k in exchanged and all(f"{role}_pred" in present for role in exchanged[k])
+    ]
+    swaps = [
+        SwapReplicates(request.n_perm, random_state=request.random_state, roles=roles)
+        for roles in dict.fromkeys(wanted)
+    ]
+    data = load_streamed(plan, replicates=replicates, progress=request.progress, swaps=swaps)
     if plan.thresholds:
         assert thresholds_source is not None  # from thresholds= or calibrate_on=
         check_threshold_labels(thresholds_source, plan.thresholds, cast(Any, data))
@@ -607,7 +687,7 @@ def _result(
 
 
 def audit(
-    data: str | os.PathLike[str],
+    data: str | os.PathLike[str] | Any,
     *,
     group: str | Sequence[str] | None = None,
     group_cols: str | Sequence[str] | None = None,
@@ -640,23 +720,28 @@ def audit(
     min_cell: int = 5,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     engine: str = "auto",
+    n_perm: int = 0,
     stream: str = "auto",
     sweeps: bool = False,
     progress: bool = False,
 ) -> AuditResult:
-    """Audit prediction files: every bias-amplification metric the inputs allow.
+    """Audit prediction files or frames: every bias-amplification metric the inputs allow.
 
     This is what ``biasamp measure`` runs; each keyword mirrors a flag of the
     command (``group_cols=`` is ``--group-cols``, ``metrics=`` is ``--metric``,
     ``random_state=`` is ``--seed``), and ``biasamp measure --json`` writes
-    ``audit(...).to_dict()``. Files only: a CSV (``.csv``, ``.tsv``, optionally
-    ``.gz``) or Parquet file with one row per instance; for a DataFrame in memory,
-    call the metric functions (:func:`biasamp.directional`, ...) on its columns.
+    ``audit(...).to_dict()``. Each input is a CSV (``.csv``, ``.tsv``, optionally
+    ``.gz``) or Parquet file with one row per instance, or a frame in memory
+    holding the same columns: a pandas or polars ``DataFrame`` or a pyarrow
+    ``Table``, with the same keywords. A frame is written to a temporary Parquet
+    file and read by the same reader, so its audit equals the audit of the frame
+    written to a file (values, pairs, checks, messages); the result and the
+    messages show it as ``<pandas.DataFrame data=>``.
 
     Parameters
     ----------
-    data : path
-        The evaluation file: ground truth, and predictions with ``pred_prefix``.
+    data : path or frame
+        The evaluation file or frame: ground truth, and predictions with ``pred_prefix``.
     group : str or sequence of str, optional
         One categorical group column; several (``"race,sex"`` or a list) make
         their intersections the groups (``"Black x Female"``), as
@@ -669,13 +754,13 @@ def audit(
         table of ``(id, label)`` rows (needs ``id``). Exactly one.
     pred_prefix : str, optional
         The prediction of column ``C`` is column ``pred_prefix + C``.
-    pred : path, optional
-        Predictions in another file joined on ``id``.
-    pred_tasks_long, train_tasks_long : path, optional
+    pred : path or frame, optional
+        Predictions in another file (or frame) joined on ``id``.
+    pred_tasks_long, train_tasks_long : path or frame, optional
         Predicted / training tasks as long ``(id, label)`` tables.
     id : str, optional
         The id column that joins the files.
-    train : path, optional
+    train : path or frame, optional
         The training ground truth, same layout (its labels are canonical).
     long_label : str, default "label"
         The label column of the long tables.
@@ -698,7 +783,7 @@ def audit(
         Prediction scores above it are positive (labels without a calibrated threshold).
     thresholds : path or mapping, optional
         Per-label thresholds: a file written by ``biasamp calibrate`` or ``{label: t}``.
-    calibrate_on, calibrate_pred : path, optional
+    calibrate_on, calibrate_pred : path or frame, optional
         Calibrate per-label thresholds on this validation file (its scores in
         ``calibrate_pred``, joined on ``id``, when not in the file).
     positive_group : str, optional
@@ -710,7 +795,7 @@ def audit(
     ci : float, default 0.95
         The interval level.
     random_state : int or None, default 0
-        Seed of the bootstrap and of the attackers.
+        Seed of the bootstrap, of the attackers and of the swap test.
     n_iter : int, default 10
         Attacker iterations of ``dpa-*`` and ``leakage``.
     margin : float, default 0.05
@@ -729,6 +814,12 @@ def audit(
         predictions are scores (as ``biasamp report`` does).
     progress : bool, default False
         Show progress bars.
+    n_perm : int, default 0
+        The swap test against chance (``biasamp measure --n-perm``): every computed
+        metric with a null (its registry card's ``null``) gets ``p_value`` and
+        ``null`` from ``n_perm`` swapped data sets, each row's labels and the
+        model's outputs swapped with probability 1/2 (``docs/uncertainty.md``).
+        The rows are read in memory.
 
     Returns
     -------
@@ -757,7 +848,18 @@ def audit(
     (['directional-a2t'], 'needs predicted groups: pred_prefix= or pred=')
     >>> round(float(result["directional-a2t"].value), 4)
     0.25
+
+    The same frame in memory, without the file:
+
+    >>> frame = pd.read_csv(path)
+    >>> same = biasamp.audit(frame, group="gender", task_cols="cup", pred_prefix="pred_",
+    ...                      min_group_size=None)
+    >>> float(same["directional-a2t"].value), same.inputs[0]["path"]
+    (0.25, '<pandas.DataFrame data=>')
     """
+    given = dict(locals())
+    if any(frame_kind(given[k]) is not None for k in FRAME_ARGUMENTS):
+        return _audit_frames(given)
     for value, argument, choices in (
         (stream, "stream", STREAM_MODES),
         (engine, "engine", ENGINES),
@@ -808,6 +910,7 @@ def audit(
         ci=float(ci),
         random_state=random_state,
         n_iter=_positive(n_iter, "n_iter"),
+        n_perm=_non_negative(n_perm, "n_perm"),
         margin=float(margin),
         min_cell=_non_negative(min_cell, "min_cell"),
         min_group_size=min_group_size,

@@ -45,13 +45,21 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, check_count_table
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._bootstrap import (
     bootstrap_pairwise,
     check_bootstrap_args,
     interval_from_streamed_tables,
 )
-from biasamp.metrics._group_sizes import attach_group_sizes, never_occurring_of, split_sizes
+from biasamp.metrics._group_sizes import (
+    SplitSizes,
+    attach_group_sizes,
+    never_occurring_of,
+    split_sizes,
+)
+from biasamp.metrics._significance import swap_test_pairwise
 from biasamp.metrics._splits import (
     aligned_arguments,
     check_train_rows,
@@ -193,7 +201,7 @@ def directional_arrays(
 
 def directional_group_sizes(
     evaluation: CountTable, train: CountTable | None, direction: str
-) -> pd.DataFrame:
+) -> SplitSizes | pd.DataFrame:
     """Group sizes of BiasAmp->: ``"train"`` (when a training table fixes the signs),
     ``"evaluation"`` and, for T->A, ``"predicted"`` (``groups_pred``)."""
     return split_sizes(
@@ -312,6 +320,7 @@ def directional(
     tasks: Any,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     groups_train: Any = None,
     tasks_train: Any = None,
     counts_train: CountTable | pd.DataFrame | None = None,
@@ -332,6 +341,7 @@ def directional(
     resample_train: bool = False,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    n_perm: int = 0,
 ) -> PairwiseResult:
     """Directional bias amplification, BiasAmp-> (Wang & Russakovsky, 2021).
 
@@ -383,12 +393,18 @@ def directional(
     ci : float, default 0.95
         Level of the percentile interval.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the swap test.
     bootstrap : {"poisson", "multinomial"}, default "poisson"
         Replicate weights: Poisson(1) per row, or the classic bootstrap.
     resample_train : bool, default False
         Also resample the training rows (by default the training side, and so
         the signs ``y_at``, are fixed and only evaluation rows are resampled).
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each evaluation row's label (``tasks`` for A->T, ``groups`` for T->A)
+        and the model's output swap with probability 1/2. The result then has
+        ``p_value`` (one-sided: larger values are amplification) and ``null``
+        (``docs/uncertainty.md``, "Significance against chance").
     progress : bool, default False
         Show a progress bar while counting the replicates.
     min_group_size : float or None, default 30
@@ -396,6 +412,12 @@ def directional(
         less total weight) than this in the training or the evaluation split
         (ground truth); ``None`` checks nothing. Groups absent from a split
         are not small.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -428,6 +450,12 @@ def directional(
     >>> round(result.value, 4)
     0.3333
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     check_train_rows(train_rows)
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups)
@@ -455,6 +483,7 @@ def directional(
     _check_rules(tie_rule, empty)
     direction = normalize_direction(direction)
     check_predictions(direction, groups_pred=groups_pred, tasks_pred=tasks_pred)
+    n_perm = check_n_perm(n_perm)
     if n_boot is not None:
         check_bootstrap_args(
             n_boot=n_boot,
@@ -506,6 +535,19 @@ def directional(
     if signs is not None and train is None:
         result.params["signs_from"] = "evaluation"
         result.n_train = None
+    result = swap_test_pairwise(
+        result,
+        split=split,
+        # the training signs stay fixed; without a training side each swapped data set
+        # takes its signs from its own (swapped) labels, as the observed value does
+        compute=lambda swapped: directional_arrays(
+            swapped, direction=direction, train=train, tie_rule=tie_rule
+        )["value"],
+        n_perm=n_perm,
+        random_state=random_state,
+        sample_weight=sample_weight,
+        progress=progress,
+    )
     if n_boot is None:
         return result
     return bootstrap_pairwise(

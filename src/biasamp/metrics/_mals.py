@@ -33,19 +33,23 @@ import pandas as pd
 
 from biasamp._deprecation import UNSET, positional_keywords
 from biasamp.counts._count_table import CountTable, check_count_table
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._bootstrap import (
     bootstrap_pairwise,
     check_bootstrap_args,
     interval_from_streamed_tables,
 )
 from biasamp.metrics._group_sizes import (
+    SplitSizes,
     attach_group_sizes,
     check_sizes,
     never_occurring_of,
     split_sizes,
 )
+from biasamp.metrics._significance import ERR_SWAP_NEEDS, swap_test_pairwise
 from biasamp.metrics._splits import (
     aligned_arguments,
     count_split,
@@ -124,7 +128,7 @@ def mals_arrays(
     }
 
 
-def mals_group_sizes(train: CountTable, predictions: CountTable) -> pd.DataFrame:
+def mals_group_sizes(train: CountTable, predictions: CountTable) -> SplitSizes | pd.DataFrame:
     """Group sizes of BiasAmp_MALS: ``"train"``, ``"evaluation"`` (when the predictions'
     table has ground-truth ``groups``) and ``"predicted"`` (``groups_pred``)."""
     return split_sizes(
@@ -202,6 +206,7 @@ def mals(
     tasks_train: Any = None,
     groups_pred: Any,
     tasks_pred: Any,
+    pred_prefix: str | None = None,
     groups: Any = None,
     tasks: Any = None,
     margin: float = 0.05,
@@ -220,6 +225,7 @@ def mals(
     resample_train: bool = False,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    n_perm: int = 0,
 ) -> PairwiseResult:
     """BiasAmp_MALS, the mean bias amplification of Zhao et al. (2017).
 
@@ -257,12 +263,18 @@ def mals(
     ci : float, default 0.95
         Level of the percentile interval.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the swap test.
     bootstrap : {"poisson", "multinomial"}, default "poisson"
         Replicate weights: Poisson(1) per row, or the classic bootstrap.
     resample_train : bool, default False
         Also resample the training rows (by default ``b*`` and the set of
         biased pairs are fixed and only the prediction rows are resampled).
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each evaluation row's labels (``groups``, ``tasks``, which it then needs)
+        and predictions swap with probability 1/2; the training side stays. The
+        result then has ``p_value`` (one-sided: larger values are amplification)
+        and ``null`` (``docs/uncertainty.md``, "Significance against chance").
     progress : bool, default False
         Show a progress bar while counting the replicates.
     min_group_size : float or None, default 30
@@ -271,6 +283,12 @@ def mals(
         evaluation split (``groups``; the predicted groups when ``groups`` is
         not given); ``None`` checks nothing. Groups absent from a split are not
         small.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -296,6 +314,12 @@ def mals(
     >>> round(result.value, 2), result.violations
     (0.18, 1)
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     limit = check_min_group_size(min_group_size)
     never = never_occurring_of(groups_train, groups, groups_pred)
     # pandas arguments of one split are matched by index label (docs/counts.md)
@@ -313,6 +337,9 @@ def mals(
     )
     if train is None:
         raise ValueError(ERR_MALS_TRAIN)
+    n_perm = check_n_perm(n_perm)
+    if n_perm and (groups is None or tasks is None):
+        raise ValueError(ERR_SWAP_NEEDS.format(metric="mals", needs="groups= and tasks="))
     if n_boot is not None:
         check_bootstrap_args(
             n_boot=n_boot,
@@ -334,6 +361,15 @@ def mals(
     )
     result = mals_from_counts(train, split.table, margin=margin, min_group_size=limit)
     result.never_occurring = never
+    result = swap_test_pairwise(
+        result,
+        split=split,
+        compute=lambda swapped: mals_arrays(train, swapped, margin=float(margin))["value"],
+        n_perm=n_perm,
+        random_state=random_state,
+        sample_weight=sample_weight,
+        progress=progress,
+    )
     if n_boot is None:
         return result
     return bootstrap_pairwise(

@@ -16,7 +16,7 @@ are accepted as aliases wherever a metric is named.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 __all__ = [
@@ -173,6 +173,11 @@ class MetricCard:
         ``"random-ranking"``), or ``""`` with the reason in ``null_reason``.
     null_reason : str
         Why the metric has no null, when ``null`` is empty.
+    alternative : str
+        The alternative of its p-value: ``"greater"`` (one-sided: larger values
+        are amplification, the p-value counts the null values at least as large)
+        or ``"two-sided"`` (a metric whose sign is not amplification); ``""``
+        without a null.
     """
 
     name: str
@@ -193,6 +198,7 @@ class MetricCard:
     xfail_checks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     null: str = ""
     null_reason: str = ""
+    alternative: str = ""
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -253,6 +259,25 @@ _GEYIK_2019 = """@inproceedings{geyik2019fairness,
   author={Geyik, Sahin Cem and Ambler, Stuart and Kenthapadi, Krishnaram},
   booktitle={Proceedings of KDD},
   year={2019}
+}"""
+_SESHADRI_2023 = """@article{seshadri2023paradox,
+  title={The Bias Amplification Paradox in Text-to-Image Generation},
+  author={Seshadri, Preethi and Singh, Sameer and Elazar, Yanai},
+  journal={arXiv preprint arXiv:2308.00755},
+  year={2023}
+}"""
+_GIRRBACH_2025 = """@inproceedings{girrbach2026person,
+  title={Person-Centric Annotations of LAION-400M: Auditing Bias and Its Transfer to Models},
+  author={Girrbach, Leander and Alaniz, Stephan and Smith, Genevieve and Darrell, Trevor and Akata, Zeynep},
+  booktitle={Proceedings of ICLR},
+  year={2026},
+  note={arXiv:2510.03721}
+}"""
+_WANG_2025 = """@inproceedings{wang2025amplification,
+  title={Bias Amplification: Large Language Models as Increasingly Biased Media},
+  author={Wang, Ze and Wu, Zekun and Zhang, Yichi and Guan, Xin and Jain, Navya and Lu, Qinyang and Gupta, Saloni and Koshiyama, Adriano},
+  booktitle={Proceedings of IJCNLP-AACL},
+  year={2025}
 }"""
 _JIA_2020 = """@inproceedings{jia2020mitigating,
   title={Mitigating Gender Bias Amplification in Distribution by Posterior Regularization},
@@ -342,7 +367,6 @@ _RANDOM_SPLITS = (
 _BOOT = ("n_boot", "ci", "random_state")
 _ATTACKER_KNOBS = ("n_iter", "ci", "random_state")
 _ATTACKER_XFAIL = MappingProxyType({"row_order": _RANDOM_SPLITS})
-
 _CARDS: list[MetricCard] = [
     MetricCard(
         name="mals",
@@ -682,7 +706,157 @@ _CARDS: list[MetricCard] = [
         ),
         knobs=_BOOT,
     ),
+    MetricCard(
+        name="output-amplification",
+        title="Output amplification",
+        family="output_amplification",
+        function="output_amplification",
+        paper=(
+            'Seshadri, Singh & Elazar (2023), "The Bias Amplification Paradox in '
+            'Text-to-Image Generation"'
+        ),
+        citation=_SESHADRI_2023,
+        meaning=(
+            "The mean, over concepts (prompts), of the generated outputs' share of the "
+            "group the reference (training captions, a matched subset, labour statistics) "
+            "favours minus its reference share; output shares optionally corrected for the "
+            "group classifier's errors (CLEAM, Teo et al. 2023)."
+        ),
+        sign=(
+            "Positive: the outputs push each concept further toward the group its "
+            "reference already favours (amplification); negative: toward balance."
+        ),
+        result_type="output_amplification",
+        value_range="[-1, 1]",
+        aliases=("output_amplification", "generated-amplification"),
+        url="https://arxiv.org/abs/2308.00755",
+        inputs=_declared(
+            concepts="labels",
+            groups="labels",
+            reference="count_table",
+            reference_concepts="labels",
+            reference_groups="labels",
+            attribute_confusion="count_table",
+        ),
+        knobs=_BOOT,
+        null="",
+        null_reason=(
+            "No null distribution: the reference is a different population (training "
+            "captions, statistics), so no exchangeable resampling gives the value under "
+            "no amplification; the bootstrap interval is the uncertainty reported."
+        ),
+    ),
+    MetricCard(
+        name="bias-transfer",
+        title="Bias transfer",
+        family="bias_transfer",
+        function="bias_transfer",
+        paper=('Girrbach et al. (ICLR 2026), "Person-Centric Annotations of LAION-400M"'),
+        citation=_GIRRBACH_2025,
+        meaning=(
+            "The least-squares slope of the outputs' bias per concept on the reference's, "
+            "each (n_group - n_rest) / (n_group + n_rest), over concepts with at least "
+            "min_count reference rows; with the intercept, Pearson r and R^2."
+        ),
+        sign=(
+            "Above 1: the outputs exaggerate the reference's differences between concepts "
+            "(amplifying transfer); 1: they follow them; below 1: they damp them."
+        ),
+        result_type="bias_transfer",
+        aliases=("bias_transfer", "data-bias-transfer"),
+        url="https://arxiv.org/abs/2510.03721",
+        inputs=_declared(reference="count_table", outputs="count_table"),
+        knobs=("min_count",),
+        null="",
+        null_reason=(
+            "No null distribution: the slope is a descriptive fit over concepts, "
+            "reported with r and R^2."
+        ),
+    ),
+    MetricCard(
+        name="share-trajectory",
+        title="Share trajectory",
+        family="share_trajectory",
+        function="share_trajectory",
+        paper=(
+            'Wang et al. (IJCNLP-AACL 2025), "Bias Amplification: Large Language Models '
+            'as Increasingly Biased Media"'
+        ),
+        citation=_WANG_2025,
+        meaning=(
+            "The least-squares slope, over steps (model generations, checkpoints), of the "
+            "share of the outputs in the group that was the majority at the first step; "
+            "the per-step shares of every group come with it."
+        ),
+        sign=(
+            "Positive: the first step's majority group gains share step after step "
+            "(amplification across generations); negative: it loses share."
+        ),
+        result_type="share_trajectory",
+        aliases=("share_trajectory", "generation-shares"),
+        url="https://arxiv.org/abs/2410.15234",
+        inputs=_declared(groups="labels", steps="labels"),
+        knobs=_BOOT,
+        null="",
+        null_reason=(
+            "No null distribution: the outputs of different steps come from different "
+            "models; the bootstrap interval of the slope is the trend test."
+        ),
+    ),
 ]
+
+#: The null hypothesis of each metric's significance test against chance (``n_perm``):
+#: ``"paired-swap"`` (each row's label and the model's output swap with probability 1/2,
+#: the human and the model caption of an image for the caption metrics), ``"random-ranking"``
+#: (rankings drawn uniformly from the same pool at the same k), or the reason there is none.
+_NULLS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "mals": ("paired-swap", ""),
+        "directional-a2t": ("paired-swap", ""),
+        "directional-t2a": ("paired-swap", ""),
+        "multi-mals": ("paired-swap", ""),
+        "multi-a2t": ("paired-swap", ""),
+        "multi-t2a": ("paired-swap", ""),
+        "dpa-a2t": ("paired-swap", ""),
+        "dpa-t2a": ("paired-swap", ""),
+        "leakage": ("paired-swap", ""),
+        "differential-fairness": (
+            "",
+            "epsilon describes one set of labels or outputs and compares nothing with "
+            "labels on the same rows, so there is nothing to swap; df-amplification, "
+            "the outputs' epsilon against the labels', has the swap test.",
+        ),
+        "df-amplification": ("paired-swap", ""),
+        "lic": ("paired-swap", ""),
+        "dbac-a2t": ("paired-swap", ""),
+        "dbac-t2a": ("paired-swap", ""),
+        "retrieval-bias": ("random-ranking", ""),
+        "distribution-mals": (
+            "",
+            "the model's posteriors are compared with the training labels, not with "
+            "labels on the same rows, and a posterior is not exchangeable with a one-hot "
+            "label under a model that amplifies nothing, so no swap is a null.",
+        ),
+    }
+)
+
+
+def _with_null(card: MetricCard) -> MetricCard:
+    """The card with its ``null`` (and ``n_perm`` and ``random_state`` among its knobs)."""
+    if card.name not in _NULLS:  # a card that declares its own null (or why none)
+        return replace(card, alternative="greater" if card.null else "")
+    null, reason = _NULLS[card.name]
+    knobs = card.knobs
+    if null:
+        knobs = tuple(dict.fromkeys((*knobs, "n_perm", "random_state")))
+    # every metric with a null reads larger values as amplification (or, for the
+    # multi-attribute metrics with absolute differences and MaxSkew@k, as more change
+    # or skew than chance gives): the p-value is one-sided
+    alternative = "greater" if null else ""
+    return replace(card, null=null, null_reason=reason, knobs=knobs, alternative=alternative)
+
+
+_CARDS = [_with_null(card) for card in _CARDS]
 
 #: Every registered metric, by canonical name, in the order of the docs' table.
 METRICS: Mapping[str, MetricCard] = MappingProxyType({card.name: card for card in _CARDS})

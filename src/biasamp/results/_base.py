@@ -17,6 +17,7 @@ import pandas as pd
 
 from biasamp.registry import MetricCard, find_card, normalize_direction
 from biasamp.results._persist import SavableResult, register_result
+from biasamp.results._significance import NullDistribution, chance_text
 
 if TYPE_CHECKING:
     from biasamp.counts._count_table import CountTable
@@ -31,6 +32,7 @@ __all__ = [
     "group_sizes_from_dict",
     "group_sizes_lines",
     "pair_frame",
+    "significance_dict",
 ]
 
 ERR_TOP_K = "top: k must be a non-negative integer (the number of rows), got {got!r}."
@@ -55,6 +57,18 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, (str, int)) or value is None:
         return value
     return str(value)
+
+
+def significance_dict(result: Any) -> dict[str, Any]:
+    """``p_value``, ``null`` (its JSON form) and ``chance`` (the p-value in words) of a
+    result; ``None`` each when no significance test was run."""
+    p = getattr(result, "p_value", None)
+    null = getattr(result, "null", None)
+    return {
+        "p_value": None if p is None else _json_safe(p),
+        "null": None if null is None else null.to_dict(),
+        "chance": chance_text(p),
+    }
 
 
 def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -165,6 +179,23 @@ class LazyResultFrame:
         obj.__dict__[self._slot] = value
 
 
+class OptionalLazyFrame(LazyResultFrame):
+    """:class:`LazyResultFrame` for a field that defaults to ``None`` (``group_sizes``):
+    ``None``, a DataFrame, or a function that builds the frame when first read."""
+
+    def __get__(self, obj: object | None, objtype: Any = None) -> Any:
+        if obj is None:
+            return None  # the dataclass field's default
+        value = obj.__dict__.get(self._slot)
+        if value is not None and not isinstance(value, pd.DataFrame):
+            value = value()
+            obj.__dict__[self._slot] = value
+        return value
+
+    def __set__(self, obj: object, value: Any) -> None:
+        obj.__dict__[self._slot] = value
+
+
 class MetricNames:
     """The registry's names of a result: ``metric`` (canonical), ``family``, ``title``, ``card``.
 
@@ -270,10 +301,12 @@ class MetricResult(MetricNames, SavableResult):
     ci_level: float | None = None
     se: float | None = None
     replicates: np.ndarray | None = None
-    group_sizes: pd.DataFrame | None = None
+    group_sizes: OptionalLazyFrame = OptionalLazyFrame()  # a DataFrame (or None) when read
     small_groups: tuple[Any, ...] = ()
     min_group_size: float | None = None
     never_occurring: pd.DataFrame | None = None
+    p_value: float | None = None
+    null: NullDistribution | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -367,6 +400,10 @@ class PairwiseResult(MetricResult):
     ci, ci_level, se, replicates
         Bootstrap interval, its level, standard error and replicate values,
         when ``n_boot`` was given.
+    p_value, null
+        With ``n_perm``: the p-value against chance and the metric's
+        :class:`~biasamp.results.NullDistribution` under the paired swap test
+        (``docs/uncertainty.md``, "Significance against chance").
     group_sizes : pandas.DataFrame or None
         Size of each group (rows, or the sum of ``sample_weight``), indexed by
         ``group``, one column per split the metric read: ``"train"``,
@@ -403,6 +440,8 @@ class PairwiseResult(MetricResult):
             + f", pairs={self.n_pairs}"
             + (f", empty pairs left out={self.n_empty}" if self.n_empty else "")
         )
+        if self.p_value is not None:
+            lines.append(f"  {chance_text(self.p_value)}")
         for key, val in self.extras.items():
             if np.isscalar(val):
                 lines.append(f"  {key}={format(val)}")
@@ -460,6 +499,7 @@ class PairwiseResult(MetricResult):
             "se": self.se,
             "n_boot": None if self.replicates is None else int(len(self.replicates)),
             **group_sizes_dict(self),
+            **significance_dict(self),
         }
         if pairs:
             out["by_pair"] = frame_records(self.by_pair)

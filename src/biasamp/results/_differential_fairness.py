@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import MetricNames, _json_safe
+from biasamp.results._base import MetricNames, _json_safe, significance_dict
 from biasamp.results._persist import SavableResult, encode_value, register_result
+from biasamp.results._significance import NullDistribution, chance_text
 
 __all__ = ["DifferentialFairnessResult", "pair_log_ratios", "plot_log_ratio_heatmap"]
 
@@ -91,6 +92,8 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
     ci_labels: tuple[float, float] | None = None
     ci_pred: tuple[float, float] | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    p_value: float | None = None
+    null: NullDistribution | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -177,6 +180,8 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
             lines.append(f"{self.name} = {self.value:+.4f}{interval(self.ci)}")
             lines.append(f"  epsilon(labels) = {self.epsilon_labels:.4f}{interval(self.ci_labels)}")
             lines.append(f"  epsilon(pred)   = {self.epsilon_pred:.4f}{interval(self.ci_pred)}")
+            if self.p_value is not None:
+                lines.append(f"  {chance_text(self.p_value)}")
         else:
             lines.append(f"{self.name} epsilon = {self.value:.4f}{interval(self.ci)}")
         top = self.by_pair.head(1)
@@ -227,6 +232,7 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
                 "min_group_size": self.min_group_size,
                 "never_occurring": 0 if self.never_occurring is None else len(self.never_occurring),
                 "params": self.params,
+                **significance_dict(self),
             }
         )
 

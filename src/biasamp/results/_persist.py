@@ -72,6 +72,7 @@ __all__ = [
     "register_result",
     "registered_results",
     "save_result",
+    "saved_document",
     "typed_result",
 ]
 
@@ -123,6 +124,9 @@ RESULT_MODULES: dict[str, str] = {
     "lic": "biasamp.text._lic",
     "caption_bias": "biasamp.text._caption_bias",
     "dbac": "biasamp.text._dbac",
+    "output_amplification": "biasamp.generated._results",
+    "bias_transfer": "biasamp.generated._results",
+    "share_trajectory": "biasamp.generated._results",
     "model_comparison": "biasamp.comparison._compare",
     "oversampling": "biasamp.mitigation._oversampling",
     "mitigation_comparison": "biasamp.mitigation._compare",
@@ -374,6 +378,8 @@ def encode_value(value: Any, where: str = "the result") -> Any:
     entry = _BY_CLASS.get(type(value))
     if entry is not None:
         return {"__type__": "result", "kind": entry.kind, "fields": _fields(value, entry)}
+    if getattr(type(value), "saved_as_record", False):  # a small record: its JSON object
+        return encode_value(value.to_dict(), where)
     raise TypeError(ERR_ENCODE.format(type_name=type(value).__name__, where=where))
 
 
@@ -739,6 +745,12 @@ class _Decoder:
             where = f"{path}.{name}"
             value = self.value(v, where, depth + 1)
             expected = hints.get(name, pd.DataFrame if name == "table" else Any)
+            record = _record_type(expected)
+            if record is not None and isinstance(value, dict):
+                try:
+                    value = record.from_dict(value)
+                except (TypeError, ValueError, KeyError) as exc:
+                    raise self.fail(where, f"not a {record.__name__}: {exc}") from None
             if not _conforms(value, expected):
                 raise self.fail(where, f"expected {_type_name(expected)}, got {_describe(value)}")
             values[name] = value
@@ -779,6 +791,17 @@ def _field_types(cls: type) -> dict[str, Any]:
             except Exception:  # pragma: no cover - a name only imported for type checking
                 hints.pop(name, None)
     return hints
+
+
+def _record_type(hint: Any) -> Any:
+    """The record class (a small dataclass stored as its ``to_dict()`` and rebuilt with
+    ``from_dict``, such as :class:`~biasamp.results.NullDistribution`) a field's annotation
+    names, alone or in a union with ``None``; ``None`` otherwise."""
+    candidates = get_args(hint) if get_origin(hint) in (Union, types.UnionType) else (hint,)
+    for candidate in candidates:
+        if isinstance(candidate, type) and getattr(candidate, "saved_as_record", False):
+            return candidate
+    return None
 
 
 def _type_name(hint: Any) -> str:
@@ -918,15 +941,12 @@ def _settings_of(result: Any) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- files
-def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "json") -> Path:
-    """Save a result to ``path`` as JSON (atomically); see :meth:`SavableResult.save`."""
-    if format not in FORMATS:
-        raise ValueError(ERR_SAVE_FORMAT.format(choices=FORMATS, got=format))
+def saved_document(result: Any) -> dict[str, Any]:
+    """The JSON document :func:`save_result` writes (a command writes it with ``--json``)."""
     entry = _BY_CLASS.get(type(result))
     if entry is None:
         raise TypeError(ERR_SAVE_TYPE.format(kind=type(result).__name__, known=sorted(_REGISTRY)))
-    target = check_written_output(path, argument="path", inputs=input_files_of(result))
-    document = {
+    return {
         **envelope(
             SAVED_SCHEMA,
             SAVED_SCHEMA_VERSION,
@@ -939,6 +959,14 @@ def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "jso
         "value": _headline(result),
         "result": _fields(result, entry),
     }
+
+
+def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "json") -> Path:
+    """Save a result to ``path`` as JSON (atomically); see :meth:`SavableResult.save`."""
+    if format not in FORMATS:
+        raise ValueError(ERR_SAVE_FORMAT.format(choices=FORMATS, got=format))
+    document = saved_document(result)
+    target = check_written_output(path, argument="path", inputs=input_files_of(result))
     text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     with atomic_output(target, "w", encoding="utf-8") as handle:
         handle.write(text + "\n")

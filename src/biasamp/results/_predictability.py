@@ -8,8 +8,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import MetricNames, _json_safe, group_sizes_dict, group_sizes_lines
+from biasamp.results._base import (
+    MetricNames,
+    _json_safe,
+    group_sizes_dict,
+    group_sizes_lines,
+    significance_dict,
+)
 from biasamp.results._persist import SavableResult, register_result
+from biasamp.results._significance import NullDistribution, chance_text
 
 __all__ = ["PredictabilityResult"]
 
@@ -76,6 +83,8 @@ class PredictabilityResult(MetricNames, SavableResult):
     small_groups: tuple[Any, ...] = ()
     min_group_size: float | None = None
     never_occurring: pd.DataFrame | None = None
+    p_value: float | None = None
+    null: NullDistribution | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -111,6 +120,7 @@ class PredictabilityResult(MetricNames, SavableResult):
                 f"  attacker {self.attacker!r} ({self.attacker_reason})",
                 f"  n={self.n}, n_iter={self.n_iter}, test_size={self.test_size:g}, "
                 f"perturbation {self.perturbation!r}{acc}",
+                *([f"  {chance_text(self.p_value)}"] if self.p_value is not None else []),
                 *group_sizes_lines(self),
             ]
         )
@@ -157,6 +167,7 @@ class PredictabilityResult(MetricNames, SavableResult):
                 "test_size": self.test_size,
                 "params": self.params,
                 **group_sizes_dict(self),
+                **significance_dict(self),
             }
         )
 

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import MetricNames, _json_safe, frame_records
+from biasamp.results._base import MetricNames, _json_safe, frame_records, significance_dict
 from biasamp.results._persist import SavableResult, register_result
+from biasamp.results._significance import NullDistribution, chance_text
 
 __all__ = ["COUNT_PREFIX", "RetrievalBiasResult", "plot_retrieval"]
 
@@ -70,6 +71,12 @@ class RetrievalBiasResult(MetricNames, SavableResult):
     params : dict
         Settings used (``k``, ``reference``, ``n_boot``, ``random_state`` when an
         integer, ``input``: ``"scores"`` or ``"rankings"``).
+    p_value, null
+        With ``n_perm``: the p-value of ``value`` against rankings drawn uniformly at
+        random from the same pool at the same ``k`` (one-sided: larger is more skewed),
+        and the :class:`~biasamp.results.NullDistribution` of the mean MaxSkew@k
+        under them (its ``mean`` is the exact expectation when the top-k group counts
+        can be enumerated).
     """
 
     metric: str
@@ -91,6 +98,8 @@ class RetrievalBiasResult(MetricNames, SavableResult):
     ndkl_se: float | None = None
     ndkl_replicates: np.ndarray | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    p_value: float | None = None
+    null: NullDistribution | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -138,6 +147,11 @@ class RetrievalBiasResult(MetricNames, SavableResult):
             f"  {self.n_items} items; reference {self.reference!r}: "
             + ", ".join(f"{g!s} {s:.3f}" for g, s in self.reference_shares.items()),
         ]
+        if self.p_value is not None and self.null is not None:
+            lines.append(
+                f"  {chance_text(self.p_value)} (random rankings give "
+                f"{self.null.mean:+.4f} on average)"
+            )
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -183,6 +197,7 @@ class RetrievalBiasResult(MetricNames, SavableResult):
             "ndkl_se": self.ndkl_se,
             "n_boot": None if self.replicates is None else int(len(self.replicates)),
             "params": self.params,
+            **significance_dict(self),
         }
         if queries:
             out["by_query"] = frame_records(self.by_query.reset_index())
