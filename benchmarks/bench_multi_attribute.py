@@ -115,39 +115,57 @@ import resource, sys, time
 sys.path.insert(0, {bench!r})
 from bench_multi_attribute import celeba_like, time_ours
 data, names = celeba_like({rows})
+cpu = time.process_time()
 elapsed, results = time_ours(data, names, combinations="observed")
 print(elapsed, results["MALS"].n_combinations,
-      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.process_time() - cpu)
 """
 
 
 def scaling(sizes, repeat):
-    """Time and peak RSS of the three metrics per size, each in a fresh process (min of runs)."""
+    """Time and peak RSS of the three metrics per size, each run in a fresh process.
+
+    The sizes are interleaved (every round runs each size once, so that a change in
+    the machine's load reaches all of them) and the table gives medians over rounds:
+    wall time, and process CPU time, which moves less with the load of a shared
+    machine (with ``BIASAMP_NUM_THREADS=1`` it is the single-threaded cost).
+    """
+    import os
     import subprocess
     from pathlib import Path
 
     bench = str(Path(__file__).resolve().parent)
-    print("## Scaling, CelebA-like data, all three metrics from one CombinationSpace\n")
-    print(
-        "| rows (train = evaluation) | combinations in M | time (s) | peak RSS (MB) | time / first |"
-    )
-    print("|---|---|---|---|---|")
-    first = None
-    for rows in sizes:
-        runs = []
-        for _ in range(repeat):
+    runs = {rows: [] for rows in sizes}
+    for _ in range(repeat):
+        for rows in sizes:
             out = subprocess.run(
                 [sys.executable, "-c", SCALE_RUN.format(bench=bench, rows=rows)],
                 capture_output=True,
                 text=True,
                 check=True,
             ).stdout.split()
-            runs.append((float(out[0]), int(out[1]), int(out[2]) / 1024))
-        elapsed = min(r[0] for r in runs)
-        first = first or elapsed
+            runs[rows].append((float(out[0]), int(out[1]), int(out[2]) / 1024, float(out[3])))
+    threads = os.environ.get("BIASAMP_NUM_THREADS", "default")
+    print("## Scaling, CelebA-like data, all three metrics from one CombinationSpace\n")
+    print(
+        f"median of {repeat} interleaved rounds; load average {os.getloadavg()[0]:.1f}; "
+        f"BIASAMP_NUM_THREADS={threads}\n"
+    )
+    print(
+        "| rows (train = evaluation) | combinations in M | wall (s) | CPU (s) | peak RSS (MB) "
+        "| wall / first | CPU / first | combinations / first |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    first = None
+    for rows in sizes:
+        wall = float(np.median([r[0] for r in runs[rows]]))
+        cpu = float(np.median([r[3] for r in runs[rows]]))
+        n_comb = runs[rows][0][1]
+        first = first or (wall, cpu, n_comb)
         print(
-            f"| {rows:,} | {runs[0][1]:,} | {elapsed:.1f} | {max(r[2] for r in runs):.0f} | "
-            f"{elapsed / first:.2f} |"
+            f"| {rows:,} | {n_comb:,} | {wall:.1f} | {cpu:.1f} | "
+            f"{max(r[2] for r in runs[rows]):.0f} | {wall / first[0]:.2f} | "
+            f"{cpu / first[1]:.2f} | {n_comb / first[2]:.2f} |"
         )
     print()
 

@@ -190,3 +190,18 @@ def as_dense(values, names):
     if values.ndim == 1:
         return (values[:, None] == np.array(names)[None, :]).astype(float)
     return values
+
+
+def test_sparse_tasks_counted_with_both_group_roles_at_once():
+    # one product per sparse task role covers groups and groups_pred together; each
+    # count is checked by hand: 3 groups, rows (group, predicted group, tasks)
+    groups = np.array(["a", "b", "c", "a", "b"])
+    groups_pred = np.array(["b", "b", "c", "a", "a"])
+    tasks = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1], [1, 0], [0, 0]], dtype=np.int8))
+    table = CountTable.from_arrays(
+        groups=groups, groups_pred=groups_pred, tasks=tasks, task_names=("x", "y")
+    )
+    np.testing.assert_array_equal(table.joint[("groups", "tasks")], [[2, 0], [1, 1], [0, 1]])
+    np.testing.assert_array_equal(table.joint[("groups_pred", "tasks")], [[1, 0], [2, 1], [0, 1]])
+    np.testing.assert_array_equal(table.totals["tasks"], [3, 2])
+    np.testing.assert_array_equal(table.totals["groups_pred"], [2, 2, 1])
