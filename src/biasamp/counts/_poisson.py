@@ -8,6 +8,7 @@ replicate counting of :mod:`biasamp.counts._replicates` draw the same weights.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -140,6 +141,48 @@ def _output(out: np.ndarray | None, rows: int, n_boot: int) -> np.ndarray:
     return out
 
 
+def _rows_from_blocks(
+    block: Callable[[int], np.ndarray],
+    start: int,
+    stop: int,
+    width: int,
+    out: np.ndarray | None,
+) -> np.ndarray:
+    """Rows ``start:stop`` (shape (stop - start, width)) cut from the blocks of
+    ``BLOCK_ROWS`` global rows that ``block(b)`` draws."""
+    start, stop = int(start), int(stop)
+    if start < 0 or stop < start:
+        raise ValueError(ERR_RANGE.format(start=start, stop=stop, n_rows="inf"))
+    out = _output(out, stop - start, width)
+    first, last = start // BLOCK_ROWS, -(-stop // BLOCK_ROWS)
+    for b in range(first, last):  # loop over blocks of 4096 rows, not rows
+        lo, hi = b * BLOCK_ROWS, (b + 1) * BLOCK_ROWS
+        lo_row, hi_row = max(lo, start), min(hi, stop)
+        out[lo_row - start : hi_row - start] = block(b)[lo_row - lo : hi_row - lo]
+    return out
+
+
+def _rows_at_positions(block: Callable[[int], np.ndarray], index: Any, width: int) -> np.ndarray:
+    """The rows at global positions ``index`` (any order, repeats allowed), shape
+    (len, width), gathered from the blocks ``block(b)`` draws: each distinct block
+    touched is drawn once."""
+    index = np.asarray(index)
+    if index.ndim != 1 or (index.size and index.dtype.kind not in "iu"):
+        raise ValueError(ERR_INDEX.format(got=f"shape {index.shape}, dtype {index.dtype}"))
+    index = index.astype(np.int64)
+    if index.size and index.min() < 0:
+        raise ValueError(ERR_INDEX.format(got=f"a negative position {int(index.min())}"))
+    out = np.empty((index.size, width), dtype=np.float64)
+    blocks = index // BLOCK_ROWS
+    order = np.argsort(blocks, kind="stable")
+    unique, first = np.unique(blocks[order], return_index=True)
+    bounds = np.append(first, index.size)
+    for k, b in enumerate(unique):  # loop over distinct blocks, not rows
+        rows = order[bounds[k] : bounds[k + 1]]
+        out[rows] = block(int(b))[index[rows] - int(b) * BLOCK_ROWS]
+    return out
+
+
 class PoissonReplicates:
     """Poisson(1) bootstrap weights, reproducible row by row.
 
@@ -204,16 +247,7 @@ class PoissonReplicates:
         ``out``, a C-contiguous float64 array of that shape, is filled and
         returned instead of a new array (reused buffers avoid page faults).
         """
-        start, stop = int(start), int(stop)
-        if start < 0 or stop < start:
-            raise ValueError(ERR_RANGE.format(start=start, stop=stop, n_rows="inf"))
-        out = _output(out, stop - start, self.n_boot)
-        first, last = start // BLOCK_ROWS, -(-stop // BLOCK_ROWS)
-        for block in range(first, last):  # loop over blocks of 4096 rows, not rows
-            lo, hi = block * BLOCK_ROWS, (block + 1) * BLOCK_ROWS
-            a, b = max(lo, start), min(hi, stop)
-            out[a - start : b - start] = self._block(block)[a - lo : b - lo]
-        return out
+        return _rows_from_blocks(self._block, start, stop, self.n_boot, out)
 
     def weights(self, start: int, stop: int) -> np.ndarray:
         """Weights of rows ``start:stop`` as an array of shape (B, stop - start)."""
@@ -227,18 +261,4 @@ class PoissonReplicates:
         shuffling ``DistributedSampler`` hands one process). Each distinct
         block of ``BLOCK_ROWS`` positions touched is drawn once per call.
         """
-        index = np.asarray(index)
-        if index.ndim != 1 or (index.size and index.dtype.kind not in "iu"):
-            raise ValueError(ERR_INDEX.format(got=f"shape {index.shape}, dtype {index.dtype}"))
-        index = index.astype(np.int64)
-        if index.size and index.min() < 0:
-            raise ValueError(ERR_INDEX.format(got=f"a negative position {int(index.min())}"))
-        out = np.empty((index.size, self.n_boot), dtype=np.float64)
-        blocks = index // BLOCK_ROWS
-        order = np.argsort(blocks, kind="stable")
-        unique, first = np.unique(blocks[order], return_index=True)
-        bounds = np.append(first, index.size)
-        for k, block in enumerate(unique):  # loop over distinct blocks, not rows
-            rows = order[bounds[k] : bounds[k + 1]]
-            out[rows] = self._block(int(block))[index[rows] - int(block) * BLOCK_ROWS]
-        return out
+        return _rows_at_positions(self._block, index, self.n_boot)

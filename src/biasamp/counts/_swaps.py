@@ -30,7 +30,12 @@ import numpy as np
 
 from biasamp._memory import check_allocation
 from biasamp.counts._count_table import CountTable, check_label_matrices
-from biasamp.counts._poisson import BLOCK_ROWS, ERR_INDEX, ERR_RANGE, _output, seed_entropy
+from biasamp.counts._poisson import (
+    BLOCK_ROWS,
+    _rows_at_positions,
+    _rows_from_blocks,
+    seed_entropy,
+)
 from biasamp.counts._replicates import replicate_count_table
 from biasamp.inputs._label_matrix import LabelMatrix, check_same_length
 
@@ -165,16 +170,7 @@ class SwapReplicates:
 
     def rows(self, start: int, stop: int, *, out: np.ndarray | None = None) -> np.ndarray:
         """Indicators of rows ``start:stop`` as a float64 array of shape (stop - start, n_perm)."""
-        start, stop = int(start), int(stop)
-        if start < 0 or stop < start:
-            raise ValueError(ERR_RANGE.format(start=start, stop=stop, n_rows="inf"))
-        out = _output(out, stop - start, self.n_perm)
-        first, last = start // BLOCK_ROWS, -(-stop // BLOCK_ROWS)
-        for block in range(first, last):  # loop over blocks of 4096 rows, not rows
-            lo, hi = block * BLOCK_ROWS, (block + 1) * BLOCK_ROWS
-            a, b = max(lo, start), min(hi, stop)
-            out[a - start : b - start] = self._block(block)[a - lo : b - lo]
-        return out
+        return _rows_from_blocks(self._block, start, stop, self.n_perm, out)
 
     def weights(self, start: int, stop: int) -> np.ndarray:
         """Indicators of rows ``start:stop`` as an array of shape (n_perm, stop - start)."""
@@ -184,18 +180,7 @@ class SwapReplicates:
         """Indicators of the rows at global positions ``index`` (any order), shape
         (len, n_perm): row ``index[j]`` gets the indicators :meth:`rows` gives it (the
         dataset indices a shuffling sampler hands one process)."""
-        index = np.asarray(index)
-        if index.ndim != 1 or (index.size and index.dtype.kind not in "iu"):
-            raise ValueError(ERR_INDEX.format(got=f"shape {index.shape}, dtype {index.dtype}"))
-        index = index.astype(np.int64)
-        if index.size and index.min() < 0:
-            raise ValueError(ERR_INDEX.format(got=f"a negative position {int(index.min())}"))
-        out = np.empty((index.size, self.n_perm), dtype=np.float64)
-        blocks = index // BLOCK_ROWS
-        for block in np.unique(blocks):  # a loop over distinct blocks, not rows
-            rows = np.flatnonzero(blocks == block)
-            out[rows] = self._block(int(block))[index[rows] - int(block) * BLOCK_ROWS]
-        return out
+        return _rows_at_positions(self._block, index, self.n_perm)
 
 
 class _Shifted:
