@@ -117,17 +117,25 @@ class Gate:
         }
 
 
-def parse_gate(text: str) -> Gate:
-    """Parse ``METRIC=VALUE`` (argparse ``type``: errors exit with code 2)."""
+def split_gate(text: str, *, message: str = ERR_GATE_FORMAT) -> tuple[str, float]:
+    """``METRIC=VALUE`` as the metric's text (stripped) and a finite bound; anything
+    else raises ``argparse.ArgumentTypeError`` with ``message`` (formatted with ``got``).
+    Each command's ``--fail-above`` type then resolves the metric among its own."""
     key, sep, value = text.partition("=")
     try:
         bound = float(value)
     except ValueError:
         bound = math.nan
     if not sep or not key.strip() or not math.isfinite(bound):
-        raise argparse.ArgumentTypeError(ERR_GATE_FORMAT.format(got=text))
+        raise argparse.ArgumentTypeError(message.format(got=text))
+    return key.strip(), bound
+
+
+def parse_gate(text: str) -> Gate:
+    """Parse ``METRIC=VALUE`` (argparse ``type``: errors exit with code 2)."""
+    key, bound = split_gate(text)
     try:
-        spec = resolve_metric(key.strip(), argument="--fail-above")
+        spec = resolve_metric(key, argument="--fail-above")
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
     return Gate(spec.key, bound)

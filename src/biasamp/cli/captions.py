@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import re
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from biasamp.results._persist import envelope, metrics_of, typed_result
 from biasamp.text import caption_bias_table
 from biasamp.text._caption_bias import ALL_METRICS, EXCLUDE_CHOICES, METRICS
 
-from .arguments import ERR_GATE_FORMAT, EXIT_CODES, Gate, column_list, console_for, non_negative_int
+from .arguments import EXIT_CODES, Gate, column_list, console_for, non_negative_int, split_gate
 from .json_output import write_json
 
 __all__ = ["add_parser", "run"]
@@ -140,15 +139,9 @@ def _caption_metric(text: str) -> str:
 
 def _caption_gate(text: str) -> Gate:
     """``--fail-above METRIC=VALUE`` of a caption metric (DBAC and LIC included)."""
-    key, sep, value = text.partition("=")
+    key, bound = split_gate(text)
     try:
-        bound = float(value)
-    except ValueError:
-        bound = math.nan
-    if not sep or not key.strip() or not math.isfinite(bound):
-        raise argparse.ArgumentTypeError(ERR_GATE_FORMAT.format(got=text))
-    try:
-        name = metric_card(key.strip(), among=ALL_METRICS, argument="--fail-above").name
+        name = metric_card(key, among=ALL_METRICS, argument="--fail-above").name
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
     return Gate(name, bound)

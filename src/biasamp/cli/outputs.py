@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 import pandas as pd
@@ -14,7 +13,14 @@ from biasamp.output._atomic import OutputBatch
 from biasamp.registry import metric_card
 from biasamp.results._persist import saved_document
 
-from .arguments import EXIT_CODES, Gate, column_list, console_for, non_negative_int
+from .arguments import (
+    EXIT_CODES,
+    Gate,
+    column_list,
+    console_for,
+    non_negative_int,
+    split_gate,
+)
 from .json_output import json_text
 
 __all__ = ["add_parser", "run"]
@@ -65,15 +71,9 @@ Examples:
 
 
 def _gate(text: str) -> Gate:
-    key, sep, value = text.partition("=")
+    key, bound = split_gate(text, message=ERR_GATE_FORMAT)
     try:
-        bound = float(value)
-    except ValueError:
-        bound = math.nan
-    if not sep or not key.strip() or not math.isfinite(bound):
-        raise argparse.ArgumentTypeError(ERR_GATE_FORMAT.format(got=text))
-    try:
-        card = metric_card(key.strip(), among=[METRIC], argument="--fail-above")
+        card = metric_card(key, among=[METRIC], argument="--fail-above")
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("--fail-above: ")) from exc
     return Gate(card.name, bound)
