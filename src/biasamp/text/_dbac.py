@@ -37,7 +37,6 @@ import pandas as pd
 
 from biasamp._deprecation import REMOVED_IN, RenamedKeys
 from biasamp.counts._swaps import check_n_perm
-from biasamp.inputs._readers import check_knob
 from biasamp.metrics._significance import check_refit_memory, refit_swap_test
 from biasamp.registry import card_for, normalize_direction
 from biasamp.results import PredictabilityResult
@@ -48,17 +47,16 @@ from biasamp.text._caption_attacker import CaptionAttacks
 from biasamp.text._caption_labels import caption_labels
 from biasamp.text._lexicons import COCO_TASK_WORDS
 from biasamp.text._lic import (
-    BYTES_PER_ITERATION,
     ERR_SWAP_ONE_CAPTION,
-    ERR_TEST_SIZE,
     MASK_TOKEN,
     _align,
+    _check_test_size,
     _gender_words,
+    _iteration_seeds,
     _stratified,
     amplification_over_splits,
     mask_words_in,
     read_caption_pairs,
-    split_seeds,
 )
 
 __all__ = ["DIRECTIONS", "DBACResult", "dbac", "dbac_both"]
@@ -160,19 +158,11 @@ def dbac_both(
     reweights the scores that T->A averages), so asking for both costs no more
     than asking for one. Parameters as :func:`dbac`.
     """
-    n_iter = check_knob(
-        "n_iter",
-        n_iter,
-        bytes_each=BYTES_PER_ITERATION,
-        what="iterations (one seed and six values each)",
-        advice="use fewer iterations (n_iter).",
+    n_iter, seeds = _iteration_seeds(
+        n_iter, random_state, what="iterations (one seed and six values each)"
     )
-    seeds = split_seeds(random_state, n_iter)
     ci = check_ci(ci)
-    if not isinstance(test_size, (float, int)) or isinstance(test_size, bool):
-        raise ValueError(ERR_TEST_SIZE.format(got=test_size))
-    if not 0 < test_size < 1:
-        raise ValueError(ERR_TEST_SIZE.format(got=test_size))
+    _check_test_size(test_size)
     if align not in ALIGN_CHOICES:
         raise ValueError(ERR_ALIGN.format(choices=ALIGN_CHOICES, got=align))
     pairs = read_caption_pairs(

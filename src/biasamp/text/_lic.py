@@ -318,6 +318,27 @@ def split_seeds(random_state: Any, n_iter: int) -> list[np.random.SeedSequence]:
     return np.random.SeedSequence(int(rng.integers(2**63))).spawn(n_iter)
 
 
+def _iteration_seeds(
+    n_iter: Any, random_state: Any, *, what: str
+) -> tuple[int, list[np.random.SeedSequence]]:
+    """``n_iter`` checked (a positive int whose ``what`` fit in memory) and one seed per
+    split (:func:`split_seeds`)."""
+    n_iter = check_knob(
+        "n_iter",
+        n_iter,
+        bytes_each=BYTES_PER_ITERATION,
+        what=what,
+        advice="use fewer iterations (n_iter).",
+    )
+    return n_iter, split_seeds(random_state, n_iter)
+
+
+def _check_test_size(test_size: Any) -> None:
+    """``ERR_TEST_SIZE`` unless ``test_size`` is a number strictly between 0 and 1."""
+    if not isinstance(test_size, (float, int)) or not 0 < test_size < 1:
+        raise ValueError(ERR_TEST_SIZE.format(got=test_size))
+
+
 def amplification_over_splits(
     data_quality: np.ndarray,
     model_quality: np.ndarray,
@@ -440,16 +461,8 @@ def lic(
     if isinstance(level, bool) or not isinstance(level, (float, np.floating)) or not 0 < level < 1:
         raise ValueError(ERR_CI.format(got=level))
     ci_level = float(level)
-    n_iter = check_knob(
-        "n_iter",
-        n_iter,
-        bytes_each=BYTES_PER_ITERATION,
-        what="iterations",
-        advice="use fewer iterations (n_iter).",
-    )
-    seeds = split_seeds(random_state, n_iter)
-    if not isinstance(test_size, (float, int)) or not 0 < test_size < 1:
-        raise ValueError(ERR_TEST_SIZE.format(got=test_size))
+    n_iter, seeds = _iteration_seeds(n_iter, random_state, what="iterations")
+    _check_test_size(test_size)
     n_perm = check_n_perm(n_perm)
     pairs = read_caption_pairs(
         groups=groups, captions_human=captions_human, captions_model=captions_model,
