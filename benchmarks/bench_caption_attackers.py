@@ -122,27 +122,23 @@ def main() -> None:
         f"{args.pairs:,} caption pairs, n_iter={args.n_iter}; {os.cpu_count()} cores; "
         f"load average before: {os.getloadavg()[0]:.1f}"
     )
+    # the library's two calls read the same captions, groups and splits
+    inputs = {
+        "captions_human": pairs["human"],
+        "captions_model": pairs["model"],
+        "groups": groups,
+        "n_iter": args.n_iter,
+        "random_state": 0,
+    }
     runs = {
-        "lic": lambda: lic(
-            captions_human=pairs["human"],
-            captions_model=pairs["model"],
-            groups=groups,
-            n_iter=args.n_iter,
-            random_state=0,
-        ),  # fmt: skip
+        "lic": lambda: lic(**inputs),
         "lic baseline": lambda: pipeline_baseline(
             masked, codes, args.n_iter, lambda c, rng: _split(c, 2, 0.1, rng), 0
         ),
         "lic baseline 1t": lambda: pipeline_baseline(
             masked, codes, args.n_iter, lambda c, rng: _split(c, 2, 0.1, rng), 0, True
         ),
-        "dbac_both": lambda: dbac_both(
-            captions_human=pairs["human"],
-            captions_model=pairs["model"],
-            groups=groups,
-            n_iter=args.n_iter,
-            random_state=0,
-        ),  # fmt: skip
+        "dbac_both": lambda: dbac_both(**inputs),
         "dbac baseline": lambda: pipeline_baseline(
             masked, codes, args.n_iter, lambda c, rng: _stratified(c, 0.2, rng), 0
         ),

@@ -32,13 +32,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_retrieval import PeakSampler  # type: ignore[import-not-found]
+from bench_retrieval import measure  # type: ignore[import-not-found]
 
 import biasamp
 
@@ -66,17 +64,6 @@ def expert(scores: Any, codes: np.ndarray, k: int, shares: np.ndarray, block: in
             [skew.max(axis=1), skew.min(axis=1), kl @ weights]
         )
     return out
-
-
-def measure(fn: Any) -> tuple[float, float, float, Any]:
-    tracemalloc.start()
-    with PeakSampler() as sampler:
-        start = time.perf_counter()
-        value = fn()
-        seconds = time.perf_counter() - start
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return seconds, peak / 2**20, sampler.above, value
 
 
 def make_scores(queries: int, items: int, folder: Path | None) -> Any:
