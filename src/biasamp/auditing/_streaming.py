@@ -1333,6 +1333,26 @@ class _Digests:
         return str(future.result()) if future is not None else file_sha256(path)
 
 
+def _count_weighted(
+    plan: StreamPlan, names: LabelNames, weights: Any, *, progress: bool
+) -> CountTable:
+    """The data file's table under per-row weights (``PoissonReplicates`` or
+    ``SwapReplicates``, whose ``n_boot`` is the leading axis): the numpy engine,
+    whatever the plan's engine."""
+    table, _ = _count(
+        plan,
+        plan.data,
+        plan.blocks,
+        "data",
+        names=names,
+        engine="numpy",
+        chunk_size=_chunk_rows(plan.layout, plan.blocks, weights.n_boot),
+        replicates=weights,
+        progress=progress,
+    )
+    return table
+
+
 def _load_streamed(
     plan: StreamPlan,
     digests: _Digests,
@@ -1436,34 +1456,15 @@ def _load_streamed(
             plan, names, replicates=replicates, n_boot=replicates.n_boot
         )
     elif replicates is not None:
-        # per-row Poisson weights: the numpy engine, whatever the plan's engine
-        replicate_table, _ = _count(
-            plan,
-            plan.data,
-            plan.blocks,
-            "data",
-            names=names,
-            engine="numpy",
-            chunk_size=_chunk_rows(plan.layout, plan.blocks, replicates.n_boot),
-            replicates=replicates,
-            progress=progress,
-        )
+        replicate_table = _count_weighted(plan, names, replicates, progress=progress)
     swapped = None
     if swaps:
         if plan.pred is not None:
             raise StreamRefused(ERR_SWAP_STREAM)
         swapped = {}
         for source in swaps:  # one pass per set of exchanged roles
-            swapped[",".join(source.roles or ())], _ = _count(
-                plan,
-                plan.data,
-                plan.blocks,
-                "data",
-                names=names,
-                engine="numpy",
-                chunk_size=_chunk_rows(plan.layout, plan.blocks, source.n_perm),
-                replicates=source,
-                progress=progress,
+            swapped[",".join(source.roles or ())] = _count_weighted(
+                plan, names, source, progress=progress
             )
     return StreamedData(
         group_names=group_names,
