@@ -101,16 +101,24 @@ def test_help_has_examples(capsys) -> None:
     assert "Examples:" in text and "biasamp captions" in text
 
 
-def test_dbac_columns_with_human_captions(tmp_path, capsys) -> None:
+def _with_human_captions(path: Path, *, images: int | None = None) -> pd.DataFrame:
+    """The test split's human captions (the first ``images`` rows) beside each image's
+    gender and Equalizer's caption, written to ``path`` as CSV and returned."""
     from biasamp.datasets import load_coco_human_captions
-    from biasamp.text import dbac_both
 
-    human = load_coco_human_captions("test")
+    human = load_coco_human_captions("test").iloc[:images]
     data = human.merge(load_coco_gender("test"), on="image_id").merge(
         load_coco_captions("test")[["image_id", "equalizer"]], on="image_id"
     )
-    path, out = tmp_path / "human.csv", tmp_path / "dbac.json"
     data.to_csv(path, index=False)
+    return data
+
+
+def test_dbac_columns_with_human_captions(tmp_path, capsys) -> None:
+    from biasamp.text import dbac_both
+
+    path, out = tmp_path / "human.csv", tmp_path / "dbac.json"
+    data = _with_human_captions(path)
     columns = [f"human_{i}" for i in range(1, 6)]
     code = main([
         "captions", str(path), "--group", "gender", "--id", "image_id",
@@ -307,14 +315,8 @@ def test_a_caption_column_given_twice_is_named(files, capsys) -> None:
 
 
 def test_lic_is_a_caption_metric_of_the_command(tmp_path, capsys) -> None:
-    from biasamp.datasets import load_coco_human_captions
-
-    human = load_coco_human_captions("test").iloc[:600]
-    data = human.merge(load_coco_gender("test"), on="image_id").merge(
-        load_coco_captions("test")[["image_id", "equalizer"]], on="image_id"
-    )
     path, out = tmp_path / "human.csv", tmp_path / "lic.json"
-    data.to_csv(path, index=False)
+    data = _with_human_captions(path, images=600)
     columns = [f"human_{i}" for i in range(1, 3)]
     code = main([
         "captions", str(path), "--group", "gender", "--id", "image_id",
