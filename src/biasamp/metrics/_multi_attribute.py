@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,7 +52,13 @@ from biasamp.counts._combinations import (
 )
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
+from biasamp.inputs._group_sizes import (
+    DEFAULT_MIN_CELL,
+    DEFAULT_MIN_GROUP_SIZE,
+    MissingGroupWarning,
+    check_min_cell,
+    check_min_group_size,
+)
 from biasamp.inputs._label_matrix import (
     LabelMatrix,
 )
@@ -80,6 +87,7 @@ from biasamp.metrics._group_sizes import (
     split_sizes,
 )
 from biasamp.metrics._mals import mals_arrays
+from biasamp.metrics._pair_counts import pair_count_columns, warn_fragile_pairs
 from biasamp.metrics._splits import select_training_rows
 from biasamp.results._base import MetricResults
 from biasamp.results._multi_attribute import MultiAttributeResult
@@ -222,8 +230,45 @@ def _flat(arr: Any, n_g: int, n_m: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(arr), (n_g, n_m)).T.reshape(-1)
 
 
+def _mals_counts(
+    train: CountTable, evaluation: CountTable, arrays: dict[str, np.ndarray], min_cell: float | None
+) -> dict[str, np.ndarray]:
+    """The counts behind each (group, combination) pair of Multi_MALS: ``b~`` is a share
+    of the rows where the combination is predicted."""
+    joint_pred = np.asarray(evaluation.joint[("groups_pred", "tasks_pred")], dtype=np.float64)
+    return pair_count_columns(
+        train=train,
+        evaluation=evaluation,
+        pred_roles=("groups_pred", "tasks_pred"),
+        support=np.broadcast_to(joint_pred.sum(axis=-2, keepdims=True), joint_pred.shape),
+        used=arrays["biased"] & ~arrays["empty"],
+        min_cell=min_cell,
+    )
+
+
+def _directional_counts(
+    train: CountTable,
+    evaluation: CountTable,
+    arrays: dict[str, np.ndarray],
+    direction: str,
+    min_cell: float | None,
+) -> dict[str, np.ndarray]:
+    """The counts behind each pair of Multi->: rates over the conditioning set."""
+    return pair_count_columns(
+        train=train,
+        evaluation=evaluation,
+        pred_roles=("groups", "tasks_pred") if direction == "A->T" else ("groups_pred", "tasks"),
+        support=arrays["condition_count"],
+        used=arrays["defined"],
+        min_cell=min_cell,
+    )
+
+
 def _mals_columns(
-    train: CountTable, evaluation: CountTable, arrays: dict[str, np.ndarray]
+    train: CountTable,
+    evaluation: CountTable,
+    arrays: dict[str, np.ndarray],
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> dict[str, np.ndarray]:
     """The metric columns of Multi_MALS's ``by_combination``."""
     n_comb = arrays["terms"].shape[-1]
@@ -237,19 +282,33 @@ def _mals_columns(
         "term": arrays["terms"],
         "contribution": arrays["terms"] / n_comb,
         "empty": arrays["empty"],
+        **_mals_counts(train, evaluation, arrays, min_cell),
     }
 
 
-def _directional_columns(train: CountTable, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _directional_columns(
+    train: CountTable,
+    arrays: dict[str, np.ndarray],
+    evaluation: CountTable | None = None,
+    direction: str = "A->T",
+    min_cell: float | None = DEFAULT_MIN_CELL,
+) -> dict[str, np.ndarray]:
     """The metric columns of Multi->'s ``by_combination``: the single metric's per-pair
-    columns, the training count and each pair's term."""
+    columns, the training count, each pair's term and (with ``evaluation``) the counts
+    behind each pair."""
     columns = directional_columns(arrays, arrays["terms"])
+    counts = (
+        {}
+        if evaluation is None
+        else _directional_counts(train, evaluation, arrays, direction, min_cell)
+    )
     return {
         "count_train": train.joint[("groups", "tasks")],
         **{k: v for k, v in columns.items() if k not in ("contribution", "empty")},
         "term": arrays["terms"],
         "contribution": columns["contribution"],
         "empty": columns["empty"],
+        **counts,
     }
 
 
@@ -259,10 +318,12 @@ def _mals_frame(
     train: CountTable,
     evaluation: CountTable,
     absolute: bool,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> pd.DataFrame:
     """Multi_MALS's ``by_combination``, recomputed from the combination count tables."""
     arrays = _mals_core(train, evaluation, absolute=absolute)
-    return _frame(names, sizes, train, evaluation, _mals_columns(train, evaluation, arrays))
+    columns = _mals_columns(train, evaluation, arrays, min_cell)
+    return _frame(names, sizes, train, evaluation, columns)
 
 
 def _directional_frame(
@@ -271,10 +332,12 @@ def _directional_frame(
     train: CountTable,
     evaluation: CountTable,
     core: dict[str, Any],
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> pd.DataFrame:
     """Multi->'s ``by_combination``, recomputed from the combination count tables."""
     arrays = _directional_core(train, evaluation, **core)
-    return _frame(names, sizes, train, evaluation, _directional_columns(train, arrays))
+    columns = _directional_columns(train, arrays, evaluation, core["direction"], min_cell)
+    return _frame(names, sizes, train, evaluation, columns)
 
 
 def _by_size(
@@ -377,6 +440,7 @@ def multi_mals_from_counts(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> MultiAttributeResult:
     """Multi_MALS from pattern count tables (see :func:`multi_mals`).
 
@@ -401,17 +465,21 @@ def multi_mals_from_counts(
     )
     limit = check_min_group_size(min_group_size)
     built = _space_for(space, train, evaluation, options)
-    result, compute = _multi_mals(built, absolute=absolute)
+    result, compute = _multi_mals(built, absolute=absolute, min_cell=check_min_cell(min_cell))
     _attach_sizes(result, built, min_group_size=limit)
     return _streamed_interval(result, compute, built, ci=ci)
 
 
-def _multi_mals(space: CombinationSpace, *, absolute: bool) -> tuple[MultiAttributeResult, Any]:
+def _multi_mals(
+    space: CombinationSpace, *, absolute: bool, min_cell: float | None = DEFAULT_MIN_CELL
+) -> tuple[MultiAttributeResult, Any]:
     """The result and a function of a combination-count replicate table -> replicate values."""
     evaluation = space.evaluation
     evaluation.require("groups_pred", "tasks_pred", metric="multi_mals (predictions)")
     train_ct, eval_ct = space.train_counts, space.eval_counts
     arrays = _mals_core(train_ct, eval_ct, absolute=absolute)
+    counts = _mals_counts(train_ct, eval_ct, arrays, min_cell)
+    _warn_fragile(space, arrays["terms"] / len(space), counts, "Multi_MALS", min_cell)
     n_comb = len(space)
     result = MultiAttributeResult(
         metric="multi_mals",
@@ -419,7 +487,7 @@ def _multi_mals(space: CombinationSpace, *, absolute: bool) -> tuple[MultiAttrib
         variance=float(arrays["variance"]),
         # built when first read, from the count tables (not the space or these arrays)
         by_combination=functools.partial(
-            _mals_frame, space.names, space.sizes, train_ct, eval_ct, absolute
+            _mals_frame, space.names, space.sizes, train_ct, eval_ct, absolute, min_cell
         ),
         by_size=_by_size(
             space.sizes,
@@ -441,8 +509,42 @@ def _multi_mals(space: CombinationSpace, *, absolute: bool) -> tuple[MultiAttrib
             "min_count": space.min_count,
             "threshold": 1.0 / len(space.train.group_names),
         },
+        min_cell=min_cell,
     )
     return result, lambda reps: _mals_core(train_ct, reps, absolute=absolute)["value"]
+
+
+def _warn_fragile(
+    space: CombinationSpace,
+    contribution: np.ndarray,
+    counts: dict[str, np.ndarray],
+    metric: str,
+    min_cell: float | None,
+) -> None:
+    """:class:`FragilePairWarning` about the fragile (group, combination) pairs among the
+    largest contributions."""
+    warn_fragile_pairs(
+        contribution=contribution,
+        fragile=counts["fragile"],
+        support=counts["support"],
+        group_names=space.train.group_names,
+        task_names=_CombinationNames(space.names),
+        metric=metric,
+        min_cell=min_cell,
+    )
+
+
+class _CombinationNames(Sequence[str]):
+    """The display names of combinations (``"a & b"``), made only for the items read."""
+
+    def __init__(self, names: Sequence[tuple[Any, ...]]) -> None:
+        self._names = names
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __getitem__(self, i: Any) -> Any:
+        return " & ".join(map(str, self._names[i]))
 
 
 def multi_directional_from_counts(
@@ -463,6 +565,7 @@ def multi_directional_from_counts(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> MultiAttributeResult:
     """Multi-> from pattern count tables (see :func:`multi_directional`).
 
@@ -497,6 +600,7 @@ def multi_directional_from_counts(
         tie_rule=tie_rule,
         empty=empty,
         baseline=baseline,
+        min_cell=check_min_cell(min_cell),
     )
     _attach_sizes(result, built, min_group_size=check_min_group_size(min_group_size))
     result = _streamed_interval(result, compute, built, ci=ci)
@@ -534,6 +638,7 @@ def _multi_directional(
     tie_rule: str,
     empty: str,
     baseline: str,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> tuple[MultiAttributeResult, Any]:
     """The result and a function of a combination-count replicate table -> replicate values."""
     train, evaluation = space.train, space.evaluation
@@ -557,13 +662,16 @@ def _multi_directional(
         what = "the group" if direction == "A->T" else "the combination"
         raise ValueError(ERR_EMPTY_MULTI_PAIRS.format(count=n_empty, what=what, examples=examples))
     n_defined = int(defined.sum())
+    counts = _directional_counts(train_ct, eval_ct, arrays, direction, min_cell)
+    contribution = np.where(defined, arrays["terms"], 0.0) / max(n_defined, 1)
+    _warn_fragile(space, contribution, counts, f"Multi {direction}", min_cell)
     result = MultiAttributeResult(
         metric="multi_directional",
         value=float(arrays["value"]),
         variance=float(arrays["variance"]),
         # built when first read, from the count tables (not the space or these arrays)
         by_combination=functools.partial(
-            _directional_frame, space.names, space.sizes, train_ct, eval_ct, core
+            _directional_frame, space.names, space.sizes, train_ct, eval_ct, core, min_cell
         ),
         by_size=_by_size(space.sizes, term=arrays["terms"], delta=arrays["delta"], empty=~defined),
         direction=direction,
@@ -582,6 +690,7 @@ def _multi_directional(
             "empty": empty,
             "baseline": baseline,
         },
+        min_cell=min_cell,
     )
     return result, lambda reps: _directional_core(train_ct, reps, **core)["value"]
 
@@ -716,6 +825,7 @@ def multi_mals(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> MultiAttributeResult:
     """Undirected multi-attribute bias amplification, Multi_MALS (Zhao et al., 2023, eq. 2).
 
@@ -773,6 +883,12 @@ def multi_mals(
         less total weight) than this in the training split or the evaluation
         split (``groups``; the predicted groups when ``groups`` is not given);
         ``None`` checks nothing.
+    min_cell : float or None, default 5
+        Flag ``fragile`` (``by_combination``) the pairs that count and rest on
+        fewer rows than this (``support``: the rows where the combination is
+        predicted for Multi_MALS, the conditioning set for Multi->); a
+        :class:`FragilePairWarning` names those among the ten largest
+        contributions. ``None`` flags none.
 
     Returns
     -------
@@ -801,6 +917,7 @@ def multi_mals(
     """
     absolute = _check_absolute(absolute)
     limit = check_min_group_size(min_group_size)
+    cell = check_min_cell(min_cell)
     never = never_occurring_of(groups_train, groups, groups_pred)
     built = _arrays_or_space(
         space,
@@ -826,7 +943,7 @@ def multi_mals(
             "progress": progress,
         },
     )
-    result, replicate_values = _multi_mals(built, absolute=absolute)
+    result, replicate_values = _multi_mals(built, absolute=absolute, min_cell=cell)
     _attach_sizes(result, built, min_group_size=limit, never=never)
     _bootstrap(
         [result],
@@ -871,6 +988,7 @@ def multi_directional(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> MultiAttributeResult:
     """Directional multi-attribute bias amplification, Multi-> (Zhao et al., 2023, eq. 3).
 
@@ -913,6 +1031,12 @@ def multi_directional(
         Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
         less total weight) than this in the training or the evaluation split;
         ``None`` checks nothing.
+    min_cell : float or None, default 5
+        Flag ``fragile`` (``by_combination``) the pairs that count and rest on
+        fewer rows than this (``support``: the rows where the combination is
+        predicted for Multi_MALS, the conditioning set for Multi->); a
+        :class:`FragilePairWarning` names those among the ten largest
+        contributions. ``None`` flags none.
 
     Returns
     -------
@@ -944,6 +1068,7 @@ def multi_directional(
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)
+    cell = check_min_cell(min_cell)
     never = never_occurring_of(groups_train, groups)
     reported = _reported_direction(direction)
     direction = normalize_direction(direction)
@@ -998,6 +1123,7 @@ def multi_directional(
         tie_rule=tie_rule,
         empty=empty,
         baseline=baseline,
+        min_cell=cell,
     )
     _attach_sizes(result, built, min_group_size=limit, never=never)
     _bootstrap(
@@ -1054,6 +1180,7 @@ def multi_attribute(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> dict[str, MultiAttributeResult]:
     """Multi_MALS and Multi-> in both directions from one combination space.
 
@@ -1087,6 +1214,7 @@ def multi_attribute(
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)
+    cell = check_min_cell(min_cell)
     never = never_occurring_of(groups_train, groups)
     if baseline not in ("evaluation", "train"):
         raise ValueError(ERR_BASELINE.format(got=baseline))
@@ -1130,7 +1258,7 @@ def multi_attribute(
             "progress": progress,
         },
     )
-    mals_result, mals_values = _multi_mals(built, absolute=absolute)
+    mals_result, mals_values = _multi_mals(built, absolute=absolute, min_cell=cell)
     results = MetricResults({"multi-mals": mals_result})
     computes = [mals_values]
     for direction in ("A->T", "T->A"):
@@ -1141,13 +1269,17 @@ def multi_attribute(
             tie_rule=tie_rule,
             empty=empty,
             baseline=baseline,
+            min_cell=cell,
         )
         result.params["train_rows"] = train_rows
         results[result.metric_name] = result
         computes.append(values)
     # one warning per split for the three results (their checked splits are the same)
     for i, result in enumerate(results.values()):
-        _attach_sizes(result, built, min_group_size=limit if i == 0 else None, never=never)
+        with warnings.catch_warnings():
+            if i > 0:  # the first result warned about the missing groups
+                warnings.simplefilter("ignore", MissingGroupWarning)
+            _attach_sizes(result, built, min_group_size=limit if i == 0 else None, never=never)
         result.min_group_size = limit
         result.small_groups = mals_result.small_groups
     _bootstrap(

@@ -31,6 +31,8 @@ __all__ = [
     "group_sizes_from_dict",
     "group_sizes_lines",
     "pair_frame",
+    "pair_trust_dict",
+    "pair_trust_lines",
 ]
 
 ERR_TOP_K = "top: k must be a non-negative integer (the number of rows), got {got!r}."
@@ -116,6 +118,91 @@ def group_sizes_lines(result: Any) -> list[str]:
     never = getattr(result, "never_occurring", None)
     if never is not None and len(never):
         lines.append(f"  {len(never)} intersection(s) never occur")
+    return lines
+
+
+def _pair_names(frame: pd.DataFrame) -> list[str]:
+    """``"group x task"`` (or ``"group x combination"``) of each row of a per-pair table."""
+    other = next((c for c in ("task", "combination", "label") if c in frame.columns), None)
+    if "group" not in frame.columns or other is None:
+        return []
+    return [f"{g!s} x {_pair_part(t)}" for g, t in zip(frame["group"], frame[other], strict=True)]
+
+
+def _pair_part(value: Any) -> str:
+    """A task, or a combination of tasks (``"a & b"``), as a pair's name shows it."""
+    return " & ".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+def excluded_pair_frame(result: Any) -> pd.DataFrame:
+    """The rows of ``result.by_pair`` whose group is absent from an evaluation split
+    (``result.missing_groups``), with the split named: the pairs those groups leave
+    without rows."""
+    missing = getattr(result, "missing_groups", None) or {}
+    frame = result.by_pair if missing else None
+    if frame is None or "group" not in frame.columns:
+        return pd.DataFrame({"group": [], "task": [], "split": []}, dtype=object)
+    other = next((c for c in ("task", "combination", "label") if c in frame.columns), "task")
+    parts = []
+    for split, groups in missing.items():  # a loop over the splits
+        rows = frame.loc[frame["group"].isin(list(groups)), ["group", other]]
+        parts.append(rows.assign(split=split))
+    return pd.concat(parts, ignore_index=True).rename(columns={other: "task"})
+
+
+def pair_trust_dict(result: Any) -> dict[str, Any]:
+    """The JSON-safe fields that say how far a per-pair result can be trusted:
+    ``min_cell``, ``fragile_pairs`` (names of the pairs flagged ``fragile``),
+    ``missing_groups`` (``{split: [group, ...]}``), ``excluded_pairs`` and
+    ``interval_words`` (:func:`biasamp.results._intervals.interval_words`)."""
+    from biasamp.results._intervals import interval_words
+
+    frame = result.by_pair
+    fragile: list[str] = []
+    if "fragile" in frame.columns:
+        fragile = _pair_names(frame.loc[frame["fragile"].to_numpy(dtype=bool)])
+    missing = getattr(result, "missing_groups", None) or {}
+    excluded = excluded_pair_frame(result)
+    return {
+        "min_cell": getattr(result, "min_cell", None),
+        "fragile_pairs": fragile,
+        "missing_groups": {str(s): [str(g) for g in groups] for s, groups in missing.items()},
+        "excluded_pairs": [
+            f"{g!s} x {_pair_part(t)}"
+            for g, t in zip(excluded["group"], excluded["task"], strict=True)
+        ],
+        "interval_words": interval_words(
+            getattr(result, "ci", None), getattr(result, "ci_level", None)
+        ),
+    }
+
+
+def pair_trust_lines(result: Any, *, k: int = 5) -> list[str]:
+    """Summary lines: the interval in words, the fragile pairs among the top ``k``, the
+    groups missing from a split and how many pairs they leave without rows."""
+    from biasamp.results._intervals import interval_words
+
+    lines = []
+    words = interval_words(getattr(result, "ci", None), getattr(result, "ci_level", None))
+    if words:
+        lines.append(f"  {words}")
+    frame = result.by_pair
+    if "fragile" in frame.columns and bool(frame["fragile"].any()):
+        n_fragile = int(frame["fragile"].sum())
+        top = result.top(k)
+        named = _pair_names(top.loc[top["fragile"].to_numpy(dtype=bool)])
+        limit = getattr(result, "min_cell", None)
+        line = f"  {n_fragile} fragile pair(s) (fewer than min_cell={limit:g} rows)"
+        if named:
+            line += ", among the top: " + ", ".join(named)
+        lines.append(line)
+    for split, groups in (getattr(result, "missing_groups", None) or {}).items():
+        shown = ", ".join(str(g) for g in list(groups)[:5]) + (", ..." if len(groups) > 5 else "")
+        n_pairs = int(frame["group"].isin(list(groups)).sum()) if "group" in frame else 0
+        lines.append(
+            f"  missing from {split}: {shown} (training groups; {n_pairs} pair(s) without rows,"
+            " see excluded_pairs)"
+        )
     return lines
 
 
@@ -255,9 +342,27 @@ class MetricResult(MetricNames, SavableResult):
     small_groups: tuple[Any, ...] = ()
     min_group_size: float | None = None
     never_occurring: pd.DataFrame | None = None
+    min_cell: float | None = None
+    missing_groups: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
     def __float__(self) -> float:
         return float(self.value)
+
+    @property
+    def fragile_pairs(self) -> pd.DataFrame:
+        """The rows of ``by_pair`` flagged ``fragile``: pairs that count in the value and
+        rest on fewer than ``min_cell`` rows (empty when the table has no such flag)."""
+        frame = self.by_pair
+        if "fragile" not in frame.columns:
+            return frame.iloc[:0]
+        return frame.loc[frame["fragile"].to_numpy(dtype=bool)].reset_index(drop=True)
+
+    @property
+    def excluded_pairs(self) -> pd.DataFrame:
+        """The pairs that groups of the training split absent from an evaluation split
+        (``missing_groups``) leave without rows: ``group``, ``task`` (or the
+        combination) and ``split``; empty when no group is missing."""
+        return excluded_pair_frame(self)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled and copied with its tables built (a builder may be a local function)."""
@@ -362,6 +467,20 @@ class PairwiseResult(MetricResult):
     never_occurring : pandas.DataFrame or None
         For groups from :func:`biasamp.intersect`: the combinations of the
         columns' values that no row has.
+    min_cell : float or None
+        Pairs that count in the value and rest on fewer rows than this (the
+        ``support`` column) are flagged ``fragile`` in ``by_pair`` (``None``: not
+        checked, or a result saved before the flag); ``fragile_pairs`` lists them
+        and a :class:`FragilePairWarning` named those among the top contributors.
+    missing_groups : dict
+        ``{split: (group, ...)}``: the groups of the training split with no rows in
+        another split (a :class:`MissingGroupWarning` named them);
+        ``excluded_pairs`` lists the pairs they leave without rows.
+
+    The per-pair counts in ``by_pair``: ``n_train`` (training rows of the pair),
+    ``n_true`` (evaluation ground truth), ``n_pred`` (the roles read from the
+    model), ``support`` (the rows the pair's value is a rate over) and
+    ``fragile`` (see ``docs/uncertainty.md``, "Counts behind each pair").
     """
 
     by_pair: LazyResultFrame = LazyResultFrame()
@@ -388,12 +507,15 @@ class PairwiseResult(MetricResult):
             if np.isscalar(val):
                 lines.append(f"  {key}={format(val)}")
         lines += group_sizes_lines(self)
+        lines += pair_trust_lines(self, k=k)
         top = self.top(k)
         if len(top):
             lines.append("  top pairs:")
-            for row in top.itertuples(index=False):
+            fragile = top["fragile"] if "fragile" in top.columns else [False] * len(top)
+            for row, flag in zip(top.itertuples(index=False), fragile, strict=True):
                 lines.append(
                     f"    {row.group!s:>12} x {row.task!s:<20} contribution {row.contribution:+.4f}"
+                    + (f"  fragile ({row.support:g} rows)" if flag else "")
                 )
         return "\n".join(lines)
 
@@ -440,6 +562,7 @@ class PairwiseResult(MetricResult):
             "se": self.se,
             "n_boot": None if self.replicates is None else int(len(self.replicates)),
             **group_sizes_dict(self),
+            **pair_trust_dict(self),
         }
         if pairs:
             out["by_pair"] = frame_records(self.by_pair)
