@@ -292,6 +292,7 @@ def test_bad_direction(bad):
     assert "got" in ERR_DIRECTION
 
 
+@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")  # b is never predicted
 def test_direction_aliases():
     kw = dict(groups=["a", "b"], tasks=["x", "y"], tasks_pred=["x", "x"], groups_pred=["a", "a"])
     assert directional(direction="A→T", **kw).direction == "A->T"

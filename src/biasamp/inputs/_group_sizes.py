@@ -41,7 +41,7 @@ DEFAULT_MIN_CELL = 5
 ERR_MIN_GROUP_SIZE = "min_group_size: expected a number >= 0 or None, got {got!r}."
 ERR_MIN_CELL = "min_cell: expected a number >= 0 or None, got {got!r}."
 WARN_MISSING_GROUPS = (
-    "{count} group(s) of the training split have no rows in {split}: {examples}. "
+    "{count} group(s) of {reference} have no rows in {split}: {examples}. "
     "Their pairs are left out of the value or rest on no rows; see result.missing_groups "
     "and result.excluded_pairs."
 )
@@ -57,10 +57,11 @@ class SmallGroupWarning(UserWarning):
 
 
 class MissingGroupWarning(UserWarning):
-    """A group present in the training split has no rows in an evaluation split (its
-    ground truth or the predictions): the pairs of that group are left out of the value,
-    or rest on no rows. The warning names the groups and the split; the result keeps
-    them in ``missing_groups`` and the pairs in ``excluded_pairs``."""
+    """A group present in the training split (or, for a metric without one, in the
+    evaluation ground truth) has no rows in an evaluation split (its ground truth or the
+    predictions): the pairs of that group are left out of the value, or rest on no rows.
+    The warning names the groups and the split; the result keeps them in
+    ``missing_groups`` and the pairs in ``excluded_pairs``."""
 
 
 class FragilePairWarning(UserWarning):
@@ -92,13 +93,18 @@ def check_min_cell(min_cell: Any) -> float | None:
     return _checked_limit(min_cell, ERR_MIN_CELL)
 
 
-def missing_groups_message(groups: Any, *, split: str) -> str:
-    """The text of a :class:`MissingGroupWarning` about ``groups`` absent from ``split``."""
+def missing_groups_message(
+    groups: Any, *, split: str, reference: str = "the training split"
+) -> str:
+    """The text of a :class:`MissingGroupWarning` about ``groups`` of ``reference`` absent
+    from ``split``."""
     groups = list(groups)
     shown = ", ".join(str(g) for g in groups[:_MAX_NAMED])
     if len(groups) > _MAX_NAMED:
         shown += f", and {len(groups) - _MAX_NAMED} more"
-    return WARN_MISSING_GROUPS.format(count=len(groups), split=split, examples=shown)
+    return WARN_MISSING_GROUPS.format(
+        count=len(groups), reference=reference, split=split, examples=shown
+    )
 
 
 def warn_small_groups(

@@ -46,6 +46,7 @@ __all__ = [
     "group_sizes",
     "missing_groups",
     "missing_messages",
+    "reference_split",
     "matrix_group_sizes",
     "never_occurring_of",
     "size_messages",
@@ -202,25 +203,44 @@ def check_sizes(
     return tuple(small)
 
 
+def reference_split(sizes: pd.DataFrame | None) -> str | None:
+    """The split the other splits of ``sizes`` are checked against for missing groups:
+    ``"train"`` when there is one, else ``"evaluation"`` (the ground truth the
+    predictions are compared with); ``None`` when neither is a column."""
+    if sizes is None:
+        return None
+    for split in ("train", "evaluation"):
+        if split in sizes.columns:
+            return split
+    return None
+
+
 def missing_groups(sizes: pd.DataFrame | None) -> dict[str, tuple[Any, ...]]:
-    """The groups of the training split absent from each other split of ``sizes``:
-    ``{split: (group, ...)}`` for the splits where some are (a ``"train"`` column with
-    size > 0 and size 0 in the split); empty without a ``"train"`` column."""
-    if sizes is None or "train" not in sizes.columns or len(sizes) == 0:
+    """The groups of the reference split (:func:`reference_split`: training, else the
+    evaluation ground truth) absent from each other split of ``sizes``:
+    ``{split: (group, ...)}`` for the splits where some are (size > 0 in the
+    reference, 0 in the split)."""
+    reference = reference_split(sizes)
+    if reference is None or sizes is None or len(sizes) == 0 or sizes.shape[1] < 2:
         return {}
     values = sizes.to_numpy(dtype=np.float64)
-    in_train = values[:, list(sizes.columns).index("train")] > 0
-    absent = in_train[:, None] & (values <= 0)
+    present = values[:, list(sizes.columns).index(reference)] > 0
+    absent = present[:, None] & (values <= 0)
     out: dict[str, tuple[Any, ...]] = {}
     for j in np.nonzero(absent.any(axis=0))[0].tolist():  # a loop over the splits
         out[str(sizes.columns[j])] = tuple(sizes.index[absent[:, j]])
     return out
 
 
-def missing_messages(missing: Mapping[str, Sequence[Any]] | None) -> list[str]:
-    """The text of each :class:`MissingGroupWarning` of ``missing`` (``{split: groups}``)."""
+def missing_messages(
+    missing: Mapping[str, Sequence[Any]] | None, *, reference: str | None = "train"
+) -> list[str]:
+    """The text of each :class:`MissingGroupWarning` of ``missing`` (``{split: groups}``,
+    groups of the ``reference`` split)."""
     return [
-        missing_groups_message(groups, split=split_name(split))
+        missing_groups_message(
+            groups, split=split_name(split), reference=split_name(reference or "train")
+        )
         for split, groups in (missing or {}).items()
         if len(groups)
     ]
@@ -229,13 +249,14 @@ def missing_messages(missing: Mapping[str, Sequence[Any]] | None) -> list[str]:
 def warn_missing_groups(
     sizes: pd.DataFrame | None, *, stacklevel: int | None = None
 ) -> dict[str, tuple[Any, ...]]:
-    """Warn (one :class:`MissingGroupWarning` per split) about the training groups absent
-    from another split of ``sizes``; return them as :func:`missing_groups` does.
-    ``stacklevel=None`` points the warning at the first caller outside biasamp."""
+    """Warn (one :class:`MissingGroupWarning` per split) about the groups of the reference
+    split (training, else the evaluation ground truth) absent from another split of
+    ``sizes``; return them as :func:`missing_groups` does. ``stacklevel=None`` points the
+    warning at the first caller outside biasamp."""
     missing = missing_groups(sizes)
     if missing:
         level = _outside_level() if stacklevel is None else stacklevel
-        for message in missing_messages(missing):
+        for message in missing_messages(missing, reference=reference_split(sizes)):
             warnings.warn(message, MissingGroupWarning, stacklevel=level)
     return missing
 

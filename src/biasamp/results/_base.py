@@ -134,14 +134,24 @@ def _pair_part(value: Any) -> str:
     return " & ".join(map(str, value)) if isinstance(value, tuple) else str(value)
 
 
+def _by_pair(result: Any) -> pd.DataFrame | None:
+    """``result.by_pair`` when the result type has one (``None`` otherwise)."""
+    return getattr(result, "by_pair", None)
+
+
 def excluded_pair_frame(result: Any) -> pd.DataFrame:
-    """The rows of ``result.by_pair`` whose group is absent from an evaluation split
+    """The rows of ``result.by_pair`` whose group is absent from a split
     (``result.missing_groups``), with the split named: the pairs those groups leave
-    without rows."""
+    without rows (``group``, ``task``, ``split``; a result without a per-pair table gives
+    one row per missing group, ``task`` None)."""
     missing = getattr(result, "missing_groups", None) or {}
-    frame = result.by_pair if missing else None
+    empty = pd.DataFrame({"group": [], "task": [], "split": []}, dtype=object)
+    if not missing:
+        return empty
+    frame = _by_pair(result)
     if frame is None or "group" not in frame.columns:
-        return pd.DataFrame({"group": [], "task": [], "split": []}, dtype=object)
+        rows = [(g, None, split) for split, groups in missing.items() for g in groups]
+        return pd.DataFrame(rows, columns=["group", "task", "split"], dtype=object)
     other = next((c for c in ("task", "combination", "label") if c in frame.columns), "task")
     parts = []
     for split, groups in missing.items():  # a loop over the splits
@@ -151,15 +161,15 @@ def excluded_pair_frame(result: Any) -> pd.DataFrame:
 
 
 def pair_trust_dict(result: Any) -> dict[str, Any]:
-    """The JSON-safe fields that say how far a per-pair result can be trusted:
-    ``min_cell``, ``fragile_pairs`` (names of the pairs flagged ``fragile``),
-    ``missing_groups`` (``{split: [group, ...]}``), ``excluded_pairs`` and
-    ``interval_words`` (:func:`biasamp.results._intervals.interval_words`)."""
+    """The JSON-safe fields that say how far a result can be trusted: ``min_cell``,
+    ``fragile_pairs`` (names of the pairs flagged ``fragile``), ``missing_groups``
+    (``{split: [group, ...]}``), ``excluded_pairs`` and ``interval_words``
+    (:func:`biasamp.results._intervals.interval_words`)."""
     from biasamp.results._intervals import interval_words
 
-    frame = result.by_pair
+    frame = _by_pair(result)
     fragile: list[str] = []
-    if "fragile" in frame.columns:
+    if frame is not None and "fragile" in frame.columns:
         fragile = _pair_names(frame.loc[frame["fragile"].to_numpy(dtype=bool)])
     missing = getattr(result, "missing_groups", None) or {}
     excluded = excluded_pair_frame(result)
@@ -168,7 +178,7 @@ def pair_trust_dict(result: Any) -> dict[str, Any]:
         "fragile_pairs": fragile,
         "missing_groups": {str(s): [str(g) for g in groups] for s, groups in missing.items()},
         "excluded_pairs": [
-            f"{g!s} x {_pair_part(t)}"
+            f"{g!s} x {_pair_part(t)}" if t is not None else str(g)
             for g, t in zip(excluded["group"], excluded["task"], strict=True)
         ],
         "interval_words": interval_words(
@@ -186,8 +196,8 @@ def pair_trust_lines(result: Any, *, k: int = 5) -> list[str]:
     words = interval_words(getattr(result, "ci", None), getattr(result, "ci_level", None))
     if words:
         lines.append(f"  {words}")
-    frame = result.by_pair
-    if "fragile" in frame.columns and bool(frame["fragile"].any()):
+    frame = _by_pair(result)
+    if frame is not None and "fragile" in frame.columns and bool(frame["fragile"].any()):
         n_fragile = int(frame["fragile"].sum())
         top = result.top(k)
         named = _pair_names(top.loc[top["fragile"].to_numpy(dtype=bool)])
@@ -198,11 +208,11 @@ def pair_trust_lines(result: Any, *, k: int = 5) -> list[str]:
         lines.append(line)
     for split, groups in (getattr(result, "missing_groups", None) or {}).items():
         shown = ", ".join(str(g) for g in list(groups)[:5]) + (", ..." if len(groups) > 5 else "")
-        n_pairs = int(frame["group"].isin(list(groups)).sum()) if "group" in frame else 0
-        lines.append(
-            f"  missing from {split}: {shown} (training groups; {n_pairs} pair(s) without rows,"
-            " see excluded_pairs)"
-        )
+        line = f"  missing from {split}: {shown}"
+        if frame is not None and "group" in frame.columns:
+            n_pairs = int(frame["group"].isin(list(groups)).sum())
+            line += f" ({n_pairs} pair(s) without rows, see excluded_pairs)"
+        lines.append(line)
     return lines
 
 
