@@ -22,7 +22,7 @@ import pandas as pd
 
 from biasamp._version import __version__
 from biasamp.registry import metric_name
-from biasamp.results._base import _json_safe, frame_records, group_sizes_dict
+from biasamp.results._base import _json_safe, frame_records, group_sizes_dict, pair_trust_dict
 from biasamp.results._cli_document import results_from_cli_document
 from biasamp.results._json_schema import first_schema_error, load_schema
 from biasamp.results._persist import SavableResult, register_result, registered_results
@@ -100,6 +100,7 @@ def metric_record(key: str, result: Any, *, seed: int | None) -> dict[str, Any]:
             "extras": result.extras,
             "pairs": pairs,
             **group_sizes_dict(result),
+            **pair_trust_dict(result),
             **({"by_size": frame_records(result.by_size)} if hasattr(result, "by_size") else {}),
             **_optional(result),
         }
