@@ -43,7 +43,12 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._keys import key_names
-from biasamp.metrics._group_sizes import checked_splits, size_messages
+from biasamp.metrics._group_sizes import (
+    checked_splits,
+    missing_messages,
+    reference_split,
+    size_messages,
+)
 from biasamp.report._explain import column_meanings, result_card
 from biasamp.report._tables import (
     PAGE_SIZE,
@@ -53,7 +58,10 @@ from biasamp.report._tables import (
     interactive_table,
 )
 from biasamp.results import _plotting
+from biasamp.results._base import pair_trust_lines
+from biasamp.results._differential_fairness import driver_words
 from biasamp.results._display import display_text
+from biasamp.results._intervals import interval_words
 
 __all__ = ["CSP", "render_report", "write_report"]
 
@@ -513,7 +521,15 @@ def _differential_fairness_body(result: Any, *, image_format: str) -> list[str]:
     """epsilon of the labels (and predictions) and each group's smoothed class rates."""
     rows: list[tuple[str, Any]] = [
         ("epsilon of the labels", result.epsilon_labels),
+        (
+            "epsilon of the labels set by",
+            None if result.driver_labels is None else driver_words(result.driver_labels),
+        ),
         ("epsilon of the predictions", result.epsilon_pred),
+        (
+            "epsilon of the predictions set by",
+            None if result.driver_pred is None else driver_words(result.driver_pred),
+        ),
         ("value", float(result.value)),
         ("Dirichlet concentration (smoothing)", float(result.concentration)),
         ("classes", ", ".join(map(str, result.classes))),
@@ -563,6 +579,23 @@ def _rba_body(result: Any) -> list[str]:
     return [_table(["", *map(str, table.columns)], cells), _statistics(rows)]
 
 
+def _trust_section(result: Any) -> str:
+    """How far the value can be trusted, in words: the interval against 0, the fragile
+    pairs (fewer than ``min_cell`` rows) among the top, the groups missing from a split."""
+    words = interval_words(getattr(result, "ci", None), getattr(result, "ci_level", None))
+    items = [] if words is None else [("", words)]
+    items += [("warn", line.strip()) for line in pair_trust_lines(result)[1 if words else 0 :]]
+    for message in missing_messages(
+        getattr(result, "missing_groups", None),
+        reference=reference_split(getattr(result, "group_sizes", None)),
+    ):
+        items.append(("warn", f"MissingGroupWarning: {message}"))
+    if not items:
+        return ""
+    body = "".join(f'<li class="{cls}">{_e(text)}</li>' for cls, text in items)
+    return f'<ul class="trust">{body}</ul>'
+
+
 def _metric_section(
     key: str, result: Any, *, k: int, image_format: str, table_id: str, page_size: int
 ) -> str:
@@ -580,6 +613,9 @@ def _metric_section(
         f"<h3>{_e(key)}: {_e(_title(result, key))} = {_num(_headline(result))}</h3>",
         _explanation(card, lead=lead),
     ]
+    trust = _trust_section(result)
+    if trust:
+        parts.append(trust)
     sizes_html = _group_sizes_section(result)
     if sizes_html:
         parts.append(sizes_html)
