@@ -526,7 +526,7 @@ def plot_by_size(frame: pd.DataFrame, *, ax: Any = None, result: Any = None) -> 
     """Amplification by combination size: ``value`` (one line per ``metric``) per ``size``.
 
     With ``ci_low`` / ``ci_high`` columns, interval bars; with ``result``, its
-    overall value (and interval) as a dashed line (and band).
+    overall value as a dashed line and, at "all", a point with its interval as an error bar.
     """
     for key in ("size", "value"):
         if key not in frame.columns:
@@ -553,25 +553,28 @@ def plot_by_size(frame: pd.DataFrame, *, ax: Any = None, result: Any = None) -> 
                 ecolor=line.get_color(),
                 capsize=3,
             )
-    if result is not None:
-        ax.axhline(
-            float(result.value),
-            color="grey",
-            linestyle="--",
-            linewidth=1,
-            label=f"all sizes {float(result.value):+.4f}",
-        )
-        if result.ci is not None and np.all(np.isfinite(result.ci)):
-            ax.axhspan(
-                result.ci[0],
-                result.ci[1],
-                color="grey",
-                alpha=0.15,
-                label=f"{result.ci_level:.0%} interval",
-            )
-    ax.axhline(0.0, color="black", linewidth=0.8)
     sizes = np.unique(frame["size"].to_numpy())
-    ax.set_xticks(sizes)
+    ticks, labels = list(sizes), [str(v) for v in sizes]
+    if result is not None:
+        ax.axhline(float(result.value), color="grey", linestyle="--", linewidth=1)
+        x_all = float(sizes.max()) + 1.0 if len(sizes) else 1.0
+        err = None
+        if result.ci is not None and np.all(np.isfinite(result.ci)):
+            err = np.clip([[result.value - result.ci[0]], [result.ci[1] - result.value]], 0, None)
+        ax.errorbar(
+            [x_all],
+            [float(result.value)],
+            yerr=err,
+            fmt="s",
+            color="grey",
+            capsize=4,
+            label=f"all sizes {float(result.value):+.4f}"
+            + ("" if err is None else f" ({result.ci_level:.0%} interval)"),
+        )
+        ticks.append(x_all)
+        labels.append("all")
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.set_xticks(ticks, labels)
     ax.set_xlabel("number of attributes combined |m|")
     ax.set_ylabel("amplification")
     title = "Amplification by combination size"
@@ -596,7 +599,7 @@ def plot_predictability(result: Any, *, ax: Any = None) -> Any:
 
     Each iteration is a pair of points joined by a segment (its amplification
     is the gap, normalised for DPA); the dashed lines are the means over
-    iterations and the bands their Student-t intervals.
+    iterations, with their Student-t intervals as error bars right of the iterations.
     """
     ax = new_axes(ax, figsize=(6.4, 3.8))
     d_name, m_name = ("Ψ_D", "Ψ_M") if result.metric == "dpa" else ("λ_D", "λ_M")
@@ -604,13 +607,17 @@ def plot_predictability(result: Any, *, ax: Any = None) -> Any:
     m = np.asarray(result.model_quality, dtype=float)
     it = np.arange(1, len(d) + 1)
     ax.vlines(it, np.minimum(d, m), np.maximum(d, m), color="#999999", linewidth=1)
-    for values, name, color in ((d, d_name, "#2166ac"), (m, m_name, "#b2182b")):
+    x_mean = len(it) + 1.0  # the means and their t intervals, as error bars right of the runs
+    for offset, (values, name, color) in enumerate(
+        ((d, d_name, "#2166ac"), (m, m_name, "#b2182b"))
+    ):
         mean, low, high = t_interval(values, float(result.ci_level or 0.95))
         ax.scatter(it, values, color=color, s=22, zorder=3, label=f"{name} per iteration")
         ax.axhline(mean, color=color, linestyle="--", linewidth=1, label=f"{name} mean {mean:.3f}")
-        if np.isfinite(low):
-            ax.axhspan(low, high, color=color, alpha=0.12)
-    ax.set_xticks(it if len(it) <= 20 else np.linspace(1, len(it), 10).round())
+        err = [[mean - low], [high - mean]] if np.isfinite(low) else None
+        ax.errorbar([x_mean + 0.25 * offset], [mean], yerr=err, fmt="o", color=color, capsize=4)
+    ticks = list(it if len(it) <= 20 else np.linspace(1, len(it), 10).round())
+    ax.set_xticks([*ticks, x_mean + 0.125], [*(f"{t:g}" for t in ticks), "mean"])
     ax.set_xlabel("iteration (attacker split)")
     ax.set_ylabel(f"attacker quality ({plot_text(result.quality, 20)})")
     head = f"{result.name} = {result.value:+.4f}"
