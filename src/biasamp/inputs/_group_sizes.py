@@ -40,8 +40,9 @@ DEFAULT_MIN_CELL = 5
 
 ERR_MIN_GROUP_SIZE = "min_group_size: expected a number >= 0 or None, got {got!r}."
 ERR_MIN_CELL = "min_cell: expected a number >= 0 or None, got {got!r}."
-WARN_MISSING_GROUPS = (
-    "{count} group(s) of {reference} have no rows in {split}: {examples}. "
+WARN_MISSING_GROUPS = "{count} group(s) of {reference} have no rows in {split}: {examples}. {then}"
+#: What a missing group means for the per-pair metrics (the default of the warning).
+MISSING_PAIRS = (
     "Their pairs are left out of the value or rest on no rows; see result.missing_groups "
     "and result.excluded_pairs."
 )
@@ -94,16 +95,16 @@ def check_min_cell(min_cell: Any) -> float | None:
 
 
 def missing_groups_message(
-    groups: Any, *, split: str, reference: str = "the training split"
+    groups: Any, *, split: str, reference: str = "the training split", then: str = MISSING_PAIRS
 ) -> str:
     """The text of a :class:`MissingGroupWarning` about ``groups`` of ``reference`` absent
-    from ``split``."""
+    from ``split``; ``then`` says what it does to the metric."""
     groups = list(groups)
     shown = ", ".join(str(g) for g in groups[:_MAX_NAMED])
     if len(groups) > _MAX_NAMED:
         shown += f", and {len(groups) - _MAX_NAMED} more"
     return WARN_MISSING_GROUPS.format(
-        count=len(groups), reference=reference, split=split, examples=shown
+        count=len(groups), reference=reference, split=split, examples=shown, then=then
     )
 
 

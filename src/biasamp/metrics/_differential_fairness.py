@@ -224,7 +224,13 @@ def _evaluate(
     absent = tuple(g for g, size in zip(table.group_names, sizes_all, strict=True) if size <= 0)
     if absent:  # named in group_names (or every row weighs 0): no rate of its own
         warnings.warn(
-            missing_groups_message(absent, split="the evaluation split", reference="group_names"),
+            missing_groups_message(
+                absent,
+                split="the evaluation split",
+                reference="group_names",
+                then="They have no rate of their own (empty_groups='smooth' gives them 1/K); "
+                "see result.missing_groups.",
+            ),
             MissingGroupWarning,
             stacklevel=stacklevel + 1,
         )
