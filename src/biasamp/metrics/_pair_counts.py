@@ -138,7 +138,7 @@ def fragile_message(
     ) + (", ..." if chosen.size > _MAX_NAMED else "")
     message = WARN_FRAGILE_PAIRS.format(
         count=chosen.size,
-        top=min(top, magnitude.size),
+        top=order.size,
         metric=metric,
         limit=f"{min_cell:g}",
         examples=shown,

@@ -33,6 +33,7 @@ __all__ = [
     "pair_frame",
     "pair_trust_dict",
     "pair_trust_lines",
+    "rows_text",
 ]
 
 ERR_TOP_K = "top: k must be a non-negative integer (the number of rows), got {got!r}."
@@ -119,6 +120,11 @@ def group_sizes_lines(result: Any) -> list[str]:
     if never is not None and len(never):
         lines.append(f"  {len(never)} intersection(s) never occur")
     return lines
+
+
+def rows_text(count: float) -> str:
+    """``"1 row"``, ``"3 rows"``, ``"2.5 rows"``."""
+    return f"{count:g} row" + ("" if count == 1 else "s")
 
 
 def _pair_names(frame: pd.DataFrame) -> list[str]:
@@ -525,7 +531,7 @@ class PairwiseResult(MetricResult):
             for row, flag in zip(top.itertuples(index=False), fragile, strict=True):
                 lines.append(
                     f"    {row.group!s:>12} x {row.task!s:<20} contribution {row.contribution:+.4f}"
-                    + (f"  fragile ({row.support:g} rows)" if flag else "")
+                    + (f"  fragile ({rows_text(row.support)})" if flag else "")
                 )
         return "\n".join(lines)
 

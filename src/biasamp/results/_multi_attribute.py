@@ -17,6 +17,7 @@ from biasamp.results._base import (
     group_sizes_lines,
     pair_trust_dict,
     pair_trust_lines,
+    rows_text,
 )
 from biasamp.results._persist import register_result
 
@@ -148,7 +149,7 @@ class MultiAttributeResult(MetricResult):
                 lines.append(
                     f"    {row.group!s:>12} x {combo:<40} delta {row.delta:+.4f}"
                     f"  contribution {row.contribution:+.4f}"
-                    + (f"  fragile ({row.support:g} rows)" if flag else "")
+                    + (f"  fragile ({rows_text(row.support)})" if flag else "")
                 )
         return "\n".join(lines)
 
