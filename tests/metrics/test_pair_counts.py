@@ -321,7 +321,7 @@ def test_fragile_flags_in_the_audit_json_and_terminal(tmp_path, capsys):
     assert code == 0
     out = capsys.readouterr().out
     assert "fragile" in out  # the column of the pair table and the summary line
-    assert "rest on fewer than min_cell=5 rows: " in out and "man x zebra (1 row)" in out
+    assert "rest on fewer than --min-cell 5 rows: " in out and "man x zebra (1 row)" in out
     import json
 
     written = json.loads((tmp_path / "out.json").read_text())
