@@ -24,6 +24,7 @@ T = ["cook", "cook", "cook", "ski", "ski", "ski"]
 TRUTH = {"groups": G, "tasks": T, "groups_train": G_TRAIN, "tasks_train": T_TRAIN}
 
 
+@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")  # 'flip' never predicts m
 def test_single_run_values_by_hand():
     runs = {
         "perfect": {"groups_pred": G, "tasks_pred": T},

@@ -531,7 +531,7 @@ class PairwiseResult(MetricResult):
             for row, flag in zip(top.itertuples(index=False), fragile, strict=True):
                 lines.append(
                     f"    {row.group!s:>12} x {row.task!s:<20} contribution {row.contribution:+.4f}"
-                    + (f"  fragile ({rows_text(row.support)})" if flag else "")
+                    + (f"  fragile ({rows_text(float(row.support))})" if flag else "")  # type: ignore[arg-type]
                 )
         return "\n".join(lines)
 

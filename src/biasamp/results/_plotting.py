@@ -558,18 +558,20 @@ def plot_by_size(frame: pd.DataFrame, *, ax: Any = None, result: Any = None) -> 
     if result is not None:
         ax.axhline(float(result.value), color="grey", linestyle="--", linewidth=1)
         x_all = float(sizes.max()) + 1.0 if len(sizes) else 1.0
-        err = None
+        overall: np.ndarray | None = None
         if result.ci is not None and np.all(np.isfinite(result.ci)):
-            err = np.clip([[result.value - result.ci[0]], [result.ci[1] - result.value]], 0, None)
+            overall = np.clip(
+                [[result.value - result.ci[0]], [result.ci[1] - result.value]], 0, None
+            )
         ax.errorbar(
             [x_all],
             [float(result.value)],
-            yerr=err,
+            yerr=overall,
             fmt="s",
             color="grey",
             capsize=4,
             label=f"all sizes {float(result.value):+.4f}"
-            + ("" if err is None else f" ({result.ci_level:.0%} interval)"),
+            + ("" if overall is None else f" ({result.ci_level:.0%} interval)"),
         )
         ticks.append(x_all)
         labels.append("all")

@@ -34,7 +34,12 @@ from torchmetrics import Metric
 from biasamp._memory import check_allocation
 from biasamp.counts._count_table import JOINT_KEYS, CountTable, RowRecord
 from biasamp.counts._poisson import seed_entropy
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
+from biasamp.inputs._group_sizes import (
+    DEFAULT_MIN_CELL,
+    DEFAULT_MIN_GROUP_SIZE,
+    check_min_cell,
+    check_min_group_size,
+)
 from biasamp.metrics._directional import (
     _check_rules,
     directional_from_counts,
@@ -714,6 +719,11 @@ class DirectionalBiasAmplification(_CountTableMetric):
         ``compute_result()`` carries ``group_sizes`` (the summed counts of
         every process) and warns (:class:`SmallGroupWarning`) about smaller
         groups, as :func:`biasamp.directional` does; ``None`` checks nothing.
+        A group of the training split absent from the updates warns
+        (:class:`MissingGroupWarning`) at ``compute``.
+    min_cell : float or None, default 5
+        Pairs resting on fewer rows are flagged ``fragile`` in
+        ``compute_result().by_pair``, as :func:`biasamp.directional` does.
     **kwargs
         torchmetrics options (``dist_sync_on_step``, ``sync_on_compute``,
         ``compute_on_cpu``, ...).
@@ -760,6 +770,7 @@ class DirectionalBiasAmplification(_CountTableMetric):
         ci: float = 0.95,
         random_state: Any = None,
         min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+        min_cell: float | None = DEFAULT_MIN_CELL,
         **kwargs: Any,
     ) -> None:
         direction = normalize_direction(direction)
@@ -787,6 +798,7 @@ class DirectionalBiasAmplification(_CountTableMetric):
         self.tie_rule = tie_rule
         self.empty = empty
         self.min_group_size = limit
+        self.min_cell = check_min_cell(min_cell)
 
     def _result(self) -> PairwiseResult:
         self._check_rows()
@@ -798,6 +810,7 @@ class DirectionalBiasAmplification(_CountTableMetric):
             empty=self.empty,
             ci=self.ci,
             min_group_size=self.min_group_size,
+            min_cell=self.min_cell,
         )
 
 
@@ -823,6 +836,8 @@ class MALSBiasAmplification(_CountTableMetric):
     min_group_size : float or None, default 30
         As for :class:`DirectionalBiasAmplification` (the training and the
         predicted groups are checked, as :func:`biasamp.mals` does).
+    min_cell : float or None, default 5
+        As for :class:`DirectionalBiasAmplification` (:func:`biasamp.mals`'s rule).
     **kwargs
         As for :class:`DirectionalBiasAmplification`.
 
@@ -864,6 +879,7 @@ class MALSBiasAmplification(_CountTableMetric):
         ci: float = 0.95,
         random_state: Any = None,
         min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+        min_cell: float | None = DEFAULT_MIN_CELL,
         **kwargs: Any,
     ) -> None:
         if not isinstance(margin, (int, float, np.number)) or not 0 <= float(margin) <= 1:
@@ -890,6 +906,7 @@ class MALSBiasAmplification(_CountTableMetric):
             raise ValueError(ERR_MALS_TRAIN)
         self.margin = float(margin)
         self.min_group_size = limit
+        self.min_cell = check_min_cell(min_cell)
 
     def _result(self) -> PairwiseResult:
         assert self._train is not None
@@ -900,4 +917,5 @@ class MALSBiasAmplification(_CountTableMetric):
             margin=self.margin,
             ci=self.ci,
             min_group_size=self.min_group_size,
+            min_cell=self.min_cell,
         )
