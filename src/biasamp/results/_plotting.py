@@ -223,7 +223,9 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     ``delta``); its colour is the sign of its **contribution** to the value: red raises
     the value, blue lowers it, grey adds nothing (a pair whose delta is positive lowers
     a directional value when its training sign ``y`` is -1). In SVG each bar is the
-    element ``top-pair-{i}`` (``i``: its row in ``result.top(k)``).
+    element ``top-pair-{i}`` (``i``: its row in ``result.top(k)``). The bootstrap
+    intervals of ``delta`` are error bars; a pair flagged ``fragile`` (fewer than
+    ``min_cell`` rows) is hatched and labelled "(fragile)".
 
     Parameters
     ----------
@@ -244,11 +246,21 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     ax = new_axes(ax, figsize=(6.4, _bar_height(len(top))))
     values = top[column].to_numpy(dtype=float)
     labels = _row_labels(top)
+    fragile = (
+        top["fragile"].to_numpy(dtype=bool)
+        if "fragile" in top.columns
+        else np.zeros(len(top), dtype=bool)
+    )
+    labels = [
+        f"{label} (fragile)" if flag else label for label, flag in zip(labels, fragile, strict=True)
+    ]
     y = np.arange(len(top))[::-1]
     signs = top["contribution"].to_numpy(dtype=float) if "contribution" in top else values
     bars = ax.barh(y, values, color=contribution_colors(signs), alpha=0.8)
     for i, bar in enumerate(bars):
         bar.set_gid(f"top-pair-{i}")
+        if fragile[i]:  # rests on fewer than min_cell rows: hatched
+            bar.set_hatch("///")
     bounds = pair_interval_columns(top, column)
     if bounds is not None:
         low = top[bounds[0]].to_numpy(dtype=float)
