@@ -228,7 +228,6 @@ def test_training_side_given_half_or_twice():
         )
 
 
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")  # A_1 is never predicted
 def test_row_with_no_group_counts_in_no_group():
     groups = np.array([[1, 0], [0, 1], [0, 0]])
     result = directional(

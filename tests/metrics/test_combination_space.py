@@ -45,8 +45,6 @@ def _same(a: biasamp.MultiAttributeResult, b: biasamp.MultiAttributeResult) -> N
         np.testing.assert_array_equal(a.replicates, b.replicates)
 
 
-# a group of the training split is absent from the predicted groups (a weak model)
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")
 @pytest.mark.parametrize("mode", ["observed", "subsets"])
 def test_shared_space_equals_separate_calls(mode):
     d = _data()

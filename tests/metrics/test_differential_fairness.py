@@ -164,7 +164,6 @@ def test_matches_the_brute_force(rows, concentration, empty_groups):
     assert result.value == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")  # c weighs 0
 def test_a_group_of_weight_zero_dropped_or_smoothed_as_aif360():
     # concentration 1, classes 0 and 1 (each gets 1/2):
     # a: three rows of class 1 -> P(0 | a) = (0 + .5) / (3 + 1) = 0.125, P(1 | a) = 0.875

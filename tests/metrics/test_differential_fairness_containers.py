@@ -41,9 +41,6 @@ WEIGHT_CONTAINERS = {
     "torch": torch.tensor,
 }
 
-# a group whose rows weigh 0, or named only in group_names, is the point of these tests
-pytestmark = pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")
-
 
 def _value(groups: Any, labels: Any, weights: Any, empty_groups: str, **kw: Any) -> Any:
     result = differential_fairness(

@@ -62,8 +62,6 @@ def test_cooking_example_and_threshold():
     assert result.by_pair.set_index("group")["biased"].to_dict() == {"m": False, "w": True}
 
 
-# a group of the training split is absent from a split on purpose
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")
 def test_exact_threshold_is_not_biased():
     # b* = 1/2 exactly: no biased pair, value 0 whatever the predictions
     result = mals(
@@ -77,8 +75,6 @@ def test_exact_threshold_is_not_biased():
     assert result.violations == 1
 
 
-# a group of the training split is absent from a split on purpose
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")
 def test_shortcoming_2_gives_negative_mals():
     # Wang et al. section 3.2: A1: 60 T=0, 30 T=1; A2: 10, 20. b*(T, A1) = 30/50 > 1/2.
     # Model: T^=0 on A1, T^=1 on A2 -> b~(T, A1) = 0/30; MALS = (0 - .6) / |T|, |T| = 1
@@ -93,8 +89,6 @@ def test_shortcoming_2_gives_negative_mals():
     assert result.value == pytest.approx(-0.6)
 
 
-# a group of the training split is absent from a split on purpose
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")
 def test_never_predicted_task_counts_zero_but_stays_in_divisor():
     tasks_train = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [1, 0]])
     groups_train = ["m", "m", "w", "w", "w"]

@@ -631,8 +631,6 @@ def _three_groups(pred_groups):
     )
 
 
-# a group of the training split is absent from a split on purpose
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")
 def test_appendix_b_mals_only_sees_positive_correlations():
     data = _three_groups(["g", "k", "k"])  # h's rows predicted k: h 25 -> 0, k 25 -> 50
     mm = multi_mals(combinations="subsets", **{k: v for k, v in data.items() if k != "groups"})
@@ -668,8 +666,6 @@ def test_appendix_b_directions_capture_different_things():
     assert m2g_driven.value > 0.05
 
 
-# a group of the training split is absent from a split on purpose
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")
 def test_binary_groups_threshold_is_one_over_g():
     # the reference's 1/(|G|-1) = 1 would make this 0; the paper's 1/|G| does not
     data = dict(

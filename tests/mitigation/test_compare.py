@@ -24,7 +24,6 @@ T = ["cook", "cook", "cook", "ski", "ski", "ski"]
 TRUTH = {"groups": G, "tasks": T, "groups_train": G_TRAIN, "tasks_train": T_TRAIN}
 
 
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")  # 'flip' never predicts m
 def test_single_run_values_by_hand():
     runs = {
         "perfect": {"groups_pred": G, "tasks_pred": T},
@@ -102,7 +101,6 @@ def test_bad_inputs():
     assert "{name" in ERR_UNKNOWN_METRIC
 
 
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")  # the model predicts m only
 def test_training_labels_are_canonical_for_performance():
     # 'sofa' occurs in training and in the predictions, not in the evaluation truth: fine
     # by the label-set rule (mals accepts it), so the performance columns must too

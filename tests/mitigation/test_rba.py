@@ -428,8 +428,6 @@ def test_constraint_value_is_monotone_in_its_multiplier():
             previous = value
 
 
-# the outputs never predict m, before and after a few iterations
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")
 @pytest.mark.filterwarnings("ignore::biasamp.RBAConvergenceWarning")
 def test_multiplier_update_is_projected_subgradient():
     """lambda_t = max(0, lambda_{t-1} + eta * A c_t) with scale='count': with one violated
@@ -588,8 +586,6 @@ def test_bad_schedule_and_select():
     assert "{got" in ERR_SCHEDULE and "{got" in ERR_SELECT
 
 
-# the outputs never predict m, before and after a few iterations
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")
 def test_non_convergence_warns_with_the_numbers():
     s, g_train, t_train, _ = satisfiable_single(n=60)
     with pytest.warns(biasamp.RBAConvergenceWarning) as record:

@@ -90,7 +90,7 @@ def test_direction_spellings_all_accepted_and_all_listed():
 
 @pytest.mark.parametrize("direction", ["AT", "t->a", "G->M", "m->g", "A2T"])
 def test_directional_accepts_every_listed_spelling(direction):
-    kw = dict(groups=["a", "b"], tasks=["x", "y"], tasks_pred=["x", "x"], groups_pred=["b", "a"])
+    kw = dict(groups=["a", "b"], tasks=["x", "y"], tasks_pred=["x", "x"], groups_pred=["a", "a"])
     result = biasamp.directional(direction=direction, **kw)
     assert result.direction == normalize_direction(direction)
 

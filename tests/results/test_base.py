@@ -60,7 +60,6 @@ def test_summary_and_interval_fields():
     assert json.loads(json.dumps(result.to_dict(pairs=False), allow_nan=False))["n_boot"] == 50
 
 
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")  # a group never predicted
 def test_extras_are_attributes():
     result = mals(
         groups_train=["m", "w"],
@@ -74,7 +73,6 @@ def test_extras_are_attributes():
         _ = result.nope
 
 
-@pytest.mark.filterwarnings("ignore::biasamp.MissingGroupWarning")  # a group never predicted
 def test_top_refuses_a_negative_k_in_every_result_type():
     """``head(-1)`` returns every row but one: ``top`` refuses a negative ``k`` instead, as
     the command line's ``--top`` does, in every result type that has a ``top``."""
