@@ -33,6 +33,7 @@ LAZY_ROOMS = (
     "comparison",
     "counts",
     "engines",
+    "generated",
     "inputs",
     "metrics",
     "mitigation",

@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "predictability": 5,
     "mitigation": 5,
     "text": 5,
+    "generated": 5,
     "comparison": 5,
     "auditing": 6,
     "torchmetrics": 6,

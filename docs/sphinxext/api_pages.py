@@ -18,6 +18,7 @@ SECTIONS = {
     "biasamp.metrics": "Co-occurrence metrics",
     "biasamp.predictability": "Predictability metrics",
     "biasamp.text": "Captioning and text-output models",
+    "biasamp.generated": "Generated outputs",
     "biasamp.results": "Results",
     "biasamp.uncertainty": "Uncertainty and thresholds",
     "biasamp.mitigation": "Mitigation",

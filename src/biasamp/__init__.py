@@ -36,6 +36,12 @@ Captioning and other text-output models
     :func:`caption_bias_amplification` (T->A, A->T, MALS read from captions),
     :func:`lic` (LIC, leakage of masked captions), :func:`dbac` (DBAC, directional);
     the parser and word lists in :mod:`biasamp.text` (:func:`biasamp.text.caption_labels`).
+Generated outputs (text-to-image, language models, generations of self-training)
+    :func:`output_amplification` (outputs against a reference, per concept),
+    :func:`corrected_shares` (the group classifier's errors, CLEAM),
+    :func:`bias_transfer` (output bias regressed on data bias),
+    :func:`share_trajectory` (group shares across generations),
+    :func:`feedback_bound` (the data-feedback-loop bound), in :mod:`biasamp.generated`.
 Uncertainty and thresholds
     :func:`replicate_weights`, :func:`interval_from_replicates` (every metric also
     takes ``n_boot``), :func:`across_runs`, :func:`calibrate_thresholds`,
@@ -139,6 +145,18 @@ if TYPE_CHECKING:
         caption_bias_amplification,
         dbac,
         lic,
+    )
+
+    # generated outputs
+    from biasamp.generated import (
+        BiasTransferResult,
+        OutputAmplificationResult,
+        ShareTrajectoryResult,
+        bias_transfer,
+        corrected_shares,
+        feedback_bound,
+        output_amplification,
+        share_trajectory,
     )
 
     # uncertainty and thresholds
@@ -248,6 +266,15 @@ __all__ = [
     "caption_bias_amplification",
     "dbac",
     "lic",
+    # generated outputs
+    "BiasTransferResult",
+    "OutputAmplificationResult",
+    "ShareTrajectoryResult",
+    "bias_transfer",
+    "corrected_shares",
+    "feedback_bound",
+    "output_amplification",
+    "share_trajectory",
     # uncertainty and thresholds
     "MultinomialReplicates",
     "PoissonReplicates",
@@ -311,6 +338,7 @@ _ROOMS = (
     "counts",
     "datasets",
     "engines",
+    "generated",
     "hf_evaluate",
     "inputs",
     "metrics",
@@ -396,6 +424,16 @@ if not TYPE_CHECKING:
                 "caption_bias_amplification",
                 "dbac",
                 "lic",
+            ),
+            "biasamp.generated": (
+                "BiasTransferResult",
+                "OutputAmplificationResult",
+                "ShareTrajectoryResult",
+                "bias_transfer",
+                "corrected_shares",
+                "feedback_bound",
+                "output_amplification",
+                "share_trajectory",
             ),
             "biasamp.uncertainty": (
                 "RunsSummary",

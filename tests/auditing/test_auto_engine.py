@@ -129,6 +129,21 @@ def test_estimated_rows(tmp_path):
     assert estimated_rows(str(parquet)) == 20_000
 
 
+def test_estimated_rows_counts_small_files_and_skips_a_long_header(tmp_path):
+    # a header far longer than the rows once made a 1,000,000-row file read as 989,277 rows
+    path = tmp_path / "long_header.csv"
+    header = ",".join(f"a_long_column_name_{i}" for i in range(12))
+    rows = np.random.default_rng(0).integers(0, 2, size=(60_000, 12))
+    body = "\n".join(",".join(map(str, row)) for row in rows)
+    path.write_text(header + "\n" + body + "\n")
+    assert abs(estimated_rows(str(path)) - 60_000) <= 60
+    small = tmp_path / "small.csv"
+    small.write_text("g,t\nm,1\nw,0\nm,1")  # no newline after the last row
+    assert estimated_rows(str(small)) == 3
+    (tmp_path / "header_only.csv").write_text("g,t\n")
+    assert estimated_rows(str(tmp_path / "header_only.csv")) == 0
+
+
 def test_an_unknown_engine_names_the_choices(tmp_path):
     path = tmp_path / "a.csv"
     _frame(10, 1).to_csv(path, index=False)

@@ -100,7 +100,8 @@ def test_measure_and_report_compute_them(people, tmp_path, capsys):
     assert measured["results"] == reported["results"]
     assert measured["settings"]["missing"] == "category"
     record = measured["results"]["df-amplification"]
-    assert record["metric"] == "differential_fairness_amplification"
+    assert record["metric"] == "df-amplification"
+    assert record["family"] == "differential_fairness_amplification"
     assert record["extras"]["epsilon_pred"] - record["extras"]["epsilon_labels"] == pytest.approx(
         record["value"]
     )

@@ -388,7 +388,7 @@ def test_bootstrap_interval_reaches_the_json(tmp_path, capsys):
     doc = json.loads((tmp_path / "b.json").read_text())
     jsonschema.validate(doc, load_schema())
     for metric in list(doc["results"].values()):
-        assert metric["n_boot"] == 200 and metric["seed"] == 3
+        assert metric["n_boot"] == 200 and metric["random_state"] == 3
         low, high = metric["interval"]["low"], metric["interval"]["high"]
         assert low <= metric["value"] <= high and metric["interval"]["level"] == 0.95
     assert "(95%)" in capsys.readouterr().out

@@ -6,6 +6,7 @@ import re
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,12 +14,13 @@ from hypothesis import strategies as st
 from biasamp import calibration_error
 from biasamp.comparison._calibration_error import (
     ERR_BINARY,
-    ERR_BINS,
     ERR_CLASS,
+    ERR_NONE,
     ERR_NORM,
-    ERR_PROB,
     ERR_SHAPES,
 )
+from biasamp.inputs._containers import ERR_MISSING_LABEL
+from biasamp.inputs._readers import ERR_KNOB, ERR_POSTERIOR_RANGE
 
 
 def brute_force(correct, confidence, n_bins, norm="l1"):
@@ -82,9 +84,14 @@ def test_against_a_brute_force_and_torchmetrics():
 
 
 def test_bad_input_is_refused_with_the_row():
-    with pytest.raises(ValueError, match=re.escape(ERR_PROB.format(row=1, got=1.5))):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(ERR_POSTERIOR_RANGE.format(arg="y_prob", row=1, got=1.5, where="")),
+    ):
         calibration_error([0, 1], [0.2, 1.5])
-    with pytest.raises(ValueError, match=re.escape(ERR_PROB.format(row=0, got=float("nan")))):
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_MISSING_LABEL.format(arg="y_prob", count=1, row=0))
+    ):
         calibration_error([0, 1], [float("nan"), 0.5])
     with pytest.raises(ValueError, match=re.escape(ERR_BINARY.format(row=1, got=2))):
         calibration_error([0, 2], [0.2, 0.5])
@@ -92,10 +99,60 @@ def test_bad_input_is_refused_with_the_row():
         calibration_error([0, 3], [[0.2, 0.8], [0.5, 0.5]])
     with pytest.raises(ValueError, match=re.escape(ERR_SHAPES.format(t=(3,), p=(2,)))):
         calibration_error([0, 1, 1], [0.2, 0.5])
-    with pytest.raises(ValueError, match=re.escape(ERR_BINS.format(got=0))):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(ERR_KNOB.format(knob="n_bins", expected="an integer >= 1", got=0)),
+    ):
         calibration_error([0], [0.2], n_bins=0)
     with pytest.raises(ValueError, match=re.escape(ERR_NORM.format(got="l2"))):
         calibration_error([0], [0.2], norm="l2")
+
+
+def test_missing_values_are_refused_naming_the_argument_and_row():
+    missing = ERR_MISSING_LABEL.format(arg="y_true", count=1, row=1)
+    with pytest.raises(ValueError, match=re.escape(missing)):
+        calibration_error([1, None], [0.5, 0.2])
+    with pytest.raises(ValueError, match=re.escape(missing)):
+        calibration_error(pd.Series([1, pd.NA], dtype="Int64"), [0.5, 0.2])
+    missing = ERR_MISSING_LABEL.format(arg="y_prob", count=1, row=1)
+    with pytest.raises(ValueError, match=re.escape(missing)):
+        calibration_error([1, 0], [0.5, None])
+    with pytest.raises(ValueError, match=re.escape(missing)):
+        calibration_error([1, 0], pd.Series([0.5, pd.NA], dtype="Float64"))
+    with pytest.raises(ValueError, match=re.escape(ERR_NONE.format(arg="y_true"))):
+        calibration_error(None, [0.5])
+
+
+def test_float64_edges_are_torch_linspace_rounded_once():
+    # edge i is i * step below the midpoint and fma(-step, n - i, 1) above it: the exact
+    # values rounded once, here from Python's exact rationals
+    from fractions import Fraction
+
+    from biasamp.comparison._calibration_error import bin_edges
+
+    for n_bins in (1, 2, 3, 7, 10, 15, 49, 100, 999, 4093):
+        step = Fraction(1.0 / n_bins)
+        half = (n_bins + 1) // 2
+        exact = [
+            float(step * i) if i < half else float(1 - step * (n_bins - i))
+            for i in range(n_bins + 1)
+        ]
+        np.testing.assert_array_equal(bin_edges(n_bins, np.float64), np.array(exact))
+
+
+def test_many_bins_over_many_rows_are_fast():
+    import time
+
+    rng = np.random.default_rng(0)
+    y, p = rng.integers(0, 2, 200_000), rng.random(200_000)
+    start = time.perf_counter()
+    fine = calibration_error(y, p, n_bins=800_000)
+    assert time.perf_counter() - start < 5
+    # independently: bin floor(p * M) (random p sit nowhere near an edge's last unit)
+    bins = np.floor(p * 800_000).astype(np.int64)
+    count = np.bincount(bins)
+    gap = np.abs(np.bincount(bins, weights=y) - np.bincount(bins, weights=p))
+    assert fine == pytest.approx(gap[count > 0].sum() / len(p), abs=1e-12)
 
 
 def test_edges_go_to_the_bin_above_and_one_has_its_own_bin():
@@ -206,3 +263,20 @@ def test_more_bins_than_rows_count_only_the_bins_that_hold_a_row(n_bins):
     worst = np.abs(gaps / np.bincount(inverse)).max()
     if n_bins >= 10**6:  # was a MemoryError (10**18) or a 45 s run killed by the system (10**9)
         assert calibration_error(y, p, n_bins=n_bins, norm="max") == pytest.approx(worst)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n_bins=st.integers(1, 2**53),
+    picks=st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=20),
+)
+def test_edges_at_any_bin_count_are_the_exact_values_rounded_once(n_bins, picks):
+    from biasamp.comparison._calibration_error import _edges_at
+
+    index = np.unique(np.array([int(p * n_bins) for p in picks] + [0, n_bins], dtype=np.int64))
+    step = Fraction(1.0 / n_bins)
+    half = (n_bins + 1) // 2
+    exact = [
+        float(step * int(i)) if i < half else float(1 - step * (n_bins - int(i))) for i in index
+    ]
+    np.testing.assert_array_equal(_edges_at(index, n_bins, np.float64), np.array(exact))

@@ -274,3 +274,40 @@ def test_13_adult_intersectional(tmp_path: Path) -> None:
     assert key["ci low"] < key["amplification"] < key["ci high"]
     assert key["small groups"] == 146
     assert key["amplification, groups of 30+"] > 0.5
+
+
+def test_14_llm_generations(tmp_path: Path) -> None:
+    key = load("14_llm_generations").main(output_dir=tmp_path)
+    assert (tmp_path / "14_llm_generations.png").stat().st_size > 10_000
+    table = (tmp_path / "14_llm_generations.md").read_text()
+    assert "| none | 54.4 | 67.5 | 59.2 |" in table
+    # Wang et al.'s right-leaning share without mitigation, argmax rule: 826, 1025, 898 of 1518
+    assert key["none right gen 0"] == pytest.approx(826 / 1518)
+    assert key["none right gen 6"] == pytest.approx(1025 / 1518)
+    assert key["none right gen 10"] == pytest.approx(898 / 1518)
+    assert key["accumulation right gen 10"] == pytest.approx(649 / 1518)
+    # the accumulation run stays inside the feedback bound drawn beside it
+    assert key["accumulation drift"] < key["accumulation bound 10"]
+
+
+def test_15_engineer_arithmetic(tmp_path: Path) -> None:
+    key = load("15_engineer_arithmetic").main(output_dir=tmp_path)
+    assert (tmp_path / "15_engineer_arithmetic.png").stat().st_size > 10_000
+    # 25% women in the captions, 10% in the images: men 0.75 -> 0.90
+    assert key["amplification"] == pytest.approx(0.15)
+    assert key["ci low"] < 0.15 < key["ci high"]
+    assert key["matched 0.2"] == pytest.approx(0.10)
+    assert key["matched 0.1"] == pytest.approx(0.0, abs=1e-12)
+    # CLEAM: (0.10 + 0.98 - 1) / (0.90 + 0.98 - 1) = 1/11
+    assert key["corrected women"] == pytest.approx(1 / 11) == pytest.approx(key["cleam women"])
+    assert key["corrected amplification"] == pytest.approx(10 / 11 - 0.75)
+
+
+def test_16_text_outputs(tmp_path: Path) -> None:
+    key = load("16_text_outputs").main(output_dir=tmp_path)
+    assert (tmp_path / "16_text_outputs.png").stat().st_size > 10_000
+    # read by hand: engineer 7 men, 2 women, 2 without, 1 both; nurse 8 women, 1 man
+    assert key["engineer output share"] == pytest.approx(7 / 9)
+    assert key["nurse output share"] == pytest.approx(8 / 9)
+    assert (key["no group"], key["conflict"]) == (4.0, 2.0)
+    assert key["amplification"] == pytest.approx(((7 / 9 - 0.84) + (8 / 9 - 0.87)) / 2)

@@ -120,10 +120,19 @@ def test_negative_and_misshaped_weights():
         ValueError, match=_msg(ERR_WEIGHT_SHAPE, arg="sample_weight", n=4, shape=(3,))
     ):
         directional(direction="A->T", groups=G, tasks=T, tasks_pred=T, sample_weight=[1, 1, 1])
-    with pytest.raises(ValueError, match=_msg(ERR_NAN, arg="sample_weight", count=1)):
+    # a missing weight is a missing value (the containers' rule, naming the row); an
+    # infinite one is refused with its row too
+    missing = _msg(ERR_MISSING_LABEL, arg="sample_weight", count=1, row=1)
+    with pytest.raises(ValueError, match=missing):
         directional(
             direction="A->T", groups=G, tasks=T, tasks_pred=T, sample_weight=[1, np.nan, 1, 1]
         )
+    infinite = _msg(ERR_NAN, arg="sample_weight", count=1) + r" The first is at row 2"
+    with pytest.raises(ValueError, match=infinite):
+        directional(
+            direction="A->T", groups=G, tasks=T, tasks_pred=T,
+            sample_weight=np.array([1, 1, np.inf, 1]),
+        )  # fmt: skip
 
 
 def test_zero_weights_allowed_but_all_zero_is_empty():

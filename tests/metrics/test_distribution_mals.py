@@ -13,13 +13,11 @@ from hypothesis import strategies as st
 
 import biasamp
 from biasamp import CountTable, distribution_counts, distribution_mals, mals
+from biasamp.inputs._readers import ERR_POSTERIOR_NDIM, ERR_POSTERIOR_RANGE, ERR_ROW_OFFSET
 from biasamp.metrics import distribution_mals_from_counts
 from biasamp.metrics._distribution_mals import (
     ERR_JOINT_AXIS,
-    ERR_JOINT_SHAPE,
-    ERR_JOINT_VALUES,
     ERR_PREDICTIONS,
-    ERR_ROW_OFFSET,
 )
 from biasamp.metrics._mals import ERR_MALS_TRAIN
 
@@ -74,7 +72,8 @@ def test_hand_worked_value_and_by_pair():
     assert not pairs.loc[("m", "cook"), "biased"]
     # cook is 0.119 away from training (> 0.05), ski 0: one violation
     assert result.violations == 1
-    assert result.metric == "distribution_mals" and result.name == "BiasAmp_MALS in distribution"
+    assert result.metric == "distribution-mals" and result.family == "distribution_mals"
+    assert result.name == "BiasAmp_MALS in distribution"
     assert result.params["source"] == "posterior mass"
     # the top-1 labels of the same rows: (cook, w), (ski, m), (cook, w) -> b~(cook, w) = 1,
     # b~(ski, m) = 1: MALS = ((1 - 2/3) + (1 - 3/4)) / 2 = 0.291667; the posterior is less
@@ -293,7 +292,10 @@ def test_save_load_and_compare(tmp_path):
 
 def test_bad_input_is_refused():
     kw = dict(groups_train=["m", "w"], tasks_train=["a", "b"])
-    with pytest.raises(ValueError, match=re.escape(ERR_JOINT_SHAPE.format(shape=(2, 2)))):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(ERR_POSTERIOR_NDIM.format(arg="joint_proba", ndim=3, shape=(2, 2))),
+    ):
         distribution_mals(joint_proba=[[0.5, 0.5], [0.2, 0.8]], **kw)
     with pytest.raises(
         ValueError,
@@ -308,15 +310,22 @@ def test_bad_input_is_refused():
     bad = np.zeros((2, 2, 2))
     bad[1, 0, 1] = 1.5
     with pytest.raises(
-        ValueError, match=re.escape(ERR_JOINT_VALUES.format(row=1, got=1.5, task="a", group="w"))
+        ValueError,
+        match=re.escape(
+            ERR_POSTERIOR_RANGE.format(
+                arg="joint_proba", row=1, got=1.5, where=" at (task 'a', group 'w')"
+            )
+        ),
     ):
         distribution_mals(joint_proba=bad, **kw)
     bad[1, 0, 1] = np.nan
-    with pytest.raises(ValueError, match="joint_proba: expected probabilities"):
+    with pytest.raises(ValueError, match="joint_proba: contains 1 missing value"):
         distribution_mals(joint_proba=bad, **kw)
     with pytest.raises(ValueError, match=re.escape(ERR_MALS_TRAIN)):
         distribution_mals(joint_proba=np.zeros((1, 2, 2)))
-    with pytest.raises(ValueError, match=re.escape(ERR_ROW_OFFSET.format(got=-1))):
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_ROW_OFFSET.format(arg="row_offset", got=-1))
+    ):
         distribution_counts(
             np.zeros((1, 2, 2)), task_names=["a", "b"], group_names=["m", "w"], row_offset=-1
         )

@@ -17,8 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from biasamp import CountTable, distribution_counts, distribution_mals, mals
+from biasamp.inputs._containers import ERR_MISSING_LABEL
+from biasamp.inputs._readers import ERR_POSTERIOR_DTYPE, ERR_POSTERIOR_RANGE
 from biasamp.metrics import distribution_mals_from_counts
-from biasamp.metrics._distribution_mals import ERR_JOINT_DTYPE, ERR_JOINT_VALUES
 from tests.inputs.test_containers import DATA, ONE_D
 
 pl = pytest.importorskip("polars")
@@ -191,7 +192,11 @@ def test_bad_probabilities_are_refused_naming_joint_proba(bad, container):
     proba = PROBA.copy()
     proba[7, 2, 1] = BAD[bad]
     given_proba = {"numpy": proba, "torch": torch.tensor(proba), "list": proba.tolist()}[container]
-    message = ERR_JOINT_VALUES.format(row=7, got=float(BAD[bad]), task="c", group="w")
+    message = ERR_POSTERIOR_RANGE.format(
+        arg="joint_proba", row=7, got=float(BAD[bad]), where=" at (task 'c', group 'w')"
+    )
+    if bad == "nan":  # a NaN is a missing value (the one rule of every reader)
+        message = ERR_MISSING_LABEL.format(arg="joint_proba", count=1, row=7)
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         distribution_mals(
             joint_proba=given_proba, groups_train=GROUPS_TRAIN, tasks_train=TASKS_TRAIN, **KW
@@ -200,11 +205,15 @@ def test_bad_probabilities_are_refused_naming_joint_proba(bad, container):
 
 def test_text_and_missing_posteriors_are_refused_naming_joint_proba():
     text = np.full((2, 3, 2), "0.1")
-    with pytest.raises(ValueError, match=re.escape(ERR_JOINT_DTYPE.format(dtype=text.dtype))):
+    with pytest.raises(
+        TypeError, match=re.escape(ERR_POSTERIOR_DTYPE.format(arg="joint_proba", dtype=text.dtype))
+    ):
         distribution_mals(joint_proba=text, groups_train=GROUPS_TRAIN, tasks_train=TASKS_TRAIN)
     with_none = PROBA[:2].tolist()
     with_none[1][0][0] = None
-    with pytest.raises(ValueError, match="^joint_proba: expected probabilities"):
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_MISSING_LABEL.format(arg="joint_proba", count=1, row=1))
+    ):
         distribution_mals(
             joint_proba=with_none, groups_train=GROUPS_TRAIN, tasks_train=TASKS_TRAIN, **KW
         )

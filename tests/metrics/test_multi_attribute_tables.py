@@ -57,7 +57,7 @@ def test_by_size_equals_the_groupby_of_by_combination(mode: str, absolute: bool,
         baseline="train" if seed == 2 else "evaluation",
     )
     for result in results.values():
-        expected = _by_size_from_frame(result.by_combination, result.metric)
+        expected = _by_size_from_frame(result.by_combination, result.family)
         pd.testing.assert_frame_equal(result.by_size, expected, check_exact=True)
 
 

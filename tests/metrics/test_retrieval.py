@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 import biasamp
 from biasamp import MissingGroupWarning, retrieval_bias
+from biasamp.inputs._containers import ERR_MISSING_LABEL
 from biasamp.metrics._retrieval import (
     BOOT_BYTES,
     ERR_GROUP_NAMES_POOL,
     ERR_GROUPS_LENGTH,
-    ERR_GROUPS_MISSING,
     ERR_INPUT,
     ERR_K,
     ERR_RANKINGS_RANGE,
@@ -319,9 +319,13 @@ def test_bad_input_is_refused_with_a_clear_error():
         retrieval_bias(scores=[[1, 2, 3]], groups=groups, k=0)
     with pytest.raises(ValueError, match=re.escape(ERR_GROUPS_LENGTH.format(n_items=2, got=3))):
         retrieval_bias(scores=[[1, 2]], groups=groups, k=1)
-    with pytest.raises(ValueError, match=re.escape(ERR_GROUPS_MISSING.format(item=1, got=None))):
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_MISSING_LABEL.format(arg="groups", count=1, row=1))
+    ):
         retrieval_bias(scores=[[1, 2, 3]], groups=["a", None, "b"], k=1)
-    with pytest.raises(ValueError, match=re.escape(ERR_SCORES_NAN.format(query=1, row=1, item=2))):
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_SCORES_NAN.format(arg="scores", row=1, name=1, column=2))
+    ):
         retrieval_bias(scores=[[1, 2, 3], [1, 2, np.nan]], groups=groups, k=1)
     with pytest.raises(
         ValueError,

@@ -292,7 +292,12 @@ def test_reproducible_and_result_api():
     )
     assert "DPA A->T" in repr(a) and "Psi_D" in repr(a) and "exact" in repr(a)
     d = json.loads(json.dumps(a.to_dict()))
-    assert d["metric"] == "dpa" and len(d["values"]) == 10 and d["attacker"] == "exact"
+    assert (
+        d["metric"] == "dpa-a2t"
+        and d["family"] == "dpa"
+        and len(d["values"]) == 10
+        and d["attacker"] == "exact"
+    )
     one = dpa(direction="A->T", n_iter=1, random_state=0, **rows)
     assert one.ci is None and one.std == 0.0
 
@@ -318,7 +323,11 @@ def test_leakage_perfect_model_is_zero_and_leaky_model_positive():
     t_hat = t.copy()
     t_hat[:, 0] = np.where(rng.random(2000) < 0.8, g, t[:, 0])  # the model writes g into task 0
     result = leakage_amplification(groups=g, tasks=t, tasks_pred=t_hat, random_state=0)
-    assert result.metric == "leakage_amplification" and result.perturbation == "per_entry"
+    assert (
+        result.metric == "leakage"
+        and result.family == "leakage_amplification"
+        and result.perturbation == "per_entry"
+    )
     assert result.lambda_m > 0.8 and result.lambda_d < 0.6 and result.value > 0.25
     assert result.value == pytest.approx(result.lambda_m - result.lambda_d)
     scores = leakage_amplification(

@@ -118,8 +118,8 @@ def test_find_card_of_a_result_family_and_direction():
 def test_results_carry_the_canonical_name_and_title():
     kw = dict(groups=["a", "b"] * 3, tasks=["x", "y", "y"] * 2, min_group_size=None)
     t2a = biasamp.directional(direction="m->g", groups_pred=["a", "a", "b"] * 2, **kw)
-    assert (t2a.metric, t2a.metric_name, t2a.title, t2a.name) == (
-        "directional", "directional-t2a", "BiasAmp T->A", "BiasAmp T->A",
+    assert (t2a.metric, t2a.family, t2a.metric_name, t2a.title, t2a.name) == (
+        "directional-t2a", "directional", "directional-t2a", "BiasAmp T->A", "BiasAmp T->A",
     )  # fmt: skip
     assert t2a.card is METRICS["directional-t2a"]
     mals = biasamp.mals(

@@ -8,6 +8,7 @@ The types come from the result registry, so a new type without a builder here fa
 
 from __future__ import annotations
 
+import json
 import re
 import tempfile
 import warnings
@@ -27,7 +28,11 @@ import pytest  # noqa: E402
 import biasamp  # noqa: E402
 from biasamp.comparison._compare import _NO_METRIC, ERR_NO_METRIC, ROWS, SUB_MODEL  # noqa: E402
 from biasamp.registry import METRICS, metric_card  # noqa: E402
-from biasamp.results._persist import registered_results  # noqa: E402
+from biasamp.results._persist import (  # noqa: E402
+    ENVELOPE_KEYS,
+    metrics_of,
+    registered_results,
+)
 
 RNG = np.random.default_rng(11)
 N = 160
@@ -188,6 +193,27 @@ def _audit() -> Any:
         )
 
 
+GEN_REFERENCE = pd.DataFrame(
+    {"man": [75, 40, 50], "woman": [25, 60, 50]}, index=["engineer", "nurse", "teacher"]
+)
+
+
+def _output_amplification() -> Any:
+    concepts = RNG.choice(["engineer", "nurse", "teacher"], N)
+    return biasamp.output_amplification(
+        concepts=concepts, groups=G, reference=GEN_REFERENCE, n_boot=20, random_state=0
+    )
+
+
+def _bias_transfer() -> Any:
+    outputs = pd.DataFrame({"man": [9, 3, 5], "woman": [1, 7, 4]}, index=GEN_REFERENCE.index)
+    return biasamp.bias_transfer(reference=GEN_REFERENCE, outputs=outputs, group="woman")
+
+
+def _share_trajectory() -> Any:
+    return biasamp.share_trajectory(groups=G, steps=np.arange(N) % 4, n_boot=20, random_state=0)
+
+
 #: One builder per registered type; a type missing here fails the test below.
 BUILDERS: dict[str, Callable[[], Any]] = {
     "pairwise": _pairwise,
@@ -206,6 +232,9 @@ BUILDERS: dict[str, Callable[[], Any]] = {
     "dbac": _dbac,
     "audit": _audit,
     "retrieval_bias": _retrieval_bias,
+    "output_amplification": _output_amplification,
+    "bias_transfer": _bias_transfer,
+    "share_trajectory": _share_trajectory,
 }
 #: The (model, metric) rows each type gives in ``compare({"m": result})``; ``None``: refused.
 EXPECTED_ROWS: dict[str, list[tuple[str, str]] | None] = {
@@ -218,6 +247,9 @@ EXPECTED_ROWS: dict[str, list[tuple[str, str]] | None] = {
     "dbac": [("m", "dbac-t2a")],
     "audit": [("m", "directional-a2t"), ("m", "directional-t2a")],
     "retrieval_bias": [("m", "retrieval-bias")],
+    "output_amplification": [("m", "output-amplification")],
+    "bias_transfer": [("m", "bias-transfer")],
+    "share_trajectory": [("m", "share-trajectory")],
     "threshold_calibration": None,
     "runs_summary": [("m", "mals")],
     "threshold_sweep": [("m", "mals")],
@@ -297,3 +329,39 @@ def test_compare_gives_one_row_per_metric_named_as_in_the_registry(kind, built):
     for row in table.itertuples():
         assert row.title.startswith(metric_card(row.metric).title)
     assert np.isfinite(table["value"]).all()
+
+
+def _named_results(result: Any) -> list[Any]:
+    """The results inside ``result`` that carry a metric (itself, an audit's or a captioning
+    model's results, an RBA's before and after)."""
+    if isinstance(getattr(result, "metric", None), str) and not isinstance(result, pd.DataFrame):
+        return [result]
+    inner = getattr(result, "results", None)
+    if isinstance(inner, dict):
+        return [r for value in inner.values() for r in _named_results(value)]
+    return [r for name in ("mals_before", "mals_after") for r in [getattr(result, name, None)] if r]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_metric_is_the_canonical_name_and_family_the_family(kind, built, tmp_path):
+    """``.metric`` is the registry's canonical name on every result, in ``to_dict()``, in
+    the saved file and after loading; ``.family`` is the card's family."""
+    result = built[kind]
+    named = _named_results(result)
+    expected = {metric for _, metric in EXPECTED_ROWS[kind] or []}
+    if isinstance(result, pd.DataFrame):
+        assert set(result["metric"]) <= set(METRICS) if "metric" in result else not named
+    elif kind in ("threshold_calibration", "oversampling"):
+        assert named == []  # no metric: nothing to name
+    else:
+        assert named and {r.metric for r in named} == expected
+    for r in named:
+        card = METRICS[r.metric]
+        assert r.family == card.family and r.metric_name == r.metric == card.name
+        assert r.to_dict()["metric"] == r.metric and r.to_dict()["family"] == card.family
+    document = json.loads(result.save(tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert list(document)[:5] == list(ENVELOPE_KEYS)
+    assert document["metrics"] == metrics_of(result) and set(document["metrics"]) <= set(METRICS)
+    assert "random_state" in document["settings"] and "seed" not in document["settings"]
+    loaded = biasamp.load_result(tmp_path / "r.json")
+    assert [r.metric for r in _named_results(loaded)] == [r.metric for r in named]

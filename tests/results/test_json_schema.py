@@ -2,8 +2,8 @@
 
 ``biasamp.results._json_schema.first_schema_error`` implements the part of JSON
 Schema that biasamp's schemas use, so loading needs no dependency; here it is
-compared with ``jsonschema`` on the command line's documents (versions 2 and 1), on the saved-result
-envelope, and on hypothesis edits of both.
+compared with ``jsonschema`` on the command line's documents (versions 3, 2 and 1), on the saved-result
+envelopes (versions 2 and 1), and on hypothesis edits of both.
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ from .test_load_fuzz import _edit, documents
 jsonschema = pytest.importorskip("jsonschema")
 
 SCHEMAS = {
-    "cli": "result-v2.json",
+    "cli": "result-v3.json",
+    "cli_v2": "result-v2.json",
     "cli_v1": "result-v1.json",
-    "pairwise": "saved-result-v1.json",
+    "pairwise": "saved-result-v2.json",
+    "saved_v1": "saved-result-v1.json",
 }
 
 

@@ -106,7 +106,28 @@ def _results() -> dict[str, Any]:
         n_boot=5,
         random_state=0,
     )
+    reference = pd.DataFrame({"man": [7, 2], "woman": [3, 8]}, index=["pilot", "nurse"])
+    concepts = np.where(np.arange(N) % 2 == 0, "pilot", "nurse")
+    generated = {
+        "output_amplification": biasamp.output_amplification(
+            concepts=concepts, groups=G_PRED, reference=reference, n_boot=5, random_state=0
+        ),
+        "bias_transfer": biasamp.bias_transfer(
+            reference=pd.concat(
+                [reference, pd.DataFrame({"man": [5], "woman": [5]}, index=["chef"])]
+            ),
+            outputs=pd.DataFrame(
+                {"man": [9, 1, 4], "woman": [1, 9, 6]}, index=["pilot", "nurse", "chef"]
+            ),
+            group="woman",
+            min_count=0,
+        ),
+        "share_trajectory": biasamp.share_trajectory(
+            groups=G_PRED, steps=np.arange(N) % 3, n_boot=5, random_state=0
+        ),
+    }
     return {
+        **generated,
         "retrieval_bias": retrieval,
         "differential_fairness": fairness,
         "model_comparison": comparison,
@@ -160,7 +181,9 @@ def documents() -> dict[str, Any]:
         path = result.save(folder / f"{kind}.json")
         out[kind] = json.loads(path.read_text(encoding="utf-8"))
     out["cli"] = _cli_document(folder)
+    out["cli_v2"] = _version_2(out["cli"])
     out["cli_v1"] = _version_1(out["cli"])
+    out["saved_v1"] = _saved_version_1(out["pairwise"])
     audit = biasamp.audit(
         folder / "data.csv",
         train=folder / "data.csv",
@@ -174,11 +197,30 @@ def documents() -> dict[str, Any]:
     return out
 
 
+def _version_2(document: dict[str, Any]) -> dict[str, Any]:
+    """The command line's document as version 2 wrote it: no ``metrics`` in the envelope,
+    each record's family under ``metric`` and its random state under ``seed``."""
+    old = copy.deepcopy(document)
+    old["schema_version"] = 2
+    del old["metrics"]
+    for record in old["results"].values():
+        record["seed"] = record.pop("random_state")
+        record["metric"] = record.pop("family")
+    return old
+
+
 def _version_1(document: dict[str, Any]) -> dict[str, Any]:
     """The command line's document as version 1 wrote it (a ``metrics`` list)."""
-    old = copy.deepcopy(document)
+    old = _version_2(document)
     old["schema_version"] = 1
     old["metrics"] = list(old.pop("results").values())
+    return old
+
+
+def _saved_version_1(document: dict[str, Any]) -> dict[str, Any]:
+    """A saved result as version 1 wrote it: no envelope ``metrics`` and ``settings``."""
+    old = {k: v for k, v in copy.deepcopy(document).items() if k not in ("metrics", "settings")}
+    old["schema_version"] = 1
     return old
 
 
@@ -285,7 +327,7 @@ def _check_loads_or_refuses(path: Path) -> None:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
-    kind=st.sampled_from(sorted(registered_results()) + ["cli", "cli_v1"]),
+    kind=st.sampled_from(sorted(registered_results()) + ["cli", "cli_v2", "cli_v1", "saved_v1"]),
     n_edits=st.integers(1, 3),
     data=st.data(),
 )
@@ -298,7 +340,9 @@ def test_edited_files_load_or_are_refused_naming_the_file(tmp_path, kind, n_edit
     _check_loads_or_refuses(path)
 
 
-@pytest.mark.parametrize("kind", sorted(registered_results()) + ["cli", "cli_v1"])
+@pytest.mark.parametrize(
+    "kind", sorted(registered_results()) + ["cli", "cli_v2", "cli_v1", "saved_v1"]
+)
 def test_unedited_files_load(tmp_path, kind):
     path = tmp_path / f"{kind}.json"
     _write(documents()[kind], path)

@@ -20,10 +20,12 @@ import pytest
 import biasamp
 from biasamp.results._load import ERR_LOAD_SCHEMA
 from biasamp.results._persist import (
+    ENVELOPE_KEYS,
     ERR_LOAD_KIND,
     ERR_LOAD_VERSION,
     ERR_SAVE_TYPE,
     SAVED_SCHEMA,
+    SAVED_SCHEMA_VERSION,
     registered_results,
 )
 
@@ -90,7 +92,9 @@ def test_pairwise_results_with_intervals_and_replicates(tmp_path):
     path, loaded = roundtrip(result, tmp_path)
     assert loaded.replicates.shape == result.replicates.shape
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["schema"] == SAVED_SCHEMA and doc["schema_version"] == 1
+    assert doc["schema"] == SAVED_SCHEMA and doc["schema_version"] == 2
+    assert doc["metrics"] == ["mals"] and doc["settings"]["random_state"] is None
+    assert list(doc)[:5] == list(ENVELOPE_KEYS)
     assert doc["biasamp_version"] == biasamp.__version__
     assert doc["type"] == "pairwise" and doc["class"] == "PairwiseResult"
     assert doc["inputs"] == {
@@ -250,6 +254,9 @@ def test_every_registered_type_is_covered():
         "differential_fairness",  # round trip in tests/metrics/test_differential_fairness.py
         "retrieval_bias",  # round trip in tests/metrics/test_retrieval.py
         "audit",  # round trip in tests/auditing/test_audit_result.py
+        "output_amplification",  # round trip in tests/generated/test_output_amplification.py
+        "bias_transfer",  # round trip in tests/generated/test_bias_transfer.py
+        "share_trajectory",  # round trip in tests/generated/test_trajectory.py
     }
     assert set(registered_results()) == covered
 
@@ -276,11 +283,11 @@ def test_save_is_atomic_and_load_rejects_foreign_files(tmp_path):
         biasamp.load_result(tmp_path / "text.json")
     path = result.save(tmp_path / "ok.json")
     doc = json.loads(path.read_text(encoding="utf-8"))
-    doc["schema_version"] = 2
+    doc["schema_version"] = SAVED_SCHEMA_VERSION + 1
     (tmp_path / "newer.json").write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(ValueError, match="newer biasamp"):
         biasamp.load_result(tmp_path / "newer.json")
-    doc["schema_version"], doc["type"] = 1, "pickle"
+    doc["schema_version"], doc["type"] = SAVED_SCHEMA_VERSION, "pickle"
     (tmp_path / "kind.json").write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(ValueError, match="unknown result type 'pickle'"):
         biasamp.load_result(tmp_path / "kind.json")

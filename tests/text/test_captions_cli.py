@@ -124,9 +124,9 @@ def test_dbac_columns_with_human_captions(tmp_path, capsys) -> None:
     expected = dbac_both(captions_human=data[columns].to_numpy().tolist(),
                          captions_model=data["equalizer"], groups=data["gender"], n_iter=2,
                          random_state=3)  # fmt: skip
-    for direction, name in (("A->T", "dbac-a2t"), ("T->A", "dbac-t2a")):
-        assert row[name] == pytest.approx(expected[direction].value, abs=1e-12)
-        assert row[f"{name} ci_low"] == pytest.approx(expected[direction].ci[0])
+    for name in ("dbac-a2t", "dbac-t2a"):
+        assert row[name] == pytest.approx(expected[name].value, abs=1e-12)
+        assert row[f"{name} ci_low"] == pytest.approx(expected[name].ci[0])
     capsys.readouterr()
     code = main([
         "captions", str(path), "--group", "gender", "--caption-cols", "equalizer",

@@ -50,7 +50,15 @@ def test_tiny_corpus_against_hand_computed_values() -> None:
     # P(t) = 1/2, Psi_M = 0.7 * (1/2) / (1/2) = 0.7. DBAC A->T = (0.7 - 1) / 1.7 = -3/17.
     both = dbac_both(captions_human=TINY_HUMAN, captions_model=TINY_MODEL, groups=TINY_GROUPS,
                      attacker=KitchenAttacker(), n_iter=3, random_state=0)  # fmt: skip
-    t2a, a2t = both["T->A"], both["A->T"]
+    t2a, a2t = both["dbac-t2a"], both["dbac-a2t"]
+    assert list(both) == ["dbac-a2t", "dbac-t2a"]  # keyed by the registry's canonical names
+    assert (t2a.metric, t2a.family, a2t.metric) == ("dbac-t2a", "dbac", "dbac-a2t")
+    # the keys of earlier releases still read the same results, with a FutureWarning
+    for old, new in (("T->A", "dbac-t2a"), ("A->T", "dbac-a2t")):
+        with pytest.warns(FutureWarning, match=f"'{old}' is deprecated; use '{new}'"):
+            assert both[old] is both[new]
+        with pytest.warns(FutureWarning):
+            assert old in both and both.get(old) is both[new]
     assert np.allclose(t2a.data_quality, 0.5) and np.allclose(t2a.model_quality, 0.7)
     assert np.allclose(t2a.values, 1 / 6)
     assert t2a.value == pytest.approx(1 / 6)
@@ -103,7 +111,7 @@ def test_planted_amplification_is_found_in_both_directions() -> None:
     human, model = planted(np.random.default_rng(1))
     both = dbac_both(captions_human=human, captions_model=model, groups=GROUPS, n_iter=4,
                      random_state=0)  # fmt: skip
-    t2a, a2t = both["T->A"], both["A->T"]
+    t2a, a2t = both["dbac-t2a"], both["dbac-a2t"]
     assert t2a.psi_d == pytest.approx(0.5, abs=0.05)  # masked human captions carry nothing
     assert t2a.psi_m > 0.75
     assert t2a.value > 0.15 and t2a.ci is not None and t2a.ci[0] > 0
@@ -148,7 +156,7 @@ def test_row_order_does_not_matter(order: list[int]) -> None:
     moved = dbac_both(captions_human=[TINY_HUMAN[i] for i in index],
                       captions_model=[TINY_MODEL[i] for i in index],
                       groups=TINY_GROUPS[index], **kwargs)  # fmt: skip
-    for direction in ("A->T", "T->A"):
+    for direction in ("dbac-a2t", "dbac-t2a"):
         assert moved[direction].value == pytest.approx(base[direction].value, abs=1e-12)
 
 
@@ -174,16 +182,16 @@ def test_result_saves_loads_compares_and_plots(tmp_path) -> None:
     human, model = planted(np.random.default_rng(0))
     both = dbac_both(captions_human=human, captions_model=model, groups=GROUPS, n_iter=2,
                      random_state=0)  # fmt: skip
-    result = both["A->T"]
+    result = both["dbac-a2t"]
     loaded = biasamp.load_result(result.save(tmp_path / "dbac.json"))
     assert isinstance(loaded, biasamp.DBACResult)
     assert loaded == result
     assert loaded.to_dict() == result.to_dict()
-    assert loaded != both["T->A"]
+    assert loaded != both["dbac-t2a"]
     assert "Psi_D" in repr(result) and "DBAC A->T" in repr(result)
-    table = biasamp.compare({"model": [both["A->T"], both["T->A"]]})
+    table = biasamp.compare({"model": [both["dbac-a2t"], both["dbac-t2a"]]})
     assert list(table["metric"]) == ["dbac-a2t", "dbac-t2a"]
-    assert table["value"].tolist() == [both["A->T"].value, both["T->A"].value]
+    assert table["value"].tolist() == [both["dbac-a2t"].value, both["dbac-t2a"].value]
     pytest.importorskip("matplotlib")
     import matplotlib
 

@@ -182,7 +182,7 @@ def test_the_random_split_is_drawn_over_row_positions():
     moved = dbac_both(captions_human=[HUMAN[i] for i in perm],
                       captions_model=[MODEL[i] for i in perm], groups=GROUPS[perm],
                       attacker=_attacker(), **KW)  # fmt: skip
-    assert not np.array_equal(base["T->A"].data_quality, moved["T->A"].data_quality)
+    assert not np.array_equal(base["dbac-t2a"].data_quality, moved["dbac-t2a"].data_quality)
 
 
 def test_pandas_arguments_follow_the_order_of_groups():

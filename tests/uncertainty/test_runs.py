@@ -63,7 +63,8 @@ def _run(seed: int) -> biasamp.PairwiseResult:
 def test_per_pair_summary_matches_hand_computation():
     runs = [_run(s) for s in range(4)]
     summary = across_runs(runs)
-    assert summary.metric == "directional" and summary.direction == "A->T"
+    assert summary.metric == "directional-a2t" and summary.family == "directional"
+    assert summary.direction == "A->T"
     assert summary.mean == pytest.approx(np.mean([r.value for r in runs]))
     pairs = summary.by_pair
     assert set(pairs["quantity"]) == {"delta", "contribution"}

@@ -211,8 +211,8 @@ def test_registry_names_choose_the_metric_and_its_direction():
     for name in ("directional-t2a", "T->A", "BiasAmp T->A"):
         sweep = threshold_sweep(name, thresholds=GRID, **kwargs)
         pd.testing.assert_frame_equal(sweep.table, old.table)
-        assert (sweep.metric, sweep.direction, sweep.metric_name) == (
-            "directional", "T->A", "directional-t2a",
+        assert (sweep.metric, sweep.family, sweep.direction, sweep.metric_name) == (
+            "directional-t2a", "directional", "T->A", "directional-t2a",
         )  # fmt: skip
     with pytest.raises(ValueError) as info:
         threshold_sweep("directional-t2a", direction="A->T", thresholds=GRID, **kwargs)

@@ -37,7 +37,7 @@ from biasamp.auditing._inputs import AuditData
 from biasamp.inputs._group_sizes import DEFAULT_MIN_CELL, DEFAULT_MIN_GROUP_SIZE
 from biasamp.metrics import _differential_fairness, _directional, _mals, _multi_attribute
 from biasamp.predictability import _predictability
-from biasamp.registry import MetricCard, card_for, metric_card
+from biasamp.registry import MetricCard, metric_card
 
 __all__ = [
     "CombinationView",
@@ -285,7 +285,7 @@ class PredictabilityView(_View):
     @property
     def extras(self) -> dict[str, Any]:
         r = self.result
-        quality = ("psi_d", "psi_m") if r.metric == "dpa" else ("lambda_d", "lambda_m")
+        quality = ("psi_d", "psi_m") if r.family == "dpa" else ("lambda_d", "lambda_m")
         out: dict[str, Any] = {
             quality[0]: r.psi_d,
             quality[1]: r.psi_m,
@@ -334,7 +334,7 @@ class DifferentialFairnessView(_View):
     @property
     def name(self) -> str:
         """The registry's title of the metric."""
-        return card_for(self.result.metric).title
+        return str(self.result.title)
 
     @property
     def by_pair(self) -> pd.DataFrame:

@@ -1,8 +1,10 @@
 """The result of :func:`biasamp.audit`: every metric of one audit, and its JSON document.
 
 ``AuditResult.to_dict()`` is the document ``biasamp measure --json`` writes
-(schema ``biasamp-result`` version 2, ``biasamp/schema/result-v2.json``): the
-inputs with their SHA-256s, the settings, the label names, a ``results``
+(schema ``biasamp-result`` version 3, ``biasamp/schema/result-v3.json``): the
+envelope every biasamp document opens with (``schema``, ``schema_version``,
+``biasamp_version``, ``metrics``, ``settings`` with ``random_state``, as the file
+of ``result.save()``), the inputs with their SHA-256s, the label names, a ``results``
 mapping from each metric's canonical name (:mod:`biasamp.registry`) to its
 record, the skipped metrics with why, the warnings and, for a command, its
 gates. :func:`biasamp.load_result` reads such a file back as an
@@ -20,12 +22,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp._version import __version__
-from biasamp.registry import metric_name
+from biasamp.output._targets import remember_input_files
+from biasamp.registry import find_card, metric_name
 from biasamp.results._base import _json_safe, frame_records, group_sizes_dict, pair_trust_dict
 from biasamp.results._cli_document import results_from_cli_document
 from biasamp.results._json_schema import first_schema_error, load_schema
-from biasamp.results._persist import SavableResult, register_result, registered_results
+from biasamp.results._persist import (
+    SavableResult,
+    envelope,
+    register_result,
+    registered_results,
+)
 
 __all__ = [
     "SCHEMA_FILE",
@@ -37,13 +44,13 @@ __all__ = [
 ]
 
 SCHEMA_NAME = "biasamp-result"
-SCHEMA_VERSION = 2
-SCHEMA_FILE = "result-v2.json"
+SCHEMA_VERSION = 3
+SCHEMA_FILE = "result-v3.json"
 #: The ``command`` of a document written by the library (the command line writes its own).
 LIBRARY_COMMAND = "audit"
 
-ERR_DOCUMENT = "document: {path}: {problem} (schema biasamp-result version 2)."
-ERR_DOCUMENT_TYPE = "document: expected the mapping of a version-2 audit document, got {got}."
+ERR_DOCUMENT = "document: {path}: {problem} (schema biasamp-result version 3)."
+ERR_DOCUMENT_TYPE = "document: expected the mapping of an audit document, got {got}."
 ERR_FILE_TYPE = "file: expected the path the document was read from, got {got}."
 ERR_RESULT_KEYS = "results: the metrics {got} differ from those of the document, {expected}."
 
@@ -66,14 +73,14 @@ def _optional(result: Any) -> dict[str, Any]:
     if hasattr(result, "by_size"):  # multi-attribute
         for name in ("variance", "absolute", "n_combinations"):
             out[name] = getattr(result, name, None)
-    if getattr(result, "metric", None) in ("dpa", "leakage_amplification"):
+    if getattr(result, "family", None) in ("dpa", "leakage_amplification"):
         for name in ("values", "data_quality", "model_quality"):
             out[name] = getattr(result, name, None)
         out["attacker_reason"] = getattr(result, "attacker_reason", None)
     return out
 
 
-def metric_record(key: str, result: Any, *, seed: int | None) -> dict[str, Any]:
+def metric_record(key: str, result: Any, *, random_state: int | None) -> dict[str, Any]:
     """One metric of the document, from a result (or its view of
     :mod:`biasamp.auditing._metric_specs`)."""
     replicates = getattr(result, "replicates", None)
@@ -86,12 +93,13 @@ def metric_record(key: str, result: Any, *, seed: int | None) -> dict[str, Any]:
         {
             "key": key,
             "metric": result.metric,
+            "family": result.family,
             "name": key,
             "direction": getattr(result, "direction", None),
             "value": result.value,
             "interval": _interval(result),
             "n_boot": n_boot,
-            "seed": seed if n_boot else None,
+            "random_state": random_state if n_boot else None,
             "n": result.n,
             "n_train": result.n_train,
             "n_pairs": result.n_pairs,
@@ -117,20 +125,19 @@ def audit_document(
     skipped: Mapping[str, str] | None = None,
     warnings: Sequence[str] = (),
     sweeps: Mapping[str, Any] | None = None,
-    seed: int | None = None,
+    random_state: int | None = None,
     command: str = LIBRARY_COMMAND,
     gates: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """The JSON document of an audit (schema version 2)."""
+    """The JSON document of an audit (schema version 3)."""
     doc: dict[str, Any] = {
-        "schema": SCHEMA_NAME,
-        "schema_version": SCHEMA_VERSION,
-        "biasamp_version": __version__,
+        **envelope(SCHEMA_NAME, SCHEMA_VERSION, metrics=list(results), settings=settings),
         "command": command,
         "inputs": [dict(f) for f in inputs],
-        "settings": dict(settings),
         "labels": dict(labels),
-        "results": {key: metric_record(key, r, seed=seed) for key, r in results.items()},
+        "results": {
+            key: metric_record(key, r, random_state=random_state) for key, r in results.items()
+        },
         "skipped": dict(skipped or {}),
         "gates": [dict(g) for g in gates],
         "warnings": list(warnings),
@@ -148,6 +155,30 @@ def audit_document(
             for key, s in sweeps.items()
         }
     return _json_safe(doc)
+
+
+def upgraded_document(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A version 2 audit document in version 3 (a version 3 document as it is): the
+    envelope (``metrics``; ``settings`` with ``random_state``) first, and in each record
+    the canonical name under ``metric``, the family under ``family`` and ``random_state``
+    for ``seed``."""
+    if document.get("schema_version") != 2:
+        return dict(document)
+    old = copy.deepcopy(dict(document))
+    records = old.pop("results", None) or {}
+    for key, record in records.items():
+        family = record.get("metric")
+        card = find_card(family, record.get("direction")) or find_card(key)
+        record["metric"] = card.name if card is not None else key
+        record["family"] = card.family if card is not None else family
+        record["random_state"] = record.pop("seed", None)
+    head = envelope(
+        SCHEMA_NAME, SCHEMA_VERSION, metrics=list(records), settings=old.pop("settings", {})
+    )
+    head["biasamp_version"] = old.pop("biasamp_version", head["biasamp_version"])
+    for name in ("schema", "schema_version"):
+        old.pop(name, None)
+    return {**head, **old, "results": records}
 
 
 def _without_command(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -203,6 +234,11 @@ class AuditResult(SavableResult, Mapping[str, Any]):
                     got=list(self.results), expected=list(self.document["results"])
                 )
             )
+        # every result of the audit knows the files it was computed from: its save()
+        # refuses to write over them, as the audit's own save() does
+        for result in [*self.results.values(), *(self.sweeps or {}).values()]:
+            if not isinstance(result, pd.DataFrame):
+                remember_input_files(result, self.input_files)
 
     # --- a mapping of the results
     def __getitem__(self, name: str) -> Any:
@@ -244,6 +280,13 @@ class AuditResult(SavableResult, Mapping[str, Any]):
         return [dict(f) for f in self.document.get("inputs") or []]
 
     @property
+    def input_files(self) -> tuple[tuple[str, str], ...]:
+        """The audited files as ``(keyword, path)`` pairs (``("data", "data.csv")``):
+        :meth:`save`, :func:`biasamp.write_report` and the command line refuse to
+        write over any of them."""
+        return tuple((str(f["role"]), str(f["path"])) for f in self.inputs)
+
+    @property
     def labels(self) -> dict[str, list[str]]:
         return dict(self.document.get("labels") or {})
 
@@ -264,12 +307,15 @@ class AuditResult(SavableResult, Mapping[str, Any]):
 
     @classmethod
     def from_document(cls, document: Mapping[str, Any], *, file: str) -> AuditResult:
-        """The audit a version-2 document holds (already checked against its schema)."""
+        """The audit a version 3 document holds (already checked against its schema); a
+        version 2 document (``seed``, the family under ``metric``) is read as the same
+        audit in version 3."""
         if not isinstance(document, Mapping):
             raise TypeError(ERR_DOCUMENT_TYPE.format(got=type(document).__name__))
         if not isinstance(file, (str, os.PathLike)):
             raise TypeError(ERR_FILE_TYPE.format(got=type(file).__name__))
         file = str(file)
+        document = upgraded_document(document)
         records = document.get("results") or {}
         built = results_from_cli_document(
             {"metrics": list(records.values()), "sweeps": document.get("sweeps")},

@@ -608,7 +608,7 @@ def _result(
         skipped=skipped,
         warnings=warnings,
         sweeps=sweeps,
-        seed=request.random_state,
+        random_state=request.random_state,
     )
     return AuditResult(
         results={key: getattr(view, "result", view) for key, view in views.items()},

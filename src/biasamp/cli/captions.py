@@ -9,13 +9,12 @@ from typing import Any
 
 import pandas as pd
 
-from biasamp._version import __version__
 from biasamp.output._targets import check_outputs
 from biasamp.registry import metric_card, metric_name
 from biasamp.report import write_report
 from biasamp.results._base import _json_safe
 from biasamp.results._cli_document import CAPTIONS_SCHEMA, CAPTIONS_SCHEMA_VERSION
-from biasamp.results._persist import typed_result
+from biasamp.results._persist import envelope, metrics_of, typed_result
 from biasamp.text import caption_bias_table
 from biasamp.text._caption_bias import ALL_METRICS, EXCLUDE_CHOICES, METRICS
 
@@ -187,10 +186,14 @@ def run(args: argparse.Namespace) -> int:
             highlight=False,
         )
     if "json" in targets:
+        names = dict.fromkeys(m for res in results.values() for m in metrics_of(res))
         document = {
-            "schema": CAPTIONS_SCHEMA,
-            "schema_version": CAPTIONS_SCHEMA_VERSION,
-            "biasamp_version": __version__,
+            **envelope(
+                CAPTIONS_SCHEMA,
+                CAPTIONS_SCHEMA_VERSION,
+                metrics=list(names),
+                settings={"n_boot": args.n_boot, "random_state": args.seed, "mask": args.mask},
+            ),
             "data": args.data,
             "table": _json_safe(table.to_dict(orient="records")),
             "models": _json_safe({name: res.to_dict() for name, res in results.items()}),

@@ -52,6 +52,7 @@ COMMANDS = {
     "calibrate": "per-label decision thresholds from a validation file",
     "mitigate": "reduce bias amplification with RBA (calibrated predictions)",
     "captions": "bias amplification of captioning models, read from their captions",
+    "outputs": "amplification in generated outputs against a reference (per concept)",
     "demo": "audit a real gender-from-objects model on bundled COCO labels",
 }
 

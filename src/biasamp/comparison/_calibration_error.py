@@ -7,10 +7,12 @@ number to put beside each checkpoint in :func:`biasamp.compare`.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
+from biasamp.inputs._containers import to_native_numpy
+from biasamp.inputs._readers import check_knob, read_posteriors
 
 __all__ = ["calibration_error"]
 
@@ -19,12 +21,11 @@ ERR_SHAPES = (
     "(n, k) with y_true (n, k) of 0/1 (multilabel) or (n, k) with y_true (n,) of class "
     "indices (multiclass); got y_true {t} and y_prob {p}."
 )
-ERR_PROB = "y_prob: expected probabilities in [0, 1] (finite); row {row} holds {got!r}."
 ERR_BINARY = "y_true: expected 0 or 1 (or booleans); row {row} holds {got!r}."
 ERR_CLASS = "y_true: expected class indices 0 .. {k_1}; row {row} holds {got!r}."
-ERR_BINS = "n_bins: expected an integer >= 1, got {got!r}."
 ERR_NORM = "norm: expected 'l1' or 'max', got {got!r}."
 ERR_EMPTY = "y_true, y_prob: expected at least one row."
+ERR_NONE = "{arg}: expected an array of one value per row, got None."
 
 
 def bin_edges(n_bins: int, dtype: Any) -> np.ndarray:
@@ -33,38 +34,63 @@ def bin_edges(n_bins: int, dtype: Any) -> np.ndarray:
     torch computes edge ``i`` as ``i * step`` below the midpoint and ``1 - (n_bins - i) * step``
     from it on, with ``step = 1 / n_bins`` rounded to ``dtype`` and one rounding per edge
     (a fused multiply-add), so an edge can sit one unit in the last place off ``i / n_bins``.
-    The exact arithmetic here (float64 products of a float32 step are exact; fractions for
-    float64) reproduces that rounding.
+    The arithmetic here reproduces that rounding exactly, on whole arrays (see :func:`_edges_at`).
     """
-    half = (n_bins + 1) // 2
-    index = np.arange(n_bins + 1)
-    if np.dtype(dtype) == np.float32:
-        step = np.float64(np.float32(1.0) / np.float32(n_bins))
-        exact = np.where(index < half, step * index, 1.0 - step * (n_bins - index))
-        return exact.astype(np.float32)
-    step_exact = Fraction(1.0 / n_bins)
-    return np.array(
-        [
-            float(step_exact * i) if i < half else float(1 - step_exact * (n_bins - i))
-            for i in range(n_bins + 1)
-        ]
-    )
+    return _edges_at(np.arange(n_bins + 1), n_bins, dtype)
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Veltkamp's split of float64 ``a`` into two halves of 26 bits (``a = hi + lo`` exactly)."""
+    c = 134217729.0 * a  # 2**27 + 1
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Knuth's TwoSum: ``s = fl(a + b)`` and its exact error (``a + b = s + e``)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _one_minus_product(step: float, m: np.ndarray) -> np.ndarray:
+    """``fl(1 - step * m)`` with one rounding (a fused multiply-add), for float64 ``m``.
+
+    Boldo and Melquiond's emulation of an FMA (IEEE Trans. Computers, 2008): the exact
+    product as two floats (Dekker), the exact sum with 1 as two floats (TwoSum), the two
+    low parts added with rounding to odd, then one rounding to nearest.
+    """
+    a = np.float64(-step)
+    uh = a * m
+    ah, al = _split(np.full_like(m, a))
+    mh, ml = _split(m)
+    ul = ((ah * mh - uh) + ah * ml + al * mh) + al * ml  # uh + ul == a * m exactly
+    th, tl = _two_sum(np.ones_like(uh), uh)  # th + tl == 1 + uh exactly
+    v, err = _two_sum(tl, ul)
+    inexact_even = (err != 0) & ((v.view(np.int64) & 1) == 0)  # round to odd
+    v = np.where(inexact_even, np.nextafter(v, np.where(err > 0, np.inf, -np.inf)), v)
+    return th + v
 
 
 def _edges_at(index: np.ndarray, n_bins: int, dtype: Any) -> np.ndarray:
-    """Edges ``index`` (sorted) of :func:`bin_edges`, without the other edges."""
+    """Edges ``index`` of :func:`bin_edges`, without the other edges (vectorised; exact).
+
+    In float64 ``i * step`` is one correctly rounded product (``i`` < 2**53 is a float64),
+    and ``1 - (n_bins - i) * step`` one fused multiply-add (:func:`_one_minus_product`).
+    In float32 the float64 products of a float32 step are exact, then rounded once.
+    """
+    index = np.asarray(index, dtype=np.int64)
     half = (n_bins + 1) // 2
     if np.dtype(dtype) == np.float32:
         step = np.float64(np.float32(1.0) / np.float32(n_bins))
         exact = np.where(index < half, step * index, 1.0 - step * (n_bins - index))
         return exact.astype(np.float32)
-    step_exact = Fraction(1.0 / n_bins)
-    return np.array(
-        [
-            float(step_exact * int(i)) if i < half else float(1 - step_exact * (n_bins - int(i)))
-            for i in index
-        ]
-    )
+    step64 = 1.0 / n_bins
+    low = index < half
+    out = np.empty(index.shape, dtype=np.float64)
+    out[low] = step64 * index[low].astype(np.float64)
+    out[~low] = _one_minus_product(step64, (n_bins - index[~low]).astype(np.float64))
+    return out
 
 
 def bin_of(confidence: np.ndarray, n_bins: int, dtype: Any) -> np.ndarray:
@@ -165,18 +191,19 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
     >>> round(calibration_error([1, 1], [[0.7, 0.3], [0.3, 0.7]], n_bins=5), 4)  # one bin
     0.2
     """
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(ERR_BINS.format(got=n_bins))
     if norm not in ("l1", "max"):
         raise ValueError(ERR_NORM.format(got=norm))
-    prob = np.asarray(y_prob, dtype=np.float64)
-    truth = np.asarray(y_true)
-    if prob.ndim == 0 or len(prob) == 0:
+    if y_prob is None or y_true is None:
+        raise ValueError(ERR_NONE.format(arg="y_prob" if y_prob is None else "y_true"))
+    # the boundary's readers: missing values (None, NaN, pd.NA) refused naming the row
+    truth = np.asarray(to_native_numpy(y_true, arg="y_true").values)
+    if truth.ndim == 0:
+        raise ValueError(ERR_SHAPES.format(t=truth.shape, p=np.shape(y_prob)))
+    if len(truth) == 0:
         raise ValueError(ERR_EMPTY)
-    bad = ~np.isfinite(prob) | (prob < 0) | (prob > 1)
-    if bad.any():
-        row = _first_bad(bad)
-        raise ValueError(ERR_PROB.format(row=row, got=prob[row].tolist()))
+    prob = read_posteriors(y_prob, arg="y_prob", ndim=(1, 2))
+    # memory: edges for at most 4 x rows + 1024 bins (bin_of), whatever n_bins is
+    n_bins = check_knob("n_bins", n_bins)
     if prob.ndim == 2 and truth.ndim == 1 and truth.shape[0] == prob.shape[0]:
         k = prob.shape[1]
         if not np.issubdtype(truth.dtype, np.integer) or ((truth < 0) | (truth >= k)).any():

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._keys import key_names
+from biasamp.output._targets import input_files_of, remember_input_files
 from biasamp.registry import METRICS, find_card, metric_card, normalize_direction
 from biasamp.results._load import load_result
 from biasamp.results._persist import SavableResult, register_result, registered_results
@@ -419,6 +420,9 @@ ROWS: dict[str, Callable[[str, str | None, Any], list[_Row]]] = {
     "differential_fairness": _one,
     "dbac": _one,
     "retrieval_bias": _one,
+    "output_amplification": _one,
+    "bias_transfer": _one,
+    "share_trajectory": _one,
     "audit": _results_mapping,
     "caption_bias": _captions,
     "runs_summary": _runs,
@@ -597,7 +601,23 @@ def compare(results: Mapping[str, Any], *, performance: Any = None) -> ModelComp
         if clash:
             raise ValueError(ERR_PERF_COLUMN.format(column=clash[0]))
         frame = frame.join(perf, on="model")
-    return ModelComparison(frame)
+    table = ModelComparison(frame)
+    remember_input_files(table, _input_files(results))
+    return table
+
+
+def _input_files(results: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The files a comparison was made from: the saved files it read and the files of its
+    results (an audit's), which ``table.save`` may not replace."""
+    files: list[tuple[str, Any]] = []
+    for model, given in results.items():
+        items = given if isinstance(given, (list, tuple)) else [given]
+        for item in items:
+            if isinstance(item, (str, os.PathLike)):
+                files.append((f"results[{str(model)!r}]", item))
+            elif not isinstance(item, pd.DataFrame):
+                files.extend(input_files_of(item))
+    return files
 
 
 def _derived_performance(rows: list[_Row]) -> pd.DataFrame | None:

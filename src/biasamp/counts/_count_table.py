@@ -60,6 +60,7 @@ from biasamp.inputs._label_matrix import (
     as_sample_weight,
     check_same_length,
 )
+from biasamp.inputs._readers import read_row_offset
 from biasamp.inputs._roles import GROUP_ROLES, TASK_ROLES
 
 __all__ = [
@@ -557,13 +558,7 @@ class MergeableCounts:
     def _start_row(self, row_offset: Any) -> int:
         if row_offset is None:
             return int(self.next_row)
-        if (
-            isinstance(row_offset, (bool, np.bool_))
-            or not isinstance(row_offset, (int, np.integer))
-            or row_offset < 0
-        ):
-            raise ValueError(ERR_ROW_OFFSET.format(got=row_offset))
-        return int(row_offset)
+        return read_row_offset(row_offset, arg="row_offset")
 
     def update(self, *, row_offset: int | None = None, row_index: Any = None, **arrays: Any) -> Any:
         """Count another chunk of rows (same keywords as ``from_arrays``) and merge it.

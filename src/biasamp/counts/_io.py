@@ -29,6 +29,7 @@ from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.counts._poisson import PoissonReplicates
 from biasamp.inputs._paths import checked_path
 from biasamp.output._atomic import atomic_output
+from biasamp.output._targets import check_written_output, input_files_of
 
 __all__ = ["save_counts", "load_counts"]
 
@@ -80,7 +81,10 @@ def save_counts(table: CountTable | PatternCountTable, path: str | os.PathLike[s
     table : CountTable or PatternCountTable
         A table, with or without a replicate axis or an online bootstrap.
     path : str or path-like
-        Output file; replaced only once the new file is complete.
+        Output file; replaced only once the new file is complete. It may not be one
+        of the files the table was counted from (``counts_from_files`` and the other
+        file counters record them): that is a ``ValueError`` naming ``path`` and the
+        input, before anything is written.
 
     Examples
     --------
@@ -94,6 +98,7 @@ def save_counts(table: CountTable | PatternCountTable, path: str | os.PathLike[s
     """
     if not isinstance(table, (CountTable, PatternCountTable)):
         raise TypeError(ERR_SAVE_TYPE.format(type_name=type(table).__name__))
+    target = check_written_output(path, argument="path", inputs=input_files_of(table))
     patterns = isinstance(table, PatternCountTable)
     meta: dict[str, Any] = {
         "format": 1 if table.bootstrap is None and not patterns else FORMAT_VERSION,
@@ -120,7 +125,7 @@ def save_counts(table: CountTable | PatternCountTable, path: str | os.PathLike[s
         if table.replicates is not None:
             arrays.update(_table_arrays(table.replicates, "replicates__"))
     arrays["meta"] = _json_array(meta)
-    with atomic_output(path, "wb") as handle:
+    with atomic_output(target, "wb") as handle:
         np.savez(handle, **arrays)  # type: ignore[arg-type]  # numpy stubs: allow_pickle
 
 

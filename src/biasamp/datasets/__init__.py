@@ -8,6 +8,8 @@
   images: :func:`load_coco_human_captions`.
 * imSitu gender x verbs: :func:`load_imsitu_gender` (train 24,301, val 7,730,
   test 7,669 images; ``gender`` and ``verb``, one of 211 activities).
+* GPT-2 fine-tuned on its own outputs for ten generations, each generated article's
+  political lean (Wang et al. 2025): :func:`load_llm_generations`.
 * Published per-object results of Zhao et al. (2017) on COCO dev:
   :func:`load_mals_coco_results`.
 
@@ -19,6 +21,7 @@ from ._loaders import (
     load_coco_gender,
     load_coco_human_captions,
     load_imsitu_gender,
+    load_llm_generations,
     load_mals_coco_results,
 )
 
@@ -27,5 +30,6 @@ __all__ = [
     "load_coco_gender",
     "load_coco_human_captions",
     "load_imsitu_gender",
+    "load_llm_generations",
     "load_mals_coco_results",
 ]

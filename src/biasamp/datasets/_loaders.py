@@ -11,6 +11,7 @@ __all__ = [
     "load_coco_gender",
     "load_coco_human_captions",
     "load_imsitu_gender",
+    "load_llm_generations",
     "load_mals_coco_results",
 ]
 
@@ -18,6 +19,8 @@ ERR_SPLIT = "split: expected one of {choices}, got {got!r}."
 
 _COCO_SPLITS = ("val", "test")
 _IMSITU_SPLITS = ("train", "val", "test")
+_LLM_SETUPS = ("none", "preservation", "accumulation", "overfitting")
+ERR_SETUP = "setup: expected one of {choices} or None (all four), got {got!r}."
 
 
 def _read(name: str, *, index_col: int | None = None) -> pd.DataFrame:
@@ -135,3 +138,41 @@ def load_coco_human_captions(split: str = "test") -> pd.DataFrame:
     if split not in _COCO_SPLITS:
         raise ValueError(ERR_SPLIT.format(choices=_COCO_SPLITS, got=split))
     return _read(f"coco_human_captions_{split}.csv.gz")
+
+
+def load_llm_generations(setup: str | None = "none") -> pd.DataFrame:
+    """GPT-2 fine-tuned on its own news articles for ten generations, each article's lean.
+
+    From Wang et al. (IJCNLP-AACL 2025), "Bias Amplification: Large Language Models as
+    Increasingly Biased Media" (MIT licence; the notice ships beside the file): 1,518
+    generated articles per generation, scored by a political-lean classifier; ``lean``
+    is the argmax of its left, center and right scores (the paper's rule).
+
+    Parameters
+    ----------
+    setup : {"none", "preservation", "accumulation", "overfitting"} or None, default "none"
+        The mitigation set-up (``"none"``: the paper's unmitigated runs); ``None``
+        gives all four.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``setup``, ``generation`` (0 .. 10, the paper's numbering), ``article_id``
+        and ``lean`` (``"left"``, ``"center"``, ``"right"``).
+
+    Examples
+    --------
+    >>> from biasamp.datasets import load_llm_generations
+    >>> frame = load_llm_generations("none")
+    >>> frame.shape
+    (16698, 4)
+    >>> shares = frame.groupby("generation")["lean"].value_counts(normalize=True)
+    >>> [round(float(shares[g]["right"]), 3) for g in (0, 6, 10)]
+    [0.544, 0.675, 0.592]
+    """
+    if setup is not None and setup not in _LLM_SETUPS:
+        raise ValueError(ERR_SETUP.format(choices=_LLM_SETUPS, got=setup))
+    frame = _read("llm_generations.csv.gz")
+    if setup is None:
+        return frame
+    return frame[frame["setup"] == setup].reset_index(drop=True)

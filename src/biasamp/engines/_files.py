@@ -60,6 +60,7 @@ from biasamp.engines._joins import (
 from biasamp.inputs._column_roles import ColumnRoles, RoleColumns
 from biasamp.inputs._paths import ERR_NO_SUCH_FILE, MissingFileError
 from biasamp.output._csv import ESCAPED_CELL, unescape_cell
+from biasamp.output._targets import remember_input_files
 
 if TYPE_CHECKING:
     from biasamp.counts._pattern_counts import PatternCountTable
@@ -117,21 +118,47 @@ ERR_NO_LABELLED_ROWS = (
 DUCKDB_MIN_ROWS = 1_000_000
 DUCKDB_ROWS_PER_COLUMN = 5_000
 _SAMPLE_BYTES = 1 << 16
+#: The relative error allowed to a delimited file's row estimate when it is compared with
+#: the thresholds (the three-sample estimate is within 0.1% on files of uniform rows), so
+#: that a file at a threshold is not decided by the estimate's noise.
+_ESTIMATE_SLACK = 0.01
 
 
 def estimated_rows(path: str, file_format: str | None = None, delimiter: str | None = None) -> int:
-    """The data rows of a file: a Parquet file's from its footer; a delimited file's from its
-    size and the line length of its first 64 KiB (a compressed file's size is its compressed
-    size, so its rows are underestimated: the auto engine then prefers numpy)."""
+    """The data rows of a file: a Parquet file's from its footer; a delimited file's by
+    counting its lines when it is small, else from its size less the header line and the
+    mean line length of three 64 KiB samples (after the header, the middle and the end; a
+    compressed file is sampled at its start only, and its size is its compressed size, so
+    its rows are underestimated: the auto engine then prefers numpy)."""
     if file_format_of(path, file_format) == "parquet":
         import pyarrow.parquet as pq
 
         return int(pq.ParquetFile(path).metadata.num_rows)
-    with delimited_source(path) as source:
-        sample = source.stream.read(_SAMPLE_BYTES)
-    lines = sample.count(b"\n") or 1
     size = os.path.getsize(path)
-    return max(0, int(size * lines / max(len(sample), 1)) - 1)
+    if compression_of(path) is not None:
+        with delimited_source(path) as source:
+            sample = source.stream.read(_SAMPLE_BYTES)
+        header = sample.find(b"\n") + 1
+        lines = max(sample.count(b"\n") - 1, 1)
+        return max(0, int((size - header) * lines / max(len(sample) - header, 1)))
+    with open(path, "rb") as handle:
+        if size <= 3 * _SAMPLE_BYTES:
+            data = handle.read()
+            return max(0, data.count(b"\n") - 1 + (0 if data.endswith(b"\n") or not data else 1))
+        header = len(handle.readline())
+        body = size - header
+        counted = lines = 0
+        for start in (header, header + body // 2 - _SAMPLE_BYTES // 2, size - _SAMPLE_BYTES):
+            handle.seek(start)
+            sample = handle.read(_SAMPLE_BYTES)
+            first, last = sample.find(b"\n"), sample.rfind(b"\n")
+            if start == header:
+                first = -1  # the sample starts on a line
+            if last <= first:
+                continue
+            counted += last - first
+            lines += sample.count(b"\n", first + 1, last + 1)
+    return int(round(body * lines / counted)) if counted else 1
 
 
 def choose_engine(
@@ -164,6 +191,7 @@ def choose_engine(
     if importlib.util.find_spec("duckdb") is None:
         return "numpy"
     rows = sum(estimated_rows(path, file_format, delimiter) for path in paths)
+    rows = int(rows * (1 + _ESTIMATE_SLACK))
     faster = rows >= DUCKDB_MIN_ROWS and rows >= DUCKDB_ROWS_PER_COLUMN * n_columns
     return "duckdb" if faster else "numpy"
 
@@ -768,7 +796,7 @@ def counts_from_files(
         else:
             if on_rows is not None:
                 on_rows(int(counted.n_rows))  # the engine drops no row here
-            return counted
+            return _read_from(counted, [("paths", p) for p in paths])
     # the numpy engine: asked for, or the files DuckDB cannot read (the same table, or the
     # row reader's error naming the file and row)
     read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
@@ -792,9 +820,17 @@ def counts_from_files(
     )
     if drops and (table is None or table.n_rows == 0):
         raise ValueError(ERR_NO_LABELLED_ROWS.format(paths=", ".join(paths[:3])))
-    return (
-        table if table is not None else empty_count_table(list(roles.present()), g_names, t_names)
+    return _read_from(
+        table if table is not None else empty_count_table(list(roles.present()), g_names, t_names),
+        [("paths", p) for p in paths],
     )
+
+
+def _read_from(table: Any, files: Iterable[tuple[str, str]]) -> Any:
+    """``table``, recording the ``(argument, path)`` files it was counted from
+    (``save_counts`` refuses to write over them)."""
+    remember_input_files(table, files)
+    return table
 
 
 def _check_rows(rows: str, roles: ColumnRoles, engine: str) -> bool:
@@ -1031,7 +1067,7 @@ def pattern_counts_from_files(
                     names_source=source,
                 )
                 table.n_rows = int(frame["__rows"].sum())
-                return table
+                return _read_from(table, [("paths", p) for p in paths])
     read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
     g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     streamed = _stream_tables(
@@ -1053,7 +1089,7 @@ def pattern_counts_from_files(
         raise ValueError(
             (ERR_NO_LABELLED_ROWS if drops else ERR_NO_ROWS).format(paths=", ".join(paths[:3]))
         )
-    return streamed
+    return _read_from(streamed, [("paths", p) for p in paths])
 
 
 def _empty_label_keys(frame: pd.DataFrame, roles: ColumnRoles) -> bool:
@@ -1379,7 +1415,7 @@ def counts_from_joined_files(
             raise ValueError(ERR_REPLICATES_ENGINE)
         from biasamp.engines._joins import joined_counts_duckdb
 
-        return joined_counts_duckdb(
+        joined = joined_counts_duckdb(
             paths[0],
             pred_file,
             on=on,
@@ -1394,6 +1430,7 @@ def counts_from_joined_files(
             else None,
             patterns=patterns,
         )
+        return _read_from(joined, [("path", paths[0]), ("pred_path", pred_file)])
     positions = join_positions(
         paths[0],
         pred_file,
@@ -1466,4 +1503,4 @@ def counts_from_joined_files(
         start = stop
     if table is None:
         raise ValueError(ERR_NO_ROWS.format(paths=paths[0]))
-    return table
+    return _read_from(table, [("path", paths[0]), ("pred_path", pred_file)])

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from biasamp._deprecation import REMOVED_IN, RenamedKeys
 from biasamp.metrics._directional import directional
 from biasamp.metrics._mals import mals
 from biasamp.metrics._multi_attribute import multi_directional
@@ -102,6 +103,23 @@ def _matrix(result: Any, n_groups: int, n_tasks: int) -> list[list[float | None]
         "y"
     ].to_numpy(dtype=np.float64) * frame["delta"].to_numpy(dtype=np.float64)
     return (out + 0.0).tolist()  # + 0.0: no -0.0 where delta is 0 and y is -1
+
+
+#: The key of the value in the outputs of earlier releases (``mode="hub"`` keeps it, as
+#: the hub module returns it).
+OLD_VALUE_KEY = "bias_amplification"
+
+
+def _outputs(result: Any, more: dict[str, Any]) -> dict[str, Any]:
+    """A module's outputs: the value under the metric's canonical name (``"mals"``,
+    ``"directional-a2t"``), ``metric`` naming it, then ``more``. The key of earlier
+    releases, ``"bias_amplification"``, still reads the value, with a ``FutureWarning``."""
+    return RenamedKeys(
+        {result.metric: float(result.value), "metric": result.metric, **more},
+        renamed={OLD_VALUE_KEY: result.metric},
+        where="the evaluate modules",
+        removed=REMOVED_IN,
+    )
 
 
 def _interval(result: Any) -> dict[str, Any]:
@@ -182,9 +200,11 @@ def directional_outputs(
     Returns
     -------
     dict
-        ``bias_amplification`` (float) and ``disagg_bias_amplification``
-        ((|A|, |T|) nested lists); mode "biasamp" adds ``direction`` and, with
-        ``n_boot``, ``ci_low`` / ``ci_high``.
+        Mode "biasamp": the value under the metric's canonical name
+        (``"directional-a2t"``, ``"directional-t2a"``), ``metric`` naming it,
+        ``disagg_bias_amplification`` ((|A|, |T|) nested lists), ``direction`` and,
+        with ``n_boot``, ``ci_low`` / ``ci_high``. Mode "hub": ``bias_amplification``
+        and ``disagg_bias_amplification``, as the hub module returns them.
 
     Examples
     --------
@@ -223,12 +243,14 @@ def directional_outputs(
         n_boot=n_boot,
         random_state=random_state,
     )
-    return {
-        "bias_amplification": float(result.value),
-        "disagg_bias_amplification": _matrix(result, attrs.shape[1], refs.shape[1]),
-        "direction": direction,
-        **_interval(result),
-    }
+    return _outputs(
+        result,
+        {
+            "disagg_bias_amplification": _matrix(result, attrs.shape[1], refs.shape[1]),
+            "direction": direction,
+            **_interval(result),
+        },
+    )
 
 
 def mals_outputs(
@@ -260,15 +282,17 @@ def mals_outputs(
     Returns
     -------
     dict
-        ``bias_amplification``, ``violations`` (pairs outside the margin) and, with
-        ``n_boot``, ``ci_low`` / ``ci_high``.
+        The value under ``"mals"`` (the canonical name), ``metric``,
+        ``violations`` (pairs outside the margin) and, with ``n_boot``, ``ci_low`` /
+        ``ci_high``. The key ``"bias_amplification"`` of earlier releases reads the
+        value with a ``FutureWarning`` until 0.5.0.
 
     Examples
     --------
     >>> out = mals_outputs([[1, 0], [1, 0], [1, 0]], [[1, 0], [1, 0], [0, 1]],
     ...                    [[1, 0], [0, 1], [1, 0]], [[1, 0], [1, 0], [0, 1]])
-    >>> round(out["bias_amplification"], 4)
-    0.0
+    >>> out["metric"], round(out["mals"], 4)
+    ('mals', 0.0)
     """
     train = _train(train_references, train_attributes)
     labels: dict[str, Any] = {}
@@ -292,11 +316,13 @@ def mals_outputs(
         n_boot=n_boot,
         random_state=random_state,
     )
-    return {
-        "bias_amplification": float(result.value),
-        "violations": int(result.violations),
-        **_interval(result),
-    }
+    return _outputs(
+        result,
+        {
+            "violations": int(result.violations),
+            **_interval(result),
+        },
+    )
 
 
 def multi_attribute_outputs(
@@ -318,8 +344,9 @@ def multi_attribute_outputs(
     Returns
     -------
     dict
-        ``bias_amplification``, ``variance`` (over the biased pairs), ``direction``
-        and, with ``n_boot``, ``ci_low`` / ``ci_high``.
+        The value under the canonical name (``"multi-a2t"``, ``"multi-t2a"``),
+        ``metric``, ``variance`` (over the biased pairs), ``direction`` and, with
+        ``n_boot``, ``ci_low`` / ``ci_high``.
     """
     refs, attrs = _array(references, "references"), _array(attributes, "attributes")
     train: dict[str, Any] = _train(train_references, train_attributes) or {
@@ -336,9 +363,11 @@ def multi_attribute_outputs(
         n_boot=n_boot,
         random_state=random_state,
     )
-    return {
-        "bias_amplification": float(result.value),
-        "variance": float(result.variance),
-        "direction": direction,
-        **_interval(result),
-    }
+    return _outputs(
+        result,
+        {
+            "variance": float(result.variance),
+            "direction": direction,
+            **_interval(result),
+        },
+    )

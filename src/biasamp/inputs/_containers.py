@@ -47,6 +47,7 @@ __all__ = [
     "ERR_MIXED_TYPES",
     "ERR_TYPE",
     "NativeData",
+    "check_bool_labels",
     "to_native_numpy",
 ]
 
@@ -71,8 +72,8 @@ ERR_LAZY = (
 )
 ERR_MIXED_TYPES = (
     "{arg}: mixes label types ({types}), the first {second} at row {row}; the int 1 and "
-    "the string '1' would print as one label but are two. Convert the labels to one type "
-    "first (for example all str)."
+    "the string '1' would print as one label, and True and 1 compare equal, but they are "
+    "different labels. Convert the labels to one type first (for example all str)."
 )
 
 
@@ -146,15 +147,43 @@ def check_label_types(uniques: np.ndarray, codes: np.ndarray, arg: str) -> None:
     )
 
 
+def check_bool_labels(arr: np.ndarray, uniques: np.ndarray, arg: str) -> None:
+    """Raise :data:`ERR_MIXED_TYPES` when an object array mixes booleans with numbers:
+    ``True == 1`` hashes alike, so factorising merges them into one label before
+    :func:`check_label_types` could see two types. One C pass (pandas' type inference)
+    when a boolean label occurs; the rows are read only to name the first offending one."""
+    if arr.dtype.kind != "O" or not any(
+        isinstance(u, (bool, int, float, np.number, np.bool_)) for u in uniques
+    ):
+        return
+    if pd.api.types.infer_dtype(arr, skipna=True) not in ("mixed-integer", "mixed"):
+        return  # all booleans, all integers, or numbers of one kind
+    families = pd.Series(arr, dtype=object).map(_type_family).to_numpy()  # mixed arrays only
+    other = np.flatnonzero(families != families[0])
+    if not other.size:
+        return
+    row = int(other[0])
+    raise ValueError(
+        ERR_MIXED_TYPES.format(
+            arg=arg,
+            types=" and ".join(sorted({str(families[0]), str(families[row])})),
+            second=families[row],
+            row=row,
+        )
+    )
+
+
 def _list_labels(x: list[Any] | tuple[Any, ...], arr: np.ndarray, arg: str) -> np.ndarray:
     """``arr`` (``numpy.asarray(x)`` of a 1-D list) unless numpy turned values of other
-    types into text: ``["a", nan]`` becomes ``["a", "nan"]`` and ``[1, "1"]`` becomes
-    ``["1", "1"]``. Those are returned as an object array (so the missing-value and
+    types into text or numbers: ``["a", nan]`` becomes ``["a", "nan"]``, ``[1, "1"]``
+    becomes ``["1", "1"]`` and ``[True, 1]`` becomes ``[1, 1]``. Those are returned as an object array (so the missing-value and
     mixed-type checks see them); pandas' type inference runs in C, once per list."""
-    if arr.dtype.kind not in "US":
+    if arr.dtype.kind not in "USbiuf":
         return arr
     inferred = pd.api.types.infer_dtype(x, skipna=False)
-    if inferred in ("string", "bytes"):
+    if inferred in ("string", "bytes") or (
+        arr.dtype.kind in "biuf" and inferred not in ("mixed-integer", "mixed")
+    ):  # one type, or numbers numpy read as they are (True with 1 is "mixed-integer")
         return arr
     obj = np.empty(len(x), dtype=object)
     obj[:] = x

@@ -57,6 +57,7 @@ from biasamp.inputs._containers import (
     ERR_MISSING_VALUE,
     ERR_MIXED_TYPES,
     ERR_TYPE,
+    check_bool_labels,
     check_label_types,
     to_native_numpy,
 )
@@ -109,6 +110,8 @@ ERR_LENGTH = (
     "Mismatched lengths: {details}. All arrays of one split must have one row per instance."
 )
 ERR_WEIGHT_NEGATIVE = "{arg}: weights must be non-negative; found {count} negative values."
+#: appended to :data:`ERR_NAN` for weights (one per row): where the first one is
+ERR_FIRST_ROW = " The first is at row {row} (0-based position)."
 ERR_WEIGHT_UNDERFLOW = (
     "{arg}: {count} weight(s) are positive but below {tiny:.3g}, the smallest normal float64 "
     "(the first at row {row}: {value!r}); sums and ratios of such weights lose their digits "
@@ -116,6 +119,8 @@ ERR_WEIGHT_UNDERFLOW = (
     "multiplied by one number: rescale them (for example {arg} / max({arg}))."
 )
 ERR_WEIGHT_SHAPE = "{arg}: expected a 1-D array of length {n}, got shape {shape}."
+ERR_WEIGHT_OF = " One weight per row of {of}."
+ERR_WEIGHT_TYPE = "{arg}: expected numbers (one weight per row): {error}."
 ERR_EMPTY_SPLIT = "{arg}: the split is empty (its rows have total weight 0)."
 ERR_SCORES_NO_NAMES = (
     "{arg}: a 1-D score needs the label set of its role (exactly two labels, the score being "
@@ -321,6 +326,7 @@ def _encode_1d(
         codes, uniques = _factorize(arr)
     except TypeError as exc:  # lists or sets as labels: multi-label data in one column
         raise TypeError(ERR_UNHASHABLE.format(arg=arg, error=exc)) from exc
+    check_bool_labels(arr, uniques, arg)  # True and 1 hash alike: factorising merged them
     # fixed-width strings cannot be missing
     return _columns_of_codes(codes, uniques, arg, names, source, arr.dtype.kind not in "US")
 
@@ -387,7 +393,8 @@ def _columns_of_codes(
     if names is None:
         names = _sorted_names(uniques)
     names = _plain_names(names)
-    lookup = _positions(names, observed, uniques, arg)  # distinct labels only
+    # distinct labels only; a repeated name is reported with where the names came from
+    lookup = _positions(names, observed, uniques, f"{arg} {_names_source(source)}".strip())
     unknown = lookup < 0
     if unknown.any():
         # in the order of their first rows, whatever order the codes' uniques are in
@@ -699,6 +706,18 @@ def as_label_matrix(
         # text '0'/'1' is parsed as the same DataFrame's to_numpy(float64) parses it
         if arr.dtype.kind not in "biufUSO":
             raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=arr.dtype))
+        if arr.dtype.kind == "O":  # None, pd.NA, NaT in a 2-D object array: name the cell
+            missing = np.asarray(pd.isna(arr), dtype=bool)
+            if missing.any():
+                row, col = (int(i[0]) for i in np.nonzero(missing))
+                raise ValueError(
+                    ERR_MISSING_VALUE.format(
+                        arg=arg,
+                        count=int(missing.sum()),
+                        row=row,
+                        column=columns[col] if columns is not None else col,
+                    )
+                )
         if compact and not soft and arr.dtype.kind in "biu" and _zero_one_integers(arr):
             # checked in place: no float64 copy (astype copies: the caller's array stays theirs)
             return _compact_matrix(arr.astype(np.uint8), columns, arg, names, source)
@@ -871,19 +890,42 @@ def _compact_matrix(
     return LabelMatrix(aligned, _plain_names(label_names), arg, soft=False, validated=True)
 
 
-def as_sample_weight(sample_weight: Any, n: int, *, arg: str = "sample_weight") -> np.ndarray:
-    """Validate weights: a finite, non-negative 1-D array of length ``n`` (``None`` gives ones)."""
+def as_sample_weight(
+    sample_weight: Any, n: int, *, arg: str = "sample_weight", of: str | None = None
+) -> np.ndarray:
+    """Validate weights: a finite, non-negative 1-D array of length ``n`` (``None`` gives ones);
+    ``of`` names the argument whose rows they weigh, for the message on a wrong length."""
     if sample_weight is None:
         return np.ones(n, dtype=np.float64)
-    w = np.asarray(sample_weight, dtype=np.float64)
+    raw = sample_weight
+    if (
+        (not isinstance(raw, np.ndarray) or raw.dtype.kind == "O")
+        and not isinstance(raw, (str, bytes))
+        and np.ndim(raw) != 0
+    ):
+        # any container: missing values (None, pd.NA, a polars or Arrow null) refused by row
+        raw = to_native_numpy(raw, arg=arg).values
+    try:
+        w = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(ERR_WEIGHT_TYPE.format(arg=arg, error=exc)) from None
     if w.ndim != 1 or w.shape[0] != n:
-        raise ValueError(ERR_WEIGHT_SHAPE.format(arg=arg, n=n, shape=w.shape))
+        raise ValueError(
+            ERR_WEIGHT_SHAPE.format(arg=arg, n=n, shape=w.shape)
+            + (ERR_WEIGHT_OF.format(of=of) if of else "")
+        )
     finite = np.isfinite(w)
     if not finite.all():
-        raise ValueError(ERR_NAN.format(arg=arg, count=int((~finite).sum())))
+        raise ValueError(
+            ERR_NAN.format(arg=arg, count=int((~finite).sum()))
+            + ERR_FIRST_ROW.format(row=int(np.flatnonzero(~finite)[0]))
+        )
     negative = w < 0
     if negative.any():
-        raise ValueError(ERR_WEIGHT_NEGATIVE.format(arg=arg, count=int(negative.sum())))
+        raise ValueError(
+            ERR_WEIGHT_NEGATIVE.format(arg=arg, count=int(negative.sum()))
+            + ERR_FIRST_ROW.format(row=int(np.flatnonzero(negative)[0]))
+        )
     tiny = np.finfo(np.float64).tiny
     subnormal = (w < tiny) & (w > 0)
     if subnormal.any():

@@ -35,8 +35,9 @@ from biasamp.inputs._label_matrix import (
     ERR_EMPTY_SPLIT,
     LabelMatrix,
     as_label_matrix,
-    as_sample_weight,
+    check_same_length,
 )
+from biasamp.inputs._readers import read_weights
 from biasamp.metrics._splits import (
     EVALUATION_ARGS,
     align_splits,
@@ -609,7 +610,12 @@ def _tables(
             task_names=task_names,
             source=None,
         )
-        train = PatternCountTable.from_label_matrices(train_m, sample_weight=sample_weight_train)
+        # the train split's own argument names in the messages (lengths, weights)
+        n_train = check_same_length(**{f"{role}_train": m for role, m in train_m.items()})
+        train = PatternCountTable.from_label_matrices(
+            train_m,
+            sample_weight=read_weights(sample_weight_train, n_train, arg="sample_weight_train"),
+        )
     if float(train.n) <= 0:
         raise ValueError(ERR_EMPTY_SPLIT.format(arg="groups_train"))
     warn_single_group(train, "groups_train")
@@ -647,8 +653,8 @@ def _tables(
     )
     if not eval_m:
         raise ValueError(ERR_NO_EVALUATION)
-    n_eval = next(iter(eval_m.values())).n_rows
-    weights = as_sample_weight(sample_weight, n_eval)
+    n_eval = check_same_length(**eval_m)
+    weights = read_weights(sample_weight, n_eval, arg="sample_weight")
     evaluation = PatternCountTable.from_label_matrices(eval_m, sample_weight=weights)
     if float(evaluation.n) <= 0:
         raise ValueError(ERR_EMPTY_SPLIT.format(arg=empty_arg))

@@ -50,7 +50,7 @@ from biasamp.inputs._group_sizes import (
     missing_groups_message,
 )
 from biasamp.inputs._intersect import Intersection, intersection_of
-from biasamp.inputs._label_matrix import LabelMatrix, as_sample_weight
+from biasamp.inputs._label_matrix import LabelMatrix, as_sample_weight, check_same_length
 from biasamp.metrics._bootstrap import check_bootstrap_args, replicate_splits
 from biasamp.metrics._group_sizes import check_group_sizes
 from biasamp.results._differential_fairness import DifferentialFairnessResult, epsilon_driver
@@ -385,6 +385,7 @@ def _count_codes(matrices: dict[str, LabelMatrix], sample_weight: Any) -> CountT
     O(|G| K) memory (no (rows, |G|) indicator matrix).
     """
     groups = matrices["groups"]
+    check_same_length(**{_ARGUMENTS.get(role, role): m for role, m in matrices.items()})
     codes_g = np.asarray(groups.codes, dtype=np.intp)
     n_groups, n_rows = len(groups.names), codes_g.size
     weights = None if sample_weight is None else as_sample_weight(sample_weight, n_rows)

@@ -29,17 +29,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp._memory import check_allocation
 from biasamp.counts._count_table import CountTable
-from biasamp.counts._poisson import check_n_boot
-from biasamp.inputs._containers import to_native_numpy
+from biasamp.counts._row_record import RowRecord
 from biasamp.inputs._group_sizes import (
     DEFAULT_MIN_CELL,
     DEFAULT_MIN_GROUP_SIZE,
     check_min_cell,
     check_min_group_size,
 )
-from biasamp.inputs._label_matrix import as_sample_weight
+from biasamp.inputs._readers import check_knob, read_posteriors, read_row_offset, read_weights
 from biasamp.metrics._bootstrap import evaluation_replicates
 from biasamp.metrics._mals import ERR_MALS_TRAIN, mals_from_counts
 from biasamp.metrics._splits import count_training_split
@@ -48,15 +46,7 @@ from biasamp.results._intervals import check_ci
 
 __all__ = ["distribution_counts", "distribution_mals", "distribution_mals_from_counts"]
 
-ERR_JOINT_SHAPE = "joint_proba: expected a 3-D array (rows, tasks, groups), got shape {shape}."
 ERR_JOINT_AXIS = "joint_proba: axis {axis} has {got} {what}, but there are {n} {what} ({names})."
-ERR_JOINT_VALUES = (
-    "joint_proba: expected probabilities in [0, 1]; row {row} holds {got!r} at "
-    "(task {task!r}, group {group!r})."
-)
-ERR_JOINT_DTYPE = "joint_proba: expected probabilities (numbers), got dtype {dtype}."
-ERR_JOINT_EMPTY = "joint_proba: expected at least one row."
-ERR_ROW_OFFSET = "row_offset: expected a non-negative integer, got {got!r}."
 ERR_PREDICTIONS = (
     "predictions: expected a table of posterior mass (distribution_counts) or of predicted "
     "labels with the roles groups_pred and tasks_pred."
@@ -64,43 +54,6 @@ ERR_PREDICTIONS = (
 
 #: Entries of the (replicates x rows) weight block multiplied at once.
 REPLICATE_ENTRIES = 4_000_000
-
-
-def _check_joint(
-    joint_proba: Any, n_tasks: int, n_groups: int, names: tuple[Any, Any]
-) -> np.ndarray:
-    native = joint_proba if isinstance(joint_proba, np.ndarray) else None
-    if native is None:  # tensors (grad, device, bfloat16) and nested lists
-        native = to_native_numpy(joint_proba, arg="joint_proba").values
-    if getattr(native, "dtype", np.dtype(float)).kind not in "biuf":
-        raise ValueError(ERR_JOINT_DTYPE.format(dtype=native.dtype))
-    proba = np.asarray(native, dtype=np.float64)
-    if proba.ndim != 3:
-        raise ValueError(ERR_JOINT_SHAPE.format(shape=proba.shape))
-    if proba.shape[0] == 0:
-        raise ValueError(ERR_JOINT_EMPTY)
-    for axis, (got, n, what, labels) in enumerate(
-        (
-            (proba.shape[1], n_tasks, "tasks", names[0]),
-            (proba.shape[2], n_groups, "groups", names[1]),
-        ),
-        start=1,
-    ):
-        if got != n:
-            shown = list(labels[:6]) + (["..."] if len(labels) > 6 else [])
-            raise ValueError(ERR_JOINT_AXIS.format(axis=axis, got=got, what=what, n=n, names=shown))
-    bad = ~np.isfinite(proba) | (proba < 0) | (proba > 1)
-    if bad.any():
-        row, task, group = (int(v[0]) for v in np.nonzero(bad))
-        raise ValueError(
-            ERR_JOINT_VALUES.format(
-                row=row,
-                got=float(proba[row, task, group]),
-                task=names[0][task],
-                group=names[1][group],
-            )
-        )
-    return proba
 
 
 def _masses(proba: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -123,7 +76,7 @@ def distribution_counts(
     sample_weight: Any = None,
     n_boot: int | None = None,
     random_state: Any = None,
-    row_offset: int = 0,
+    row_offset: int | None = None,
 ) -> CountTable:
     """A prediction table of posterior mass, for :func:`distribution_mals_from_counts`.
 
@@ -143,9 +96,12 @@ def distribution_counts(
         weights of :func:`biasamp.mals`'s bootstrap for the same rows and seed).
     random_state : None, int, numpy Generator, RandomState or SeedSequence
         Seed of the replicate weights; every chunk of a stream needs the same one.
-    row_offset : int, default 0
-        Global position of the chunk's first row (chunks of a stream with
-        ``n_boot`` give each its own, so that every row gets its own weights).
+    row_offset : int, optional
+        Global position of the chunk's first row (default 0). Chunks of a stream with
+        ``n_boot`` give each its own, so that every row gets its own weights; a table
+        with a ``row_offset`` (or ``n_boot``) records its rows, and adding two tables
+        that counted a row twice (overlapping ranges) is refused, as for
+        :meth:`CountTable.update`.
 
     Returns
     -------
@@ -166,15 +122,25 @@ def distribution_counts(
     [0.9, 0.7]
     """
     task_names, group_names = tuple(task_names), tuple(group_names)
-    proba = _check_joint(joint_proba, len(task_names), len(group_names), (task_names, group_names))
-    n = proba.shape[0]
-    if (
-        isinstance(row_offset, (bool, np.bool_))
-        or not isinstance(row_offset, (int, np.integer))
-        or row_offset < 0
+    proba = read_posteriors(
+        joint_proba,
+        arg="joint_proba",
+        ndim=3,
+        axes=(task_names, group_names),
+        axis_labels=("task", "group"),
+    )
+    for axis, (got, names, what) in enumerate(
+        ((proba.shape[1], task_names, "tasks"), (proba.shape[2], group_names, "groups")), start=1
     ):
-        raise ValueError(ERR_ROW_OFFSET.format(got=row_offset))
-    weight = as_sample_weight(sample_weight, n) if sample_weight is not None else np.ones(n)
+        if got != len(names):
+            shown = list(names[:6]) + (["..."] if len(names) > 6 else [])
+            raise ValueError(
+                ERR_JOINT_AXIS.format(axis=axis, got=got, what=what, n=len(names), names=shown)
+            )
+    n = proba.shape[0]
+    stated = row_offset is not None or n_boot is not None
+    first_row = 0 if row_offset is None else read_row_offset(row_offset, arg="row_offset")
+    weight = read_weights(sample_weight, n, arg="sample_weight", of="joint_proba")
     pairs, tasks, shares = _masses(proba)
     n_g, n_t = len(group_names), len(task_names)
 
@@ -188,22 +154,31 @@ def distribution_counts(
             n_rows=n,
         )
 
+    if n_boot is not None:
+        n_boot = check_knob(
+            "n_boot",
+            n_boot,
+            bytes_each=8.0 * 3 * (1 + n_g + n_t + n_g * n_t),
+            fixed_bytes=8.0 * REPLICATE_ENTRIES,
+            what=f"replicate tables of {n_g} x {n_t} posterior masses",
+            advice="use fewer replicates (n_boot).",
+        )
     out = table(weight)
-    out.next_row = int(row_offset) + n
+    out.next_row = first_row + n
+    # the rows counted, as CountTable.update records them: a merge that counts a row twice
+    # (overlapping row ranges) is refused when either table stated its rows
+    out.rows_counted = RowRecord(
+        (np.array([first_row], dtype=np.int64), np.array([first_row + n], dtype=np.int64)),
+        stated=stated,
+    )
     if n_boot is None:
         return out
-    n_boot = check_n_boot(n_boot)
-    check_allocation(
-        8.0 * n_boot * (3 * (1 + n_g + n_t + n_g * n_t)) + 8.0 * REPLICATE_ENTRIES,
-        what=f"n_boot={n_boot} replicate tables of {n_g} x {n_t} posterior masses",
-        advice="use fewer replicates (n_boot).",
-    )
     bootstrap = evaluation_replicates(n_boot, random_state=random_state)
     step = max(1, REPLICATE_ENTRIES // n_boot)
     replicates: CountTable | None = None
     for start in range(0, n, step):  # blocks of rows: (B, step) weights at a time
         stop = min(n, start + step)
-        w = bootstrap.weights(row_offset + start, row_offset + stop) * weight[None, start:stop]
+        w = bootstrap.weights(first_row + start, first_row + stop) * weight[None, start:stop]
         part = CountTable(
             group_names=group_names,
             task_names=task_names,
@@ -258,7 +233,7 @@ def distribution_mals_from_counts(
         min_group_size=min_group_size,
         min_cell=min_cell,
     )
-    result.metric = "distribution_mals"
+    result.metric = "distribution-mals"
     result.params["source"] = "posterior mass"
     return result
 
@@ -323,7 +298,7 @@ def distribution_mals(
     Returns
     -------
     PairwiseResult
-        ``metric="distribution_mals"``; ``value``, ``violations``, ``by_pair``
+        ``metric="distribution-mals"``; ``value``, ``violations``, ``by_pair``
         (``b_train``, ``b_pred`` = b~, ``biased``, ``delta``, ``contribution``,
         ``violation``, ``empty``) and, with ``n_boot``, ``ci``, ``se``,
         ``replicates`` and per-pair ``ci_low`` / ``ci_high``, as :func:`biasamp.mals`.
@@ -354,7 +329,7 @@ def distribution_mals(
     if train is None:
         raise ValueError(ERR_MALS_TRAIN)
     if n_boot is not None:
-        check_n_boot(n_boot)
+        check_knob("n_boot", n_boot)
         check_ci(ci)
     table = distribution_counts(
         joint_proba,

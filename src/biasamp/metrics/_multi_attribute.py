@@ -418,7 +418,7 @@ def _attach_sizes(
     never: pd.DataFrame | None = None,
 ) -> MultiAttributeResult:
     predicted = (
-        result.metric == "multi_mals" or normalize_direction(str(result.direction)) == "T->A"
+        result.family == "multi_mals" or normalize_direction(str(result.direction)) == "T->A"
     )
     sizes = _multi_group_sizes(space, predicted=predicted)
     attach_group_sizes(result, sizes, min_group_size=min_group_size)

@@ -39,21 +39,30 @@ import numpy as np
 import pandas as pd
 
 from biasamp._memory import check_allocation
-from biasamp.counts._poisson import (
-    check_n_boot,
-    checked_generator,
-)
-from biasamp.inputs._containers import to_native_numpy
+from biasamp.counts._poisson import checked_generator
 from biasamp.inputs._group_sizes import MissingGroupWarning, missing_groups_message
+from biasamp.inputs._keys import key_names
+from biasamp.inputs._readers import (
+    ERR_SCORES_DTYPE,
+    ERR_SCORES_NAN,
+    check_knob,
+    check_score_block,
+    read_labels,
+    read_scores,
+)
 from biasamp.results._intervals import check_ci, interval_from_replicates
 from biasamp.results._retrieval import COUNT_PREFIX, RetrievalBiasResult
 
-__all__ = ["ndkl_weights", "retrieval_bias", "retrieval_statistics", "top_k_items"]
+__all__ = [
+    "ERR_SCORES_DTYPE",
+    "ERR_SCORES_NAN",
+    "ndkl_weights",
+    "retrieval_bias",
+    "retrieval_statistics",
+    "top_k_items",
+]
 
 ERR_INPUT = "retrieval_bias: give exactly one of scores= and rankings=."
-ERR_SCORES_SHAPE = "scores: expected a 2-D array (queries x items), got shape {shape}."
-ERR_SCORES_DTYPE = "scores: expected numbers, got dtype {dtype}."
-ERR_SCORES_NAN = "scores: query {query!r} (row {row}) has a NaN score (item {item})."
 ERR_RANKINGS_SHAPE = "rankings: expected a 2-D array (queries x ranks), got shape {shape}."
 ERR_RANKINGS_DTYPE = "rankings: expected integer item indices, got dtype {dtype}."
 ERR_RANKINGS_RANGE = (
@@ -61,9 +70,9 @@ ERR_RANKINGS_RANGE = (
 )
 ERR_RANKINGS_REPEAT = "rankings: row {row} ranks item {item} twice in its top {k}."
 ERR_RANKINGS_SHORT = "rankings: rows rank {width} items, fewer than k={k}."
-ERR_GROUPS_LENGTH = "groups: expected one group per item ({n_items}), got {got}."
-ERR_GROUPS_MISSING = "groups: item {item} has no group ({got!r})."
-ERR_GROUPS_EMPTY = "groups: expected a 1-D array with at least one item."
+ERR_GROUPS_LENGTH = (
+    "groups: expected one group per item (the {n_items} columns of scores), got {got}."
+)
 ERR_GROUPS_ALIGN = "groups: the items {missing} of scores' columns have no group."
 ERR_K = "k: expected an integer in 1 .. {n_items} (the number of items), got {got!r}."
 ERR_REFERENCE = "reference: expected 'pool', 'uniform' or a mapping group -> share, got {got!r}."
@@ -72,7 +81,6 @@ ERR_REFERENCE_SHARE = (
 )
 ERR_REFERENCE_MISSING = "reference: no share for the group(s) {missing} of groups."
 ERR_REFERENCE_SUM = "reference: the shares must sum to 1, they sum to {got!r}."
-ERR_GROUP_NAMES = "group_names: the group(s) {missing} of groups are not listed."
 ERR_GROUP_NAMES_POOL = (
     "group_names: {missing} have no item in the pool, so their pool share is 0 and "
     "Skew@k = ln(p / 0) is undefined; pass reference='uniform' or a mapping to keep them."
@@ -84,6 +92,9 @@ ERR_BLOCK = "block_size: expected a positive integer (queries per block), got {g
 BLOCK_BYTES = 256 * 2**20
 #: Bytes of the bootstrap's resampled query indices drawn at once.
 BOOT_BYTES = 64 * 2**20
+#: Bytes kept per bootstrap replicate: two replicate arrays (MaxSkew, NDKL) in the result
+#: and the copy each percentile interval sorts.
+BYTES_PER_REPLICATE = 32
 
 
 def ndkl_weights(k: int) -> np.ndarray:
@@ -165,20 +176,16 @@ def _bootstrap_means(
     return out
 
 
-def _group_labels(groups: Any, items: pd.Index | None) -> np.ndarray:
+def _aligned_groups(groups: Any, items: pd.Index | None) -> Any:
+    """``groups``, a Series matched to the items (the score frame's columns) when both are
+    labelled."""
     if isinstance(groups, pd.Series) and items is not None:
+        key_names(list(groups.index), arg="groups (its index)")
         missing = items.difference(groups.index)
         if len(missing):
             raise ValueError(ERR_GROUPS_ALIGN.format(missing=list(missing[:5])))
-        groups = groups.reindex(items)
-    values = np.asarray(groups)
-    if values.ndim != 1 or len(values) == 0:
-        raise ValueError(ERR_GROUPS_EMPTY)
-    missing_mask = pd.isna(pd.Series(values, dtype=object)).to_numpy()
-    if missing_mask.any():
-        item = int(np.flatnonzero(missing_mask)[0])
-        raise ValueError(ERR_GROUPS_MISSING.format(item=item, got=values[item]))
-    return values
+        return groups.reindex(items)
+    return groups
 
 
 def _reference_shares(reference: Any, names: list[Any], pool: np.ndarray) -> tuple[np.ndarray, str]:
@@ -338,29 +345,15 @@ def retrieval_bias(
     """
     if (scores is None) == (rankings is None):
         raise TypeError(ERR_INPUT)
-    items: pd.Index | None = None
-    names_from_frame: pd.Index | None = None
-    if scores is not None and isinstance(scores, pd.DataFrame):
-        items = scores.columns
-        names_from_frame = scores.index
-        scores = _frame_scores(scores)
-    elif (
-        scores is not None and hasattr(scores, "__dlpack__") and not isinstance(scores, np.ndarray)
-    ):
-        scores = to_native_numpy(scores, arg="scores").values  # a tensor (grad, device, bfloat16)
-    labels = _group_labels(groups, items)
+    read = None if scores is None else read_scores(scores, arg="scores", scan=False, allow_inf=True)
+    items = None if read is None else read.columns
+    labels = read_labels(_aligned_groups(groups, items), arg="groups", names=group_names)
     n_items = len(labels)
-    names, codes = _group_codes(labels)
-    if group_names is not None:
-        listed = list(group_names)
-        missing = [g for g in names if g not in listed]
-        if missing:
-            raise ValueError(ERR_GROUP_NAMES.format(missing=missing))
-        position = {g: i for i, g in enumerate(listed)}
-        codes = np.asarray([position[g] for g in names], dtype=np.int64)[codes]
-        names = listed
-    elif isinstance(reference, (Mapping, pd.Series)):  # groups of the mapping with no item
-        extra = [g for g in reference.keys() if g not in names]
+    names, codes = list(labels.names), labels.codes
+    if isinstance(reference, (Mapping, pd.Series)):
+        key_names(list(reference.keys()), arg="reference")
+    if group_names is None and isinstance(reference, (Mapping, pd.Series)):
+        extra = [g for g in reference.keys() if g not in names]  # groups with no item
         if extra:
             try:
                 every = sorted([*names, *extra])
@@ -375,15 +368,18 @@ def retrieval_bias(
     pool = np.concatenate([pool, np.zeros(len(names) - len(pool))])
     k = _check_k(k, n_items)
     if n_boot is not None:
-        n_boot = check_n_boot(n_boot)
+        n_boot = check_knob(
+            "n_boot",
+            n_boot,
+            bytes_each=BYTES_PER_REPLICATE,
+            fixed_bytes=BOOT_BYTES,
+            what="bootstrap replicates (two values each, sorted for the intervals)",
+            advice="use fewer replicates (n_boot).",
+        )
         level = check_ci(ci)
         checked_generator(random_state)  # refuse a bad seed before the work
-    if scores is not None:
-        matrix = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
-        if matrix.ndim != 2:
-            raise ValueError(ERR_SCORES_SHAPE.format(shape=matrix.shape))
-        if matrix.dtype.kind not in "biuf":
-            raise ValueError(ERR_SCORES_DTYPE.format(dtype=matrix.dtype))
+    if read is not None:
+        matrix = read.values
         if matrix.shape[1] != n_items:
             raise ValueError(ERR_GROUPS_LENGTH.format(n_items=matrix.shape[1], got=n_items))
         n_queries = matrix.shape[0]
@@ -398,12 +394,14 @@ def retrieval_bias(
         n_queries = matrix.shape[0]
     if query_names is not None:
         query_index = pd.Index(list(query_names), name="query")
-    elif names_from_frame is not None:
-        query_index = pd.Index(names_from_frame, name="query")
+    elif read is not None and read.rows is not None:
+        query_index = pd.Index(read.rows, name="query")
     else:
         query_index = pd.RangeIndex(n_queries, name="query")
     if len(query_index) != n_queries:
         raise ValueError(ERR_QUERY_NAMES.format(n=n_queries, got=len(query_index)))
+    if query_names is not None:
+        key_names(list(query_index), arg="query_names")
     rows = _block_rows(n_items, k, len(names), block_size)
     check_allocation(
         float(rows) * (10 * n_items + 28 * k * len(names)) + 8.0 * n_queries * (len(names) + 3),
@@ -416,18 +414,11 @@ def retrieval_bias(
     counts = np.empty((n_queries, len(names)), dtype=np.int64)
     for start in range(0, n_queries, rows):
         stop = min(n_queries, start + rows)
-        if scores is not None:
+        if read is not None:
             block = np.asarray(matrix[start:stop])
-            if block.dtype.kind == "f":
-                bad = np.isnan(block)
-                if bad.any():
-                    row, item = (int(v[0]) for v in np.nonzero(bad))
-                    raise ValueError(
-                        ERR_SCORES_NAN.format(
-                            query=query_index[start + row], row=start + row, item=item
-                        )
-                    )
-                del bad
+            check_score_block(
+                read, block, start=start, arg="scores", allow_inf=True, row_names=query_index
+            )
             top = top_k_items(block, k)
             del block
         else:
@@ -446,7 +437,7 @@ def retrieval_bias(
     params: dict[str, Any] = {
         "k": k,
         "reference": kind,
-        "input": "scores" if scores is not None else "rankings",
+        "input": "scores" if read is not None else "rankings",
         "ties": "item index",
         "n_boot": n_boot,
     }
@@ -491,35 +482,6 @@ def retrieval_bias(
         low, high, se = interval_from_replicates(ndkl_reps, ci=level)
         result.ndkl_ci, result.ndkl_se, result.ndkl_replicates = (low, high), se, ndkl_reps
     return result
-
-
-def _frame_scores(frame: pd.DataFrame) -> np.ndarray:
-    """A DataFrame's scores as a numpy matrix; nullable and Arrow numeric columns as
-    float64 with NaN for a missing score (refused later with the query and item), or
-    int64 when no integer column misses a value."""
-    dtypes = list(frame.dtypes)
-    if not any(isinstance(d, pd.api.extensions.ExtensionDtype) for d in dtypes):
-        return frame.to_numpy()
-    numeric = all(
-        pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in dtypes
-    )
-    if not numeric:
-        if all(pd.api.types.is_bool_dtype(d) for d in dtypes) and not frame.isna().any().any():
-            return frame.to_numpy(dtype=bool)
-        return frame.to_numpy()  # refused below (dtype object)
-    if all(pd.api.types.is_integer_dtype(d) for d in dtypes) and not frame.isna().any().any():
-        return frame.to_numpy(dtype=np.int64)
-    return frame.to_numpy(dtype=np.float64, na_value=np.nan)
-
-
-def _group_codes(labels: np.ndarray) -> tuple[list[Any], np.ndarray]:
-    """The groups (sorted when they can be; else in order of appearance) and each item's code."""
-    try:
-        found, codes = np.unique(labels, return_inverse=True)
-    except TypeError:
-        codes, uniques = pd.factorize(pd.Series(labels, dtype=object), sort=False)
-        return list(uniques), np.asarray(codes, dtype=np.int64)
-    return found.tolist(), np.asarray(codes, dtype=np.int64).reshape(-1)
 
 
 def _checked_rankings(block: Any, n_items: int, k: int, start: int) -> np.ndarray:

@@ -18,6 +18,14 @@ the atomic writer (:mod:`biasamp.output._atomic`) could not replace safely:
 * an output may not be one of the command's inputs (same file, through any
   path, hard link or symbolic link) nor another output of the same command.
 
+The last rule is the one every writer of biasamp keeps, on the command line and in
+the library alike: the commands give their input options, and the library's writers
+(``result.save``, ``AuditResult.save``, ``write_report``, ``save_counts``) give the
+files the object was computed from, which it remembers
+(:func:`remember_input_files`, :func:`input_files_of`). An output that is an input is
+an :class:`OutputIsInputError`, both an :class:`OutputError` (an ``OSError``, as the
+other output problems) and a ``ValueError`` naming the argument and the input.
+
 The mode a new file gets is recorded here too: an existing target keeps its
 permission bits, a new one gets ``0o666`` minus the umask, as ``open()`` would
 give it.
@@ -31,7 +39,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["STDOUT", "OutputError", "OutputTarget", "check_output", "check_outputs", "umask"]
+__all__ = [
+    "STDOUT",
+    "OutputError",
+    "OutputIsInputError",
+    "OutputTarget",
+    "check_output",
+    "check_outputs",
+    "check_written_output",
+    "input_files_of",
+    "remember_input_files",
+    "umask",
+]
 
 #: The output path that means standard output.
 STDOUT = "-"
@@ -60,6 +79,15 @@ class OutputError(OSError):
 
     def __str__(self) -> str:  # OSError would prefix "[Errno ...]" when given two args
         return str(self.args[0]) if self.args else ""
+
+
+class OutputIsInputError(OutputError, ValueError):
+    """An output that is one of the inputs: refused before anything is written.
+
+    An :class:`OutputError` for the command line (exit code 2, as every other output
+    problem) and a ``ValueError`` for library callers, as every other bad argument;
+    the message names the argument (or option) and the input it would overwrite.
+    """
 
 
 _KINDS = (
@@ -205,7 +233,7 @@ def check_outputs(
         if target.file is not None and target.exists:
             for input_option, input_path in input_list:
                 if _same_file(target.file, input_path):
-                    raise OutputError(
+                    raise OutputIsInputError(
                         ERR_OUTPUT_IS_INPUT.format(
                             file=target.path,
                             option=option,
@@ -223,3 +251,63 @@ def check_outputs(
                 )
         seen.append((option, target))
     return targets
+
+
+#: Where an object (a result, a count table) keeps the input files it was computed from.
+_INPUT_FILES = "_biasamp_input_files"
+
+
+def remember_input_files(
+    obj: object, files: Iterable[tuple[str, str | os.PathLike[str] | None]]
+) -> None:
+    """Record on ``obj`` the files it was computed from, as ``(argument, path)`` pairs
+    (``None`` paths are skipped), so that no writer replaces them with ``obj``'s output.
+
+    The record is an attribute outside the object's fields: it takes no part in
+    ``==``, in ``to_dict()`` or in a saved file.
+    """
+    known = list(getattr(obj, "__dict__", {}).get(_INPUT_FILES, ()))
+    for argument, path in files:
+        if path is not None and (argument, os.fspath(path)) not in known:
+            known.append((argument, os.fspath(path)))
+    try:
+        vars(obj)[_INPUT_FILES] = tuple(known)
+    except TypeError:  # pragma: no cover - an object without a __dict__ keeps no record
+        pass
+
+
+def input_files_of(obj: object) -> tuple[tuple[str, str], ...]:
+    """The ``(argument, path)`` input files ``obj`` was computed from (its own
+    ``input_files`` when it defines them, as an audit does, else the remembered ones)."""
+    own = getattr(type(obj), "input_files", None)
+    if isinstance(own, property):
+        return tuple(obj.input_files)  # type: ignore[attr-defined]
+    return tuple(getattr(obj, "__dict__", {}).get(_INPUT_FILES, ()))
+
+
+def check_written_output(
+    path: str | os.PathLike[str],
+    *,
+    argument: str = "path",
+    inputs: Iterable[tuple[str, str | os.PathLike[str] | None]] = (),
+) -> OutputTarget:
+    """The check of one file a library function writes: :func:`check_outputs` with the
+    argument's name, so that the library refuses what the command line refuses.
+
+    Examples
+    --------
+    >>> import os, pathlib, tempfile
+    >>> from biasamp.output._targets import check_written_output
+    >>> data = os.path.join(tempfile.mkdtemp(), "data.csv")
+    >>> _ = pathlib.Path(data).write_text("a,b\\n")
+    >>> check_written_output(data, argument="path", inputs=[("data", data)])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    biasamp.output._targets.OutputIsInputError: ...data.csv: the output path is the input data (...data.csv); refusing to overwrite an input.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(ERR_OUTPUT_PATH_TYPE.format(argument=argument, got=type(path).__name__))
+    return check_outputs([(argument, path)], inputs=inputs)[0]
+
+
+ERR_OUTPUT_PATH_TYPE = "{argument}: expected a file path (str or os.PathLike), got {got}."

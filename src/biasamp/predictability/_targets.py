@@ -31,7 +31,14 @@ import pandas as pd
 import scipy.sparse as sp
 
 from biasamp.inputs._containers import ERR_TYPE, to_native_numpy
-from biasamp.inputs._label_matrix import ERR_NAN, ERR_POSITIVE, LabelMatrix, as_label_matrix
+from biasamp.inputs._keys import key_names
+from biasamp.inputs._label_matrix import (
+    ERR_FIRST_ROW,
+    ERR_NAN,
+    ERR_POSITIVE,
+    LabelMatrix,
+    as_label_matrix,
+)
 
 __all__ = ["Target", "label_target", "prediction_target", "continuous_matrix"]
 
@@ -150,7 +157,10 @@ def _numeric_2d(x: Any, arg: str) -> np.ndarray | None:
         arr = arr.astype(np.float64)
     finite = np.isfinite(arr)
     if not finite.all():
-        raise ValueError(ERR_NAN.format(arg=arg, count=int((~finite).sum())))
+        row = int(np.flatnonzero(~finite.reshape(finite.shape[0], -1).all(axis=1))[0])
+        raise ValueError(
+            ERR_NAN.format(arg=arg, count=int((~finite).sum())) + ERR_FIRST_ROW.format(row=row)
+        )
     return arr
 
 
@@ -171,6 +181,8 @@ def prediction_target(
     (scikit-learn's ``classes_[1]``), or of ``positive``.
     """
     native = to_native_numpy(x, arg=arg)
+    if native.columns is not None:  # a frame's columns: none repeated, none printing alike
+        key_names(list(native.columns), arg=arg)
     x = native.values if native.columns is None else x
     pos = 1
     if positive is not None:

@@ -29,6 +29,7 @@ __all__ = [
     "METRICS",
     "MetricCard",
     "card_for",
+    "contract_table",
     "find_card",
     "metric_card",
     "metric_cards",
@@ -253,12 +254,36 @@ _GEYIK_2019 = """@inproceedings{geyik2019fairness,
   booktitle={Proceedings of KDD},
   year={2019}
 }"""
+_SESHADRI_2023 = """@article{seshadri2023paradox,
+  title={The Bias Amplification Paradox in Text-to-Image Generation},
+  author={Seshadri, Preethi and Singh, Sameer and Elazar, Yanai},
+  journal={arXiv preprint arXiv:2308.00755},
+  year={2023}
+}"""
+_GIRRBACH_2025 = """@inproceedings{girrbach2026person,
+  title={Person-Centric Annotations of LAION-400M: Auditing Bias and Its Transfer to Models},
+  author={Girrbach, Leander and Alaniz, Stephan and Smith, Genevieve and Darrell, Trevor and Akata, Zeynep},
+  booktitle={Proceedings of ICLR},
+  year={2026},
+  note={arXiv:2510.03721}
+}"""
+_WANG_2025 = """@inproceedings{wang2025amplification,
+  title={Bias Amplification: Large Language Models as Increasingly Biased Media},
+  author={Wang, Ze and Wu, Zekun and Zhang, Yichi and Guan, Xin and Jain, Navya and Lu, Qinyang and Gupta, Saloni and Koshiyama, Adriano},
+  booktitle={Proceedings of IJCNLP-AACL},
+  year={2025}
+}"""
 _JIA_2020 = """@inproceedings{jia2020mitigating,
   title={Mitigating Gender Bias Amplification in Distribution by Posterior Regularization},
   author={Jia, Shengyu and Meng, Tao and Zhao, Jieyu and Chang, Kai-Wei},
   booktitle={Proceedings of ACL},
   year={2020}
 }"""
+
+
+#: The prediction a direction does not read (A->T compares the tasks predicted for each
+#: true group, T->A the groups predicted for each true task); its card does not declare it.
+_UNREAD = {"A->T": "groups_pred", "T->A": "tasks_pred"}
 
 
 def _directional_pair(
@@ -275,6 +300,9 @@ def _directional_pair(
     value_range: str = "(-inf, inf)",
     aliases: Mapping[str, tuple[str, ...]] = MappingProxyType({}),
     url: str = "",
+    inputs: Mapping[str, str] = MappingProxyType({}),
+    knobs: tuple[str, ...] = (),
+    xfail_checks: Mapping[str, str] = MappingProxyType({}),
 ) -> list[MetricCard]:
     """The A->T and T->A cards of one family."""
     return [
@@ -292,10 +320,67 @@ def _directional_pair(
             direction=direction,
             aliases=aliases.get(direction, ()),
             url=url,
+            inputs=MappingProxyType(
+                {arg: kind for arg, kind in inputs.items() if arg != _UNREAD[direction]}
+            ),
+            knobs=knobs,
+            xfail_checks=xfail_checks,
         )
         for direction in DIRECTIONS
     ]
 
+
+def _declared(**kinds: str) -> Mapping[str, str]:
+    """A card's ``inputs``: argument -> kind, every kind one of :data:`INPUT_KINDS`."""
+    unknown = sorted(set(kinds.values()) - set(INPUT_KINDS))
+    if unknown:  # pragma: no cover - checked by the tests
+        raise RuntimeError(f"unknown input kinds {unknown}")
+    return MappingProxyType(kinds)
+
+
+#: The arguments of the co-occurrence metrics (the splits of mals and directional).
+_SPLITS = _declared(
+    groups_train="labels",
+    tasks_train="label_matrix",
+    groups="labels",
+    tasks="label_matrix",
+    groups_pred="labels",
+    tasks_pred="label_matrix",
+    sample_weight="weights",
+    sample_weight_train="weights",
+    counts_train="count_table",
+)
+#: The arguments of the multi-attribute metrics (no training table: combinations need rows).
+_MULTI_SPLITS = _declared(**{k: v for k, v in _SPLITS.items() if k != "counts_train"})
+#: The attackers draw their train/test splits by row position.
+_RANDOM_SPLITS = (
+    "its attackers are trained and scored on random train/test splits drawn by row "
+    "position, so permuting the rows draws other splits (the value moves within its "
+    "interval; with one seed, the same rows give the same value)"
+)
+_BOOT = ("n_boot", "ci", "random_state")
+_ATTACKER_KNOBS = ("n_iter", "ci", "random_state")
+_ATTACKER_XFAIL = MappingProxyType({"row_order": _RANDOM_SPLITS})
+_TABLES_ONLY = (
+    "its data are two concept x group count tables, not rows: the common checks build no "
+    "valid table, so there is no valid call to permute or re-wrap (tests/generated checks "
+    "that the order of the tables' rows and polars, pyarrow and mapping tables give the "
+    "same value)"
+)
+_TABLE_XFAIL = MappingProxyType(
+    {
+        "row_order": _TABLES_ONLY,
+        "container_pandas": _TABLES_ONLY,
+        "container_polars": _TABLES_ONLY,
+        "container_pyarrow": _TABLES_ONLY,
+        "container_list": _TABLES_ONLY,
+        "absurd_knob": (
+            "min_count is a threshold, not a size: no allocation grows with it, and a value "
+            "that leaves fewer than 3 concepts is refused once the tables are read (the "
+            "message lists the concepts left out for min_count)"
+        ),
+    }
+)
 
 _CARDS: list[MetricCard] = [
     MetricCard(
@@ -316,6 +401,8 @@ _CARDS: list[MetricCard] = [
         result_type="pairwise",
         aliases=("BiasAmp MALS", "biasamp_mals"),
         url="https://arxiv.org/abs/1707.09457",
+        inputs=_SPLITS,
+        knobs=_BOOT,
     ),
     *_directional_pair(
         family="directional",
@@ -352,6 +439,8 @@ _CARDS: list[MetricCard] = [
             "T->A": ("t2a", "T->A", "directional-T->A"),
         },
         url="https://arxiv.org/abs/2102.12594",
+        inputs=_SPLITS,
+        knobs=_BOOT,
     ),
     MetricCard(
         name="multi-mals",
@@ -371,6 +460,8 @@ _CARDS: list[MetricCard] = [
         result_type="multi_attribute",
         aliases=("multi_mals", "Multi-MALS"),
         url="https://arxiv.org/abs/2210.11924",
+        inputs=_MULTI_SPLITS,
+        knobs=(*_BOOT, "min_count"),
     ),
     *_directional_pair(
         family="multi_directional",
@@ -405,6 +496,8 @@ _CARDS: list[MetricCard] = [
             "T->A": ("multi-directional-t2a", "multi-M->G", "Multi M->G", "Multi T->A"),
         },
         url="https://arxiv.org/abs/2210.11924",
+        inputs=_MULTI_SPLITS,
+        knobs=(*_BOOT, "min_count"),
     ),
     *_directional_pair(
         family="dpa",
@@ -434,6 +527,11 @@ _CARDS: list[MetricCard] = [
         value_range="[-1, 1]",
         aliases={"A->T": ("dpa-A->T", "DPA A->T"), "T->A": ("dpa-T->A", "DPA T->A")},
         url="https://arxiv.org/abs/2412.11060",
+        inputs=_declared(
+            groups="labels", tasks="label_matrix", groups_pred="labels", tasks_pred="label_matrix"
+        ),
+        knobs=_ATTACKER_KNOBS,
+        xfail_checks=_ATTACKER_XFAIL,
     ),
     MetricCard(
         name="leakage",
@@ -450,6 +548,9 @@ _CARDS: list[MetricCard] = [
         result_type="predictability",
         aliases=("leakage-amplification", "la", "leakage_amplification"),
         url="https://arxiv.org/abs/1811.08489",
+        inputs=_declared(groups="labels", tasks="label_matrix", tasks_pred="label_matrix"),
+        knobs=_ATTACKER_KNOBS,
+        xfail_checks=_ATTACKER_XFAIL,
     ),
     MetricCard(
         name="differential-fairness",
@@ -467,6 +568,8 @@ _CARDS: list[MetricCard] = [
         value_range="[0, inf)",
         aliases=("differential_fairness", "df", "epsilon"),
         url="https://arxiv.org/abs/1807.08362",
+        inputs=_declared(groups="labels", labels="labels", sample_weight="weights"),
+        knobs=_BOOT,
     ),
     MetricCard(
         name="df-amplification",
@@ -487,6 +590,10 @@ _CARDS: list[MetricCard] = [
             "dfa",
         ),
         url="https://arxiv.org/abs/1807.08362",
+        inputs=_declared(
+            groups="labels", labels="labels", labels_pred="labels", sample_weight="weights"
+        ),
+        knobs=_BOOT,
     ),
     MetricCard(
         name="lic",
@@ -506,6 +613,9 @@ _CARDS: list[MetricCard] = [
         result_type="lic",
         aliases=("LIC", "leakage-in-captioning"),
         url="https://arxiv.org/abs/2203.15395",
+        inputs=_declared(captions_human="captions", captions_model="captions", groups="labels"),
+        knobs=_ATTACKER_KNOBS,
+        xfail_checks=_ATTACKER_XFAIL,
     ),
     *_directional_pair(
         family="dbac",
@@ -539,6 +649,9 @@ _CARDS: list[MetricCard] = [
         value_range="[-1, 1]",
         aliases={"A->T": ("DBAC A->T", "dbac-A->T"), "T->A": ("DBAC T->A", "dbac-T->A")},
         url="https://arxiv.org/abs/2503.07878",
+        inputs=_declared(captions_human="captions", captions_model="captions", groups="labels"),
+        knobs=_ATTACKER_KNOBS,
+        xfail_checks=_ATTACKER_XFAIL,
     ),
     MetricCard(
         name="retrieval-bias",
@@ -564,6 +677,18 @@ _CARDS: list[MetricCard] = [
         value_range="[0, inf)",
         aliases=("retrieval_bias", "max-skew", "maxskew@k", "skew"),
         url="https://arxiv.org/abs/1905.01989",
+        # groups labels the items (the columns of scores), one per item
+        inputs=_declared(scores="scores", groups="labels"),
+        knobs=("k", *_BOOT),
+        xfail_checks=MappingProxyType(
+            {
+                "inf_in_scores": (
+                    "an infinite score is a valid relevance: -inf is the usual mark of an "
+                    "item that may never be retrieved and +inf of one always ranked first; "
+                    "the ranking, and so the value, is well defined (NaN is refused)"
+                )
+            }
+        ),
     ),
     MetricCard(
         name="distribution-mals",
@@ -586,6 +711,113 @@ _CARDS: list[MetricCard] = [
         result_type="pairwise",
         aliases=("distribution_mals", "mals-in-distribution", "posterior-mals"),
         url="https://arxiv.org/abs/2005.06251",
+        inputs=_declared(
+            joint_proba="posteriors",
+            groups_train="labels",
+            tasks_train="label_matrix",
+            sample_weight="weights",
+            sample_weight_train="weights",
+            counts_train="count_table",
+        ),
+        knobs=_BOOT,
+    ),
+    MetricCard(
+        name="output-amplification",
+        title="Output amplification",
+        family="output_amplification",
+        function="output_amplification",
+        paper=(
+            'Seshadri, Singh & Elazar (2023), "The Bias Amplification Paradox in '
+            'Text-to-Image Generation"'
+        ),
+        citation=_SESHADRI_2023,
+        meaning=(
+            "The mean, over concepts (prompts), of the generated outputs' share of the "
+            "group the reference (training captions, a matched subset, labour statistics) "
+            "favours minus its reference share; output shares optionally corrected for the "
+            "group classifier's errors (CLEAM, Teo et al. 2023)."
+        ),
+        sign=(
+            "Positive: the outputs push each concept further toward the group its "
+            "reference already favours (amplification); negative: toward balance."
+        ),
+        result_type="output_amplification",
+        value_range="[-1, 1]",
+        aliases=("output_amplification", "generated-amplification"),
+        url="https://arxiv.org/abs/2308.00755",
+        inputs=_declared(
+            concepts="labels",
+            groups="labels",
+            reference="count_table",
+            reference_concepts="labels",
+            reference_groups="labels",
+            attribute_confusion="count_table",
+        ),
+        knobs=_BOOT,
+        null="",
+        null_reason=(
+            "No null distribution: the reference is a different population (training "
+            "captions, statistics), so no exchangeable resampling gives the value under "
+            "no amplification; the bootstrap interval is the uncertainty reported."
+        ),
+    ),
+    MetricCard(
+        name="bias-transfer",
+        title="Bias transfer",
+        family="bias_transfer",
+        function="bias_transfer",
+        paper=('Girrbach et al. (ICLR 2026), "Person-Centric Annotations of LAION-400M"'),
+        citation=_GIRRBACH_2025,
+        meaning=(
+            "The least-squares slope of the outputs' bias per concept on the reference's, "
+            "each (n_group - n_rest) / (n_group + n_rest), over concepts with at least "
+            "min_count reference rows; with the intercept, Pearson r and R^2."
+        ),
+        sign=(
+            "Above 1: the outputs exaggerate the reference's differences between concepts "
+            "(amplifying transfer); 1: they follow them; below 1: they damp them."
+        ),
+        result_type="bias_transfer",
+        aliases=("bias_transfer", "data-bias-transfer"),
+        url="https://arxiv.org/abs/2510.03721",
+        inputs=_declared(reference="count_table", outputs="count_table"),
+        knobs=("min_count",),
+        xfail_checks=_TABLE_XFAIL,
+        null="",
+        null_reason=(
+            "No null distribution: the slope is a descriptive fit over concepts, "
+            "reported with r and R^2."
+        ),
+    ),
+    MetricCard(
+        name="share-trajectory",
+        title="Share trajectory",
+        family="share_trajectory",
+        function="share_trajectory",
+        paper=(
+            'Wang et al. (IJCNLP-AACL 2025), "Bias Amplification: Large Language Models '
+            'as Increasingly Biased Media"'
+        ),
+        citation=_WANG_2025,
+        meaning=(
+            "The least-squares slope, over steps (model generations, checkpoints), of the "
+            "share of the outputs in the group that was the majority at the first step; "
+            "the per-step shares of every group come with it."
+        ),
+        sign=(
+            "Positive: the first step's majority group gains share step after step "
+            "(amplification across generations); negative: it loses share."
+        ),
+        result_type="share_trajectory",
+        aliases=("share_trajectory", "generation-shares"),
+        url="https://arxiv.org/abs/2410.15234",
+        inputs=_declared(groups="labels", steps="labels"),
+        knobs=_BOOT,
+        null="",
+        null_reason=(
+            "No null distribution: the outputs of different steps come from different "
+            "models; the bootstrap interval of the slope is the trend test."
+        ),
     ),
 ]
 
@@ -746,4 +978,32 @@ def metric_table() -> str:
             f"| `{card.name}` | {cell(card.title)} | `{call}` | "
             f"{cell(card.meaning)} {cell(card.sign)} | {cell(card.paper)} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def contract_table() -> str:
+    """The docs' table of every card's contract (Markdown): the data arguments it declares
+    by kind, its knobs, and the common checks it cannot satisfy, each with its reason.
+
+    ``docs/architecture.md`` holds this table between the markers
+    ``<!-- contract table -->`` and ``<!-- end contract table -->``; a test checks that it
+    is the same text.
+
+    Examples
+    --------
+    >>> from biasamp.registry import contract_table
+    >>> contract_table().splitlines()[0]
+    '| metric | inputs (argument: kind) | knobs | checks it cannot satisfy, and why |'
+    """
+    lines = [
+        "| metric | inputs (argument: kind) | knobs | checks it cannot satisfy, and why |",
+        "|---|---|---|---|",
+    ]
+    for card in _CARDS:
+        inputs = ", ".join(f"`{arg}`: {kind}" for arg, kind in card.inputs.items())
+        knobs = ", ".join(f"`{knob}`" for knob in card.knobs)
+        xfail = "; ".join(
+            f"`{check}`: {' '.join(reason.split())}" for check, reason in card.xfail_checks.items()
+        )
+        lines.append(f"| `{card.name}` | {inputs} | {knobs} | {xfail or 'none'} |")
     return "\n".join(lines) + "\n"

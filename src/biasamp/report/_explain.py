@@ -19,7 +19,10 @@ __all__ = ["column_meanings", "result_card"]
 def result_card(result: Any, key: str | None = None) -> MetricCard | None:
     """The registry card of a result: by its ``metric`` and ``direction``, else by the
     name it is shown under (``key``); ``None`` when neither names a registered metric."""
-    family = getattr(result, "metric", None)
+    card = getattr(result, "card", None)
+    if isinstance(card, MetricCard):
+        return card
+    family = getattr(result, "family", getattr(result, "metric", None))
     if isinstance(family, str):
         direction = getattr(result, "direction", None)
         try:
@@ -45,7 +48,7 @@ def _direction(result: Any) -> str | None:
 def column_meanings(result: Any, frame_columns: Any) -> dict[str, str]:
     """The meaning of each column of a result's pair (or combination) table, for the
     columns it has."""
-    family = str(getattr(result, "metric", ""))
+    family = str(getattr(result, "family", getattr(result, "metric", "")))
     combination = "combination" in frame_columns
     task = "task combination" if combination else "task"
     direction = _direction(result)

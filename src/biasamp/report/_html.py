@@ -24,7 +24,8 @@ meaning in its heading's tooltip and a legend. Every result type renders:
 predictability and LIC results show both attackers' quality, differential fairness
 its epsilons and rates, RBA its before/after table, and a captioning model
 (:class:`~biasamp.text.CaptionBiasResult`) how its captions were read beside its
-metrics. Then the threshold sweep (when given), amplification by combination size
+metrics, and the generated-output results (:mod:`biasamp.generated`) their statistics,
+figure, per-concept or per-step table and the concepts left out. Then the threshold sweep (when given), amplification by combination size
 (when given), and the inputs and settings used.
 """
 
@@ -36,6 +37,7 @@ import io
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from os import PathLike, fspath
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,7 @@ from biasamp.metrics._group_sizes import (
     reference_split,
     size_messages,
 )
+from biasamp.output._targets import check_written_output, input_files_of
 from biasamp.report._explain import column_meanings, result_card
 from biasamp.report._tables import (
     PAGE_SIZE,
@@ -484,9 +487,9 @@ def _pairs_body(
 
 def _predictability_body(result: Any, *, image_format: str) -> list[str]:
     """DPA, leakage amplification and LIC: the two attackers' quality and their runs."""
-    if result.metric == "lic":
+    if result.family == "lic":
         data_name, model_name = "LIC_D (human captions)", "LIC_M (model captions)"
-    elif result.metric == "dpa":
+    elif result.family == "dpa":
         data_name, model_name = "Psi_D (ground truth)", "Psi_M (model outputs)"
     else:
         data_name, model_name = "lambda_D (perturbed labels)", "lambda_M (model outputs)"
@@ -596,6 +599,70 @@ def _trust_section(result: Any) -> str:
     return f'<ul class="trust">{body}</ul>'
 
 
+#: The result families of generated outputs (``biasamp.generated``): statistics, figure, table.
+GENERATED_METRICS = ("output_amplification", "bias_transfer", "share_trajectory")
+#: Rows listed in a generated-output result's table.
+MAX_GENERATED_ROWS = 200
+
+_GENERATED_CAPTIONS = {
+    "output_amplification": (
+        "Each concept's reference share of its majority group (x) against the outputs' share "
+        "of that group (y). Points above the diagonal (red) push the concept further toward "
+        "the group its reference favours."
+    ),
+    "bias_transfer": (
+        "Each concept's reference bias (x) against its output bias (y), the least-squares "
+        "line and the diagonal; a slope above 1 reads as amplifying transfer."
+    ),
+    "share_trajectory": (
+        "Each group's share of the outputs per step, with its bootstrap band when computed."
+    ),
+}
+
+
+def _generated_body(key: str, result: Any, *, image_format: str) -> list[str]:
+    """A generated-output result: its statistics, its figure, its table and what was left out."""
+    parts = [_statistics(list(result.statistics()))]
+    fig, ax = _new_figure(6.4, 4.4)
+    result.plot(ax=ax)
+    parts.append(
+        _figure_html(
+            fig,
+            alt=f"{key}: {_title(result, key)}",
+            caption=_GENERATED_CAPTIONS[result.metric],
+            image_format=image_format,
+        )
+    )
+    table = result.table()
+    shown = table.iloc[:MAX_GENERATED_ROWS]
+    index_name = str(table.index.name or "")
+
+    def cell(value: Any) -> str:
+        if isinstance(value, (float, np.floating)):
+            return _float_cell(float(value))
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return _num(int(value), "{:d}")
+        return _e(display_text(value))
+
+    body = [
+        [_e(display_text(i))] + [cell(v) for v in row]
+        for i, row in zip(shown.index, shown.itertuples(index=False), strict=True)
+    ]
+    note = (
+        ""
+        if len(shown) == len(table)
+        else f"<p class='muted'>The first {len(shown)} of {len(table)} rows.</p>"
+    )
+    parts.append(note + _table([index_name, *map(str, table.columns)], body))
+    excluded = getattr(result, "excluded", None)
+    if isinstance(excluded, pd.Series) and len(excluded):
+        rows = [
+            [_e(display_text(c)), _e(r)] for c, r in list(excluded.items())[:MAX_GENERATED_ROWS]
+        ]
+        parts.append("<h4>Left out</h4>" + _table(["concept", "reason"], rows))
+    return parts
+
+
 def _metric_section(
     key: str, result: Any, *, k: int, image_format: str, table_id: str, page_size: int
 ) -> str:
@@ -626,6 +693,8 @@ def _metric_section(
         parts += _differential_fairness_body(result, image_format=image_format)
     elif hasattr(result, "data_quality") and hasattr(result, "model_quality"):
         parts += _predictability_body(result, image_format=image_format)
+    elif getattr(result, "metric", None) in GENERATED_METRICS:
+        parts += _generated_body(key, result, image_format=image_format)
     elif isinstance(frame, pd.DataFrame) and len(frame) and "contribution" in frame.columns:
         parts += _pairs_body(
             key, result, k=k, image_format=image_format, table_id=table_id, page_size=page_size
@@ -1013,12 +1082,32 @@ def render_report(
     return html_page(title, body)
 
 
+def _input_files(results: Any, inputs: Any) -> list[tuple[str, str]]:
+    """The files a report is about: its ``inputs`` records and the files its results
+    were computed from (an ``AuditResult`` knows its own)."""
+    files: list[tuple[str, str]] = []
+    if isinstance(inputs, Iterable) and not isinstance(inputs, (str, bytes, Mapping)):
+        for record in inputs:
+            if isinstance(record, Mapping) and isinstance(record.get("path"), (str, PathLike)):
+                files.append((f"inputs ({record.get('role', 'file')})", fspath(record["path"])))
+    for obj in [results, *(results.values() if isinstance(results, Mapping) else ())]:
+        files.extend(input_files_of(obj))
+    return files
+
+
 def write_report(path: str | Path, results: Any = None, **kwargs: Any) -> Path:
-    """Write :func:`render_report` to ``path`` (UTF-8); return the path."""
+    """Write :func:`render_report` to ``path`` (UTF-8); return the path.
+
+    ``path`` may not be one of the report's input files (the ``inputs`` records and
+    the files its results were computed from, such as an ``AuditResult``'s): that is
+    a ``ValueError`` naming ``path`` and the input, raised before anything is done.
+    """
     from biasamp.output._atomic import atomic_output
 
-    path = Path(path)
+    target = check_written_output(
+        path, argument="path", inputs=_input_files(results, kwargs.get("inputs", ()))
+    )
     page = render_report(results, **kwargs)
-    with atomic_output(path, "w", encoding="utf-8") as handle:
+    with atomic_output(target, "w", encoding="utf-8") as handle:
         handle.write(page)
-    return path
+    return Path(path)

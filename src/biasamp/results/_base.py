@@ -269,12 +269,23 @@ class LazyResultFrame:
 
 
 class MetricNames:
-    """The registry's names of a result: ``metric_name`` (canonical), ``title``, ``card``.
+    """The registry's names of a result: ``metric`` (canonical), ``family``, ``title``, ``card``.
 
-    A result stores its metric's family (``metric``, ``"directional"``) and its
-    ``direction``; its :class:`~biasamp.registry.MetricCard` gives the name every
-    surface prints (``"directional-t2a"``) and the display title (``"BiasAmp T->A"``).
+    A result's ``metric`` is its metric's canonical name in the registry
+    (``"directional-t2a"``, ``"mals"``), on every surface: a family given to the
+    constructor with its ``direction`` (``metric="directional", direction="T->A"``,
+    as results saved by earlier releases store it) or any accepted spelling becomes
+    the canonical name. ``family`` is the library function's family
+    (``"directional"``); ``title`` the display title (``"BiasAmp T->A"``).
     """
+
+    if TYPE_CHECKING:  # the fields of the result classes, which are dataclasses
+        metric: str | None
+
+    def __post_init__(self) -> None:
+        card = find_card(getattr(self, "metric", None), getattr(self, "direction", None))
+        if card is not None:
+            self.metric = card.name
 
     @property
     def card(self) -> MetricCard | None:
@@ -283,9 +294,17 @@ class MetricNames:
         return find_card(getattr(self, "metric", None), getattr(self, "direction", None))
 
     @property
+    def family(self) -> str | None:
+        """The metric's family, the library function that computes it (``"directional"``
+        for ``"directional-t2a"``); the stored ``metric`` when the registry does not
+        know it."""
+        card = self.card
+        return card.family if card is not None else getattr(self, "metric", None)
+
+    @property
     def metric_name(self) -> str:
         """The canonical name of the metric (``"directional-t2a"``, ``"mals"``), as every
-        surface prints it; the stored ``metric`` when the registry does not know it."""
+        surface prints it: the same as ``metric`` (``"value"`` when there is none)."""
         card = self.card
         if card is not None:
             return card.name
@@ -441,9 +460,9 @@ class PairwiseResult(MetricResult):
     Attributes
     ----------
     metric : str
-        The metric's family, ``"mals"`` or ``"directional"`` (other metrics subclass
-        or reuse this); ``metric_name`` is its canonical name in the registry
-        (``"directional-t2a"``) and ``title`` its display title.
+        The metric's canonical name in the registry (``"mals"``,
+        ``"directional-t2a"``, ``"distribution-mals"``); ``family`` is the function's
+        family (``"directional"``) and ``title`` the display title.
     value : float
         The headline number; also ``float(result)``.
     by_pair : pandas.DataFrame
@@ -565,6 +584,7 @@ class PairwiseResult(MetricResult):
         """A JSON-safe dictionary of the result (``pairs=False`` leaves out ``by_pair``)."""
         out: dict[str, Any] = {
             "metric": self.metric,
+            "family": self.family,
             "direction": self.direction,
             "value": self.value,
             "n": self.n,

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.registry import find_card
 from biasamp.results._base import PairwiseResult, group_sizes_from_dict
 from biasamp.results._multi_attribute import MultiAttributeResult
 from biasamp.results._persist import InvalidDocument, build_result, check_version
@@ -61,6 +62,15 @@ def _interval(record: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     high = np.nan if interval.get("high") is None else float(interval["high"])
     se = interval.get("se")
     return (low, high), interval.get("level"), None if se is None else float(se)
+
+
+def _family(record: Mapping[str, Any]) -> Any:
+    """The family of a record's metric: its ``family`` (version 3), or the family its
+    ``metric`` names (earlier versions stored the family there)."""
+    if record.get("family") is not None:
+        return record["family"]
+    card = find_card(record.get("metric"), record.get("direction"))
+    return card.family if card is not None else record.get("metric")
 
 
 def _number(value: Any) -> float:
@@ -127,7 +137,7 @@ def _multi(record: Mapping[str, Any]) -> MultiAttributeResult:
 
 def _predictability(record: Mapping[str, Any]) -> PredictabilityResult:
     extras = dict(record.get("extras") or {})
-    d_key, m_key = ("psi_d", "psi_m") if record["metric"] == "dpa" else ("lambda_d", "lambda_m")
+    d_key, m_key = ("psi_d", "psi_m") if _family(record) == "dpa" else ("lambda_d", "lambda_m")
 
     def series(name: str, mean: Any) -> np.ndarray:
         values = record.get(name)
@@ -186,7 +196,7 @@ def results_from_cli_document(
     already checked against its schema."""
     out: dict[str, Any] = {}
     for i, record in enumerate(document.get("metrics") or []):
-        if record.get("metric") in PREDICTABILITY:
+        if _family(record) in PREDICTABILITY:
             build: Any = _predictability
         elif "by_size" in record:
             build = _multi

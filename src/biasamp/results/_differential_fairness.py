@@ -140,7 +140,7 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
 
     @property
     def is_amplification(self) -> bool:
-        return self.metric == "differential_fairness_amplification"
+        return self.family == "differential_fairness_amplification"
 
     @property
     def driver(self) -> dict[str, Any] | None:
@@ -273,6 +273,7 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
         return _json_safe(
             {
                 "metric": self.metric,
+                "family": self.family,
                 "value": self.value,
                 "epsilon_labels": self.epsilon_labels,
                 "epsilon_pred": self.epsilon_pred,

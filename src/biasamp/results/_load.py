@@ -35,17 +35,21 @@ ERR_LOAD_METRIC = "metric: the file holds the metrics {known}, not {got!r}."
 ERR_LOAD_CONSTANT = "{constant} is not standard JSON"
 ERR_LOAD_NESTING = "nested too deeply to read"
 #: The schema files of the two documents load_result reads.
-SAVED_SCHEMA_FILE = "saved-result-v1.json"
+SAVED_SCHEMA_FILE = "saved-result-v2.json"
+#: Saved results of earlier releases (no envelope: ``metrics``, ``settings``).
+SAVED_SCHEMA_V1_FILE = "saved-result-v1.json"
 CLI_SCHEMA_FILE = "result-v1.json"
-#: The command line's JSON of ``biasamp.audit`` / ``biasamp measure`` today: an ``AuditResult``.
-CLI_SCHEMA_V2_FILE = "result-v2.json"
-CLI_SCHEMA_VERSION = 2
+#: The command line's JSON of ``biasamp.audit`` / ``biasamp measure``: an ``AuditResult``
+#: (version 3 today; version 2, with ``seed`` and the family under ``metric``, is read too).
+CLI_SCHEMA_AUDIT_FILES = {2: "result-v2.json", 3: "result-v3.json"}
+CLI_SCHEMA_VERSION = 3
 
 
 def _audit_result(document: dict[str, Any], file: str, *, metric: str | None) -> Any:
-    """The ``AuditResult`` of a version-2 document (the audit's type is looked up in the
-    registry: it lives above this room), or the one result ``metric`` names."""
-    found = first_schema_error(document, load_schema(CLI_SCHEMA_V2_FILE))
+    """The ``AuditResult`` of a version 2 or 3 document (the audit's type is looked up in
+    the registry: it lives above this room), or the one result ``metric`` names."""
+    schema_file = CLI_SCHEMA_AUDIT_FILES[document["schema_version"]]
+    found = first_schema_error(document, load_schema(schema_file))
     if found is not None:
         raise InvalidDocument(file, *found)
     audit_type: Any = registered_results()["audit"]
@@ -105,8 +109,10 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
     ValueError
         When the file is not JSON, not a biasamp result, written by a newer
         schema version, names an unknown type, or does not follow its schema
-        (``biasamp/schema/saved-result-v1.json`` and the field types of the
-        result, or ``biasamp/schema/result-v1.json``): the message names the
+        (``biasamp/schema/saved-result-v2.json`` and the field types of the
+        result, or ``biasamp/schema/result-v3.json``; files of earlier versions
+        against theirs, ``saved-result-v1.json``, ``result-v1.json``,
+        ``result-v2.json``): the message names the
         file and the JSON path of the first problem, for example
         ``run.json: $.result.value: expected float, got str 'abc'``.
 
@@ -124,7 +130,7 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
     schema = document.get("schema") if isinstance(document, dict) else None
     if schema == CLI_SCHEMA:
         check_version(document, CLI_SCHEMA_VERSION, file)
-        if document["schema_version"] == 2:
+        if document["schema_version"] in CLI_SCHEMA_AUDIT_FILES:
             return _audit_result(document, file, metric=metric)
         found = first_schema_error(document, load_schema(CLI_SCHEMA_FILE))
         if found is not None:
@@ -145,4 +151,6 @@ def load_result(path: str | os.PathLike[str], *, metric: str | None = None) -> A
                 file=file, got=schema, saved=SAVED_SCHEMA, cli=CLI_SCHEMA, captions=CAPTIONS_SCHEMA
             )
         )
-    return result_from_document(document, load_schema(SAVED_SCHEMA_FILE), file)
+    version = document.get("schema_version") if isinstance(document, dict) else None
+    schema_file = SAVED_SCHEMA_V1_FILE if version == 1 else SAVED_SCHEMA_FILE
+    return result_from_document(document, load_schema(schema_file), file)

@@ -179,6 +179,7 @@ class MultiAttributeResult(MetricResult):
         """A JSON-safe dictionary (``combinations=False`` leaves out ``by_combination``)."""
         out: dict[str, Any] = {
             "metric": self.metric,
+            "family": self.family,
             "direction": self.direction,
             "absolute": self.absolute,
             "value": self.value,

@@ -56,8 +56,10 @@ import pandas as pd
 
 from biasamp._version import __version__
 from biasamp.output._atomic import atomic_output
+from biasamp.output._targets import check_written_output, input_files_of
 
 __all__ = [
+    "ENVELOPE_KEYS",
     "SAVED_SCHEMA",
     "SAVED_SCHEMA_VERSION",
     "SavableResult",
@@ -65,14 +67,22 @@ __all__ = [
     "check_version",
     "decode_value",
     "encode_value",
+    "envelope",
+    "metrics_of",
     "register_result",
     "registered_results",
     "save_result",
+    "saved_document",
     "typed_result",
 ]
 
 SAVED_SCHEMA = "biasamp-saved-result"
-SAVED_SCHEMA_VERSION = 1
+#: 2: the envelope every document shares (``metrics``, ``settings``); 1: without it.
+SAVED_SCHEMA_VERSION = 2
+#: The keys every JSON document of biasamp opens with, in this order: ``result.save()``,
+#: ``AuditResult.save()``, ``biasamp measure/report --json``, ``biasamp captions --json``
+#: and ``biasamp compare --json`` (a saved result) write them with :func:`envelope`.
+ENVELOPE_KEYS = ("schema", "schema_version", "biasamp_version", "metrics", "settings")
 CLI_SCHEMA = "biasamp-result"
 FORMATS = ("json",)
 
@@ -114,6 +124,9 @@ RESULT_MODULES: dict[str, str] = {
     "lic": "biasamp.text._lic",
     "caption_bias": "biasamp.text._caption_bias",
     "dbac": "biasamp.text._dbac",
+    "output_amplification": "biasamp.generated._results",
+    "bias_transfer": "biasamp.generated._results",
+    "share_trajectory": "biasamp.generated._results",
     "model_comparison": "biasamp.comparison._compare",
     "oversampling": "biasamp.mitigation._oversampling",
     "mitigation_comparison": "biasamp.mitigation._compare",
@@ -231,7 +244,14 @@ def registered_results() -> dict[str, type]:
 
 
 class SavableResult:
-    """Mixin of every result type: ``save(path)``."""
+    """Mixin of every result type: ``save(path)``, ``input_files``."""
+
+    @property
+    def input_files(self) -> tuple[tuple[str, str], ...]:
+        """The files the result was computed from, as ``(argument, path)`` pairs, where
+        known (a result of :func:`biasamp.audit` knows its files; one computed from
+        arrays has none). :meth:`save` refuses to write over any of them."""
+        return tuple(vars(self).get("_biasamp_input_files", ()))
 
     def save(self, path: str | os.PathLike[str], *, format: str = "json") -> Path:
         """Save the result to ``path`` (JSON); :func:`biasamp.load_result` reads it back.
@@ -247,6 +267,13 @@ class SavableResult:
         -------
         pathlib.Path
             The path written.
+
+        Raises
+        ------
+        ValueError
+            When ``path`` is one of the files the result was computed from
+            (:attr:`input_files`), through any path or link: the message names
+            ``path`` and the input; nothing is written.
 
         Examples
         --------
@@ -818,29 +845,113 @@ def build_result(kind: str, fields: Mapping[str, Any], file: str, path: str = "$
     return _Decoder(file).result(kind, fields, path)
 
 
+# ---------------------------------------------------------------- the envelope
+def _plain(value: Any) -> Any:
+    """A plain JSON value for readers without biasamp (non-finite floats become null)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def envelope(
+    schema: str, version: int, *, metrics: Any = (), settings: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The keys every biasamp JSON document opens with (:data:`ENVELOPE_KEYS`).
+
+    ``metrics`` are the canonical names of the metrics the document holds;
+    ``settings`` always carry ``random_state`` (``None`` when the computation drew
+    nothing at random or did not record it); a ``seed`` key, the spelling of
+    earlier documents, is read as ``random_state``.
+
+    Examples
+    --------
+    >>> from biasamp.results._persist import envelope
+    >>> doc = envelope("biasamp-saved-result", 2, metrics=["mals"], settings={"seed": 0})
+    >>> list(doc), doc["settings"]
+    (['schema', 'schema_version', 'biasamp_version', 'metrics', 'settings'], {'random_state': 0})
+    """
+    plain = _plain(dict(settings or {}))
+    if "seed" in plain:
+        seed = plain.pop("seed")
+        plain.setdefault("random_state", seed)
+    plain.setdefault("random_state", None)
+    return {
+        "schema": schema,
+        "schema_version": version,
+        "biasamp_version": __version__,
+        "metrics": [str(m) for m in metrics],
+        "settings": plain,
+    }
+
+
+def metrics_of(result: Any) -> list[str]:
+    """The canonical names of the metrics a result holds: its ``metric``, the keys of its
+    ``results`` (an audit, the captions of one model), or a table's ``metric`` column."""
+    if isinstance(result, pd.DataFrame):
+        if "metric" in result.columns:
+            return [str(m) for m in pd.unique(result["metric"].astype(str))]
+        return []
+    metric = getattr(result, "metric", None)
+    if isinstance(metric, str):
+        return [metric]
+    results = getattr(result, "results", None)
+    if isinstance(results, Mapping):
+        return [str(k) for k in results]
+    return []
+
+
+def _settings_of(result: Any) -> dict[str, Any]:
+    """The settings a result records: an audit's ``settings``, else its ``params``."""
+    if isinstance(result, pd.DataFrame):
+        return {}
+    settings = getattr(result, "settings", None)
+    if isinstance(settings, Mapping):
+        return dict(settings)
+    params = getattr(result, "params", None)
+    return dict(params) if isinstance(params, Mapping) else {}
+
+
 # ---------------------------------------------------------------- files
-def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "json") -> Path:
-    """Save a result to ``path`` as JSON (atomically); see :meth:`SavableResult.save`."""
-    if format not in FORMATS:
-        raise ValueError(ERR_SAVE_FORMAT.format(choices=FORMATS, got=format))
+def saved_document(result: Any) -> dict[str, Any]:
+    """The JSON document :func:`save_result` writes (a command writes it with ``--json``)."""
     entry = _BY_CLASS.get(type(result))
     if entry is None:
         raise TypeError(ERR_SAVE_TYPE.format(kind=type(result).__name__, known=sorted(_REGISTRY)))
-    document = {
-        "schema": SAVED_SCHEMA,
-        "schema_version": SAVED_SCHEMA_VERSION,
-        "biasamp_version": __version__,
+    return {
+        **envelope(
+            SAVED_SCHEMA,
+            SAVED_SCHEMA_VERSION,
+            metrics=metrics_of(result),
+            settings=_settings_of(result),
+        ),
         "type": entry.kind,
         "class": type(result).__name__,
         "inputs": encode_value(entry.shapes(result), "inputs"),
         "value": _headline(result),
         "result": _fields(result, entry),
     }
+
+
+def save_result(result: Any, path: str | os.PathLike[str], *, format: str = "json") -> Path:
+    """Save a result to ``path`` as JSON (atomically); see :meth:`SavableResult.save`."""
+    if format not in FORMATS:
+        raise ValueError(ERR_SAVE_FORMAT.format(choices=FORMATS, got=format))
+    document = saved_document(result)
+    target = check_written_output(path, argument="path", inputs=input_files_of(result))
     text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    target = Path(path)
     with atomic_output(target, "w", encoding="utf-8") as handle:
         handle.write(text + "\n")
-    return target
+    return Path(path)
 
 
 ERR_LOAD_CLASS = "{file}: $.class: the type {kind!r} is the class {expected!r}, not {got!r}."

@@ -130,7 +130,7 @@ def _delta_label(result: Any, column: str = "delta") -> str:
     """What ``delta`` is for this metric (MALS: a bias-score difference)."""
     if column != "delta":
         return column
-    metric = getattr(result, "metric", None)
+    metric = getattr(result, "family", None)
     if metric in ("mals", "distribution_mals", "multi_mals"):
         return "bias-score difference (predicted − training)"
     if metric in ("directional", "multi_directional"):
@@ -616,7 +616,7 @@ def plot_predictability(result: Any, *, ax: Any = None) -> Any:
     iterations, with their Student-t intervals as error bars right of the iterations.
     """
     ax = new_axes(ax, figsize=(6.4, 3.8))
-    d_name, m_name = ("Ψ_D", "Ψ_M") if result.metric == "dpa" else ("λ_D", "λ_M")
+    d_name, m_name = ("Ψ_D", "Ψ_M") if getattr(result, "family", None) == "dpa" else ("λ_D", "λ_M")
     d = np.asarray(result.data_quality, dtype=float)
     m = np.asarray(result.model_quality, dtype=float)
     it = np.arange(1, len(d) + 1)

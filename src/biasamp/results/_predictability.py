@@ -116,7 +116,7 @@ class PredictabilityResult(MetricNames, SavableResult):
         return self.title
 
     def summary(self) -> str:
-        d, m = ("Psi_D", "Psi_M") if self.metric == "dpa" else ("lambda_D", "lambda_M")
+        d, m = ("Psi_D", "Psi_M") if self.family == "dpa" else ("lambda_D", "lambda_M")
         line = f"{self.name} = {self.value:+.4f}"
         if self.ci is not None:
             line += f"  [{self.ci[0]:+.4f}, {self.ci[1]:+.4f}] ({self.ci_level:.0%} CI)"
@@ -154,6 +154,7 @@ class PredictabilityResult(MetricNames, SavableResult):
         return _json_safe(
             {
                 "metric": self.metric,
+                "family": self.family,
                 "direction": self.direction,
                 "value": self.value,
                 "ci": None if self.ci is None else list(self.ci),

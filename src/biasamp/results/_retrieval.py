@@ -176,6 +176,7 @@ class RetrievalBiasResult(MetricNames, SavableResult):
         ``-inf`` becomes ``None``)."""
         out: dict[str, Any] = {
             "metric": self.metric,
+            "family": self.family,
             "value": self.value,
             "k": self.k,
             "mean_ndkl": self.mean_ndkl,

@@ -5,6 +5,8 @@
   of a captioning model (or several side by side) against the image labels.
 * :func:`lic`: LIC, leakage of masked model captions beyond human captions.
 * :func:`dbac`: DBAC, directional (A->T, T->A) bias amplification of captions.
+* :func:`text_groups`: the group a generated text names (gendered nouns and pronouns),
+  the route from a language model's outputs to :func:`biasamp.output_amplification`.
 * :data:`COCO_TASK_WORDS`, :data:`DIRECTIONAL_GROUP_WORDS`, :data:`LIC_GENDER_WORDS`:
   the default word lists.
 """
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from biasamp.text._dbac import DBACResult, dbac, dbac_both
     from biasamp.text._lexicons import COCO_TASK_WORDS, DIRECTIONAL_GROUP_WORDS, LIC_GENDER_WORDS
     from biasamp.text._lic import LICResult, lic
+    from biasamp.text._text_groups import text_groups
 
 __all__ = [
     "COCO_TASK_WORDS",
@@ -40,6 +43,7 @@ __all__ = [
     "dbac",
     "dbac_both",
     "lic",
+    "text_groups",
 ]
 
 if not TYPE_CHECKING:
@@ -69,5 +73,6 @@ if not TYPE_CHECKING:
                 "LICResult",
                 "lic",
             ),
+            "biasamp.text._text_groups": ("text_groups",),
         },
     )

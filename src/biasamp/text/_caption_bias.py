@@ -27,6 +27,7 @@ the rows a model's captions leave out.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,8 +37,10 @@ import pandas as pd
 
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._keys import key_names
+from biasamp.inputs._label_matrix import LabelWarning
+from biasamp.inputs._readers import read_labels
 from biasamp.metrics import directional, mals
-from biasamp.registry import metric_card, metric_name, normalize_direction
+from biasamp.registry import metric_card, metric_name
 from biasamp.results import PairwiseResult
 from biasamp.results._base import _json_safe
 from biasamp.results._persist import SavableResult, register_result
@@ -242,10 +245,14 @@ def _as_tasks(tasks: Any, n: int, arg: str) -> pd.DataFrame:
 
 
 def _as_labels(values: Any, n: int, arg: str) -> np.ndarray:
-    out = np.asarray(values, dtype=object)
-    if out.ndim != 1 or len(out) != n:
-        raise ValueError(ERR_LENGTH.format(arg=arg, got=out.shape[0] if out.ndim else 0, n=n))
-    return out
+    """One label per image, read by the boundary's labels reader (missing labels and labels
+    that print alike refused, naming the row), as an object array of the labels."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LabelWarning)  # one group: the metrics say so
+        labels = read_labels(values, arg=arg)
+    if len(labels) != n:
+        raise ValueError(ERR_LENGTH.format(arg=arg, got=len(labels), n=n))
+    return np.asarray(labels.names, dtype=object)[labels.codes]
 
 
 def caption_bias_amplification(
@@ -382,7 +389,7 @@ def caption_bias_amplification(
         )  # fmt: skip
     for metric in chosen:
         if metric in TEXT_METRICS:
-            results[metric] = dbac_results[normalize_direction(metric.removeprefix("dbac-"))]
+            results[metric] = dbac_results[metric]
             continue
         a2t = metric == "directional-a2t"
         rows = has if (not a2t or exclude_no_group == "all") else np.ones(n, bool)

@@ -35,13 +35,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.registry import normalize_direction
+from biasamp._deprecation import REMOVED_IN, RenamedKeys
+from biasamp.inputs._readers import check_knob
+from biasamp.registry import card_for, normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
 from biasamp.results._persist import register_result
 from biasamp.text._caption_labels import caption_labels
 from biasamp.text._lexicons import COCO_TASK_WORDS
 from biasamp.text._lic import (
+    BYTES_PER_ITERATION,
     ERR_TEST_SIZE,
     MASK_TOKEN,
     _align,
@@ -51,6 +54,7 @@ from biasamp.text._lic import (
     amplification_over_splits,
     mask_words_in,
     read_caption_pairs,
+    split_seeds,
 )
 
 __all__ = ["DIRECTIONS", "DBACResult", "dbac", "dbac_both"]
@@ -131,12 +135,6 @@ def _true_group_proba(
     return truth, float(right.mean())
 
 
-def _check_int(value: Any, error: str) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-        raise ValueError(error.format(got=value))
-    return int(value)
-
-
 def dbac_both(
     *,
     captions_human: Any,
@@ -152,13 +150,22 @@ def dbac_both(
     ci: float = 0.95,
     random_state: Any = None,
 ) -> dict[str, DBACResult]:
-    """DBAC in both directions from one set of attackers: ``{"A->T": ..., "T->A": ...}``.
+    """DBAC in both directions from one set of attackers: ``{"dbac-a2t": ..., "dbac-t2a": ...}``,
+    keyed by the registry's canonical names (the keys ``"A->T"`` and ``"T->A"`` of
+    earlier releases still read the same results, with a ``FutureWarning``, until 0.5.0).
 
     The two directions share the masking, the splits and the attackers (A->T
     reweights the scores that T->A averages), so asking for both costs no more
     than asking for one. Parameters as :func:`dbac`.
     """
-    n_iter = _check_int(n_iter, ERR_N_ITER)
+    n_iter = check_knob(
+        "n_iter",
+        n_iter,
+        bytes_each=BYTES_PER_ITERATION,
+        what="iterations (one seed and six values each)",
+        advice="use fewer iterations (n_iter).",
+    )
+    seeds = split_seeds(random_state, n_iter)
     ci = check_ci(ci)
     if not isinstance(test_size, (float, int)) or isinstance(test_size, bool):
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
@@ -205,10 +212,6 @@ def dbac_both(
     human_by_position = np.array(human_text, dtype=object).reshape(n, k)
     model_array = np.array(model_text, dtype=object)
 
-    seeds = np.random.SeedSequence(
-        random_state if not isinstance(random_state, np.random.Generator)
-        else random_state.integers(2**63)
-    ).spawn(n_iter)  # fmt: skip
     psi = {(d, side): np.empty(n_iter) for d in DIRECTIONS for side in "DM"}
     accuracy = {"D": np.empty(n_iter), "M": np.empty(n_iter)}
     for it, seq in enumerate(seeds):  # a loop over splits: each trains fresh attackers
@@ -246,9 +249,13 @@ def dbac_both(
         "accuracy_d": float(accuracy["D"].mean()),
         "accuracy_m": float(accuracy["M"].mean()),
     }
-    out: dict[str, DBACResult] = {}
+    out: dict[str, DBACResult] = RenamedKeys(
+        renamed={d: card_for("dbac", d).name for d in DIRECTIONS},
+        where="dbac_both",
+        removed=REMOVED_IN,
+    )
     for direction in DIRECTIONS:
-        out[direction] = DBACResult(
+        out[card_for("dbac", direction).name] = DBACResult(
             metric="dbac",
             direction=direction,
             **amplification_over_splits(
@@ -372,4 +379,4 @@ def dbac(
         mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
         n_iter=n_iter, test_size=test_size, normalized=normalized, ci=ci,
         random_state=random_state,
-    )[direction]  # fmt: skip
+    )[card_for("dbac", direction).name]  # fmt: skip

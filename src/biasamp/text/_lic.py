@@ -51,6 +51,7 @@ Choices (and where they follow the paper's released code, rebnej/lick-caption-bi
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,9 +60,11 @@ import numpy as np
 import pandas as pd
 
 from biasamp._deprecation import UNSET, renamed_keyword
-from biasamp._memory import check_allocation
+from biasamp.counts._poisson import checked_generator
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._containers import to_native_numpy
+from biasamp.inputs._label_matrix import LabelWarning
+from biasamp.inputs._readers import check_knob, read_labels
 from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
 from biasamp.results._plotting import t_interval
@@ -84,7 +87,6 @@ ERR_HUMAN_COUNT = (
     "captions_human: every row needs the same number of captions (row 0 has {first}, "
     "row {row} has {k}); LIC_D trains one attacker per caption position."
 )
-ERR_GROUPS_MISSING = "groups: row {row} is missing; every image needs its group."
 ERR_ONE_GROUP = "groups: LIC needs at least two groups, got {got!r}."
 ERR_TOO_SMALL = (
     "groups: the smallest group ({group!r}) has {count} rows, too few for a split with "
@@ -263,13 +265,10 @@ def read_caption_pairs(
     """Check and read the inputs LIC and DBAC share (one rule for both: containers, index
     alignment, missing groups, one model caption and the same number of human captions per
     image), and the attacker (the default, or any estimator with ``fit``/``predict_proba``)."""
-    if attacker is None:
-        attacker = _default_attacker()
-        attacker_name = "TF-IDF (words and word pairs) + logistic regression"
-    elif not (hasattr(attacker, "fit") and hasattr(attacker, "predict_proba")):
+    if attacker is not None and not (
+        hasattr(attacker, "fit") and hasattr(attacker, "predict_proba")
+    ):
         raise TypeError(ERR_ATTACKER.format(got=attacker))
-    else:
-        attacker_name = repr(attacker)
     aligned = align_pandas_indexes(
         groups=groups, captions_human=_human_columns(captions_human), captions_model=captions_model
     )
@@ -281,12 +280,12 @@ def read_caption_pairs(
     group_array = to_native_numpy(aligned["groups"], arg="groups").values
     if getattr(group_array, "ndim", 1) != 1:
         raise ValueError(ERR_GROUPS_SHAPE.format(shape=group_array.shape))
-    group_values = pd.Series(np.asarray(group_array, dtype=object))
-    n = len(group_values)
-    missing = np.flatnonzero(group_values.isna().to_numpy())
-    if len(missing):
-        raise ValueError(ERR_GROUPS_MISSING.format(row=int(missing[0])))
-    codes, names = pd.factorize(group_values.astype(str), sort=True)
+    # the boundary's labels reader: missing groups, 1 with '1', True with 1 refused
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LabelWarning)  # one group: refused just below
+        labels = read_labels(group_array, arg="groups")
+    codes, names = labels.codes, labels.names
+    n = len(labels)
     if len(names) < 2:
         raise ValueError(ERR_ONE_GROUP.format(got=list(names)))
     human, human_row, human_index = as_caption_rows(aligned["captions_human"], arg="captions_human")
@@ -302,10 +301,25 @@ def read_caption_pairs(
     if (per_human != per_human[0]).any():
         row = int(np.flatnonzero(per_human != per_human[0])[0])
         raise ValueError(ERR_HUMAN_COUNT.format(first=int(per_human[0]), row=row, k=per_human[row]))
+    if attacker is None:  # built after the inputs are read (it imports scikit-learn)
+        attacker = _default_attacker()
+        attacker_name = "TF-IDF (words and word pairs) + logistic regression"
+    else:
+        attacker_name = repr(attacker)
     return CaptionPairs(
         codes=np.asarray(codes), names=pd.Index(names), human=list(human), model=list(model),
         n=n, k=int(per_human[0]), attacker=attacker, attacker_name=attacker_name,
     )  # fmt: skip
+
+
+def split_seeds(random_state: Any, n_iter: int) -> list[np.random.SeedSequence]:
+    """One seed per split, checked before any work (the one random_state rule: an int >= 0,
+    a Generator, a RandomState, a SeedSequence, a BitGenerator or None); an int seeds the
+    splits as it always has."""
+    rng = checked_generator(random_state)  # refuses a bad seed, naming random_state
+    if random_state is None or isinstance(random_state, (int, np.integer)):
+        return np.random.SeedSequence(random_state).spawn(n_iter)
+    return np.random.SeedSequence(int(rng.integers(2**63))).spawn(n_iter)
 
 
 def amplification_over_splits(
@@ -423,13 +437,14 @@ def lic(
     if isinstance(level, bool) or not isinstance(level, (float, np.floating)) or not 0 < level < 1:
         raise ValueError(ERR_CI.format(got=level))
     ci_level = float(level)
-    if not isinstance(n_iter, (int, np.integer)) or isinstance(n_iter, bool) or n_iter < 1:
-        raise ValueError(ERR_N_ITER.format(got=n_iter))
-    check_allocation(
-        float(n_iter) * BYTES_PER_ITERATION,
-        what=f"n_iter={n_iter} iterations",
+    n_iter = check_knob(
+        "n_iter",
+        n_iter,
+        bytes_each=BYTES_PER_ITERATION,
+        what="iterations",
         advice="use fewer iterations (n_iter).",
     )
+    seeds = split_seeds(random_state, n_iter)
     if not isinstance(test_size, (float, int)) or not 0 < test_size < 1:
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
     pairs = read_caption_pairs(
@@ -453,10 +468,6 @@ def lic(
     human_by_position = np.array(human_text, dtype=object).reshape(n, k)
     model_array = np.array(model_text, dtype=object)
 
-    seeds = np.random.SeedSequence(
-        random_state if not isinstance(random_state, np.random.Generator)
-        else random_state.integers(2**63)
-    ).spawn(n_iter)  # fmt: skip
     lic_d = np.empty(n_iter)
     lic_m = np.empty(n_iter)
     acc_d = np.empty(n_iter)

@@ -31,7 +31,6 @@ import re
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -39,9 +38,22 @@ import pandas as pd
 import scipy.sparse as sp
 
 from biasamp.inputs._keys import key_names
+from biasamp.inputs._readers import (
+    ERR_CAPTION_EMPTY_LIST,
+    ERR_CAPTION_ITEM,
+    ERR_CAPTION_ROW,
+    ERR_CAPTIONS_TYPE,
+)
+from biasamp.inputs._readers import ERR_NO_CAPTIONS as ERR_NO_ROWS
+from biasamp.inputs._readers import read_captions as as_caption_rows
 
 __all__ = [
     "CHUNK",
+    "ERR_CAPTIONS_TYPE",
+    "ERR_CAPTION_EMPTY_LIST",
+    "ERR_CAPTION_ITEM",
+    "ERR_CAPTION_ROW",
+    "ERR_NO_ROWS",
     "SEPARATOR",
     "Lexicon",
     "Vocabulary",
@@ -57,18 +69,8 @@ __all__ = [
 #: Captions processed per chunk (bounds the memory of the token list).
 CHUNK = 250_000
 
-ERR_CAPTIONS_TYPE = (
-    "{arg}: expected a sequence of captions (list, array, pandas Series), one per row, got {got}."
-)
-ERR_CAPTION_ROW = (
-    "{arg}: row {row} is {got!r} ({type}); expected a caption string or a non-empty "
-    "list of caption strings."
-)
-ERR_CAPTION_EMPTY_LIST = "{arg}: row {row} is an empty list; give at least one caption per row."
-ERR_CAPTION_ITEM = "{arg}: row {row} holds {got!r} ({type}); every caption must be a string."
 ERR_CAPTION_NUL = "{arg}: a caption contains the NUL character '\\x00', which biasamp reserves."
 ERR_TEXT_NUL = "{arg}: {text!r} contains the NUL character '\\x00', which biasamp reserves."
-ERR_NO_ROWS = "{arg}: no captions (0 rows)."
 ERR_LEXICON_TYPE = "{arg}: expected a dict {{label: [words or phrases]}}{alt}, got {got}."
 ERR_LEXICON_WORDS = (
     "{arg}: the words of {label!r} must be a non-empty list of strings, got {got!r}."
@@ -315,62 +317,3 @@ def mask_words(
         text = " ".join(text.split())
         out.extend(part.strip() for part in text.split(SEPARATOR))
     return out
-
-
-def as_caption_rows(captions: Any, *, arg: str) -> tuple[list[str], np.ndarray, pd.Index]:
-    """Check captions; return the flat list of caption strings, the row of each, the row index.
-
-    A row is one caption string or a non-empty list (tuple, array) of caption
-    strings of the same image.
-    """
-    if isinstance(captions, (str, bytes)) or isinstance(captions, Mapping):
-        raise TypeError(ERR_CAPTIONS_TYPE.format(arg=arg, got=type(captions).__name__))
-    if isinstance(captions, pd.DataFrame) or (
-        isinstance(captions, np.ndarray) and captions.ndim != 1
-    ):
-        raise TypeError(ERR_CAPTIONS_TYPE.format(arg=arg, got="a 2-D table"))
-    if isinstance(captions, pd.Series):
-        index = captions.index
-        values = captions.to_numpy(dtype=object)
-    elif hasattr(captions, "to_pylist"):  # pyarrow Array / ChunkedArray: Python strings
-        values = pd.Series(captions.to_pylist(), dtype=object).to_numpy()
-        index = pd.RangeIndex(len(values))
-    else:
-        try:
-            values = pd.Series(list(captions), dtype=object).to_numpy()
-        except TypeError:
-            raise TypeError(
-                ERR_CAPTIONS_TYPE.format(arg=arg, got=type(captions).__name__)
-            ) from None
-        index = pd.RangeIndex(len(values))
-    if len(values) == 0:
-        raise ValueError(ERR_NO_ROWS.format(arg=arg))
-    if pd.api.types.infer_dtype(values, skipna=False) == "string":
-        return list(values), np.arange(len(values)), index
-    is_str = np.fromiter(map(isinstance, values, repeat(str)), dtype=bool, count=len(values))
-    is_seq = np.fromiter(
-        map(isinstance, values, repeat((list, tuple, np.ndarray))), dtype=bool, count=len(values)
-    )
-    bad = np.flatnonzero(~(is_str | is_seq))
-    if len(bad):
-        value = values[bad[0]]
-        raise ValueError(
-            ERR_CAPTION_ROW.format(arg=arg, row=int(bad[0]), got=value, type=type(value).__name__)
-        )
-    rows_of = [[v] if s else list(v) for v, s in zip(values, is_str, strict=True)]
-    lengths = np.fromiter(map(len, rows_of), dtype=np.int64, count=len(rows_of))
-    empty = np.flatnonzero(lengths == 0)
-    if len(empty):
-        raise ValueError(ERR_CAPTION_EMPTY_LIST.format(arg=arg, row=int(empty[0])))
-    flat = list(chain.from_iterable(rows_of))
-    row = np.repeat(np.arange(len(values)), lengths)
-    if pd.api.types.infer_dtype(flat, skipna=False) != "string":
-        ok = np.fromiter(map(isinstance, flat, repeat(str)), dtype=bool, count=len(flat))
-        first = int(np.flatnonzero(~ok)[0])
-        value = flat[first]
-        raise ValueError(
-            ERR_CAPTION_ITEM.format(
-                arg=arg, row=int(row[first]), got=value, type=type(value).__name__
-            )
-        )
-    return flat, row, index

@@ -41,7 +41,7 @@ from biasamp.metrics._multi_attribute import (
     multi_mals_from_counts,
 )
 from biasamp.metrics._splits import select_training_rows
-from biasamp.registry import find_card
+from biasamp.registry import card_for, find_card
 from biasamp.results._multi_attribute import MultiAttributeResult
 from biasamp.torchmetrics._metrics import _as_numpy, _StreamingMetric, training_labels
 
@@ -177,10 +177,16 @@ class MultiAttributeBiasAmplification(_StreamingMetric):
     ) -> None:
         limit = check_min_group_size(min_group_size)
         super().__init__(**kwargs)
-        self.metric = _metric_key(metric)
+        self._key = _metric_key(metric)
+        #: the metric's canonical name (``"multi-mals"``, ``"multi-a2t"``, ``"multi-t2a"``)
+        self.metric = (
+            card_for("multi_mals")
+            if self._key == "multi_mals"
+            else card_for("multi_directional", self._key)
+        ).name
         self._set_counter(
             table_type=PatternCountTable,
-            roles=_ROLES[self.metric],
+            roles=_ROLES[self._key],
             num_groups=num_groups,
             num_tasks=num_tasks,
             group_names=group_names,
@@ -201,7 +207,7 @@ class MultiAttributeBiasAmplification(_StreamingMetric):
             ci=self.ci,
             min_group_size=limit,
         )
-        if self.metric != "multi_mals":
+        if self._key != "multi_mals":
             self._options.update(tie_rule=tie_rule, empty=empty, baseline=baseline)
         g_train, t_train, w_train = select_training_rows(
             groups_train=training_labels(groups_train, self.group_names),
@@ -421,10 +427,10 @@ class MultiAttributeBiasAmplification(_StreamingMetric):
         if int(self._tensor("n_rows").item()) == 0:
             raise ValueError(ERR_NO_ROWS.format(metric=type(self).__name__))
         evaluation = self.evaluation_table()
-        if self.metric == "multi_mals":
+        if self._key == "multi_mals":
             return multi_mals_from_counts(self._train, evaluation, **self._options)
         return multi_directional_from_counts(
-            self._train, evaluation, direction=self.metric, **self._options
+            self._train, evaluation, direction=self._key, **self._options
         )
 
     def compute_result(self) -> MultiAttributeResult:

@@ -178,6 +178,7 @@ class RunsSummary(MetricNames, SavableResult):
         """A JSON-safe dictionary (``pairs=False`` leaves out ``by_pair``)."""
         out: dict[str, Any] = {
             "metric": self.metric,
+            "family": self.family,
             "direction": self.direction,
             "n_runs": self.n_runs,
             "values": self.values,

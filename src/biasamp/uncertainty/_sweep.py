@@ -99,6 +99,7 @@ class ThresholdSweep(MetricNames, SavableResult):
         return _json_safe(
             {
                 "metric": self.metric,
+                "family": self.family,
                 "direction": self.direction,
                 "mean": self.mean,
                 "params": self.params,
@@ -107,7 +108,7 @@ class ThresholdSweep(MetricNames, SavableResult):
         )
 
     def __repr__(self) -> str:
-        name = self.metric + (f" {self.direction}" if self.direction else "")
+        name = self.title
         lo, hi = float(self.thresholds.min()), float(self.thresholds.max())
         return (
             f"ThresholdSweep({name}, {len(self.table)} thresholds in [{lo:g}, {hi:g}], "
@@ -652,7 +653,7 @@ def plot_threshold_sweep(
     """
     if isinstance(sweep, ThresholdSweep):
         table, mean = sweep.table, sweep.mean
-        name = sweep.metric + (f" {sweep.direction}" if sweep.direction else "")
+        name = sweep.title
     elif isinstance(sweep, pd.DataFrame) and {"threshold", "value"} <= set(sweep.columns):
         table, mean, name = sweep, float(sweep["value"].mean()), "value"
     else:

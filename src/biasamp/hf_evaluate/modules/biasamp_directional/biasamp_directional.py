@@ -27,7 +27,7 @@ Args:
         every value must be 0 or 1: a probability is refused, never cast to an integer.
     n_boot, random_state: a bootstrap interval.
 Returns:
-    bias_amplification: float.
+    directional-a2t or directional-t2a: float (mode "hub": bias_amplification); metric.
     disagg_bias_amplification: (|A|, |T|) y_at * delta_at per pair (NaN: empty group).
     direction, ci_low, ci_high: mode "biasamp" (the interval with n_boot).
 """

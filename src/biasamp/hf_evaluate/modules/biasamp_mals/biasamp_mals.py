@@ -24,7 +24,8 @@ Args:
         Without it every value must be 0 or 1: a probability is refused, never cast.
     n_boot, random_state: a bootstrap interval.
 Returns:
-    bias_amplification: float; violations: int; ci_low, ci_high with n_boot.
+    mals: float (the canonical name; "bias_amplification" warns until 0.5.0); metric: "mals";
+    violations: int; ci_low, ci_high with n_boot.
 """
 
 

@@ -22,7 +22,8 @@ Args:
     Every value must be 0 or 1: a probability is refused, never cast to an integer.
     n_boot, random_state: a bootstrap interval.
 Returns:
-    bias_amplification: float; variance: float; direction; ci_low, ci_high with n_boot.
+    multi-a2t or multi-t2a: float; metric; variance: float; direction; ci_low, ci_high
+    with n_boot.
 """
 
 
