@@ -130,6 +130,7 @@ class OutputAmplificationResult(MetricNames, SavableResult):
         """A JSON-safe dictionary (``concepts=False`` leaves out ``by_concept``)."""
         out: dict[str, Any] = {
             "metric": self.metric,
+            "family": self.family,
             "value": self.value,
             "n": self.n,
             "n_concepts": self.n_concepts,
@@ -248,6 +249,7 @@ class BiasTransferResult(MetricNames, SavableResult):
         """A JSON-safe dictionary (``concepts=False`` leaves out ``by_concept``)."""
         out: dict[str, Any] = {
             "metric": self.metric,
+            "family": self.family,
             "value": self.value,
             "slope": self.slope,
             "intercept": self.intercept,
@@ -394,6 +396,7 @@ class ShareTrajectoryResult(MetricNames, SavableResult):
         return _json_safe(
             {
                 "metric": self.metric,
+                "family": self.family,
                 "value": self.value,
                 "majority_group": str(self.majority_group),
                 "n": self.n,
