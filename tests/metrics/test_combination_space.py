@@ -36,11 +36,7 @@ def _data(n: int = 400, n_tasks: int = 6, seed: int = 0) -> dict[str, np.ndarray
 def _same(a: biasamp.MultiAttributeResult, b: biasamp.MultiAttributeResult) -> None:
     assert a.value == b.value and a.n_combinations == b.n_combinations
     assert (a.variance == b.variance) or (np.isnan(a.variance) and np.isnan(b.variance))
-    # n_true counts the evaluation ground truth, which a shared space holds (for the
-    # directional metrics) and a call of multi_mals without groups does not
-    pd.testing.assert_frame_equal(
-        a.by_combination.drop(columns="n_true"), b.by_combination.drop(columns="n_true")
-    )
+    pd.testing.assert_frame_equal(a.by_combination, b.by_combination)
     if a.replicates is not None or b.replicates is not None:
         np.testing.assert_array_equal(a.replicates, b.replicates)
 

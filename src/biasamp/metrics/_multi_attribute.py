@@ -234,7 +234,8 @@ def _mals_counts(
     train: CountTable, evaluation: CountTable, arrays: dict[str, np.ndarray], min_cell: float | None
 ) -> dict[str, np.ndarray]:
     """The counts behind each (group, combination) pair of Multi_MALS: ``b~`` is a share
-    of the rows where the combination is predicted."""
+    of the rows where the combination is predicted. ``n_true`` is NaN: Multi_MALS reads
+    no ground-truth groups of the evaluation rows (a shared space may hold them)."""
     joint_pred = np.asarray(evaluation.joint[("groups_pred", "tasks_pred")], dtype=np.float64)
     return pair_count_columns(
         train=train,
@@ -243,6 +244,7 @@ def _mals_counts(
         support=np.broadcast_to(joint_pred.sum(axis=-2, keepdims=True), joint_pred.shape),
         used=arrays["biased"] & ~arrays["empty"],
         min_cell=min_cell,
+        true_roles=None,
     )
 
 

@@ -71,6 +71,7 @@ def pair_count_columns(
     support: np.ndarray,
     used: np.ndarray,
     min_cell: float | None,
+    true_roles: tuple[str, str] | None = ("groups", "tasks"),
 ) -> dict[str, np.ndarray]:
     """The count columns of a per-pair table, as (|G|, |T|) arrays.
 
@@ -89,6 +90,9 @@ def pair_count_columns(
         The pairs that count in the value.
     min_cell : float or None
         Pairs that count and rest on fewer rows are ``fragile``; ``None`` flags none.
+    true_roles : tuple of two str, or None
+        The roles of ``n_true`` (``None``: the metric reads no ground truth of the
+        evaluation rows, ``n_true`` is NaN).
 
     Returns
     -------
@@ -104,7 +108,9 @@ def pair_count_columns(
         fragile = np.asarray(used, dtype=bool) & (support < min_cell)
     return {
         "n_train": _joint(train, ("groups", "tasks"), shape),
-        "n_true": _joint(evaluation, ("groups", "tasks"), shape),
+        "n_true": np.full(shape, np.nan)
+        if true_roles is None
+        else _joint(evaluation, true_roles, shape),
         "n_pred": _joint(evaluation, pred_roles, shape),
         "support": support,
         "fragile": fragile,
