@@ -469,7 +469,8 @@ def _pairs_body(
                 alt=f"{key}: top pairs",
                 caption=f"The {int(finite.sum())} {what} with the largest contributions. "
                 "A bar's length is its delta; its colour is the sign of its contribution "
-                "to the value: red raises the value, blue lowers it. "
+                "to the value: red raises the value, blue lowers it; a hatched bar rests on "
+                "fewer than min_cell rows (fragile). "
                 + (
                     "Whiskers are bootstrap intervals of delta."
                     if has_ci

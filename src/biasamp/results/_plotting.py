@@ -225,7 +225,7 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     a directional value when its training sign ``y`` is -1). In SVG each bar is the
     element ``top-pair-{i}`` (``i``: its row in ``result.top(k)``). The bootstrap
     intervals of ``delta`` are error bars; a pair flagged ``fragile`` (fewer than
-    ``min_cell`` rows) is hatched and labelled "(fragile)".
+    ``min_cell`` rows) is hatched.
 
     Parameters
     ----------
