@@ -35,9 +35,22 @@ alone (subsets), ``dpa`` T->A with the exact attacker (``n_iter=1``), and a
 ``torchmetrics`` ``DirectionalBiasAmplification`` update with a batch of 64 rows
 followed by ``compute()``, with the training split given at construction.
 
-The calls of one row are timed in turn, call by call (numpy, int64, pandas,
-expert, peer, numpy, ...), so that a change in the machine's load reaches every
-column of the row alike: on a shared machine read the ratios, not the times.
+The calls of one row are timed in turn, call by call, one call of each per round in a
+new random order each round, so that a change in the machine's load reaches every
+column of the row alike; each ratio is the median of the per-round ratios. The clock is
+the calling thread's CPU time by default (``--clock cpu``): on a machine shared with
+other jobs a call preempted by them would otherwise count their time (``--clock wall``
+for wall time). Read the ratios, not the times.
+
+First, the container table: ``directional`` A->T without a training split with the
+groups in every container a user holds (numpy ``<U`` and object arrays, pandas as
+loaded, object and Categorical, integer codes, polars String and Categorical, Arrow
+string and dictionary arrays), each against the expert and the peer in the same
+rounds, with the Python calls one call makes (``cProfile``) and, given
+``--reference-path`` (a folder with the reference code's ``directional_biasamp.py``,
+princetonvisualai/directional-bias-amp), the reference code's time and value (asserted
+equal). ``--peer-path`` points at a copy of the peer's ``bias_amplification`` package
+when it is not installed; without either the peer's column reads "-".
 BLAS runs on one thread in every column (``threadpoolctl``), as biasamp's own
 count products do: these products take microseconds, and on a machine with more
 runnable processes than cores a second BLAS thread that must be woken costs far
@@ -56,24 +69,47 @@ import numpy as np
 import biasamp
 from biasamp.datasets import load_coco_gender
 
+#: The clock of every timing: the calling thread's CPU time (``--clock cpu``, the
+#: default: a call's own work, which the other processes of a busy machine do not
+#: inflate by preempting it) or wall time (``--clock wall``).
+CLOCK = [time.thread_time]
+
 
 def median_times(fns: list[Callable[[], Any] | None], repeat: int) -> list[tuple[float, Any]]:
     """The median wall time of ``repeat`` calls of each of ``fns`` (after one warm-up) and
-    its output; ``(nan, None)`` for ``None``. The functions are called in turn, one call
-    each per round, so that the machine's load reaches them alike."""
-    present = [(i, fn) for i, fn in enumerate(fns) if fn is not None]
-    outs = {i: fn() for i, fn in present}
-    times = np.empty((repeat, len(fns)))
-    times[:] = np.nan
-    for r in range(repeat):
-        for i, fn in present:
-            start = time.perf_counter()
-            fn()
-            times[r, i] = time.perf_counter() - start
+    its output; ``(nan, None)`` for ``None``. See :func:`round_times`."""
+    times, outs = round_times(fns, repeat)
     return [
         (float(np.median(times[:, i])), outs[i]) if fn is not None else (np.nan, None)
         for i, fn in enumerate(fns)
     ]
+
+
+def round_times(
+    fns: list[Callable[[], Any] | None], repeat: int
+) -> tuple[np.ndarray, dict[int, Any]]:
+    """``(repeat, len(fns))`` wall times (NaN for ``None``) and each function's output. The
+    functions are called in turn, one call each per round, in a new random order each
+    round: the machine's load reaches them alike, and on a busy machine the scheduler's
+    time slice, which ends at about the same point of every round, hits none of them
+    more often than the others."""
+    present = [(i, fn) for i, fn in enumerate(fns) if fn is not None]
+    outs = {i: fn() for i, fn in present}
+    times = np.full((repeat, len(fns)), np.nan)
+    order = np.random.default_rng(0)
+    for r in range(repeat):
+        for j in order.permutation(len(present)):
+            i, fn = present[j]
+            start = CLOCK[0]()
+            fn()
+            times[r, i] = CLOCK[0]() - start
+    return times, outs
+
+
+def _round_ratio(times: np.ndarray, a: int, b: int, digits: int) -> str:
+    """The median over rounds of column ``a``'s time over column ``b``'s."""
+    ratio = times[:, a] / times[:, b]
+    return "-" if np.isnan(ratio).all() else f"{np.nanmedian(ratio):.{digits}f}x"
 
 
 def load(seed: int = 0) -> dict[str, Any]:
@@ -168,7 +204,7 @@ def peer_dba(d: dict[str, Any]) -> Callable[[], float] | None:
     try:
         import torch
         from bias_amplification.metrics import DBA  # type: ignore[import-not-found]
-    except ImportError:
+    except ImportError:  # neither installed nor on --peer-path
         return None
     a = torch.tensor(one_hot(d["groups"], np.array(["man", "woman"])))
     t, tp = (
@@ -180,18 +216,165 @@ def peer_dba(d: dict[str, Any]) -> Callable[[], float] | None:
     return lambda: float(metric.computeBiasAmp(a, t, tp)[0])
 
 
+def group_containers(d: dict[str, Any]) -> dict[str, Any]:
+    """The evaluation groups in every container a user holds (the same labels)."""
+    test = load_coco_gender("test")
+    out: dict[str, Any] = {
+        "numpy `<U`": d["groups"],
+        "numpy object (`Series.to_numpy()`)": test["gender"].to_numpy(),
+        f"pandas as loaded (`{test['gender'].dtype}`)": test["gender"],
+        "pandas object": test["gender"].astype(object),
+        "pandas Categorical": test["gender"].astype("category"),
+        "integer codes (numpy int64)": (d["groups"] == "woman").astype(np.int64),
+    }
+    try:
+        import polars as pl
+
+        out["polars String"] = pl.Series(d["groups"])
+        out["polars Categorical"] = pl.Series(d["groups"], dtype=pl.Categorical)
+    except ImportError:
+        pass
+    try:
+        import pyarrow as pa
+
+        out["Arrow `string` array"] = pa.array(d["groups"])
+        out["Arrow dictionary array"] = pa.array(d["groups"]).dictionary_encode()
+    except ImportError:
+        pass
+    return out
+
+
+def python_calls(fn: Callable[[], Any]) -> int:
+    """Python function calls (and C calls cProfile sees) of one call of ``fn``."""
+    import cProfile
+    import pstats
+
+    fn()
+    profile = cProfile.Profile()
+    profile.enable()
+    fn()
+    profile.disable()
+    return int(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
+
+
+def reference_a_to_t(d: dict[str, Any]) -> Callable[[], float] | None:
+    """The reference code's ``biasamp_attribute_to_task`` (princetonvisualai/directional-
+    bias-amp, ``directional_biasamp.py``, from a copy on ``--reference-path``): a loop
+    over (attribute, task) pairs with ``np.where`` and Python sets."""
+    try:
+        from directional_biasamp import (  # type: ignore[import-not-found]
+            biasamp_attribute_to_task,
+        )
+    except ImportError:
+        return None
+    a = one_hot(d["groups"], np.array(["man", "woman"]))
+    return lambda: float(biasamp_attribute_to_task(d["tasks"], a, d["tasks_pred"]))
+
+
+def containers_table(d: dict[str, Any], repeat: int) -> None:
+    """``directional`` A->T without a training split, the groups in each container, timed
+    in turn with the expert and the peer: one round calls the expert, the peer and every
+    container once, in a random order; each container's ratios are the medians of its
+    per-round ratios (the load of a round reaches all of them alike)."""
+    containers = group_containers(d)
+
+    def ours(groups: Any) -> Callable[[], Any]:
+        return lambda: biasamp.directional(
+            direction="A->T", groups=groups, tasks=d["tasks"], tasks_pred=d["tasks_pred"]
+        )
+
+    expert = lambda: expert_a_to_t(d, train=False)  # noqa: E731
+    peer = peer_dba(d)
+    calls = {name: ours(groups) for name, groups in containers.items()}
+    value = float(calls["numpy `<U`"]().value)
+    for name, call in calls.items():  # every container gives the same value
+        assert float(call().value) == value, name
+    assert np.isclose(value, expert(), rtol=1e-5, atol=1e-7)
+    fns: dict[str, Callable[[], Any]] = {"expert": expert, **calls}
+    if peer is not None:
+        fns["peer"] = peer
+    for fn in fns.values():  # warm-up
+        fn()
+    times = {name: np.empty(repeat) for name in fns}
+    names = list(fns)
+    order = np.random.default_rng(0)
+    for r in range(repeat):
+        # a new order each round: on a busy machine the scheduler's time slice ends at
+        # about the same point of each round, which would always hit the same call
+        for i in order.permutation(len(names)):
+            start = CLOCK[0]()
+            fns[names[i]]()
+            times[names[i]][r] = CLOCK[0]() - start
+    reference = reference_a_to_t(d)
+    print(
+        f"\ndirectional A->T, no training split, COCO test {d['tasks'].shape[0]:,} x "
+        f"{d['tasks'].shape[1]} (int8 task matrices), the groups in each container; "
+        f"median of {repeat} rounds, ms ({_clock_name()})\n"
+    )
+    print("| groups container | biasamp | Python calls | biasamp / expert | biasamp / peer `DBA` |")
+    print("|---|---:|---:|---:|---:|")
+    for name in calls:
+        vs_expert = np.median(times[name] / times["expert"])
+        vs_peer = f"{np.median(times[name] / times['peer']):.2f}x" if peer is not None else "-"
+        print(
+            f"| {name} | {_ms(float(np.median(times[name])))} | {python_calls(calls[name])} "
+            f"| {vs_expert:.2f}x | {vs_peer} |"
+        )
+    peer_ms = _ms(float(np.median(times["peer"]))) if peer is not None else "not run"
+    print(
+        f"\nexpert numpy {_ms(float(np.median(times['expert'])))} ms "
+        f"({python_calls(expert)} Python calls); peer `DBA` on prebuilt float32 tensors "
+        f"{peer_ms} ms"
+    )
+    if reference is not None:
+        ref_times = []
+        for _ in range(5):
+            start = CLOCK[0]()
+            ref_value = reference()
+            ref_times.append(CLOCK[0]() - start)
+        assert np.isclose(ref_value, value, rtol=1e-9, atol=1e-12), (ref_value, value)
+        print(
+            f"reference code (princetonvisualai `biasamp_attribute_to_task`, per-pair loop): "
+            f"{_ms(float(np.median(ref_times)))} ms, value {ref_value:.9f} (biasamp {value:.9f})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument(
+        "--containers-only", action="store_true", help="only the table of group containers"
+    )
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
+    parser.add_argument(
+        "--peer-path",
+        default=None,
+        help="a folder holding a copy of the peer's bias_amplification package",
+    )
+    parser.add_argument(
+        "--reference-path",
+        default=None,
+        help="a folder holding the reference code's directional_biasamp.py",
+    )
     args = parser.parse_args()
+    import sys
+
+    CLOCK[0] = time.thread_time if args.clock == "cpu" else time.perf_counter
+    for path in (args.peer_path, args.reference_path):
+        if path is not None:
+            sys.path.append(path)  # the benchmark imports them; the repository holds neither
     from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
     threadpool_limits(limits=1, user_api="blas")
     d = load()
+    containers_table(d, args.repeat)
+    if args.containers_only:
+        return
     p = d["pandas"]
     numpy_args = {k: d[k] for k in ("groups", "tasks", "tasks_pred", "groups_train", "tasks_train")}
     wide_args = {**numpy_args, **d["int64"]}
     rows = []
+    ratios: dict[str, tuple[str, str, str, str]] = {}
     peer_values: list[tuple[str, float, float]] = []
 
     def row(
@@ -204,7 +387,7 @@ def main() -> None:
     ) -> None:
         """``ours(inputs)`` with the numpy inputs and, when ``other_inputs``, the int64
         arrays and the pandas objects, all timed in turn with the expert and the peer."""
-        timed = median_times(
+        times, outs = round_times(
             [
                 lambda: ours(numpy_args),
                 (lambda: ours(wide_args)) if other_inputs else None,
@@ -214,7 +397,14 @@ def main() -> None:
             ],
             args.repeat,
         )
-        (t_ours, value), (t_wide, _), (t_pd, _), (t_exp, v_exp), (t_peer, v_peer) = timed
+        t_ours, t_wide, t_pd, t_exp, t_peer = (float(np.median(times[:, i])) for i in range(5))
+        value, v_exp, v_peer = outs[0], outs.get(3), outs.get(4)
+        ratios[name] = (
+            _round_ratio(times, 0, 3, 2),
+            _round_ratio(times, 0, 4, 2),
+            _round_ratio(times, 2, 0, 2),
+            _round_ratio(times, 2, 1, 2),
+        )
         if v_exp is not None:
             assert np.isclose(float(value), v_exp, rtol=1e-5, atol=1e-7), (
                 name,
@@ -276,28 +466,28 @@ def main() -> None:
     )
     print(
         f"COCO test {d['tasks'].shape[0]:,} x {d['tasks'].shape[1]} (train {d['tasks_train'].shape[0]:,}), "
-        f"median of {args.repeat} calls, ms\n"
+        f"median of {args.repeat} calls, ms ({_clock_name()})\n"
     )
     print(
         "| call | biasamp, numpy | numpy int64 | pandas | expert numpy | peer DBA "
-        "| biasamp / expert | pandas / numpy | pandas / numpy int64 |"
+        "| biasamp / expert | biasamp / peer | pandas / numpy | pandas / numpy int64 |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, t_ours, t_wide, t_pd, t_exp, t_peer in rows:
         cells = [_ms(t) for t in (t_ours, t_wide, t_pd, t_exp, t_peer)]
-        cells += [_ratio(t_ours, t_exp, 1), _ratio(t_pd, t_ours, 2), _ratio(t_pd, t_wide, 2)]
+        cells += list(ratios[name])  # medians of the per-round ratios
         print(f"| {name} | " + " | ".join(cells) + " |")
     other_calls(d, p, args.repeat)
     for name, ours, peer in peer_values:
         print(f"\n{name}: biasamp {ours:.6f}, peer DBA {peer:.6f} (P(T|A) normalised over tasks)")
 
 
+def _clock_name() -> str:
+    return "thread CPU time" if CLOCK[0] is time.thread_time else "wall time"
+
+
 def _ms(seconds: float) -> str:
     return "-" if np.isnan(seconds) else f"{1e3 * seconds:.2f}"
-
-
-def _ratio(a: float, b: float, digits: int) -> str:
-    return "-" if np.isnan(a) or np.isnan(b) else f"{a / b:.{digits}f}x"
 
 
 def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
@@ -371,8 +561,9 @@ def other_calls(d: dict[str, Any], p: dict[str, Any], repeat: int) -> None:
             warnings.simplefilter("ignore")
             heavy = name.startswith("multi")  # tens of ms a call: fewer repeats
             n = max(20, repeat // 2) if heavy else repeat
-            (t_ours, _), (t_pd, _) = median_times([ours, ours_pd], n)
-        print(f"| {name} | {_ms(t_ours)} | {_ms(t_pd)} | {_ratio(t_pd, t_ours, 2)} |")
+            times, _ = round_times([ours, ours_pd], n)
+        t_ours, t_pd = (float(np.median(times[:, i])) for i in range(2))
+        print(f"| {name} | {_ms(t_ours)} | {_ms(t_pd)} | {_round_ratio(times, 1, 0, 2)} |")
 
 
 def torchmetrics_call(d: dict[str, Any]) -> Callable[[], Any] | None:

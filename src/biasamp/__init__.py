@@ -53,7 +53,7 @@ Mitigation
     :func:`compare_mitigations`.
 Comparing models and checkpoints
     :func:`compare` (one tidy table of metrics, intervals and performance, with
-    scatter and trajectory plots), :func:`calibration_error` (ECE),
+    bars, scatter and trajectory plots), :func:`calibration_error` (ECE),
     :func:`evaluate_module_path` (the Hugging Face ``evaluate`` modules).
 Reports
     :func:`render_report`, :func:`write_report` (one self-contained HTML file, with

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MEMORY_ERROR", "available_memory", "check_allocation", "format_bytes"]
+__all__ = ["ALWAYS_FITS", "MEMORY_ERROR", "available_memory", "check_allocation", "format_bytes"]
+
+#: Allocations below this size are not checked: reading the available memory
+#: (``/proc/meminfo``) costs more than a small call's whole work, and no machine
+#: that runs Python lacks 16 MiB.
+ALWAYS_FITS = 16 * 2**20
 
 #: The message of the error raised by :func:`check_allocation`.
 MEMORY_ERROR = (
@@ -59,8 +64,11 @@ def check_allocation(nbytes: float, *, what: str, advice: str) -> None:
     Raises
     ------
     ValueError
-        When the estimate is larger than the memory available now.
+        When the estimate is larger than the memory available now (estimates
+        below :data:`ALWAYS_FITS` are not checked).
     """
+    if nbytes < ALWAYS_FITS:
+        return
     available = available_memory()
     if available is None or nbytes <= available:
         return

@@ -115,8 +115,8 @@ def test_str_lists_every_metric(path):
 
 def test_refused_inputs_name_the_keyword(path):
     with pytest.raises(TypeError) as caught:
-        biasamp.audit(pd.read_csv(path), group="gender", task_cols="cup")
-    assert str(caught.value) == ERR_DATA_PATH.format(got="DataFrame")
+        biasamp.audit(pd.read_csv(path).to_dict(), group="gender", task_cols="cup")
+    assert str(caught.value) == ERR_DATA_PATH.format(got="dict")
     with pytest.raises(ValueError, match="stream: expected one of 'auto', 'on', 'off'"):
         _audit(path, stream="yes")
     with pytest.raises(ValueError, match="missing: expected one of 'error', 'category'"):

@@ -105,3 +105,24 @@ def test_a_performance_file_without_a_model_column_exits_2_naming_it(saved, caps
     assert main(["compare", *files, *names, "--performance", str(empty)]) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert err.startswith("error: " + ERR_PERF_FILE.format(file=empty, detail="").split("(")[0])
+
+
+def test_the_terminal_table_has_each_interval(saved, capsys):
+    folder, results = saved
+    files = [str(folder / f"ep{e}.json") for e in range(3)]
+    assert main(["compare", *files, "--performance", str(folder / "perf.csv"),
+                 "--name", "1", "--name", "2", "--name", "3"]) == 0  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["directional-a2t", "epoch", "accuracy"]
+    for line, result in zip(lines[1:], results.values(), strict=True):
+        low, high = result.ci
+        cell = f"{result.value:+.4f} [{low:+.4f}, {high:+.4f}]"
+        assert cell in line, (cell, line)
+    # a result without an interval shows its value alone
+    plain = biasamp.directional(direction="A->T", groups=["m", "w"] * 20,
+                                tasks=["a", "b", "b", "a"] * 10, tasks_pred=["a", "b"] * 20,
+                                min_group_size=None)  # fmt: skip
+    plain.save(folder / "plain.json")
+    assert main(["compare", str(folder / "plain.json")]) == 0
+    row = capsys.readouterr().out.splitlines()[1]
+    assert row.split() == ["plain", f"{plain.value:+.4f}"]

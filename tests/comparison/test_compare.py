@@ -157,8 +157,51 @@ def test_trajectory_draws_each_metric_over_epochs_with_error_bars(epochs):
     np.testing.assert_allclose([bar[:, 1].min() for bar in bars], part["ci_low"])
     np.testing.assert_allclose([bar[:, 1].max() for bar in bars], part["ci_high"])
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["directional-a2t", "mals"]
-    by_order = biasamp.plot_comparison(biasamp.compare(epochs), kind="trajectory")
-    assert [t.get_text() for t in by_order.get_xticklabels()] == list(epochs)
+
+
+def test_trajectory_only_along_an_ordered_column(epochs):
+    # without x the models have no order of their own: refused, with the way out
+    with pytest.raises(ValueError, match=re.escape(
+        ERR_TRAJECTORY_X.format(known="no performance column")
+    )):  # fmt: skip
+        biasamp.plot_comparison(biasamp.compare(epochs), kind="trajectory")
+    perf = {m: {"epoch": float(i), "accuracy": 0.9} for i, m in enumerate(epochs)}
+    table = biasamp.compare(epochs, performance=perf)
+    edited = pd.DataFrame(table).astype({"epoch": object})  # rows edited by hand: a label
+    edited.loc[edited["model"] == "epoch 2", "epoch"] = "late"
+    with pytest.raises(ValueError, match=re.escape(
+        ERR_TRAJECTORY_VALUES.format(x="epoch", got="late", model="epoch 2")
+    )):  # fmt: skip
+        biasamp.plot_comparison(edited, kind="trajectory", x="epoch")
+    with pytest.raises(ValueError, match=re.escape(
+        ERR_TRAJECTORY_X.format(known=["epoch", "accuracy"])
+    )):  # fmt: skip
+        biasamp.plot_comparison(table, kind="trajectory")
+
+
+def test_without_performance_the_models_are_drawn_side_by_side_with_intervals(epochs):
+    table = biasamp.compare(epochs)
+    assert np.isfinite(table["ci_low"].to_numpy(dtype=float)).all()
+    ax = biasamp.plot_comparison(table)  # no kind, no performance column: bars
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(epochs)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["directional-a2t", "mals"]
+    heights = [patch.get_height() for patch in ax.patches]
+    expected = [
+        *table[table["metric"] == "directional-a2t"]["value"],
+        *table[table["metric"] == "mals"]["value"],
+    ]
+    np.testing.assert_allclose(heights, expected)
+    # one whisker per bar, from ci_low to ci_high
+    whiskers = [c for c in ax.collections if len(c.get_segments()) == len(epochs)]
+    spans = [(seg[0][1], seg[1][1]) for c in whiskers for seg in c.get_segments()]
+    low_high = [
+        *table[table["metric"] == "directional-a2t"][["ci_low", "ci_high"]].itertuples(index=False),
+        *table[table["metric"] == "mals"][["ci_low", "ci_high"]].itertuples(index=False),
+    ]
+    np.testing.assert_allclose(spans, [tuple(r) for r in low_high])
+    # the bars sit side by side around each model's tick
+    centres = [patch.get_x() + patch.get_width() / 2 for patch in ax.patches]
+    np.testing.assert_allclose(centres, [-0.2, 0.8, 1.8, 0.2, 1.2, 2.2])
 
 
 # ------------------------------------------------ every result type, canonical names
@@ -169,6 +212,10 @@ from biasamp.comparison._compare import (  # noqa: E402
     WARN_PLOT,
 )
 from biasamp.registry import METRICS  # noqa: E402
+from biasamp.results._plotting_comparison import (  # noqa: E402
+    ERR_TRAJECTORY_VALUES,
+    ERR_TRAJECTORY_X,
+)
 
 QUIET = {"min_group_size": None}
 

@@ -375,3 +375,33 @@ def test_save_load_compare_plot_and_report(tmp_path):
     page = biasamp.render_report(results={"retrieval": result})
     assert "MaxSkew@10" in page and "By query" in page and "mean NDKL@10" in page
     assert f"{result.value:+.4f}" in page
+
+
+@pytest.mark.parametrize("block_size", [None, 1, 2, 5])
+@pytest.mark.parametrize("k", [1, 3, 6])
+def test_nan_is_found_from_the_top_items_at_its_first_row_and_item(block_size, k):
+    # NaN sorts above every number, so the top k of a row holding one shows it; the
+    # first row, then its first item, is reported, whatever the block and k
+    scores = np.arange(42, dtype=np.float64).reshape(6, 7)
+    scores[3, [5, 1, 6]] = np.nan  # three NaNs (more than k=1), the first at item 1
+    scores[4, 0] = np.nan
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_SCORES_NAN.format(arg="scores", row=3, name=3, column=1))
+    ):
+        retrieval_bias(scores=scores, groups=list("abababa"), k=k, block_size=block_size)
+
+
+def test_default_blocks_follow_the_cache_and_a_floor_of_items():
+    from biasamp.metrics import _retrieval
+
+    budget = _retrieval.block_bytes()
+    assert 4 * 2**20 <= budget <= _retrieval.MAX_BLOCK_BYTES
+    per_query = _retrieval._per_query_bytes(50_000, 100, 4)
+    rows = _retrieval._block_rows(50_000, 100, 4, None)
+    assert rows * 50_000 >= _retrieval.MIN_BLOCK_ITEMS  # enough work a block
+    assert rows == max(budget // per_query, -(-_retrieval.MIN_BLOCK_ITEMS // 50_000))
+    # few items a query: many queries a block, within the block's memory bound
+    small = _retrieval._per_query_bytes(10, 5, 2)
+    rows = _retrieval._block_rows(10, 5, 2, None)
+    assert rows * small <= _retrieval.MAX_BLOCK_BYTES
+    assert rows == min(-(-_retrieval.MIN_BLOCK_ITEMS // 10), _retrieval.MAX_BLOCK_BYTES // small)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import biasamp
+from biasamp.cli.captions import ERR_NO_HUMAN_COLS
 from biasamp.cli.main import main
 from biasamp.datasets import load_coco_captions, load_coco_gender
 from biasamp.text import caption_bias_table
@@ -167,7 +168,7 @@ def test_measure_names_and_old_spellings_name_the_same_metrics(files, capsys) ->
     err = " ".join(capsys.readouterr().err.split())
     assert (
         "argument --metric: unknown metric 'dpa-t2a'; choose from directional-t2a, "
-        "directional-a2t, mals, dbac-a2t, dbac-t2a." in err
+        "directional-a2t, mals, dbac-a2t, dbac-t2a, lic." in err
     )
 
 
@@ -303,3 +304,44 @@ def test_a_caption_column_given_twice_is_named(files, capsys) -> None:
     assert info.value.code == 2
     err = " ".join(capsys.readouterr().err.split())
     assert f"argument --caption-cols: {ERR_COLUMN_TWICE.format(column='equalizer')}" in err
+
+
+def test_lic_is_a_caption_metric_of_the_command(tmp_path, capsys) -> None:
+    from biasamp.datasets import load_coco_human_captions
+
+    human = load_coco_human_captions("test").iloc[:600]
+    data = human.merge(load_coco_gender("test"), on="image_id").merge(
+        load_coco_captions("test")[["image_id", "equalizer"]], on="image_id"
+    )
+    path, out = tmp_path / "human.csv", tmp_path / "lic.json"
+    data.to_csv(path, index=False)
+    columns = [f"human_{i}" for i in range(1, 3)]
+    code = main([
+        "captions", str(path), "--group", "gender", "--id", "image_id",
+        "--caption-cols", "equalizer", "--human-cols", ",".join(columns),
+        "--metric", "lic", "--metric", "LIC", "--dbac-iter", "2", "--seed", "3",
+        "--json", str(out), "--fail-above", "lic=1",
+    ])  # fmt: skip
+    assert code == 0
+    document = json.loads(out.read_text(encoding="utf-8"))
+    row = document["table"][0]
+    expected = biasamp.lic(captions_human=data[columns].to_numpy().tolist(),
+                           captions_model=data["equalizer"], groups=data["gender"], n_iter=2,
+                           random_state=3)  # fmt: skip
+    assert row["lic"] == pytest.approx(expected.value, abs=1e-12)
+    assert row["lic ci_low"] == pytest.approx(expected.ci[0])
+    assert [g["metric"] for g in document["gates"]] == ["equalizer lic"]
+    # LIC compares with human captions: without them the command says so, naming the flag
+    code = main(["captions", str(path), "--group", "gender", "--id", "image_id",
+                 "--caption-cols", "equalizer", "--metric", "lic"])  # fmt: skip
+    assert code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert ERR_NO_HUMAN_COLS.format(metrics="lic") in err
+    # the library: the same metric by its registry name
+    result = biasamp.caption_bias_amplification(
+        captions=data["equalizer"], groups=data["gender"],
+        tasks=data[[c for c in load_coco_gender("test").columns if c not in ("image_id", "gender")]],
+        captions_human=data[columns].to_numpy().tolist(), metrics="lic", random_state=3,
+        lic_params={"n_iter": 2},
+    )  # fmt: skip
+    assert result["lic"].value == pytest.approx(expected.value, abs=1e-12)

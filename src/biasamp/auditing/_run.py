@@ -18,12 +18,19 @@ from __future__ import annotations
 import os
 import warnings as python_warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
+from biasamp.auditing._frames import (
+    ERR_FRAME_TYPE,
+    FRAME_ARGUMENTS,
+    frame_kind,
+    frames_as_files,
+    shown_frames,
+)
 from biasamp.auditing._inputs import AuditData, Layout, load_audit
 from biasamp.auditing._metric_specs import (
     ROLE_HINTS,
@@ -88,10 +95,8 @@ ERR_NO_METRICS = (
 )
 ERR_CALIBRATE_PRED = "calibrate_pred= needs calibrate_on= (the validation file it scores)."
 ERR_BOTH_THRESHOLDS = "thresholds= and calibrate_on= exclude each other; give one."
-ERR_DATA_PATH = (
-    "data: expected the path of a CSV or Parquet file, got {got}; write a DataFrame to a "
-    "file first (df.to_parquet(path)) or call the metric functions on its columns."
-)
+#: ``data=`` (or another keyword that names a file) given neither a path nor a frame.
+ERR_DATA_PATH = ERR_FRAME_TYPE.format(argument="data", got="{got}")
 ERR_NON_NEGATIVE = "{argument}=: expected a non-negative integer, got {got!r}."
 ERR_POSITIVE = "{argument}=: expected a positive integer, got {got!r}."
 ERR_CI = "ci=: expected a level in (0, 1), got {got!r}."
@@ -208,10 +213,49 @@ def _path(value: Any, argument: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, (str, os.PathLike)):
-        if argument == "data":
-            raise TypeError(ERR_DATA_PATH.format(got=type(value).__name__))
-        raise TypeError(f"{argument}=: expected a file path, got {type(value).__name__}.")
+        raise TypeError(ERR_FRAME_TYPE.format(argument=argument, got=type(value).__name__))
     return os.fspath(value)
+
+
+def _renamed(exc: BaseException, shown: Mapping[str, str]) -> BaseException:
+    """``exc`` with the temporary files of frames shown as their frames."""
+    text = str(exc.args[0]) if len(exc.args) == 1 else str(exc)
+    renamed = shown_frames(text, shown)
+    if renamed == text:
+        return exc
+    try:
+        return type(exc)(renamed)
+    except Exception:  # an exception type that needs other arguments
+        return (ValueError if isinstance(exc, ValueError) else TypeError)(renamed)
+
+
+def _shown_document(value: Any, shown: Mapping[str, str]) -> Any:
+    """The document with the temporary files of frames shown as their frames."""
+    if isinstance(value, str):
+        return shown_frames(value, shown)
+    if isinstance(value, list):
+        return [_shown_document(v, shown) for v in value]
+    if isinstance(value, dict):
+        return {k: _shown_document(v, shown) for k, v in value.items()}
+    return value
+
+
+def _audit_frames(given: dict[str, Any]) -> AuditResult:
+    """:func:`audit` of frames: each written to a temporary Parquet file and audited as
+    that file (:mod:`biasamp.auditing._frames`)."""
+    with frames_as_files({k: given[k] for k in FRAME_ARGUMENTS}) as (paths, shown):
+        try:
+            result = audit(**{**given, **paths})
+        except (ValueError, TypeError) as exc:
+            renamed = _renamed(exc, shown)
+            if renamed is exc:
+                raise
+            raise renamed from None
+        document = _shown_document(result.to_dict(), shown)
+        for record in document["inputs"]:
+            if record["path"].startswith("<"):
+                record["format"] = "parquet"
+    return replace(result, document=document)
 
 
 def _non_negative(value: Any, argument: str) -> int:
@@ -620,7 +664,7 @@ def _result(
 
 
 def audit(
-    data: str | os.PathLike[str],
+    data: str | os.PathLike[str] | Any,
     *,
     group: str | Sequence[str] | None = None,
     group_cols: str | Sequence[str] | None = None,
@@ -657,19 +701,23 @@ def audit(
     sweeps: bool = False,
     progress: bool = False,
 ) -> AuditResult:
-    """Audit prediction files: every bias-amplification metric the inputs allow.
+    """Audit prediction files or frames: every bias-amplification metric the inputs allow.
 
     This is what ``biasamp measure`` runs; each keyword mirrors a flag of the
     command (``group_cols=`` is ``--group-cols``, ``metrics=`` is ``--metric``,
     ``random_state=`` is ``--seed``), and ``biasamp measure --json`` writes
-    ``audit(...).to_dict()``. Files only: a CSV (``.csv``, ``.tsv``, optionally
-    ``.gz``) or Parquet file with one row per instance; for a DataFrame in memory,
-    call the metric functions (:func:`biasamp.directional`, ...) on its columns.
+    ``audit(...).to_dict()``. Each input is a CSV (``.csv``, ``.tsv``, optionally
+    ``.gz``) or Parquet file with one row per instance, or a frame in memory
+    holding the same columns: a pandas or polars ``DataFrame`` or a pyarrow
+    ``Table``, with the same keywords. A frame is written to a temporary Parquet
+    file and read by the same reader, so its audit equals the audit of the frame
+    written to a file (values, pairs, checks, messages); the result and the
+    messages show it as ``<pandas.DataFrame data=>``.
 
     Parameters
     ----------
-    data : path
-        The evaluation file: ground truth, and predictions with ``pred_prefix``.
+    data : path or frame
+        The evaluation file or frame: ground truth, and predictions with ``pred_prefix``.
     group : str or sequence of str, optional
         One categorical group column; several (``"race,sex"`` or a list) make
         their intersections the groups (``"Black x Female"``), as
@@ -682,13 +730,13 @@ def audit(
         table of ``(id, label)`` rows (needs ``id``). Exactly one.
     pred_prefix : str, optional
         The prediction of column ``C`` is column ``pred_prefix + C``.
-    pred : path, optional
-        Predictions in another file joined on ``id``.
-    pred_tasks_long, train_tasks_long : path, optional
+    pred : path or frame, optional
+        Predictions in another file (or frame) joined on ``id``.
+    pred_tasks_long, train_tasks_long : path or frame, optional
         Predicted / training tasks as long ``(id, label)`` tables.
     id : str, optional
         The id column that joins the files.
-    train : path, optional
+    train : path or frame, optional
         The training ground truth, same layout (its labels are canonical).
     long_label : str, default "label"
         The label column of the long tables.
@@ -711,7 +759,7 @@ def audit(
         Prediction scores above it are positive (labels without a calibrated threshold).
     thresholds : path or mapping, optional
         Per-label thresholds: a file written by ``biasamp calibrate`` or ``{label: t}``.
-    calibrate_on, calibrate_pred : path, optional
+    calibrate_on, calibrate_pred : path or frame, optional
         Calibrate per-label thresholds on this validation file (its scores in
         ``calibrate_pred``, joined on ``id``, when not in the file).
     positive_group : str, optional
@@ -772,7 +820,18 @@ def audit(
     (['directional-a2t'], 'needs predicted groups: pred_prefix= or pred=')
     >>> round(float(result["directional-a2t"].value), 4)
     0.25
+
+    The same frame in memory, without the file:
+
+    >>> frame = pd.read_csv(path)
+    >>> same = biasamp.audit(frame, group="gender", task_cols="cup", pred_prefix="pred_",
+    ...                      min_group_size=None)
+    >>> float(same["directional-a2t"].value), same.inputs[0]["path"]
+    (0.25, '<pandas.DataFrame data=>')
     """
+    given = dict(locals())
+    if any(frame_kind(given[k]) is not None for k in FRAME_ARGUMENTS):
+        return _audit_frames(given)
     for value, argument, choices in (
         (stream, "stream", STREAM_MODES),
         (engine, "engine", ENGINES),

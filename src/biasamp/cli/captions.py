@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from biasamp.results._persist import envelope, metrics_of, typed_result
 from biasamp.text import caption_bias_table
 from biasamp.text._caption_bias import ALL_METRICS, EXCLUDE_CHOICES, METRICS
 
-from .arguments import EXIT_CODES, Gate, column_list, console_for, parse_gate
+from .arguments import ERR_GATE_FORMAT, EXIT_CODES, Gate, column_list, console_for
 from .json_output import write_json
 
 __all__ = ["add_parser", "run"]
@@ -46,8 +47,8 @@ against the image labels. --json writes a file biasamp.load_result reads back.
 Captions that name no group (or two) are left out of T->A and MALS; the table
 says how many. Signs and MALS training bias come from --train, else from DATA.
 With human captions of the same images (--human-cols, one or several columns),
-"--metric dbac-a2t" and "--metric dbac-t2a" add DBAC (masked captions,
-attackers over --dbac-iter splits seeded by --seed).
+"--metric dbac-a2t" and "--metric dbac-t2a" add DBAC and "--metric lic" adds
+LIC (masked captions, attackers over --dbac-iter splits seeded by --seed).
 --fail-above METRIC=VALUE works as in 'biasamp measure' (same metric names):
 exit code 1 when any model's METRIC exceeds VALUE.
 
@@ -137,6 +138,22 @@ def _caption_metric(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("--metric: ")) from exc
 
 
+def _caption_gate(text: str) -> Gate:
+    """``--fail-above METRIC=VALUE`` of a caption metric (DBAC and LIC included)."""
+    key, sep, value = text.partition("=")
+    try:
+        bound = float(value)
+    except ValueError:
+        bound = math.nan
+    if not sep or not key.strip() or not math.isfinite(bound):
+        raise argparse.ArgumentTypeError(ERR_GATE_FORMAT.format(got=text))
+    try:
+        name = metric_card(key.strip(), among=ALL_METRICS, argument="--fail-above").name
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    return Gate(name, bound)
+
+
 def run(args: argparse.Namespace) -> int:
     given = [(k, f"--{k}", getattr(args, k)) for k in ("json", "html") if getattr(args, k)]
     checked = check_outputs(
@@ -151,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     chosen = args.metric or list(METRICS)
     text_metrics = [m for m in chosen if m not in METRICS]
     if text_metrics and not human_cols:
-        raise ValueError(ERR_NO_HUMAN_COLS.format(metrics=text_metrics))
+        raise ValueError(ERR_NO_HUMAN_COLS.format(metrics=", ".join(text_metrics)))
     skip = {args.group, *captions, *human_cols, *(args.id or ())}
     tasks = list(args.task_cols or [c for c in data if c not in skip and _is_numeric(data[c])])
     _columns(data, [args.group, *captions, *tasks, *human_cols], args.data)
@@ -163,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
         human = {
             "captions_human": list(rows) if len(human_cols) > 1 else rows[:, 0],
             "dbac_params": {"n_iter": args.dbac_iter},
+            "lic_params": {"n_iter": args.dbac_iter},
         }
     train: dict[str, Any] = {}
     if args.train:
@@ -236,7 +254,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help=f"one of {', '.join(ALL_METRICS)} (repeatable; default the first three)",
     )
     parser.add_argument("--human-cols", type=column_list, help="human caption column(s), for DBAC")
-    parser.add_argument("--dbac-iter", type=int, default=5, help="DBAC splits (default 5)")
+    parser.add_argument(
+        "--dbac-iter", type=int, default=5, help="DBAC and LIC attacker splits (default 5)"
+    )
     parser.add_argument("--mask", action="store_true", help="drop group words before objects")
     parser.add_argument("--exclude-no-group", choices=EXCLUDE_CHOICES, default="group-side")
     parser.add_argument("--n-boot", type=int, help="bootstrap replicates for intervals")
@@ -246,11 +266,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--fail-above",
         action="append",
-        type=parse_gate,
+        type=_caption_gate,
         default=[],
         metavar="METRIC=VALUE",
         help="exit with code 1 when METRIC exceeds VALUE for any model (repeatable; "
         "the names of 'biasamp measure': directional-t2a, directional-a2t, mals, "
-        "and dbac-a2t, dbac-t2a)",
+        "and dbac-a2t, dbac-t2a, lic)",
     )
     parser.set_defaults(run=run)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
+from typing import Any
 
 from biasamp.comparison import compare
 from biasamp.output._atomic import OutputBatch
@@ -13,7 +15,7 @@ from biasamp.results._display import display_text
 
 from .arguments import EXIT_CODES
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "terminal_table"]
 
 ERR_NAMES = "--name: given {names} times for {files} files; give one name per file or none."
 ERR_SAME_NAME = "the files {first} and {second} give the same model name {name!r}; use --name."
@@ -29,9 +31,12 @@ Each FILE is a result saved with result.save() or the --json file of 'biasamp
 measure' / 'biasamp report'. A model's name is its file name without the
 extension, or the --name given in the same order. --performance CSV adds
 columns (a 'model' column naming the models, then numbers such as accuracy,
-F1, ECE or epoch). --html writes a self-contained page (summary table, each
-metric per model with interval bands, amplification against each performance
-column); --json writes the table (biasamp.load_result reads it back).
+F1, ECE or epoch). The terminal table has one row per model and, per metric,
+its value with its interval, "+0.1234 [+0.0100, +0.2300]" (when the results
+have one: saved with n_boot or run with --n-boot). --html writes a
+self-contained page (summary table, each metric per model with its interval:
+bars side by side, or along --x as bands, amplification against each
+performance column); --json writes the table (biasamp.load_result reads it back).
 
 Examples:
   biasamp compare base.json rba.json oversampled.json --html compare.html
@@ -72,9 +77,36 @@ def run(args: argparse.Namespace) -> int:
     from .console import new_console
 
     console = new_console()
-    wide = table.wide()
-    console.print(Text(display_text(wide.round(4).to_string(), keep="\n"), no_wrap=True))
+    console.print(Text(display_text(terminal_table(table).to_string(), keep="\n"), no_wrap=True))
     return 0
+
+
+def _cell(value: float, low: float, high: float) -> str:
+    """``+0.1234 [+0.0100, +0.2300]``, or the value alone without an interval."""
+    if not math.isfinite(value):
+        return "nan"
+    text = f"{value:+.4f}"
+    if math.isfinite(low) and math.isfinite(high):
+        text += f" [{low:+.4f}, {high:+.4f}]"
+    return text
+
+
+def terminal_table(table: Any) -> Any:
+    """One row per model: each metric's value with its interval, then the performance."""
+    import pandas as pd
+
+    cells = [
+        _cell(float(v), float(lo), float(hi))
+        for v, lo, hi in zip(table["value"], table["ci_low"], table["ci_high"], strict=True)
+    ]
+    frame = pd.DataFrame({"model": table["model"], "metric": table["metric"], "cell": cells})
+    wide = frame.pivot(index="model", columns="metric", values="cell")
+    wide = wide.reindex(index=table.models, columns=table.metrics).fillna("-")
+    wide.index.name, wide.columns.name = None, None
+    if table.performance:
+        perf = pd.DataFrame(table).drop_duplicates("model").set_index("model")
+        wide = wide.join(perf[table.performance].round(4))
+    return wide
 
 
 def _read_performance(path: str) -> object:
@@ -103,7 +135,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="saved results or CLI JSON")
     parser.add_argument("--name", action="append", help="a model name per FILE, in order")
     parser.add_argument("--performance", metavar="CSV", help="model column + numeric columns")
-    parser.add_argument("--x", help="numeric performance column for the trajectory axis")
+    parser.add_argument(
+        "--x", help="numeric performance column (epoch, step): each metric drawn along it"
+    )
     parser.add_argument("--html", metavar="FILE", help="the HTML page to write")
     parser.add_argument("--json", metavar="FILE", help="the table to write (load_result)")
     parser.add_argument("--title", default="biasamp comparison", help="title of the page")

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from biasamp.output._atomic import OutputBatch
-from biasamp.report._html import render_report, write_report
+from biasamp.report._html import render_report
 
 from .arguments import (
     EXIT_CODES,
@@ -20,7 +19,7 @@ from .audit import Audit, run_audit
 from .json_output import audit_document, json_text
 from .terminal import print_audit
 
-__all__ = ["add_parser", "run", "write_audit_report"]
+__all__ = ["add_parser", "render_audit_report", "run"]
 
 HELP = f"""Compute bias-amplification metrics and write a self-contained HTML report.
 
@@ -55,32 +54,20 @@ Examples:
 """
 
 
-def _report_kwargs(audit: Audit, *, top: int, title: str, image_format: str) -> dict[str, Any]:
-    data = audit.data
-    return {
-        "results": audit.results,
-        "comparison": audit.comparison,
-        "sweep": audit.sweep,
-        "by_size": audit.by_size,
-        "inputs": [f.to_dict() for f in data.files],
-        "settings": audit.settings,
-        "labels": {"groups": data.group_names, "tasks": data.task_names},
-        "thresholds": data.thresholds,
-        "warnings": audit.warnings,
-        "gates": audit.gates,
-        "skipped": audit.skipped,
-        "title": title,
-        "top": top,
-        "margin": float(audit.settings.get("margin") or 0.05),
-        "image_format": image_format,
-    }
-
-
-def write_audit_report(
-    path: str, audit: Audit, *, top: int, title: str, image_format: str = "svg"
-) -> None:
-    """Write the HTML report of an audit."""
-    write_report(path, **_report_kwargs(audit, top=top, title=title, image_format=image_format))
+def render_audit_report(audit: Audit, *, top: int, title: str, image_format: str = "svg") -> str:
+    """The HTML report of an audit: :func:`biasamp.render_report` of the library's
+    ``AuditResult`` (as written by this command, with its gates), its warnings and
+    skipped metrics in the flags' words. Everything else on the page comes from the
+    result itself, so ``render_report(biasamp.audit(...))`` has the same sections."""
+    result = audit.result.with_command("report", gates=[g.to_dict() for g in audit.gates])
+    return render_report(
+        result,
+        warnings=audit.warnings,
+        skipped=audit.skipped,
+        title=title,
+        top=top,
+        image_format=image_format,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
     audit = run_audit(args, progress=show_progress(args), sweep=True)
     console = console_for(targets)
     print_audit(console, audit, top=args.top)
-    page = render_report(
-        **_report_kwargs(audit, top=args.top, title=args.title, image_format=args.image_format)
+    page = render_audit_report(
+        audit, top=args.top, title=args.title, image_format=args.image_format
     )
     json_document = audit_document(audit, command="report") if "json" in targets else None
     # every temporary first, then the renames back to back; the JSON, renamed last, is

@@ -192,7 +192,7 @@ class ModelComparison(SavableResult, pd.DataFrame):
 
 def plot_comparison(
     table: pd.DataFrame,
-    kind: str = "scatter",
+    kind: str | None = None,
     *,
     x: str | None = None,
     metrics: Any = None,
@@ -206,13 +206,17 @@ def plot_comparison(
         The table of :func:`compare`, or rows of it (``table[table["metric"] ==
         "mals"]``): columns ``model``, ``metric``, ``value``, ``ci_low``,
         ``ci_high`` and the performance columns.
-    kind : {"scatter", "trajectory"}, default "scatter"
+    kind : {"scatter", "trajectory", "bars"}, optional
         ``"scatter"``: each metric's value (with its interval as a bar) against the
         performance column ``x``, one colour per metric. ``"trajectory"``: each
-        metric over ``x`` (a numeric column such as ``epoch``; by default the
-        models in their order), its interval as a band.
+        metric along ``x``, a numeric column such as ``epoch`` or ``step``
+        (required: a table's models have no order of their own, and a trajectory
+        without ``x`` is refused), its interval as a band. ``"bars"``: the models
+        side by side, one bar per metric with its interval as a whisker. Default:
+        ``"scatter"`` when the table has a performance column, else ``"bars"``.
     x : str, optional
-        The performance column on the horizontal axis (scatter: default the first).
+        The performance column on the horizontal axis (scatter: default the first;
+        trajectory: required).
     metrics : str or list of str, optional
         The metrics drawn (default all), by their names in the table.
     ax : matplotlib Axes, optional
@@ -234,6 +238,9 @@ def plot_comparison(
     >>> ax = biasamp.plot_comparison(table, kind="trajectory", x="epoch")
     >>> [line.get_label() for line in ax.get_lines()][:1]
     ['directional-a2t']
+    >>> bars = biasamp.plot_comparison(biasamp.compare(runs))  # no performance: side by side
+    >>> [t.get_text() for t in bars.get_xticklabels()]
+    ['epoch 1', 'epoch 2']
     """
     if not isinstance(table, pd.DataFrame):
         raise TypeError(ERR_PLOT_TABLE.format(got=type(table).__name__))

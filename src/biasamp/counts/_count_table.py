@@ -38,13 +38,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from biasamp._memory import check_allocation
+from biasamp._memory import ALWAYS_FITS, check_allocation
 from biasamp._threads import single_threaded_blas
 from biasamp.counts._poisson import BLOCK_ROWS, PoissonReplicates, check_n_boot
 from biasamp.counts._row_record import (
@@ -142,12 +142,8 @@ def _group_dense(matrix: LabelMatrix) -> np.ndarray:
     The (n, |G|) matrix is checked against the memory available first: a million
     groups over a million rows would need terabytes."""
     n, k = matrix.n_rows, matrix.n_labels
-    check_allocation(
-        8.0 * n * k,
-        what=f"{matrix.arg}: {k} groups over {n} rows (a dense {n} x {k} matrix of the groups)",
-        advice="count fewer groups (merge the rare ones, or intersect fewer columns), or "
-        "count them in chunks of rows with CountTable.update.",
-    )
+    if 8.0 * n * k >= ALWAYS_FITS:  # smaller ones are not checked (nor their message built)
+        _check_group_matrix(matrix)
     if matrix.codes is None:
         return _as_dense(matrix.values)
     if k <= 256:  # rows of the identity, gathered (faster than a scatter into zeros)
@@ -155,6 +151,16 @@ def _group_dense(matrix: LabelMatrix) -> np.ndarray:
     out = np.zeros(n * k, dtype=np.float64)
     out[np.arange(0, n * k, k) + matrix.codes] = 1.0
     return out.reshape(n, k)
+
+
+def _check_group_matrix(matrix: LabelMatrix) -> None:
+    n, k = matrix.n_rows, matrix.n_labels
+    check_allocation(
+        8.0 * n * k,
+        what=f"{matrix.arg}: {k} groups over {n} rows (a dense {n} x {k} matrix of the groups)",
+        advice="count fewer groups (merge the rare ones, or intersect fewer columns), or "
+        "count them in chunks of rows with CountTable.update.",
+    )
 
 
 #: Products of at most this many multiply-adds run on one BLAS thread anyway (OpenBLAS's
@@ -202,7 +208,7 @@ def _crossprod(g: np.ndarray, t: np.ndarray | sp.csr_matrix, w: np.ndarray) -> n
 
 
 def _unit_weight_counts(
-    present: Mapping[str, LabelMatrix], dense_groups: Mapping[str, np.ndarray]
+    present: Mapping[str, LabelMatrix], group_roles: Sequence[str]
 ) -> tuple[dict[str, np.ndarray], dict[tuple[str, str], np.ndarray]]:
     """``totals`` and ``joint`` of one split without weights (each row counts 1).
 
@@ -210,10 +216,14 @@ def _unit_weight_counts(
     weighted copy of the groups; a one-hot group role's totals by ``bincount``
     over its codes; a 0/1 task role's totals as the column sums of its joint
     counts with a one-hot group role (every row is in exactly one group). All of
-    these are integer counts, exact in any order of summation.
+    these are integer counts, exact in any order of summation. Each group role is
+    made dense once (float32 straight from the codes when every product is exact
+    in float32), each 0/1 task role converted once, and BLAS limited to one thread
+    once for all the products.
     """
     joint: dict[tuple[str, str], np.ndarray] = {}
     as_float32: dict[str, np.ndarray] = {}  # each 0/1 role converted once
+    dense: dict[tuple[str, bool], np.ndarray] = {}  # each group role made dense once
     n = next(iter(present.values())).n_rows
     widest = max(m.n_labels for m in present.values())
     with _one_blas_thread(4.0 * n * widest * widest):
@@ -221,11 +231,16 @@ def _unit_weight_counts(
             if g in present and t in present:
                 zero_one = _is_zero_one(present[g]) and _is_zero_one(present[t])
                 values = present[t].counting_values() if zero_one else present[t].values
-                if zero_one and not sp.issparse(values) and values.shape[0] < FLOAT32_EXACT_ROWS:
-                    if t not in as_float32:
-                        as_float32[t] = _zero_one_float32(values)
+                exact32 = zero_one and n < FLOAT32_EXACT_ROWS and not sp.issparse(values)
+                if exact32 and t not in as_float32:
+                    as_float32[t] = _zero_one_float32(cast(np.ndarray, values))
+                if exact32:
                     values = as_float32[t]
-                joint[(g, t)] = _unweighted_crossprod(dense_groups[g], values, zero_one=zero_one)
+                if (g, exact32) not in dense:
+                    dense[(g, exact32)] = _dense_groups(present[g], float32=exact32)
+                joint[(g, t)] = _unweighted_crossprod(
+                    dense[(g, exact32)], values, zero_one=zero_one
+                )
     ones = None
     totals: dict[str, np.ndarray] = {}
     for role, matrix in present.items():
@@ -243,13 +258,27 @@ def _unit_weight_counts(
             continue
         if ones is None:
             ones = np.ones(matrix.n_rows)
-        values = dense_groups[role] if role in dense_groups else matrix.values
+        if role in group_roles:
+            values = dense[(role, False)] if (role, False) in dense else _group_dense(matrix)
+        else:
+            values = matrix.values
         if sp.issparse(values):
             totals[role] = np.asarray(values.T @ ones, dtype=np.float64)
         else:
             with _one_blas_thread(values.size):
                 totals[role] = np.asarray(ones @ values, dtype=np.float64)
     return totals, joint
+
+
+def _dense_groups(matrix: LabelMatrix, *, float32: bool) -> np.ndarray:
+    """:func:`_group_dense`, or with ``float32`` (0/1 products exact in float32) a one-hot
+    role's float32 rows of the identity, gathered from its codes without a float64 copy."""
+    if float32 and matrix.codes is not None and matrix.n_labels <= 256:
+        k = matrix.n_labels
+        if 4.0 * matrix.n_rows * k >= ALWAYS_FITS:
+            _check_group_matrix(matrix)
+        return np.take(np.eye(k, dtype=np.float32), matrix.codes, axis=0)
+    return _group_dense(matrix)
 
 
 def _zero_one_float32(values: np.ndarray) -> np.ndarray:
@@ -766,15 +795,16 @@ class CountTable(MergeableCounts):
         n_joint = sum(1 for g, t in JOINT_KEYS if g in present and t in present)
         shape = () if replicate_weights is None else np.shape(replicate_weights)
         n_copies = shape[0] if len(shape) == 2 else 1  # another shape: refused below
-        check_allocation(
-            8.0 * n_joint * n_copies * len(group_names) * len(task_names),
-            what=f"{present[groups[0]].arg} x {present[tasks[0]].arg}: "
-            f"{len(group_names)} groups x {len(task_names)} tasks counts",
-            advice="count fewer groups or tasks (merge the rare ones).",
-        )
-        dense_groups = {r: _group_dense(present[r]) for r in groups}
+        nbytes = 8.0 * n_joint * n_copies * len(group_names) * len(task_names)
+        if nbytes >= ALWAYS_FITS:  # smaller ones are not checked (nor their message built)
+            check_allocation(
+                nbytes,
+                what=f"{present[groups[0]].arg} x {present[tasks[0]].arg}: "
+                f"{len(group_names)} groups x {len(task_names)} tasks counts",
+                advice="count fewer groups or tasks (merge the rare ones).",
+            )
         if sample_weight is None and replicate_weights is None:
-            totals, joint = _unit_weight_counts(present, dense_groups)
+            totals, joint = _unit_weight_counts(present, groups)
             return cls(
                 group_names=tuple(group_names),
                 task_names=tuple(task_names),
@@ -783,6 +813,7 @@ class CountTable(MergeableCounts):
                 joint=joint,
                 n_rows=n,
             )
+        dense_groups = {r: _group_dense(present[r]) for r in groups}
         w = as_sample_weight(sample_weight, n) if sample_weight is not None else np.ones(n)
         if replicate_weights is not None:
             rw = np.asarray(replicate_weights, dtype=np.float64)

@@ -53,7 +53,7 @@ def _arrow_strings(x: Any) -> Any:
         if not isinstance(x, pl.Series) or not isinstance(x.dtype, pl.String):
             return None
         # polars' own string layout (Arrow string_view) without a copy; Arrow encodes it
-        x = x.to_arrow(compat_level=pl.CompatLevel.newest())
+        x = x.to_arrow(compat_level=_newest_compat_level(pl))
         module = "pyarrow"
     if module != "pyarrow":
         return None
@@ -72,6 +72,16 @@ def _arrow_strings(x: Any) -> Any:
     return x if strings else None
 
 
+_COMPAT_LEVEL: list[Any] = []
+
+
+def _newest_compat_level(pl: Any) -> Any:
+    """polars' newest Arrow compatibility level, asked once (each call checks a warning)."""
+    if not _COMPAT_LEVEL:
+        _COMPAT_LEVEL.append(pl.CompatLevel.newest())
+    return _COMPAT_LEVEL[0]
+
+
 def _polars_categories(x: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """Codes and categories of a polars ``Enum`` / ``Categorical`` Series, else None."""
     if _module(x) != "polars":
@@ -81,6 +91,9 @@ def _polars_categories(x: Any) -> tuple[np.ndarray, np.ndarray] | None:
     if not isinstance(x, pl.Series) or not isinstance(x.dtype, (pl.Enum, pl.Categorical)):
         return None
     nulls = x.null_count() > 0
+    if not nulls and isinstance(x.dtype, pl.Categorical):
+        # Arrow's dictionary of the Series: its codes, without polars' expressions
+        return _arrow_dictionary_codes(x.to_arrow())
     codes = np.asarray((x.to_physical().fill_null(0) if nulls else x.to_physical()).to_numpy())
     if isinstance(x.dtype, pl.Enum):  # codes index the declared categories
         uniques = np.asarray(x.dtype.categories.to_list(), dtype=object)

@@ -48,6 +48,8 @@ __all__ = [
     "ERR_TYPE",
     "NativeData",
     "check_bool_labels",
+    "check_missing_1d",
+    "list_labels",
     "to_native_numpy",
 ]
 
@@ -103,7 +105,9 @@ def _missing_mask(arr: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _check_missing_1d(arr: np.ndarray, arg: str, nulls: np.ndarray | None = None) -> None:
+def check_missing_1d(arr: np.ndarray, arg: str, nulls: np.ndarray | None = None) -> None:
+    """Raise :data:`ERR_MISSING_LABEL` (count and first row) when 1-D ``arr`` holds a
+    missing value (or ``nulls``, a mask a container gave, marks one)."""
     mask = _missing_mask(arr)
     if nulls is not None:
         mask = nulls if mask is None else (mask | nulls)
@@ -173,7 +177,7 @@ def check_bool_labels(arr: np.ndarray, uniques: np.ndarray, arg: str) -> None:
     )
 
 
-def _list_labels(x: list[Any] | tuple[Any, ...], arr: np.ndarray, arg: str) -> np.ndarray:
+def list_labels(x: list[Any] | tuple[Any, ...], arr: np.ndarray, arg: str) -> np.ndarray:
     """``arr`` (``numpy.asarray(x)`` of a 1-D list) unless numpy turned values of other
     types into text or numbers: ``["a", nan]`` becomes ``["a", "nan"]``, ``[1, "1"]``
     becomes ``["1", "1"]`` and ``[True, 1]`` becomes ``[1, 1]``. Those are returned as an object array (so the missing-value and
@@ -194,7 +198,7 @@ def _series_numpy(series: Any, arg: str) -> np.ndarray:
     """A narwhals Series as a 1-D numpy array; nulls raise (dictionary arrays would hide them)."""
     nulls = np.asarray(series.is_null().to_numpy(), dtype=bool)
     arr = np.asarray(series.to_numpy())
-    _check_missing_1d(arr, arg, nulls)
+    check_missing_1d(arr, arg, nulls)
     return arr
 
 
@@ -353,13 +357,13 @@ def to_native_numpy(x: Any, *, arg: str) -> NativeData:
         return NativeData(x)
     if isinstance(x, np.ndarray):
         if x.ndim == 1:
-            _check_missing_1d(x, arg)
+            check_missing_1d(x, arg)
         return NativeData(x)
     if isinstance(x, (list, tuple)):
         arr = np.asarray(x) if len(x) else np.asarray(x, dtype=float)
         if arr.ndim == 1:
-            arr = _list_labels(x, arr, arg)
-            _check_missing_1d(arr, arg)
+            arr = list_labels(x, arr, arg)
+            check_missing_1d(arr, arg)
         return NativeData(arr)
     if isinstance(x, pd.DataFrame):
         dtypes = list(x.dtypes)
@@ -383,5 +387,5 @@ def to_native_numpy(x: Any, *, arg: str) -> NativeData:
     else:
         raise TypeError(ERR_TYPE.format(arg=arg, type_name=type(x).__name__))
     if arr.ndim == 1:
-        _check_missing_1d(arr, arg)
+        check_missing_1d(arr, arg)
     return NativeData(arr)

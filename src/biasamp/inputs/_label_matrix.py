@@ -42,8 +42,8 @@ All messages are module constants so that tests can match them.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
@@ -57,8 +57,11 @@ from biasamp.inputs._containers import (
     ERR_MISSING_VALUE,
     ERR_MIXED_TYPES,
     ERR_TYPE,
+    NativeData,
     check_bool_labels,
     check_label_types,
+    check_missing_1d,
+    list_labels,
     to_native_numpy,
 )
 from biasamp.inputs._encoding import factorize_labels, factorize_two_arrow_strings
@@ -153,6 +156,25 @@ WARN_EMPTY_LABEL = (
     "it is counted as a label of its own. If it marks a missing value, drop those rows."
 )
 ERR_NON_NUMERIC = "{arg}: a 2-D indicator matrix must be numeric, got dtype {dtype}."
+#: Appended to :data:`ERR_NON_NUMERIC` for a group argument of text or objects: several
+#: categorical columns (race, sex) are one group per row only through their intersections.
+HINT_INTERSECT = (
+    " Several categorical columns of groups (such as race and sex)? Pass their "
+    "intersections, one label per row: {arg}=biasamp.intersect(frame[[{columns}]]) gives "
+    "'Black x Female'."
+)
+
+
+def _non_numeric(arg: str, dtype: Any, columns: Sequence[Any] | None = None) -> TypeError:
+    """:data:`ERR_NON_NUMERIC`, with :data:`HINT_INTERSECT` for groups of text or objects
+    (naming the frame's columns when it has names)."""
+    text = ERR_NON_NUMERIC.format(arg=arg, dtype=dtype)
+    if arg.startswith("groups") and np.dtype(dtype).kind in "USO":
+        named = ", ".join(repr(c) for c in columns) if columns else "..."
+        text += HINT_INTERSECT.format(arg=arg, columns=named)
+    return TypeError(text)
+
+
 ERR_UNHASHABLE = (
     "{arg}: 1-D labels must be hashable scalars ({error}); for several labels per "
     "instance pass a 2-D 0/1 indicator matrix (for example from "
@@ -325,9 +347,11 @@ def _encode_1d(
     try:
         codes, uniques = _factorize(arr)
     except TypeError as exc:  # lists or sets as labels: multi-label data in one column
+        check_missing_1d(arr, arg)  # a missing value is reported first, as in any array
         raise TypeError(ERR_UNHASHABLE.format(arg=arg, error=exc)) from exc
     check_bool_labels(arr, uniques, arg)  # True and 1 hash alike: factorising merged them
-    # fixed-width strings cannot be missing
+    # the factorisation codes a missing label (None, NaN, NA, NaT) -1: one pass finds
+    # them, reported by _columns_of_codes; fixed-width strings cannot be missing
     return _columns_of_codes(codes, uniques, arg, names, source, arr.dtype.kind not in "US")
 
 
@@ -419,7 +443,7 @@ def _columns_of_codes(
         )
     n = codes.shape[0]
     # scipy's own index dtype for this shape, so that a CSR matrix keeps the codes as they are
-    index = np.int32 if max(n + 1, len(names)) < np.iinfo(np.int32).max else np.int64
+    index = np.int32 if max(n + 1, len(names)) < _INT32_MAX else np.int64
     if np.array_equal(lookup, np.arange(lookup.shape[0])):  # first-seen order is the order
         columns = codes.astype(index, copy=False)
     else:
@@ -427,16 +451,26 @@ def _columns_of_codes(
     return names, columns
 
 
+#: The largest int32 (``np.iinfo`` builds an object per call).
+_INT32_MAX = 2**31 - 1
+
+#: Label types matched by a dict in :func:`_positions` (one type at a time).
+_DICT_TYPES = {str, int, bool}
+
+
 def _positions(
     names: tuple[Any, ...], observed: tuple[Any, ...], uniques: np.ndarray, arg: str
 ) -> np.ndarray:
     """The column in ``names`` of each distinct label (-1 when it is not one of them).
 
-    Raises :data:`ERR_DUPLICATE_NAMES` when ``names`` repeats a label. Plain
-    strings (the common case) are matched with a dict; other labels with pandas,
-    whose notion of equality (``1 == 1.0``, categories, timestamps) they keep.
+    Raises :data:`ERR_DUPLICATE_NAMES` when ``names`` repeats a label. Labels of one
+    plain type (all ``str``, all ``int`` or all ``bool``: every common kind, integer
+    codes and categories included) are matched with a dict, whose equality is
+    pandas' there; other labels with pandas, whose notion of equality (``1 == 1.0``,
+    categories, timestamps) they keep.
     """
-    if all(type(v) is str for v in names) and all(type(v) is str for v in observed):
+    kinds = {type(v) for v in names}
+    if len(kinds) == 1 and kinds <= _DICT_TYPES and {type(v) for v in observed} <= kinds:
         where = {name: i for i, name in enumerate(names)}
         if len(where) == len(names):
             return np.array([where.get(v, -1) for v in observed], dtype=np.intp)
@@ -659,30 +693,196 @@ def as_label_matrix(
     """
     if not isinstance(arg, str):
         raise TypeError(ERR_ARG_NAME.format(got=type(arg).__name__))
-    if isinstance(x, LabelMatrix) and x.validated:  # checked already: align its names only
-        return _realigned(x, arg=arg, names=names, source=source, soft=soft)
-    arrow = arrow_label_codes(x)
-    if arrow is not None:  # polars / pyarrow / pandas-Arrow strings and categories: codes
-        if arrow[0].shape[0] == 0:
-            raise ValueError(ERR_EMPTY.format(arg=arg))
-        label_names, codes = _columns_of_codes(arrow[0], arrow[1], arg, names, source, True)
-        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
-    if _pandas_string_labels(x) is not None:
-        label_names, codes = _encode_pandas_strings(x, arg, names, source)
-        return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
-    zero_one = None if soft or compact else _zero_one_frame(x)
+    request = _Request(arg, names, source, soft, positive, positive_param, compact)
+    return _encoder_of(x)(x, request)
+
+
+# --- the dispatch table: container kind -> encoder ---------------------------------
+#
+# ``as_label_matrix`` looks up the encoder of the argument's type once (the table below
+# is read on the first argument of each type, then a dict lookup); each encoder reads
+# its container and hands numpy (or codes) to the shared steps: ``_from_codes`` (1-D
+# labels already coded), ``_from_array`` (a numpy or scipy.sparse array: 1-D labels,
+# 2-D indicators) and ``_from_native`` (what ``to_native_numpy`` reads from any other
+# container).
+
+
+@dataclass(frozen=True)
+class _Request:
+    """The options of one :func:`as_label_matrix` call, as every encoder reads them."""
+
+    arg: str
+    names: Sequence[Any] | None
+    source: str | None
+    soft: bool
+    positive: Any
+    positive_param: str
+    compact: bool
+
+
+_Encoder = Callable[[Any, _Request], LabelMatrix]
+
+
+def _module(x: Any) -> str:
+    return (type(x).__module__ or "").split(".")[0]
+
+
+def _encoder_of(x: Any) -> _Encoder:
+    """The encoder of ``x``'s container kind (looked up by type, classified once)."""
+    kind = type(x)
+    encoder = _ENCODERS.get(kind)
+    if encoder is None:
+        encoder = _classify(x)
+        if len(_ENCODERS) < _MAX_TYPES:
+            _ENCODERS[kind] = encoder
+    return encoder
+
+
+def _classify(x: Any) -> _Encoder:
+    """One branch per container kind."""
+    if isinstance(x, LabelMatrix):
+        return _from_label_matrix
+    if isinstance(x, np.ndarray):
+        return _from_numpy
+    if isinstance(x, (list, tuple)):
+        return _from_sequence
+    if sp.issparse(x):
+        return _from_sparse
+    if isinstance(x, pd.DataFrame):
+        return _from_pandas_frame
+    if isinstance(x, (pd.Series, pd.Index, pd.Categorical)):
+        return _from_pandas_labels
+    if _module(x) in ("polars", "pyarrow", "datasets"):
+        return _from_arrow
+    return _from_other  # tensors, other dataframes (narwhals), objects with __array__
+
+
+_ENCODERS: dict[type, _Encoder] = {}
+#: Types remembered by the table (a bound: classes made on the fly are classified anew).
+_MAX_TYPES = 256
+
+
+def _from_label_matrix(x: LabelMatrix, r: _Request) -> LabelMatrix:
+    """A validated matrix is realigned only; one built by hand keeps its names and has
+    its values checked."""
+    if x.validated:
+        return _realigned(x, arg=r.arg, names=r.names, source=r.source, soft=r.soft)
+    values = x.values
+    if not sp.issparse(values):
+        values = np.asarray(values)
+        if values.ndim == 1:
+            check_missing_1d(values, r.arg)
+    return _from_array(values, x.names, replace(r, soft=r.soft or x.soft))
+
+
+def _from_numpy(x: np.ndarray, r: _Request) -> LabelMatrix:
+    """The plain-numpy path: no container probes; missing labels are found by the
+    factorisation (``_encode_1d``)."""
+    return _from_array(np.asarray(x), None, r)
+
+
+def _from_sequence(x: list[Any] | tuple[Any, ...], r: _Request) -> LabelMatrix:
+    arr = np.asarray(x) if len(x) else np.asarray(x, dtype=float)
+    if arr.ndim == 1:
+        arr = list_labels(x, arr, r.arg)
+    return _from_array(arr, None, r)
+
+
+def _from_sparse(x: Any, r: _Request) -> LabelMatrix:
+    return _from_array(x, None, r)
+
+
+def _from_pandas_frame(x: pd.DataFrame, r: _Request) -> LabelMatrix:
+    zero_one = None if r.soft or r.compact else _zero_one_frame(x)
     if zero_one is not None:  # a pandas frame of 0/1 integer columns, checked in float32
         # Index.tolist: one conversion, not a Python object per name through iteration
         frame_columns = tuple(x.columns.tolist())
-        return _compact_matrix(zero_one, frame_columns, arg, names, source, zero_one=True)
-    label_columns: tuple[Any, ...] | None = None
-    if isinstance(x, LabelMatrix):  # built by hand: keep its names, check its values
-        label_columns, soft, x = x.names, soft or x.soft, x.values
-    native = polars_indicator_frame(x) or to_native_numpy(x, arg=arg)  # polars: one matrix
-    columns = native.columns if label_columns is None else label_columns
-    x = native.values
-    if label_columns is None and columns is not None and len(columns) == 1:
-        x, columns = _one_column_frame(x, columns[0], arg, soft)
+        return _compact_matrix(zero_one, frame_columns, r.arg, r.names, r.source, zero_one=True)
+    return _from_native(to_native_numpy(x, arg=r.arg), r)
+
+
+def _from_pandas_labels(x: Any, r: _Request) -> LabelMatrix:
+    """A pandas Series, Index or Categorical: Arrow strings by their codes, string
+    categories and string dtypes by pandas' factorisation, integer and boolean
+    categories by their codes, numpy dtypes by their array; anything else (nullable
+    and other extension dtypes) through narwhals."""
+    if x.ndim == 1 and len(x):
+        dtype = x.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            categories = _plain_categories(dtype.categories)
+            if categories is not None:  # its codes (-1: missing), renumbered over those used
+                held = x if isinstance(x, pd.Categorical) else x.array
+                return _from_codes(_used_categories(np.asarray(held.codes), categories), r)
+        arrow = arrow_label_codes(x)
+        if arrow is not None:
+            return _from_codes(arrow, r)
+        if _pandas_string_labels(x) is not None:
+            label_names, codes = _encode_pandas_strings(x, r.arg, r.names, r.source)
+            return LabelMatrix(None, label_names, r.arg, soft=False, codes=codes, validated=True)
+        if isinstance(dtype, np.dtype) and not isinstance(x, pd.Categorical):
+            return _from_array(x.to_numpy(), None, r)
+    return _from_native(to_native_numpy(x, arg=r.arg), r)
+
+
+def _from_arrow(x: Any, r: _Request) -> LabelMatrix:
+    """polars, pyarrow and Hugging Face containers: string and categorical labels by
+    their Arrow codes, polars indicator frames as one matrix, the rest through narwhals."""
+    arrow = arrow_label_codes(x)
+    if arrow is not None:
+        return _from_codes(arrow, r)
+    return _from_native(polars_indicator_frame(x) or to_native_numpy(x, arg=r.arg), r)
+
+
+def _from_other(x: Any, r: _Request) -> LabelMatrix:
+    return _from_native(to_native_numpy(x, arg=r.arg), r)
+
+
+def _plain_categories(categories: pd.Index) -> np.ndarray | None:
+    """The categories of a pandas Categorical as the distinct labels of its codes: strings
+    (as Python ``str``) and numpy integers or booleans; ``None`` for other kinds (read by
+    the general path)."""
+    kind = categories.dtype
+    if isinstance(kind, np.dtype) and kind.kind in "iub":
+        return categories.to_numpy()
+    names = categories.tolist()
+    if all(type(c) is str for c in names):
+        return np.array(names, dtype=object)
+    return None
+
+
+def _used_categories(codes: np.ndarray, categories: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (``-1``: missing) renumbered over the categories some row uses."""
+    k = categories.shape[0]
+    valid = codes[codes >= 0]
+    used = np.bincount(valid, minlength=k)[:k] > 0 if valid.size else np.zeros(k, dtype=bool)
+    if used.all():
+        return codes, categories
+    position = np.cumsum(used) - 1
+    return np.where(codes >= 0, position[np.maximum(codes, 0)], -1), categories[used]
+
+
+def _from_codes(found: tuple[np.ndarray, np.ndarray], r: _Request) -> LabelMatrix:
+    """1-D labels already coded (``-1``: missing) with their distinct labels."""
+    codes, uniques = found
+    if codes.shape[0] == 0:
+        raise ValueError(ERR_EMPTY.format(arg=r.arg))
+    label_names, columns = _columns_of_codes(codes, uniques, r.arg, r.names, r.source, True)
+    return LabelMatrix(None, label_names, r.arg, soft=False, codes=columns, validated=True)
+
+
+def _from_native(native: NativeData, r: _Request) -> LabelMatrix:
+    """What ``to_native_numpy`` read: a one-column frame is read as ``_one_column_frame``
+    says, the rest as any array."""
+    columns, x = native.columns, native.values
+    if columns is not None and len(columns) == 1:
+        x, columns = _one_column_frame(x, columns[0], r.arg, r.soft)
+    return _from_array(x, columns, r)
+
+
+def _from_array(x: Any, columns: tuple[Any, ...] | None, r: _Request) -> LabelMatrix:
+    """A numpy array (1-D labels, 2-D indicators) or scipy.sparse matrix, with the column
+    names of the frame it came from (or ``None``)."""
+    arg, soft, names, source = r.arg, r.soft, r.names, r.source
     values: np.ndarray | sp.csr_matrix
     if sp.issparse(x):
         raw: Any = x
@@ -692,20 +892,12 @@ def as_label_matrix(
     else:
         arr = np.asarray(x)
         if arr.ndim == 1:
-            if arr.shape[0] == 0:
-                raise ValueError(ERR_EMPTY.format(arg=arg))
-            if soft and _is_score_vector(arr, names, positive):
-                scores, label_names = scores_1d_matrix(
-                    arr, arg=arg, names=names, positive=positive, positive_param=positive_param
-                )
-                return LabelMatrix(scores, label_names, arg, soft=True, validated=True)
-            label_names, codes = _encode_1d(arr, arg, names, source)
-            return LabelMatrix(None, label_names, arg, soft=False, codes=codes, validated=True)
+            return _from_1d(arr, r)
         if arr.ndim != 2:
             raise ValueError(ERR_NDIM.format(arg=arg, ndim=arr.ndim))
         # text '0'/'1' is parsed as the same DataFrame's to_numpy(float64) parses it
         if arr.dtype.kind not in "biufUSO":
-            raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=arr.dtype))
+            raise _non_numeric(arg, arr.dtype, columns)
         if arr.dtype.kind == "O":  # None, pd.NA, NaT in a 2-D object array: name the cell
             missing = np.asarray(pd.isna(arr), dtype=bool)
             if missing.any():
@@ -718,7 +910,7 @@ def as_label_matrix(
                         column=columns[col] if columns is not None else col,
                     )
                 )
-        if compact and not soft and arr.dtype.kind in "biu" and _zero_one_integers(arr):
+        if r.compact and not soft and arr.dtype.kind in "biu" and _zero_one_integers(arr):
             # checked in place: no float64 copy (astype copies: the caller's array stays theirs)
             return _compact_matrix(arr.astype(np.uint8), columns, arg, names, source)
         if not soft and arr.dtype.kind in "biu" and arr.size and _zero_one_integers(arr):
@@ -727,17 +919,32 @@ def as_label_matrix(
         try:
             values = np.asarray(arr, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError(ERR_NON_NUMERIC.format(arg=arg, dtype=arr.dtype)) from exc
+            raise _non_numeric(arg, arr.dtype, columns) from exc
         if arr.dtype != np.bool_:  # bool arrays are 0/1 by construction
             _check_values(values, arg, soft, columns)
     if values.shape[0] == 0:
         raise ValueError(ERR_EMPTY.format(arg=arg))
     if values.shape[1] == 0:
         raise ValueError(ERR_NO_COLUMNS.format(arg=arg))
-    if compact and not soft and not sp.issparse(values):
+    if r.compact and not soft and not sp.issparse(values):
         return _compact_matrix(np.asarray(values, dtype=np.uint8), columns, arg, names, source)
     values, label_names = _align_columns(values, columns, arg, names, source)
     return LabelMatrix(values, _plain_names(label_names), arg, soft=soft, validated=True)
+
+
+def _from_1d(arr: np.ndarray, r: _Request) -> LabelMatrix:
+    """1-D labels (or, with ``soft``, a 1-D score of a role with two labels)."""
+    if arr.shape[0] == 0:
+        raise ValueError(ERR_EMPTY.format(arg=r.arg))
+    if r.soft and arr.dtype.kind == "f":
+        check_missing_1d(arr, r.arg)  # a NaN score is a missing value, not a bad probability
+        if _is_score_vector(arr, r.names, r.positive):
+            scores, label_names = scores_1d_matrix(
+                arr, arg=r.arg, names=r.names, positive=r.positive, positive_param=r.positive_param
+            )
+            return LabelMatrix(scores, label_names, r.arg, soft=True, validated=True)
+    label_names, codes = _encode_1d(arr, r.arg, r.names, r.source)
+    return LabelMatrix(None, label_names, r.arg, soft=False, codes=codes, validated=True)
 
 
 def _one_column_frame(

@@ -53,12 +53,18 @@ from biasamp.inputs._group_sizes import (
     check_min_cell,
     check_min_group_size,
 )
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._bootstrap import (
     bootstrap_pairwise,
     check_bootstrap_args,
     interval_from_streamed_tables,
 )
-from biasamp.metrics._group_sizes import attach_group_sizes, never_occurring_of, split_sizes
+from biasamp.metrics._group_sizes import (
+    SplitSizes,
+    attach_group_sizes,
+    never_occurring_of,
+    split_sizes,
+)
 from biasamp.metrics._pair_counts import pair_count_columns, warn_fragile_pairs
 from biasamp.metrics._splits import (
     aligned_arguments,
@@ -222,7 +228,7 @@ def directional_counts(
 
 def directional_group_sizes(
     evaluation: CountTable, train: CountTable | None, direction: str
-) -> pd.DataFrame:
+) -> SplitSizes | pd.DataFrame:
     """Group sizes of BiasAmp->: ``"train"`` (when a training table fixes the signs),
     ``"evaluation"`` and, for T->A, ``"predicted"`` (``groups_pred``)."""
     return split_sizes(
@@ -357,6 +363,7 @@ def directional(
     tasks: Any,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     groups_train: Any = None,
     tasks_train: Any = None,
     counts_train: CountTable | pd.DataFrame | None = None,
@@ -450,6 +457,12 @@ def directional(
         A->T, the task's for T->A) has fewer rows (or less weight) than this.
         A :class:`FragilePairWarning` names the fragile pairs among the ten
         largest contributions; ``None`` flags none.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -485,6 +498,12 @@ def directional(
     >>> round(result.value, 4)
     0.3333
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     check_train_rows(train_rows)
     limit = check_min_group_size(min_group_size)
     cell = check_min_cell(min_cell)

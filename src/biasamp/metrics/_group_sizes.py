@@ -37,6 +37,7 @@ from biasamp.inputs._group_sizes import (
 )
 from biasamp.inputs._intersect import intersection_of
 from biasamp.inputs._label_matrix import LabelMatrix
+from biasamp.results._base import MetricResult
 
 __all__ = [
     "attach_group_sizes",
@@ -50,6 +51,7 @@ __all__ = [
     "matrix_group_sizes",
     "never_occurring_of",
     "size_messages",
+    "SplitSizes",
     "split_sizes",
     "table_group_sizes",
     "warn_missing_groups",
@@ -116,22 +118,56 @@ def group_sizes(splits: Mapping[str, CountTable], *, role: str = "groups") -> pd
     return _frame({split: table_group_sizes(table, role) for split, table in splits.items()})
 
 
+class SplitSizes:
+    """Group sizes per split as one ``(groups, splits)`` array, the frame of
+    :func:`group_sizes` built only when :meth:`frame` is first called (a result's
+    ``group_sizes`` reads it on first access: pandas costs more than a small call's
+    metric). The small-group check reads the array."""
+
+    def __init__(self, names: Sequence[Any], columns: Sequence[str], values: np.ndarray) -> None:
+        self.names = tuple(names)
+        self.columns = list(columns)
+        self.values = values
+        self._frame: pd.DataFrame | None = None
+
+    def frame(self) -> pd.DataFrame:
+        """groups x splits, indexed by ``group``."""
+        if self._frame is None:
+            index = pd.Index(self.names, name="group")
+            self._frame = pd.DataFrame(self.values, index=index, columns=self.columns)
+        return self._frame
+
+
 def split_sizes(
     tables: Mapping[str, tuple[CountTable | PatternCountTable | None, str]],
-) -> pd.DataFrame:
+) -> SplitSizes | pd.DataFrame:
     """groups x splits from ``{split: (table, role)}`` (splits whose table is ``None`` or
-    lacks the role are left out)."""
+    lacks the role are left out); one label space, the common case, as :class:`SplitSizes`
+    (arrays, the frame built when read)."""
     used = {
         split: (table, role)
         for split, (table, role) in tables.items()
         if table is not None and role in table.roles
     }
-    names = {tuple(table.group_names) for table, _ in used.values()}
-    if len(names) == 1:  # one label space (the common case): one array, no alignment
-        index = pd.Index(next(iter(used.values()))[0].group_names, name="group")
+    tables_used = [table for table, _ in used.values()]
+    first = tables_used[0].group_names
+    if all(table.group_names == first for table in tables_used[1:]):  # one label space
         values = np.column_stack([_group_totals(table, role) for table, role in used.values()])
-        return pd.DataFrame(np.nan_to_num(values, nan=0.0), index=index, columns=list(used))
+        if np.isnan(values).any():
+            values = np.nan_to_num(values, nan=0.0)
+        return SplitSizes(first, list(used), values)
     return _frame({split: table_group_sizes(table, role) for split, (table, role) in used.items()})
+
+
+def _sizes_frame(sizes: SplitSizes | pd.DataFrame) -> pd.DataFrame:
+    return sizes.frame() if isinstance(sizes, SplitSizes) else sizes
+
+
+def _sizes_array(sizes: SplitSizes | pd.DataFrame) -> tuple[np.ndarray, list[Any]]:
+    """The sizes as a float64 ``(groups, splits)`` array and the split names."""
+    if isinstance(sizes, SplitSizes):
+        return np.asarray(sizes.values, dtype=np.float64), sizes.columns
+    return sizes.to_numpy(dtype=np.float64), list(sizes.columns)
 
 
 def _group_totals(table: CountTable | PatternCountTable, role: str) -> np.ndarray:
@@ -159,17 +195,18 @@ def _outside_level() -> int:
     return level
 
 
-def _any_small(sizes: pd.DataFrame, limit: float, checked: Sequence[str] | None) -> bool:
-    """Whether a size in a ``checked`` column of ``sizes`` is above 0 and below ``limit``."""
-    values = sizes.to_numpy(dtype=np.float64)
+def _any_small(
+    values: np.ndarray, columns: Sequence[Any], limit: float, checked: Sequence[str] | None
+) -> bool:
+    """Whether a size in a ``checked`` column of ``values`` is above 0 and below ``limit``."""
     if checked is not None:
-        keep = [i for i, split in enumerate(sizes.columns) if split in checked]
+        keep = [i for i, split in enumerate(columns) if split in checked]
         values = values[:, keep]
     return bool(((values > 0) & (values < limit)).any())
 
 
 def check_sizes(
-    sizes: pd.DataFrame,
+    sizes: SplitSizes | pd.DataFrame,
     *,
     min_group_size: float | None,
     checked: Sequence[str] | None = None,
@@ -182,11 +219,14 @@ def check_sizes(
     ``stacklevel=None`` points the warning at the first caller outside biasamp.
     """
     small: list[Any] = []
-    if min_group_size is None or not _any_small(sizes, min_group_size, checked):
+    if min_group_size is None:
+        return ()
+    values, columns = _sizes_array(sizes)
+    if not _any_small(values, columns, min_group_size, checked):
         return ()  # nothing to warn about (what the loop below finds, without pandas)
     level = _outside_level() if stacklevel is None else stacklevel
-    values = sizes.to_numpy(dtype=np.float64)
-    for j, split in enumerate(sizes.columns):  # one warning per split: a loop over splits
+    frame = _sizes_frame(sizes)
+    for j, split in enumerate(columns):  # one warning per split: a loop over splits
         if checked is not None and split not in checked:
             continue
         column = values[:, j]
@@ -194,7 +234,7 @@ def check_sizes(
             continue  # no small group in this split: no warning
         occurs = column > 0
         named = warn_small_groups(
-            pd.Series(column[occurs], index=sizes.index[occurs], name=split),
+            pd.Series(column[occurs], index=frame.index[occurs], name=split),
             min_group_size=min_group_size,
             split=split_name(str(split)),
             stacklevel=level,
@@ -203,7 +243,7 @@ def check_sizes(
     return tuple(small)
 
 
-def reference_split(sizes: pd.DataFrame | None) -> str | None:
+def reference_split(sizes: SplitSizes | pd.DataFrame | None) -> str | None:
     """The split the other splits of ``sizes`` are checked against for missing groups:
     ``"train"`` when there is one, else ``"evaluation"`` (the ground truth the
     predictions are compared with); ``None`` when neither is a column."""
@@ -215,20 +255,28 @@ def reference_split(sizes: pd.DataFrame | None) -> str | None:
     return None
 
 
-def missing_groups(sizes: pd.DataFrame | None) -> dict[str, tuple[Any, ...]]:
+def missing_groups(sizes: SplitSizes | pd.DataFrame | None) -> dict[str, tuple[Any, ...]]:
     """The groups of the reference split (:func:`reference_split`: training, else the
     evaluation ground truth) absent from each other split of ``sizes``:
     ``{split: (group, ...)}`` for the splits where some are (size > 0 in the
     reference, 0 in the split)."""
     reference = reference_split(sizes)
-    if reference is None or sizes is None or len(sizes) == 0 or sizes.shape[1] < 2:
+    if reference is None or sizes is None or len(sizes.columns) < 2:
         return {}
-    values = sizes.to_numpy(dtype=np.float64)
-    present = values[:, list(sizes.columns).index(reference)] > 0
+    if isinstance(sizes, SplitSizes):  # the arrays, without building the frame
+        values, labels = np.asarray(sizes.values, dtype=np.float64), list(sizes.names)
+    else:
+        values, labels = sizes.to_numpy(dtype=np.float64), list(sizes.index)
+    names = np.empty(len(labels), dtype=object)  # one object per group, tuples included
+    names[:] = labels
+    if values.size == 0:
+        return {}
+    columns = list(sizes.columns)
+    present = values[:, columns.index(reference)] > 0
     absent = present[:, None] & (values <= 0)
     out: dict[str, tuple[Any, ...]] = {}
     for j in np.nonzero(absent.any(axis=0))[0].tolist():  # a loop over the splits
-        out[str(sizes.columns[j])] = tuple(sizes.index[absent[:, j]])
+        out[str(columns[j])] = tuple(names[absent[:, j]].tolist())
     return out
 
 
@@ -247,7 +295,7 @@ def missing_messages(
 
 
 def warn_missing_groups(
-    sizes: pd.DataFrame | None, *, stacklevel: int | None = None
+    sizes: SplitSizes | pd.DataFrame | None, *, stacklevel: int | None = None
 ) -> dict[str, tuple[Any, ...]]:
     """Warn (one :class:`MissingGroupWarning` per split) about the groups of the reference
     split (training, else the evaluation ground truth) absent from another split of
@@ -295,7 +343,7 @@ def check_group_sizes(
 
 def attach_group_sizes(
     result: Any,
-    sizes: pd.DataFrame,
+    sizes: SplitSizes | pd.DataFrame,
     *,
     min_group_size: float | None,
     checked: Sequence[str] | None = None,
@@ -309,13 +357,16 @@ def attach_group_sizes(
     ``groups``: the group arguments of the call; the first made by
     :func:`biasamp.intersect` gives the intersections that never occur.
     """
-    result.group_sizes = sizes
+    # a result type with a lazy group_sizes field takes the builder (the frame is made
+    # when first read); any other gets the frame
+    lazy = isinstance(sizes, SplitSizes) and isinstance(result, MetricResult)
+    result.group_sizes = sizes.frame if lazy else _sizes_frame(sizes)
     result.min_group_size = min_group_size
     if checked is None:
         checked = checked_splits(list(sizes.columns))
     result.small_groups = check_sizes(sizes, min_group_size=min_group_size, checked=checked)
     result.missing_groups = warn_missing_groups(sizes)
-    result.never_occurring = never_occurring_of(*groups)
+    result.never_occurring = never_occurring_of(*groups) if groups else None
     return result
 
 
@@ -323,6 +374,8 @@ def never_occurring_of(*values: Any) -> pd.DataFrame | None:
     """The intersections that never occur, from the first of ``values`` made by
     :func:`biasamp.intersect` (``None`` when none is)."""
     for value in values:
+        if not isinstance(value, pd.Series):  # only a pandas Series carries one (its attrs)
+            continue  # (and asking polars for attrs goes through its expression namespace)
         intersection = intersection_of(value)
         if intersection is not None:
             return intersection.never_occurring()

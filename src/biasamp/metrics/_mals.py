@@ -40,12 +40,14 @@ from biasamp.inputs._group_sizes import (
     check_min_group_size,
 )
 from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._bootstrap import (
     bootstrap_pairwise,
     check_bootstrap_args,
     interval_from_streamed_tables,
 )
 from biasamp.metrics._group_sizes import (
+    SplitSizes,
     attach_group_sizes,
     check_sizes,
     never_occurring_of,
@@ -130,7 +132,7 @@ def mals_arrays(
     }
 
 
-def mals_group_sizes(train: CountTable, predictions: CountTable) -> pd.DataFrame:
+def mals_group_sizes(train: CountTable, predictions: CountTable) -> SplitSizes | pd.DataFrame:
     """Group sizes of BiasAmp_MALS: ``"train"``, ``"evaluation"`` (when the predictions'
     table has ground-truth ``groups``) and ``"predicted"`` (``groups_pred``)."""
     return split_sizes(
@@ -244,6 +246,7 @@ def mals(
     tasks_train: Any = None,
     groups_pred: Any,
     tasks_pred: Any,
+    pred_prefix: str | None = None,
     groups: Any = None,
     tasks: Any = None,
     margin: float = 0.05,
@@ -320,6 +323,12 @@ def mals(
         (or less weight) than this: ``b~(t, g)`` is a share of those rows.
         A :class:`FragilePairWarning` names the fragile pairs among the ten
         largest contributions; ``None`` flags none.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -348,6 +357,12 @@ def mals(
     >>> round(result.value, 2), result.violations
     (0.18, 1)
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     limit = check_min_group_size(min_group_size)
     check_min_cell(min_cell)
     never = never_occurring_of(groups_train, groups, groups_pred)

@@ -62,6 +62,7 @@ from biasamp.inputs._group_sizes import (
 from biasamp.inputs._label_matrix import (
     LabelMatrix,
 )
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._combination_space import (
     _DEFAULT_MAX_COMBINATIONS,
     _TRAIN_SOURCE,
@@ -82,6 +83,7 @@ from biasamp.metrics._directional import (
     normalize_direction,
 )
 from biasamp.metrics._group_sizes import (
+    SplitSizes,
     attach_group_sizes,
     never_occurring_of,
     split_sizes,
@@ -399,7 +401,7 @@ def _check_absolute(absolute: Any) -> bool:
     return bool(absolute)
 
 
-def _multi_group_sizes(space: CombinationSpace, *, predicted: bool) -> pd.DataFrame:
+def _multi_group_sizes(space: CombinationSpace, *, predicted: bool) -> SplitSizes | pd.DataFrame:
     """Group sizes of a multi-attribute metric: ``"train"``, ``"evaluation"``, and
     ``"predicted"`` when the metric reads ``groups_pred``."""
     evaluation = space.evaluation
@@ -809,6 +811,7 @@ def multi_mals(
     tasks: Any = None,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     groups: Any = None,
     combinations: str = "observed",
     min_size: int = 1,
@@ -891,6 +894,12 @@ def multi_mals(
         predicted for Multi_MALS, the conditioning set for Multi->); a
         :class:`FragilePairWarning` names those among the ten largest
         contributions. ``None`` flags none.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -917,6 +926,12 @@ def multi_mals(
     >>> result.n_combinations, round(result.value, 2)
     (1, 0.2)
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     absolute = _check_absolute(absolute)
     limit = check_min_group_size(min_group_size)
     cell = check_min_cell(min_cell)
@@ -969,6 +984,7 @@ def multi_directional(
     tasks: Any = None,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     combinations: str = "observed",
     min_size: int = 1,
     max_size: int | None = None,
@@ -1039,6 +1055,12 @@ def multi_directional(
         predicted for Multi_MALS, the conditioning set for Multi->); a
         :class:`FragilePairWarning` names those among the ten largest
         contributions. ``None`` flags none.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -1067,6 +1089,12 @@ def multi_directional(
     >>> result.direction, round(result.value, 2)
     ('G->M', 0.2)
     """
+    groups_pred = prediction_columns(
+        groups_pred, pred_prefix, arg="groups_pred", truth=(groups, groups_train)
+    )
+    tasks_pred = prediction_columns(
+        tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
+    )
     absolute = _check_absolute(absolute)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from biasamp._memory import check_allocation
+from biasamp._memory import ALWAYS_FITS, check_allocation
 from biasamp.counts._count_table import CountTable, label_matrices
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._collections import any_dask_collection
@@ -83,10 +83,6 @@ def aligned_arguments(*values: Any, train: bool = False) -> tuple[Any, ...]:
     return tuple(out[arg] for arg in names)
 
 
-#: Count tables smaller than this are not checked against the available memory.
-_ALWAYS_FITS = 16 * 2**20
-
-
 def check_table_memory(matrices: dict[str, LabelMatrix]) -> None:
     """Refuse (``ValueError`` with the estimate) label matrices whose count table would not
     fit in memory: a dense ``|G| x |T|`` table per (group role, task role) pair, and about
@@ -98,7 +94,7 @@ def check_table_memory(matrices: dict[str, LabelMatrix]) -> None:
         return
     n_groups, n_tasks = groups[0].n_labels, tasks[0].n_labels
     nbytes = 8.0 * n_groups * n_tasks * (len(groups) * len(tasks) + 2)
-    if nbytes < _ALWAYS_FITS:  # reading the available memory costs more than counting
+    if nbytes < ALWAYS_FITS:  # not checked: skip building the message too
         return
     check_allocation(
         nbytes,

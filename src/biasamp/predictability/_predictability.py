@@ -43,6 +43,7 @@ from biasamp.counts._poisson import checked_generator
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
+from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._directional import ERR_NEEDS_PRED, normalize_direction
 from biasamp.metrics._group_sizes import attach_group_sizes, matrix_group_sizes
 from biasamp.predictability._attackers import ExactAttacker, resolve_attacker
@@ -286,6 +287,7 @@ def dpa(
     tasks: Any,
     groups_pred: Any = None,
     tasks_pred: Any = None,
+    pred_prefix: str | None = None,
     attacker: Any = "auto",
     quality: str | Callable[..., float] = "inverse_ce",
     n_iter: int | None = None,
@@ -359,6 +361,12 @@ def dpa(
         Warn (:class:`SmallGroupWarning`) about the true groups with fewer
         rows than this; ``None`` checks nothing (continuous groups have no
         sizes).
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
+        gives, for each column ``C`` of the ground truth's frame, its column
+        ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
+        other columns are left out, so the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -382,6 +390,8 @@ def dpa(
     >>> result.attacker, result.value > 0.9
     ('exact', True)
     """
+    groups_pred = prediction_columns(groups_pred, pred_prefix, arg="groups_pred", truth=(groups,))
+    tasks_pred = prediction_columns(tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks,))
     direction = normalize_direction(direction)
     limit = check_min_group_size(min_group_size)
     original_groups = groups
@@ -504,6 +514,7 @@ def leakage_amplification(
     groups: Any,
     tasks: Any,
     tasks_pred: Any,
+    pred_prefix: str | None = None,
     attacker: Any = "auto",
     quality: str | Callable[..., float] = "accuracy",
     n_iter: int | None = None,
@@ -554,6 +565,12 @@ def leakage_amplification(
     min_group_size : float or None, default 30
         Warn (:class:`SmallGroupWarning`) about the groups with fewer rows
         than this; ``None`` checks nothing.
+    pred_prefix : str, optional
+        Read the predictions as the file audit does (:func:`biasamp.audit`'s
+        ``pred_prefix``): a frame passed as ``tasks_pred`` gives, for each column
+        ``C`` of the ground truth's frame, its column ``pred_prefix + C``, read as
+        ``C`` (``pred_cup`` predicts ``cup``); its other columns are left out, so
+        the evaluation frame itself may be passed.
 
     Returns
     -------
@@ -573,6 +590,7 @@ def leakage_amplification(
     >>> round(result.lambda_m, 2), result.value > 0.3
     (1.0, True)
     """
+    tasks_pred = prediction_columns(tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks,))
     limit = check_min_group_size(min_group_size)
     original_groups = groups
     groups, tasks, _, tasks_pred = _aligned(groups, tasks, None, tasks_pred)

@@ -51,8 +51,8 @@ def render_comparison(
         From :func:`biasamp.compare`.
     title : str
     x : str, optional
-        A numeric performance column (``epoch``, ``step``) for the trajectory's axis;
-        by default the models in their order.
+        A numeric performance column (``epoch``, ``step``): each metric is drawn
+        along it; by default the models side by side, with their intervals.
     image_format : {"svg", "png"}, default "svg"
 
     Returns
@@ -96,15 +96,18 @@ def render_comparison(
         _table(["model", *metrics, *performance], rows),
     ]
     fig, ax = _new_figure(7.5, 4.2)
-    plot_model_comparison(table, kind="trajectory", x=x, ax=ax)
+    plot_model_comparison(table, kind="bars" if x is None else "trajectory", x=x, ax=ax)
     body.append(
         "<h2>Each metric per model</h2>"
         + _figure_html(
             fig,
             alt="each metric per model",
-            caption="Each metric over the models"
-            + (f" by {x}" if x else " in their order")
-            + "; bands are the intervals (when the results have them).",
+            caption=(
+                f"Each metric along {x}; bands are the intervals"
+                if x
+                else "Each metric per model, side by side; whiskers are the intervals"
+            )
+            + " (when the results have them).",
             image_format=image_format,
         )
     )

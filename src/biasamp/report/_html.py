@@ -37,6 +37,7 @@ import io
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from os import PathLike, fspath
 from pathlib import Path
 from typing import Any
@@ -877,6 +878,26 @@ def _sweep_section(sweep: Any, *, image_format: str) -> str:
     )
 
 
+#: The metrics an audit sweeps along thresholds when its predictions are scores.
+SWEPT_METRICS = ("mals", "directional-a2t", "directional-t2a")
+#: The sweep section of an audit of scores computed without its sweeps.
+SWEEP_NOT_COMPUTED = (
+    "Not computed for this audit: its predictions are scores, and "
+    "<code>biasamp.audit(..., sweeps=True)</code> (what <code>biasamp report</code> runs) "
+    "recomputes each co-occurrence metric with every score binarised at each threshold "
+    "of a grid."
+)
+
+
+def _unswept(audit: Any) -> bool:
+    """An audit of prediction scores whose threshold sweeps were not computed."""
+    return (
+        bool(audit.document.get("thresholds"))
+        and not getattr(audit, "sweeps", None)
+        and any(key in SWEPT_METRICS for key in audit.results)
+    )
+
+
 def _settings_section(
     inputs: Sequence[Mapping[str, Any]],
     settings: Mapping[str, Any],
@@ -913,22 +934,78 @@ def _settings_section(
     return "\n".join(parts)
 
 
+#: Half-width of the band in the bias figure when neither ``margin=`` nor the audit gives one.
+DEFAULT_MARGIN = 0.05
+
+
+@dataclass(frozen=True)
+class _Gate:
+    """A gate of an audit's document (``metric``, ``bound``, ``passed``) as the summary
+    reads it."""
+
+    key: str
+    bound: float
+    failed: bool
+
+
+def _is_audit(value: Any) -> bool:
+    """An :class:`~biasamp.AuditResult`: a container of results with its document."""
+    return _is_container(value) and isinstance(getattr(value, "document", None), Mapping)
+
+
+def audit_sections(audit: Any) -> dict[str, Any]:
+    """The keywords of :func:`render_report` an audit holds besides its results.
+
+    Parameters
+    ----------
+    audit : AuditResult
+        What :func:`biasamp.audit` returns (or :func:`biasamp.load_result` reads).
+
+    Returns
+    -------
+    dict
+        ``comparison``, ``sweep``, ``by_size``, ``inputs``, ``settings``, ``labels``,
+        ``thresholds``, ``warnings``, ``skipped``, ``gates`` and ``margin`` (the
+        audit's setting, ``None`` when it has none).
+    """
+    document = audit.document
+    settings = dict(document.get("settings") or {})
+    gates = [
+        _Gate(key=str(g["metric"]), bound=float(g["bound"]), failed=not g.get("passed", True))
+        for g in document.get("gates") or ()
+    ]
+    margin = settings.get("margin")
+    return {
+        "comparison": getattr(audit, "comparison", None),
+        "sweep": getattr(audit, "sweeps", None),
+        "by_size": getattr(audit, "by_size", None),
+        "inputs": [dict(f) for f in document.get("inputs") or ()],
+        "settings": settings,
+        "labels": dict(document.get("labels") or {}),
+        "thresholds": dict(document.get("thresholds") or {}),
+        "warnings": list(document.get("warnings") or ()),
+        "skipped": dict(document.get("skipped") or {}),
+        "gates": gates,
+        "margin": None if margin is None else float(margin),
+    }
+
+
 def render_report(
     results: Any = None,
     *,
     comparison: pd.DataFrame | None = None,
     sweep: pd.DataFrame | None = None,
     by_size: pd.DataFrame | None = None,
-    inputs: Sequence[Mapping[str, Any]] = (),
+    inputs: Sequence[Mapping[str, Any]] | None = None,
     settings: Mapping[str, Any] | None = None,
     labels: Mapping[str, Sequence[Any]] | None = None,
     thresholds: Mapping[str, float] | None = None,
-    warnings: Sequence[str] = (),
-    gates: Sequence[Any] = (),
+    warnings: Sequence[str] | None = None,
+    gates: Sequence[Any] | None = None,
     skipped: Mapping[str, str] | None = None,
     title: str = "biasamp report",
     top: int = 10,
-    margin: float = 0.05,
+    margin: float | None = None,
     image_format: str = "svg",
     page_size: int = PAGE_SIZE,
 ) -> str:
@@ -943,7 +1020,16 @@ def render_report(
         captions were read; an ``AuditResult``). An object with a ``.results``
         mapping may be passed itself (``render_report(audit)``). Each metric's
         section opens with its registry card's meaning, sign and paper
-        (:func:`biasamp.registry.metric_card`).
+        (:func:`biasamp.registry.metric_card`). An
+        :class:`~biasamp.AuditResult` brings the rest of its report too: its
+        warnings, skipped metrics, training vs predicted bias figure, threshold
+        sweeps, amplification by combination size, inputs, settings, label
+        names, thresholds, margin and gates, each used where the keyword below
+        is not given; ``render_report(biasamp.audit(...))`` has the sections of
+        ``biasamp report`` on the same files (the command renders its page
+        with this function). An audit of prediction scores computed without
+        ``sweeps=True`` keeps the threshold-sweep section, which then says how to
+        compute it.
     comparison : DataFrame, optional
         ``group``, ``task``, ``b_train``, ``b_pred`` per pair (training vs
         predicted bias figure).
@@ -952,7 +1038,7 @@ def render_report(
         or a DataFrame with ``threshold`` and one column per metric.
     by_size : DataFrame, optional
         ``size``, ``value`` (and ``metric``): amplification by combination size.
-    inputs : sequence of dict
+    inputs : sequence of dict, optional
         Input files: ``role``, ``path``, ``format``, ``rows``, ``sha256``.
     settings : mapping, optional
         Settings used, shown as a table.
@@ -960,16 +1046,17 @@ def render_report(
         Label names per kind (``{"groups": [...], "tasks": [...]}``).
     thresholds : mapping, optional
         Decision threshold per label.
-    warnings : sequence of str
-    gates : sequence of Gate
+    warnings : sequence of str, optional
+    gates : sequence of Gate, optional
         ``--fail-above`` outcomes (objects with ``key``, ``bound``, ``failed``).
     skipped : mapping, optional
         Metrics not computed and why.
     title : str
     top : int, default 10
         Pairs shown in each metric's top-pairs figure.
-    margin : float, default 0.05
-        Half-width of the band in the bias figure.
+    margin : float, optional
+        Half-width of the band in the bias figure: the audit's ``margin``
+        setting, else 0.05.
     image_format : {"svg", "png"}, default "svg"
     page_size : int, default 25
         Rows per page of the pair and combination tables. Every table holds all of
@@ -995,6 +1082,29 @@ def render_report(
     """
     if image_format not in ("svg", "png"):
         raise ValueError(ERR_IMAGE_FORMAT.format(got=image_format))
+    given: dict[str, Any] = {
+        "comparison": comparison,
+        "sweep": sweep,
+        "by_size": by_size,
+        "inputs": inputs,
+        "settings": settings,
+        "labels": labels,
+        "thresholds": thresholds,
+        "warnings": warnings,
+        "gates": gates,
+        "skipped": skipped,
+        "margin": margin,
+    }
+    audit = results if _is_audit(results) else None
+    held = audit_sections(audit) if audit is not None else {}
+    parts: dict[str, Any] = {k: held.get(k) if v is None else v for k, v in given.items()}
+    comparison, sweep, by_size = parts["comparison"], parts["sweep"], parts["by_size"]
+    settings, labels, thresholds = parts["settings"], parts["labels"], parts["thresholds"]
+    skipped = parts["skipped"]
+    files: Sequence[Mapping[str, Any]] = parts["inputs"] or ()
+    warnings = parts["warnings"] or ()
+    gates = () if parts["gates"] is None else parts["gates"]
+    band = DEFAULT_MARGIN if parts["margin"] is None else float(parts["margin"])
     if not isinstance(results, Mapping):
         if not _is_container(results):
             raise TypeError(ERR_RESULTS_TYPE.format(got=type(results).__name__))
@@ -1042,7 +1152,7 @@ def render_report(
             + "</ul>"
         )
     if comparison is not None and len(comparison):
-        body.append(_comparison_section(comparison, margin=margin, image_format=image_format))
+        body.append(_comparison_section(comparison, margin=band, image_format=image_format))
     body.append("<h2>Metrics</h2>")
     shown = 0
     for key, result in results.items():
@@ -1065,6 +1175,8 @@ def render_report(
             shown += 1
     if sweep is not None and len(sweep):
         body.append(_sweep_section(sweep, image_format=image_format))
+    elif given["sweep"] is None and audit is not None and _unswept(audit):
+        body.append(f'<h2>Threshold sweep</h2>\n<p class="muted">{SWEEP_NOT_COMPUTED}</p>')
     if by_size is not None and len(by_size):
         fig, ax = _new_figure(7.0, 4.0)
         _plotting.plot_by_size(by_size, ax=ax)
@@ -1077,7 +1189,7 @@ def render_report(
                 image_format=image_format,
             )
         )
-    body.append(_settings_section(inputs, settings or {}, labels, thresholds, __version__))
+    body.append(_settings_section(files, settings or {}, labels, thresholds, __version__))
     if any('class="pairs"' in part for part in body):
         body.append(f'<script id="table-script">{SCRIPT}</script>')
     return html_page(title, body)

@@ -268,6 +268,23 @@ class LazyResultFrame:
         obj.__dict__[self._slot] = value
 
 
+class OptionalLazyFrame(LazyResultFrame):
+    """:class:`LazyResultFrame` for a field that defaults to ``None`` (``group_sizes``):
+    ``None``, a DataFrame, or a function that builds the frame when first read."""
+
+    def __get__(self, obj: object | None, objtype: Any = None) -> Any:
+        if obj is None:
+            return None  # the dataclass field's default
+        value = obj.__dict__.get(self._slot)
+        if value is not None and not isinstance(value, pd.DataFrame):
+            value = value()
+            obj.__dict__[self._slot] = value
+        return value
+
+    def __set__(self, obj: object, value: Any) -> None:
+        obj.__dict__[self._slot] = value
+
+
 class MetricNames:
     """The registry's names of a result: ``metric`` (canonical), ``family``, ``title``, ``card``.
 
@@ -373,7 +390,7 @@ class MetricResult(MetricNames, SavableResult):
     ci_level: float | None = None
     se: float | None = None
     replicates: np.ndarray | None = None
-    group_sizes: pd.DataFrame | None = None
+    group_sizes: OptionalLazyFrame = OptionalLazyFrame()  # a DataFrame (or None) when read
     small_groups: tuple[Any, ...] = ()
     min_group_size: float | None = None
     never_occurring: pd.DataFrame | None = None

@@ -20,7 +20,7 @@ from biasamp.results._plotting import (
     plot_texts,
 )
 
-__all__ = ["TABLE_COLUMNS", "plot_model_comparison"]
+__all__ = ["KINDS", "TABLE_COLUMNS", "plot_model_comparison"]
 
 #: The columns of a comparison table that are not performance (:func:`biasamp.compare`).
 TABLE_COLUMNS = ("model", "metric", "title", "value", "ci_low", "ci_high", "ci_level", "n")
@@ -33,6 +33,16 @@ ERR_NO_PERFORMANCE = (
     "kind='scatter': the table has no performance column; give compare(..., performance=...)."
 )
 ERR_METRICS = "metrics: unknown metric {got!r}; known: {known}."
+ERR_TRAJECTORY_X = (
+    "kind='trajectory' draws lines along an ordered column: give x= a numeric performance "
+    "column such as epoch or step (compare(..., performance=...)); the table has {known}. "
+    "To show models side by side, use kind='bars' (the default without a performance column)."
+)
+ERR_TRAJECTORY_VALUES = (
+    "x={x!r}: kind='trajectory' needs a number for every model; found {got!r} for model {model!r}."
+)
+#: The kinds of figure, and the default: scatter with a performance column, else bars.
+KINDS = ("scatter", "trajectory", "bars")
 
 
 def _chosen(table: pd.DataFrame, metrics: Any) -> list[str]:
@@ -53,10 +63,38 @@ def _errors(part: pd.DataFrame) -> np.ndarray:
     return np.nan_to_num(np.clip(np.vstack([value - low, high - value]), 0, None))
 
 
+def _ordered(table: pd.DataFrame, x: str | None, performance: list[str]) -> None:
+    """A trajectory's ``x``: a numeric column with a finite number for every row."""
+    if x is None:
+        raise ValueError(ERR_TRAJECTORY_X.format(known=performance or "no performance column"))
+    values = pd.to_numeric(table[x], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            ERR_TRAJECTORY_VALUES.format(
+                x=x, got=table[x].iloc[row], model=table["model"].iloc[row]
+            )
+        )
+
+
+def _bars(table: pd.DataFrame, chosen: list[str], models: list[str], ax: Any) -> None:
+    """Each model side by side: one bar per metric in each model's group, interval whiskers."""
+    width = 0.8 / max(len(chosen), 1)
+    for i, (metric, label) in enumerate(zip(chosen, plot_texts(chosen, 30), strict=True)):
+        part = table[table["metric"] == metric]
+        pos = np.array([models.index(m) for m in part["model"]], dtype=float)
+        offset = (i - (len(chosen) - 1) / 2) * width
+        ax.bar(
+            pos + offset, part["value"].to_numpy(dtype=float), width=width, label=label,
+            yerr=_errors(part), capsize=3, error_kw={"linewidth": 0.9},
+        )  # fmt: skip
+
+
 def plot_model_comparison(
     table: pd.DataFrame,
     *,
-    kind: str = "scatter",
+    kind: str | None = None,
     x: str | None = None,
     metrics: Any = None,
     ax: Any = None,
@@ -66,13 +104,15 @@ def plot_model_comparison(
     Parameters
     ----------
     table : ModelComparison
-    kind : {"scatter", "trajectory"}, default "scatter"
+    kind : {"scatter", "trajectory", "bars"}, optional
         ``"scatter"``: each metric's value (y, with its interval as a bar) against
         the performance column ``x``, one colour per metric (legend); the points
         farthest from 0 (up to :data:`MAX_NAMED`) that fit without overlapping are
-        named by their model. ``"trajectory"``: each metric over ``x`` (a numeric
-        performance column such as ``epoch`` or ``step``; by default the models
-        in their order), its intervals as error bars.
+        named by their model. ``"trajectory"``: each metric along ``x``, a numeric
+        performance column such as ``epoch`` or ``step`` (required: the models of a
+        table have no order of their own), its intervals as error bars. ``"bars"``: the
+        models side by side, one bar per metric with its interval as a whisker.
+        Default: ``"scatter"`` when the table has a performance column, else ``"bars"``.
     x : str, optional
         Performance column on the horizontal axis (scatter: default the first).
     metrics : str or list of str, optional
@@ -83,9 +123,11 @@ def plot_model_comparison(
     -------
     matplotlib Axes
     """
-    if kind not in ("scatter", "trajectory"):
-        raise ValueError(ERR_PLOT_KIND.format(choices="scatter, trajectory", got=kind))
     performance = [c for c in table.columns if c not in TABLE_COLUMNS]
+    if kind is None:
+        kind = "scatter" if performance else "bars"
+    if kind not in KINDS:
+        raise ValueError(ERR_PLOT_KIND.format(choices=", ".join(KINDS), got=kind))
     if x is not None and x not in performance:
         raise ValueError(ERR_X.format(known=performance, got=x))
     chosen = _chosen(table, metrics)
@@ -94,8 +136,19 @@ def plot_model_comparison(
         if not performance:
             raise ValueError(ERR_NO_PERFORMANCE)
         x = x or performance[0]
+    if kind == "trajectory":
+        _ordered(table, x, performance)
     ax = new_axes(ax, figsize=(6.4, 4.2))
     names = dict(zip(models, plot_texts(models, 20), strict=True))
+    if kind == "bars":
+        _bars(table[table["metric"].isin(chosen)], chosen, models, ax)
+        ax.set_xticks(np.arange(len(models)))
+        ax.set_xticklabels(list(names.values()), rotation=45 if len(models) > 6 else 0, fontsize=8)
+        ax.set_title("Bias amplification per model", fontsize=10)
+        ax.axhline(0.0, color="black", linewidth=0.8)
+        ax.set_ylabel("amplification (whiskers: intervals)")
+        ax.legend(fontsize=7)
+        return ax
     points: list[tuple[float, float, str, Any]] = []  # scatter: (x, value, model, colour)
     for metric, label in zip(chosen, plot_texts(chosen, 30), strict=True):
         part = table[table["metric"] == metric]
@@ -112,10 +165,7 @@ def plot_model_comparison(
                 for px, py, m in zip(pos, value, part["model"], strict=True)
             ]
         else:
-            if x is None:
-                pos = np.array([models.index(m) for m in part["model"]], dtype=float)
-            else:
-                pos = part[x].to_numpy(dtype=float)
+            pos = pd.to_numeric(part[x]).to_numpy(dtype=float)
             order = np.argsort(pos, kind="stable")
             line = ax.plot(pos[order], value[order], marker="o", markersize=4, label=label)[0]
             low = part["ci_low"].to_numpy(dtype=float)[order]
@@ -136,10 +186,6 @@ def plot_model_comparison(
     if kind == "scatter":
         ax.set_xlabel(plot_text(x, 40))
         ax.set_title("Bias amplification against performance", fontsize=10)
-    elif x is None:
-        ax.set_xticks(np.arange(len(models)))
-        ax.set_xticklabels(list(names.values()), rotation=45 if len(models) > 6 else 0, fontsize=8)
-        ax.set_title("Bias amplification per model", fontsize=10)
     else:
         ax.set_xlabel(plot_text(x, 40))
         ax.set_title(plot_text(f"Bias amplification over {x}", 60), fontsize=10)

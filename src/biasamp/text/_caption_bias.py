@@ -52,7 +52,8 @@ __all__ = ["CaptionBiasResult", "caption_bias_amplification", "caption_bias_tabl
 #: every spelling the registry accepts names them too (``"T->A"``, ``"A->T"``, ``"MALS"``).
 METRICS = ("directional-t2a", "directional-a2t", "mals")
 #: Predictability metrics that also read human captions (``captions_human``); not in the default.
-TEXT_METRICS = ("dbac-a2t", "dbac-t2a")
+#: The metrics that compare the model's captions with human captions of the same images.
+TEXT_METRICS = ("dbac-a2t", "dbac-t2a", "lic")
 ALL_METRICS = METRICS + TEXT_METRICS
 EXCLUDE_CHOICES = ("group-side", "all")
 
@@ -273,6 +274,7 @@ def caption_bias_amplification(
     random_state: Any = None,
     captions_human: Any = None,
     dbac_params: Mapping[str, Any] | None = None,
+    lic_params: Mapping[str, Any] | None = None,
 ) -> CaptionBiasResult:
     """Bias amplification of a captioning model, measured on its captions.
 
@@ -296,8 +298,8 @@ def caption_bias_amplification(
     groups_train, tasks_train : optional
         The training split's labels (signs of BiasAmp->, training bias of
         MALS); default: ``groups`` and ``tasks`` of every row.
-    metrics : str or sequence of {"directional-t2a", "directional-a2t", "mals", "dbac-a2t", "dbac-t2a"}
-        Default the three co-occurrence metrics; the DBAC ones need ``captions_human``.
+    metrics : str or sequence of {"directional-t2a", "directional-a2t", "mals", "dbac-a2t", "dbac-t2a", "lic"}
+        Default the three co-occurrence metrics; DBAC and LIC need ``captions_human``.
         The canonical names; every spelling :mod:`biasamp.registry` accepts works
         too (``"T->A"``, ``"A->T"``, ``"MALS"``, ``"BiasAmp T->A"``, ``"DBAC T->A"``).
     group_words, task_words : optional
@@ -315,11 +317,15 @@ def caption_bias_amplification(
     random_state : None, int or numpy Generator
         Seed of the bootstrap (and of DBAC's splits and attackers).
     captions_human : sequence of str or of lists of str, shape (n,), optional
-        Human captions of the same images, for the DBAC metrics.
+        Human captions of the same images, for the DBAC metrics and LIC.
     dbac_params : dict, optional
         Further keyword arguments of :func:`biasamp.dbac` (``n_iter``,
         ``attacker``, ``test_size``, ``align``, ``mask_words``); its
         ``task_words`` are this function's.
+    lic_params : dict, optional
+        Further keyword arguments of :func:`biasamp.lic` (``n_iter``, ``attacker``,
+        ``test_size``, ``balance``, ``normalized``, ``mask_words``); its
+        ``random_state`` is this function's.
 
     Returns
     -------
@@ -380,7 +386,7 @@ def caption_bias_amplification(
     names = {"group_names": known_groups, "task_names": list(truth_tasks.columns)}
     results: dict[str, Any] = {}
     dbac_results: dict[str, Any] = {}
-    if text_metrics:
+    if any(m.startswith("dbac-") for m in text_metrics):
         from biasamp.text._dbac import dbac_both
 
         dbac_results = dbac_both(
@@ -388,6 +394,14 @@ def caption_bias_amplification(
             task_words=task_words, random_state=random_state, **dict(dbac_params or {}),
         )  # fmt: skip
     for metric in chosen:
+        if metric == "lic":
+            from biasamp.text._lic import lic
+
+            results[metric] = lic(
+                captions_human=captions_human, captions_model=captions, groups=truth_groups,
+                random_state=random_state, **dict(lic_params or {}),
+            )  # fmt: skip
+            continue
         if metric in TEXT_METRICS:
             results[metric] = dbac_results[metric]
             continue
