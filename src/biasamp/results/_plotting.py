@@ -251,9 +251,6 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
         if "fragile" in top.columns
         else np.zeros(len(top), dtype=bool)
     )
-    labels = [
-        f"{label} (fragile)" if flag else label for label, flag in zip(labels, fragile, strict=True)
-    ]
     y = np.arange(len(top))[::-1]
     signs = top["contribution"].to_numpy(dtype=float) if "contribution" in top else values
     bars = ax.barh(y, values, color=contribution_colors(signs), alpha=0.8)
