@@ -108,6 +108,18 @@ def test_bad_input_is_refused_with_the_row():
         calibration_error([0], [0.2], norm="l2")
 
 
+def test_mixed_or_text_truth_is_refused_naming_y_true():
+    # 1 with '1' and True with 1 are two label types (the labels reader's rule), text
+    # labels are not 0/1; each is a ValueError naming y_true and the row
+    for truth, text in (
+        ([0, "1", 1, 0], "y_true: mixes label types (number and str), the first str at row 1"),
+        ([True, 1, 0, 1], "y_true: mixes label types (bool and number), the first number at row 1"),
+        (["no", "yes", "no", "yes"], ERR_BINARY.format(row=0, got="no")),
+    ):
+        with pytest.raises(ValueError, match="^" + re.escape(text)):
+            calibration_error(truth, [0.2, 0.7, 0.4, 0.9])
+
+
 def test_missing_values_are_refused_naming_the_argument_and_row():
     missing = ERR_MISSING_LABEL.format(arg="y_true", count=1, row=1)
     with pytest.raises(ValueError, match=re.escape(missing)):

@@ -20,6 +20,13 @@ from biasamp.generated._output_amplification import (
     REASON_NO_OUTPUTS,
     REASON_TIE,
 )
+from biasamp.inputs._readers import (
+    ERR_TABLE_EMPTY,
+    ERR_TABLE_MISSING,
+    ERR_TABLE_NUMERIC,
+    ERR_TABLE_TYPE,
+    ERR_TABLE_VALUE,
+)
 
 REFERENCE = pd.DataFrame(
     {"man": [75, 40, 50], "woman": [25, 60, 50]}, index=["engineer", "nurse", "teacher"]
@@ -244,19 +251,19 @@ def test_bad_labels_are_refused_naming_the_argument(kwargs, error, message):
     ("reference", "error", "message"),
     [
         (pd.DataFrame({"x": [3, np.nan], "y": [1, 3]}, index=["a", "b"]), ValueError,
-         "reference: row 'b', column 'x' is missing"),
+         ERR_TABLE_MISSING.format(arg="reference", row="b", column="x")),
         (pd.DataFrame({"x": [3, -1], "y": [1, 3]}, index=["a", "b"]), ValueError,
-         "reference: row 'b', column 'x' is -1.0"),
+         ERR_TABLE_VALUE.format(arg="reference", row="b", column="x", value=-1.0)),
         (pd.DataFrame({"x": ["3", "1"], "y": [1, 3]}, index=["a", "b"]), TypeError,
-         "reference: column 'x' holds "),
+         ERR_TABLE_NUMERIC.format(arg="reference", column="x", dtype="X").split("X")[0]),
         (pd.DataFrame([[3, 1], [1, 3]], index=["a", "b"], columns=[1, "1"]), ValueError,
          "reference columns: the keys 1 (int) and '1' (str)"),
-        ([[3, 1], [1, 3]], TypeError, "reference: expected a pandas DataFrame"),
-        (pd.DataFrame(), ValueError, "reference: the table is empty"),
+        ([[3, 1], [1, 3]], TypeError, ERR_TABLE_TYPE.format(arg="reference", got="list")),
+        (pd.DataFrame(), ValueError, ERR_TABLE_EMPTY.format(arg="reference", rows=0, columns=0)),
     ],
 )  # fmt: skip
 def test_bad_reference_tables_are_refused(reference, error, message):
-    with pytest.raises(error, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(error, match="^" + re.escape(message)):
         biasamp.output_amplification(concepts=["a"], groups=["x"], reference=reference)
 
 

@@ -14,6 +14,7 @@ from biasamp.generated._shares import (
     ERR_CONFUSION_ZERO,
     ERR_SHARES_ZERO,
 )
+from biasamp.inputs._readers import ERR_TABLE_VALUE
 
 
 @settings(max_examples=60, deadline=None)
@@ -90,9 +91,17 @@ def test_out_of_range_solutions_are_clipped_and_renormalised():
         ([0.5, 0.5], [[0.5, 0.5], [0.5, 0.5]], ERR_CONFUSION_SINGULAR.split("{")[0]),
         ([0.5, 0.5], [[0, 0], [1, 3]], ERR_CONFUSION_ZERO.split("{")[0]),
         ([0, 0], [[9, 1], [1, 9]], ERR_SHARES_ZERO.split("{")[0]),
-        ([0.5, -0.1], [[9, 1], [1, 9]], "shares: row 0 holds -0.1"),
+        (
+            [0.5, -0.1],
+            [[9, 1], [1, 9]],
+            ERR_TABLE_VALUE.format(arg="shares", row=0, column=1, value=-0.1),
+        ),
         ([0.5, 0.5], [[9, 1, 0], [1, 9, 0], [0, 0, 1]], "confusion: expected a K x K table"),
-        ([0.5, 0.5], [[9, -1], [1, 9]], "confusion: row 0 holds -1"),
+        (
+            [0.5, 0.5],
+            [[9, -1], [1, 9]],
+            ERR_TABLE_VALUE.format(arg="confusion", row=0, column=1, value=-1.0),
+        ),
     ],
 )
 def test_bad_inputs_are_refused_naming_the_argument(shares, confusion, message):
@@ -104,5 +113,7 @@ def test_group_names_must_match():
     confusion = pd.DataFrame([[8, 2], [1, 9]], index=["w", "m"], columns=["w", "x"])
     with pytest.raises(ValueError, match="confusion: its columns"):
         biasamp.corrected_shares(pd.Series({"m": 0.5, "w": 0.5}), confusion)
-    with pytest.raises(TypeError, match="shares: expected numbers"):
+    with pytest.raises(TypeError, match="^shares: column 0 holds "):
         biasamp.corrected_shares(["a", "b"], [[9, 1], [1, 9]])
+    with pytest.raises(ValueError, match="^shares: row 0, column 'w' is missing"):
+        biasamp.corrected_shares(pd.Series({"m": 0.5, "w": None}), [[9, 1], [1, 9]])

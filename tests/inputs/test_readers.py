@@ -364,3 +364,111 @@ def test_labels_read_from_any_container_are_their_sorted_names_and_codes(values,
         read = read_labels(given_values, arg="groups")
     assert read.names == tuple(sorted(set(values)))
     assert [read.names[c] for c in read.codes] == values
+
+
+# ------------------------------------------------------------------ count tables
+TABLE = pd.DataFrame({"f": [150, 40, 7], "m": [50, 60, 93]}, index=["nurse", "judge", "pilot"])
+
+
+def _table_forms() -> dict[str, object]:
+    frame = TABLE.rename_axis("concept").reset_index()
+    return {
+        "pandas": TABLE,
+        "mapping": {c: row.to_dict() for c, row in TABLE.iterrows()},
+        "polars": pl.from_pandas(frame),
+        "pyarrow": pa.Table.from_pandas(frame, preserve_index=False),
+        "pyarrow_index": pa.Table.from_pandas(TABLE),
+    }
+
+
+@pytest.mark.parametrize("form", list(_table_forms()))
+def test_count_tables_from_every_container_are_the_pandas_one(form):
+    from biasamp.inputs._readers import read_count_table
+
+    read = read_count_table(_table_forms()[form], arg="reference")
+    assert read.row_keys == ("nurse", "judge", "pilot") and read.column_keys == ("f", "m")
+    np.testing.assert_array_equal(read.values, TABLE.to_numpy(dtype=float))
+    assert read.labelled and read.is_counts
+
+
+def _missing(value: object) -> str:
+    from biasamp.inputs._readers import ERR_TABLE_MISSING, ERR_TABLE_VALUE
+
+    if value is None:
+        return ERR_TABLE_MISSING.format(arg="outputs", row="judge", column="f")
+    return ERR_TABLE_VALUE.format(arg="outputs", row="judge", column="f", value=value)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda t: t.astype(float).mask(t == 40), _missing(None)),
+        (lambda t: t.astype("Int64").mask(t == 40), _missing(None)),
+        (lambda t: t.astype(object).mask(t == 40, pd.NaT), _missing(None)),
+        (lambda t: {c: {**r.to_dict(), "f": None if c == "judge" else r["f"]}
+                    for c, r in t.iterrows()}, _missing(None)),
+        (lambda t: pl.from_pandas(t.astype(float).mask(t == 40).rename_axis("c").reset_index()),
+         _missing(None)),
+        (lambda t: pa.Table.from_pandas(t.astype(float).mask(t == 40)), _missing(None)),
+        (lambda t: t.mask(t == 40, -2), _missing(-2.0)),
+        (lambda t: t.astype(float).mask(t == 40, np.inf), _missing(np.inf)),
+    ],
+)  # fmt: skip
+def test_a_bad_cell_is_refused_naming_the_argument_concept_and_group(make, message):
+    from biasamp.inputs._readers import read_count_table
+
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        read_count_table(make(TABLE), arg="outputs")
+
+
+def test_count_table_names_types_and_shapes():
+    from biasamp.inputs._readers import (
+        ERR_TABLE_EMPTY,
+        ERR_TABLE_NDIM,
+        ERR_TABLE_NUMERIC,
+        ERR_TABLE_TYPE,
+        read_count_table,
+    )
+
+    with pytest.raises(
+        ValueError, match=re.escape(ERR_KEY_TWICE.format(arg="t index", key="nurse"))
+    ):
+        read_count_table(TABLE.set_axis(["nurse", "judge", "nurse"]), arg="t")
+    with pytest.raises(ValueError, match=r"^t columns: the keys 1 \(int\) and '1' \(str\)"):
+        read_count_table(TABLE.set_axis([1, "1"], axis=1), arg="t")
+    with pytest.raises(ValueError, match=r"^t index: the keys 2 \(int\) and '2' \(str\)"):
+        read_count_table({2: {"f": 1}, "2": {"f": 3}}, arg="t")
+    text_dtype = str(TABLE.astype({"m": str})["m"].dtype)  # object, or str on pandas 3
+    with pytest.raises(
+        TypeError, match=re.escape(ERR_TABLE_NUMERIC.format(arg="t", column="m", dtype=text_dtype))
+    ):
+        read_count_table(TABLE.astype({"m": str}), arg="t")
+    with pytest.raises(TypeError, match="^t: column 'f' holds bool"):
+        read_count_table(TABLE > 50, arg="t")
+    for bad in ([[1, 2], [3, 4]], "counts.csv", {"nurse": 3}):
+        with pytest.raises(TypeError, match="^t: expected a pandas DataFrame"):
+            read_count_table(bad, arg="t")
+    for empty, shape in ((TABLE.iloc[:0], (0, 2)), ({}, (0, 0)), (TABLE.iloc[:, :0], (3, 0))):
+        with pytest.raises(ValueError, match=re.escape(ERR_TABLE_EMPTY.format(
+                arg="t", rows=shape[0], columns=shape[1]))):  # fmt: skip
+            read_count_table(empty, arg="t")
+    # a bare array only where the caller reads it in a known order (a confusion table)
+    read = read_count_table([[9, 1], [2, 8]], arg="confusion", arrays=True)
+    assert not read.labelled and read.values.tolist() == [[9, 1], [2, 8]]
+    with pytest.raises(ValueError, match=re.escape(ERR_TABLE_NDIM.format(arg="c", shape=(2,)))):
+        read_count_table([9, 1], arg="c", arrays=True)
+    with pytest.raises(ValueError, match="^c: row 1, column 0 is missing"):
+        read_count_table([[9, 1], [None, 8]], arg="c", arrays=True)
+    assert ERR_TABLE_TYPE.format(arg="t", got="list").startswith("t: expected")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.permutations(range(3)), st.booleans())
+def test_count_table_rows_and_columns_in_any_order_read_the_same_cells(order, flip):
+    from biasamp.inputs._readers import read_count_table
+
+    moved = TABLE.iloc[list(order), ::-1] if flip else TABLE.iloc[list(order)]
+    read = read_count_table(moved, arg="t")
+    for i, concept in enumerate(read.row_keys):
+        for j, group in enumerate(read.column_keys):
+            assert read.values[i, j] == TABLE.loc[concept, group]

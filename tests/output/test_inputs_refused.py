@@ -197,3 +197,15 @@ def test_a_comparison_refuses_the_files_it_read(tmp_path):
     assert table.input_files == (("results['run']", str(saved)),)
     _refused(table.save, saved, _message(saved, "path", "results['run']", saved), saved)
     assert biasamp.load_result(table.save(tmp_path / "table.json")).equals(table)
+
+
+def test_library_writers_refuse_an_unwritable_path_as_a_value_error(tmp_path):
+    # the command line's OutputError reaches library callers as a ValueError naming the argument
+    from biasamp.output._targets import OutputError, WrittenOutputError
+    from biasamp.report import write_report
+
+    for path in ("", str(tmp_path)):  # empty, a directory
+        with pytest.raises(ValueError, match=r"^path: |directory") as info:
+            write_report(path, None)
+        assert isinstance(info.value, WrittenOutputError)
+        assert isinstance(info.value, OutputError)

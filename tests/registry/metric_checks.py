@@ -6,11 +6,20 @@ alone this module builds a valid call, then
 
 * the hostile catalogue, per declared argument (:data:`HOSTILE`, each class by kind)
   and per knob (:data:`KNOB_VALUES`): each must raise a ``ValueError`` or ``TypeError``
-  that names the argument (and, for a missing value, its row), within
-  :data:`TIME_LIMIT` seconds;
+  that names the argument (and, for a missing value, its row; in a concept x group
+  table, its concept and group), within :data:`TIME_LIMIT` seconds;
 * the invariances that apply (:data:`INVARIANCES`): row order, every container equal
   to numpy, chunked tables merged in any order equal to one table, sparse equal to
-  dense.
+  dense; for concept x group tables, the order of their concept rows and of their
+  group columns, and polars, pyarrow and mapping tables equal to the pandas one.
+
+A ``count_table`` argument is a concept x group table (:func:`valid_table` builds
+one, seeded, whose concepts are those of the card's ``concepts`` labels and whose
+groups those of its ``groups``), except ``counts_*`` arguments, the count-table form
+of a metric's rows (a :class:`biasamp.CountTable`), which the chunk-merge checks
+cover. A table argument with a row form (``reference`` and ``reference_concepts`` /
+``reference_groups``) is checked in each form: the valid call gives one or the other
+(:func:`valid_call`, ``form``).
 
 Checks a card lists in ``xfail_checks`` are expected to fail, with its reason. A
 metric is covered the moment its card is registered: nothing here names a metric,
@@ -52,9 +61,24 @@ QUICK_KNOBS = {"n_iter": 2, "k": 3}
 #: Keywords of the valid call, when the function takes them (quiet and quick).
 QUIET = {"min_group_size": None, "progress": False}
 
+#: Concepts of the valid labels and tables (a ``concepts`` argument draws from the first 4).
+CONCEPTS = ("nurse", "pilot", "chef", "judge", "baker", "clerk")
+#: Table arguments whose rows are groups, not concepts (a confusion table: true x assigned).
+GROUP_ROWS = ("attribute_confusion", "confusion")
+#: A plain argument a function may need beside its declared inputs, from the groups.
+GROUP_ARGUMENT = "group"
+
 #: The kinds whose rows line up with the other arguments' rows (``scores`` line up by
 #: their columns: rows x items, and a ``labels`` argument beside scores labels the items).
 ROW_AXIS = {"scores": 1}
+
+
+#: Valid values of arguments whose kind alone does not say their form (a binary truth
+#: of 0/1 and the positive class's probability, ``calibration_error``'s), by argument.
+VALID_BY_ARGUMENT: dict[str, Callable[[int, np.random.Generator], Any]] = {
+    "y_true": lambda n, rng: rng.permutation(np.arange(n) % 2),
+    "y_prob": lambda n, rng: rng.random(n),
+}
 
 
 # ------------------------------------------------------------------ valid inputs
@@ -65,6 +89,10 @@ def _rng() -> np.random.Generator:
 def valid_value(kind: str, arg: str, *, n: int = N, seed: int = 0) -> Any:
     """A valid numpy value of ``kind`` with ``n`` rows (deterministic)."""
     rng = np.random.default_rng(seed)
+    if arg in VALID_BY_ARGUMENT:
+        return VALID_BY_ARGUMENT[arg](n, rng)
+    if kind == "labels" and "concept" in arg:
+        return rng.permutation(np.array([CONCEPTS[i % 4] for i in range(n)], dtype=object))
     if kind == "labels":
         values = np.array(["m", "w"] * (n // 2) + ["m"] * (n % 2), dtype=object)
         return rng.permutation(values)
@@ -95,15 +123,70 @@ def function_of(card: MetricCard) -> Callable[..., Any]:
     return getattr(biasamp, card.function)
 
 
-def valid_call(card: MetricCard) -> dict[str, Any]:
-    """The keywords of a valid call: every declared argument (count tables aside), the
-    direction, quick knob values and the quiet keywords the function takes."""
+def is_table(card: MetricCard, arg: str) -> bool:
+    """Whether ``arg`` is a concept x group table (not a ``counts_*`` CountTable)."""
+    return card.inputs.get(arg) == "count_table" and not arg.startswith("counts_")
+
+
+def row_form(card: MetricCard, table: str) -> tuple[str, ...]:
+    """The labels arguments that give table ``table`` as rows (``reference_concepts``)."""
+    return tuple(
+        arg for arg, kind in card.inputs.items() if kind == "labels" and arg.startswith(f"{table}_")
+    )
+
+
+def forms(card: MetricCard) -> tuple[str, ...]:
+    """The forms of a valid call: ``"table"``, and ``"rows"`` when a table has a row form."""
+    has_rows = any(row_form(card, arg) for arg in card.inputs if is_table(card, arg))
+    return ("table", "rows") if has_rows else ("table",)
+
+
+def form_of(card: MetricCard, arg: str) -> str:
+    """The form of the valid call that holds ``arg``."""
+    tables = [t for t in card.inputs if is_table(card, t)]
+    return "rows" if any(arg in row_form(card, t) for t in tables) else "table"
+
+
+def _names(values: Any) -> list[Any]:
+    return sorted(set(np.asarray(values).tolist()))
+
+
+def valid_table(card: MetricCard, arg: str, kwargs: dict[str, Any], *, seed: int) -> pd.DataFrame:
+    """A valid concept x group table (seeded): concepts (rows) those of the call's
+    ``concepts`` labels (else :data:`CONCEPTS`), groups (columns) those of its ``groups``
+    (else ``m``, ``w``); each concept has one strict majority group and at least 200
+    counts. A confusion table (:data:`GROUP_ROWS`) is groups x groups, its diagonal
+    largest."""
+    rng = np.random.default_rng(1000 + seed)
+    groups = _names(kwargs["groups"]) if "groups" in kwargs else ["m", "w"]
+    if arg in GROUP_ROWS:
+        k = len(groups)
+        values = rng.integers(0, 15, (k, k)) + np.diag(rng.integers(60, 100, k))
+        return pd.DataFrame(values, index=groups, columns=groups)
+    concepts = _names(kwargs["concepts"]) if "concepts" in kwargs else list(CONCEPTS)
+    values = 2 * rng.integers(50, 300, (len(concepts), len(groups)))
+    values[:, 0] += 1  # odd beside even: no two groups tie
+    return pd.DataFrame(values, index=concepts, columns=groups)
+
+
+def valid_call(card: MetricCard, *, form: str = "table") -> dict[str, Any]:
+    """The keywords of a valid call: every declared argument (``counts_*`` tables aside;
+    a table with a row form as a table or as rows, by ``form``), the direction, quick
+    knob values and the quiet keywords the function takes."""
     parameters = signature_of(card).parameters
+    tables = [arg for arg in card.inputs if is_table(card, arg)]
+    as_rows = {a for t in tables for a in row_form(card, t)}
     kwargs: dict[str, Any] = {}
     for seed, (arg, kind) in enumerate(card.inputs.items()):
-        if kind in ("count_table", "row_offsets"):
+        if kind in ("count_table", "row_offsets") or (arg in as_rows and form != "rows"):
             continue
         kwargs[arg] = valid_value(kind, arg, seed=seed)
+    for seed, arg in enumerate(tables):
+        if form == "rows" and row_form(card, arg):
+            continue
+        kwargs[arg] = valid_table(card, arg, kwargs, seed=seed)
+    if tables and GROUP_ARGUMENT in parameters and GROUP_ARGUMENT not in card.inputs:
+        kwargs[GROUP_ARGUMENT] = "m"
     if card.direction is not None:
         kwargs["direction"] = card.direction
     for knob in card.knobs:
@@ -124,7 +207,8 @@ def call(card: MetricCard, kwargs: dict[str, Any]) -> Any:
 
 
 def value_of(result: Any) -> float:
-    return float(result.value)
+    """A result's ``value`` (or the number a function returns)."""
+    return float(getattr(result, "value", result))
 
 
 # ------------------------------------------------------------------ hostile values
@@ -280,49 +364,143 @@ def _duplicate_columns(value: Any, kind: str) -> Any:
     return pd.DataFrame(base, columns=names)
 
 
+# ------------------------------------------------------------------ hostile tables
+def bad_cell(table: pd.DataFrame) -> tuple[int, int]:
+    """The (row, column) position a table's bad value is put in."""
+    return min(BAD_ROW, table.shape[0] - 1), 1
+
+
+def _table_with(missing: Any, dtype: str | None = None) -> Callable[[pd.DataFrame], Any]:
+    def make(table: pd.DataFrame) -> Any:
+        out = table.astype(dtype or object)
+        out.iloc[bad_cell(table)] = missing
+        return out
+
+    return make
+
+
+def _table_none_mapping(table: pd.DataFrame) -> Any:
+    mapping = {c: row.to_dict() for c, row in table.iterrows()}
+    i, j = bad_cell(table)
+    mapping[table.index[i]][table.columns[j]] = None
+    return mapping
+
+
+def _table_frame(table: pd.DataFrame, library: str) -> Any:
+    """The table as a polars or pyarrow frame, its concepts in a first column."""
+    data = {"concept": [str(c) for c in table.index]}
+    data.update({str(c): table[c].tolist() for c in table.columns})
+    return pl.DataFrame(data) if library == "polars" else pa.table(data)
+
+
+def _table_null(library: str) -> Callable[[pd.DataFrame], Any]:
+    def make(table: pd.DataFrame) -> Any:
+        data = {str(c): table[c].tolist() for c in table.columns}
+        i, j = bad_cell(table)
+        data[str(table.columns[j])][i] = None
+        data = {"concept": [str(c) for c in table.index], **data}
+        return pl.DataFrame(data) if library == "polars" else pa.table(data)
+
+    return make
+
+
+def _table_keys_alike(first: Any, second: Any) -> Callable[[pd.DataFrame], Any]:
+    def make(table: pd.DataFrame) -> Any:
+        return table.set_axis([first, second, *table.columns[2:]], axis=1)
+
+    return make
+
+
+def _table_duplicate_columns(table: pd.DataFrame) -> Any:
+    return table.set_axis([table.columns[0], *table.columns[:-1]], axis=1)
+
+
+def _table_duplicate_rows(table: pd.DataFrame) -> Any:
+    return table.set_axis([table.index[-1], *table.index[1:]], axis=0)
+
+
+def _table_set(value: Any) -> Callable[[pd.DataFrame], Any]:
+    def make(table: pd.DataFrame) -> Any:
+        out = table.astype(np.float64) if isinstance(value, float) else table.astype(object)
+        out.iloc[bad_cell(table)] = value
+        return out
+
+    return make
+
+
+def _table_text_column(table: pd.DataFrame) -> Any:
+    out = table.copy()
+    column = out.columns[1]
+    out[column] = out[column].astype(str)
+    return out
+
+
 @dataclass(frozen=True)
 class Hostile:
-    """One class of the hostile catalogue: the kinds it applies to and how to make it."""
+    """One class of the hostile catalogue: the kinds it applies to and how to make it
+    (``table``: how to make it from a valid concept x group table, when it applies to
+    tables)."""
 
     check: str
     kinds: tuple[str, ...]
     make: Callable[[Any, str], Any]
     names_row: bool = False
+    table: Callable[[pd.DataFrame], Any] | None = None
+
+
+def _rows_only(value: Any, kind: str) -> Any:  # pragma: no cover - a class of tables only
+    return None
 
 
 _ROWS = ("labels", "label_matrix", "scores", "posteriors", "captions", "weights")
 
 #: The hostile catalogue, every class of bad input by kind (one check name each).
 HOSTILE: tuple[Hostile, ...] = (
-    Hostile("missing_none_list", _ROWS, _none_list, names_row=True),
-    Hostile("missing_nan_numpy", _ROWS, _nan_numpy, names_row=True),
+    Hostile("missing_none_list", _ROWS, _none_list, names_row=True, table=_table_none_mapping),
+    Hostile(
+        "missing_nan_numpy", _ROWS, _nan_numpy, names_row=True, table=_table_with(np.nan, "float64")
+    ),
     Hostile(
         "missing_pd_na",
         ("labels", "label_matrix", "scores", "captions", "weights"),
         _pandas_na,
         names_row=True,
+        table=_table_with(pd.NA, "Int64"),
     ),
-    Hostile("missing_nat", _ROWS, _nat, names_row=True),
+    Hostile("missing_nat", _ROWS, _nat, names_row=True, table=_table_with(pd.NaT)),
     Hostile(
         "missing_polars_null",
         ("labels", "label_matrix", "scores", "captions", "weights"),
         _polars_null,
         names_row=True,
+        table=_table_null("polars"),
     ),
     Hostile(
         "missing_pyarrow_null",
         ("labels", "label_matrix", "scores", "captions", "weights"),
         _pyarrow_null,
         names_row=True,
+        table=_table_null("pyarrow"),
     ),
-    Hostile("mixed_int_str", ("labels", "label_matrix"), _mixed(1, "1")),
+    Hostile(
+        "mixed_int_str", ("labels", "label_matrix"), _mixed(1, "1"), table=_table_keys_alike(1, "1")
+    ),
     Hostile("mixed_bool_int", ("labels", "label_matrix"), _mixed(True, 1)),
-    Hostile("duplicate_columns", ("label_matrix", "scores"), _duplicate_columns),
-    Hostile("empty", _ROWS, _empty),
+    Hostile(
+        "duplicate_columns",
+        ("label_matrix", "scores"),
+        _duplicate_columns,
+        table=_table_duplicate_columns,
+    ),
+    Hostile("duplicate_rows", (), _rows_only, table=_table_duplicate_rows),
+    Hostile("empty", _ROWS, _empty, table=lambda table: table.iloc[:0]),
+    Hostile("wrong_type", (), _rows_only, table=lambda table: "counts.csv"),
     Hostile("wrong_length", _ROWS, _short),
     Hostile("wrong_ndim", _ROWS, _extra_axis),
-    Hostile("inf_in_scores", ("scores", "posteriors", "weights"), _inf),
+    Hostile("inf_in_scores", ("scores", "posteriors", "weights"), _inf, table=_table_set(np.inf)),
     Hostile("negative_weights", ("weights",), _negative),
+    Hostile("negative_count", (), _rows_only, names_row=True, table=_table_set(-1.0)),
+    Hostile("non_numeric_count", (), _rows_only, table=_table_text_column),
 )
 
 #: The names argument that goes with a labels argument (``groups_pred`` -> ``group_names``).
@@ -370,9 +548,16 @@ KNOB_VALUES: dict[str, dict[str, Any]] = {
 
 
 # ------------------------------------------------------------------ the checks
-def _refused(card: MetricCard, kwargs: dict[str, Any], names: tuple[str, ...], row: bool) -> None:
+def _refused(
+    card: MetricCard,
+    kwargs: dict[str, Any],
+    names: tuple[str, ...],
+    row: bool,
+    cell: tuple[str, ...] = (),
+) -> None:
     """Assert that the call raises a ValueError or TypeError naming one of ``names`` (and
-    the bad row when ``row``), within the time limit."""
+    the bad row when ``row``; every name of ``cell``, a table's concept and group, when
+    given), within the time limit."""
     start = time.perf_counter()
     try:
         call(card, kwargs)
@@ -383,9 +568,14 @@ def _refused(card: MetricCard, kwargs: dict[str, Any], names: tuple[str, ...], r
         assert any(re.search(rf"\b{re.escape(n)}\b", message) for n in names), (
             f"{card.name}: the error does not name {' or '.join(names)}: {message}"
         )
-        if row:
+        if row and not cell:
             assert re.search(rf"\b{BAD_ROW}\b", message), (
                 f"{card.name}: the error does not name row {BAD_ROW}: {message}"
+            )
+        for name in cell:
+            assert re.search(rf"\b{re.escape(name)}\b", message), (
+                f"{card.name}: the error does not name the table's row or column {name!r}: "
+                f"{message}"
             )
         return
     except Exception as exc:  # noqa: BLE001 - any other exception is the failure reported
@@ -399,7 +589,16 @@ def _refused(card: MetricCard, kwargs: dict[str, Any], names: tuple[str, ...], r
 def check_hostile(card: MetricCard, check: str, arg: str) -> None:
     """Run one hostile class on one declared argument of ``card``."""
     kind = card.inputs[arg]
-    kwargs = valid_call(card)
+    kwargs = valid_call(card, form=form_of(card, arg))
+    if is_table(card, arg):
+        hostile = next(h for h in HOSTILE if h.check == check)
+        assert hostile.table is not None, f"{check} has no form for tables"
+        table = kwargs[arg]
+        i, j = bad_cell(table)
+        kwargs[arg] = hostile.table(table)
+        cell = (str(table.index[i]), str(table.columns[j])) if hostile.names_row else ()
+        _refused(card, kwargs, (arg,), row=hostile.names_row, cell=cell)
+        return
     if check == "duplicate_names":
         names = names_argument(card, arg)
         assert names is not None
@@ -432,9 +631,9 @@ def hostile_cases(card: MetricCard) -> Iterator[tuple[str, str]]:
     """The (check, argument or knob) pairs that apply to ``card``."""
     for arg, kind in card.inputs.items():
         for hostile in HOSTILE:
-            if kind not in hostile.kinds:
-                continue
-            yield hostile.check, arg
+            applies = hostile.table is not None if is_table(card, arg) else kind in hostile.kinds
+            if applies:
+                yield hostile.check, arg
         if kind == "labels" and names_argument(card, arg) is not None:
             yield "duplicate_names", arg
     for check, values in KNOB_VALUES.items():
@@ -457,20 +656,42 @@ def _same(a: float, b: float, what: str) -> None:
 
 
 def check_row_order(card: MetricCard) -> None:
-    """Permuting the rows (every row-aligned argument together) gives the same value."""
-    kwargs = valid_call(card)
-    expected = value_of(call(card, kwargs))
-    order = np.random.default_rng(1).permutation(N_QUERIES if _has_scores(card) else N)
-    moved = dict(kwargs)
-    for arg, kind in card.inputs.items():
-        if arg not in kwargs:
-            continue
-        if _has_scores(card):
-            if kind == "scores":  # the queries; the items (and their labels) stay
-                moved[arg] = np.asarray(kwargs[arg])[order]
-            continue
-        moved[arg] = _rows(kwargs[arg], kind, order)
-    _same(value_of(call(card, moved)), expected, f"{card.name} row order")
+    """Permuting the rows (every row-aligned argument together, and the concept rows of
+    every table) gives the same value, in every form of the call."""
+    for form in forms(card):
+        kwargs = valid_call(card, form=form)
+        expected = value_of(call(card, kwargs))
+        order = np.random.default_rng(1).permutation(N_QUERIES if _has_scores(card) else N)
+        moved = dict(kwargs)
+        for arg, kind in card.inputs.items():
+            if arg not in kwargs:
+                continue
+            if is_table(card, arg):
+                table = kwargs[arg]
+                moved[arg] = table.iloc[np.random.default_rng(2).permutation(table.shape[0])]
+                continue
+            if _has_scores(card):
+                if kind == "scores":  # the queries; the items (and their labels) stay
+                    moved[arg] = np.asarray(kwargs[arg])[order]
+                continue
+            moved[arg] = _rows(kwargs[arg], kind, order)
+        _same(value_of(call(card, moved)), expected, f"{card.name} row order ({form})")
+
+
+def check_column_order(card: MetricCard) -> None:
+    """Reversing the group columns of every table gives the same value."""
+    for form in forms(card):
+        kwargs = valid_call(card, form=form)
+        expected = value_of(call(card, kwargs))
+        moved = dict(kwargs)
+        for arg in card.inputs:
+            if arg in kwargs and is_table(card, arg):
+                moved[arg] = kwargs[arg].iloc[:, ::-1]
+        _same(value_of(call(card, moved)), expected, f"{card.name} column order ({form})")
+
+
+def _has_tables(card: MetricCard) -> bool:
+    return any(is_table(card, arg) for arg in card.inputs)
 
 
 def _has_scores(card: MetricCard) -> bool:
@@ -494,17 +715,33 @@ def _to_container(value: Any, kind: str, container: str) -> Any:
     return pa.table({c: base[:, j] for j, c in enumerate(columns)})
 
 
+def _table_to_container(table: pd.DataFrame, container: str) -> Any:
+    """A concept x group table as a pandas frame (as built), a polars or pyarrow table
+    (concepts in a first column), or a mapping ``{concept: {group: count}}`` (``list``)."""
+    if container == "pandas":
+        return table
+    if container == "list":
+        return {c: {g: int(v) for g, v in row.items()} for c, row in table.iterrows()}
+    return _table_frame(table, container)
+
+
 def check_container(card: MetricCard, container: str) -> None:
-    """Every declared argument in ``container`` gives the value of numpy."""
-    kwargs = valid_call(card)
-    expected = value_of(call(card, kwargs))
-    moved = dict(kwargs)
-    for arg, kind in card.inputs.items():
-        if arg in kwargs:
+    """Every declared argument in ``container`` gives the value of numpy (of pandas, for
+    a table; ``list`` is a mapping for a table), in every form of the call."""
+    for form in forms(card):
+        kwargs = valid_call(card, form=form)
+        expected = value_of(call(card, kwargs))
+        moved = dict(kwargs)
+        for arg, kind in card.inputs.items():
+            if arg not in kwargs:
+                continue
+            if is_table(card, arg):
+                moved[arg] = _table_to_container(kwargs[arg], container)
+                continue
             moved[arg] = _to_container(kwargs[arg], kind, container)
             if container == "pandas" and kind == "labels" and _has_scores(card):
                 moved[arg].index = [f"c{j}" for j in range(len(moved[arg]))]  # the items
-    _same(value_of(call(card, moved)), expected, f"{card.name} {container}")
+        _same(value_of(call(card, moved)), expected, f"{card.name} {container} ({form})")
 
 
 def check_sparse(card: MetricCard) -> None:
@@ -646,6 +883,7 @@ def check_overlapping_row_ranges(card: MetricCard) -> None:
 #: The invariances, by check name, and the cards they apply to.
 INVARIANCES: dict[str, tuple[Callable[[MetricCard], bool], Callable[[MetricCard], None]]] = {
     "row_order": (lambda card: True, check_row_order),
+    "column_order": (_has_tables, check_column_order),
     "container_pandas": (lambda card: True, lambda card: check_container(card, "pandas")),
     "container_polars": (lambda card: True, lambda card: check_container(card, "polars")),
     "container_pyarrow": (lambda card: True, lambda card: check_container(card, "pyarrow")),

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from biasamp.inputs._containers import to_native_numpy
-from biasamp.inputs._readers import check_knob, read_posteriors
+from biasamp.inputs._readers import check_knob, read_labels, read_posteriors
 
 __all__ = ["calibration_error"]
 
@@ -201,6 +201,8 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
         raise ValueError(ERR_SHAPES.format(t=truth.shape, p=np.shape(y_prob)))
     if len(truth) == 0:
         raise ValueError(ERR_EMPTY)
+    if truth.dtype == object and truth.ndim == 1:  # mixed types: 1 with '1', True with 1
+        read_labels(truth, arg="y_true")
     prob = read_posteriors(y_prob, arg="y_prob", ndim=(1, 2))
     # memory: edges for at most 4 x rows + 1024 bins (bin_of), whatever n_bins is
     n_bins = check_knob("n_bins", n_bins)
@@ -214,7 +216,7 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
         correct = (prob.argmax(axis=1) == truth).astype(np.float64)
         precision: Any = np.float32  # torchmetrics' multiclass casts confidences to float32
     elif prob.shape == truth.shape and prob.ndim in (1, 2):
-        values = truth.astype(np.float64) if truth.dtype != object else None
+        values = truth.astype(np.float64) if truth.dtype.kind in "biuf" else None
         if values is None or ((values != 0) & (values != 1)).any():
             wrong = (
                 np.ones(truth.shape, dtype=bool)
@@ -222,7 +224,7 @@ def calibration_error(y_true: Any, y_prob: Any, *, n_bins: int = 15, norm: str =
                 else (values != 0) & (values != 1)
             )
             row = _first_bad(wrong)
-            raise ValueError(ERR_BINARY.format(row=row, got=truth[row].tolist()))
+            raise ValueError(ERR_BINARY.format(row=row, got=np.asarray(truth[row]).tolist()))
         confidence = prob.ravel()
         correct = values.ravel()
         precision = torch_precision(y_prob)

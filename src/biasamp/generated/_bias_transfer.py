@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.generated._results import BiasTransferResult
-from biasamp.generated._tables import checked_count_table
-from biasamp.inputs._readers import check_knob
+from biasamp.inputs._readers import check_knob, read_count_table
 
 __all__ = ["bias_transfer"]
 
@@ -94,8 +93,8 @@ def bias_transfer(
     (1.7, 0.9994)
     """
     min_count = check_knob("min_count", min_count, low=0, integer=False)
-    ref = checked_count_table(reference, arg="reference")
-    out = checked_count_table(outputs, arg="outputs")
+    ref = read_count_table(reference, arg="reference")
+    out = read_count_table(outputs, arg="outputs")
     key = str(group)
     for arg, table in (("reference", ref), ("outputs", out)):
         if key not in table.column_keys:

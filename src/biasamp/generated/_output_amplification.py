@@ -27,12 +27,12 @@ from biasamp.generated._shares import confusion_rates, correct_batch
 from biasamp.generated._tables import (
     BLOCK_CELLS,
     boot_count,
-    checked_count_table,
     checked_labels,
     crosstab_codes,
 )
 from biasamp.inputs._keys import key_names
 from biasamp.inputs._label_matrix import check_same_length
+from biasamp.inputs._readers import read_count_table
 from biasamp.results._intervals import check_ci, interval_from_replicates
 
 __all__ = ["output_amplification"]
@@ -92,7 +92,7 @@ def _reference(
     if (reference is None) == (not rows_given):
         raise ValueError(ERR_REFERENCE_GIVEN)
     if not rows_given:
-        table = checked_count_table(reference, arg="reference")
+        table = read_count_table(reference, arg="reference")
         return table.values, table.rows, table.row_keys, table.columns, table.column_keys, False
     if reference_concepts is None or reference_groups is None:
         raise ValueError(ERR_REFERENCE_ROWS)

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._containers import to_native_numpy
-from biasamp.inputs._keys import key_names
+from biasamp.inputs._readers import read_count_table
 
 __all__ = [
     "ERR_CONFUSION_SHAPE",
@@ -36,15 +36,10 @@ __all__ = [
 ERR_SHARES_SHAPE = (
     "shares: expected K shares or counts (1-D) or concepts x K (2-D), got shape {shape}."
 )
-ERR_SHARES_VALUE = "shares: row {row} holds {value!r}; shares and counts must be finite and >= 0."
 ERR_SHARES_ZERO = "shares: row {row} sums to 0 (no output to correct)."
-ERR_SHARES_TYPE = "shares: expected numbers, got dtype {dtype}."
 ERR_CONFUSION_SHAPE = (
     "{arg}: expected a K x K table (rows: true group, columns: assigned group) with K = {k}, "
     "got shape {shape}."
-)
-ERR_CONFUSION_VALUE = (
-    "{arg}: row {row!r} holds {value!r}; a confusion table holds finite counts or rates >= 0."
 )
 ERR_CONFUSION_ZERO = "{arg}: the true group {row!r} has no validation rows (its row sums to 0)."
 ERR_CONFUSION_LABELS = (
@@ -54,18 +49,9 @@ ERR_CONFUSION_SINGULAR = (
     "{arg}: the classifier cannot tell the groups apart (the row-normalised confusion matrix "
     "is singular, condition number {cond:.3g}); no correction exists."
 )
-ERR_CONFUSION_TYPE = "{arg}: expected numbers, got dtype {dtype}."
 
 #: Largest condition number of a row-normalised confusion matrix that is solved.
 MAX_CONDITION = 1e10
-
-
-def _numbers(x: Any, *, arg: str, err_type: str) -> np.ndarray:
-    values = to_native_numpy(x, arg=arg).values
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
-        raise TypeError(err_type.format(arg=arg, dtype=arr.dtype))
-    return np.asarray(arr, dtype=np.float64)
 
 
 def confusion_rates(
@@ -74,30 +60,33 @@ def confusion_rates(
     """The row-normalised confusion matrix in the order of ``group_keys`` and the table as
     given (counts or rates), in the same order.
 
-    A DataFrame is aligned by its index (true groups) and columns (assigned groups),
-    compared as they print; any other K x K array is read in the groups' order.
+    The table is read by the boundary's ``count_table`` reader
+    (:func:`~biasamp.inputs._readers.read_count_table`: missing, negative, infinite and
+    non-numeric cells, repeated groups and groups that print alike are refused there).
+    A table that names its rows (a DataFrame, a mapping, a frame with a group column) is
+    aligned by its rows (true groups) and columns (assigned groups), compared as they
+    print; a bare K x K array is read in the groups' order.
     """
-    if isinstance(confusion, pd.DataFrame) and group_keys is not None:
-        rows = key_names(confusion.index, arg=f"{arg} index")
-        columns = key_names(confusion.columns, arg=f"{arg} columns")
-        for side, got in (("index", rows), ("columns", columns)):
+    table = read_count_table(confusion, arg=arg, arrays=True)
+    values = table.values
+    names: list[Any] = list(table.row_keys)
+    if table.labelled and group_keys is not None:
+        for side, got in (("index", table.row_keys), ("columns", table.column_keys)):
             if sorted(got) != sorted(group_keys):
                 raise ValueError(
-                    ERR_CONFUSION_LABELS.format(arg=arg, side=side, got=got, expected=group_keys)
+                    ERR_CONFUSION_LABELS.format(
+                        arg=arg, side=side, got=list(got), expected=group_keys
+                    )
                 )
-        confusion = confusion.set_axis(rows, axis=0).set_axis(columns, axis=1)
-        confusion = confusion.loc[group_keys, group_keys]
-    values = _numbers(confusion, arg=arg, err_type=ERR_CONFUSION_TYPE)
-    k = len(group_keys) if group_keys is not None else (values.shape[0] if values.ndim else 0)
-    if values.ndim != 2 or values.shape != (k, k) or k < 2:
+        row_of = {key: i for i, key in enumerate(table.row_keys)}
+        column_of = {key: j for j, key in enumerate(table.column_keys)}
+        values = values[np.ix_([row_of[g] for g in group_keys], [column_of[g] for g in group_keys])]
+        names = list(group_keys)
+    elif group_keys is not None:
+        names = list(group_keys)
+    k = len(group_keys) if group_keys is not None else values.shape[0]
+    if values.shape != (k, k) or k < 2:
         raise ValueError(ERR_CONFUSION_SHAPE.format(arg=arg, k=k, shape=values.shape))
-    names = group_keys if group_keys is not None else list(range(k))
-    bad = ~np.isfinite(values) | (values < 0)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(
-            ERR_CONFUSION_VALUE.format(arg=arg, row=names[i], value=float(values[i, j]))
-        )
     sums = values.sum(axis=1)
     if (sums <= 0).any():
         raise ValueError(ERR_CONFUSION_ZERO.format(arg=arg, row=names[int(np.argmin(sums))]))
@@ -176,39 +165,34 @@ def corrected_shares(shares: Any, confusion: Any) -> Any:
     >>> round((0.62 + 0.8 - 1) / (0.9 + 0.8 - 1), 4)      # CLEAM's closed form
     0.6
     """
-    labels: list[Any] | None = None
-    index: Any = None
+    one_d = False
     if isinstance(shares, pd.Series):
-        labels, kind = list(shares.index), "series"
+        kind, table_input = "series", shares.to_frame().T  # one row, a column per group
     elif isinstance(shares, pd.DataFrame):
-        labels, index, kind = list(shares.columns), shares.index, "frame"
+        kind, table_input = "frame", shares
     else:
         kind = "array"
-    observed = _numbers(shares, arg="shares", err_type=ERR_SHARES_TYPE)
-    if observed.ndim not in (1, 2) or observed.shape[-1] < 2 or observed.shape[0] == 0:
-        raise ValueError(ERR_SHARES_SHAPE.format(shape=observed.shape))
-    rows = np.atleast_2d(observed)
-    bad = ~np.isfinite(rows) | (rows < 0)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(ERR_SHARES_VALUE.format(row=int(i), value=float(rows[i, j])))
+        native = np.asarray(to_native_numpy(shares, arg="shares").values)
+        if native.ndim not in (1, 2):
+            raise ValueError(ERR_SHARES_SHAPE.format(shape=native.shape))
+        one_d = native.ndim == 1
+        table_input = native.reshape(1, -1) if one_d else native
+    table = read_count_table(table_input, arg="shares", arrays=True)
+    rows = table.values
+    if rows.shape[1] < 2:
+        raise ValueError(ERR_SHARES_SHAPE.format(shape=rows.shape))
     sums = rows.sum(axis=1)
     if (sums <= 0).any():
         raise ValueError(ERR_SHARES_ZERO.format(row=int(np.argmin(sums))))
-    keys = None
-    if labels is not None:
-        keys = key_names(labels, arg="shares groups")
-    if keys is not None and isinstance(confusion, pd.DataFrame):
-        rates, _ = confusion_rates(confusion, keys, arg="confusion")
-    else:
-        rates, _ = confusion_rates(confusion, None, arg="confusion")
-        if rates.shape[0] != rows.shape[1]:
-            raise ValueError(
-                ERR_CONFUSION_SHAPE.format(arg="confusion", k=rows.shape[1], shape=rates.shape)
-            )
+    keys = list(table.column_keys) if kind != "array" else None
+    rates, _ = confusion_rates(confusion, keys, arg="confusion")
+    if rates.shape[0] != rows.shape[1]:
+        raise ValueError(
+            ERR_CONFUSION_SHAPE.format(arg="confusion", k=rows.shape[1], shape=rates.shape)
+        )
     corrected = correct_batch(rows / sums[:, None], rates)
     if kind == "series":
         return pd.Series(corrected[0], index=shares.index, name=shares.name)
     if kind == "frame":
-        return pd.DataFrame(corrected, index=index, columns=shares.columns)
-    return corrected[0] if observed.ndim == 1 else corrected
+        return pd.DataFrame(corrected, index=shares.index, columns=shares.columns)
+    return corrected[0] if one_d else corrected

@@ -29,10 +29,19 @@ kind               reader                                routes to
 ``captions``       :func:`read_captions`                 (here)
 ``weights``        :func:`read_weights`                  ``as_sample_weight``
 ``row_offsets``    :func:`read_row_offset`               ``RowRecord`` (overlaps)
+``count_table``    :func:`read_count_table`              (here)
 =================  ====================================  =============================
 
-``count_table`` arguments are :class:`biasamp.CountTable` objects, checked by the
-count tables themselves (their rows were read through these readers).
+A ``count_table`` argument is a concept x group table of counts or shares (the
+reference of ``output_amplification``, both tables of ``bias_transfer``, a group
+classifier's confusion table): a pandas DataFrame (index: concepts, one column per
+group), a mapping ``{concept: {group: count}}``, or a polars or pyarrow table whose
+first column (text) names the concepts. Every cell must be a finite number >= 0: a
+missing cell is refused naming the row (concept) and column (group), and so are
+negative, infinite and non-numeric ones; a concept or group named twice, or two
+names that print alike (``1`` and ``'1'``), are refused. The tables of
+co-occurrence counts (``counts_train``, a :class:`biasamp.CountTable`) are checked
+by the count tables themselves (their rows were read through these readers).
 """
 
 from __future__ import annotations
@@ -69,13 +78,21 @@ __all__ = [
     "ERR_SCORES_INF",
     "ERR_SCORES_NAN",
     "ERR_SCORES_NDIM",
+    "ERR_TABLE_EMPTY",
+    "ERR_TABLE_MISSING",
+    "ERR_TABLE_NDIM",
+    "ERR_TABLE_NUMERIC",
+    "ERR_TABLE_TYPE",
+    "ERR_TABLE_VALUE",
     "READERS",
+    "CountTable2D",
     "Labels",
     "Scores",
     "check_knob",
     "check_knobs",
     "check_score_block",
     "read_captions",
+    "read_count_table",
     "read_label_matrix",
     "read_labels",
     "read_posteriors",
@@ -106,6 +123,19 @@ ERR_CAPTION_ROW = (
 ERR_CAPTION_EMPTY_LIST = "{arg}: row {row} is an empty list; give at least one caption per row."
 ERR_CAPTION_ITEM = "{arg}: row {row} holds {got!r} ({type}); every caption must be a string."
 ERR_NO_CAPTIONS = "{arg}: no captions (0 rows)."
+ERR_TABLE_TYPE = (
+    "{arg}: expected a pandas DataFrame (index: concepts, one column per group) or a "
+    "mapping concept -> {{group: count}}, got {got}."
+)
+ERR_TABLE_NDIM = "{arg}: expected a 2-D table (rows x columns), got shape {shape}."
+ERR_TABLE_EMPTY = "{arg}: the table is empty ({rows} rows, {columns} columns)."
+ERR_TABLE_NUMERIC = "{arg}: column {column!r} holds {dtype} values, not counts or shares."
+ERR_TABLE_MISSING = (
+    "{arg}: row {row!r}, column {column!r} is missing (NaN or None); write 0 for no count."
+)
+ERR_TABLE_VALUE = (
+    "{arg}: row {row!r}, column {column!r} is {value!r}; counts and shares must be finite and >= 0."
+)
 
 
 # ------------------------------------------------------------------ labels
@@ -446,6 +476,134 @@ def read_row_offset(row_offset: Any, *, arg: str = "row_offset") -> int:
     return int(row_offset)
 
 
+# ------------------------------------------------------------------ count tables
+@dataclass(frozen=True)
+class CountTable2D:
+    """A concept x group table, read: ``values`` (float64, shape (n_rows, n_columns)), the
+    row and column labels as given and their printed names (``row_keys``,
+    ``column_keys``), and whether the input named its rows (``labelled``: a DataFrame, a
+    mapping, a frame with a concept column; not a bare array)."""
+
+    values: np.ndarray
+    rows: tuple[Any, ...]
+    columns: tuple[Any, ...]
+    row_keys: tuple[str, ...]
+    column_keys: tuple[str, ...]
+    labelled: bool = True
+
+    @property
+    def is_counts(self) -> bool:
+        """Whether every value is whole (counts, not shares)."""
+        return bool(np.all(self.values == np.round(self.values)))
+
+
+def _frame_of_other_library(x: Any, *, arg: str) -> tuple[pd.DataFrame, bool]:
+    """A polars or pyarrow table as a pandas frame, and whether its rows are named: the
+    first column names the concepts when it holds text (those libraries have no index;
+    a pyarrow table written from pandas keeps its index)."""
+    frame = x.to_pandas()
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(ERR_TABLE_TYPE.format(arg=arg, got=type(x).__name__))
+    if frame.shape[1] and getattr(frame.dtypes.iloc[0], "kind", "O") not in "iufb":
+        return frame.set_index(frame.columns[0]), True
+    return frame, not isinstance(frame.index, pd.RangeIndex)
+
+
+def _table_frame(x: Any, *, arg: str, arrays: bool) -> tuple[pd.DataFrame, bool]:
+    """Any accepted table as a pandas frame, and whether its rows are named."""
+    if isinstance(x, pd.DataFrame):
+        return x, True
+    if isinstance(x, Mapping):
+        rows = list(x.values())
+        if not all(isinstance(row, Mapping) for row in rows):  # one entry per concept
+            raise TypeError(ERR_TABLE_TYPE.format(arg=arg, got="a mapping of non-mappings"))
+        frame = pd.DataFrame([dict(row) for row in rows])
+        return frame.set_axis(pd.Index(list(x), dtype=object), axis=0), True
+    if hasattr(x, "to_pandas") and hasattr(x, "columns") and hasattr(x, "shape"):
+        return _frame_of_other_library(x, arg=arg)
+    if not arrays or isinstance(x, (str, bytes)):
+        raise TypeError(ERR_TABLE_TYPE.format(arg=arg, got=type(x).__name__))
+    native = np.asarray(to_native_numpy(x, arg=arg).values)
+    if native.ndim != 2:
+        raise ValueError(ERR_TABLE_NDIM.format(arg=arg, shape=native.shape))
+    return pd.DataFrame(native), False
+
+
+def read_count_table(x: Any, *, arg: str, arrays: bool = False) -> CountTable2D:
+    """Read a ``count_table`` argument: a concept x group table of counts or shares.
+
+    Parameters
+    ----------
+    x : pandas.DataFrame, mapping, polars or pyarrow table
+        A DataFrame (index: concepts, one column per group), a mapping
+        ``{concept: {group: count}}`` (a group a concept lacks is missing, not 0),
+        or a polars or pyarrow table whose first column (text) names the concepts.
+    arg : str
+        The argument named by every error.
+    arrays : bool, default False
+        Whether a bare 2-D array (list of lists, numpy, tensor) is accepted too, its
+        rows and columns numbered (a confusion table read in a known group order).
+
+    Returns
+    -------
+    CountTable2D
+        The values (float64) and the row and column names.
+
+    Raises
+    ------
+    ValueError
+        An empty table; a missing cell (``None``, NaN, ``pd.NA``, a polars or Arrow
+        null), a negative or infinite one, naming the row (concept) and column
+        (group); a concept or group named twice, or two that print alike (``1`` and
+        ``'1'``).
+    TypeError
+        Another type of object, or a column that does not hold numbers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from biasamp.inputs._readers import read_count_table
+    >>> table = read_count_table({"nurse": {"f": 9, "m": 1}}, arg="reference")
+    >>> table.row_keys, table.column_keys, table.values.tolist()
+    (('nurse',), ('f', 'm'), [[9.0, 1.0]])
+    >>> read_count_table(pd.DataFrame({"f": [9, None]}, index=["nurse", "pilot"]),
+    ...                  arg="reference")
+    Traceback (most recent call last):
+    ...
+    ValueError: reference: row 'pilot', column 'f' is missing (NaN or None); write 0 for no count.
+    """
+    frame, labelled = _table_frame(x, arg=arg, arrays=arrays)
+    if frame.shape[0] == 0 or frame.shape[1] == 0:
+        raise ValueError(
+            ERR_TABLE_EMPTY.format(arg=arg, rows=frame.shape[0], columns=frame.shape[1])
+        )
+    row_keys = tuple(key_names(frame.index, arg=f"{arg} index"))
+    column_keys = tuple(key_names(frame.columns, arg=f"{arg} columns"))
+    missing = np.asarray(frame.isna(), dtype=bool)
+    if missing.any():
+        i, j = np.argwhere(missing)[0]
+        raise ValueError(
+            ERR_TABLE_MISSING.format(arg=arg, row=frame.index[i], column=frame.columns[j])
+        )
+    for position, dtype in enumerate(frame.dtypes):
+        if getattr(dtype, "kind", "O") not in "iuf":
+            raise TypeError(
+                ERR_TABLE_NUMERIC.format(arg=arg, column=frame.columns[position], dtype=str(dtype))
+            )
+    values = frame.to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            ERR_TABLE_VALUE.format(
+                arg=arg, row=frame.index[i], column=frame.columns[j], value=float(values[i, j])
+            )
+        )
+    return CountTable2D(
+        values, tuple(frame.index), tuple(frame.columns), row_keys, column_keys, labelled
+    )
+
+
 # ------------------------------------------------------------------ knobs
 def check_knob(
     name: str,
@@ -537,8 +695,8 @@ def check_knobs(
     return {name: check_knob(name, value, **sizes.get(name, {})) for name, value in knobs.items()}
 
 
-#: The reader of each input kind of the registry (``count_table`` arguments are checked
-#: by the count tables themselves); a test checks that every kind has its entry.
+#: The reader of each input kind of the registry; a test checks that every kind has its
+#: entry.
 READERS: Mapping[str, Any] = {
     "labels": read_labels,
     "label_matrix": read_label_matrix,
@@ -547,5 +705,5 @@ READERS: Mapping[str, Any] = {
     "captions": read_captions,
     "weights": read_weights,
     "row_offsets": read_row_offset,
-    "count_table": None,
+    "count_table": read_count_table,
 }

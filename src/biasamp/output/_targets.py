@@ -81,7 +81,13 @@ class OutputError(OSError):
         return str(self.args[0]) if self.args else ""
 
 
-class OutputIsInputError(OutputError, ValueError):
+class WrittenOutputError(OutputError, ValueError):
+    """An output path a library function cannot write (empty, a directory, a device, a
+    read-only file): an :class:`OutputError` for the command line and a ``ValueError``
+    for library callers, naming the argument."""
+
+
+class OutputIsInputError(WrittenOutputError):
     """An output that is one of the inputs: refused before anything is written.
 
     An :class:`OutputError` for the command line (exit code 2, as every other output
@@ -307,7 +313,12 @@ def check_written_output(
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(ERR_OUTPUT_PATH_TYPE.format(argument=argument, got=type(path).__name__))
-    return check_outputs([(argument, path)], inputs=inputs)[0]
+    try:
+        return check_outputs([(argument, path)], inputs=inputs)[0]
+    except OutputError as exc:
+        if isinstance(exc, ValueError):
+            raise
+        raise WrittenOutputError(str(exc)) from exc
 
 
 ERR_OUTPUT_PATH_TYPE = "{argument}: expected a file path (str or os.PathLike), got {got}."

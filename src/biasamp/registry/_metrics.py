@@ -361,27 +361,6 @@ _RANDOM_SPLITS = (
 _BOOT = ("n_boot", "ci", "random_state")
 _ATTACKER_KNOBS = ("n_iter", "ci", "random_state")
 _ATTACKER_XFAIL = MappingProxyType({"row_order": _RANDOM_SPLITS})
-_TABLES_ONLY = (
-    "its data are two concept x group count tables, not rows: the common checks build no "
-    "valid table, so there is no valid call to permute or re-wrap (tests/generated checks "
-    "that the order of the tables' rows and polars, pyarrow and mapping tables give the "
-    "same value)"
-)
-_TABLE_XFAIL = MappingProxyType(
-    {
-        "row_order": _TABLES_ONLY,
-        "container_pandas": _TABLES_ONLY,
-        "container_polars": _TABLES_ONLY,
-        "container_pyarrow": _TABLES_ONLY,
-        "container_list": _TABLES_ONLY,
-        "absurd_knob": (
-            "min_count is a threshold, not a size: no allocation grows with it, and a value "
-            "that leaves fewer than 3 concepts is refused once the tables are read (the "
-            "message lists the concepts left out for min_count)"
-        ),
-    }
-)
-
 _CARDS: list[MetricCard] = [
     MetricCard(
         name="mals",
@@ -782,7 +761,6 @@ _CARDS: list[MetricCard] = [
         url="https://arxiv.org/abs/2510.03721",
         inputs=_declared(reference="count_table", outputs="count_table"),
         knobs=("min_count",),
-        xfail_checks=_TABLE_XFAIL,
         null="",
         null_reason=(
             "No null distribution: the slope is a descriptive fit over concepts, "
