@@ -523,7 +523,8 @@ KNOB_VALUES: dict[str, dict[str, Any]] = {
         "n_bins": 10**18,
         "min_count": 10**9,
     },  # fmt: skip
-    "zero_knob": {"n_boot": 0, "n_iter": 0, "n_perm": 0, "k": 0, "n_bins": 0, "ci": 0.0},
+    # n_perm=0 is no significance test (the default), not a mistake
+    "zero_knob": {"n_boot": 0, "n_iter": 0, "k": 0, "n_bins": 0, "ci": 0.0},
     "negative_knob": {
         "n_boot": -1,
         "n_iter": -1,

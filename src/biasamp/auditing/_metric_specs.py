@@ -80,6 +80,7 @@ class Settings:
     n_iter: int = 10
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE
     min_cell: float | None = DEFAULT_MIN_CELL
+    n_perm: int = 0
 
 
 class HoldsRoles(Protocol):
@@ -153,6 +154,8 @@ def _mals_arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
         "groups_pred": data.groups_pred,
         "tasks_pred": data.tasks_pred,
         "groups": data.groups,  # the evaluation ground truth: its group sizes are checked
+        # the swap test exchanges the evaluation labels with the predictions
+        **({"tasks": data.tasks} if settings.n_perm else {}),
         "margin": settings.margin,
         **data.names(),
     }
@@ -517,6 +520,8 @@ def compute_metric(spec: MetricSpec, data: AuditData, settings: Settings) -> Any
         for name, value in (("ci", settings.ci), ("random_state", settings.seed)):
             if _accepts(spec.function, name):
                 kwargs[name] = value
+    if settings.n_perm and spec.card.null and _accepts(spec.function, "n_perm"):
+        kwargs.update(n_perm=settings.n_perm, random_state=settings.seed)
     if _accepts(spec.function, "min_group_size"):
         kwargs["min_group_size"] = settings.min_group_size
     if _accepts(spec.function, "min_cell"):

@@ -24,7 +24,13 @@ import pandas as pd
 
 from biasamp.output._targets import remember_input_files
 from biasamp.registry import find_card, metric_name
-from biasamp.results._base import _json_safe, frame_records, group_sizes_dict, pair_trust_dict
+from biasamp.results._base import (
+    _json_safe,
+    frame_records,
+    group_sizes_dict,
+    pair_trust_dict,
+    significance_dict,
+)
 from biasamp.results._cli_document import results_from_cli_document
 from biasamp.results._json_schema import first_schema_error, load_schema
 from biasamp.results._persist import (
@@ -111,6 +117,8 @@ def metric_record(key: str, result: Any, *, random_state: int | None) -> dict[st
             **pair_trust_dict(result),
             **({"by_size": frame_records(result.by_size)} if hasattr(result, "by_size") else {}),
             **_optional(result),
+            # the swap test against chance, when it ran (n_perm=)
+            **(significance_dict(result) if getattr(result, "p_value", None) is not None else {}),
         }
     )
 
@@ -357,6 +365,8 @@ class AuditResult(SavableResult, Mapping[str, Any]):
             interval = record.get("interval")
             if interval and interval.get("low") is not None and interval.get("high") is not None:
                 text += f"  [{interval['low']:.4f}, {interval['high']:.4f}]"
+            if record.get("chance"):  # the swap test ran (n_perm=)
+                text += f"  ({record['chance']})"
             lines.append(f"  {key:<{width}}  {text}  n={record.get('n'):g}")
         for key, why in self.skipped.items():
             lines.append(f"  skipped {key}: {why}")

@@ -59,6 +59,7 @@ from biasamp.auditing._threshold_files import (
     read_thresholds,
 )
 from biasamp.counts._count_table import CountTable
+from biasamp.counts._swaps import SwapReplicates
 from biasamp.inputs._group_sizes import (
     DEFAULT_MIN_GROUP_SIZE,
     FragilePairWarning,
@@ -81,6 +82,8 @@ __all__ = [
 MULTI_METRICS = ("multi-mals", "multi-a2t", "multi-t2a")
 #: The metrics the streaming path computes from count tables.
 STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a", *MULTI_METRICS)
+#: The metrics whose swap test against chance (n_perm=) is counted chunk by chunk too.
+SWAP_STREAMED_METRICS = ("mals", "directional-a2t", "directional-t2a")
 STREAM_MODES = ("auto", "on", "off")
 
 ERR_STREAM_NOT_APPLICABLE = 'stream="on": the streaming path does not apply: {reason}.'
@@ -112,8 +115,11 @@ def streaming_text() -> str:
         "predictions with pred_prefix= or in pred= joined on id=; scores with threshold=, "
         "thresholds= or calibrate_on=; train=) is counted chunk by chunk (memory ~ "
         f"chunk_size= x columns; engine= {'|'.join(ENGINES)}) for the metrics "
-        f"{', '.join(STREAMED_METRICS)}, their bootstrap (n_boot=) included. The rows are "
-        "read in memory for the other metrics, the threshold sweeps of scores (the report), "
+        f"{', '.join(STREAMED_METRICS)}, their bootstrap (n_boot=) included, and the swap "
+        f"test against chance (n_perm=) of {', '.join(SWAP_STREAMED_METRICS)}. The rows are "
+        "read in memory for the other metrics, the swap test against chance (n_perm=) of "
+        "the others or of predictions joined from pred=, the threshold sweeps of scores "
+        "(the report), "
         'pred= without id=, missing="category", and a file pyarrow cannot read in the '
         'layout. stream="on" requires counting; stream="off" reads every row in memory.'
     )
@@ -140,6 +146,7 @@ class _Request:
     ci: float
     random_state: int | None
     n_iter: int
+    n_perm: int
     margin: float
     min_cell: int
     min_group_size: float | None
@@ -163,6 +170,7 @@ class _Request:
             n_iter=self.n_iter,
             min_group_size=self.min_group_size,
             min_cell=self.min_cell,
+            n_perm=self.n_perm,
         )
 
     def settings_dict(self, keys: list[str]) -> dict[str, Any]:
@@ -192,6 +200,7 @@ class _Request:
             "ci": self.ci,
             "random_state": self.random_state,
             "n_iter": self.n_iter,
+            "n_perm": self.n_perm,
             "margin": self.margin,
             "min_cell": self.min_cell,
             "min_group_size": self.min_group_size,
@@ -301,6 +310,20 @@ def _thresholds(request: _Request) -> tuple[dict[str, float], str | None]:
 
 def _metric_reason(request: _Request) -> str | None:
     """Why the requested metrics rule streaming out (None: they allow it)."""
+    if request.n_perm:
+        swapped = [k for k in request.requested() if k not in SWAP_STREAMED_METRICS]
+        if swapped:
+            return (
+                f"the swap test against chance (n_perm=) of {', '.join(swapped)} swaps the "
+                f"rows in memory (streamed: {', '.join(SWAP_STREAMED_METRICS)})"
+            )
+        if request.pred is not None or request.pred_tasks_long or request.train_tasks_long:
+            return (
+                "the swap test against chance (n_perm=) streams one data file with its "
+                "predictions (pred_prefix=); it swaps joined or long predictions in memory"
+            )
+        if request.layout.tasks_long:
+            return "the swap test against chance (n_perm=) swaps long tables in memory"
     others = [k for k in request.requested() if k not in STREAMED_METRICS]
     if others:
         return (
@@ -550,7 +573,20 @@ def _streamed(plan: StreamPlan, request: _Request, *, thresholds_source: str | N
         if request.n_boot
         else None
     )
-    data = load_streamed(plan, replicates=replicates, progress=request.progress)
+    # the label roles each streamed metric's swap exchanges, as its in-memory test does
+    exchanged = {"mals": ("groups", "tasks"), "directional-a2t": ("tasks",),
+                 "directional-t2a": ("groups",)}  # fmt: skip
+    present = {block.role for block in plan.blocks}
+    wanted = [
+        exchanged[k]
+        for k in (request.requested() if request.n_perm else [])
+        if k in exchanged and all(f"{role}_pred" in present for role in exchanged[k])
+    ]
+    swaps = [
+        SwapReplicates(request.n_perm, random_state=request.random_state, roles=roles)
+        for roles in dict.fromkeys(wanted)
+    ]
+    data = load_streamed(plan, replicates=replicates, progress=request.progress, swaps=swaps)
     if plan.thresholds:
         assert thresholds_source is not None  # from thresholds= or calibrate_on=
         check_threshold_labels(thresholds_source, plan.thresholds, cast(Any, data))
@@ -697,6 +733,7 @@ def audit(
     min_cell: int = 5,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     engine: str = "auto",
+    n_perm: int = 0,
     stream: str = "auto",
     sweeps: bool = False,
     progress: bool = False,
@@ -771,7 +808,7 @@ def audit(
     ci : float, default 0.95
         The interval level.
     random_state : int or None, default 0
-        Seed of the bootstrap and of the attackers.
+        Seed of the bootstrap, of the attackers and of the swap test.
     n_iter : int, default 10
         Attacker iterations of ``dpa-*`` and ``leakage``.
     margin : float, default 0.05
@@ -792,6 +829,12 @@ def audit(
         predictions are scores (as ``biasamp report`` does).
     progress : bool, default False
         Show progress bars.
+    n_perm : int, default 0
+        The swap test against chance (``biasamp measure --n-perm``): every computed
+        metric with a null (its registry card's ``null``) gets ``p_value`` and
+        ``null`` from ``n_perm`` swapped data sets, each row's labels and the
+        model's outputs swapped with probability 1/2 (``docs/uncertainty.md``).
+        The rows are read in memory.
 
     Returns
     -------
@@ -882,6 +925,7 @@ def audit(
         ci=float(ci),
         random_state=random_state,
         n_iter=_positive(n_iter, "n_iter"),
+        n_perm=_non_negative(n_perm, "n_perm"),
         margin=float(margin),
         min_cell=_non_negative(min_cell, "min_cell"),
         min_group_size=min_group_size,

@@ -21,12 +21,16 @@ columns numeric or boolean in pyarrow's reading of the file. Training rows with 
 library's ``train_rows="labelled"`` does; the engine still reports how many
 rows the file holds.
 
-Passes over a file: a SHA-256 pass over its bytes, a pass over the label
-columns (categorical layouts: the label sets and their checks, with the same
-messages as the in-memory path), one counting pass, and with ``replicates``
-one more counting pass under Poisson replicate weights (a
+Passes over a file: one counting pass, the SHA-256 of its bytes read in a thread
+alongside (:class:`_Digests`), and with ``replicates`` one more counting pass
+under Poisson replicate weights (a
 :class:`~biasamp.counts.PoissonReplicates`), drawn by global row index, so an
-interval equals the in-memory bootstrap exactly. The bootstrap pass always
+interval equals the in-memory bootstrap exactly. Label columns (categorical
+layouts) need their label sets, checked with the same messages as the in-memory
+path: the numpy engine finds them while counting (:func:`_discovers`; the table
+is then laid out by the canonical names), the other roads (DuckDB, ``pred=``
+joins, long tables, intersections) read the label columns in a pass of their
+own first, which also spares DuckDB its ragged-row check. The bootstrap pass always
 runs on the numpy engine (its weights are per row). The engine ``auto`` counts
 with DuckDB when it is installed (``biasamp[duckdb]``), reads the files
 (Parquet, ``,``-delimited CSV, plain or ``.gz``) and is measured to be faster
@@ -61,7 +65,7 @@ from biasamp.auditing._inputs import (
     _sources,
     no_predictions_error,
 )
-from biasamp.counts._count_table import CountTable
+from biasamp.counts._count_table import CountTable, with_label_names
 from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.counts._poisson import PoissonReplicates
 from biasamp.engines._derived_roles import derived_role_values
@@ -113,6 +117,10 @@ ENGINES = ("auto", "numpy", "duckdb")
 
 ERR_NO_DUCKDB = "engine=\"duckdb\" needs duckdb: pip install 'biasamp[duckdb]'."
 ERR_ENGINE = "engine: expected one of {choices}, got {got!r}."
+ERR_SWAP_STREAM = (
+    "the swap test against chance (n_perm=) streams one data file holding its predictions "
+    "(pred_prefix=); predictions joined from pred= are swapped in memory"
+)
 ERR_STREAM_VALUE = '{detail} (the in-memory reader accepts the file: run with stream="off")'
 
 _DUCKDB_CODECS = (None, "gzip")  # compressions of ','-delimited files DuckDB reads
@@ -171,6 +179,9 @@ class StreamedData:
     #: fewer than its rows (the directional signs, as ``train_rows="labelled"`` takes them)
     signs: CountTable | None = None
     replicates: CountTable | None = None
+    #: the evaluation rows under the swap test's indicators (``n_perm`` swapped tables),
+    #: by the label roles a swap exchanges (``"tasks"``, ``"groups"``, ``"groups,tasks"``)
+    swapped: dict[str, CountTable] | None = None
     #: task-set (pattern) counts of the multi-attribute metrics, training and evaluation
     patterns: tuple[PatternCountTable, PatternCountTable] | None = None
     files: list[FileInfo] = field(default_factory=list)
@@ -711,9 +722,11 @@ def _count(
     replicates: Any = None,
     rows: str = "all",
     progress: bool = False,
+    on_labels: Callable[[dict[str, tuple[Any, ...]]], None] | None = None,
 ) -> tuple[CountTable, int]:
     """Count one file's blocks (default engine: the plan's; chunks: :func:`_chunk_rows`);
-    return the table and the number of rows read (``rows="labelled"`` may keep fewer)."""
+    return the table and the number of rows read (``rows="labelled"`` may keep fewer).
+    ``on_labels``: the label names None in ``names`` are found while counting (numpy)."""
     engine = _rows_engine(engine or plan.engine, blocks, rows)
     chunk_size = chunk_size or _chunk_rows(plan.layout, blocks)
     rows_read = [0]
@@ -735,6 +748,7 @@ def _count(
             names_source=f"the {'training' if role == 'train' else 'data'} file {path}",
             progress=progress,
             on_rows=read,
+            on_labels=on_labels,
         )
     except Exception as exc:
         raise _engine_error(exc, lambda e: _diagnose(plan, path, blocks, role, e)) from exc
@@ -837,12 +851,34 @@ def _is_duckdb_error(exc: Exception) -> bool:
     return duckdb is not None and isinstance(exc, duckdb.Error)
 
 
-def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Group and task names by the library's rule (the training file's are canonical)."""
+def _fixed_names(plan: StreamPlan, truth: str) -> tuple[str, ...] | None:
+    """The names of a role whose columns fix them (indicator columns, long tables); None
+    for a label column, whose names are its labels."""
+    layout = plan.layout
+    block = next(b for b in plan.blocks if b.role == truth)
+    if block.kind == "sparse":
+        return _long_names(plan)
+    if block.kind == "label":
+        return None
+    if truth == "groups":
+        return tuple(layout.group_columns())
+    return tuple(layout.task_name(c) for c in block.columns)
+
+
+def _names(
+    plan: StreamPlan,
+    found: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None = None,
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Group and task names by the library's rule (the training file's are canonical).
+
+    ``found``: the label sets of the data and the training file, found while counting
+    (:func:`_discovers`); else one pass over each file's label columns finds them."""
     layout = plan.layout
     data_labels: dict[str, np.ndarray] = {}
     train_labels: dict[str, np.ndarray] = {}
-    if any(b.kind == "label" for b in plan.blocks):
+    if found is not None:
+        data_labels, train_labels = found
+    elif any(b.kind == "label" for b in plan.blocks):
         data_labels, n_rows = _label_sets(plan, plan.data, plan.blocks, "data")
         if n_rows == 0:
             raise InputError(ERR_NO_ROWS.format(file=plan.data))
@@ -850,25 +886,16 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
             train_labels, n_train = _label_sets(plan, plan.train, plan.train_blocks, "train")
             if n_train == 0:
                 raise InputError(ERR_NO_ROWS.format(file=plan.train))
-    if plan.pred is not None and any(b.kind == "label" for b in plan.pred_blocks):
+    if found is None and plan.pred is not None and any(b.kind == "label" for b in plan.pred_blocks):
         pred_labels, _ = _label_sets(plan, plan.pred, plan.pred_blocks, "predictions")
         data_labels.update(pred_labels)
     out = []
-    for truth, pred, fixed in (
-        ("groups", "groups_pred", layout.group_columns()),
-        ("tasks", "tasks_pred", None),
-    ):
+    for truth, pred in (("groups", "groups_pred"), ("tasks", "tasks_pred")):
+        fixed = _fixed_names(plan, truth)
+        if fixed is not None:
+            out.append(fixed)
+            continue
         block = next(b for b in plan.blocks if b.role == truth)
-        if block.kind == "sparse":
-            out.append(_long_names(plan))
-            continue
-        if block.kind != "label":
-            out.append(
-                tuple(fixed)
-                if fixed is not None
-                else tuple(layout.task_name(c) for c in block.columns)
-            )
-            continue
         names = _canonical_names(
             data_labels[truth],
             train_labels.get(truth),
@@ -886,6 +913,49 @@ def _names(plan: StreamPlan) -> tuple[tuple[str, ...], tuple[str, ...]]:
             )
         out.append(names)
     return out[0], out[1]
+
+
+def _discovers(plan: StreamPlan) -> bool:
+    """Whether the labels are found while counting (one pass over each file instead of a
+    pass over its label columns first): the numpy engine counts the data file and the
+    training file, whose label roles are single columns."""
+    labels = [b for b in plan.blocks + plan.train_blocks if b.kind == "label"]
+    return (
+        plan.engine == "numpy"
+        and plan.pred is None
+        and not plan.long
+        and bool(labels)
+        and all(len(b.columns) == 1 for b in labels)
+    )
+
+
+def _count_found(
+    plan: StreamPlan,
+    path: Path,
+    blocks: tuple[ColumnBlock, ...],
+    role: str,
+    *,
+    rows: str = "all",
+    progress: bool = False,
+) -> tuple[CountTable, int, dict[str, np.ndarray]]:
+    """:func:`_count` of a file whose label names are found in the same pass: the table
+    (in the names of the labels found), the rows read and each label role's labels."""
+    found: dict[str, np.ndarray] = {}
+
+    def keep(labels: dict[str, tuple[Any, ...]]) -> None:
+        found.update({r: np.array(v, dtype=object) for r, v in labels.items()})
+
+    names: LabelNames = {
+        "group_names": _fixed_names(plan, "groups"),  # type: ignore[typeddict-item]
+        "task_names": _fixed_names(plan, "tasks"),  # type: ignore[typeddict-item]
+    }
+    table, n_rows = _count(
+        plan, path, blocks, role, names=names, engine="numpy", rows=rows, progress=progress,
+        on_labels=keep,
+    )  # fmt: skip
+    if n_rows == 0:
+        raise InputError(ERR_NO_ROWS.format(file=path))
+    return table, n_rows, found
 
 
 def _long_labels(path: Path, plan: StreamPlan) -> tuple[np.ndarray, int]:
@@ -1017,7 +1087,10 @@ def _count_long(
 
 
 def _load_long(
-    plan: StreamPlan, names: LabelNames, replicates: PoissonReplicates | None = None
+    plan: StreamPlan,
+    names: LabelNames,
+    replicates: PoissonReplicates | None = None,
+    digests: _Digests | None = None,
 ) -> StreamedData:
     """:func:`load_streamed` of a layout whose tasks are long tables (``replicates``: the
     evaluation rows counted once more under the bootstrap weights of their data-file row)."""
@@ -1051,7 +1124,7 @@ def _load_long(
             n_rows = (
                 _long_labels(path, plan)[1] if role.endswith("long") else _file_rows(plan, path)
             )
-        files.append(_file_info(plan, role, path, n_rows))
+        files.append(_file_info(plan, role, path, n_rows, digests))
     patterns = None
     if plan.multi and plan.train is not None:
         patterns = (
@@ -1097,13 +1170,16 @@ def _with_replicates(
     return dataclasses.replace(table, bootstrap=replicates, replicates=count())
 
 
-def _file_info(plan: StreamPlan, role: str, path: Path, n_rows: int) -> FileInfo:
-    """The provenance of one input file (its SHA-256: one pass over its bytes)."""
+def _file_info(
+    plan: StreamPlan, role: str, path: Path, n_rows: int, digests: _Digests | None = None
+) -> FileInfo:
+    """The provenance of one input file (its SHA-256: one pass over its bytes, in a thread
+    while the files are counted when ``digests`` holds it)."""
     return FileInfo(
         role=role,
         path=str(path),
         format=plan.formats[path],
-        sha256=file_sha256(path),
+        sha256=file_sha256(path) if digests is None else digests.sha256(path),
         n_rows=n_rows,
     )
 
@@ -1177,7 +1253,11 @@ def _groups_exclusive(plan: StreamPlan) -> bool:
 
 
 def load_streamed(
-    plan: StreamPlan, *, replicates: PoissonReplicates | None = None, progress: bool = False
+    plan: StreamPlan,
+    *,
+    replicates: PoissonReplicates | None = None,
+    progress: bool = False,
+    swaps: Any = None,
 ) -> StreamedData:
     """Count the training and evaluation files of a plan into tables.
 
@@ -1194,6 +1274,12 @@ def load_streamed(
         is the data file's row).
     progress : bool, default False
         Show a progress bar.
+    swaps : sequence of SwapReplicates, optional
+        The swap test's indicators by global row index of the data file, one for
+        each set of label roles to exchange (their ``roles``): the rows are counted
+        once more per set, each label and its output exchanged on the rows a
+        permutation swaps (numpy engine; one data file with its predictions), so the
+        null values equal the in-memory swap test's with the same ``random_state``.
 
     Returns
     -------
@@ -1216,9 +1302,71 @@ def load_streamed(
     >>> data.evaluation.joint[("groups", "tasks_pred")].tolist(), data.files[0].n_rows
     ([[1.0], [2.0]], 3)
     """
+    with _Digests(plan) as digests:
+        return _load_streamed(plan, digests, replicates=replicates, progress=progress, swaps=swaps)
+
+
+class _Digests:
+    """The SHA-256 of the files of a plan, each read in a thread of its own while the
+    files are counted (hashing releases the GIL): the provenance costs no pass of the
+    counting's time on a free core."""
+
+    def __init__(self, plan: StreamPlan) -> None:
+        self._paths = [p for p in (plan.data, plan.pred, plan.train, *plan.long.values()) if p]
+        self._pool: Any = None
+        self._futures: dict[Path, Any] = {}
+
+    def __enter__(self) -> _Digests:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="biasamp-sha256")
+        self._futures = {path: self._pool.submit(file_sha256, path) for path in self._paths}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for future in self._futures.values():
+            future.cancel()
+        self._pool.shutdown(wait=True)
+
+    def sha256(self, path: Path) -> str:
+        future = self._futures.get(path)
+        return str(future.result()) if future is not None else file_sha256(path)
+
+
+def _load_streamed(
+    plan: StreamPlan,
+    digests: _Digests,
+    *,
+    replicates: PoissonReplicates | None,
+    progress: bool,
+    swaps: Any = None,
+) -> StreamedData:
+    """:func:`load_streamed` with the files' digests under way."""
     if plan.check_ids:
         _check_unique_ids(plan)
-    group_names, task_names = _names(plan)
+    files: list[FileInfo] = []
+    train = None
+    train_rows = None
+    evaluation = None
+    if _discovers(plan):
+        # one pass over each file: the labels are found while counting
+        train_labels: dict[str, np.ndarray] = {}
+        if plan.train is not None:
+            train, train_rows, train_labels = _count_found(
+                plan, plan.train, plan.train_blocks, "train", rows="labelled", progress=progress
+            )
+        evaluation, _, data_labels = _count_found(
+            plan, plan.data, plan.blocks, "data", progress=progress
+        )
+        group_names, task_names = _names(plan, (data_labels, train_labels))
+        train = (
+            None
+            if train is None
+            else with_label_names(train, group_names=group_names, task_names=task_names)
+        )
+        evaluation = with_label_names(evaluation, group_names=group_names, task_names=task_names)
+    else:
+        group_names, task_names = _names(plan)
     names: LabelNames = {"group_names": group_names, "task_names": task_names}
     scored = {b.role for b in plan.blocks + plan.pred_blocks if b.kind == "score"}
     if "groups_pred" in scored and _groups_exclusive(plan):
@@ -1226,11 +1374,8 @@ def load_streamed(
             positive_group(group_names, plan.positive_group)  # the in-memory path's check
         plan = dataclasses.replace(plan, exclusive=True)
     if plan.long:
-        return _load_long(plan, names, replicates)
-    files: list[FileInfo] = []
-    train = None
-    train_rows = None
-    if plan.train is not None:
+        return _load_long(plan, names, replicates, digests)
+    if plan.train is not None and train is None:
         # rows="labelled": the library's train_rows default
         train, train_rows = _count(
             plan,
@@ -1241,9 +1386,11 @@ def load_streamed(
             rows="labelled",
             progress=progress,
         )
-        if train.n_rows == 0:
-            raise InputError(ERR_NO_ROWS.format(file=plan.train))
-    if plan.pred is not None:
+    if train is not None and train.n_rows == 0:
+        raise InputError(ERR_NO_ROWS.format(file=plan.train))
+    if evaluation is not None:
+        pass  # counted with its labels
+    elif plan.pred is not None:
         evaluation = _count_joined(plan, names)
     else:
         evaluation, _ = _count(plan, plan.data, plan.blocks, "data", names=names, progress=progress)
@@ -1256,7 +1403,7 @@ def load_streamed(
         ("train", plan.train, train_rows),
     ):
         if path is not None and n_rows is not None:
-            files.append(_file_info(plan, role, path, n_rows))
+            files.append(_file_info(plan, role, path, n_rows, digests))
     signs = None
     truth = tuple(b for b in plan.blocks if b.role in ("groups", "tasks"))
     if train is None and _drops_rows(truth):
@@ -1301,6 +1448,23 @@ def load_streamed(
             replicates=replicates,
             progress=progress,
         )
+    swapped = None
+    if swaps:
+        if plan.pred is not None:
+            raise StreamRefused(ERR_SWAP_STREAM)
+        swapped = {}
+        for source in swaps:  # one pass per set of exchanged roles
+            swapped[",".join(source.roles or ())], _ = _count(
+                plan,
+                plan.data,
+                plan.blocks,
+                "data",
+                names=names,
+                engine="numpy",
+                chunk_size=_chunk_rows(plan.layout, plan.blocks, source.n_perm),
+                replicates=source,
+                progress=progress,
+            )
     return StreamedData(
         group_names=group_names,
         task_names=task_names,
@@ -1308,6 +1472,7 @@ def load_streamed(
         train=train,
         signs=signs,
         replicates=replicate_table,
+        swapped=swapped,
         patterns=patterns,
         files=files,
         thresholds={

@@ -25,6 +25,7 @@ from biasamp.metrics._bootstrap import interval_from_tables
 from biasamp.metrics._directional import directional_arrays, directional_from_counts
 from biasamp.metrics._mals import bias_score_matrix, mals_arrays, mals_from_counts
 from biasamp.metrics._multi_attribute import multi_directional_from_counts, multi_mals_from_counts
+from biasamp.results._significance import with_significance
 
 __all__ = ["ERR_AUDIT_METRIC", "bias_comparison", "metric_from_audit_tables"]
 
@@ -140,12 +141,29 @@ def metric_from_audit_tables(
             return directional_arrays(ev, direction=direction, train=tr)
     else:
         raise ValueError(ERR_AUDIT_METRIC.format(got=metric))
-    if data.replicates is None:
+    if data.replicates is not None:
+        n_boot = int(data.replicates.batch_shape[0])
+        result = interval_from_tables(
+            result, data.replicates, signs, compute=compute, n_boot=n_boot, ci=ci
+        )
+    if data.swapped is None:
         return result
-    n_boot = int(data.replicates.batch_shape[0])
-    return interval_from_tables(
-        result, data.replicates, signs, compute=compute, n_boot=n_boot, ci=ci
-    )
+    # the swap test: the training side stays; without one, each swapped data set takes
+    # its signs from its own labels, as the in-memory test does
+    roles = "groups,tasks" if metric == "mals" else ("tasks" if direction == "A->T" else "groups")
+    if roles not in data.swapped:
+        return result
+    values = compute(data.swapped[roles], data.train)["value"]
+    tested = with_significance(result, values, method="paired-swap", alternative="greater")
+    tested.params = {
+        **result.params,
+        "significance": {
+            "null": "paired-swap",
+            "n_perm": int(np.size(values)),
+            "alternative": "greater",
+        },
+    }
+    return tested
 
 
 def bias_comparison(data: AuditData | StreamedData) -> pd.DataFrame | None:

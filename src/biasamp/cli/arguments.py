@@ -373,6 +373,14 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="B",
         help="bootstrap replicates for intervals (default 0: none)",
     )
+    metrics.add_argument(
+        "--n-perm",
+        type=non_negative_int,
+        default=0,
+        metavar="P",
+        help="swapped data sets of the swap test against chance: a p-value for every "
+        "metric with a null (default 0: none)",
+    )
     metrics.add_argument("--ci", type=_ci, default=0.95, help="interval level (default 0.95)")
     metrics.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     metrics.add_argument(

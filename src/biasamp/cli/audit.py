@@ -108,6 +108,7 @@ def audit_keywords(args: argparse.Namespace) -> dict[str, Any]:
         "positive_group": args.positive_group,
         "ties": args.ties,
         "n_boot": args.n_boot,
+        "n_perm": args.n_perm,
         "ci": args.ci,
         "random_state": args.seed,
         "n_iter": args.n_iter,

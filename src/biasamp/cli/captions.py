@@ -19,7 +19,7 @@ from biasamp.results._persist import envelope, metrics_of, typed_result
 from biasamp.text import caption_bias_table
 from biasamp.text._caption_bias import ALL_METRICS, EXCLUDE_CHOICES, METRICS
 
-from .arguments import ERR_GATE_FORMAT, EXIT_CODES, Gate, column_list, console_for
+from .arguments import ERR_GATE_FORMAT, EXIT_CODES, Gate, column_list, console_for, non_negative_int
 from .json_output import write_json
 
 __all__ = ["add_parser", "run"]
@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     table, results = caption_bias_table(
         data[captions], groups=data[args.group].to_numpy(), tasks=data[tasks], **train,
         metrics=chosen, mask=args.mask, exclude_no_group=args.exclude_no_group,
-        n_boot=args.n_boot, random_state=args.seed, **human,
+        n_boot=args.n_boot, random_state=args.seed, n_perm=args.n_perm, **human,
     )  # fmt: skip
     gates = _gates(args.fail_above, results)
     console = console_for(targets)
@@ -260,7 +260,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--mask", action="store_true", help="drop group words before objects")
     parser.add_argument("--exclude-no-group", choices=EXCLUDE_CHOICES, default="group-side")
     parser.add_argument("--n-boot", type=int, help="bootstrap replicates for intervals")
-    parser.add_argument("--seed", type=int, help="bootstrap seed")
+    parser.add_argument(
+        "--n-perm",
+        type=non_negative_int,
+        default=0,
+        metavar="P",
+        help="swapped data sets of the swap test against chance: a p-value per metric "
+        "(default 0: none)",
+    )
+    parser.add_argument("--seed", type=int, help="seed of the bootstrap and the swap test")
     parser.add_argument("--json", help="write the results as JSON ('-': standard output)")
     parser.add_argument("--html", help="write the HTML report")
     parser.add_argument(

@@ -44,6 +44,7 @@ KEYWORD_FLAGS: dict[str, str] = {
         "positive_group",
         "ties",
         "n_boot",
+        "n_perm",
         "ci",
         "random_state",
         "n_iter",

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from biasamp.results._base import group_sizes_lines, pair_trust_lines
 from biasamp.results._display import display_text
+from biasamp.results._significance import chance_text
 
 from .audit import Audit
 
@@ -62,6 +63,19 @@ def _interval(result: Any) -> str:
     if ci is None:
         return "-"
     return f"[{_fmt(ci[0])}, {_fmt(ci[1])}] ({result.ci_level:.0%})"
+
+
+def chance_line(result: Any) -> str:
+    """The swap test in words, with what the null gives (empty when it did not run)."""
+    p = getattr(result, "p_value", None)
+    null = getattr(result, "null", None)
+    if p is None or null is None:
+        return ""
+    return (
+        f"{chance_text(p)} (null mean {_fmt(null.mean)}, "
+        f"95% of {null.n_perm} swapped data sets in "
+        f"[{_fmt(null.quantiles.get('0.025'))}, {_fmt(null.quantiles.get('0.975'))}])"
+    )
 
 
 def _summary_table(audit: Audit) -> Table:
@@ -132,6 +146,9 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
             console.print(
                 Text(display_text(f"{key}: " + ", ".join(f"{k}={v}" for k, v in extras.items())))
             )
+        chance = chance_line(result)
+        if chance:
+            console.print(Text(display_text(f"{key}: {chance}")))
         for line in group_sizes_lines(result):
             console.print(Text(display_text(f"{key}:{line.rstrip()[1:]}"), style="dim"))
         for line in pair_trust_lines(result, k=top):

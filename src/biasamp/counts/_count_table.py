@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, cast
 
 import numpy as np
@@ -66,6 +66,7 @@ from biasamp.inputs._roles import GROUP_ROLES, TASK_ROLES
 __all__ = [
     "CountTable",
     "empty_count_table",
+    "with_label_names",
     "MergeableCounts",
     "ERR_ROWS_TWICE",
     "RowRecord",
@@ -1031,6 +1032,69 @@ def empty_count_table(
         joint=joint,
         n_rows=0,
     )
+
+
+ERR_REINDEX_NAMES = "{kind} names: the table's label(s) {missing} are not among the new names."
+
+
+def with_label_names(
+    table: CountTable,
+    *,
+    group_names: Sequence[Any] | None = None,
+    task_names: Sequence[Any] | None = None,
+) -> CountTable:
+    """``table`` with its counts laid out by other label names (every label of the table
+    among them; a new label counts 0), as counting the same rows under those names gives.
+
+    A table counted under the labels a file turned out to hold is put in the order of the
+    canonical names (for example the training split's) without counting again. Raises
+    ``ValueError`` naming the labels that the new names lack.
+
+    Examples
+    --------
+    >>> table = CountTable.from_arrays(groups=["w", "m"], tasks=["ski", "ski"])
+    >>> with_label_names(table, group_names=["m", "x", "w"]).joint[("groups", "tasks")].tolist()
+    [[1.0], [0.0], [1.0]]
+    """
+    new_groups = table.group_names if group_names is None else tuple(group_names)
+    new_tasks = table.task_names if task_names is None else tuple(task_names)
+    if new_groups == table.group_names and new_tasks == table.task_names:
+        return table
+    positions = {}
+    for kind, old, new in (
+        ("group", table.group_names, new_groups),
+        ("task", table.task_names, new_tasks),
+    ):
+        index = {name: j for j, name in enumerate(new)}
+        missing = [name for name in old if name not in index]
+        if missing:
+            raise ValueError(ERR_REINDEX_NAMES.format(kind=kind, missing=missing))
+        positions[kind] = (np.array([index[name] for name in old], dtype=np.intp), len(new))
+
+    def laid_out(values: np.ndarray, *kinds: str) -> np.ndarray:
+        shape = values.shape[: values.ndim - len(kinds)] + tuple(positions[k][1] for k in kinds)
+        out = np.zeros(shape, dtype=values.dtype)
+        index: Any = (Ellipsis,) + tuple(np.ix_(*(positions[k][0] for k in kinds)))
+        out[index] = values
+        return out
+
+    replicates = table.replicates
+    if replicates is not None:
+        replicates = with_label_names(replicates, group_names=new_groups, task_names=new_tasks)
+    out = replace(
+        table,
+        group_names=new_groups,
+        task_names=new_tasks,
+        totals={
+            r: laid_out(v, "group" if r in GROUP_ROLES else "task") for r, v in table.totals.items()
+        },
+        joint={k: laid_out(v, "group", "task") for k, v in table.joint.items()},
+        replicates=replicates,
+    )
+    # what is recorded on the table outside its fields (the files it was counted from)
+    names = {f.name for f in fields(table)}
+    vars(out).update({k: v for k, v in vars(table).items() if k not in names})
+    return out
 
 
 def check_label_matrices(matrices: Any) -> None:

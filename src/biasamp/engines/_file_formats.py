@@ -512,6 +512,33 @@ def _check_with_csv_module(path: Path, delimiter: str, compression: str | None) 
                 )
 
 
+def _file_stamp(path: str | os.PathLike[str], delimiter: str) -> tuple[Any, ...]:
+    """A file as it is now (its inode, size and times) and the delimiter it is read with."""
+    stat = os.stat(path)
+    return (
+        os.path.abspath(path),
+        delimiter,
+        stat.st_ino,
+        stat.st_size,
+        stat.st_mtime_ns,
+        stat.st_ctime_ns,
+    )
+
+
+#: Files (as :func:`_file_stamp` gives them) the batch reader has parsed to their end with
+#: every row of the header's number of fields: :func:`check_field_counts` need not read
+#: them again while they are unchanged.
+_FIELDS_CHECKED: set[tuple[Any, ...]] = set()
+
+
+def note_fields_checked(path: str | os.PathLike[str], delimiter: str) -> None:
+    """Record that every row of a file, as it is now, has the header's number of fields
+    (a read of the whole file by pyarrow's parser, which refuses any other, found none)."""
+    if len(_FIELDS_CHECKED) > 1024:
+        _FIELDS_CHECKED.clear()
+    _FIELDS_CHECKED.add(_file_stamp(path, delimiter))
+
+
 def check_field_counts(
     path: str | os.PathLike[str], *, delimiter: str = ",", compression: str | None = None
 ) -> None:
@@ -538,6 +565,11 @@ def check_field_counts(
     path = Path(path)
     if compression is None:
         compression = compression_of(path)
+    try:
+        if _file_stamp(path, delimiter) in _FIELDS_CHECKED:
+            return  # read to its end by the batch reader, unchanged since
+    except OSError:
+        pass  # the reader that follows names the problem
     try:
         pa = _pyarrow()
         import pyarrow.csv as pcsv

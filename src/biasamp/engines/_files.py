@@ -17,6 +17,7 @@ file's raises ``ValueError`` / ``TypeError`` naming the file and the rows.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections import Counter
@@ -27,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, empty_count_table
+from biasamp.counts._swaps import swapped_roles
 from biasamp.engines._derived_roles import (
     derived_role_values,
     frame_intersections,
@@ -49,6 +51,7 @@ from biasamp.engines._file_formats import (
     file_format_of,
     file_schema,
     grown_block_size,
+    note_fields_checked,
     reading_error,
 )
 from biasamp.engines._joins import (
@@ -106,6 +109,10 @@ ERR_ROWS_ENGINE = (
     "(it drops rows with neither a group nor a task), got engine={engine!r}."
 )
 ERR_ROWS_REPLICATES = "rows='labelled': replicate weights are drawn over every row; use rows='all'."
+ERR_ON_LABELS = (
+    "on_labels: the labels are found while counting on engine='numpy', of label columns "
+    "(not intersections)."
+)
 ERR_NO_LABELLED_ROWS = (
     "rows='labelled': no row of {paths} has a group or a task, so no row is kept."
 )
@@ -396,6 +403,8 @@ def iter_file_batches(
                         for start in range(0, batch.num_rows, chunk_size):
                             yield batch.slice(start, chunk_size)
                         done += batch.num_rows
+            if ragged.first is None:
+                note_fields_checked(path, sep)  # every row parsed: none is ragged
             return
         except InputError:
             raise
@@ -499,6 +508,40 @@ def _check_empty_labels(batch: Any, roles: ColumnRoles, path: str, start: int) -
                 )
 
 
+def _label_values(values: Any) -> Any:
+    """A text label column of a batch as a pandas Categorical (Arrow's dictionary encoding:
+    one code per row, no Python string per row; a missing value is a missing code), any
+    other as its numpy array."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return values.to_numpy(zero_copy_only=False)
+    encoded = pc.dictionary_encode(values)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+    categories = pd.Index(encoded.dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    return pd.Categorical.from_codes(codes, categories=categories, validate=False)
+
+
+def _stacked(columns: list[np.ndarray]) -> np.ndarray:
+    """Indicator columns side by side, (n, k): integer columns of 0 and 1 only as int8 (a
+    byte per value for the 0/1 check and the products, exact), laid out column by column;
+    otherwise in their common dtype, so that the counting refuses a value other than 0 and
+    1 as it reads it."""
+    if len(columns) == 1:
+        return columns[0][:, None]
+    if all(c.dtype.kind in "iu" for c in columns):
+        out = np.empty((len(columns), len(columns[0])), dtype=np.int8)
+        for j, column in enumerate(columns):  # a loop over columns, not rows
+            # one pass: a negative value is a large unsigned one
+            if (column.view(np.dtype(f"u{column.dtype.itemsize}")) > 1).any():
+                break
+            out[j] = column
+        else:
+            return out.T
+    return np.column_stack(columns)
+
+
 def _batch_arrays(batch: Any, roles: ColumnRoles) -> dict[str, Any]:
     """The role arrays of one record batch, as :meth:`CountTable.from_arrays` takes them."""
     arrays: dict[str, Any] = {}
@@ -507,7 +550,7 @@ def _batch_arrays(batch: Any, roles: ColumnRoles) -> dict[str, Any]:
             arrays[role] = derived_role_values(batch, rc)
             continue
         if rc.is_label:
-            arrays[role] = batch.column(rc.label_column).to_numpy(zero_copy_only=False)
+            arrays[role] = _label_values(batch.column(rc.label_column))
             continue
         columns = []
         for column in rc.indicator_columns:
@@ -517,7 +560,7 @@ def _batch_arrays(batch: Any, roles: ColumnRoles) -> dict[str, Any]:
                     ERR_NULLS.format(role=role, column=column, count=values.null_count)
                 )
             columns.append(values.to_numpy(zero_copy_only=False))
-        matrix = np.column_stack(columns) if len(columns) > 1 else columns[0][:, None]
+        matrix = _stacked(columns)
         arrays[role] = pd.DataFrame(
             matrix, columns=pd.Index(list(rc.indicator_names), dtype=object), copy=False
         )
@@ -573,12 +616,15 @@ def _both_names(
     roles: ColumnRoles,
     group_names: Sequence[Any] | None,
     task_names: Sequence[Any] | None,
+    *,
+    found: tuple[str, ...] = (),
     **read: Any,
-) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """The group and the task names (:func:`_resolve_names` of each)."""
+) -> tuple[Any, Any]:
+    """The group and the task names (:func:`_resolve_names` of each; None for a kind in
+    ``found``, whose names the counting pass finds)."""
     return (
-        _resolve_names(paths, roles, "group", group_names, **read),
-        _resolve_names(paths, roles, "task", task_names, **read),
+        None if "group" in found else _resolve_names(paths, roles, "group", group_names, **read),
+        None if "task" in found else _resolve_names(paths, roles, "task", task_names, **read),
     )
 
 
@@ -674,6 +720,7 @@ def counts_from_files(
     rows: str = "all",
     progress: bool = False,
     on_rows: Callable[[int], None] | None = None,
+    on_labels: Callable[[dict[str, tuple[Any, ...]]], None] | None = None,
 ) -> CountTable:
     """Count the labels of Parquet or CSV files into a :class:`CountTable`, chunk by chunk.
 
@@ -727,6 +774,14 @@ def counts_from_files(
         ``rows="labelled"`` drops any (the DuckDB engine, which drops none,
         calls it once): their sum is the files' number of rows, known without
         reading the files again.
+    on_labels : callable, optional
+        ``engine="numpy"``: the label names of a label column role whose names
+        are not given are found in the counting pass itself (no pass of their
+        own): the table's names are then the sorted labels of the ground-truth
+        and predicted columns of that kind together, and ``on_labels`` is called
+        once with ``{role: sorted distinct labels}`` of each such role. Put the
+        table in canonical names with
+        :func:`~biasamp.counts._count_table.with_label_names`.
 
     Returns
     -------
@@ -766,6 +821,8 @@ def counts_from_files(
     )
     if replicates is not None and engine == "duckdb":
         raise ValueError(ERR_REPLICATES_ENGINE)
+    if on_labels is not None and engine != "numpy":
+        raise ValueError(ERR_ON_LABELS)
     drops = _check_rows(rows, roles, engine)
     if drops and replicates is not None:
         raise ValueError(ERR_ROWS_REPLICATES)
@@ -799,8 +856,30 @@ def counts_from_files(
             return _read_from(counted, [("paths", p) for p in paths])
     # the numpy engine: asked for, or the files DuckDB cannot read (the same table, or the
     # row reader's error naming the file and row)
-    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
-    g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
+    read: dict[str, Any] = {
+        "chunk_size": chunk_size,
+        "file_format": file_format,
+        "delimiter": delimiter,
+    }
+    found: tuple[str, ...] = ()
+    if on_labels is not None:
+        if any(
+            rc.intersected_columns for kind in ("group", "task") for rc in roles.label_roles(kind)
+        ):
+            raise ValueError(ERR_ON_LABELS)
+        found = tuple(
+            kind
+            for kind, given in (("group", group_names), ("task", task_names))
+            if given is None and roles.label_roles(kind)
+        )
+    g_names, t_names = _both_names(
+        paths,
+        roles,
+        group_names,
+        task_names,
+        found=found,
+        **read,
+    )
     source = names_source if (group_names is not None or task_names is not None) else None
     table = _stream_tables(
         paths,
@@ -817,11 +896,14 @@ def counts_from_files(
         progress=progress,
         labelled_only=drops,
         on_rows=on_rows,
+        on_labels=on_labels,
     )
     if drops and (table is None or table.n_rows == 0):
         raise ValueError(ERR_NO_LABELLED_ROWS.format(paths=", ".join(paths[:3])))
     return _read_from(
-        table if table is not None else empty_count_table(list(roles.present()), g_names, t_names),
+        table
+        if table is not None
+        else empty_count_table(list(roles.present()), g_names or (), t_names or ()),
         [("paths", p) for p in paths],
     )
 
@@ -881,12 +963,51 @@ def _labelled_rows(arrays: dict[str, Any]) -> tuple[dict[str, Any], int]:
 _TableT = TypeVar("_TableT", CountTable, "PatternCountTable")
 
 
+class _FoundLabels:
+    """The labels of the label column roles whose names a counting pass finds, chunk by
+    chunk: each kind's names are the sorted labels of its roles seen so far."""
+
+    def __init__(self, roles: ColumnRoles, kinds: Sequence[str]) -> None:
+        self.columns = {
+            rc.role: (kind, rc.label_column) for kind in kinds for rc in roles.label_roles(kind)
+        }
+        self.seen: dict[str, set[Any]] = {role: set() for role in self.columns}
+        self.names: dict[str, tuple[Any, ...]] = {kind: () for kind in kinds}
+
+    def update(self, batch: Any) -> bool:
+        """Add the labels of a batch; return whether a kind's names grew."""
+        import pyarrow.compute as pc
+
+        grown = set()
+        for role, (kind, column) in self.columns.items():
+            values = batch.column(batch.schema.get_field_index(column))
+            new = {v for v in pc.unique(values).to_pylist() if v is not None} - self.seen[role]
+            if new:
+                self.seen[role] |= new
+                grown.add(kind)
+        for kind in grown:
+            labels = set().union(*(self.seen[r] for r, (k, _) in self.columns.items() if k == kind))
+            self.names[kind] = _sorted_labels(labels)
+        return bool(grown)
+
+    def found(self) -> dict[str, tuple[Any, ...]]:
+        return {role: _sorted_labels(values) for role, values in self.seen.items()}
+
+
+def _sorted_labels(labels: Iterable[Any]) -> tuple[Any, ...]:
+    values = tuple(labels)
+    try:
+        return tuple(sorted(values))
+    except TypeError:
+        return values
+
+
 def _stream_tables(
     paths: Sequence[str],
     roles: ColumnRoles,
     table_type: type[_TableT],
-    g_names: tuple[Any, ...],
-    t_names: tuple[Any, ...],
+    g_names: tuple[Any, ...] | None,
+    t_names: tuple[Any, ...] | None,
     *,
     soft: bool,
     names_source: str | None,
@@ -897,14 +1018,21 @@ def _stream_tables(
     progress: bool,
     labelled_only: bool = False,
     on_rows: Callable[[int], None] | None = None,
+    on_labels: Callable[[dict[str, tuple[Any, ...]]], None] | None = None,
 ) -> _TableT | None:
     """Count every chunk of every file into ``table_type`` tables and merge them (None if no
     rows).
 
     ``labelled_only``: count only the rows with a group or a task; ``on_rows`` is called
-    with the rows of each chunk read.
+    with the rows of each chunk read. Names None (count tables only): the labels of that
+    kind's label columns are found chunk by chunk (the table so far is laid out again when
+    a chunk brings a new one) and ``on_labels`` gets them.
     """
+    from biasamp.counts._count_table import with_label_names
+
     table: _TableT | None = None
+    kinds = [kind for kind, names in (("group", g_names), ("task", t_names)) if names is None]
+    labels = _FoundLabels(roles, kinds) if kinds else None
     columns = roles.columns()
     offset = 0  # global row index of the chunk, for bootstrap weights
     extra: dict[str, Any] = {"soft": soft} if table_type is CountTable else {}
@@ -932,10 +1060,23 @@ def _stream_tables(
                     kept = batch.num_rows
                     if csv and kept:
                         _check_empty_labels(batch, roles, path, start)
+                    if labels is not None and labels.update(batch):
+                        g_names = labels.names.get("group", g_names)
+                        t_names = labels.names.get("task", t_names)
+                        if table is not None:
+                            assert isinstance(table, CountTable)  # names found: counts only
+                            table = with_label_names(table, group_names=g_names, task_names=t_names)
                     arrays = _batch_arrays(batch, roles) if kept else {}
                     if labelled_only and kept:
                         arrays, kept = _labelled_rows(arrays)
-                    if kept:
+                    if kept and getattr(replicates, "method", None) == "swap":
+                        part = _swapped_part(
+                            table_type, arrays, replicates, offset, batch.num_rows,
+                            group_names=g_names, task_names=t_names, names_source=names_source,
+                            extra=extra,
+                        )  # fmt: skip
+                        table = part if table is None else table.merge(part)
+                    elif kept:
                         if replicates is not None:
                             extra["replicate_weights"] = replicates.weights(
                                 offset, offset + batch.num_rows
@@ -968,7 +1109,35 @@ def _stream_tables(
     finally:
         if bar is not None:
             bar.stop()
+    if labels is not None and on_labels is not None:
+        on_labels(labels.found())
     return table
+
+
+def _swapped_part(
+    table_type: Any,
+    arrays: dict[str, Any],
+    swaps: Any,
+    offset: int,
+    n_rows: int,
+    *,
+    group_names: Any,
+    task_names: Any,
+    names_source: str | None,
+    extra: dict[str, Any],
+) -> Any:
+    """One chunk's tables under the swap test's indicators (``swaps``, a
+    :class:`~biasamp.counts._swaps.SwapReplicates`, by global row position): the rows
+    as they are weighted by ``1 - s`` plus the rows with each label and its output
+    exchanged weighted by ``s``."""
+    weights = swaps.weights(offset, offset + n_rows)  # (n_perm, rows)
+    roles = [r for r in arrays if r != "sample_weight"]
+    exchange = swapped_roles(roles, only=getattr(swaps, "roles", None))
+    common = dict(group_names=group_names, task_names=task_names, names_source=names_source)
+    kept = table_type.from_arrays(**arrays, **common, **extra, replicate_weights=1.0 - weights)
+    moved_arrays = {exchange.get(r, r): v for r, v in arrays.items()}
+    moved = table_type.from_arrays(**moved_arrays, **common, **extra, replicate_weights=weights)
+    return dataclasses.replace(kept.merge(moved), n_rows=kept.n_rows)
 
 
 def pattern_counts_from_files(
@@ -1068,7 +1237,11 @@ def pattern_counts_from_files(
                 )
                 table.n_rows = int(frame["__rows"].sum())
                 return _read_from(table, [("paths", p) for p in paths])
-    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    read: dict[str, Any] = {
+        "chunk_size": chunk_size,
+        "file_format": file_format,
+        "delimiter": delimiter,
+    }
     g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     streamed = _stream_tables(
         paths,
@@ -1408,7 +1581,11 @@ def counts_from_joined_files(
         delimiter=delimiter,
     )
     check_file_schemas(paths, [on], file_format=file_format, delimiter=delimiter)
-    read = {"chunk_size": chunk_size, "file_format": file_format, "delimiter": delimiter}
+    read: dict[str, Any] = {
+        "chunk_size": chunk_size,
+        "file_format": file_format,
+        "delimiter": delimiter,
+    }
     g_names, t_names = _both_names(paths, roles, group_names, task_names, **read)
     if engine == "duckdb":
         if replicates is not None:

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, check_count_table, label_matrices
+from biasamp.counts._swaps import SwapReplicates, check_n_perm, swap_count_table
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._group_sizes import (
     DEFAULT_MIN_GROUP_SIZE,
@@ -53,8 +54,10 @@ from biasamp.inputs._intersect import Intersection, intersection_of
 from biasamp.inputs._label_matrix import LabelMatrix, as_sample_weight, check_same_length
 from biasamp.metrics._bootstrap import check_bootstrap_args, replicate_splits
 from biasamp.metrics._group_sizes import check_group_sizes
+from biasamp.metrics._significance import check_swap_memory
 from biasamp.results._differential_fairness import DifferentialFairnessResult, epsilon_driver
 from biasamp.results._intervals import interval_from_replicates
+from biasamp.results._significance import with_significance
 
 __all__ = [
     "differential_fairness",
@@ -430,8 +433,10 @@ def _compute(
     bootstrap: str,
     progress: bool,
     empty_groups: str = "drop",
+    n_perm: Any = 0,
 ) -> DifferentialFairnessResult:
     alpha = _check_concentration(concentration)
+    n_perm = check_n_perm(n_perm)
     limit = check_min_group_size(min_group_size)
     empty_groups = _check_empty_groups(empty_groups)
     if n_boot is not None:
@@ -465,7 +470,7 @@ def _compute(
             metric="differential_fairness",
         )
         params["bootstrap"] = {"method": bootstrap, "n_boot": int(n_boot)}
-    return _evaluate(
+    result = _evaluate(
         table,
         pred=pred,
         concentration=alpha,
@@ -477,6 +482,55 @@ def _compute(
         stacklevel=5,
         empty_groups=empty_groups,
     )
+    if not (n_perm and pred):
+        return result
+    return _swap_test(
+        result, matrices, table, sample_weight=sample_weight, n_perm=n_perm,
+        random_state=random_state, keep_empty=empty_groups == "smooth" and alpha > 0,
+        progress=progress,
+    )  # fmt: skip
+
+
+def _swap_test(
+    result: DifferentialFairnessResult,
+    matrices: dict[str, LabelMatrix],
+    table: CountTable,
+    *,
+    sample_weight: Any,
+    n_perm: int,
+    random_state: Any,
+    keep_empty: bool,
+    progress: bool,
+) -> DifferentialFairnessResult:
+    """``p_value`` and ``null`` of the paired swap test: the swapped tables (each row's
+    label and predicted class swapped with probability 1/2) counted at once; the group
+    sizes, and so the groups kept, do not change under a swap."""
+    check_swap_memory(n_perm, table)
+    sizes = np.asarray(table.totals["groups"], dtype=np.float64)
+    present = np.ones_like(sizes, dtype=bool) if keep_empty else sizes > 0
+    swapped = swap_count_table(
+        matrices,
+        swaps=SwapReplicates(n_perm, random_state=random_state),
+        sample_weight=sample_weight,
+        progress=progress,
+    )
+    eps = {
+        role: differential_fairness_arrays(
+            swapped.joint[("groups", role)][..., present, :],
+            sizes[present],
+            concentration=result.concentration,
+            keep_empty=keep_empty,
+        )["epsilon"]
+        for role in ("tasks", "tasks_pred")
+    }
+    with np.errstate(invalid="ignore"):
+        values = eps["tasks_pred"] - eps["tasks"]  # inf - inf (no smoothing) is NaN: left out
+    out = with_significance(result, values, method="paired-swap", alternative="greater")
+    out.params = {
+        **result.params,
+        "significance": {"null": "paired-swap", "n_perm": n_perm, "alternative": "greater"},
+    }
+    return out
 
 
 def differential_fairness(
@@ -580,6 +634,7 @@ def differential_fairness_amplification(
     bootstrap: str = "poisson",
     progress: bool = False,
     empty_groups: str = "drop",
+    n_perm: int = 0,
 ) -> DifferentialFairnessResult:
     """Differential-fairness bias amplification: epsilon(labels_pred) - epsilon(labels).
 
@@ -601,6 +656,11 @@ def differential_fairness_amplification(
         for each epsilon (``ci_labels``, ``ci_pred``).
     empty_groups : {"drop", "smooth"}, default "drop"
         As :func:`differential_fairness`.
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each row's label and predicted class swap with probability 1/2 (seeded by
+        ``random_state``). The result then has ``p_value`` (one-sided: a larger
+        amplification than chance gives) and ``null``.
 
     Returns
     -------
@@ -634,6 +694,7 @@ def differential_fairness_amplification(
         bootstrap=bootstrap,
         progress=progress,
         empty_groups=empty_groups,
+        n_perm=n_perm,
     )
 
 

@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.counts._count_table import CountTable, check_count_table
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._group_sizes import (
     DEFAULT_MIN_CELL,
     DEFAULT_MIN_GROUP_SIZE,
@@ -66,6 +67,7 @@ from biasamp.metrics._group_sizes import (
     split_sizes,
 )
 from biasamp.metrics._pair_counts import pair_count_columns, warn_fragile_pairs
+from biasamp.metrics._significance import swap_test_pairwise
 from biasamp.metrics._splits import (
     aligned_arguments,
     check_train_rows,
@@ -385,6 +387,7 @@ def directional(
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     min_cell: float | None = DEFAULT_MIN_CELL,
+    n_perm: int = 0,
 ) -> PairwiseResult:
     """Directional bias amplification, BiasAmp-> (Wang & Russakovsky, 2021).
 
@@ -436,12 +439,18 @@ def directional(
     ci : float, default 0.95
         Level of the percentile interval.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the swap test.
     bootstrap : {"poisson", "multinomial"}, default "poisson"
         Replicate weights: Poisson(1) per row, or the classic bootstrap.
     resample_train : bool, default False
         Also resample the training rows (by default the training side, and so
         the signs ``y_at``, are fixed and only evaluation rows are resampled).
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each evaluation row's label (``tasks`` for A->T, ``groups`` for T->A)
+        and the model's output swap with probability 1/2. The result then has
+        ``p_value`` (one-sided: larger values are amplification) and ``null``
+        (``docs/uncertainty.md``, "Significance against chance").
     progress : bool, default False
         Show a progress bar while counting the replicates.
     min_group_size : float or None, default 30
@@ -532,6 +541,7 @@ def directional(
     _check_rules(tie_rule, empty)
     direction = normalize_direction(direction)
     check_predictions(direction, groups_pred=groups_pred, tasks_pred=tasks_pred)
+    n_perm = check_n_perm(n_perm)
     if n_boot is not None:
         check_bootstrap_args(
             n_boot=n_boot,
@@ -587,6 +597,19 @@ def directional(
     if signs is not None and train is None:
         result.params["signs_from"] = "evaluation"
         result.n_train = None
+    result = swap_test_pairwise(
+        result,
+        split=split,
+        # the training signs stay fixed; without a training side each swapped data set
+        # takes its signs from its own (swapped) labels, as the observed value does
+        compute=lambda swapped: directional_arrays(
+            swapped, direction=direction, train=train, tie_rule=tie_rule
+        )["value"],
+        n_perm=n_perm,
+        random_state=random_state,
+        sample_weight=sample_weight,
+        progress=progress,
+    )
     if n_boot is None:
         return result
     return bootstrap_pairwise(

@@ -33,6 +33,7 @@ import pandas as pd
 
 from biasamp._deprecation import UNSET, positional_keywords
 from biasamp.counts._count_table import CountTable, check_count_table
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._group_sizes import (
     DEFAULT_MIN_CELL,
     DEFAULT_MIN_GROUP_SIZE,
@@ -54,6 +55,7 @@ from biasamp.metrics._group_sizes import (
     split_sizes,
 )
 from biasamp.metrics._pair_counts import pair_count_columns, warn_fragile_pairs
+from biasamp.metrics._significance import ERR_SWAP_NEEDS, swap_test_pairwise
 from biasamp.metrics._splits import (
     aligned_arguments,
     count_split,
@@ -266,6 +268,7 @@ def mals(
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     min_cell: float | None = DEFAULT_MIN_CELL,
+    n_perm: int = 0,
 ) -> PairwiseResult:
     """BiasAmp_MALS, the mean bias amplification of Zhao et al. (2017).
 
@@ -303,12 +306,18 @@ def mals(
     ci : float, default 0.95
         Level of the percentile interval.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the swap test.
     bootstrap : {"poisson", "multinomial"}, default "poisson"
         Replicate weights: Poisson(1) per row, or the classic bootstrap.
     resample_train : bool, default False
         Also resample the training rows (by default ``b*`` and the set of
         biased pairs are fixed and only the prediction rows are resampled).
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each evaluation row's labels (``groups``, ``tasks``, which it then needs)
+        and predictions swap with probability 1/2; the training side stays. The
+        result then has ``p_value`` (one-sided: larger values are amplification)
+        and ``null`` (``docs/uncertainty.md``, "Significance against chance").
     progress : bool, default False
         Show a progress bar while counting the replicates.
     min_group_size : float or None, default 30
@@ -381,6 +390,9 @@ def mals(
     )
     if train is None:
         raise ValueError(ERR_MALS_TRAIN)
+    n_perm = check_n_perm(n_perm)
+    if n_perm and (groups is None or tasks is None):
+        raise ValueError(ERR_SWAP_NEEDS.format(metric="mals", needs="groups= and tasks="))
     if n_boot is not None:
         check_bootstrap_args(
             n_boot=n_boot,
@@ -404,6 +416,15 @@ def mals(
         train, split.table, margin=margin, min_group_size=limit, min_cell=min_cell
     )
     result.never_occurring = never
+    result = swap_test_pairwise(
+        result,
+        split=split,
+        compute=lambda swapped: mals_arrays(train, swapped, margin=float(margin))["value"],
+        n_perm=n_perm,
+        random_state=random_state,
+        sample_weight=sample_weight,
+        progress=progress,
+    )
     if n_boot is None:
         return result
     return bootstrap_pairwise(

@@ -52,6 +52,7 @@ from biasamp.counts._combinations import (
 )
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._group_sizes import (
     DEFAULT_MIN_CELL,
     DEFAULT_MIN_GROUP_SIZE,
@@ -90,6 +91,7 @@ from biasamp.metrics._group_sizes import (
 )
 from biasamp.metrics._mals import mals_arrays
 from biasamp.metrics._pair_counts import pair_count_columns, warn_fragile_pairs
+from biasamp.metrics._significance import ERR_SWAP_NEEDS
 from biasamp.metrics._splits import select_training_rows
 from biasamp.results._base import MetricResults
 from biasamp.results._multi_attribute import MultiAttributeResult
@@ -804,6 +806,93 @@ def _bootstrap(
         result.params.update({"n_boot": int(n_boot), "bootstrap": bootstrap})
 
 
+#: The label roles the swap test of each direction exchanges with the model's outputs.
+_EXCHANGED: dict[str, tuple[str, ...]] = {"A->T": ("tasks",), "T->A": ("groups",)}
+
+
+def _swap_test(
+    results: Sequence[MultiAttributeResult],
+    computes: Sequence[Any],
+    space: CombinationSpace,
+    *,
+    n_perm: int,
+    random_state: Any,
+    exchanged: Sequence[tuple[str, ...] | None],
+    progress: bool = False,
+) -> None:
+    """Fill ``p_value`` and ``null`` of every result from the paired swap test: each
+    evaluation row's labels and outputs swap with probability 1/2 (M and the training
+    side stay fixed); ``exchanged[i]`` names the label roles result ``i``'s swap
+    exchanges (``("tasks",)`` for G->M, ``("groups",)`` for M->G, ``None``: every
+    label with its output, Multi_MALS), as the single-attribute metrics do. The swapped
+    pattern tables are counted per chunk of permutations, the rows kept weighted by
+    ``1 - s`` and the rows with their roles exchanged by ``s``; their combination
+    counts add."""
+    if not n_perm:
+        return
+    from biasamp._memory import check_allocation
+    from biasamp._progress import progress_iter
+    from biasamp.counts._poisson import BLOCK_ROWS
+    from biasamp.counts._swaps import SwapReplicates, swapped_roles
+    from biasamp.metrics._significance import ERR_SWAP_DASK
+    from biasamp.results._significance import with_significance
+
+    eval_m, weights = space._eval_matrices, space._eval_weights
+    if isinstance(eval_m, _DaskEvaluation):
+        raise ValueError(ERR_SWAP_DASK)
+    if eval_m is None or weights is None:
+        raise ValueError(ERR_SPACE_NO_ROWS.replace("n_boot", "n_perm"))
+    present = {role: m for role, m in eval_m.items() if m is not None}
+    n_rows = next(iter(present.values())).n_rows
+    check_allocation(
+        float(n_perm) * n_rows
+        + 16.0 * min(n_perm, _BOOT_CHUNK) * n_rows
+        + 9.0 * BLOCK_ROWS * n_perm,
+        what=f"n_perm={n_perm} swap indicators of {n_rows} evaluation rows",
+        advice="use fewer permutations (n_perm=999 resolves p-values to 0.001).",
+    )
+    swaps = SwapReplicates(n_perm, random_state=random_state)
+    indicators = _compact_weights(swaps, n_rows)  # (n_perm, n) uint8
+    values: list[list[np.ndarray]] = [[] for _ in computes]
+    for only in dict.fromkeys(exchanged):  # one counting per set of exchanged roles
+        exchange = swapped_roles(present, only=only)
+        swapped = {exchange[role]: m for role, m in present.items()}
+        mine = [i for i, roles in enumerate(exchanged) if roles == only]
+        starts = range(0, n_perm, _BOOT_CHUNK)
+        for start in progress_iter(starts, description="swap test", enabled=progress):
+            chunk = indicators[start : start + _BOOT_CHUNK].astype(np.float64)
+            kept = space.counts(
+                PatternCountTable.from_label_matrices(
+                    present, sample_weight=weights, replicate_weights=1.0 - chunk
+                )
+            )
+            moved = space.counts(
+                PatternCountTable.from_label_matrices(
+                    swapped, sample_weight=weights, replicate_weights=chunk
+                )
+            )
+            counts = CountTable(
+                group_names=kept.group_names,
+                task_names=kept.task_names,
+                n=kept.n + moved.n,
+                totals={r: kept.totals[r] + moved.totals[r] for r in kept.totals},
+                joint={k: kept.joint[k] + moved.joint[k] for k in kept.joint},
+                n_rows=n_rows,
+            )
+            for i in mine:
+                values[i].append(np.atleast_1d(computes[i](counts)))
+    for result, parts in zip(results, values, strict=True):
+        tested = with_significance(
+            result, np.concatenate(parts), method="paired-swap", alternative="greater"
+        )
+        result.p_value, result.null = tested.p_value, tested.null
+        result.params["significance"] = {
+            "null": "paired-swap",
+            "n_perm": int(n_perm),
+            "alternative": "greater",
+        }
+
+
 def multi_mals(
     *,
     groups_train: Any = None,
@@ -831,6 +920,7 @@ def multi_mals(
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     min_cell: float | None = DEFAULT_MIN_CELL,
+    n_perm: int = 0,
 ) -> MultiAttributeResult:
     """Undirected multi-attribute bias amplification, Multi_MALS (Zhao et al., 2023, eq. 2).
 
@@ -874,7 +964,13 @@ def multi_mals(
     ci : float, default 0.95
         Confidence level of the percentile interval.
     random_state : int, Generator or None
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the swap test.
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each evaluation row's labels and outputs swap with probability 1/2 (M and
+        the training side stay fixed). The result then has ``p_value``
+        (one-sided: larger values are more amplification, or with ``absolute``
+        more change, than chance gives) and ``null``.
     bootstrap : {"poisson", "multinomial"}, default "poisson"
         Replicate weights (see :func:`biasamp.replicate_weights`).
     space : CombinationSpace, optional
@@ -933,6 +1029,10 @@ def multi_mals(
         tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
     )
     absolute = _check_absolute(absolute)
+    n_perm = check_n_perm(n_perm)
+    held = getattr(space, "_eval_matrices", None)  # a space holds its rows (checked below)
+    if n_perm and groups is None and not (isinstance(held, dict) and "groups" in held):
+        raise ValueError(ERR_SWAP_NEEDS.format(metric="multi_mals", needs="groups="))
     limit = check_min_group_size(min_group_size)
     cell = check_min_cell(min_cell)
     never = never_occurring_of(groups_train, groups, groups_pred)
@@ -972,6 +1072,15 @@ def multi_mals(
         bootstrap=bootstrap,
         progress=progress,
     )
+    _swap_test(
+        [result],
+        [replicate_values],
+        built,
+        n_perm=n_perm,
+        random_state=random_state,
+        exchanged=[None],
+        progress=progress,
+    )
     return result
 
 
@@ -1007,6 +1116,7 @@ def multi_directional(
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     min_cell: float | None = DEFAULT_MIN_CELL,
+    n_perm: int = 0,
 ) -> MultiAttributeResult:
     """Directional multi-attribute bias amplification, Multi-> (Zhao et al., 2023, eq. 3).
 
@@ -1061,6 +1171,10 @@ def multi_directional(
         gives, for each column ``C`` of the ground truth's frame, its column
         ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
         other columns are left out, so the evaluation frame itself may be passed.
+    n_perm : int, default 0
+        The paired swap test against chance (see :func:`multi_mals`): each
+        evaluation row's label (``tasks`` for A->T, ``groups`` for T->A) and the
+        model's output swap with probability 1/2.
 
     Returns
     -------
@@ -1096,6 +1210,7 @@ def multi_directional(
         tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
     )
     absolute = _check_absolute(absolute)
+    n_perm = check_n_perm(n_perm)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)
     cell = check_min_cell(min_cell)
@@ -1166,6 +1281,15 @@ def multi_directional(
         bootstrap=bootstrap,
         progress=progress,
     )
+    _swap_test(
+        [result],
+        [replicate_values],
+        built,
+        n_perm=n_perm,
+        random_state=random_state,
+        exchanged=[_EXCHANGED[normalize_direction(direction)]],
+        progress=progress,
+    )
     result.direction = reported
     result.params["train_rows"] = train_rows
     return result
@@ -1211,6 +1335,7 @@ def multi_attribute(
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     min_cell: float | None = DEFAULT_MIN_CELL,
+    n_perm: int = 0,
 ) -> dict[str, MultiAttributeResult]:
     """Multi_MALS and Multi-> in both directions from one combination space.
 
@@ -1242,6 +1367,7 @@ def multi_attribute(
     (['multi-mals', 'multi-a2t', 'multi-t2a'], 0.2, True)
     """
     absolute = _check_absolute(absolute)
+    n_perm = check_n_perm(n_perm)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)
     cell = check_min_cell(min_cell)
@@ -1320,6 +1446,15 @@ def multi_attribute(
         ci=ci,
         random_state=random_state,
         bootstrap=bootstrap,
+        progress=progress,
+    )
+    _swap_test(
+        list(results.values()),
+        computes,
+        built,
+        n_perm=n_perm,
+        random_state=random_state,
+        exchanged=[None, _EXCHANGED["A->T"], _EXCHANGED["T->A"]],
         progress=progress,
     )
     return results

@@ -31,6 +31,8 @@ only those ``k`` are sorted.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -40,6 +42,7 @@ import pandas as pd
 
 from biasamp._memory import check_allocation
 from biasamp.counts._poisson import checked_generator
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._group_sizes import MissingGroupWarning, missing_groups_message
 from biasamp.inputs._keys import key_names
 from biasamp.inputs._readers import (
@@ -52,6 +55,7 @@ from biasamp.inputs._readers import (
 )
 from biasamp.results._intervals import check_ci, interval_from_replicates
 from biasamp.results._retrieval import COUNT_PREFIX, RetrievalBiasResult
+from biasamp.results._significance import null_distribution, permutation_p_value
 
 __all__ = [
     "ERR_SCORES_DTYPE",
@@ -59,6 +63,7 @@ __all__ = [
     "block_bytes",
     "first_nan",
     "ndkl_weights",
+    "random_ranking_null",
     "retrieval_bias",
     "retrieval_statistics",
     "top_k_items",
@@ -222,6 +227,110 @@ def retrieval_statistics(
     }
 
 
+#: Top-k group-count vectors enumerated for the exact null, at most (else the null is drawn).
+MAX_SUPPORT = 1_000_000
+#: Partial count vectors held while enumerating, at most.
+_MAX_PARTIAL = 20_000_000
+#: Bytes of null draws made at once (a block of permutations x queries).
+NULL_BYTES = 64 * 2**20
+
+
+def top_k_count_support(pool_counts: np.ndarray, k: int) -> np.ndarray | None:
+    """Every vector of top-k group counts a ranking of the pool can give: (m, |G|) ints
+    with ``0 <= c_g <= pool_counts[g]`` summing to ``k``; ``None`` when there are more
+    than :data:`MAX_SUPPORT` of them (enumerated group by group, never count by count)."""
+    pool_counts = np.asarray(pool_counts, dtype=np.int64)
+    n_groups = len(pool_counts)
+    if math.comb(k + n_groups - 1, n_groups - 1) > MAX_SUPPORT:
+        return None
+    vectors = np.zeros((1, 0), dtype=np.int64)
+    for g in range(n_groups):  # a loop over groups; each step extends every vector at once
+        used = vectors.sum(axis=1)
+        cap = int(min(pool_counts[g], k))
+        if g == n_groups - 1:
+            last = k - used
+            keep = (last >= 0) & (last <= cap)
+            vectors = np.column_stack([vectors[keep], last[keep]])
+            break
+        if len(vectors) * (cap + 1) > _MAX_PARTIAL:
+            return None
+        counts = np.arange(cap + 1, dtype=np.int64)
+        extended = np.column_stack(
+            [np.repeat(vectors, cap + 1, axis=0), np.tile(counts, len(vectors))]
+        )
+        vectors = extended[np.repeat(used, cap + 1) + np.tile(counts, len(vectors)) <= k]
+    return vectors
+
+
+def _log_hypergeometric(vectors: np.ndarray, pool_counts: np.ndarray, k: int) -> np.ndarray:
+    """log P(top-k counts = vector) for a uniformly random ranking of the pool."""
+    from scipy.special import gammaln
+
+    def log_comb(n: Any, r: Any) -> Any:
+        return gammaln(n + 1.0) - gammaln(r + 1.0) - gammaln(n - r + 1.0)
+
+    pool = np.asarray(pool_counts, dtype=np.float64)
+    terms = log_comb(pool[None, :], vectors.astype(np.float64)).sum(axis=1)
+    return terms - log_comb(pool.sum(), float(k))
+
+
+def max_skew_of_counts(counts: np.ndarray, k: int, shares: np.ndarray) -> np.ndarray:
+    """MaxSkew@k of top-k group counts (..., |G|) against reference shares (|G|,)."""
+    with np.errstate(divide="ignore"):
+        return np.log(counts / float(k) / shares).max(axis=-1)
+
+
+def random_ranking_null(
+    pool_counts: Any,
+    *,
+    k: int,
+    shares: Any,
+    n_queries: int,
+    n_perm: int,
+    random_state: Any = None,
+) -> tuple[np.ndarray, float]:
+    """The mean MaxSkew@k over ``n_queries`` queries whose rankings are drawn uniformly at
+    random from the pool, ``n_perm`` times; and its exact expectation (NaN when the
+    top-k group counts are too many to enumerate).
+
+    Under a random ranking the top ``k`` is a uniform ``k``-subset of the pool, so a
+    query's top-k group counts follow the multivariate hypergeometric distribution
+    and its MaxSkew@k depends only on them; queries are independent. When the counts
+    can be enumerated (:func:`top_k_count_support`) a query's MaxSkew@k is drawn from
+    that exact distribution, else its counts are drawn
+    (``Generator.multivariate_hypergeometric``).
+
+    Returns
+    -------
+    values : ndarray of shape (n_perm,)
+    exact_mean : float
+        ``E[MaxSkew@k]`` of one random ranking, the expectation of every value.
+    """
+    pool_counts = np.asarray(pool_counts, dtype=np.int64)
+    shares = np.asarray(shares, dtype=np.float64)
+    rng = checked_generator(random_state)
+    support = top_k_count_support(pool_counts, k)
+    step = max(1, NULL_BYTES // (8 * max(n_queries, 1) * (len(pool_counts) + 1)))
+    values = np.empty(n_perm)
+    if support is not None:
+        probs = np.exp(_log_hypergeometric(support, pool_counts, k))
+        skew = max_skew_of_counts(support, k, shares)
+        exact = float((probs * skew).sum() / probs.sum())
+        cdf = np.cumsum(probs)
+        cdf /= cdf[-1]
+        for start in range(0, n_perm, step):  # blocks of permutations, not of queries
+            stop = min(n_perm, start + step)
+            u = rng.random((stop - start, n_queries))
+            index = np.minimum(np.searchsorted(cdf, u, side="right"), len(cdf) - 1)
+            values[start:stop] = skew[index].mean(axis=1)
+        return values, exact
+    for start in range(0, n_perm, step):
+        stop = min(n_perm, start + step)
+        counts = rng.multivariate_hypergeometric(pool_counts, k, size=(stop - start, n_queries))
+        values[start:stop] = max_skew_of_counts(counts, k, shares).mean(axis=1)
+    return values, math.nan
+
+
 def _bootstrap_means(
     columns: Sequence[np.ndarray], n_boot: int, random_state: Any
 ) -> list[np.ndarray]:
@@ -329,6 +438,7 @@ def retrieval_bias(
     ci: float = 0.95,
     random_state: Any = None,
     block_size: int | None = None,
+    n_perm: int = 0,
 ) -> RetrievalBiasResult:
     """Skew@k, MaxSkew@k, MinSkew@k and NDKL of ranked retrieval (Geyik et al., KDD 2019).
 
@@ -371,10 +481,16 @@ def retrieval_bias(
     ci : float, default 0.95
         Level of the percentile intervals.
     random_state : None, int, numpy Generator or SeedSequence
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the random rankings of ``n_perm``.
     block_size : int, optional
         Queries read at once (default: as many as fit in a quarter of the last-level
         CPU cache, and at least 2**20 scores a block, within 64 MiB of working memory).
+    n_perm : int, default 0
+        Draws of the null against chance (0: no test): every query's ranking drawn
+        uniformly at random from the same pool at the same ``k``. The result then
+        has ``p_value`` (one-sided: a larger mean MaxSkew@k than random rankings
+        give) and ``null``, whose ``mean`` is what a random ranking gives on
+        average (exact when the top-k group counts can be enumerated).
 
     Returns
     -------
@@ -435,6 +551,9 @@ def retrieval_bias(
     shares, kind = _reference_shares(reference, names, pool)
     pool = np.concatenate([pool, np.zeros(len(names) - len(pool))])
     k = _check_k(k, n_items)
+    n_perm = check_n_perm(n_perm)
+    if n_perm:
+        checked_generator(random_state)  # refuse a bad seed before the work
     if n_boot is not None:
         n_boot = check_knob(
             "n_boot",
@@ -550,7 +669,46 @@ def retrieval_bias(
         )
         low, high, se = interval_from_replicates(ndkl_reps, ci=level)
         result.ndkl_ci, result.ndkl_se, result.ndkl_replicates = (low, high), se, ndkl_reps
+    if n_perm and n_queries:
+        _random_ranking_test(result, codes, shares, n_perm=n_perm, random_state=random_state)
     return result
+
+
+def _random_ranking_test(
+    result: RetrievalBiasResult,
+    codes: np.ndarray,
+    shares: np.ndarray,
+    *,
+    n_perm: int,
+    random_state: Any,
+) -> None:
+    """Fill ``p_value`` and ``null`` of a retrieval result from random rankings."""
+    n_groups = len(shares)
+    check_allocation(
+        24.0 * float(n_perm) + min(8.0 * float(n_perm) * result.n * (n_groups + 1), NULL_BYTES),
+        what=f"n_perm={n_perm} random rankings of {result.n} queries",
+        advice="use fewer draws (n_perm=999 resolves p-values to 0.001).",
+    )
+    pool_counts = np.bincount(codes, minlength=n_groups)
+    values, exact = random_ranking_null(
+        pool_counts,
+        k=result.k,
+        shares=shares,
+        n_queries=result.n,
+        n_perm=n_perm,
+        random_state=random_state,
+    )
+    null = null_distribution(values, method="random-ranking", alternative="greater")
+    if math.isfinite(exact):
+        null = dataclasses.replace(null, mean=exact)
+    result.p_value = permutation_p_value(result.value, values, alternative="greater")
+    result.null = null
+    result.params["significance"] = {
+        "null": "random-ranking",
+        "n_perm": n_perm,
+        "alternative": "greater",
+        "exact_mean": math.isfinite(exact),
+    }
 
 
 def _checked_rankings(block: Any, n_items: int, k: int, start: int) -> np.ndarray:

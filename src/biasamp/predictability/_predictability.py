@@ -40,12 +40,14 @@ import scipy.sparse as sp
 from biasamp._deprecation import UNSET, renamed_keyword
 from biasamp._memory import check_allocation
 from biasamp.counts._poisson import checked_generator
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
 from biasamp.inputs._label_matrix import LabelMatrix, as_label_matrix, check_same_length
 from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._directional import ERR_NEEDS_PRED, normalize_direction
 from biasamp.metrics._group_sizes import attach_group_sizes, matrix_group_sizes
+from biasamp.metrics._significance import check_swappable, refit_swap_test
 from biasamp.predictability._attackers import ExactAttacker, resolve_attacker
 from biasamp.predictability._perturbation import (
     ERR_PERTURB_CONTINUOUS,
@@ -303,6 +305,7 @@ def dpa(
     progress: bool = False,
     ci_level: Any = UNSET,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    n_perm: int = 0,
 ) -> PredictabilityResult:
     """Directional Predictability Amplification (Tokas et al.).
 
@@ -367,6 +370,13 @@ def dpa(
         gives, for each column ``C`` of the ground truth's frame, its column
         ``pred_prefix + C``, read as ``C`` (``pred_cup`` predicts ``cup``); its
         other columns are left out, so the evaluation frame itself may be passed.
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each row's label (``tasks`` for A->T, ``groups`` for T->A) and the
+        model's output swap with probability 1/2, and the attackers are fitted
+        again on each (``n_perm`` times the cost; the same attacker seed every
+        time). Needs outputs of the labels' shape (not scores). The result then
+        has ``p_value`` (one-sided: larger is amplification) and ``null``.
 
     Returns
     -------
@@ -393,6 +403,7 @@ def dpa(
     groups_pred = prediction_columns(groups_pred, pred_prefix, arg="groups_pred", truth=(groups,))
     tasks_pred = prediction_columns(tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks,))
     direction = normalize_direction(direction)
+    n_perm = check_n_perm(n_perm)
     limit = check_min_group_size(min_group_size)
     original_groups = groups
     groups, tasks, groups_pred, tasks_pred = _aligned(groups, tasks, groups_pred, tasks_pred)
@@ -406,6 +417,12 @@ def dpa(
         arg = "tasks_pred" if direction == "A->T" else "groups_pred"
         raise ValueError(ERR_NEEDS_PRED.format(direction=direction, arg=arg))
     pred_arg = "tasks_pred" if direction == "A->T" else "groups_pred"
+    if n_perm:
+        check_swappable(
+            tasks if direction == "A->T" else groups, pred,
+            label_arg="tasks" if direction == "A->T" else "groups", output_arg=pred_arg,
+            n_perm=n_perm,
+        )  # fmt: skip
     inputs: Any  # dense values, or a sparse indicator matrix
     input_matrix: LabelMatrix | None = None  # the label matrix the inputs come from
     sizes = None
@@ -501,9 +518,26 @@ def dpa(
             "random_state": _seed_record(random_state),
         },
     )
-    if sizes is None:
-        return result
-    return attach_group_sizes(result, sizes, min_group_size=limit, groups=(original_groups,))
+    if sizes is not None:
+        result = attach_group_sizes(result, sizes, min_group_size=limit, groups=(original_groups,))
+    label, label_arg = (tasks, "tasks") if direction == "A->T" else (groups, "groups")
+
+    def run(label: Any, output: Any, seed: int) -> float:
+        swapped = {"tasks": label} if direction == "A->T" else {"groups": label}
+        return dpa(
+            direction=direction,
+            **{"groups": groups, "tasks": tasks, **swapped, pred_arg: output},
+            attacker=attacker, quality=quality, n_iter=None if cv is not None else n_iter,
+            test_size=test_size, cv=cv, perturbation=perturbation, use_scores=use_scores,
+            continuous=continuous, positive_group=positive_group,
+            positive_label=positive_label, ci=ci_level, random_state=seed,
+            min_group_size=None,
+        ).value  # fmt: skip
+
+    return refit_swap_test(
+        result, run=run, label=label, output=pred, label_arg=label_arg, output_arg=pred_arg,
+        n_perm=n_perm, random_state=random_state, progress=progress,
+    )  # fmt: skip
 
 
 # --- leakage amplification --------------------------------------------------------------------------
@@ -529,6 +563,7 @@ def leakage_amplification(
     progress: bool = False,
     ci_level: Any = UNSET,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    n_perm: int = 0,
 ) -> PredictabilityResult:
     """Leakage amplification, LA = lambda_M - lambda_D (Wang et al., ICCV 2019).
 
@@ -571,6 +606,10 @@ def leakage_amplification(
         ``C`` of the ground truth's frame, its column ``pred_prefix + C``, read as
         ``C`` (``pred_cup`` predicts ``cup``); its other columns are left out, so
         the evaluation frame itself may be passed.
+    n_perm : int, default 0
+        The paired swap test against chance (see :func:`dpa`): each row's
+        ``tasks`` and ``tasks_pred`` swap with probability 1/2; the attackers
+        are fitted again on each swapped data set.
 
     Returns
     -------
@@ -590,6 +629,7 @@ def leakage_amplification(
     >>> round(result.lambda_m, 2), result.value > 0.3
     (1.0, True)
     """
+    n_perm = check_n_perm(n_perm)
     tasks_pred = prediction_columns(tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks,))
     limit = check_min_group_size(min_group_size)
     original_groups = groups
@@ -601,6 +641,10 @@ def leakage_amplification(
         raise TypeError(ERR_FOLD.format(got=fold))
     if tasks_pred is None:
         raise ValueError(ERR_NEEDS_PRED.format(direction="leakage", arg="tasks_pred"))
+    if n_perm:
+        check_swappable(
+            tasks, tasks_pred, label_arg="tasks", output_arg="tasks_pred", n_perm=n_perm
+        )
     g_matrix, g_target = _labels(groups, "groups")
     t_matrix, t_target = _labels(tasks, "tasks")
     check_same_length(groups=g_matrix, tasks=t_matrix)
@@ -676,9 +720,22 @@ def leakage_amplification(
             "random_state": _seed_record(random_state),
         },
     )
-    return attach_group_sizes(
+    result = attach_group_sizes(
         result,
         matrix_group_sizes(g_matrix),
         min_group_size=limit,
         groups=(original_groups,),
     )
+
+    def run(label: Any, output: Any, seed: int) -> float:
+        return leakage_amplification(
+            groups=groups, tasks=label, tasks_pred=output, attacker=attacker, quality=quality,
+            n_iter=None if cv is not None else n_iter, test_size=test_size, cv=cv,
+            perturbation=perturbation, use_scores=use_scores, positive_label=positive_label,
+            fold=fold, ci=ci_level, random_state=seed, min_group_size=None,
+        ).value  # fmt: skip
+
+    return refit_swap_test(
+        result, run=run, label=tasks, output=tasks_pred, label_arg="tasks",
+        output_arg="tasks_pred", n_perm=n_perm, random_state=random_state, progress=progress,
+    )  # fmt: skip

@@ -16,7 +16,7 @@ are accepted as aliases wherever a metric is named.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 __all__ = [
@@ -173,6 +173,11 @@ class MetricCard:
         ``"random-ranking"``), or ``""`` with the reason in ``null_reason``.
     null_reason : str
         Why the metric has no null, when ``null`` is empty.
+    alternative : str
+        The alternative of its p-value: ``"greater"`` (one-sided: larger values
+        are amplification, the p-value counts the null values at least as large)
+        or ``"two-sided"`` (a metric whose sign is not amplification); ``""``
+        without a null.
     """
 
     name: str
@@ -193,6 +198,7 @@ class MetricCard:
     xfail_checks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     null: str = ""
     null_reason: str = ""
+    alternative: str = ""
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -798,6 +804,59 @@ _CARDS: list[MetricCard] = [
         ),
     ),
 ]
+
+#: The null hypothesis of each metric's significance test against chance (``n_perm``):
+#: ``"paired-swap"`` (each row's label and the model's output swap with probability 1/2,
+#: the human and the model caption of an image for the caption metrics), ``"random-ranking"``
+#: (rankings drawn uniformly from the same pool at the same k), or the reason there is none.
+_NULLS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "mals": ("paired-swap", ""),
+        "directional-a2t": ("paired-swap", ""),
+        "directional-t2a": ("paired-swap", ""),
+        "multi-mals": ("paired-swap", ""),
+        "multi-a2t": ("paired-swap", ""),
+        "multi-t2a": ("paired-swap", ""),
+        "dpa-a2t": ("paired-swap", ""),
+        "dpa-t2a": ("paired-swap", ""),
+        "leakage": ("paired-swap", ""),
+        "differential-fairness": (
+            "",
+            "epsilon describes one set of labels or outputs and compares nothing with "
+            "labels on the same rows, so there is nothing to swap; df-amplification, "
+            "the outputs' epsilon against the labels', has the swap test.",
+        ),
+        "df-amplification": ("paired-swap", ""),
+        "lic": ("paired-swap", ""),
+        "dbac-a2t": ("paired-swap", ""),
+        "dbac-t2a": ("paired-swap", ""),
+        "retrieval-bias": ("random-ranking", ""),
+        "distribution-mals": (
+            "",
+            "the model's posteriors are compared with the training labels, not with "
+            "labels on the same rows, and a posterior is not exchangeable with a one-hot "
+            "label under a model that amplifies nothing, so no swap is a null.",
+        ),
+    }
+)
+
+
+def _with_null(card: MetricCard) -> MetricCard:
+    """The card with its ``null`` (and ``n_perm`` and ``random_state`` among its knobs)."""
+    if card.name not in _NULLS:  # a card that declares its own null (or why none)
+        return replace(card, alternative="greater" if card.null else "")
+    null, reason = _NULLS[card.name]
+    knobs = card.knobs
+    if null:
+        knobs = tuple(dict.fromkeys((*knobs, "n_perm", "random_state")))
+    # every metric with a null reads larger values as amplification (or, for the
+    # multi-attribute metrics with absolute differences and MaxSkew@k, as more change
+    # or skew than chance gives): the p-value is one-sided
+    alternative = "greater" if null else ""
+    return replace(card, null=null, null_reason=reason, knobs=knobs, alternative=alternative)
+
+
+_CARDS = [_with_null(card) for card in _CARDS]
 
 #: Every registered metric, by canonical name, in the order of the docs' table.
 METRICS: Mapping[str, MetricCard] = MappingProxyType({card.name: card for card in _CARDS})

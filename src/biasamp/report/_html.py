@@ -66,6 +66,7 @@ from biasamp.results._base import pair_trust_lines
 from biasamp.results._differential_fairness import driver_words
 from biasamp.results._display import display_text
 from biasamp.results._intervals import interval_words
+from biasamp.results._significance import chance_text
 
 __all__ = ["CSP", "render_report", "write_report"]
 
@@ -191,6 +192,26 @@ def _interval(result: Any) -> str:
     if ci is None:
         return "-"
     return f"[{_num(ci[0])}, {_num(ci[1])}] ({_num(result.ci_level, '{:.0%}')})"
+
+
+def _chance(result: Any) -> str:
+    """The swap test (or random rankings) in words, when it ran: the p-value and what
+    the null gives on average."""
+    p = getattr(result, "p_value", None)
+    null = getattr(result, "null", None)
+    if p is None or null is None:
+        return ""
+    what = (
+        "rankings drawn at random from the same pool"
+        if null.method == "random-ranking"
+        else "data sets with each row's labels and outputs swapped at random"
+    )
+    low, high = null.quantiles.get("0.025"), null.quantiles.get("0.975")
+    spread = "" if low is None or high is None else f"; 95% of them in [{_num(low)}, {_num(high)}]"
+    return (
+        f"<p class='chance'><b>{_e(chance_text(p))}</b> ({null.n_perm} {what} give "
+        f"{_num(null.mean)} on average{spread}).</p>"
+    )
 
 
 def _is_container(value: Any) -> bool:
@@ -338,6 +359,7 @@ def _retrieval_section(key: str, result: Any, *, image_format: str) -> str:
     parts = [
         f"<h3>{_e(key)}: {_e(result.name)} = {_num(result.value)}</h3>",
         _explanation(result_card(result, key)),
+        _chance(result),
     ]
     ndkl_ci = getattr(result, "ndkl_ci", None)
     rows = [
@@ -631,7 +653,7 @@ def _generated_body(key: str, result: Any, *, image_format: str) -> list[str]:
         _figure_html(
             fig,
             alt=f"{key}: {_title(result, key)}",
-            caption=_GENERATED_CAPTIONS[result.metric],
+            caption=_GENERATED_CAPTIONS[result.family],
             image_format=image_format,
         )
     )
@@ -681,6 +703,7 @@ def _metric_section(
     parts = [
         f"<h3>{_e(key)}: {_e(_title(result, key))} = {_num(_headline(result))}</h3>",
         _explanation(card, lead=lead),
+        _chance(result),
     ]
     trust = _trust_section(result)
     if trust:
@@ -695,7 +718,7 @@ def _metric_section(
         parts += _differential_fairness_body(result, image_format=image_format)
     elif hasattr(result, "data_quality") and hasattr(result, "model_quality"):
         parts += _predictability_body(result, image_format=image_format)
-    elif getattr(result, "metric", None) in GENERATED_METRICS:
+    elif getattr(result, "family", None) in GENERATED_METRICS:
         parts += _generated_body(key, result, image_format=image_format)
     elif isinstance(frame, pd.DataFrame) and len(frame) and "contribution" in frame.columns:
         parts += _pairs_body(

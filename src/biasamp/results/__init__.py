@@ -14,12 +14,14 @@ if TYPE_CHECKING:
     from biasamp.results._multi_attribute import MultiAttributeResult
     from biasamp.results._predictability import PredictabilityResult
     from biasamp.results._retrieval import RetrievalBiasResult
+    from biasamp.results._significance import NullDistribution
 
 __all__ = [
     "BootstrapInterval",
     "DifferentialFairnessResult",
     "MetricResult",
     "MultiAttributeResult",
+    "NullDistribution",
     "PairwiseResult",
     "PredictabilityResult",
     "RetrievalBiasResult",
@@ -44,5 +46,6 @@ if not TYPE_CHECKING:
             "biasamp.results._multi_attribute": ("MultiAttributeResult",),
             "biasamp.results._predictability": ("PredictabilityResult",),
             "biasamp.results._retrieval": ("RetrievalBiasResult",),
+            "biasamp.results._significance": ("NullDistribution",),
         },
     )

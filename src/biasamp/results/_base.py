@@ -17,6 +17,7 @@ import pandas as pd
 
 from biasamp.registry import MetricCard, find_card, normalize_direction
 from biasamp.results._persist import SavableResult, register_result
+from biasamp.results._significance import NullDistribution, chance_text
 
 if TYPE_CHECKING:
     from biasamp.counts._count_table import CountTable
@@ -34,6 +35,7 @@ __all__ = [
     "pair_trust_dict",
     "pair_trust_lines",
     "rows_text",
+    "significance_dict",
 ]
 
 ERR_TOP_K = "top: k must be a non-negative integer (the number of rows), got {got!r}."
@@ -58,6 +60,18 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, (str, int)) or value is None:
         return value
     return str(value)
+
+
+def significance_dict(result: Any) -> dict[str, Any]:
+    """``p_value``, ``null`` (its JSON form) and ``chance`` (the p-value in words) of a
+    result; ``None`` each when no significance test was run."""
+    p = getattr(result, "p_value", None)
+    null = getattr(result, "null", None)
+    return {
+        "p_value": None if p is None else _json_safe(p),
+        "null": None if null is None else null.to_dict(),
+        "chance": chance_text(p),
+    }
 
 
 def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -396,6 +410,8 @@ class MetricResult(MetricNames, SavableResult):
     never_occurring: pd.DataFrame | None = None
     min_cell: float | None = None
     missing_groups: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    p_value: float | None = None
+    null: NullDistribution | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -505,6 +521,10 @@ class PairwiseResult(MetricResult):
     ci, ci_level, se, replicates
         Bootstrap interval, its level, standard error and replicate values,
         when ``n_boot`` was given.
+    p_value, null
+        With ``n_perm``: the p-value against chance and the metric's
+        :class:`~biasamp.results.NullDistribution` under the paired swap test
+        (``docs/uncertainty.md``, "Significance against chance").
     group_sizes : pandas.DataFrame or None
         Size of each group (rows, or the sum of ``sample_weight``), indexed by
         ``group``, one column per split the metric read: ``"train"``,
@@ -555,6 +575,8 @@ class PairwiseResult(MetricResult):
             + f", pairs={self.n_pairs}"
             + (f", empty pairs left out={self.n_empty}" if self.n_empty else "")
         )
+        if self.p_value is not None:
+            lines.append(f"  {chance_text(self.p_value)}")
         for key, val in self.extras.items():
             if np.isscalar(val):
                 lines.append(f"  {key}={format(val)}")
@@ -616,6 +638,7 @@ class PairwiseResult(MetricResult):
             "n_boot": None if self.replicates is None else int(len(self.replicates)),
             **group_sizes_dict(self),
             **pair_trust_dict(self),
+            **significance_dict(self),
         }
         if pairs:
             out["by_pair"] = frame_records(self.by_pair)

@@ -30,6 +30,7 @@ from biasamp.results._base import PairwiseResult, group_sizes_from_dict
 from biasamp.results._multi_attribute import MultiAttributeResult
 from biasamp.results._persist import InvalidDocument, build_result, check_version
 from biasamp.results._predictability import PredictabilityResult
+from biasamp.results._significance import NullDistribution
 
 __all__ = ["CAPTIONS_SCHEMA", "results_from_captions_document", "results_from_cli_document"]
 
@@ -94,6 +95,17 @@ def _common(record: Mapping[str, Any]) -> dict[str, Any]:
         "se": se,
         **_sizes(record),
         "min_cell": None if record.get("min_cell") is None else float(record["min_cell"]),
+        **_significance(record),
+    }
+
+
+def _significance(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``p_value`` and ``null`` of a metric record (absent when no swap test ran)."""
+    null = record.get("null")
+    p = record.get("p_value")
+    return {
+        "p_value": None if p is None else float(p),
+        "null": NullDistribution.from_dict(null) if isinstance(null, Mapping) else None,
     }
 
 
@@ -167,6 +179,7 @@ def _predictability(record: Mapping[str, Any]) -> PredictabilityResult:
         test_size=float(params.get("test_size", np.nan)),
         params=params,
         **_sizes(record),
+        **_significance(record),
     )
 
 

@@ -14,9 +14,11 @@ from biasamp.results._base import (
     _json_safe,
     excluded_pair_frame,
     frame_records,
+    significance_dict,
 )
 from biasamp.results._intervals import interval_words
 from biasamp.results._persist import SavableResult, encode_value, register_result
+from biasamp.results._significance import NullDistribution, chance_text
 
 __all__ = [
     "DifferentialFairnessResult",
@@ -94,6 +96,10 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
         ``{"evaluation": (group, ...)}``: groups named in ``group_names`` that no
         row has (a :class:`MissingGroupWarning` named them; they have no rate,
         or the smoothed ``1/K`` with ``empty_groups="smooth"``).
+    p_value, null
+        Amplification with ``n_perm``: the p-value against chance and the
+        :class:`~biasamp.results.NullDistribution` of the paired swap test
+        (``docs/uncertainty.md``, "Significance against chance").
     """
 
     metric: str
@@ -119,6 +125,8 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
     driver_labels: dict[str, Any] | None = None
     driver_pred: dict[str, Any] | None = None
     missing_groups: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    p_value: float | None = None
+    null: NullDistribution | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -234,6 +242,8 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
             lines.append(f"{self.name} = {self.value:+.4f}{interval(self.ci)}")
             lines.append(f"  epsilon(labels) = {self.epsilon_labels:.4f}{interval(self.ci_labels)}")
             lines.append(f"  epsilon(pred)   = {self.epsilon_pred:.4f}{interval(self.ci_pred)}")
+            if self.p_value is not None:
+                lines.append(f"  {chance_text(self.p_value)}")
         else:
             lines.append(f"{self.name} epsilon = {self.value:.4f}{interval(self.ci)}")
         words = interval_words(self.ci, self.ci_level)
@@ -302,6 +312,7 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
                     for split, groups in self.missing_groups.items()
                 },
                 "interval_words": interval_words(self.ci, self.ci_level),
+                **significance_dict(self),
             }
         )
 

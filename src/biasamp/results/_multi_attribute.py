@@ -18,8 +18,10 @@ from biasamp.results._base import (
     pair_trust_dict,
     pair_trust_lines,
     rows_text,
+    significance_dict,
 )
 from biasamp.results._persist import register_result
+from biasamp.results._significance import chance_text
 
 __all__ = ["MultiAttributeResult"]
 
@@ -130,6 +132,8 @@ class MultiAttributeResult(MetricResult):
                 + (f", empty left out={self.n_empty}" if self.n_empty else "")
             ),
         ]
+        if self.p_value is not None:
+            lines.append(f"  {chance_text(self.p_value)}")
         if len(self.by_size) > 1:
             # pandas-stubs types row attributes as the union of every scalar type
             size_rows: Iterable[Any] = self.by_size.itertuples(index=False)
@@ -198,6 +202,7 @@ class MultiAttributeResult(MetricResult):
             "by_size": frame_records(self.by_size),
             **group_sizes_dict(self),
             **pair_trust_dict(self),
+            **significance_dict(self),
         }
         if combinations:
             frame = self.by_combination.copy()

@@ -378,6 +378,8 @@ def encode_value(value: Any, where: str = "the result") -> Any:
     entry = _BY_CLASS.get(type(value))
     if entry is not None:
         return {"__type__": "result", "kind": entry.kind, "fields": _fields(value, entry)}
+    if getattr(type(value), "saved_as_record", False):  # a small record: its JSON object
+        return encode_value(value.to_dict(), where)
     raise TypeError(ERR_ENCODE.format(type_name=type(value).__name__, where=where))
 
 
@@ -743,6 +745,12 @@ class _Decoder:
             where = f"{path}.{name}"
             value = self.value(v, where, depth + 1)
             expected = hints.get(name, pd.DataFrame if name == "table" else Any)
+            record = _record_type(expected)
+            if record is not None and isinstance(value, dict):
+                try:
+                    value = record.from_dict(value)
+                except (TypeError, ValueError, KeyError) as exc:
+                    raise self.fail(where, f"not a {record.__name__}: {exc}") from None
             if not _conforms(value, expected):
                 raise self.fail(where, f"expected {_type_name(expected)}, got {_describe(value)}")
             values[name] = value
@@ -783,6 +791,17 @@ def _field_types(cls: type) -> dict[str, Any]:
             except Exception:  # pragma: no cover - a name only imported for type checking
                 hints.pop(name, None)
     return hints
+
+
+def _record_type(hint: Any) -> Any:
+    """The record class (a small dataclass stored as its ``to_dict()`` and rebuilt with
+    ``from_dict``, such as :class:`~biasamp.results.NullDistribution`) a field's annotation
+    names, alone or in a union with ``None``; ``None`` otherwise."""
+    candidates = get_args(hint) if get_origin(hint) in (Union, types.UnionType) else (hint,)
+    for candidate in candidates:
+        if isinstance(candidate, type) and getattr(candidate, "saved_as_record", False):
+            return candidate
+    return None
 
 
 def _type_name(hint: Any) -> str:

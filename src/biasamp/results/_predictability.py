@@ -16,8 +16,10 @@ from biasamp.results._base import (
     group_sizes_lines,
     pair_trust_dict,
     pair_trust_lines,
+    significance_dict,
 )
 from biasamp.results._persist import SavableResult, register_result
+from biasamp.results._significance import NullDistribution, chance_text
 
 __all__ = ["PredictabilityResult"]
 
@@ -93,6 +95,8 @@ class PredictabilityResult(MetricNames, SavableResult):
     min_group_size: float | None = None
     never_occurring: pd.DataFrame | None = None
     missing_groups: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    p_value: float | None = None
+    null: NullDistribution | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -128,6 +132,7 @@ class PredictabilityResult(MetricNames, SavableResult):
                 f"  attacker {self.attacker!r} ({self.attacker_reason})",
                 f"  n={self.n}, n_iter={self.n_iter}, test_size={self.test_size:g}, "
                 f"perturbation {self.perturbation!r}{acc}",
+                *([f"  {chance_text(self.p_value)}"] if self.p_value is not None else []),
                 *group_sizes_lines(self),
                 *pair_trust_lines(self),
             ]
@@ -180,6 +185,7 @@ class PredictabilityResult(MetricNames, SavableResult):
                     for key, value in pair_trust_dict(self).items()
                     if key in ("missing_groups", "excluded_pairs", "interval_words")
                 },
+                **significance_dict(self),
             }
         )
 

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import MetricNames, _json_safe, frame_records
+from biasamp.results._base import MetricNames, _json_safe, frame_records, significance_dict
 from biasamp.results._intervals import interval_words
 from biasamp.results._persist import SavableResult, register_result
+from biasamp.results._significance import NullDistribution, chance_text
 
 __all__ = ["COUNT_PREFIX", "RetrievalBiasResult", "plot_retrieval"]
 
@@ -74,6 +75,12 @@ class RetrievalBiasResult(MetricNames, SavableResult):
     missing_groups : dict
         ``{"pool": (group, ...)}``: groups of the reference with no item in the pool
         (a :class:`MissingGroupWarning` named them; their Skew@k is always ``-inf``).
+    p_value, null
+        With ``n_perm``: the p-value of ``value`` against rankings drawn uniformly at
+        random from the same pool at the same ``k`` (one-sided: larger is more skewed),
+        and the :class:`~biasamp.results.NullDistribution` of the mean MaxSkew@k
+        under them (its ``mean`` is the exact expectation when the top-k group counts
+        can be enumerated).
     """
 
     metric: str
@@ -96,6 +103,8 @@ class RetrievalBiasResult(MetricNames, SavableResult):
     ndkl_replicates: np.ndarray | None = None
     params: dict[str, Any] = field(default_factory=dict)
     missing_groups: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    p_value: float | None = None
+    null: NullDistribution | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -148,6 +157,11 @@ class RetrievalBiasResult(MetricNames, SavableResult):
             lines.insert(1, f"  {words}")
         for split, groups in self.missing_groups.items():
             lines.append(f"  no items in the {split}: " + ", ".join(map(str, groups)))
+        if self.p_value is not None and self.null is not None:
+            lines.append(
+                f"  {chance_text(self.p_value)} (random rankings give "
+                f"{self.null.mean:+.4f} on average)"
+            )
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -198,6 +212,7 @@ class RetrievalBiasResult(MetricNames, SavableResult):
                 for split, groups in self.missing_groups.items()
             },
             "interval_words": interval_words(self.ci, self.ci_level),
+            **significance_dict(self),
         }
         if queries:
             out["by_query"] = frame_records(self.by_query.reset_index())

@@ -35,15 +35,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._keys import key_names
 from biasamp.inputs._label_matrix import LabelWarning
 from biasamp.inputs._readers import read_labels
 from biasamp.metrics import directional, mals
-from biasamp.registry import metric_card, metric_name
+from biasamp.registry import metric_card, metric_name, normalize_direction
 from biasamp.results import PairwiseResult
 from biasamp.results._base import _json_safe
 from biasamp.results._persist import SavableResult, register_result
+from biasamp.results._significance import chance_text
 from biasamp.text._caption_labels import STATUS_CONFLICT, STATUS_NONE, caption_labels
 
 __all__ = ["CaptionBiasResult", "caption_bias_amplification", "caption_bias_table"]
@@ -157,15 +159,21 @@ class CaptionBiasResult(SavableResult):
 
     def table(self) -> pd.DataFrame:
         """One row per metric: ``metric`` (the canonical name), ``title``, ``value``,
-        ``ci_low``, ``ci_high``, ``n``."""
+        ``ci_low``, ``ci_high``, ``n``, and ``p_value`` when the swap test ran
+        (``n_perm``)."""
         rows = []
+        tested = any(getattr(res, "p_value", None) is not None for res in self.results.values())
         for key, res in self.results.items():
             low, high = res.ci if res.ci is not None else (np.nan, np.nan)
             rows.append(
                 {"metric": key, "title": res.title, "value": res.value, "ci_low": low,
                  "ci_high": high, "n": res.n}
             )  # fmt: skip
-        return pd.DataFrame(rows, columns=["metric", "title", "value", "ci_low", "ci_high", "n"])
+            if tested:
+                p = getattr(res, "p_value", None)
+                rows[-1]["p_value"] = np.nan if p is None else p
+        columns = ["metric", "title", "value", "ci_low", "ci_high", "n"]
+        return pd.DataFrame(rows, columns=columns + (["p_value"] if tested else []))
 
     def summary(self) -> str:
         """A short human-readable summary."""
@@ -178,7 +186,10 @@ class CaptionBiasResult(SavableResult):
             line = f"  {key:<15} {res.value:+.4f}"
             if res.ci is not None:
                 line += f"  [{res.ci[0]:+.4f}, {res.ci[1]:+.4f}]"
-            lines.append(line + f"  (n={res.n:g})")
+            line += f"  (n={res.n:g})"
+            if getattr(res, "p_value", None) is not None:
+                line += f"  {chance_text(res.p_value)}"
+            lines.append(line)
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -275,6 +286,7 @@ def caption_bias_amplification(
     captions_human: Any = None,
     dbac_params: Mapping[str, Any] | None = None,
     lic_params: Mapping[str, Any] | None = None,
+    n_perm: int = 0,
 ) -> CaptionBiasResult:
     """Bias amplification of a captioning model, measured on its captions.
 
@@ -326,6 +338,11 @@ def caption_bias_amplification(
         Further keyword arguments of :func:`biasamp.lic` (``n_iter``, ``attacker``,
         ``test_size``, ``balance``, ``normalized``, ``mask_words``); its
         ``random_state`` is this function's.
+    n_perm : int, default 0
+        The paired swap test against chance for every metric (0: no test): each
+        image's labels and the labels read from its caption swap with probability
+        1/2 (T->A, A->T, MALS); for DBAC the image's human and model captions
+        swap. Each metric's result then has ``p_value`` and ``null``.
 
     Returns
     -------
@@ -382,11 +399,29 @@ def caption_bias_amplification(
         raise ValueError(ERR_NO_GROUP_ROWS.format(metrics=group_side))
     if groups_train is None and tasks_train is None:
         groups_train, tasks_train = truth_groups, truth_tasks
-    common: dict[str, Any] = {"n_boot": n_boot, "ci": ci, "random_state": random_state}
+    n_perm = check_n_perm(n_perm)
+    common: dict[str, Any] = {
+        "n_boot": n_boot,
+        "ci": ci,
+        "random_state": random_state,
+        "n_perm": n_perm,
+    }
     names = {"group_names": known_groups, "task_names": list(truth_tasks.columns)}
     results: dict[str, Any] = {}
     dbac_results: dict[str, Any] = {}
-    if any(m.startswith("dbac-") for m in text_metrics):
+    if any(m.startswith("dbac-") for m in text_metrics) and n_perm:
+        from biasamp.text._dbac import dbac
+
+        for metric in text_metrics:
+            if not metric.startswith("dbac-"):
+                continue
+            dbac_results[metric] = dbac(
+                direction=normalize_direction(metric.removeprefix("dbac-")),
+                captions_human=captions_human, captions_model=captions, groups=truth_groups,
+                task_words=task_words, random_state=random_state, n_perm=n_perm,
+                **dict(dbac_params or {}),
+            )  # fmt: skip
+    elif any(m.startswith("dbac-") for m in text_metrics):
         from biasamp.text._dbac import dbac_both
 
         dbac_results = dbac_both(
@@ -399,7 +434,7 @@ def caption_bias_amplification(
 
             results[metric] = lic(
                 captions_human=captions_human, captions_model=captions, groups=truth_groups,
-                random_state=random_state, **dict(lic_params or {}),
+                random_state=random_state, n_perm=n_perm, **dict(lic_params or {}),
             )  # fmt: skip
             continue
         if metric in TEXT_METRICS:
@@ -408,10 +443,13 @@ def caption_bias_amplification(
         a2t = metric == "directional-a2t"
         rows = has if (not a2t or exclude_no_group == "all") else np.ones(n, bool)
         if metric == "mals":
+            # the image labels of the same rows: the swap test exchanges them with the
+            # caption's (they do not change the value)
+            truth = {"groups": truth_groups[rows], "tasks": truth_tasks[rows]} if n_perm else {}
             results[metric] = mals(
                 groups_train=groups_train, tasks_train=tasks_train,
                 groups_pred=pred_groups[rows], tasks_pred=pred_tasks[rows],
-                margin=margin, **common,
+                margin=margin, **truth, **common,
             )  # fmt: skip
         else:
             pred = {"tasks_pred": pred_tasks[rows]} if a2t else {"groups_pred": pred_groups[rows]}
@@ -483,5 +521,7 @@ def caption_bias_table(
             row[key] = metric_row["value"]
             row[f"{key} ci_low"] = metric_row["ci_low"]
             row[f"{key} ci_high"] = metric_row["ci_high"]
+            if "p_value" in metric_row.index:  # the swap test ran (n_perm=)
+                row[f"{key} p_value"] = metric_row["p_value"]
         rows.append(row)
     return pd.DataFrame(rows), results

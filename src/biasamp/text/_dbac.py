@@ -36,19 +36,23 @@ import numpy as np
 import pandas as pd
 
 from biasamp._deprecation import REMOVED_IN, RenamedKeys
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._readers import check_knob
+from biasamp.metrics._significance import check_refit_memory, refit_swap_test
 from biasamp.registry import card_for, normalize_direction
 from biasamp.results import PredictabilityResult
 from biasamp.results._intervals import check_ci
 from biasamp.results._persist import register_result
+from biasamp.results._significance import chance_text
+from biasamp.text._caption_attacker import CaptionAttacks
 from biasamp.text._caption_labels import caption_labels
 from biasamp.text._lexicons import COCO_TASK_WORDS
 from biasamp.text._lic import (
     BYTES_PER_ITERATION,
+    ERR_SWAP_ONE_CAPTION,
     ERR_TEST_SIZE,
     MASK_TOKEN,
     _align,
-    _fresh,
     _gender_words,
     _stratified,
     amplification_over_splits,
@@ -102,6 +106,7 @@ class DBACResult(PredictabilityResult):
                 f"  masked {self.params.get('n_masked_human', 0)} human and "
                 f"{self.params.get('n_masked_model', 0)} model words; attacker {self.attacker!r}",
                 f"  n={self.n}, n_iter={self.n_iter}, test_size={self.test_size:g}",
+                *([f"  {chance_text(self.p_value)}"] if self.p_value is not None else []),
             ]
         )
 
@@ -122,14 +127,11 @@ def _pattern_prior(tasks: np.ndarray) -> np.ndarray:
 
 
 def _true_group_proba(
-    attacker: Any, texts: np.ndarray, codes: np.ndarray, train: np.ndarray, test: np.ndarray,
+    attacks: CaptionAttacks, side: int, codes: np.ndarray, train: np.ndarray, test: np.ndarray,
     seed: int,
 ) -> tuple[np.ndarray, float]:  # fmt: skip
     """The attacker's probability of the true group of every test row, and its accuracy."""
-    model = _fresh(attacker, seed)
-    model.fit(list(texts[train]), codes[train])
-    proba = np.asarray(model.predict_proba(list(texts[test])), dtype=float)
-    classes = np.asarray(model.classes_)  # every group: the split is stratified
+    proba, classes = attacks.proba(side, codes, train, test, seed=seed)  # every group: stratified
     truth = proba[np.arange(len(test)), np.searchsorted(classes, codes[test])]
     right = classes[proba.argmax(axis=1)] == codes[test]
     return truth, float(right.mean())
@@ -211,6 +213,9 @@ def dbac_both(
     weight_model = _pattern_prior(model_tasks) / prior_a
     human_by_position = np.array(human_text, dtype=object).reshape(n, k)
     model_array = np.array(model_text, dtype=object)
+    # the captions of every side counted once, for every split (sides 0..k-1: the human
+    # caption positions; side k: the model's)
+    attacks = CaptionAttacks(attacker, [human_by_position[:, j] for j in range(k)] + [model_array])
 
     psi = {(d, side): np.empty(n_iter) for d in DIRECTIONS for side in "DM"}
     accuracy = {"D": np.empty(n_iter), "M": np.empty(n_iter)}
@@ -220,13 +225,13 @@ def dbac_both(
         seed = int(rng.integers(2**31 - 1))
         ta, at, acc = [], [], []
         for j in range(k):  # one attacker per human caption position (COCO: five)
-            p, a = _true_group_proba(attacker, human_by_position[:, j], codes, train, test, seed)
+            p, a = _true_group_proba(attacks, j, codes, train, test, seed)
             ta.append(p.mean())
             at.append((p * weight_human[test, j]).mean())
             acc.append(a)
         psi["T->A", "D"][it], psi["A->T", "D"][it] = np.mean(ta), np.mean(at)
         accuracy["D"][it] = np.mean(acc)
-        p, accuracy["M"][it] = _true_group_proba(attacker, model_array, codes, train, test, seed)
+        p, accuracy["M"][it] = _true_group_proba(attacks, k, codes, train, test, seed)
         psi["T->A", "M"][it], psi["A->T", "M"][it] = p.mean(), (p * weight_model[test]).mean()
 
     common_params = {
@@ -293,6 +298,7 @@ def dbac(
     normalized: bool = True,
     ci: float = 0.95,
     random_state: Any = None,
+    n_perm: int = 0,
 ) -> DBACResult:
     """DBAC: directional bias amplification of a captioning model, from its captions.
 
@@ -343,7 +349,13 @@ def dbac(
     ci : float, default 0.95
         Level of the Student-t interval over splits.
     random_state : None, int or numpy Generator
-        Seeds every split and every attacker.
+        Seeds every split and every attacker, and the swaps of ``n_perm``.
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each image's human and model captions swap with probability 1/2 and the
+        attackers are fitted again (``n_perm`` times the cost). Needs one human
+        caption per image. The result then has ``p_value`` (one-sided: larger is
+        amplification) and ``null``.
 
     Returns
     -------
@@ -374,9 +386,37 @@ def dbac(
     (True, 400)
     """
     direction = normalize_direction(direction)  # before any work
-    return dbac_both(
+    n_perm = check_n_perm(n_perm)
+    human: list[str] = []
+    model: list[str] = []
+    labels: Any = None
+    if n_perm:  # the captions in row order, one human caption per image, read once
+        pairs = read_caption_pairs(
+            groups=groups, captions_human=captions_human, captions_model=captions_model,
+            attacker=attacker,
+        )  # fmt: skip
+        if pairs.k != 1:
+            raise ValueError(ERR_SWAP_ONE_CAPTION.format(k=pairs.k))
+        check_refit_memory(n_perm, pairs.n)
+        human, model = list(pairs.human), list(pairs.model)
+        labels = np.asarray(pairs.names, dtype=object)[pairs.codes]
+
+    def run(human: Any, model: Any, seed: Any) -> float:
+        return dbac_both(
+            captions_human=list(human), captions_model=list(model), groups=labels,
+            mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
+            n_iter=n_iter, test_size=test_size, normalized=normalized, ci=ci,
+            random_state=seed,
+        )[card_for("dbac", direction).name].value  # fmt: skip
+
+    result = dbac_both(
         captions_human=captions_human, captions_model=captions_model, groups=groups,
         mask_words=mask_words, task_words=task_words, attacker=attacker, align=align,
         n_iter=n_iter, test_size=test_size, normalized=normalized, ci=ci,
         random_state=random_state,
     )[card_for("dbac", direction).name]  # fmt: skip
+    return refit_swap_test(
+        result, run=run, label=human, output=model,
+        label_arg="captions_human", output_arg="captions_model", n_perm=n_perm,
+        random_state=random_state,
+    )  # fmt: skip

@@ -61,13 +61,17 @@ import pandas as pd
 
 from biasamp._deprecation import UNSET, renamed_keyword
 from biasamp.counts._poisson import checked_generator
+from biasamp.counts._swaps import check_n_perm
 from biasamp.inputs._alignment import align_pandas_indexes
 from biasamp.inputs._containers import to_native_numpy
 from biasamp.inputs._label_matrix import LabelWarning
 from biasamp.inputs._readers import check_knob, read_labels
+from biasamp.metrics._significance import check_refit_memory, refit_swap_test
 from biasamp.results import PredictabilityResult
 from biasamp.results._persist import register_result
 from biasamp.results._plotting import t_interval
+from biasamp.results._significance import chance_text
+from biasamp.text._caption_attacker import CaptionAttacks
 from biasamp.text._lexicons import LIC_GENDER_WORDS
 from biasamp.text._tokenize import SEPARATOR, as_caption_rows, mask_words
 
@@ -79,6 +83,10 @@ BYTES_PER_ITERATION = 256
 UNKNOWN_TOKEN = "unk"
 
 ERR_N_ITER = "n_iter: expected an integer >= 1, got {got!r}."
+ERR_SWAP_ONE_CAPTION = (
+    "n_perm: the swap test exchanges an image's human and model captions, so it needs one "
+    "human caption per image; captions_human has {k} per image (pass one of them)."
+)
 ERR_CI = "ci: expected a level strictly between 0 and 1 (0.95 for 95%), got {got!r}."
 ERR_TEST_SIZE = "test_size: expected a fraction strictly between 0 and 1, got {got!r}."
 ERR_LENGTH = "{arg}: {got} rows, but groups has {n}."
@@ -140,6 +148,7 @@ class LICResult(PredictabilityResult):
                 f"  LIC_D = {self.lic_d:.4f} (human captions), LIC_M = {self.lic_m:.4f} (model)",
                 f"  attacker {self.attacker!r}",
                 f"  n={self.n}, n_iter={self.n_iter}, test_size={self.test_size:g}",
+                *([f"  {chance_text(self.p_value)}"] if self.p_value is not None else []),
             ]
         )
 
@@ -153,16 +162,6 @@ def _default_attacker() -> Any:
         TfidfVectorizer(token_pattern=r"\S+", ngram_range=(1, 2), sublinear_tf=True),
         LogisticRegression(C=1.0, max_iter=1000),
     )
-
-
-def _fresh(attacker: Any, seed: int) -> Any:
-    from sklearn.base import clone
-
-    model = clone(attacker)
-    seeds = {k: seed for k in model.get_params(deep=True) if k.split("__")[-1] == "random_state"}
-    if seeds:
-        model.set_params(**seeds)
-    return model
 
 
 def _gender_words(words: Any) -> list[str]:
@@ -207,13 +206,10 @@ def _stratified(codes: np.ndarray, test_size: float, rng: np.random.Generator) -
 
 
 def _score(
-    attacker: Any, texts: np.ndarray, codes: np.ndarray, train: np.ndarray, test: np.ndarray,
+    attacks: CaptionAttacks, side: int, codes: np.ndarray, train: np.ndarray, test: np.ndarray,
     seed: int,
 ) -> tuple[float, float]:  # fmt: skip
-    model = _fresh(attacker, seed)
-    model.fit(list(texts[train]), codes[train])
-    proba = np.asarray(model.predict_proba(list(texts[test])), dtype=float)
-    classes = np.asarray(model.classes_)
+    proba, classes = attacks.proba(side, codes, train, test, seed=seed)
     column = np.searchsorted(classes, codes[test])
     truth = proba[np.arange(len(test)), column]
     right = classes[proba.argmax(axis=1)] == codes[test]
@@ -368,6 +364,7 @@ def lic(
     ci: Any = UNSET,
     random_state: Any = None,
     ci_level: Any = UNSET,
+    n_perm: int = 0,
 ) -> LICResult:
     """LIC: how much more a captioning model's captions leak the group than human captions.
 
@@ -394,6 +391,12 @@ def lic(
         and word pairs + logistic regression.
     n_iter : int, default 5
         Random splits (each trains fresh attackers); they give the interval.
+    n_perm : int, default 0
+        Swapped data sets of the paired swap test against chance (0: no test):
+        each image's human and model captions swap with probability 1/2 and the
+        attackers are fitted again (``n_perm`` times the cost). Needs one human
+        caption per image. The result then has ``p_value`` (one-sided: larger is
+        amplification) and ``null``.
     test_size : float, default 0.1
         Held-out share (of the smallest group's size, with ``balance``).
     balance : bool, default True
@@ -447,10 +450,15 @@ def lic(
     seeds = split_seeds(random_state, n_iter)
     if not isinstance(test_size, (float, int)) or not 0 < test_size < 1:
         raise ValueError(ERR_TEST_SIZE.format(got=test_size))
+    n_perm = check_n_perm(n_perm)
     pairs = read_caption_pairs(
         groups=groups, captions_human=captions_human, captions_model=captions_model,
         attacker=attacker,
     )  # fmt: skip
+    if n_perm and pairs.k != 1:
+        raise ValueError(ERR_SWAP_ONE_CAPTION.format(k=pairs.k))
+    if n_perm:
+        check_refit_memory(n_perm, pairs.n)
     codes, names, human, model = pairs.codes, pairs.names, pairs.human, pairs.model
     n, attacker, attacker_name = pairs.n, pairs.attacker, pairs.attacker_name
     per_human = np.full(n, pairs.k)
@@ -467,6 +475,9 @@ def lic(
     k = int(per_human[0])
     human_by_position = np.array(human_text, dtype=object).reshape(n, k)
     model_array = np.array(model_text, dtype=object)
+    # the captions of every side counted once, for every split (sides 0..k-1: the human
+    # caption positions; side k: the model's)
+    attacks = CaptionAttacks(attacker, [human_by_position[:, j] for j in range(k)] + [model_array])
 
     lic_d = np.empty(n_iter)
     lic_m = np.empty(n_iter)
@@ -479,12 +490,11 @@ def lic(
             else _stratified(codes, test_size, rng)
         )  # fmt: skip
         seed = int(rng.integers(2**31 - 1))
-        sides = [_score(attacker, human_by_position[:, j], codes, train, test, seed)
-                 for j in range(k)]  # fmt: skip
+        sides = [_score(attacks, j, codes, train, test, seed) for j in range(k)]
         lic_d[it] = np.mean([s for s, _ in sides])
         acc_d[it] = np.mean([a for _, a in sides])
-        lic_m[it], acc_m[it] = _score(attacker, model_array, codes, train, test, seed)
-    return LICResult(
+        lic_m[it], acc_m[it] = _score(attacks, k, codes, train, test, seed)
+    result = LICResult(
         metric="lic",
         direction=None,
         **amplification_over_splits(
@@ -505,6 +515,21 @@ def lic(
             "accuracy_m": float(acc_m.mean()),
         },
     )
+
+    labels = np.asarray(names, dtype=object)[codes]  # the groups in the captions' row order
+
+    def run(human: Any, model: Any, seed: int) -> float:
+        return lic(
+            captions_human=list(human), captions_model=list(model), groups=labels,
+            mask_words=mask_words, attacker=attacker, n_iter=n_iter, test_size=test_size,
+            balance=balance, normalized=normalized, ci=ci_level, random_state=seed,
+        ).value  # fmt: skip
+
+    return refit_swap_test(
+        result, run=run, label=list(pairs.human), output=list(pairs.model),
+        label_arg="captions_human", output_arg="captions_model", n_perm=n_perm,
+        random_state=random_state,
+    )  # fmt: skip
 
 
 def mask_words_in(captions: list[str], words: list[str]) -> list[str]:

@@ -34,6 +34,7 @@ from torchmetrics import Metric
 from biasamp._memory import check_allocation
 from biasamp.counts._count_table import JOINT_KEYS, CountTable, RowRecord
 from biasamp.counts._poisson import seed_entropy
+from biasamp.counts._swaps import SwapReplicates, check_n_perm, swapped_roles
 from biasamp.inputs._group_sizes import (
     DEFAULT_MIN_CELL,
     DEFAULT_MIN_GROUP_SIZE,
@@ -42,6 +43,7 @@ from biasamp.inputs._group_sizes import (
 )
 from biasamp.metrics._directional import (
     _check_rules,
+    directional_arrays,
     directional_from_counts,
     normalize_direction,
 )
@@ -49,6 +51,7 @@ from biasamp.metrics._mals import ERR_MALS_TRAIN, ERR_MARGIN, mals_from_counts
 from biasamp.metrics._splits import count_training_split
 from biasamp.results._base import PairwiseResult
 from biasamp.results._intervals import check_ci
+from biasamp.results._significance import with_significance
 from biasamp.torchmetrics._tensors import check_threshold, names_to_indices, to_numpy_labels
 
 __all__ = ["DirectionalBiasAmplification", "MALSBiasAmplification"]
@@ -57,6 +60,10 @@ ERR_NUM = "{arg}: expected a positive integer, got {got!r}."
 ERR_NAMES_LENGTH = "{arg}: expected {k} distinct names ({count_arg}={k}), got {got!r}."
 ERR_NEEDS_INPUT = "{metric}.update needs {role}."
 ERR_SOFT = "soft: expected True or False, got {got!r}."
+ERR_SWAP_SOFT = (
+    "n_perm: the swap test exchanges each row's label and prediction, so it needs hard "
+    "predictions (class indices, multi-hot, or scores with threshold=), not soft=True."
+)
 ERR_DISTRIBUTED_POSITIONS = (
     "{metric}: with n_boot under torch.distributed, pass each row's global position in the "
     "evaluation set: row_index= (for example the dataset indices of the batch) or row_offset= "
@@ -219,25 +226,7 @@ class _StreamingMetric(Metric):
         row_index: Any,
     ) -> Any:
         """The count table of one batch (with its replicates), from the metric's roles."""
-        arrays: dict[str, Any] = {}
-        for role in self._roles:
-            if given[role] is None:
-                raise ValueError(ERR_NEEDS_INPUT.format(metric=type(self).__name__, role=role))
-            kind = "group" if role.startswith("groups") else "task"
-            labels = names_to_indices(
-                given[role],
-                arg=role,
-                names=getattr(self, f"_{kind}_names_given"),
-                kind=kind,
-            )
-            arrays[role] = to_numpy_labels(
-                labels,
-                arg=role,
-                k=self.num_groups if kind == "group" else self.num_tasks,
-                prediction=role.endswith("_pred"),
-                threshold=self.threshold,
-                soft=self.soft,
-            )
+        arrays = self._label_arrays(given)
         index = None if row_index is None else np.asarray(_as_numpy(row_index))
         if self.n_boot is not None and row_offset is None and index is None:
             if _world_size() > 1:
@@ -262,6 +251,29 @@ class _StreamingMetric(Metric):
                 self._rows.add_range(start, start + chunk.n_rows, arg="row_offset")
         self._next_row = max(self._next_row, int(chunk.next_row))
         return chunk
+
+    def _label_arrays(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The metric's roles of one batch as label arrays on the positions 0 .. k - 1."""
+        arrays: dict[str, Any] = {}
+        for role in self._roles:
+            if given[role] is None:
+                raise ValueError(ERR_NEEDS_INPUT.format(metric=type(self).__name__, role=role))
+            kind = "group" if role.startswith("groups") else "task"
+            labels = names_to_indices(
+                given[role],
+                arg=role,
+                names=getattr(self, f"_{kind}_names_given"),
+                kind=kind,
+            )
+            arrays[role] = to_numpy_labels(
+                labels,
+                arg=role,
+                k=self.num_groups if kind == "group" else self.num_tasks,
+                prediction=role.endswith("_pred"),
+                threshold=self.threshold,
+                soft=self.soft,
+            )
+        return arrays
 
     # -------------------------------------------------- merging and syncing by name
     #: Whether the states can be reordered to another order of the label names.
@@ -475,7 +487,7 @@ class _CountTableMetric(_StreamingMetric):
         }
         out = {}
         for name, value in states.items():
-            base = name.removeprefix("rep_")
+            base = name.removeprefix("rep_").removeprefix("swp_")
             if base.startswith("totals_groups"):
                 value = value.index_select(-1, order["group"].to(value.device))
             elif base.startswith("totals_tasks"):
@@ -724,6 +736,12 @@ class DirectionalBiasAmplification(_CountTableMetric):
     min_cell : float or None, default 5
         Pairs resting on fewer rows are flagged ``fragile`` in
         ``compute_result().by_pair``, as :func:`biasamp.directional` does.
+    n_perm : int, default 0
+        Keep the counts of ``n_perm`` swapped data sets (each row's label and
+        prediction swapped with probability 1/2, by the row's global position);
+        ``compute_result()`` then has ``p_value`` and ``null``, equal to
+        ``biasamp.directional(..., n_perm=n_perm, random_state=...)`` on the
+        same rows (``docs/uncertainty.md``). Hard predictions only.
     **kwargs
         torchmetrics options (``dist_sync_on_step``, ``sync_on_compute``,
         ``compute_on_cpu``, ...).
@@ -771,10 +789,14 @@ class DirectionalBiasAmplification(_CountTableMetric):
         random_state: Any = None,
         min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
         min_cell: float | None = DEFAULT_MIN_CELL,
+        n_perm: int = 0,
         **kwargs: Any,
     ) -> None:
         direction = normalize_direction(direction)
         _check_rules(tie_rule, empty)
+        n_perm = check_n_perm(n_perm)
+        if n_perm and soft:
+            raise ValueError(ERR_SWAP_SOFT)
         limit = check_min_group_size(min_group_size)
         pred_role = "tasks_pred" if direction == "A->T" else "groups_pred"
         super().__init__(
@@ -799,10 +821,94 @@ class DirectionalBiasAmplification(_CountTableMetric):
         self.empty = empty
         self.min_group_size = limit
         self.min_cell = check_min_cell(min_cell)
+        self.n_perm = n_perm
+        self._swaps: SwapReplicates | None = None
+        self._swap_next_row = 0
+        if n_perm:
+            check_allocation(  # the swapped count states
+                8.0 * 4 * self.num_groups * self.num_tasks * n_perm,
+                what=f"num_groups={self.num_groups} x num_tasks={self.num_tasks} count states "
+                f"with n_perm={n_perm}",
+                advice="use fewer permutations (n_perm).",
+            )
+            self._swaps = SwapReplicates(n_perm, random_state=seed_entropy(random_state))
+            batch = (n_perm,)
+            self.add_state("swp_n", torch.zeros(batch, dtype=torch.float64), dist_reduce_fx="sum")
+            for role in self._roles:
+                k = self.num_groups if role.startswith("groups") else self.num_tasks
+                self.add_state(
+                    f"swp_totals_{role}",
+                    torch.zeros(batch + (k,), dtype=torch.float64),
+                    dist_reduce_fx="sum",
+                )
+            for g, t in self._joint_keys:
+                self.add_state(
+                    f"swp_joint_{g}__{t}",
+                    torch.zeros(batch + (self.num_groups, self.num_tasks), dtype=torch.float64),
+                    dist_reduce_fx="sum",
+                )
+
+    def _settings(self) -> dict[str, Any]:
+        return {**super()._settings(), "n_perm": self.n_perm}
+
+    def update(
+        self,
+        *args: Any,
+        groups: Any = None,
+        tasks: Any = None,
+        groups_pred: Any = None,
+        tasks_pred: Any = None,
+        sample_weight: Any = None,
+        row_offset: int | None = None,
+        row_index: Any = None,
+    ) -> None:
+        """Count one batch of rows (see :meth:`_CountTableMetric.update`); with ``n_perm``
+        also its swapped tables, each row's swap indicators drawn by its global position
+        (``row_index``, ``row_offset``, or the rows in the order seen)."""
+        start = self._swap_next_row if row_offset is None else int(row_offset)
+        if self._swaps is not None and row_offset is None and row_index is None:
+            if _world_size() > 1:
+                raise ValueError(ERR_DISTRIBUTED_POSITIONS.format(metric=type(self).__name__))
+        super().update(
+            *args, groups=groups, tasks=tasks, groups_pred=groups_pred, tasks_pred=tasks_pred,
+            sample_weight=sample_weight, row_offset=row_offset, row_index=row_index,
+        )  # fmt: skip
+        if self._swaps is None:
+            return
+        given = {"groups": groups, "tasks": tasks, "groups_pred": groups_pred}
+        arrays = self._label_arrays({**given, "tasks_pred": tasks_pred})
+        n = int(np.shape(next(iter(arrays.values())))[0])
+        if row_index is not None:
+            weights = self._swaps.at(np.asarray(_as_numpy(row_index))).T
+        else:
+            weights = self._swaps.weights(start, start + n)
+        names: dict[str, Any] = {
+            "group_names": range(self.num_groups),
+            "task_names": range(self.num_tasks),
+        }
+        weight = None if sample_weight is None else _as_numpy(sample_weight)
+        exchange = swapped_roles(self._roles)
+        kept = CountTable.from_arrays(
+            **arrays, **names, sample_weight=weight, replicate_weights=1.0 - weights
+        )
+        moved = CountTable.from_arrays(
+            **{exchange[r]: v for r, v in arrays.items()}, **names, sample_weight=weight,
+            replicate_weights=weights,
+        )  # fmt: skip
+        self._add_counts(kept, "swp_")
+        self._add_counts(moved, "swp_")
+        if row_index is None:  # the next batch's rows follow these
+            self._swap_next_row = max(self._swap_next_row, start + n)
+
+    def reset(self) -> None:
+        """Forget every row seen (and restart the swap test's row positions at 0)."""
+        super().reset()
+        if not getattr(self, "_in_forward", False):
+            self._swap_next_row = 0
 
     def _result(self) -> PairwiseResult:
         self._check_rows()
-        return directional_from_counts(
+        result = directional_from_counts(
             self.count_table(),
             direction=self.direction,
             train=self._train,
@@ -812,6 +918,22 @@ class DirectionalBiasAmplification(_CountTableMetric):
             min_group_size=self.min_group_size,
             min_cell=self.min_cell,
         )
+        if not self.n_perm:
+            return result
+        swapped = self._state_table("swp_")
+        values = directional_arrays(
+            swapped, direction=self.direction, train=self._train, tie_rule=self.tie_rule
+        )["value"]
+        tested = with_significance(result, values, method="paired-swap", alternative="greater")
+        tested.params = {
+            **result.params,
+            "significance": {
+                "null": "paired-swap",
+                "n_perm": self.n_perm,
+                "alternative": "greater",
+            },
+        }
+        return tested
 
 
 class MALSBiasAmplification(_CountTableMetric):
