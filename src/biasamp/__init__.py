@@ -23,7 +23,9 @@ Intersectional groups and differential fairness
     :func:`intersect` (several categorical columns -> one group per row, with
     :func:`intersection_of`), :func:`differential_fairness`,
     :func:`differential_fairness_amplification` and their ``*_from_counts`` forms;
-    :class:`SmallGroupWarning` for groups below ``min_group_size``.
+    :class:`SmallGroupWarning` for groups below ``min_group_size``,
+    :class:`MissingGroupWarning` for training groups absent from an evaluation split,
+    :class:`FragilePairWarning` for top pairs resting on fewer than ``min_cell`` rows.
 Ranked retrieval
     :func:`retrieval_bias` (Skew@k, MaxSkew@k, MinSkew@k and NDKL of ranked lists,
     Geyik et al. 2019), with :class:`RetrievalBiasResult`.
@@ -116,7 +118,13 @@ if TYPE_CHECKING:
     )
 
     # intersectional groups and differential fairness
-    from biasamp.inputs import SmallGroupWarning, intersect, intersection_of
+    from biasamp.inputs import (
+        FragilePairWarning,
+        MissingGroupWarning,
+        SmallGroupWarning,
+        intersect,
+        intersection_of,
+    )
     from biasamp.results import DifferentialFairnessResult
     from biasamp.metrics import (
         differential_fairness,
@@ -236,6 +244,8 @@ __all__ = [
     "multi_mals_from_counts",
     # intersectional groups and differential fairness
     "DifferentialFairnessResult",
+    "FragilePairWarning",
+    "MissingGroupWarning",
     "SmallGroupWarning",
     "differential_fairness",
     "differential_fairness_amplification",
@@ -391,6 +401,8 @@ if not TYPE_CHECKING:
                 "differential_fairness_from_counts",
             ),
             "biasamp.inputs": (
+                "FragilePairWarning",
+                "MissingGroupWarning",
                 "SmallGroupWarning",
                 "intersect",
                 "intersection_of",

@@ -144,7 +144,7 @@ def test_scatter_draws_values_against_performance_with_interval_bars(epochs):
     assert {t.get_text() for t in ax.texts} == set(epochs)
 
 
-def test_trajectory_draws_each_metric_over_epochs_with_bands(epochs):
+def test_trajectory_draws_each_metric_over_epochs_with_error_bars(epochs):
     perf = {m: {"epoch": 3 - i} for i, m in enumerate(epochs)}  # given in reverse
     table = biasamp.compare(epochs, performance=perf)
     ax = biasamp.plot_comparison(table, kind="trajectory", x="epoch")
@@ -152,9 +152,10 @@ def test_trajectory_draws_each_metric_over_epochs_with_bands(epochs):
     part = table[table["metric"] == "directional-a2t"].sort_values("epoch")
     np.testing.assert_allclose(line.get_xdata(), [1, 2, 3])
     np.testing.assert_allclose(line.get_ydata(), part["value"])
-    band = ax.collections[0].get_paths()[0].vertices
-    assert band[:, 1].min() == pytest.approx(part["ci_low"].min())
-    assert band[:, 1].max() == pytest.approx(part["ci_high"].max())
+    bars = [path.vertices for path in ax.collections[0].get_paths()]  # one per epoch
+    np.testing.assert_allclose([bar[:, 0].mean() for bar in bars], [1, 2, 3])
+    np.testing.assert_allclose([bar[:, 1].min() for bar in bars], part["ci_low"])
+    np.testing.assert_allclose([bar[:, 1].max() for bar in bars], part["ci_high"])
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["directional-a2t", "mals"]
 
 

@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 import biasamp
 from biasamp import (
     CountTable,
+    MissingGroupWarning,
     SmallGroupWarning,
     differential_fairness,
     differential_fairness_amplification,
@@ -174,7 +175,9 @@ def test_a_group_of_weight_zero_dropped_or_smoothed_as_aif360():
     labels = [1] * 7 + [0, 1]
     weights = [1] * 7 + [0, 0]
     kw = dict(groups=groups, labels=labels, sample_weight=weights, **QUIET)
-    dropped = differential_fairness(**kw)
+    with pytest.warns(MissingGroupWarning, match="no rows in the evaluation split: c"):
+        dropped = differential_fairness(**kw)
+    assert dropped.missing_groups == {"evaluation": ("c",)}
     assert dropped.value == pytest.approx(math.log(1.25), rel=1e-12)
     assert list(dropped.group_sizes.index) == ["a", "b"]
     smoothed = differential_fairness(**kw, empty_groups="smooth")

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasamp import CountTable, directional, directional_from_counts
+from biasamp import CountTable, MissingGroupWarning, directional, directional_from_counts
 from biasamp.metrics._directional import (
     ERR_ALL_EMPTY,
     ERR_NEEDS_PRED,
@@ -219,14 +219,19 @@ def test_empty_group_left_out_and_reported():
     g = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 1, 0]])  # group 2 never occurs
     t = np.array([[1], [0], [0], [1]])
     p = np.array([[1], [1], [0], [0]])
-    result = directional(
-        direction="A->T",
-        groups=g,
-        tasks=t,
-        tasks_pred=p,
-        groups_train=np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 0]]),
-        tasks_train=np.array([[1], [0], [1], [0]]),
-    )
+    with pytest.warns(MissingGroupWarning, match="no rows in the evaluation split: 2"):
+        result = directional(
+            direction="A->T",
+            groups=g,
+            tasks=t,
+            tasks_pred=p,
+            groups_train=np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 0]]),
+            tasks_train=np.array([[1], [0], [1], [0]]),
+        )
+    assert result.missing_groups == {"evaluation": (2,)}
+    assert result.excluded_pairs.to_dict("records") == [
+        {"group": 2, "task": 0, "split": "evaluation"}
+    ]
     assert result.n_empty == 1
     assert result.n_pairs == 2
     assert result.by_pair["empty"].tolist() == [False, False, True]

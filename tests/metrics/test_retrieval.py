@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import biasamp
-from biasamp import retrieval_bias
+from biasamp import MissingGroupWarning, retrieval_bias
 from biasamp.inputs._containers import ERR_MISSING_LABEL
 from biasamp.metrics._retrieval import (
     BOOT_BYTES,
@@ -141,7 +141,9 @@ def test_hand_worked_three_groups_pool_and_uniform():
 def test_a_reference_group_without_items_has_skew_minus_inf_and_nothing_crashes(tmp_path):
     groups = ["w", "m", "w", "m"]
     reference = {"w": 0.4, "m": 0.4, "nb": 0.2}  # no item is "nb"
-    result = retrieval_bias(scores=[[4, 3, 2, 1]], groups=groups, k=2, reference=reference)
+    with pytest.warns(MissingGroupWarning, match=r"reference distribution .* pool .*: nb\."):
+        result = retrieval_bias(scores=[[4, 3, 2, 1]], groups=groups, k=2, reference=reference)
+    assert result.missing_groups == {"pool": ("nb",)}
     row = result.by_query.iloc[0]
     # top 2: w, m -> Skew(w) = Skew(m) = ln(0.5 / 0.4) = 0.223144, Skew(nb) = -inf
     assert row["max_skew"] == pytest.approx(math.log(1.25))
@@ -157,7 +159,7 @@ def test_a_reference_group_without_items_has_skew_minus_inf_and_nothing_crashes(
     assert result.pool_shares.to_dict() == {"m": 0.5, "w": 0.5, "nb": 0.0}
     again = biasamp.load_result(result.save(tmp_path / "r.json"))
     assert again == result and again.mean_min_skew == -math.inf
-    assert "miss a group" in repr(result)
+    assert "miss a group" in repr(result) and "no items in the pool: nb" in repr(result)
 
 
 # ------------------------------------------------------------------ ties
@@ -341,9 +343,11 @@ def test_bad_input_is_refused_with_a_clear_error():
     with pytest.raises(ValueError, match=re.escape(ERR_GROUP_NAMES_POOL.format(missing=["c"]))):
         retrieval_bias(scores=[[1, 2, 3]], groups=groups, k=1, group_names=["a", "b", "c"])
     # listed with a uniform reference, an absent group takes its share and has Skew -inf
-    listed = retrieval_bias(
-        scores=[[1, 2, 3]], groups=groups, k=1, group_names=["c", "b", "a"], reference="uniform"
-    )
+    with pytest.warns(MissingGroupWarning, match="pool of ranked items: c"):
+        listed = retrieval_bias(
+            scores=[[1, 2, 3]], groups=groups, k=1, group_names=["c", "b", "a"], reference="uniform"
+        )
+    assert listed.missing_groups == {"pool": ("c",)}
     assert listed.groups == ["c", "b", "a"] and listed.by_query["min_skew"].iloc[0] == -math.inf
 
 

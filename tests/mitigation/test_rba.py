@@ -591,7 +591,7 @@ def test_non_convergence_warns_with_the_numbers():
     with pytest.warns(biasamp.RBAConvergenceWarning) as record:
         result = rba(s, structure="single", groups_train=g_train, tasks_train=t_train, max_iter=2)
     h = result.history
-    message = str(record[0].message)
+    message = str(next(w.message for w in record if w.category is biasamp.RBAConvergenceWarning))
     violated = int(h["violated_constraints"].iloc[result.selected_iteration - 1])
     assert f"{violated} of 6 constraints are still violated after 2 iterations" in message
     assert f"input decoding violated {int(h['violated_constraints'].iloc[0])}" in message

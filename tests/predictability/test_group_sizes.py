@@ -45,7 +45,10 @@ def test_dpa_t2a_with_indicator_groups_counts_column_sums():
             random_state=0,
             min_group_size=10,
         )
-    assert result.group_sizes.to_dict() == {"evaluation": {"a": 10.0, "b": 30.0}}
+    assert result.group_sizes.to_dict() == {
+        "evaluation": {"a": 10.0, "b": 30.0},
+        "predicted": {"a": 10.0, "b": 30.0},  # the groups the model predicts
+    }
     assert result.small_groups == ()
 
 

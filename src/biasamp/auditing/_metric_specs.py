@@ -34,7 +34,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from biasamp.auditing._inputs import AuditData
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
+from biasamp.inputs._group_sizes import DEFAULT_MIN_CELL, DEFAULT_MIN_GROUP_SIZE
 from biasamp.metrics import _differential_fairness, _directional, _mals, _multi_attribute
 from biasamp.predictability import _predictability
 from biasamp.registry import MetricCard, metric_card
@@ -79,6 +79,7 @@ class Settings:
     progress: bool = False
     n_iter: int = 10
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE
+    min_cell: float | None = DEFAULT_MIN_CELL
     n_perm: int = 0
 
 
@@ -523,6 +524,8 @@ def compute_metric(spec: MetricSpec, data: AuditData, settings: Settings) -> Any
         kwargs.update(n_perm=settings.n_perm, random_state=settings.seed)
     if _accepts(spec.function, "min_group_size"):
         kwargs["min_group_size"] = settings.min_group_size
+    if _accepts(spec.function, "min_cell"):
+        kwargs["min_cell"] = settings.min_cell
     if (settings.progress or spec.iterations) and _accepts(spec.function, "progress"):
         kwargs["progress"] = settings.progress
     result = spec.function(**kwargs)

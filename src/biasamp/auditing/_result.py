@@ -24,7 +24,13 @@ import pandas as pd
 
 from biasamp.output._targets import remember_input_files
 from biasamp.registry import find_card, metric_name
-from biasamp.results._base import _json_safe, frame_records, group_sizes_dict, significance_dict
+from biasamp.results._base import (
+    _json_safe,
+    frame_records,
+    group_sizes_dict,
+    pair_trust_dict,
+    significance_dict,
+)
 from biasamp.results._cli_document import results_from_cli_document
 from biasamp.results._json_schema import first_schema_error, load_schema
 from biasamp.results._persist import (
@@ -108,6 +114,7 @@ def metric_record(key: str, result: Any, *, random_state: int | None) -> dict[st
             "extras": result.extras,
             "pairs": pairs,
             **group_sizes_dict(result),
+            **pair_trust_dict(result),
             **({"by_size": frame_records(result.by_size)} if hasattr(result, "by_size") else {}),
             **_optional(result),
             # the swap test against chance, when it ran (n_perm=)

@@ -60,7 +60,12 @@ from biasamp.auditing._threshold_files import (
 )
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._swaps import SwapReplicates
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, SmallGroupWarning
+from biasamp.inputs._group_sizes import (
+    DEFAULT_MIN_GROUP_SIZE,
+    FragilePairWarning,
+    MissingGroupWarning,
+    SmallGroupWarning,
+)
 from biasamp.inputs._label_matrix import WARN_SINGLE_GROUP, LabelWarning
 from biasamp.metrics._bootstrap import evaluation_replicates
 
@@ -164,6 +169,7 @@ class _Request:
             progress=self.progress,
             n_iter=self.n_iter,
             min_group_size=self.min_group_size,
+            min_cell=self.min_cell,
             n_perm=self.n_perm,
         )
 
@@ -547,12 +553,17 @@ def compute_streamed_metric(key: str, data: StreamedData, settings: Settings) ->
         margin=float(settings.margin),
         min_group_size=settings.min_group_size,
         ci=settings.ci,
+        min_cell=settings.min_cell,
     )
     view = SPECS[key].view
     return view(result) if view is not None else result
 
 
 # --------------------------------------------------------------- the two paths
+
+
+#: The warnings of the metrics an audit notes in ``AuditResult.warnings`` (once each).
+_NOTED = (SmallGroupWarning, MissingGroupWarning, FragilePairWarning)
 
 
 def _streamed(plan: StreamPlan, request: _Request, *, thresholds_source: str | None) -> AuditResult:
@@ -583,11 +594,12 @@ def _streamed(plan: StreamPlan, request: _Request, *, thresholds_source: str | N
     settings = request.settings()
     results = {}
     with python_warnings.catch_warnings(record=True) as caught:
-        python_warnings.simplefilter("always", SmallGroupWarning)
+        for category in _NOTED:
+            python_warnings.simplefilter("always", category)
         for key in keys:
             check_metric_inputs(SPECS[key], data)
             results[key] = compute_streamed_metric(key, data, settings)
-    size_notes = _noted(caught, SmallGroupWarning)
+    size_notes = _noted(caught, _NOTED)
     splits = [("evaluation", data.evaluation)]
     if data.train is not None:
         splits.append(("training", data.train))
@@ -631,10 +643,11 @@ def _in_memory(
     keys, skipped = _metric_keys(request, data)
     with python_warnings.catch_warnings(record=True) as caught:
         python_warnings.simplefilter("always", LabelWarning)
-        python_warnings.simplefilter("always", SmallGroupWarning)
+        for category in _NOTED:
+            python_warnings.simplefilter("always", category)
         results = {key: compute_metric(SPECS[key], data, settings) for key in keys}
     warnings = (
-        _noted(caught, (LabelWarning, SmallGroupWarning))
+        _noted(caught, (LabelWarning, *_NOTED))
         + cell_warnings(data, min_cell=request.min_cell)
         + _metric_warnings(request, results)
     )
@@ -801,7 +814,9 @@ def audit(
     margin : float, default 0.05
         MALS margin for violations.
     min_cell : int, default 5
-        Warn about group x task cells with fewer instances.
+        Warn about group x task cells with fewer instances, and flag ``fragile``
+        the pairs of each metric that rest on fewer rows (``by_pair``; a
+        :class:`FragilePairWarning` names those among the top contributors).
     min_group_size : float or None, default 30
         Warn about groups with fewer instances in a split a metric reads.
     engine : {"auto", "numpy", "duckdb"}, default "auto"

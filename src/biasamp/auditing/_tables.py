@@ -20,7 +20,7 @@ import pandas as pd
 from biasamp.auditing._inputs import AuditData
 from biasamp.auditing._streaming import StreamedData
 from biasamp.counts._count_table import CountTable
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE
+from biasamp.inputs._group_sizes import DEFAULT_MIN_CELL, DEFAULT_MIN_GROUP_SIZE
 from biasamp.metrics._bootstrap import interval_from_tables
 from biasamp.metrics._directional import directional_arrays, directional_from_counts
 from biasamp.metrics._mals import bias_score_matrix, mals_arrays, mals_from_counts
@@ -42,6 +42,7 @@ def metric_from_audit_tables(
     margin: float = 0.05,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
     ci: float = 0.95,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> Any:
     """One metric of an audit from its count tables, with its bootstrap interval.
 
@@ -61,6 +62,8 @@ def metric_from_audit_tables(
         As in the in-memory metrics.
     ci : float, default 0.95
         The interval's level.
+    min_cell : float or None, default 5
+        As in the in-memory metrics (the pairs flagged ``fragile``).
 
     Returns
     -------
@@ -92,10 +95,17 @@ def metric_from_audit_tables(
         train, evaluation = data.patterns
         # an evaluation table with bootstrap replicates gives the interval
         if metric == "multi_mals":
-            multi = multi_mals_from_counts(train, evaluation, min_group_size=min_group_size, ci=ci)
+            multi = multi_mals_from_counts(
+                train, evaluation, min_group_size=min_group_size, ci=ci, min_cell=min_cell
+            )
         else:
             multi = multi_directional_from_counts(
-                train, evaluation, direction=direction, min_group_size=min_group_size, ci=ci
+                train,
+                evaluation,
+                direction=direction,
+                min_group_size=min_group_size,
+                ci=ci,
+                min_cell=min_cell,
             )
         multi.params["train_rows"] = "labelled"  # the library's default
         return multi
@@ -104,7 +114,11 @@ def metric_from_audit_tables(
     if metric == "mals":
         assert data.train is not None
         result = mals_from_counts(
-            data.train, data.evaluation, margin=margin, min_group_size=min_group_size
+            data.train,
+            data.evaluation,
+            margin=margin,
+            min_group_size=min_group_size,
+            min_cell=min_cell,
         )
 
         def compute(ev: CountTable, tr: CountTable | None) -> dict[str, np.ndarray]:
@@ -112,7 +126,11 @@ def metric_from_audit_tables(
             return mals_arrays(tr, ev, margin=margin)
     elif metric == "directional":
         result = directional_from_counts(
-            data.evaluation, direction=direction, train=signs, min_group_size=min_group_size
+            data.evaluation,
+            direction=direction,
+            train=signs,
+            min_group_size=min_group_size,
+            min_cell=min_cell,
         )
         result.params["train_rows"] = "labelled"  # the library's default
         if data.train is None and signs is not None:

@@ -409,7 +409,8 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         type=non_negative_int,
         default=5,
         metavar="N",
-        help="warn about group x task cells with fewer than N instances (default 5)",
+        help="warn about group x task cells with fewer than N instances, and flag 'fragile' "
+        "the pairs whose value rests on fewer than N rows (default 5)",
     )
     metrics.add_argument(
         "--min-group-size",

@@ -100,7 +100,6 @@ def build_parser(commands: Collection[str] = tuple(COMMANDS)) -> argparse.Argume
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``biasamp`` command; return its exit code (130 with one line on Ctrl-C)."""
-    release_startup()  # Python's SIGINT handler again: Ctrl-C is KeyboardInterrupt
     try:
         return _main(argv)
     except KeyboardInterrupt:  # outside a command's run (parsing the arguments)
@@ -112,6 +111,10 @@ def _main(argv: Sequence[str] | None) -> int:
     args_given = sys.argv[1:] if argv is None else list(argv)
     # the command, if any, is the first argument (the top level has only --help and --version)
     parser = build_parser([a for a in args_given[:1] if a in COMMANDS])
+    # the command's module is imported: Python's SIGINT handler again (Ctrl-C is a
+    # KeyboardInterrupt). Released before, a Ctrl-C inside a C extension's import (numpy's
+    # datetime capsule) surfaced as an ImportError with a traceback instead of one line.
+    release_startup()
     args = parser.parse_args(args_given)
     if args.command is None:
         parser.print_help()

@@ -17,7 +17,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from biasamp.results._base import group_sizes_lines
+from biasamp.results._base import group_sizes_lines, pair_trust_lines
 from biasamp.results._display import display_text
 from biasamp.results._significance import chance_text
 
@@ -34,6 +34,8 @@ _PAIR_COLUMNS = (  # (column of by_pair, header, format)
     ("ci_low", "delta low", "{:+.3f}"),
     ("ci_high", "delta high", "{:+.3f}"),
     ("y", "y", "{:+d}"),
+    ("n_pred", "n pred", "{:g}"),
+    ("support", "rows", "{:g}"),
 )
 
 _SUMMARY_COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (  # (header, justification)
@@ -104,12 +106,16 @@ def _pairs_table(key: str, result: Any, k: int) -> Table:
     for _, header, _ in shown:
         table.add_column(header, justify="right", overflow="fold")
     table.add_column("contribution", justify="right", overflow="fold")
+    flagged = "fragile" in top.columns
+    if flagged:
+        table.add_column("fragile", overflow="fold")
     for row in top.to_dict(orient="records"):
         table.add_row(
             Text(display_text(row["group"])),
             Text(display_text(row["task"])),
             *(_fmt(row[c], f) for c, _, f in shown),
             _fmt(row["contribution"], "{:+.5f}"),
+            *((Text("fragile", style="yellow") if row["fragile"] else "",) if flagged else ()),
         )
     return table
 
@@ -145,6 +151,8 @@ def print_audit(console: Console, audit: Audit, *, top: int = 10) -> None:
             console.print(Text(display_text(f"{key}: {chance}")))
         for line in group_sizes_lines(result):
             console.print(Text(display_text(f"{key}:{line.rstrip()[1:]}"), style="dim"))
+        for line in pair_trust_lines(result, k=top):
+            console.print(Text(display_text(f"{key}:{line.rstrip()[1:]}")))
         if top > 0 and len(result.by_pair):
             console.print(_pairs_table(key, result, top))
     if audit.by_size is not None:

@@ -22,7 +22,13 @@ if TYPE_CHECKING:
         ScoreColumns,
     )
     from biasamp.inputs._containers import to_native_numpy
-    from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, SmallGroupWarning
+    from biasamp.inputs._group_sizes import (
+        DEFAULT_MIN_CELL,
+        DEFAULT_MIN_GROUP_SIZE,
+        FragilePairWarning,
+        MissingGroupWarning,
+        SmallGroupWarning,
+    )
     from biasamp.inputs._intersect import Intersection, intersect, intersection_of
     from biasamp.inputs._label_matrix import (
         LabelMatrix,
@@ -32,12 +38,15 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "DEFAULT_MIN_CELL",
     "DEFAULT_MIN_GROUP_SIZE",
+    "FragilePairWarning",
     "ColumnRoles",
     "IntersectedColumns",
     "Intersection",
     "LabelMatrix",
     "LabelWarning",
+    "MissingGroupWarning",
     "RoleColumns",
     "ScoreColumns",
     "SmallGroupWarning",
@@ -63,7 +72,13 @@ if not TYPE_CHECKING:
                 "ScoreColumns",
             ),
             "biasamp.inputs._containers": ("to_native_numpy",),
-            "biasamp.inputs._group_sizes": ("DEFAULT_MIN_GROUP_SIZE", "SmallGroupWarning"),
+            "biasamp.inputs._group_sizes": (
+                "DEFAULT_MIN_CELL",
+                "DEFAULT_MIN_GROUP_SIZE",
+                "FragilePairWarning",
+                "MissingGroupWarning",
+                "SmallGroupWarning",
+            ),
             "biasamp.inputs._intersect": ("Intersection", "intersect", "intersection_of"),
             "biasamp.inputs._label_matrix": (
                 "LabelMatrix",

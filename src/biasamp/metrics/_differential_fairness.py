@@ -34,6 +34,7 @@ Choices (see ``docs/intersectional.md``):
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,13 +44,18 @@ import pandas as pd
 from biasamp.counts._count_table import CountTable, check_count_table, label_matrices
 from biasamp.counts._swaps import SwapReplicates, check_n_perm, swap_count_table
 from biasamp.inputs._alignment import align_pandas_indexes
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
+from biasamp.inputs._group_sizes import (
+    DEFAULT_MIN_GROUP_SIZE,
+    MissingGroupWarning,
+    check_min_group_size,
+    missing_groups_message,
+)
 from biasamp.inputs._intersect import Intersection, intersection_of
 from biasamp.inputs._label_matrix import LabelMatrix, as_sample_weight, check_same_length
 from biasamp.metrics._bootstrap import check_bootstrap_args, replicate_splits
 from biasamp.metrics._group_sizes import check_group_sizes
 from biasamp.metrics._significance import check_swap_memory
-from biasamp.results._differential_fairness import DifferentialFairnessResult
+from biasamp.results._differential_fairness import DifferentialFairnessResult, epsilon_driver
 from biasamp.results._intervals import interval_from_replicates
 from biasamp.results._significance import with_significance
 
@@ -218,6 +224,19 @@ def _evaluate(
     group_sizes, small = check_group_sizes(
         {_SPLIT: table}, min_group_size=min_group_size, stacklevel=stacklevel + 1
     )
+    absent = tuple(g for g, size in zip(table.group_names, sizes_all, strict=True) if size <= 0)
+    if absent:  # named in group_names (or every row weighs 0): no rate of its own
+        warnings.warn(
+            missing_groups_message(
+                absent,
+                split="the evaluation split",
+                reference="group_names",
+                then="They have no rate of their own (empty_groups='smooth' gives them 1/K); "
+                "see result.missing_groups.",
+            ),
+            MissingGroupWarning,
+            stacklevel=stacklevel + 1,
+        )
     if not keep_empty:
         group_sizes = group_sizes[group_sizes[_SPLIT] > 0]
     eps_labels = float(arrays["labels"]["epsilon"])
@@ -248,6 +267,13 @@ def _evaluate(
         n=float(np.asarray(table.n)),
         ci_level=float(ci),
         params=params,
+        driver_labels=epsilon_driver(
+            arrays["labels"]["log_rate"], groups, classes, epsilon=eps_labels
+        ),
+        driver_pred=None
+        if eps_pred is None
+        else epsilon_driver(arrays["pred"]["log_rate"], groups, classes, epsilon=eps_pred),
+        missing_groups={_SPLIT: absent} if absent else {},
     )
     if replicates is not None:
         _add_interval(result, replicates, present=present, pred=pred, ci=ci, keep_empty=keep_empty)

@@ -38,6 +38,7 @@ Choices where the paper and the reference code differ (see ``docs/metrics/direct
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,7 +47,13 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable, check_count_table
 from biasamp.counts._swaps import check_n_perm
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
+from biasamp.inputs._group_sizes import (
+    DEFAULT_MIN_CELL,
+    DEFAULT_MIN_GROUP_SIZE,
+    MissingGroupWarning,
+    check_min_cell,
+    check_min_group_size,
+)
 from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._bootstrap import (
     bootstrap_pairwise,
@@ -59,6 +66,7 @@ from biasamp.metrics._group_sizes import (
     never_occurring_of,
     split_sizes,
 )
+from biasamp.metrics._pair_counts import pair_count_columns, warn_fragile_pairs
 from biasamp.metrics._significance import swap_test_pairwise
 from biasamp.metrics._splits import (
     aligned_arguments,
@@ -199,6 +207,27 @@ def directional_arrays(
     }
 
 
+def directional_counts(
+    evaluation: CountTable,
+    train: CountTable | None,
+    arrays: dict[str, np.ndarray],
+    *,
+    direction: str,
+    min_cell: float | None,
+) -> dict[str, np.ndarray]:
+    """The count columns of BiasAmp->'s ``by_pair`` (:mod:`biasamp.metrics._pair_counts`):
+    a pair's rates are shares of its conditioning set (the group's rows for A->T, the
+    task's for T->A)."""
+    return pair_count_columns(
+        train=train,
+        evaluation=evaluation,
+        pred_roles=("groups", "tasks_pred") if direction == "A->T" else ("groups_pred", "tasks"),
+        support=arrays["condition_count"],
+        used=arrays["defined"],
+        min_cell=min_cell,
+    )
+
+
 def directional_group_sizes(
     evaluation: CountTable, train: CountTable | None, direction: str
 ) -> SplitSizes | pd.DataFrame:
@@ -222,6 +251,7 @@ def directional_from_counts(
     empty: str = "exclude",
     ci: float = 0.95,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> PairwiseResult:
     """BiasAmp-> from count tables (see :func:`directional`).
 
@@ -246,6 +276,8 @@ def directional_from_counts(
         As in :func:`directional`; ``result.group_sizes`` holds the group
         totals of ``train`` (``"train"``) and ``evaluation`` (``"evaluation"``,
         and ``"predicted"`` for T->A).
+    min_cell : float or None, default 5
+        As in :func:`directional`.
 
     Examples
     --------
@@ -263,6 +295,7 @@ def directional_from_counts(
     _check_rules(tie_rule, empty)
     direction = normalize_direction(direction)
     limit = check_min_group_size(min_group_size)
+    cell = check_min_cell(min_cell)
     check_count_table(evaluation, arg="evaluation")
     if train is not None:
         check_count_table(train, arg="train")
@@ -280,9 +313,11 @@ def directional_from_counts(
         what = "the group" if direction == "A->T" else "the task"
         raise ValueError(ERR_EMPTY_PAIRS.format(count=n_empty, what=what, examples=examples))
     n_defined = int(defined.sum())
+    counts = directional_counts(evaluation, train, arrays, direction=direction, min_cell=cell)
+    columns = directional_columns(arrays, arrays["values"])
 
     def by_pair() -> pd.DataFrame:  # built on first read (pandas costs more than the metric)
-        return pair_frame(evaluation, directional_columns(arrays, arrays["values"]))
+        return pair_frame(evaluation, {**columns, **counts})
 
     result = PairwiseResult(
         metric="directional",
@@ -298,9 +333,19 @@ def directional_from_counts(
             "empty": empty,
             "signs_from": "train" if train is not None else "evaluation",
         },
+        min_cell=cell,
     )
     attach_group_sizes(
         result, directional_group_sizes(evaluation, train, direction), min_group_size=limit
+    )
+    warn_fragile_pairs(
+        contribution=columns["contribution"],
+        fragile=counts["fragile"],
+        support=counts["support"],
+        group_names=evaluation.group_names,
+        task_names=evaluation.task_names,
+        metric=f"BiasAmp {direction}",
+        min_cell=cell,
     )
     return interval_from_streamed_tables(
         result,
@@ -341,6 +386,7 @@ def directional(
     resample_train: bool = False,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
     n_perm: int = 0,
 ) -> PairwiseResult:
     """Directional bias amplification, BiasAmp-> (Wang & Russakovsky, 2021).
@@ -411,7 +457,15 @@ def directional(
         Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
         less total weight) than this in the training or the evaluation split
         (ground truth); ``None`` checks nothing. Groups absent from a split
-        are not small.
+        are not small: a group of the training split absent from the evaluation
+        split (or, for T->A, the predicted groups) warns
+        :class:`MissingGroupWarning` instead, and its pairs (left out of the mean
+        as empty for A->T) are named in ``result.excluded_pairs``.
+    min_cell : float or None, default 5
+        Flag ``fragile`` the pairs whose conditioning set (the group's rows for
+        A->T, the task's for T->A) has fewer rows (or less weight) than this.
+        A :class:`FragilePairWarning` names the fragile pairs among the ten
+        largest contributions; ``None`` flags none.
     pred_prefix : str, optional
         Read the predictions as the file audit does (:func:`biasamp.audit`'s
         ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
@@ -429,7 +483,10 @@ def directional(
         P(a)P(t) on the training split, ``y`` (the sign), ``condition_count``
         (the evaluation count of the conditioning group or task), ``p_true`` and
         ``p_pred`` (the conditional probabilities of ``delta``), ``delta``, and
-        ``contribution`` (the pair's term divided by the number of pairs).
+        ``contribution`` (the pair's term divided by the number of pairs), and the
+        counts each value rests on: ``n_train``, ``n_true``, ``n_pred`` (the true
+        group with the predicted task for A->T, the predicted group with the
+        true task for T->A), ``support`` (= ``condition_count``) and ``fragile``.
         With ``n_boot``: ``ci`` (low, high), ``ci_level``, ``se``,
         ``replicates`` (B,), and ``by_pair`` columns ``ci_low`` / ``ci_high``,
         the percentile interval of the pair's ``delta`` (``docs/uncertainty.md``).
@@ -458,6 +515,7 @@ def directional(
     )
     check_train_rows(train_rows)
     limit = check_min_group_size(min_group_size)
+    cell = check_min_cell(min_cell)
     never = never_occurring_of(groups_train, groups)
     # pandas arguments of one split are matched by index label (docs/counts.md)
     aligned = aligned_arguments(groups, tasks, groups_pred, tasks_pred, sample_weight)
@@ -517,15 +575,19 @@ def directional(
         )
         if float(kept.n) != float(split.table.n):
             signs = kept
-    result = directional_from_counts(
-        split.table,
-        direction=direction,
-        train=signs,
-        tie_rule=tie_rule,
-        empty=empty,
-        # the sizes of the splits as given (not of the rows train_rows keeps for the signs)
-        min_group_size=limit if signs is train else None,
-    )
+    with warnings.catch_warnings():
+        if signs is not train:  # the kept rows are no training split: sizes come below
+            warnings.simplefilter("ignore", MissingGroupWarning)
+        result = directional_from_counts(
+            split.table,
+            direction=direction,
+            train=signs,
+            tie_rule=tie_rule,
+            empty=empty,
+            # the sizes of the splits as given (not of the rows train_rows keeps for the signs)
+            min_group_size=limit if signs is train else None,
+            min_cell=cell,
+        )
     if signs is not train:
         attach_group_sizes(
             result, directional_group_sizes(split.table, train, direction), min_group_size=limit

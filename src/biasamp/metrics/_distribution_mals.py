@@ -31,7 +31,12 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._row_record import RowRecord
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
+from biasamp.inputs._group_sizes import (
+    DEFAULT_MIN_CELL,
+    DEFAULT_MIN_GROUP_SIZE,
+    check_min_cell,
+    check_min_group_size,
+)
 from biasamp.inputs._readers import check_knob, read_posteriors, read_row_offset, read_weights
 from biasamp.metrics._bootstrap import evaluation_replicates
 from biasamp.metrics._mals import ERR_MALS_TRAIN, mals_from_counts
@@ -197,6 +202,7 @@ def distribution_mals_from_counts(
     margin: float = 0.05,
     ci: float = 0.95,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> PairwiseResult:
     """BiasAmp_MALS in distribution from a training table and a table of posterior mass
     (:func:`distribution_counts`, or the sum of the tables of chunks); see
@@ -220,7 +226,12 @@ def distribution_mals_from_counts(
     ):
         raise ValueError(ERR_PREDICTIONS)
     result = mals_from_counts(
-        train, predictions, margin=margin, ci=ci, min_group_size=min_group_size
+        train,
+        predictions,
+        margin=margin,
+        ci=ci,
+        min_group_size=min_group_size,
+        min_cell=min_cell,
     )
     result.metric = "distribution-mals"
     result.params["source"] = "posterior mass"
@@ -242,6 +253,7 @@ def distribution_mals(
     ci: float = 0.95,
     random_state: Any = None,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> PairwiseResult:
     """BiasAmp_MALS in distribution (Jia et al., ACL 2020): MALS of the posterior mass.
 
@@ -279,6 +291,9 @@ def distribution_mals(
     min_group_size : float or None, default 30
         Warn about training groups, or predicted groups (their summed posterior
         share), below this size.
+    min_cell : float or None, default 5
+        Flag ``fragile`` the biased pairs whose task has less posterior mass than
+        this (``support``), as :func:`biasamp.mals` does with predicted rows.
 
     Returns
     -------
@@ -302,6 +317,7 @@ def distribution_mals(
     0.0833
     """
     limit = check_min_group_size(min_group_size)
+    check_min_cell(min_cell)
     train = count_training_split(
         groups_train=groups_train,
         tasks_train=tasks_train,
@@ -323,7 +339,9 @@ def distribution_mals(
         n_boot=n_boot,
         random_state=random_state,
     )
-    result = distribution_mals_from_counts(train, table, margin=margin, ci=ci, min_group_size=limit)
+    result = distribution_mals_from_counts(
+        train, table, margin=margin, ci=ci, min_group_size=limit, min_cell=min_cell
+    )
     if n_boot is not None:
         result.params["n_boot"] = int(n_boot)
         if isinstance(random_state, (int, np.integer)):

@@ -20,6 +20,7 @@ Multi_MALS without ``groups``) checks ``"predicted"`` instead
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,7 +29,12 @@ import pandas as pd
 
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
-from biasamp.inputs._group_sizes import small_groups_message, warn_small_groups
+from biasamp.inputs._group_sizes import (
+    MissingGroupWarning,
+    missing_groups_message,
+    small_groups_message,
+    warn_small_groups,
+)
 from biasamp.inputs._intersect import intersection_of
 from biasamp.inputs._label_matrix import LabelMatrix
 from biasamp.results._base import MetricResult
@@ -39,12 +45,16 @@ __all__ = [
     "checked_splits",
     "check_sizes",
     "group_sizes",
+    "missing_groups",
+    "missing_messages",
+    "reference_split",
     "matrix_group_sizes",
     "never_occurring_of",
     "size_messages",
     "SplitSizes",
     "split_sizes",
     "table_group_sizes",
+    "warn_missing_groups",
 ]
 
 _SPLIT_NAMES = {
@@ -233,6 +243,72 @@ def check_sizes(
     return tuple(small)
 
 
+def reference_split(sizes: SplitSizes | pd.DataFrame | None) -> str | None:
+    """The split the other splits of ``sizes`` are checked against for missing groups:
+    ``"train"`` when there is one, else ``"evaluation"`` (the ground truth the
+    predictions are compared with); ``None`` when neither is a column."""
+    if sizes is None:
+        return None
+    for split in ("train", "evaluation"):
+        if split in sizes.columns:
+            return split
+    return None
+
+
+def missing_groups(sizes: SplitSizes | pd.DataFrame | None) -> dict[str, tuple[Any, ...]]:
+    """The groups of the reference split (:func:`reference_split`: training, else the
+    evaluation ground truth) absent from each other split of ``sizes``:
+    ``{split: (group, ...)}`` for the splits where some are (size > 0 in the
+    reference, 0 in the split)."""
+    reference = reference_split(sizes)
+    if reference is None or sizes is None or len(sizes.columns) < 2:
+        return {}
+    if isinstance(sizes, SplitSizes):  # the arrays, without building the frame
+        values, labels = np.asarray(sizes.values, dtype=np.float64), list(sizes.names)
+    else:
+        values, labels = sizes.to_numpy(dtype=np.float64), list(sizes.index)
+    names = np.empty(len(labels), dtype=object)  # one object per group, tuples included
+    names[:] = labels
+    if values.size == 0:
+        return {}
+    columns = list(sizes.columns)
+    present = values[:, columns.index(reference)] > 0
+    absent = present[:, None] & (values <= 0)
+    out: dict[str, tuple[Any, ...]] = {}
+    for j in np.nonzero(absent.any(axis=0))[0].tolist():  # a loop over the splits
+        out[str(columns[j])] = tuple(names[absent[:, j]].tolist())
+    return out
+
+
+def missing_messages(
+    missing: Mapping[str, Sequence[Any]] | None, *, reference: str | None = "train"
+) -> list[str]:
+    """The text of each :class:`MissingGroupWarning` of ``missing`` (``{split: groups}``,
+    groups of the ``reference`` split)."""
+    return [
+        missing_groups_message(
+            groups, split=split_name(split), reference=split_name(reference or "train")
+        )
+        for split, groups in (missing or {}).items()
+        if len(groups)
+    ]
+
+
+def warn_missing_groups(
+    sizes: SplitSizes | pd.DataFrame | None, *, stacklevel: int | None = None
+) -> dict[str, tuple[Any, ...]]:
+    """Warn (one :class:`MissingGroupWarning` per split) about the groups of the reference
+    split (training, else the evaluation ground truth) absent from another split of
+    ``sizes``; return them as :func:`missing_groups` does. ``stacklevel=None`` points the
+    warning at the first caller outside biasamp."""
+    missing = missing_groups(sizes)
+    if missing:
+        level = _outside_level() if stacklevel is None else stacklevel
+        for message in missing_messages(missing, reference=reference_split(sizes)):
+            warnings.warn(message, MissingGroupWarning, stacklevel=level)
+    return missing
+
+
 def size_messages(sizes: pd.DataFrame | None, min_group_size: float | None) -> list[str]:
     """The text of each :class:`SmallGroupWarning` the sizes give (for reports), one per
     checked split (:func:`checked_splits`) with groups below ``min_group_size``."""
@@ -273,9 +349,10 @@ def attach_group_sizes(
     checked: Sequence[str] | None = None,
     groups: Sequence[Any] = (),
 ) -> Any:
-    """Set ``group_sizes``, ``small_groups``, ``min_group_size`` and ``never_occurring`` of
-    ``result`` (warning about the small groups of the ``checked`` splits, by default
-    :func:`checked_splits`); return it.
+    """Set ``group_sizes``, ``small_groups``, ``min_group_size``, ``missing_groups`` and
+    ``never_occurring`` of ``result`` (warning about the small groups of the ``checked``
+    splits, by default :func:`checked_splits`, and about the training groups absent from
+    another split); return it.
 
     ``groups``: the group arguments of the call; the first made by
     :func:`biasamp.intersect` gives the intersections that never occur.
@@ -288,6 +365,7 @@ def attach_group_sizes(
     if checked is None:
         checked = checked_splits(list(sizes.columns))
     result.small_groups = check_sizes(sizes, min_group_size=min_group_size, checked=checked)
+    result.missing_groups = warn_missing_groups(sizes)
     result.never_occurring = never_occurring_of(*groups) if groups else None
     return result
 

@@ -34,7 +34,12 @@ import pandas as pd
 from biasamp._deprecation import UNSET, positional_keywords
 from biasamp.counts._count_table import CountTable, check_count_table
 from biasamp.counts._swaps import check_n_perm
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
+from biasamp.inputs._group_sizes import (
+    DEFAULT_MIN_CELL,
+    DEFAULT_MIN_GROUP_SIZE,
+    check_min_cell,
+    check_min_group_size,
+)
 from biasamp.inputs._label_matrix import ERR_EMPTY_SPLIT
 from biasamp.inputs._prefixed import prediction_columns
 from biasamp.metrics._bootstrap import (
@@ -49,6 +54,7 @@ from biasamp.metrics._group_sizes import (
     never_occurring_of,
     split_sizes,
 )
+from biasamp.metrics._pair_counts import pair_count_columns, warn_fragile_pairs
 from biasamp.metrics._significance import ERR_SWAP_NEEDS, swap_test_pairwise
 from biasamp.metrics._splits import (
     aligned_arguments,
@@ -140,6 +146,27 @@ def mals_group_sizes(train: CountTable, predictions: CountTable) -> SplitSizes |
     )
 
 
+def mals_counts(
+    train: CountTable,
+    predictions: CountTable,
+    arrays: dict[str, np.ndarray],
+    *,
+    min_cell: float | None,
+) -> dict[str, np.ndarray]:
+    """The count columns of BiasAmp_MALS's ``by_pair`` (:mod:`biasamp.metrics._pair_counts`):
+    ``b~(t, g)`` rests on the rows where the task is predicted."""
+    joint_pred = np.asarray(predictions.joint[("groups_pred", "tasks_pred")], dtype=np.float64)
+    support = np.broadcast_to(joint_pred.sum(axis=-2, keepdims=True), joint_pred.shape)
+    return pair_count_columns(
+        train=train,
+        evaluation=predictions,
+        pred_roles=("groups_pred", "tasks_pred"),
+        support=support,
+        used=arrays["biased"] & ~arrays["empty"],
+        min_cell=min_cell,
+    )
+
+
 def mals_from_counts(
     train: CountTable,
     predictions: CountTable,
@@ -147,6 +174,7 @@ def mals_from_counts(
     margin: float = 0.05,
     ci: float = 0.95,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> PairwiseResult:
     """BiasAmp_MALS from a training table (``groups``, ``tasks``) and a prediction
     table (``groups_pred``, ``tasks_pred``); see :func:`mals`.
@@ -157,7 +185,7 @@ def mals_from_counts(
     a ``train`` table with replicates of its own is resampled too.
     ``result.group_sizes`` holds the group totals of ``train`` (``"train"``) and
     of ``predictions`` (``"evaluation"`` when it has ``groups``, ``"predicted"``
-    for ``groups_pred``); ``min_group_size`` as in :func:`mals`.
+    for ``groups_pred``); ``min_group_size`` and ``min_cell`` as in :func:`mals`.
 
     Examples
     --------
@@ -173,12 +201,16 @@ def mals_from_counts(
     if not isinstance(margin, (int, float, np.number)) or not 0 <= float(margin) <= 1:
         raise ValueError(ERR_MARGIN.format(got=margin))
     limit = check_min_group_size(min_group_size)
+    cell = check_min_cell(min_cell)
     check_count_table(train, arg="train")
     check_count_table(predictions, arg="predictions")
     arrays = mals_arrays(train, predictions, margin=float(margin))
     columns = ("b_train", "b_pred", "biased", "delta", "contribution", "violation", "empty")
+    counts = mals_counts(train, predictions, arrays, min_cell=cell)
     # built on first read (pandas costs more than the metric on small inputs)
-    by_pair = partial(pair_frame, predictions, {name: arrays[name] for name in columns})
+    by_pair = partial(
+        pair_frame, predictions, {**{name: arrays[name] for name in columns}, **counts}
+    )
     result = PairwiseResult(
         metric="mals",
         value=float(arrays["value"]),
@@ -189,8 +221,18 @@ def mals_from_counts(
         n_empty=int(arrays["empty"].sum()),
         params={"margin": float(margin), "threshold": 1.0 / len(train.group_names)},
         extras={"violations": int(arrays["violations"]), "n_tasks": len(train.task_names)},
+        min_cell=cell,
     )
     attach_group_sizes(result, mals_group_sizes(train, predictions), min_group_size=limit)
+    warn_fragile_pairs(
+        contribution=arrays["contribution"],
+        fragile=counts["fragile"],
+        support=counts["support"],
+        group_names=predictions.group_names,
+        task_names=predictions.task_names,
+        metric="BiasAmp_MALS",
+        min_cell=cell,
+    )
     return interval_from_streamed_tables(
         result,
         predictions,
@@ -225,6 +267,7 @@ def mals(
     resample_train: bool = False,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
     n_perm: int = 0,
 ) -> PairwiseResult:
     """BiasAmp_MALS, the mean bias amplification of Zhao et al. (2017).
@@ -282,7 +325,13 @@ def mals(
         less total weight) than this in the training split, or in the
         evaluation split (``groups``; the predicted groups when ``groups`` is
         not given); ``None`` checks nothing. Groups absent from a split are not
-        small.
+        small: a group of the training split absent from the predictions (or the
+        evaluation ground truth) warns :class:`MissingGroupWarning` instead.
+    min_cell : float or None, default 5
+        Flag ``fragile`` the biased pairs whose task is predicted on fewer rows
+        (or less weight) than this: ``b~(t, g)`` is a share of those rows.
+        A :class:`FragilePairWarning` names the fragile pairs among the ten
+        largest contributions; ``None`` flags none.
     pred_prefix : str, optional
         Read the predictions as the file audit does (:func:`biasamp.audit`'s
         ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
@@ -297,7 +346,10 @@ def mals(
         ``small_groups``; ``value``, ``violations`` (also ``result.extras["violations"]``), and
         ``by_pair`` with ``b_train``, ``b_pred``, ``biased`` (b* > 1/|G|),
         ``delta``, ``contribution``, ``violation`` (the task violates the margin)
-        and ``empty`` (a biased pair whose task is never predicted).
+        and ``empty`` (a biased pair whose task is never predicted), and the
+        counts each value rests on: ``n_train``, ``n_true`` (NaN without
+        ``groups`` and ``tasks``), ``n_pred``, ``support`` (the task's predicted
+        rows) and ``fragile``; ``missing_groups`` and ``excluded_pairs``.
         With ``n_boot``: ``ci`` (low, high), ``ci_level``, ``se``,
         ``replicates`` (B,), and ``by_pair`` columns ``ci_low`` / ``ci_high``,
         the percentile interval of the pair's ``delta`` (``docs/uncertainty.md``).
@@ -321,6 +373,7 @@ def mals(
         tasks_pred, pred_prefix, arg="tasks_pred", truth=(tasks, tasks_train)
     )
     limit = check_min_group_size(min_group_size)
+    check_min_cell(min_cell)
     never = never_occurring_of(groups_train, groups, groups_pred)
     # pandas arguments of one split are matched by index label (docs/counts.md)
     aligned = aligned_arguments(groups, tasks, groups_pred, tasks_pred, sample_weight)
@@ -359,7 +412,9 @@ def mals(
         positive_group=positive_group,
         positive_label=positive_label,
     )
-    result = mals_from_counts(train, split.table, margin=margin, min_group_size=limit)
+    result = mals_from_counts(
+        train, split.table, margin=margin, min_group_size=limit, min_cell=min_cell
+    )
     result.never_occurring = never
     result = swap_test_pairwise(
         result,

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,7 +53,13 @@ from biasamp.counts._combinations import (
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
 from biasamp.counts._swaps import check_n_perm
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
+from biasamp.inputs._group_sizes import (
+    DEFAULT_MIN_CELL,
+    DEFAULT_MIN_GROUP_SIZE,
+    MissingGroupWarning,
+    check_min_cell,
+    check_min_group_size,
+)
 from biasamp.inputs._label_matrix import (
     LabelMatrix,
 )
@@ -83,6 +90,7 @@ from biasamp.metrics._group_sizes import (
     split_sizes,
 )
 from biasamp.metrics._mals import mals_arrays
+from biasamp.metrics._pair_counts import pair_count_columns, warn_fragile_pairs
 from biasamp.metrics._significance import ERR_SWAP_NEEDS
 from biasamp.metrics._splits import select_training_rows
 from biasamp.results._base import MetricResults
@@ -226,8 +234,47 @@ def _flat(arr: Any, n_g: int, n_m: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(arr), (n_g, n_m)).T.reshape(-1)
 
 
+def _mals_counts(
+    train: CountTable, evaluation: CountTable, arrays: dict[str, np.ndarray], min_cell: float | None
+) -> dict[str, np.ndarray]:
+    """The counts behind each (group, combination) pair of Multi_MALS: ``b~`` is a share
+    of the rows where the combination is predicted. ``n_true`` is NaN: Multi_MALS reads
+    no ground-truth groups of the evaluation rows (a shared space may hold them)."""
+    joint_pred = np.asarray(evaluation.joint[("groups_pred", "tasks_pred")], dtype=np.float64)
+    return pair_count_columns(
+        train=train,
+        evaluation=evaluation,
+        pred_roles=("groups_pred", "tasks_pred"),
+        support=np.broadcast_to(joint_pred.sum(axis=-2, keepdims=True), joint_pred.shape),
+        used=arrays["biased"] & ~arrays["empty"],
+        min_cell=min_cell,
+        true_roles=None,
+    )
+
+
+def _directional_counts(
+    train: CountTable,
+    evaluation: CountTable,
+    arrays: dict[str, np.ndarray],
+    direction: str,
+    min_cell: float | None,
+) -> dict[str, np.ndarray]:
+    """The counts behind each pair of Multi->: rates over the conditioning set."""
+    return pair_count_columns(
+        train=train,
+        evaluation=evaluation,
+        pred_roles=("groups", "tasks_pred") if direction == "A->T" else ("groups_pred", "tasks"),
+        support=arrays["condition_count"],
+        used=arrays["defined"],
+        min_cell=min_cell,
+    )
+
+
 def _mals_columns(
-    train: CountTable, evaluation: CountTable, arrays: dict[str, np.ndarray]
+    train: CountTable,
+    evaluation: CountTable,
+    arrays: dict[str, np.ndarray],
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> dict[str, np.ndarray]:
     """The metric columns of Multi_MALS's ``by_combination``."""
     n_comb = arrays["terms"].shape[-1]
@@ -241,19 +288,33 @@ def _mals_columns(
         "term": arrays["terms"],
         "contribution": arrays["terms"] / n_comb,
         "empty": arrays["empty"],
+        **_mals_counts(train, evaluation, arrays, min_cell),
     }
 
 
-def _directional_columns(train: CountTable, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _directional_columns(
+    train: CountTable,
+    arrays: dict[str, np.ndarray],
+    evaluation: CountTable | None = None,
+    direction: str = "A->T",
+    min_cell: float | None = DEFAULT_MIN_CELL,
+) -> dict[str, np.ndarray]:
     """The metric columns of Multi->'s ``by_combination``: the single metric's per-pair
-    columns, the training count and each pair's term."""
+    columns, the training count, each pair's term and (with ``evaluation``) the counts
+    behind each pair."""
     columns = directional_columns(arrays, arrays["terms"])
+    counts = (
+        {}
+        if evaluation is None
+        else _directional_counts(train, evaluation, arrays, direction, min_cell)
+    )
     return {
         "count_train": train.joint[("groups", "tasks")],
         **{k: v for k, v in columns.items() if k not in ("contribution", "empty")},
         "term": arrays["terms"],
         "contribution": columns["contribution"],
         "empty": columns["empty"],
+        **counts,
     }
 
 
@@ -263,10 +324,12 @@ def _mals_frame(
     train: CountTable,
     evaluation: CountTable,
     absolute: bool,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> pd.DataFrame:
     """Multi_MALS's ``by_combination``, recomputed from the combination count tables."""
     arrays = _mals_core(train, evaluation, absolute=absolute)
-    return _frame(names, sizes, train, evaluation, _mals_columns(train, evaluation, arrays))
+    columns = _mals_columns(train, evaluation, arrays, min_cell)
+    return _frame(names, sizes, train, evaluation, columns)
 
 
 def _directional_frame(
@@ -275,10 +338,12 @@ def _directional_frame(
     train: CountTable,
     evaluation: CountTable,
     core: dict[str, Any],
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> pd.DataFrame:
     """Multi->'s ``by_combination``, recomputed from the combination count tables."""
     arrays = _directional_core(train, evaluation, **core)
-    return _frame(names, sizes, train, evaluation, _directional_columns(train, arrays))
+    columns = _directional_columns(train, arrays, evaluation, core["direction"], min_cell)
+    return _frame(names, sizes, train, evaluation, columns)
 
 
 def _by_size(
@@ -381,6 +446,7 @@ def multi_mals_from_counts(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> MultiAttributeResult:
     """Multi_MALS from pattern count tables (see :func:`multi_mals`).
 
@@ -405,17 +471,21 @@ def multi_mals_from_counts(
     )
     limit = check_min_group_size(min_group_size)
     built = _space_for(space, train, evaluation, options)
-    result, compute = _multi_mals(built, absolute=absolute)
+    result, compute = _multi_mals(built, absolute=absolute, min_cell=check_min_cell(min_cell))
     _attach_sizes(result, built, min_group_size=limit)
     return _streamed_interval(result, compute, built, ci=ci)
 
 
-def _multi_mals(space: CombinationSpace, *, absolute: bool) -> tuple[MultiAttributeResult, Any]:
+def _multi_mals(
+    space: CombinationSpace, *, absolute: bool, min_cell: float | None = DEFAULT_MIN_CELL
+) -> tuple[MultiAttributeResult, Any]:
     """The result and a function of a combination-count replicate table -> replicate values."""
     evaluation = space.evaluation
     evaluation.require("groups_pred", "tasks_pred", metric="multi_mals (predictions)")
     train_ct, eval_ct = space.train_counts, space.eval_counts
     arrays = _mals_core(train_ct, eval_ct, absolute=absolute)
+    counts = _mals_counts(train_ct, eval_ct, arrays, min_cell)
+    _warn_fragile(space, arrays["terms"] / len(space), counts, "Multi_MALS", min_cell)
     n_comb = len(space)
     result = MultiAttributeResult(
         metric="multi_mals",
@@ -423,7 +493,7 @@ def _multi_mals(space: CombinationSpace, *, absolute: bool) -> tuple[MultiAttrib
         variance=float(arrays["variance"]),
         # built when first read, from the count tables (not the space or these arrays)
         by_combination=functools.partial(
-            _mals_frame, space.names, space.sizes, train_ct, eval_ct, absolute
+            _mals_frame, space.names, space.sizes, train_ct, eval_ct, absolute, min_cell
         ),
         by_size=_by_size(
             space.sizes,
@@ -445,8 +515,42 @@ def _multi_mals(space: CombinationSpace, *, absolute: bool) -> tuple[MultiAttrib
             "min_count": space.min_count,
             "threshold": 1.0 / len(space.train.group_names),
         },
+        min_cell=min_cell,
     )
     return result, lambda reps: _mals_core(train_ct, reps, absolute=absolute)["value"]
+
+
+def _warn_fragile(
+    space: CombinationSpace,
+    contribution: np.ndarray,
+    counts: dict[str, np.ndarray],
+    metric: str,
+    min_cell: float | None,
+) -> None:
+    """:class:`FragilePairWarning` about the fragile (group, combination) pairs among the
+    largest contributions."""
+    warn_fragile_pairs(
+        contribution=contribution,
+        fragile=counts["fragile"],
+        support=counts["support"],
+        group_names=space.train.group_names,
+        task_names=_CombinationNames(space.names),
+        metric=metric,
+        min_cell=min_cell,
+    )
+
+
+class _CombinationNames(Sequence[str]):
+    """The display names of combinations (``"a & b"``), made only for the items read."""
+
+    def __init__(self, names: Sequence[tuple[Any, ...]]) -> None:
+        self._names = names
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __getitem__(self, i: Any) -> Any:
+        return " & ".join(map(str, self._names[i]))
 
 
 def multi_directional_from_counts(
@@ -467,6 +571,7 @@ def multi_directional_from_counts(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> MultiAttributeResult:
     """Multi-> from pattern count tables (see :func:`multi_directional`).
 
@@ -501,6 +606,7 @@ def multi_directional_from_counts(
         tie_rule=tie_rule,
         empty=empty,
         baseline=baseline,
+        min_cell=check_min_cell(min_cell),
     )
     _attach_sizes(result, built, min_group_size=check_min_group_size(min_group_size))
     result = _streamed_interval(result, compute, built, ci=ci)
@@ -538,6 +644,7 @@ def _multi_directional(
     tie_rule: str,
     empty: str,
     baseline: str,
+    min_cell: float | None = DEFAULT_MIN_CELL,
 ) -> tuple[MultiAttributeResult, Any]:
     """The result and a function of a combination-count replicate table -> replicate values."""
     train, evaluation = space.train, space.evaluation
@@ -561,13 +668,16 @@ def _multi_directional(
         what = "the group" if direction == "A->T" else "the combination"
         raise ValueError(ERR_EMPTY_MULTI_PAIRS.format(count=n_empty, what=what, examples=examples))
     n_defined = int(defined.sum())
+    counts = _directional_counts(train_ct, eval_ct, arrays, direction, min_cell)
+    contribution = np.where(defined, arrays["terms"], 0.0) / max(n_defined, 1)
+    _warn_fragile(space, contribution, counts, f"Multi {direction}", min_cell)
     result = MultiAttributeResult(
         metric="multi_directional",
         value=float(arrays["value"]),
         variance=float(arrays["variance"]),
         # built when first read, from the count tables (not the space or these arrays)
         by_combination=functools.partial(
-            _directional_frame, space.names, space.sizes, train_ct, eval_ct, core
+            _directional_frame, space.names, space.sizes, train_ct, eval_ct, core, min_cell
         ),
         by_size=_by_size(space.sizes, term=arrays["terms"], delta=arrays["delta"], empty=~defined),
         direction=direction,
@@ -586,6 +696,7 @@ def _multi_directional(
             "empty": empty,
             "baseline": baseline,
         },
+        min_cell=min_cell,
     )
     return result, lambda reps: _directional_core(train_ct, reps, **core)["value"]
 
@@ -808,6 +919,7 @@ def multi_mals(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
     n_perm: int = 0,
 ) -> MultiAttributeResult:
     """Undirected multi-attribute bias amplification, Multi_MALS (Zhao et al., 2023, eq. 2).
@@ -872,6 +984,12 @@ def multi_mals(
         less total weight) than this in the training split or the evaluation
         split (``groups``; the predicted groups when ``groups`` is not given);
         ``None`` checks nothing.
+    min_cell : float or None, default 5
+        Flag ``fragile`` (``by_combination``) the pairs that count and rest on
+        fewer rows than this (``support``: the rows where the combination is
+        predicted for Multi_MALS, the conditioning set for Multi->); a
+        :class:`FragilePairWarning` names those among the ten largest
+        contributions. ``None`` flags none.
     pred_prefix : str, optional
         Read the predictions as the file audit does (:func:`biasamp.audit`'s
         ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
@@ -916,6 +1034,7 @@ def multi_mals(
     if n_perm and groups is None and not (isinstance(held, dict) and "groups" in held):
         raise ValueError(ERR_SWAP_NEEDS.format(metric="multi_mals", needs="groups="))
     limit = check_min_group_size(min_group_size)
+    cell = check_min_cell(min_cell)
     never = never_occurring_of(groups_train, groups, groups_pred)
     built = _arrays_or_space(
         space,
@@ -941,7 +1060,7 @@ def multi_mals(
             "progress": progress,
         },
     )
-    result, replicate_values = _multi_mals(built, absolute=absolute)
+    result, replicate_values = _multi_mals(built, absolute=absolute, min_cell=cell)
     _attach_sizes(result, built, min_group_size=limit, never=never)
     _bootstrap(
         [result],
@@ -996,6 +1115,7 @@ def multi_directional(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
     n_perm: int = 0,
 ) -> MultiAttributeResult:
     """Directional multi-attribute bias amplification, Multi-> (Zhao et al., 2023, eq. 3).
@@ -1039,6 +1159,12 @@ def multi_directional(
         Warn (:class:`SmallGroupWarning`) about the groups with fewer rows (or
         less total weight) than this in the training or the evaluation split;
         ``None`` checks nothing.
+    min_cell : float or None, default 5
+        Flag ``fragile`` (``by_combination``) the pairs that count and rest on
+        fewer rows than this (``support``: the rows where the combination is
+        predicted for Multi_MALS, the conditioning set for Multi->); a
+        :class:`FragilePairWarning` names those among the ten largest
+        contributions. ``None`` flags none.
     pred_prefix : str, optional
         Read the predictions as the file audit does (:func:`biasamp.audit`'s
         ``pred_prefix``): a frame passed as ``groups_pred`` or ``tasks_pred``
@@ -1087,6 +1213,7 @@ def multi_directional(
     n_perm = check_n_perm(n_perm)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)
+    cell = check_min_cell(min_cell)
     never = never_occurring_of(groups_train, groups)
     reported = _reported_direction(direction)
     direction = normalize_direction(direction)
@@ -1141,6 +1268,7 @@ def multi_directional(
         tie_rule=tie_rule,
         empty=empty,
         baseline=baseline,
+        min_cell=cell,
     )
     _attach_sizes(result, built, min_group_size=limit, never=never)
     _bootstrap(
@@ -1206,6 +1334,7 @@ def multi_attribute(
     space: CombinationSpace | None = None,
     progress: bool = False,
     min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+    min_cell: float | None = DEFAULT_MIN_CELL,
     n_perm: int = 0,
 ) -> dict[str, MultiAttributeResult]:
     """Multi_MALS and Multi-> in both directions from one combination space.
@@ -1241,6 +1370,7 @@ def multi_attribute(
     n_perm = check_n_perm(n_perm)
     _check_rules(tie_rule, empty)
     limit = check_min_group_size(min_group_size)
+    cell = check_min_cell(min_cell)
     never = never_occurring_of(groups_train, groups)
     if baseline not in ("evaluation", "train"):
         raise ValueError(ERR_BASELINE.format(got=baseline))
@@ -1284,7 +1414,7 @@ def multi_attribute(
             "progress": progress,
         },
     )
-    mals_result, mals_values = _multi_mals(built, absolute=absolute)
+    mals_result, mals_values = _multi_mals(built, absolute=absolute, min_cell=cell)
     results = MetricResults({"multi-mals": mals_result})
     computes = [mals_values]
     for direction in ("A->T", "T->A"):
@@ -1295,13 +1425,17 @@ def multi_attribute(
             tie_rule=tie_rule,
             empty=empty,
             baseline=baseline,
+            min_cell=cell,
         )
         result.params["train_rows"] = train_rows
         results[result.metric_name] = result
         computes.append(values)
     # one warning per split for the three results (their checked splits are the same)
     for i, result in enumerate(results.values()):
-        _attach_sizes(result, built, min_group_size=limit if i == 0 else None, never=never)
+        with warnings.catch_warnings():
+            if i > 0:  # the first result warned about the missing groups
+                warnings.simplefilter("ignore", MissingGroupWarning)
+            _attach_sizes(result, built, min_group_size=limit if i == 0 else None, never=never)
         result.min_group_size = limit
         result.small_groups = mals_result.small_groups
     _bootstrap(

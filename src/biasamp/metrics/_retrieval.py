@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -42,6 +43,7 @@ import pandas as pd
 from biasamp._memory import check_allocation
 from biasamp.counts._poisson import checked_generator
 from biasamp.counts._swaps import check_n_perm
+from biasamp.inputs._group_sizes import MissingGroupWarning, missing_groups_message
 from biasamp.inputs._keys import key_names
 from biasamp.inputs._readers import (
     ERR_SCORES_DTYPE,
@@ -465,7 +467,8 @@ def retrieval_bias(
     reference : "pool", "uniform" or mapping group -> share, default "pool"
         The desired group distribution: the pool's shares (each group's share of
         the items), equal shares, or given shares (positive, summing to 1; a group
-        of the mapping with no item is allowed and always has Skew@k ``-inf``).
+        of the mapping with no item is allowed and always has Skew@k ``-inf``; a
+        :class:`MissingGroupWarning` names it, and ``result.missing_groups``).
     group_names : sequence, optional
         The groups, in the order of the result (default: sorted); with
         ``reference="uniform"`` a listed group with no item counts in the
@@ -640,6 +643,19 @@ def retrieval_bias(
         n_items=int(n_items),
         params=params,
     )
+    absent = (pool <= 0) & (shares > 0)
+    if absent.any():  # a group of the reference with no item: its Skew@k is always -inf
+        result.missing_groups = {"pool": tuple(group_index[absent])}
+        warnings.warn(
+            missing_groups_message(
+                result.missing_groups["pool"],
+                split="the pool of ranked items",
+                reference="the reference distribution",
+                then="Their Skew@k is -inf in every query; see result.missing_groups.",
+            ),
+            MissingGroupWarning,
+            stacklevel=2,
+        )
     if n_boot is not None and n_queries:
         if isinstance(random_state, (int, np.integer)):
             params["random_state"] = int(random_state)

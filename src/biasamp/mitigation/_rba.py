@@ -63,6 +63,7 @@ import pandas as pd
 
 from biasamp._progress import progress_iter
 from biasamp.counts._count_table import CountTable
+from biasamp.inputs._group_sizes import FragilePairWarning, MissingGroupWarning
 from biasamp.inputs._label_matrix import as_label_matrix
 from biasamp.metrics._mals import mals_arrays, mals_from_counts
 from biasamp.metrics._splits import count_training_split
@@ -401,9 +402,12 @@ def rba(
     first, last = outputs[0], outputs[final]
     g_before, t_before = output_labels(problem, structure, first[0], first[1])
     g_after, t_after = output_labels(problem, structure, last[0], last[1])
-    mals_before = mals_from_counts(
-        train, _prediction_table(g_names, t_names, first[2], problem.n), margin=margin
-    )
+    with warnings.catch_warnings():  # the outputs RBA starts from: what it corrects
+        warnings.simplefilter("ignore", MissingGroupWarning)
+        warnings.simplefilter("ignore", FragilePairWarning)
+        mals_before = mals_from_counts(
+            train, _prediction_table(g_names, t_names, first[2], problem.n), margin=margin
+        )
     mals_after = mals_from_counts(
         train, _prediction_table(g_names, t_names, last[2], problem.n), margin=margin
     )

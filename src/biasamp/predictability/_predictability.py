@@ -461,6 +461,9 @@ def dpa(
         acc = model_accuracy(truth, model_target)
         if not use_scores:
             model_target = model_target.hard()
+        if direction == "T->A":  # the groups the model predicts (summed scores when soft)
+            predicted = model_target.dense().sum(axis=0)
+            sizes = sizes.assign(predicted=np.asarray(predicted, dtype=np.float64))
     n = truth.n
     q = resolve_quality(quality, truth.kind)
     if not q.builtin:

@@ -90,6 +90,30 @@ def column_meanings(result: Any, frame_columns: Any) -> dict[str, str]:
             "the row's share of the value: the contributions of all rows sum to the "
             "metric's value (positive raises it, negative lowers it)"
         ),
+        "n_train": f"training rows with the group and the {task}",
+        "n_true": f"evaluation rows with the group and the {task} (ground truth)",
+        "n_pred": (
+            f"evaluation rows the model gives the group and the {task}"
+            if mals_like
+            else (
+                f"evaluation rows of the {task} the model gives the group"
+                if direction == "T->A"
+                else f"evaluation rows of the group the model gives the {task}"
+            )
+        ),
+        "support": (
+            f"the rows the pair's value is a share of: the rows where the {task} is predicted"
+            if mals_like
+            else (
+                f"the rows the pair's value is a share of: the {task}'s evaluation rows"
+                if direction == "T->A"
+                else "the rows the pair's value is a share of: the group's evaluation rows"
+            )
+        ),
+        "fragile": (
+            "the pair counts in the value and rests on fewer than min_cell rows: one row "
+            "more or less moves it"
+        ),
     }
     if mals_like:
         meanings["contribution"] += (

@@ -46,7 +46,12 @@ import numpy as np
 import pandas as pd
 
 from biasamp.inputs._keys import key_names
-from biasamp.metrics._group_sizes import checked_splits, size_messages
+from biasamp.metrics._group_sizes import (
+    checked_splits,
+    missing_messages,
+    reference_split,
+    size_messages,
+)
 from biasamp.output._targets import check_written_output, input_files_of
 from biasamp.report._explain import column_meanings, result_card
 from biasamp.report._tables import (
@@ -57,7 +62,10 @@ from biasamp.report._tables import (
     interactive_table,
 )
 from biasamp.results import _plotting
+from biasamp.results._base import pair_trust_lines
+from biasamp.results._differential_fairness import driver_words
 from biasamp.results._display import display_text
+from biasamp.results._intervals import interval_words
 from biasamp.results._significance import chance_text
 
 __all__ = ["CSP", "render_report", "write_report"]
@@ -484,7 +492,8 @@ def _pairs_body(
                 alt=f"{key}: top pairs",
                 caption=f"The {int(finite.sum())} {what} with the largest contributions. "
                 "A bar's length is its delta; its colour is the sign of its contribution "
-                "to the value: red raises the value, blue lowers it. "
+                "to the value: red raises the value, blue lowers it; a hatched bar rests on "
+                "fewer than min_cell rows (fragile). "
                 + (
                     "Whiskers are bootstrap intervals of delta."
                     if has_ci
@@ -539,7 +548,15 @@ def _differential_fairness_body(result: Any, *, image_format: str) -> list[str]:
     """epsilon of the labels (and predictions) and each group's smoothed class rates."""
     rows: list[tuple[str, Any]] = [
         ("epsilon of the labels", result.epsilon_labels),
+        (
+            "epsilon of the labels set by",
+            None if result.driver_labels is None else driver_words(result.driver_labels),
+        ),
         ("epsilon of the predictions", result.epsilon_pred),
+        (
+            "epsilon of the predictions set by",
+            None if result.driver_pred is None else driver_words(result.driver_pred),
+        ),
         ("value", float(result.value)),
         ("Dirichlet concentration (smoothing)", float(result.concentration)),
         ("classes", ", ".join(map(str, result.classes))),
@@ -589,6 +606,23 @@ def _rba_body(result: Any) -> list[str]:
     return [_table(["", *map(str, table.columns)], cells), _statistics(rows)]
 
 
+def _trust_section(result: Any) -> str:
+    """How far the value can be trusted, in words: the interval against 0, the fragile
+    pairs (fewer than ``min_cell`` rows) among the top, the groups missing from a split."""
+    words = interval_words(getattr(result, "ci", None), getattr(result, "ci_level", None))
+    items = [] if words is None else [("", words)]
+    items += [("warn", line.strip()) for line in pair_trust_lines(result)[1 if words else 0 :]]
+    for message in missing_messages(
+        getattr(result, "missing_groups", None),
+        reference=reference_split(getattr(result, "group_sizes", None)),
+    ):
+        items.append(("warn", f"MissingGroupWarning: {message}"))
+    if not items:
+        return ""
+    body = "".join(f'<li class="{cls}">{_e(text)}</li>' for cls, text in items)
+    return f'<ul class="trust">{body}</ul>'
+
+
 #: The result families of generated outputs (``biasamp.generated``): statistics, figure, table.
 GENERATED_METRICS = ("output_amplification", "bias_transfer", "share_trajectory")
 #: Rows listed in a generated-output result's table.
@@ -619,7 +653,7 @@ def _generated_body(key: str, result: Any, *, image_format: str) -> list[str]:
         _figure_html(
             fig,
             alt=f"{key}: {_title(result, key)}",
-            caption=_GENERATED_CAPTIONS[result.metric],
+            caption=_GENERATED_CAPTIONS[result.family],
             image_format=image_format,
         )
     )
@@ -671,6 +705,9 @@ def _metric_section(
         _explanation(card, lead=lead),
         _chance(result),
     ]
+    trust = _trust_section(result)
+    if trust:
+        parts.append(trust)
     sizes_html = _group_sizes_section(result)
     if sizes_html:
         parts.append(sizes_html)
@@ -681,7 +718,7 @@ def _metric_section(
         parts += _differential_fairness_body(result, image_format=image_format)
     elif hasattr(result, "data_quality") and hasattr(result, "model_quality"):
         parts += _predictability_body(result, image_format=image_format)
-    elif getattr(result, "metric", None) in GENERATED_METRICS:
+    elif getattr(result, "family", None) in GENERATED_METRICS:
         parts += _generated_body(key, result, image_format=image_format)
     elif isinstance(frame, pd.DataFrame) and len(frame) and "contribution" in frame.columns:
         parts += _pairs_body(

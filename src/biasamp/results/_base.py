@@ -32,6 +32,9 @@ __all__ = [
     "group_sizes_from_dict",
     "group_sizes_lines",
     "pair_frame",
+    "pair_trust_dict",
+    "pair_trust_lines",
+    "rows_text",
     "significance_dict",
 ]
 
@@ -130,6 +133,106 @@ def group_sizes_lines(result: Any) -> list[str]:
     never = getattr(result, "never_occurring", None)
     if never is not None and len(never):
         lines.append(f"  {len(never)} intersection(s) never occur")
+    return lines
+
+
+def rows_text(count: float) -> str:
+    """``"1 row"``, ``"3 rows"``, ``"2.5 rows"``."""
+    return f"{count:g} row" + ("" if count == 1 else "s")
+
+
+def _pair_names(frame: pd.DataFrame) -> list[str]:
+    """``"group x task"`` (or ``"group x combination"``) of each row of a per-pair table."""
+    other = next((c for c in ("task", "combination", "label") if c in frame.columns), None)
+    if "group" not in frame.columns or other is None:
+        return []
+    return [f"{g!s} x {_pair_part(t)}" for g, t in zip(frame["group"], frame[other], strict=True)]
+
+
+def _pair_part(value: Any) -> str:
+    """A task, or a combination of tasks (``"a & b"``), as a pair's name shows it."""
+    return " & ".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+def _by_pair(result: Any) -> pd.DataFrame | None:
+    """``result.by_pair`` when the result type has one (``None`` otherwise)."""
+    return getattr(result, "by_pair", None)
+
+
+def excluded_pair_frame(result: Any) -> pd.DataFrame:
+    """The rows of ``result.by_pair`` whose group is absent from a split
+    (``result.missing_groups``), with the split named: the pairs those groups leave
+    without rows (``group``, ``task``, ``split``; a result without a per-pair table gives
+    one row per missing group, ``task`` None)."""
+    missing = getattr(result, "missing_groups", None) or {}
+    empty = pd.DataFrame({"group": [], "task": [], "split": []}, dtype=object)
+    if not missing:
+        return empty
+    frame = _by_pair(result)
+    if frame is None or "group" not in frame.columns:
+        rows = [(g, None, split) for split, groups in missing.items() for g in groups]
+        return pd.DataFrame(rows, columns=["group", "task", "split"], dtype=object)
+    other = next((c for c in ("task", "combination", "label") if c in frame.columns), "task")
+    parts = []
+    for split, groups in missing.items():  # a loop over the splits
+        rows = frame.loc[frame["group"].isin(list(groups)), ["group", other]]
+        parts.append(rows.assign(split=split))
+    return pd.concat(parts, ignore_index=True).rename(columns={other: "task"})
+
+
+def pair_trust_dict(result: Any) -> dict[str, Any]:
+    """The JSON-safe fields that say how far a result can be trusted: ``min_cell``,
+    ``fragile_pairs`` (names of the pairs flagged ``fragile``), ``missing_groups``
+    (``{split: [group, ...]}``), ``excluded_pairs`` and ``interval_words``
+    (:func:`biasamp.results._intervals.interval_words`)."""
+    from biasamp.results._intervals import interval_words
+
+    frame = _by_pair(result)
+    fragile: list[str] = []
+    if frame is not None and "fragile" in frame.columns:
+        fragile = _pair_names(frame.loc[frame["fragile"].to_numpy(dtype=bool)])
+    missing = getattr(result, "missing_groups", None) or {}
+    excluded = excluded_pair_frame(result)
+    return {
+        "min_cell": getattr(result, "min_cell", None),
+        "fragile_pairs": fragile,
+        "missing_groups": {str(s): [str(g) for g in groups] for s, groups in missing.items()},
+        "excluded_pairs": [
+            f"{g!s} x {_pair_part(t)}" if t is not None else str(g)
+            for g, t in zip(excluded["group"], excluded["task"], strict=True)
+        ],
+        "interval_words": interval_words(
+            getattr(result, "ci", None), getattr(result, "ci_level", None)
+        ),
+    }
+
+
+def pair_trust_lines(result: Any, *, k: int = 5) -> list[str]:
+    """Summary lines: the interval in words, the fragile pairs among the top ``k``, the
+    groups missing from a split and how many pairs they leave without rows."""
+    from biasamp.results._intervals import interval_words
+
+    lines = []
+    words = interval_words(getattr(result, "ci", None), getattr(result, "ci_level", None))
+    if words:
+        lines.append(f"  {words}")
+    frame = _by_pair(result)
+    if frame is not None and "fragile" in frame.columns and bool(frame["fragile"].any()):
+        n_fragile = int(frame["fragile"].sum())
+        top = result.top(k)
+        named = _pair_names(top.loc[top["fragile"].to_numpy(dtype=bool)])
+        limit = getattr(result, "min_cell", None)
+        line = f"  {n_fragile} fragile pair(s) (fewer than min_cell={limit:g} rows)"
+        if named:
+            line += ", among the top: " + ", ".join(named)
+        lines.append(line)
+    for split, groups in (getattr(result, "missing_groups", None) or {}).items():
+        shown = ", ".join(str(g) for g in list(groups)[:5]) + (", ..." if len(groups) > 5 else "")
+        line = f"  missing from {split}: {shown}"
+        if frame is not None and "group" in frame.columns:
+            n_pairs = int(frame["group"].isin(list(groups)).sum())
+            line += f" ({n_pairs} pair(s) without rows, see excluded_pairs)"
+        lines.append(line)
     return lines
 
 
@@ -305,11 +408,29 @@ class MetricResult(MetricNames, SavableResult):
     small_groups: tuple[Any, ...] = ()
     min_group_size: float | None = None
     never_occurring: pd.DataFrame | None = None
+    min_cell: float | None = None
+    missing_groups: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     p_value: float | None = None
     null: NullDistribution | None = None
 
     def __float__(self) -> float:
         return float(self.value)
+
+    @property
+    def fragile_pairs(self) -> pd.DataFrame:
+        """The rows of ``by_pair`` flagged ``fragile``: pairs that count in the value and
+        rest on fewer than ``min_cell`` rows (empty when the table has no such flag)."""
+        frame = self.by_pair
+        if "fragile" not in frame.columns:
+            return frame.iloc[:0]
+        return frame.loc[frame["fragile"].to_numpy(dtype=bool)].reset_index(drop=True)
+
+    @property
+    def excluded_pairs(self) -> pd.DataFrame:
+        """The pairs that groups of the training split absent from an evaluation split
+        (``missing_groups``) leave without rows: ``group``, ``task`` (or the
+        combination) and ``split``; empty when no group is missing."""
+        return excluded_pair_frame(self)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled and copied with its tables built (a builder may be a local function)."""
@@ -418,6 +539,20 @@ class PairwiseResult(MetricResult):
     never_occurring : pandas.DataFrame or None
         For groups from :func:`biasamp.intersect`: the combinations of the
         columns' values that no row has.
+    min_cell : float or None
+        Pairs that count in the value and rest on fewer rows than this (the
+        ``support`` column) are flagged ``fragile`` in ``by_pair`` (``None``: not
+        checked, or a result saved before the flag); ``fragile_pairs`` lists them
+        and a :class:`FragilePairWarning` named those among the top contributors.
+    missing_groups : dict
+        ``{split: (group, ...)}``: the groups of the training split with no rows in
+        another split (a :class:`MissingGroupWarning` named them);
+        ``excluded_pairs`` lists the pairs they leave without rows.
+
+    The per-pair counts in ``by_pair``: ``n_train`` (training rows of the pair),
+    ``n_true`` (evaluation ground truth), ``n_pred`` (the roles read from the
+    model), ``support`` (the rows the pair's value is a rate over) and
+    ``fragile`` (see ``docs/uncertainty.md``, "Counts behind each pair").
     """
 
     by_pair: LazyResultFrame = LazyResultFrame()
@@ -446,12 +581,15 @@ class PairwiseResult(MetricResult):
             if np.isscalar(val):
                 lines.append(f"  {key}={format(val)}")
         lines += group_sizes_lines(self)
+        lines += pair_trust_lines(self, k=k)
         top = self.top(k)
         if len(top):
             lines.append("  top pairs:")
-            for row in top.itertuples(index=False):
+            fragile = top["fragile"] if "fragile" in top.columns else [False] * len(top)
+            for row, flag in zip(top.itertuples(index=False), fragile, strict=True):
                 lines.append(
                     f"    {row.group!s:>12} x {row.task!s:<20} contribution {row.contribution:+.4f}"
+                    + (f"  fragile ({rows_text(float(row.support))})" if flag else "")  # type: ignore[arg-type]
                 )
         return "\n".join(lines)
 
@@ -499,6 +637,7 @@ class PairwiseResult(MetricResult):
             "se": self.se,
             "n_boot": None if self.replicates is None else int(len(self.replicates)),
             **group_sizes_dict(self),
+            **pair_trust_dict(self),
             **significance_dict(self),
         }
         if pairs:

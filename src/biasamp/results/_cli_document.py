@@ -94,6 +94,7 @@ def _common(record: Mapping[str, Any]) -> dict[str, Any]:
         "ci_level": level,
         "se": se,
         **_sizes(record),
+        "min_cell": None if record.get("min_cell") is None else float(record["min_cell"]),
         **_significance(record),
     }
 
@@ -115,6 +116,10 @@ def _sizes(record: Mapping[str, Any]) -> dict[str, Any]:
         "group_sizes": group_sizes_from_dict(record.get("group_sizes")),
         "small_groups": tuple(record.get("small_groups") or ()),
         "min_group_size": None if limit is None else float(limit),
+        "missing_groups": {
+            str(split): tuple(groups)
+            for split, groups in (record.get("missing_groups") or {}).items()
+        },
     }
 
 

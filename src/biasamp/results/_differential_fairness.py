@@ -8,11 +8,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biasamp.results._base import MetricNames, _json_safe, significance_dict
+from biasamp.results._base import (
+    ERR_TOP_K,
+    MetricNames,
+    _json_safe,
+    excluded_pair_frame,
+    frame_records,
+    significance_dict,
+)
+from biasamp.results._intervals import interval_words
 from biasamp.results._persist import SavableResult, encode_value, register_result
 from biasamp.results._significance import NullDistribution, chance_text
 
-__all__ = ["DifferentialFairnessResult", "pair_log_ratios", "plot_log_ratio_heatmap"]
+__all__ = [
+    "DifferentialFairnessResult",
+    "driver_words",
+    "epsilon_driver",
+    "pair_log_ratios",
+    "plot_log_ratio_heatmap",
+]
 
 ERR_SOURCE = "source: expected one of {choices}, got {got!r}."
 ERR_CLASS = "label: {got!r} is not one of the classes {classes}."
@@ -70,6 +84,22 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
         two epsilons.
     n : float
         Total weight (rows without ``sample_weight``).
+    driver_labels, driver_pred : dict or None
+        What sets epsilon of the labels (and of the predictions, amplification
+        only): ``group_a`` (the group with the higher smoothed rate), ``group_b``
+        (the lower), ``label`` (the class), ``rate_a``, ``rate_b`` and
+        ``log_ratio`` (``log rate_a - log rate_b``, epsilon itself). ``None`` when
+        epsilon is 0 (every group has the same rates). ``driver`` is the one of the
+        headline epsilon (the predictions' for amplification); ``top_pairs(k)``
+        the ``k`` largest rows of ``by_pair``.
+    missing_groups : dict
+        ``{"evaluation": (group, ...)}``: groups named in ``group_names`` that no
+        row has (a :class:`MissingGroupWarning` named them; they have no rate,
+        or the smoothed ``1/K`` with ``empty_groups="smooth"``).
+    p_value, null
+        Amplification with ``n_perm``: the p-value against chance and the
+        :class:`~biasamp.results.NullDistribution` of the paired swap test
+        (``docs/uncertainty.md``, "Significance against chance").
     """
 
     metric: str
@@ -92,6 +122,9 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
     ci_labels: tuple[float, float] | None = None
     ci_pred: tuple[float, float] | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    driver_labels: dict[str, Any] | None = None
+    driver_pred: dict[str, Any] | None = None
+    missing_groups: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     p_value: float | None = None
     null: NullDistribution | None = None
 
@@ -116,6 +149,35 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
     @property
     def is_amplification(self) -> bool:
         return self.family == "differential_fairness_amplification"
+
+    @property
+    def driver(self) -> dict[str, Any] | None:
+        """What sets the headline epsilon: ``driver_pred`` for amplification (the
+        model's epsilon), ``driver_labels`` otherwise."""
+        return self.driver_pred if self.is_amplification else self.driver_labels
+
+    def top_pairs(self, k: int = 5) -> pd.DataFrame:
+        """The ``k`` rows of ``by_pair`` with the largest absolute log-ratio (of the
+        predictions for amplification), largest first.
+
+        Raises
+        ------
+        TypeError
+            When ``k`` is not an integer.
+        ValueError
+            When ``k`` is negative.
+        """
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise TypeError(ERR_TOP_K.format(got=k))
+        if k < 0:
+            raise ValueError(ERR_TOP_K.format(got=k))
+        return self.by_pair.head(int(k))
+
+    @property
+    def excluded_pairs(self) -> pd.DataFrame:
+        """The rows of ``by_pair``-like pairs left without rows: one row per group of
+        ``missing_groups`` (``group``, ``split``)."""
+        return excluded_pair_frame(self)
 
     @property
     def groups(self) -> tuple[Any, ...]:
@@ -184,14 +246,21 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
                 lines.append(f"  {chance_text(self.p_value)}")
         else:
             lines.append(f"{self.name} epsilon = {self.value:.4f}{interval(self.ci)}")
-        top = self.by_pair.head(1)
+        words = interval_words(self.ci, self.ci_level)
+        if words:
+            lines.append(f"  {words}")
+        for source, driver in (("labels", self.driver_labels), ("pred", self.driver_pred)):
+            if driver is not None:
+                what = f"epsilon({source})" if self.is_amplification else "epsilon"
+                lines.append(f"  {what} set by {driver_words(driver)}")
+        top = self.top_pairs(3)
         if len(top):
-            row = top.iloc[0]
             column = "log_ratio_pred" if self.is_amplification else "log_ratio_labels"
-            lines.append(
-                f"  largest pair: {row['group_a']} / {row['group_b']}, label {row['label']}: "
-                f"{row[column]:+.4f}"
-            )
+            lines.append("  top pairs:")
+            for a, b, label, ratio in zip(
+                top["group_a"], top["group_b"], top["label"], top[column], strict=True
+            ):
+                lines.append(f"    {a!s} / {b!s}, label {label!s}: {ratio:+.4f}")
         lines.append(
             f"  {len(self.groups)} groups, {len(self.classes)} classes, n={self.n:g}, "
             f"concentration {self.concentration:g}"
@@ -202,6 +271,8 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
             )
         if self.never_occurring is not None and len(self.never_occurring):
             lines.append(f"  {len(self.never_occurring)} intersection(s) never occur")
+        for split, groups in self.missing_groups.items():
+            lines.append(f"  no rows in the {split} split: " + ", ".join(map(str, groups)))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -232,9 +303,60 @@ class DifferentialFairnessResult(MetricNames, SavableResult):
                 "min_group_size": self.min_group_size,
                 "never_occurring": 0 if self.never_occurring is None else len(self.never_occurring),
                 "params": self.params,
+                "driver": self.driver,
+                "driver_labels": self.driver_labels,
+                "driver_pred": self.driver_pred,
+                "top_pairs": frame_records(self.top_pairs(5)),
+                "missing_groups": {
+                    str(split): [str(g) for g in groups]
+                    for split, groups in self.missing_groups.items()
+                },
+                "interval_words": interval_words(self.ci, self.ci_level),
                 **significance_dict(self),
             }
         )
+
+
+# --------------------------------------------------------------- what sets epsilon
+def epsilon_driver(
+    log_rate: np.ndarray, groups: Any, classes: Any, *, epsilon: float
+) -> dict[str, Any] | None:
+    """The group pair and class that give epsilon, from the (|G|, K) log smoothed rates
+    (NaN: a group without a rate): the class with the largest spread (the first on a
+    tie), the groups with the highest and the lowest rate of it (the first on a tie).
+    ``None`` when epsilon is 0 or there is no pair."""
+    values = np.asarray(log_rate, dtype=np.float64)
+    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] == 0 or epsilon == 0:
+        return None
+    high_rates = np.where(np.isnan(values), -np.inf, values)
+    low_rates = np.where(np.isnan(values), np.inf, values)
+    high, low = high_rates.max(axis=0), low_rates.min(axis=0)
+    with np.errstate(invalid="ignore"):
+        spread = high - low
+    spread = np.where(np.isnan(spread) | (high == low), 0.0, spread)
+    k = int(np.argmax(spread))
+    if spread[k] <= 0:
+        return None
+    a, b = int(np.argmax(high_rates[:, k])), int(np.argmin(low_rates[:, k]))
+    groups, classes = list(groups), list(classes)
+    return {
+        "group_a": groups[a],
+        "group_b": groups[b],
+        "label": classes[k],
+        "rate_a": float(np.exp(values[a, k])),
+        "rate_b": float(np.exp(values[b, k])),
+        "log_ratio": float(spread[k]),
+    }
+
+
+def driver_words(driver: dict[str, Any]) -> str:
+    """One line naming what sets epsilon: the groups, the class, the rates, the log-ratio."""
+    return (
+        f"{driver['group_a']!s} over {driver['group_b']!s}, label {driver['label']!s}: "
+        f"P(y | {driver['group_a']!s}) = {driver['rate_a']:.4f}, "
+        f"P(y | {driver['group_b']!s}) = {driver['rate_b']:.4f}, "
+        f"log-ratio {driver['log_ratio']:+.4f}"
+    )
 
 
 # --------------------------------------------------------------- tables

@@ -14,13 +14,77 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["BootstrapInterval", "check_ci", "count_valid", "interval_from_replicates"]
+__all__ = [
+    "BootstrapInterval",
+    "check_ci",
+    "count_valid",
+    "interval_from_replicates",
+    "interval_words",
+]
 
 ERR_CI = "ci: expected a confidence level strictly between 0 and 1, got {got!r}."
 ERR_MIN_VALID = "min_valid: expected a fraction in [0, 1], got {got!r}."
 ERR_NO_REPLICATES = (
     "replicates: expected an array with a leading replicate axis, got shape {shape}."
 )
+
+
+#: How :func:`interval_words` says that an interval includes 0.
+WORDS_INCLUDES_ZERO = (
+    "{level}interval [{low}, {high}] includes 0: not distinguishable from "
+    "no amplification at this sample size"
+)
+#: How :func:`interval_words` says that an interval lies on one side of 0.
+WORDS_EXCLUDES_ZERO = "{level}interval [{low}, {high}] lies {side} 0"
+#: How :func:`interval_words` says that an interval has zero width.
+WORDS_ZERO_WIDTH = (
+    "{level}interval [{low}, {high}] has zero width: the resampled rows never "
+    "changed the value (too few rows to measure its uncertainty)"
+)
+
+
+def interval_words(ci: Any, level: Any = 0.95, *, digits: int = 4) -> str | None:
+    """The interval in words: whether it includes 0 (the value then cannot be told apart
+    from no amplification at this sample size), lies above or below 0, or has zero width.
+
+    The one sentence every surface (``repr``, the command line, the report) prints.
+
+    Parameters
+    ----------
+    ci : tuple of two floats, or None
+        ``(low, high)``; ``None`` (no interval) or a NaN bound gives ``None``.
+    level : float or None, default 0.95
+        The interval's level (``None``: not named).
+    digits : int, default 4
+        Decimal places of the bounds.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from biasamp.results._intervals import interval_words
+    >>> interval_words((-0.0195, 0.0522), 0.95)
+    '95% interval [-0.0195, +0.0522] includes 0: not distinguishable from no amplification at this sample size'
+    >>> interval_words((0.01, 0.03), 0.9)
+    '90% interval [+0.0100, +0.0300] lies above 0'
+    """  # noqa: E501
+    if ci is None:
+        return None
+    low, high = (float(v) for v in ci)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return None
+    fields = {
+        "level": "" if level is None else f"{float(level):.0%} ",
+        "low": f"{low:+.{digits}f}",
+        "high": f"{high:+.{digits}f}",
+    }
+    if low == high:
+        return WORDS_ZERO_WIDTH.format(**fields)
+    if low <= 0.0 <= high:
+        return WORDS_INCLUDES_ZERO.format(**fields)
+    return WORDS_EXCLUDES_ZERO.format(side="above" if low > 0 else "below", **fields)
 
 
 class BootstrapInterval(NamedTuple):

@@ -15,6 +15,9 @@ from biasamp.results._base import (
     frame_records,
     group_sizes_dict,
     group_sizes_lines,
+    pair_trust_dict,
+    pair_trust_lines,
+    rows_text,
     significance_dict,
 )
 from biasamp.results._persist import register_result
@@ -139,15 +142,18 @@ class MultiAttributeResult(MetricResult):
             )
             lines.append(f"  by size: {sizes}")
         lines += group_sizes_lines(self)
+        lines += pair_trust_lines(self, k=k)
         top = self.top(k)
         if len(top):
             lines.append("  top combinations:")
             row: Any
-            for row in top.itertuples(index=False):
+            fragile = top["fragile"] if "fragile" in top.columns else [False] * len(top)
+            for row, flag in zip(top.itertuples(index=False), fragile, strict=True):
                 combo = "{" + ", ".join(str(t) for t in row.combination) + "}"
                 lines.append(
                     f"    {row.group!s:>12} x {combo:<40} delta {row.delta:+.4f}"
                     f"  contribution {row.contribution:+.4f}"
+                    + (f"  fragile ({rows_text(row.support)})" if flag else "")
                 )
         return "\n".join(lines)
 
@@ -195,6 +201,7 @@ class MultiAttributeResult(MetricResult):
             "n_boot": None if self.replicates is None else int(len(self.replicates)),
             "by_size": frame_records(self.by_size),
             **group_sizes_dict(self),
+            **pair_trust_dict(self),
             **significance_dict(self),
         }
         if combinations:

@@ -280,7 +280,7 @@ class SavableResult:
         >>> import os, tempfile
         >>> import biasamp
         >>> result = biasamp.mals(groups_train=["m", "w", "m"], tasks_train=["a", "a", "b"],
-        ...                       groups_pred=["m", "m", "m"], tasks_pred=["a", "a", "b"])
+        ...                       groups_pred=["m", "w", "m"], tasks_pred=["a", "a", "b"])
         >>> path = result.save(os.path.join(tempfile.mkdtemp(), "mals.json"))
         >>> again = biasamp.load_result(path)
         >>> type(again).__name__, again.to_dict() == result.to_dict()

@@ -223,7 +223,9 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     ``delta``); its colour is the sign of its **contribution** to the value: red raises
     the value, blue lowers it, grey adds nothing (a pair whose delta is positive lowers
     a directional value when its training sign ``y`` is -1). In SVG each bar is the
-    element ``top-pair-{i}`` (``i``: its row in ``result.top(k)``).
+    element ``top-pair-{i}`` (``i``: its row in ``result.top(k)``). The bootstrap
+    intervals of ``delta`` are error bars; a pair flagged ``fragile`` (fewer than
+    ``min_cell`` rows) is hatched.
 
     Parameters
     ----------
@@ -244,11 +246,18 @@ def plot_top_pairs(result: Any, *, k: int = 10, ax: Any = None) -> Any:
     ax = new_axes(ax, figsize=(6.4, _bar_height(len(top))))
     values = top[column].to_numpy(dtype=float)
     labels = _row_labels(top)
+    fragile = (
+        top["fragile"].to_numpy(dtype=bool)
+        if "fragile" in top.columns
+        else np.zeros(len(top), dtype=bool)
+    )
     y = np.arange(len(top))[::-1]
     signs = top["contribution"].to_numpy(dtype=float) if "contribution" in top else values
     bars = ax.barh(y, values, color=contribution_colors(signs), alpha=0.8)
     for i, bar in enumerate(bars):
         bar.set_gid(f"top-pair-{i}")
+        if fragile[i]:  # rests on fewer than min_cell rows: hatched
+            bar.set_hatch("///")
     bounds = pair_interval_columns(top, column)
     if bounds is not None:
         low = top[bounds[0]].to_numpy(dtype=float)
@@ -526,7 +535,7 @@ def plot_by_size(frame: pd.DataFrame, *, ax: Any = None, result: Any = None) -> 
     """Amplification by combination size: ``value`` (one line per ``metric``) per ``size``.
 
     With ``ci_low`` / ``ci_high`` columns, interval bars; with ``result``, its
-    overall value (and interval) as a dashed line (and band).
+    overall value as a dashed line and, at "all", a point with its interval as an error bar.
     """
     for key in ("size", "value"):
         if key not in frame.columns:
@@ -553,25 +562,30 @@ def plot_by_size(frame: pd.DataFrame, *, ax: Any = None, result: Any = None) -> 
                 ecolor=line.get_color(),
                 capsize=3,
             )
-    if result is not None:
-        ax.axhline(
-            float(result.value),
-            color="grey",
-            linestyle="--",
-            linewidth=1,
-            label=f"all sizes {float(result.value):+.4f}",
-        )
-        if result.ci is not None and np.all(np.isfinite(result.ci)):
-            ax.axhspan(
-                result.ci[0],
-                result.ci[1],
-                color="grey",
-                alpha=0.15,
-                label=f"{result.ci_level:.0%} interval",
-            )
-    ax.axhline(0.0, color="black", linewidth=0.8)
     sizes = np.unique(frame["size"].to_numpy())
-    ax.set_xticks(sizes)
+    ticks, labels = list(sizes), [str(v) for v in sizes]
+    if result is not None:
+        ax.axhline(float(result.value), color="grey", linestyle="--", linewidth=1)
+        x_all = float(sizes.max()) + 1.0 if len(sizes) else 1.0
+        overall: np.ndarray | None = None
+        if result.ci is not None and np.all(np.isfinite(result.ci)):
+            overall = np.clip(
+                [[result.value - result.ci[0]], [result.ci[1] - result.value]], 0, None
+            )
+        ax.errorbar(
+            [x_all],
+            [float(result.value)],
+            yerr=overall,
+            fmt="s",
+            color="grey",
+            capsize=4,
+            label=f"all sizes {float(result.value):+.4f}"
+            + ("" if overall is None else f" ({result.ci_level:.0%} interval)"),
+        )
+        ticks.append(x_all)
+        labels.append("all")
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.set_xticks(ticks, labels)
     ax.set_xlabel("number of attributes combined |m|")
     ax.set_ylabel("amplification")
     title = "Amplification by combination size"
@@ -596,7 +610,7 @@ def plot_predictability(result: Any, *, ax: Any = None) -> Any:
 
     Each iteration is a pair of points joined by a segment (its amplification
     is the gap, normalised for DPA); the dashed lines are the means over
-    iterations and the bands their Student-t intervals.
+    iterations, with their Student-t intervals as error bars right of the iterations.
     """
     ax = new_axes(ax, figsize=(6.4, 3.8))
     d_name, m_name = ("Ψ_D", "Ψ_M") if getattr(result, "family", None) == "dpa" else ("λ_D", "λ_M")
@@ -604,13 +618,17 @@ def plot_predictability(result: Any, *, ax: Any = None) -> Any:
     m = np.asarray(result.model_quality, dtype=float)
     it = np.arange(1, len(d) + 1)
     ax.vlines(it, np.minimum(d, m), np.maximum(d, m), color="#999999", linewidth=1)
-    for values, name, color in ((d, d_name, "#2166ac"), (m, m_name, "#b2182b")):
+    x_mean = len(it) + 1.0  # the means and their t intervals, as error bars right of the runs
+    for offset, (values, name, color) in enumerate(
+        ((d, d_name, "#2166ac"), (m, m_name, "#b2182b"))
+    ):
         mean, low, high = t_interval(values, float(result.ci_level or 0.95))
         ax.scatter(it, values, color=color, s=22, zorder=3, label=f"{name} per iteration")
         ax.axhline(mean, color=color, linestyle="--", linewidth=1, label=f"{name} mean {mean:.3f}")
-        if np.isfinite(low):
-            ax.axhspan(low, high, color=color, alpha=0.12)
-    ax.set_xticks(it if len(it) <= 20 else np.linspace(1, len(it), 10).round())
+        err = [[mean - low], [high - mean]] if np.isfinite(low) else None
+        ax.errorbar([x_mean + 0.25 * offset], [mean], yerr=err, fmt="o", color=color, capsize=4)
+    ticks = list(it if len(it) <= 20 else np.linspace(1, len(it), 10).round())
+    ax.set_xticks([*ticks, x_mean + 0.125], [*(f"{t:g}" for t in ticks), "mean"])
     ax.set_xlabel("iteration (attacker split)")
     ax.set_ylabel(f"attacker quality ({plot_text(result.quality, 20)})")
     head = f"{result.name} = {result.value:+.4f}"

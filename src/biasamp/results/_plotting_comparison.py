@@ -110,7 +110,7 @@ def plot_model_comparison(
         farthest from 0 (up to :data:`MAX_NAMED`) that fit without overlapping are
         named by their model. ``"trajectory"``: each metric along ``x``, a numeric
         performance column such as ``epoch`` or ``step`` (required: the models of a
-        table have no order of their own), its interval as a band. ``"bars"``: the
+        table have no order of their own), its intervals as error bars. ``"bars"``: the
         models side by side, one bar per metric with its interval as a whisker.
         Default: ``"scatter"`` when the table has a performance column, else ``"bars"``.
     x : str, optional
@@ -170,9 +170,17 @@ def plot_model_comparison(
             line = ax.plot(pos[order], value[order], marker="o", markersize=4, label=label)[0]
             low = part["ci_low"].to_numpy(dtype=float)[order]
             high = part["ci_high"].to_numpy(dtype=float)[order]
-            if np.isfinite(low).any():
-                ax.fill_between(
-                    pos[order], low, high, color=line.get_color(), alpha=0.18, linewidth=0
+            if np.isfinite(low).any():  # the intervals as error bars
+                err = np.nan_to_num(
+                    np.clip(np.vstack([value[order] - low, high - value[order]]), 0, None)
+                )
+                ax.errorbar(
+                    pos[order],
+                    value[order],
+                    yerr=err,
+                    fmt="none",
+                    ecolor=line.get_color(),
+                    capsize=3,
                 )
     ax.axhline(0.0, color="black", linewidth=0.8)
     if kind == "scatter":
@@ -181,7 +189,7 @@ def plot_model_comparison(
     else:
         ax.set_xlabel(plot_text(x, 40))
         ax.set_title(plot_text(f"Bias amplification over {x}", 60), fontsize=10)
-    ax.set_ylabel("amplification (bars/bands: intervals)")
+    ax.set_ylabel("amplification (bars: intervals)")
     ax.legend(fontsize=7)
     if points:  # the models farthest from 0 that fit are named; the table lists every one
         xs, ys, texts, colors = (list(c) for c in zip(*points, strict=True))

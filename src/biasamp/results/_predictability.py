@@ -11,8 +11,11 @@ import pandas as pd
 from biasamp.results._base import (
     MetricNames,
     _json_safe,
+    excluded_pair_frame,
     group_sizes_dict,
     group_sizes_lines,
+    pair_trust_dict,
+    pair_trust_lines,
     significance_dict,
 )
 from biasamp.results._persist import SavableResult, register_result
@@ -59,7 +62,15 @@ class PredictabilityResult(MetricNames, SavableResult):
         results saved before sizes were recorded.
     small_groups, min_group_size, never_occurring
         The small-group check, as in :class:`PairwiseResult`.
+    missing_groups : dict
+        ``{split: (group, ...)}``: the true groups the model never predicts
+        (``"predicted"``, DPA T->A); a :class:`MissingGroupWarning` named them.
     """
+
+    @property
+    def excluded_pairs(self) -> pd.DataFrame:
+        """The groups of ``missing_groups``, one row each (``group``, ``split``)."""
+        return excluded_pair_frame(self)
 
     metric: str
     value: float
@@ -83,6 +94,7 @@ class PredictabilityResult(MetricNames, SavableResult):
     small_groups: tuple[Any, ...] = ()
     min_group_size: float | None = None
     never_occurring: pd.DataFrame | None = None
+    missing_groups: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     p_value: float | None = None
     null: NullDistribution | None = None
 
@@ -122,6 +134,7 @@ class PredictabilityResult(MetricNames, SavableResult):
                 f"perturbation {self.perturbation!r}{acc}",
                 *([f"  {chance_text(self.p_value)}"] if self.p_value is not None else []),
                 *group_sizes_lines(self),
+                *pair_trust_lines(self),
             ]
         )
 
@@ -167,6 +180,11 @@ class PredictabilityResult(MetricNames, SavableResult):
                 "test_size": self.test_size,
                 "params": self.params,
                 **group_sizes_dict(self),
+                **{
+                    key: value
+                    for key, value in pair_trust_dict(self).items()
+                    if key in ("missing_groups", "excluded_pairs", "interval_words")
+                },
                 **significance_dict(self),
             }
         )

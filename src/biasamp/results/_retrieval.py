@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from biasamp.results._base import MetricNames, _json_safe, frame_records, significance_dict
+from biasamp.results._intervals import interval_words
 from biasamp.results._persist import SavableResult, register_result
 from biasamp.results._significance import NullDistribution, chance_text
 
@@ -71,6 +72,9 @@ class RetrievalBiasResult(MetricNames, SavableResult):
     params : dict
         Settings used (``k``, ``reference``, ``n_boot``, ``random_state`` when an
         integer, ``input``: ``"scores"`` or ``"rankings"``).
+    missing_groups : dict
+        ``{"pool": (group, ...)}``: groups of the reference with no item in the pool
+        (a :class:`MissingGroupWarning` named them; their Skew@k is always ``-inf``).
     p_value, null
         With ``n_perm``: the p-value of ``value`` against rankings drawn uniformly at
         random from the same pool at the same ``k`` (one-sided: larger is more skewed),
@@ -98,6 +102,7 @@ class RetrievalBiasResult(MetricNames, SavableResult):
     ndkl_se: float | None = None
     ndkl_replicates: np.ndarray | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    missing_groups: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     p_value: float | None = None
     null: NullDistribution | None = None
 
@@ -147,6 +152,11 @@ class RetrievalBiasResult(MetricNames, SavableResult):
             f"  {self.n_items} items; reference {self.reference!r}: "
             + ", ".join(f"{g!s} {s:.3f}" for g, s in self.reference_shares.items()),
         ]
+        words = interval_words(self.ci, self.ci_level)
+        if words:
+            lines.insert(1, f"  {words}")
+        for split, groups in self.missing_groups.items():
+            lines.append(f"  no items in the {split}: " + ", ".join(map(str, groups)))
         if self.p_value is not None and self.null is not None:
             lines.append(
                 f"  {chance_text(self.p_value)} (random rankings give "
@@ -197,6 +207,11 @@ class RetrievalBiasResult(MetricNames, SavableResult):
             "ndkl_se": self.ndkl_se,
             "n_boot": None if self.replicates is None else int(len(self.replicates)),
             "params": self.params,
+            "missing_groups": {
+                str(split): [str(g) for g in groups]
+                for split, groups in self.missing_groups.items()
+            },
+            "interval_words": interval_words(self.ci, self.ci_level),
             **significance_dict(self),
         }
         if queries:

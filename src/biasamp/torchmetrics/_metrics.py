@@ -35,7 +35,12 @@ from biasamp._memory import check_allocation
 from biasamp.counts._count_table import JOINT_KEYS, CountTable, RowRecord
 from biasamp.counts._poisson import seed_entropy
 from biasamp.counts._swaps import SwapReplicates, check_n_perm, swapped_roles
-from biasamp.inputs._group_sizes import DEFAULT_MIN_GROUP_SIZE, check_min_group_size
+from biasamp.inputs._group_sizes import (
+    DEFAULT_MIN_CELL,
+    DEFAULT_MIN_GROUP_SIZE,
+    check_min_cell,
+    check_min_group_size,
+)
 from biasamp.metrics._directional import (
     _check_rules,
     directional_arrays,
@@ -726,6 +731,11 @@ class DirectionalBiasAmplification(_CountTableMetric):
         ``compute_result()`` carries ``group_sizes`` (the summed counts of
         every process) and warns (:class:`SmallGroupWarning`) about smaller
         groups, as :func:`biasamp.directional` does; ``None`` checks nothing.
+        A group of the training split absent from the updates warns
+        (:class:`MissingGroupWarning`) at ``compute``.
+    min_cell : float or None, default 5
+        Pairs resting on fewer rows are flagged ``fragile`` in
+        ``compute_result().by_pair``, as :func:`biasamp.directional` does.
     n_perm : int, default 0
         Keep the counts of ``n_perm`` swapped data sets (each row's label and
         prediction swapped with probability 1/2, by the row's global position);
@@ -778,6 +788,7 @@ class DirectionalBiasAmplification(_CountTableMetric):
         ci: float = 0.95,
         random_state: Any = None,
         min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+        min_cell: float | None = DEFAULT_MIN_CELL,
         n_perm: int = 0,
         **kwargs: Any,
     ) -> None:
@@ -809,6 +820,7 @@ class DirectionalBiasAmplification(_CountTableMetric):
         self.tie_rule = tie_rule
         self.empty = empty
         self.min_group_size = limit
+        self.min_cell = check_min_cell(min_cell)
         self.n_perm = n_perm
         self._swaps: SwapReplicates | None = None
         self._swap_next_row = 0
@@ -904,6 +916,7 @@ class DirectionalBiasAmplification(_CountTableMetric):
             empty=self.empty,
             ci=self.ci,
             min_group_size=self.min_group_size,
+            min_cell=self.min_cell,
         )
         if not self.n_perm:
             return result
@@ -945,6 +958,8 @@ class MALSBiasAmplification(_CountTableMetric):
     min_group_size : float or None, default 30
         As for :class:`DirectionalBiasAmplification` (the training and the
         predicted groups are checked, as :func:`biasamp.mals` does).
+    min_cell : float or None, default 5
+        As for :class:`DirectionalBiasAmplification` (:func:`biasamp.mals`'s rule).
     **kwargs
         As for :class:`DirectionalBiasAmplification`.
 
@@ -986,6 +1001,7 @@ class MALSBiasAmplification(_CountTableMetric):
         ci: float = 0.95,
         random_state: Any = None,
         min_group_size: float | None = DEFAULT_MIN_GROUP_SIZE,
+        min_cell: float | None = DEFAULT_MIN_CELL,
         **kwargs: Any,
     ) -> None:
         if not isinstance(margin, (int, float, np.number)) or not 0 <= float(margin) <= 1:
@@ -1012,6 +1028,7 @@ class MALSBiasAmplification(_CountTableMetric):
             raise ValueError(ERR_MALS_TRAIN)
         self.margin = float(margin)
         self.min_group_size = limit
+        self.min_cell = check_min_cell(min_cell)
 
     def _result(self) -> PairwiseResult:
         assert self._train is not None
@@ -1022,4 +1039,5 @@ class MALSBiasAmplification(_CountTableMetric):
             margin=self.margin,
             ci=self.ci,
             min_group_size=self.min_group_size,
+            min_cell=self.min_cell,
         )

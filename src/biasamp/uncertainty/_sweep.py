@@ -13,6 +13,7 @@ over thresholds (after Chen & Wu 2020). A prediction is positive when
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,7 @@ import scipy.sparse as sp
 
 from biasamp._progress import progress_iter
 from biasamp.counts._count_table import CountTable
+from biasamp.inputs._group_sizes import FragilePairWarning, MissingGroupWarning
 from biasamp.inputs._label_matrix import ERR_POSITIVE, as_label_matrix, as_sample_weight
 from biasamp.metrics._directional import directional, directional_arrays, normalize_direction
 from biasamp.metrics._mals import mals, mals_arrays
@@ -465,7 +467,11 @@ def threshold_sweep(
             kwargs["groups_pred"] = _predictions_at(threshold, g_scores, group_names, complement)
         if t_scores is not None:
             kwargs["tasks_pred"] = _predictions_at(threshold, t_scores, task_names, t_complement)
-        return function(**kwargs)
+        with warnings.catch_warnings():
+            # the extremes of the grid predict one group (or nothing) by design
+            warnings.simplefilter("ignore", MissingGroupWarning)
+            warnings.simplefilter("ignore", FragilePairWarning)
+            return function(**kwargs)
 
     first = call(float(grid[0]))  # raises the metric's own errors on bad input
     direction = getattr(first, "direction", None)
