@@ -153,9 +153,11 @@ def _mals_arguments(data: AuditData, settings: Settings) -> dict[str, Any]:
         **_train(data),
         "groups_pred": data.groups_pred,
         "tasks_pred": data.tasks_pred,
-        "groups": data.groups,  # the evaluation ground truth: its group sizes are checked
-        # the swap test exchanges the evaluation labels with the predictions
-        **({"tasks": data.tasks} if settings.n_perm else {}),
+        # the evaluation ground truth: its group sizes are checked, its pairs give each
+        # pair's n_true (as the streamed audit's tables do), and the swap test exchanges it
+        # with the predictions
+        "groups": data.groups,
+        "tasks": data.tasks,
         "margin": settings.margin,
         **data.names(),
     }
