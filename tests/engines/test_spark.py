@@ -86,7 +86,14 @@ def test_every_co_occurrence_metric_equals_in_memory(spark_frames, frames):
     )
     mem_train = dict(groups_train=train["gender"], tasks_train=train[TASKS])
     got = biasamp.mals_from_counts(train_t, eval_t)
-    expected = biasamp.mals(**mem_train, groups_pred=test["gender_pred"], tasks_pred=_preds(test))
+    # the evaluation table holds the ground truth too: each pair's n_true comes from it
+    expected = biasamp.mals(
+        **mem_train,
+        groups=test["gender"],
+        tasks=test[TASKS],
+        groups_pred=test["gender_pred"],
+        tasks_pred=_preds(test),
+    )
     assert got.value == pytest.approx(expected.value, **TOL)
     pd.testing.assert_frame_equal(got.by_pair, expected.by_pair, rtol=1e-12, atol=1e-12)
     for direction in ("A->T", "T->A"):
