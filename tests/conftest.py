@@ -4,7 +4,7 @@ Hypothesis runs derandomized under CI (``CI`` set), so a submission's CI run is
 reproducible; locally it explores new examples every run.
 
 Two tiers: ``python -m pytest`` runs everything (CI runs this); ``python -m pytest -m
-"not slow"`` is the fast tier (48 s on two idle cores, docs/benchmarks.md). A test is
+"not slow"`` is the fast tier (about a minute on two idle cores, docs/benchmarks.md). A test is
 ``slow`` when its file is in :data:`SLOW_FILES` (Spark, the real browser,
 ``torch.distributed``, Dask clusters, the gallery, the documentation build, mypy, long
 property tests), when it is listed in ``tests/slow_tests.txt`` (single tests measured
