@@ -44,7 +44,9 @@ def test_the_costs_stated_are_those_docs_benchmarks_records() -> None:
     newest = [r for r in tiers.splitlines() if r.startswith("| defdf68 ")][0]
     cells = [c.strip() for c in newest.strip("|").split("|")]
     assert cells[1:3] == ["3,586", "58.4 s (64.9 s with the interpreter's start)"]
-    full = re.search(r"The full suite at commit defdf68.*?: ([\d,]+) tests\s.*? in (\d+) s", tiers, re.S)
+    full = re.search(
+        r"The full suite at commit defdf68.*?: ([\d,]+) tests\s.*? in (\d+) s", tiers, re.S
+    )
     assert full is not None and full.groups() == ("5,479", "543")
     assert "at commit defdf68" in text and "fast tier ran 3,586 tests in 58 s" in text
     assert "the full suite 5,479 tests in 543 s (9 min 3 s" in text
