@@ -535,24 +535,26 @@ class _CountTableMetric(_StreamingMetric):
             groups_train, tasks_train, counts_train, sample_weight_train
         )
         for prefix in self._prefixes():
-            batch = () if prefix == "" else (int(self.n_boot),)
-            self.add_state(
-                prefix + "n", torch.zeros(batch, dtype=torch.float64), dist_reduce_fx="sum"
-            )
-            for role in roles:
-                k = self.num_groups if role.startswith("groups") else self.num_tasks
-                self.add_state(
-                    f"{prefix}totals_{role}",
-                    torch.zeros(batch + (k,), dtype=torch.float64),
-                    dist_reduce_fx="sum",
-                )
-            for g, t in self._joint_keys:
-                self.add_state(
-                    f"{prefix}joint_{g}__{t}",
-                    torch.zeros(batch + (self.num_groups, self.num_tasks), dtype=torch.float64),
-                    dist_reduce_fx="sum",
-                )
+            self._add_count_states(prefix, () if prefix == "" else (int(self.n_boot),))
         self.add_state("n_rows", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
+
+    def _add_count_states(self, prefix: str, batch: tuple[int, ...]) -> None:
+        """The summed states of one count table (``n``, a total per role, a joint per
+        pair of roles), named with ``prefix`` and a leading ``batch`` shape (replicates)."""
+        self.add_state(prefix + "n", torch.zeros(batch, dtype=torch.float64), dist_reduce_fx="sum")
+        for role in self._roles:
+            k = self.num_groups if role.startswith("groups") else self.num_tasks
+            self.add_state(
+                f"{prefix}totals_{role}",
+                torch.zeros(batch + (k,), dtype=torch.float64),
+                dist_reduce_fx="sum",
+            )
+        for g, t in self._joint_keys:
+            self.add_state(
+                f"{prefix}joint_{g}__{t}",
+                torch.zeros(batch + (self.num_groups, self.num_tasks), dtype=torch.float64),
+                dist_reduce_fx="sum",
+            )
 
     # ------------------------------------------------------------ training side
     def _training_table(
@@ -832,21 +834,7 @@ class DirectionalBiasAmplification(_CountTableMetric):
                 advice="use fewer permutations (n_perm).",
             )
             self._swaps = SwapReplicates(n_perm, random_state=seed_entropy(random_state))
-            batch = (n_perm,)
-            self.add_state("swp_n", torch.zeros(batch, dtype=torch.float64), dist_reduce_fx="sum")
-            for role in self._roles:
-                k = self.num_groups if role.startswith("groups") else self.num_tasks
-                self.add_state(
-                    f"swp_totals_{role}",
-                    torch.zeros(batch + (k,), dtype=torch.float64),
-                    dist_reduce_fx="sum",
-                )
-            for g, t in self._joint_keys:
-                self.add_state(
-                    f"swp_joint_{g}__{t}",
-                    torch.zeros(batch + (self.num_groups, self.num_tasks), dtype=torch.float64),
-                    dist_reduce_fx="sum",
-                )
+            self._add_count_states("swp_", (n_perm,))
 
     def _settings(self) -> dict[str, Any]:
         return {**super()._settings(), "n_perm": self.n_perm}
