@@ -46,7 +46,7 @@ import scipy.sparse as sp
 
 from biasamp._memory import ALWAYS_FITS, check_allocation
 from biasamp._threads import single_threaded_blas
-from biasamp.counts._digit_counts import digit_joint_counts, digit_plan, unit_data
+from biasamp.counts._digit_counts import digit_joint_counts, digit_plan
 from biasamp.counts._poisson import BLOCK_ROWS, PoissonReplicates, check_n_boot
 from biasamp.counts._row_record import (
     ERR_POSITION_RANGE,
@@ -301,8 +301,11 @@ def _sparse_pattern_counts(
     groups = [g for g in group_roles if g in present]
     if not groups or any(present[g].codes is None for g in groups):
         return {}
-    patterns = {t: sparse_pattern(present[t]) for t in TASK_ROLES if t in present}
-    patterns = {t: p for t, p in patterns.items() if p is not None}
+    patterns: dict[str, sp.csr_matrix] = {}
+    for t in TASK_ROLES:
+        pattern = sparse_pattern(present[t]) if t in present else None
+        if pattern is not None:
+            patterns[t] = pattern
     if not patterns:
         return {}
     n = next(iter(present.values())).n_rows
@@ -311,10 +314,8 @@ def _sparse_pattern_counts(
     if len(plan.vectors) > len(groups):
         return {}
     codes = {g: cast(np.ndarray, present[g].codes) for g in groups}
-    ones = unit_data(max(int(p.indptr[-1]) for p in patterns.values()))
     joint: dict[tuple[str, str], np.ndarray] = {}
-    for t, pattern in patterns.items():
-        _, by_role = digit_joint_counts(pattern, codes, sizes, plan, ones)
+    for t, (_, by_role) in digit_joint_counts(patterns, codes, sizes, plan).items():
         joint.update({(g, t): counts for g, counts in by_role.items()})
     return joint
 

@@ -23,16 +23,37 @@ products.
 More digits than a vector holds take more vectors, each one more pass; the caller
 uses this path only when it needs no more passes than the products it replaces
 (one per group role).
+
+The rows go in chunks of :data:`CHUNK_ROWS`: each chunk's integer values and the
+ones standing for its stored entries live in small buffers reused from chunk to
+chunk (no full-length int64 copy of the group codes, no int64 ones for every
+stored entry), and every task matrix of the split reads the chunk's values while
+they are in cache. Each chunk's product is scipy's own compressed-column
+matrix-vector kernel over the chunk's slice of the CSR arrays (no copy of them),
+which adds into the running sums; without it (a scipy that moved it), the public
+product of the chunk's ``csc_matrix``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["DigitPlan", "digit_plan", "digit_joint_counts", "unit_data"]
+_csc_matvec: Any
+try:  # scipy's compiled kernel behind ``csc_matrix @ vector`` (y += A x)
+    from scipy.sparse import _sparsetools
+
+    _csc_matvec = _sparsetools.csc_matvec
+except (ImportError, AttributeError):  # pragma: no cover - a scipy without it
+    _csc_matvec = None
+
+__all__ = ["CHUNK_ROWS", "DigitPlan", "digit_joint_counts", "digit_plan"]
+
+#: Rows per chunk: the chunk's int64 values (512 KB) and its ones stay in cache.
+CHUNK_ROWS = 1 << 16
 
 #: Bits of a non-negative int64
 _INT64_BITS = 63
@@ -79,104 +100,134 @@ def digit_plan(n_rows: int, group_sizes: Mapping[str, int]) -> DigitPlan:
     return DigitPlan(bits, vectors)
 
 
-def _row_values(
-    digits: Sequence[tuple[str | None, int]],
+def _fill(
+    vector: Sequence[tuple[str | None, int]],
     codes: Mapping[str, np.ndarray],
     sizes: Mapping[str, int],
     bits: int,
-    n_rows: int,
+    rows: slice,
+    out: np.ndarray,
+    scratch: np.ndarray,
 ) -> np.ndarray:
-    """Each row's int64 value: the sum of ``2**(bits * slot)`` over the digits it adds to."""
-    x: np.ndarray | None = None
+    """The int64 values of the rows ``rows`` for one vector, in ``out``: each row's sum of
+    ``2**(bits * slot)`` over the digits it adds to (every digit a distinct bit range,
+    so or adds them)."""
     constant = 0
     by_role: dict[str, dict[int, int]] = {}
-    for slot, (role, j) in enumerate(digits):
+    for slot, (role, j) in enumerate(vector):
         if role is None:
             constant += 1 << (bits * slot)
         else:
             by_role.setdefault(role, {})[j] = bits * slot
+    out.fill(constant)
     for role, shifts in by_role.items():
-        role_codes = codes[role]
+        np.copyto(scratch, codes[role][rows])  # widened to int64 once
         if sizes[role] == 2:  # codes 0/1: the group-1 digit is the code, shifted
-            if x is None:
-                x = np.left_shift(role_codes, shifts[1], dtype=np.int64)
-            else:
-                x |= np.left_shift(role_codes, shifts[1], dtype=np.int64)
+            scratch <<= shifts[1]
         else:  # a lookup of each group's digit (0 for the groups of other vectors)
             lut = np.zeros(sizes[role], dtype=np.int64)
             for j, shift in shifts.items():
                 lut[j] = 1 << shift
-            if x is None:
-                x = np.take(lut, role_codes)
-            else:
-                x |= np.take(lut, role_codes)
-    if x is None:
-        return np.full(n_rows, constant, dtype=np.int64)
-    if constant:  # the digits are distinct bits: or adds them
-        x |= constant
-    return x
+            np.take(lut, scratch, out=scratch)
+        out |= scratch
+    return out
 
 
-def unit_data(nnz: int) -> np.ndarray:
-    """int64 ones for the stored entries of a 0/1 pattern (shared by the products of a split)."""
-    return np.ones(nnz, dtype=np.int64)
+def _add_product(
+    pattern: sp.csr_matrix, rows: slice, x: np.ndarray, ones: np.ndarray, out: np.ndarray
+) -> None:
+    """``out += T[rows]^T x`` for a pattern ``T`` (every stored entry 1), over the slice of
+    its CSR arrays (the row pointers rebased; the indices not copied)."""
+    indptr = pattern.indptr
+    first, last = int(indptr[rows.start]), int(indptr[rows.stop])
+    if first == last:
+        return
+    pointers = (indptr[rows.start : rows.stop + 1] - first).astype(
+        pattern.indices.dtype, copy=False
+    )
+    indices = pattern.indices[first:last]
+    n_tasks, n_rows = out.shape[0], rows.stop - rows.start
+    if _csc_matvec is not None:
+        _csc_matvec(n_tasks, n_rows, pointers, indices, ones[: last - first], x, out)
+    else:  # pragma: no cover - the public product (checks the arrays first)
+        chunk: Any = sp.csc_matrix((ones[: last - first], indices, pointers), (n_tasks, n_rows))
+        out += chunk @ x
 
 
 def digit_joint_counts(
-    tasks: sp.csr_matrix,
+    patterns: Mapping[str, sp.csr_matrix],
     codes: Mapping[str, np.ndarray],
     sizes: Mapping[str, int],
     plan: DigitPlan,
-    ones: np.ndarray,
-) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Column totals and ``G^T T`` of each group role, from ``len(plan.vectors)`` products.
+) -> dict[str, tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """Column totals and ``G^T T`` of each group role for each task matrix ``T``.
 
     Parameters
     ----------
-    tasks : scipy.sparse CSR matrix of shape (n, m)
-        Every stored entry is 1 (its values are not read) and no entry is stored twice.
-    codes : mapping of role -> ndarray of shape (n,)
+    patterns : mapping of task role -> scipy.sparse CSR matrix of shape (n, m)
+        Every stored entry is 1 (the values are not read) and none is stored twice.
+    codes : mapping of group role -> ndarray of shape (n,)
         Each row's group (an integer in ``[0, sizes[role])``).
-    sizes : mapping of role -> int
+    sizes : mapping of group role -> int
         Groups of each role.
     plan : DigitPlan
         From :func:`digit_plan` with these rows and sizes.
-    ones : ndarray of int64
-        At least ``tasks.nnz`` ones (:func:`unit_data`).
 
     Returns
     -------
-    totals : ndarray of shape (m,)
-        Rows holding each task (float64).
-    joint : dict of role -> ndarray of shape (sizes[role], m)
-        Rows of each group holding each task (float64).
+    dict of task role -> (totals, joint)
+        ``totals`` (m,): rows holding each task; ``joint``: group role ->
+        (sizes[role], m) rows of each group holding each task (all float64).
 
     Examples
     --------
     >>> import scipy.sparse as sp
     >>> tasks = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1]], dtype=np.int8))
-    >>> codes = {"groups": np.array([0, 1, 1])}
-    >>> plan = digit_plan(3, {"groups": 2})
-    >>> totals, joint = digit_joint_counts(tasks, codes, {"groups": 2}, plan, unit_data(4))
+    >>> sizes = {"groups": 2}
+    >>> counts = digit_joint_counts(
+    ...     {"tasks": tasks}, {"groups": np.array([0, 1, 1])}, sizes, digit_plan(3, sizes)
+    ... )
+    >>> totals, joint = counts["tasks"]
     >>> totals, joint["groups"]
     (array([2., 2.]), array([[1., 0.],
            [1., 2.]]))
     """
-    n, m = tasks.shape
-    nnz = int(tasks.indptr[-1])
-    # T^T as CSC over T's own index arrays (no copy), its values the shared int64 ones
-    transposed = sp.csc_matrix((ones[:nnz], tasks.indices, tasks.indptr), shape=(m, n))
+    n = next(iter(patterns.values())).shape[0]
+    step = min(n, CHUNK_ROWS)
+    bounds = np.append(np.arange(0, n, step), n)
+    most = max(int(np.diff(p.indptr[bounds]).max()) for p in patterns.values())
+    ones = np.ones(most, dtype=np.int64)
+    values = [np.empty(step, dtype=np.int64) for _ in plan.vectors]
+    scratch = np.empty(step, dtype=np.int64)
+    sums = {
+        t: [np.zeros(p.shape[1], dtype=np.int64) for _ in plan.vectors] for t, p in patterns.items()
+    }
+    for start in range(0, n, step):  # chunks of rows, each vectorised
+        rows = slice(start, min(n, start + step))
+        size = rows.stop - start
+        xs = [
+            _fill(vector, codes, sizes, plan.bits, rows, out[:size], scratch[:size])
+            for vector, out in zip(plan.vectors, values, strict=True)
+        ]
+        for t, pattern in patterns.items():
+            for x, out in zip(xs, sums[t], strict=True):
+                _add_product(pattern, rows, x, ones, out)
+    return {t: _unpack(summed, sizes, plan) for t, summed in sums.items()}
+
+
+def _unpack(
+    summed: Sequence[np.ndarray], sizes: Mapping[str, int], plan: DigitPlan
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The column totals and the joint counts of each group role from the summed vectors."""
     mask = (1 << plan.bits) - 1
     digits: dict[tuple[str | None, int], np.ndarray] = {}
-    for vector in plan.vectors:
-        x = _row_values(vector, codes, sizes, plan.bits, n)
-        summed = np.asarray(transposed @ x, dtype=np.int64)
+    for vector, total in zip(plan.vectors, summed, strict=True):
         for slot, digit in enumerate(vector):
-            digits[digit] = (summed >> (plan.bits * slot)) & mask
+            digits[digit] = (total >> (plan.bits * slot)) & mask
     totals = digits[(None, 0)]
     joint: dict[str, np.ndarray] = {}
     for role, k in sizes.items():
-        counts = np.empty((k, m), dtype=np.int64)
+        counts = np.empty((k, totals.shape[0]), dtype=np.int64)
         for j in range(1, k):
             counts[j] = digits[(role, j)]
         counts[0] = totals - counts[1:].sum(axis=0)

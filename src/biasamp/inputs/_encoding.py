@@ -152,10 +152,11 @@ class _BlockKeys:
 
 
 def _block_codes(
-    keys: np.ndarray, distinct: np.ndarray, out: np.ndarray, found: np.ndarray
+    keys: np.ndarray, distinct: np.ndarray, out: np.ndarray, found: np.ndarray, at: np.ndarray
 ) -> bool:
     """Write each key's position among the sorted ``distinct`` keys into ``out``; whether
-    every key is one of them, with ``found`` marking the keys that are."""
+    every key is one of them, with ``found`` marking the keys that are (``at``: scratch
+    positions, ``intp``, which numpy's lookups take without a conversion)."""
     k = distinct.shape[0]
     if k <= 2:
         np.equal(keys, distinct[0], out=found)
@@ -168,10 +169,11 @@ def _block_codes(
         return bool(found.all())
     # the position is the number of distinct keys after the first at or below the key
     # (a few comparisons: faster than a binary search over a few keys)
-    out.fill(0)
+    at.fill(0)
     for key in distinct[1:]:
-        np.add(out, keys >= key, out=out)
-    np.equal(np.take(distinct, out), keys, out=found)
+        np.add(at, keys >= key, out=at)
+    np.equal(np.take(distinct, at), keys, out=found)
+    np.copyto(out, at)
     return bool(found.all())
 
 
@@ -228,6 +230,7 @@ def sorted_short_string_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     distinct = np.unique(sampled)
     codes = np.empty(n, dtype=_code_dtype(n))
     found = np.empty(rows, dtype=bool)
+    at = np.empty(rows, dtype=np.intp)
     for _ in range(_ROUNDS):
         if distinct.shape[0] > _FEW_LABELS:
             return None
@@ -237,7 +240,7 @@ def sorted_short_string_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
             if keys is None:
                 return None
             m = keys.shape[0]
-            if not _block_codes(keys, distinct, codes[start : start + m], found[:m]):
+            if not _block_codes(keys, distinct, codes[start : start + m], found[:m], at[:m]):
                 missed.append(np.unique(keys[~found[:m]]))
         if not missed:
             return codes, block_keys.decode(distinct, arr.dtype)
