@@ -100,37 +100,51 @@ def digit_plan(n_rows: int, group_sizes: Mapping[str, int]) -> DigitPlan:
     return DigitPlan(bits, vectors)
 
 
-def _fill(
-    vector: Sequence[tuple[str | None, int]],
-    codes: Mapping[str, np.ndarray],
-    sizes: Mapping[str, int],
-    bits: int,
-    rows: slice,
-    out: np.ndarray,
-    scratch: np.ndarray,
-) -> np.ndarray:
-    """The int64 values of the rows ``rows`` for one vector, in ``out``: each row's sum of
-    ``2**(bits * slot)`` over the digits it adds to (every digit a distinct bit range,
-    so or adds them)."""
-    constant = 0
-    by_role: dict[str, dict[int, int]] = {}
-    for slot, (role, j) in enumerate(vector):
-        if role is None:
-            constant += 1 << (bits * slot)
-        else:
-            by_role.setdefault(role, {})[j] = bits * slot
-    out.fill(constant)
-    for role, shifts in by_role.items():
-        np.copyto(scratch, codes[role][rows])  # widened to int64 once
-        if sizes[role] == 2:  # codes 0/1: the group-1 digit is the code, shifted
-            scratch <<= shifts[1]
-        else:  # a lookup of each group's digit (0 for the groups of other vectors)
-            lut = np.zeros(sizes[role], dtype=np.int64)
-            for j, shift in shifts.items():
-                lut[j] = 1 << shift
-            np.take(lut, scratch, out=scratch)
-        out |= scratch
-    return out
+class _Layout:
+    """Where one vector's digits go: the constant of the column-total digit, and for each
+    group role the shift of its group-1 digit (two groups) or a lookup of each group's
+    digit value (0 for the groups whose digit is in another vector)."""
+
+    def __init__(
+        self, vector: Sequence[tuple[str | None, int]], sizes: Mapping[str, int], bits: int
+    ) -> None:
+        self.constant = 0
+        shifts: dict[str, dict[int, int]] = {}
+        for slot, (role, j) in enumerate(vector):
+            if role is None:
+                self.constant += 1 << (bits * slot)
+            else:
+                shifts.setdefault(role, {})[j] = bits * slot
+        self.roles: list[tuple[str, int | np.ndarray]] = []
+        for role, by_group in shifts.items():
+            if sizes[role] == 2:
+                self.roles.append((role, by_group[1]))
+            else:
+                lut = np.zeros(sizes[role], dtype=np.int64)
+                for j, shift in by_group.items():
+                    lut[j] = 1 << shift
+                self.roles.append((role, lut))
+
+    def fill(
+        self, codes: Mapping[str, np.ndarray], rows: slice, out: np.ndarray, scratch: np.ndarray
+    ) -> np.ndarray:
+        """The int64 values of the rows ``rows`` in ``out``: each row's sum of its digits
+        (every digit a distinct bit range, so or adds them)."""
+        if not self.roles:
+            out.fill(self.constant)
+            return out
+        for i, (role, place) in enumerate(self.roles):
+            term = out if i == 0 else scratch
+            np.copyto(term, codes[role][rows])  # widened to int64 once
+            if isinstance(place, np.ndarray):
+                np.take(place, term, out=term)
+            else:  # codes 0/1: the group-1 digit is the code, shifted
+                term <<= place
+            if i:
+                out |= term
+        if self.constant:
+            out |= self.constant
+        return out
 
 
 def _add_product(
@@ -202,12 +216,13 @@ def digit_joint_counts(
     sums = {
         t: [np.zeros(p.shape[1], dtype=np.int64) for _ in plan.vectors] for t, p in patterns.items()
     }
+    layouts = [_Layout(vector, sizes, plan.bits) for vector in plan.vectors]
     for start in range(0, n, step):  # chunks of rows, each vectorised
         rows = slice(start, min(n, start + step))
         size = rows.stop - start
         xs = [
-            _fill(vector, codes, sizes, plan.bits, rows, out[:size], scratch[:size])
-            for vector, out in zip(plan.vectors, values, strict=True)
+            layout.fill(codes, rows, out[:size], scratch[:size])
+            for layout, out in zip(layouts, values, strict=True)
         ]
         for t, pattern in patterns.items():
             for x, out in zip(xs, sums[t], strict=True):
