@@ -309,6 +309,8 @@ def _sparse_pattern_counts(
     if not patterns:
         return {}
     n = next(iter(present.values())).n_rows
+    if n == 0:  # nothing to count (an empty chunk of a stream): the products give zeros
+        return {}
     sizes = {g: present[g].n_labels for g in groups}
     plan = digit_plan(n, sizes)
     if len(plan.vectors) > len(groups):

@@ -147,25 +147,31 @@ class _Layout:
         return out
 
 
-def _add_product(
-    pattern: sp.csr_matrix, rows: slice, x: np.ndarray, ones: np.ndarray, out: np.ndarray
+def _add_products(
+    pattern: sp.csr_matrix,
+    rows: slice,
+    products: Sequence[tuple[np.ndarray, np.ndarray]],
+    ones: np.ndarray,
+    pointers: np.ndarray,
 ) -> None:
-    """``out += T[rows]^T x`` for a pattern ``T`` (every stored entry 1), over the slice of
-    its CSR arrays (the row pointers rebased; the indices not copied)."""
+    """``out += T[rows]^T x`` for each ``(x, out)`` of ``products`` and a pattern ``T`` (every
+    stored entry 1), over the slice of its CSR arrays: the row pointers rebased into
+    ``pointers`` (a buffer of the indices' dtype), the indices not copied."""
     indptr = pattern.indptr
     first, last = int(indptr[rows.start]), int(indptr[rows.stop])
     if first == last:
         return
-    pointers = (indptr[rows.start : rows.stop + 1] - first).astype(
-        pattern.indices.dtype, copy=False
-    )
+    n_rows = rows.stop - rows.start
+    rebased = pointers[: n_rows + 1]
+    np.subtract(indptr[rows.start : rows.stop + 1], first, out=rebased, casting="unsafe")
     indices = pattern.indices[first:last]
-    n_tasks, n_rows = out.shape[0], rows.stop - rows.start
-    if _csc_matvec is not None:
-        _csc_matvec(n_tasks, n_rows, pointers, indices, ones[: last - first], x, out)
-    else:  # pragma: no cover - the public product (checks the arrays first)
-        chunk: Any = sp.csc_matrix((ones[: last - first], indices, pointers), (n_tasks, n_rows))
-        out += chunk @ x
+    data = ones[: last - first]
+    for x, out in products:
+        if _csc_matvec is not None:
+            _csc_matvec(out.shape[0], n_rows, rebased, indices, data, x, out)
+        else:  # pragma: no cover - the public product (checks the arrays first)
+            chunk: Any = sp.csc_matrix((data, indices, rebased), (out.shape[0], n_rows))
+            out += chunk @ x
 
 
 def digit_joint_counts(
@@ -213,6 +219,10 @@ def digit_joint_counts(
     ones = np.ones(most, dtype=np.int64)
     values = [np.empty(step, dtype=np.int64) for _ in plan.vectors]
     scratch = np.empty(step, dtype=np.int64)
+    # rebased row pointers of a chunk, one buffer per index dtype (chunk offsets fit it)
+    pointers = {
+        p.indices.dtype: np.empty(step + 1, dtype=p.indices.dtype) for p in patterns.values()
+    }
     sums = {
         t: [np.zeros(p.shape[1], dtype=np.int64) for _ in plan.vectors] for t, p in patterns.items()
     }
@@ -225,8 +235,8 @@ def digit_joint_counts(
             for layout, out in zip(layouts, values, strict=True)
         ]
         for t, pattern in patterns.items():
-            for x, out in zip(xs, sums[t], strict=True):
-                _add_product(pattern, rows, x, ones, out)
+            products = list(zip(xs, sums[t], strict=True))
+            _add_products(pattern, rows, products, ones, pointers[pattern.indices.dtype])
     return {t: _unpack(summed, sizes, plan) for t, summed in sums.items()}
 
 

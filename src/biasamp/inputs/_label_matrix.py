@@ -1042,6 +1042,8 @@ def _ones_pattern(raw: Any) -> sp.csr_matrix | None:
         and _all_ones(raw.data)
     ):
         return None
+    if type(raw) is sp.csr_matrix:  # the caller's matrix itself (never written to)
+        return raw
     pattern = sp.csr_matrix((raw.data, raw.indices, raw.indptr), shape=raw.shape)
     pattern.has_canonical_format = True
     return pattern
