@@ -196,7 +196,6 @@ def test_sorted_short_strings_match_unique(labels, block, sample):
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(_encoding, "_BLOCK_ROWS", block)
         monkeypatch.setattr(_encoding, "_SAMPLE_ROWS", sample)
-        monkeypatch.setattr(_encoding, "_ROUNDS", 20)
         found = sorted_short_string_codes(arr)
     if found is not None:
         _check_sorted_codes(arr)
@@ -248,15 +247,26 @@ def test_sorted_short_strings_refuse_what_they_cannot_key():
 
 
 def test_sorted_short_strings_a_late_wide_character_is_refused():
-    # the sample sees code points below 256 only; a block holding a wider one is not
-    # narrowed (that would alias "š" with "a"): the general path takes the array
-    arr = np.array(["a"] * 7 + ["š"] + ["a"] * 3)  # the sample reads rows 0, 5 and 10
+    # the first block holds code points below 256 only and fixes one byte a character; a
+    # later block holding a wider one is not narrowed (that would alias "š" with "a"):
+    # the general path takes the array
+    arr = np.array(["a"] * 7 + ["š"] + ["a"] * 3)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(_encoding, "_SAMPLE_ROWS", 2)
         monkeypatch.setattr(_encoding, "_BLOCK_ROWS", 4)
         assert sorted_short_string_codes(arr) is None
     codes, uniques = factorize_labels(arr)
     assert uniques.tolist() == ["a", "š"] and codes.tolist() == [0] * 7 + [1] + [0] * 3
+
+
+def test_sorted_short_strings_labels_found_late_are_renumbered():
+    # labels first seen after the first block join under the next ids; the codes are
+    # renumbered to the sorted order at the end
+    arr = np.array(["m", "m", "m", "m", "w", "a", "m", "z", "b", "a"])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(_encoding, "_BLOCK_ROWS", 4)
+        codes, uniques = sorted_short_string_codes(arr)
+    assert uniques.tolist() == ["a", "b", "m", "w", "z"]
+    assert codes.tolist() == [2, 2, 2, 2, 3, 0, 2, 4, 1, 0]
 
 
 def test_sorted_short_strings_over_several_blocks():

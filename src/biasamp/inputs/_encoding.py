@@ -95,10 +95,8 @@ def _factorize_packed(words: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, n
 _BLOCK_ROWS = 1 << 16
 #: the most distinct labels the blocked pass looks up (more: the general path)
 _FEW_LABELS = 16
-#: rows of the strided sample that proposes the distinct labels
-_SAMPLE_ROWS = 4096
-#: passes with the labels the previous ones missed, before giving up
-_ROUNDS = 3
+#: rows of the first block's strided sample that proposes the first distinct labels
+_SAMPLE_ROWS = 1024
 
 
 class _BlockKeys:
@@ -152,16 +150,21 @@ class _BlockKeys:
 
 
 def _block_codes(
-    keys: np.ndarray, distinct: np.ndarray, out: np.ndarray, found: np.ndarray, at: np.ndarray
+    keys: np.ndarray,
+    distinct: np.ndarray,
+    ids: np.ndarray,
+    out: np.ndarray,
+    found: np.ndarray,
+    at: np.ndarray,
 ) -> bool:
-    """Write each key's position among the sorted ``distinct`` keys into ``out``; whether
-    every key is one of them, with ``found`` marking the keys that are (``at``: scratch
-    positions, ``intp``, which numpy's lookups take without a conversion)."""
+    """Write the id of each key (``ids[i]`` for the key ``distinct[i]``, sorted) into ``out``;
+    whether every key is one of ``distinct``, with ``found`` marking the keys that are
+    (``at``: scratch positions, ``intp``, which numpy's lookups take without a conversion)."""
     k = distinct.shape[0]
     if k <= 2:
         np.equal(keys, distinct[0], out=found)
-        if k == 2:
-            second = keys == distinct[1]
+        if k == 2:  # the key whose id is 1: the code is whether the row holds it
+            second = keys == distinct[int(np.flatnonzero(ids == 1)[0])]
             np.copyto(out, second)
             found |= second
         else:
@@ -173,8 +176,19 @@ def _block_codes(
     for key in distinct[1:]:
         np.add(at, keys >= key, out=at)
     np.equal(np.take(distinct, at), keys, out=found)
+    np.take(ids, at, out=at)
     np.copyto(out, at)
     return bool(found.all())
+
+
+def _with_keys(
+    distinct: np.ndarray, ids: np.ndarray, new: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``distinct`` (sorted) and their ids with the keys ``new`` added under the next ids."""
+    merged = np.concatenate([distinct, new])
+    merged_ids = np.concatenate([ids, np.arange(ids.shape[0], merged.shape[0])])
+    order = np.argsort(merged, kind="stable")
+    return merged[order], merged_ids[order]
 
 
 def sorted_short_string_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -183,13 +197,17 @@ def sorted_short_string_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
 
     For a ``U`` or ``S`` array whose labels pack into 64 bits exactly (as in
     :func:`_factorize_packed`) and that holds at most :data:`_FEW_LABELS` distinct
-    labels. The keys sort as the strings do; the distinct keys of a strided sample
-    of the rows are looked up block by block (two comparisons for two labels, one
-    more per further label), and every row's key must equal the key it is given
-    (exact: the keys are a bijection); rows the sample missed add their keys and
-    the pass is repeated. Blocks of :data:`_BLOCK_ROWS` rows reuse their buffers,
-    so the pass reads the strings once and writes the codes once, without a
-    full-length temporary.
+    labels. The keys sort as the strings do. Block by block, each key is looked up
+    among the distinct keys seen so far (two comparisons for two labels, one more
+    per further label), and every row's key must equal the key it is given
+    (exact: the keys are a bijection); the keys of a block that are not among them
+    join them under the next ids and the block is looked up again. The first block
+    proposes the first keys (a strided sample of it) and fixes the packing (its
+    largest code point: a later block with a wider character gives ``None``). Ids
+    are given in order of discovery and renumbered to the sorted order at the end
+    (only when a label turned up after the first block). Blocks of
+    :data:`_BLOCK_ROWS` rows reuse their buffers, so the pass reads the strings once
+    and writes the codes once, without a full-length temporary.
 
     Parameters
     ----------
@@ -215,37 +233,41 @@ def sorted_short_string_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
         arr = arr.astype(arr.dtype.newbyteorder("="))
     words = _words(arr)
     n, width = words.shape
-    sample = np.ascontiguousarray(words[:: max(1, n // _SAMPLE_ROWS)][:_BLOCK_ROWS])
-    top = int(sample.max())
+    rows = min(n, _BLOCK_ROWS)
+    top = int(words[:rows].max())
     for limit, size in _PACKINGS:
         if top < limit and width * size <= 8:
             break
     else:
         return None
-    rows = min(n, _BLOCK_ROWS)
     block_keys = _BlockKeys(width, limit, size, rows)
-    sampled = block_keys(sample)
-    if sampled is None:
-        return None
-    distinct = np.unique(sampled)
     codes = np.empty(n, dtype=_code_dtype(n))
     found = np.empty(rows, dtype=bool)
     at = np.empty(rows, dtype=np.intp)
-    for _ in range(_ROUNDS):
-        if distinct.shape[0] > _FEW_LABELS:
+    distinct = ids = np.empty(0, dtype=np.intp)  # set by the first block
+    for start in range(0, n, rows):
+        keys = block_keys(words[start : start + rows])
+        if keys is None:  # a wider character than the first block's: the general path
             return None
-        missed: list[np.ndarray] = []
-        for start in range(0, n, rows):
-            keys = block_keys(words[start : start + rows])
-            if keys is None:
+        m = keys.shape[0]
+        if not start:  # the first keys: a sample of the first block
+            distinct = np.unique(keys[:: max(1, m // _SAMPLE_ROWS)])
+            ids = np.arange(distinct.shape[0])
+        out = codes[start : start + m]
+        while distinct.shape[0] > _FEW_LABELS or not _block_codes(
+            keys, distinct, ids, out, found[:m], at[:m]
+        ):
+            if distinct.shape[0] > _FEW_LABELS:
                 return None
-            m = keys.shape[0]
-            if not _block_codes(keys, distinct, codes[start : start + m], found[:m], at[:m]):
-                missed.append(np.unique(keys[~found[:m]]))
-        if not missed:
-            return codes, block_keys.decode(distinct, arr.dtype)
-        distinct = np.union1d(distinct, np.concatenate(missed))
-    return None
+            distinct, ids = _with_keys(distinct, ids, np.unique(keys[~found[:m]]))
+    if not np.array_equal(ids, np.arange(ids.shape[0])):  # a label after the first keys
+        rank = np.empty(ids.shape[0], dtype=codes.dtype)
+        rank[ids] = np.arange(ids.shape[0])
+        for start in range(0, n, rows):
+            block = codes[start : start + rows]
+            np.copyto(at[: block.shape[0]], block)
+            np.take(rank, at[: block.shape[0]], out=block)
+    return codes, block_keys.decode(distinct, arr.dtype)
 
 
 def _factorize_hashed(arr: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
