@@ -218,31 +218,31 @@ def _unit_weight_counts(
     weighted copy of the groups; a one-hot group role's totals by ``bincount``
     over its codes; a 0/1 task role's totals as the column sums of its joint
     counts with a one-hot group role (every row is in exactly one group). All of
-    these are integer counts, exact in any order of summation. Each group role is
-    made dense once (float32 straight from the codes when every product is exact
-    in float32), each 0/1 task role converted once, and BLAS limited to one thread
-    once for all the products.
+    these are integer counts, exact in any order of summation. A sparse 0/1 task
+    role with one-hot group roles is counted by :func:`_sparse_pattern_counts`
+    (one integer product per task matrix). Each other group role is made dense
+    once (float32 straight from the codes when every product is exact in
+    float32), each 0/1 task role converted once, and BLAS limited to one thread
+    once for all the products (not at all when no BLAS product is left).
     """
     joint: dict[tuple[str, str], np.ndarray] = _sparse_pattern_counts(present, group_roles)
     as_float32: dict[str, np.ndarray] = {}  # each 0/1 role converted once
     dense: dict[tuple[str, bool], np.ndarray] = {}  # each group role made dense once
     n = next(iter(present.values())).n_rows
+    left = [(g, t) for g, t in JOINT_KEYS if g in present and t in present and (g, t) not in joint]
     widest = max(m.n_labels for m in present.values())
-    with _one_blas_thread(4.0 * n * widest * widest):
-        for g, t in JOINT_KEYS:
-            if g in present and t in present and (g, t) not in joint:
-                zero_one = _is_zero_one(present[g]) and _is_zero_one(present[t])
-                values = present[t].counting_values() if zero_one else present[t].values
-                exact32 = zero_one and n < FLOAT32_EXACT_ROWS and not sp.issparse(values)
-                if exact32 and t not in as_float32:
-                    as_float32[t] = _zero_one_float32(cast(np.ndarray, values))
-                if exact32:
-                    values = as_float32[t]
-                if (g, exact32) not in dense:
-                    dense[(g, exact32)] = _dense_groups(present[g], float32=exact32)
-                joint[(g, t)] = _unweighted_crossprod(
-                    dense[(g, exact32)], values, zero_one=zero_one
-                )
+    with _one_blas_thread(4.0 * n * widest * widest if left else 0.0):
+        for g, t in left:
+            zero_one = _is_zero_one(present[g]) and _is_zero_one(present[t])
+            values = present[t].counting_values() if zero_one else present[t].values
+            exact32 = zero_one and n < FLOAT32_EXACT_ROWS and not sp.issparse(values)
+            if exact32 and t not in as_float32:
+                as_float32[t] = _zero_one_float32(cast(np.ndarray, values))
+            if exact32:
+                values = as_float32[t]
+            if (g, exact32) not in dense:
+                dense[(g, exact32)] = _dense_groups(present[g], float32=exact32)
+            joint[(g, t)] = _unweighted_crossprod(dense[(g, exact32)], values, zero_one=zero_one)
     ones = None
     totals: dict[str, np.ndarray] = {}
     for role, matrix in present.items():
