@@ -22,13 +22,13 @@ def _brute(codes, k, tasks):
 def test_plan_packs_three_digits_below_two_million_rows():
     plan = digit_plan(1_000_000, {"groups": 2, "groups_pred": 2})
     assert plan.bits == 20  # counts up to 1,000,000 < 2**20
-    assert plan.vectors == [[(None, 0), ("groups", 1), ("groups_pred", 1)]]
+    assert plan.vectors == [[("groups", 1), ("groups_pred", 1), (None, 0)]]
     # 2**21 rows need 22 bits: two digits a vector, so two vectors
     wide = digit_plan(2**21, {"groups": 2, "groups_pred": 2})
     assert wide.bits == 22 and [len(v) for v in wide.vectors] == [2, 1]
-    # three groups: the column totals, then groups 1 and 2 of each role
+    # three groups: groups 1 and 2 of each role, then the column totals
     plan3 = digit_plan(1000, {"groups": 3})
-    assert plan3.vectors == [[(None, 0), ("groups", 1), ("groups", 2)]]
+    assert plan3.vectors == [[("groups", 1), ("groups", 2), (None, 0)]]
 
 
 def test_counts_by_hand():

@@ -90,12 +90,16 @@ def digit_plan(n_rows: int, group_sizes: Mapping[str, int]) -> DigitPlan:
     --------
     >>> plan = digit_plan(1_000_000, {"groups": 2, "groups_pred": 2})
     >>> plan.bits, plan.vectors
-    (20, [[(None, 0), ('groups', 1), ('groups_pred', 1)]])
+    (20, [[('groups', 1), ('groups_pred', 1), (None, 0)]])
     """
     bits = max(1, int(n_rows).bit_length())
     per_vector = max(1, _INT64_BITS // bits)
-    digits: list[tuple[str | None, int]] = [(None, 0)]
-    digits += [(role, j) for role, k in group_sizes.items() for j in range(1, k)]
+    # the groups' digits first, the column totals last: a row's value for two groups is
+    # then its code plus a constant, one numpy operation
+    digits: list[tuple[str | None, int]] = [
+        (role, j) for role, k in group_sizes.items() for j in range(1, k)
+    ]
+    digits.append((None, 0))
     vectors = [digits[i : i + per_vector] for i in range(0, len(digits), per_vector)]
     return DigitPlan(bits, vectors)
 
@@ -130,11 +134,18 @@ class _Layout:
     ) -> np.ndarray:
         """The int64 values of the rows ``rows`` in ``out``: each row's sum of its digits
         (every digit a distinct bit range, so or adds them)."""
+        constant = self.constant
         if not self.roles:
-            out.fill(self.constant)
+            out.fill(constant)
             return out
         for i, (role, place) in enumerate(self.roles):
             term = out if i == 0 else scratch
+            if i == 0 and isinstance(place, int) and place == 0:
+                # codes 0/1 in the lowest digit: the code plus the constant, widened to
+                # int64 in the same operation
+                np.add(codes[role][rows], np.int64(constant), out=out)
+                constant = 0
+                continue
             np.copyto(term, codes[role][rows])  # widened to int64 once
             if isinstance(place, np.ndarray):
                 np.take(place, term, out=term)
@@ -142,8 +153,8 @@ class _Layout:
                 term <<= place
             if i:
                 out |= term
-        if self.constant:
-            out |= self.constant
+        if constant:
+            out |= constant
         return out
 
 
