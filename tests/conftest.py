@@ -102,7 +102,7 @@ CHEAP_SHARED_FIXTURES = frozenset({"checkout_untouched", "_in_a_scratch_folder"}
 
 def _ours(fixturedef: Any) -> bool:
     """Whether a fixture is defined in this test suite (not pytest's or a plugin's, such as
-    the session-scoped ``tmp_path_factory`` every ``tmp_path`` uses)."""
+    ``tmp_path_factory``, scoped to the whole run, on which every ``tmp_path`` rests)."""
     function = inspect.unwrap(getattr(fixturedef, "func", None))
     try:
         source = inspect.getsourcefile(function)  # type: ignore[arg-type]
