@@ -548,6 +548,82 @@ _CARRY_MASKS = 1 << 17
 _DESCRIPTION = "counting combinations"
 
 
+#: Most weight-row types (distinct rows of the weights) counted per type instead of per
+#: weight column (:class:`_WeightTypes`); the type index fits an int8 with the "other" mark.
+_MAX_TYPES = 32
+#: A row is a type only when the sample holds it this often (a share of the sampled rows).
+_TYPE_MIN_SHARE = 1e-3
+#: Weight rows sampled to find the types, and rows matched per vectorised step.
+_TYPE_SAMPLE = 1 << 16
+_TYPE_CHUNK = 1 << 16
+#: A flush counts its hits per type when its band of combinations x types is at most
+#: this share of the hits (the per-type counts are then turned into weight columns).
+_TYPE_FLUSH_SHARE = 0.25
+#: A superset-sum table counts per type when it has at least this many patterns per
+#: cell of its (types + 1) x 2**u integer table.
+_TYPE_TABLE_FACTOR = 2.0
+
+
+@dataclass(frozen=True)
+class _WeightTypes:
+    """The weight rows as a few frequent *types* (distinct rows): ``of[p]`` is the type of
+    pattern ``p`` (``len(rows)`` for a row of no type) and ``rows_t`` the ``(k, T)``
+    transposed rows of the types, sparse (most columns of a type are 0).
+
+    A sum of weight rows is then the per-type counts times the type rows, and counting
+    a pattern is one increment of a small integer table instead of ``k`` additions of a
+    row read from the ``(P, k)`` weights (a cache miss per pattern on large inputs). Only
+    for float32 weights, whose sums are exact integers (see :func:`containment_counts`):
+    the products then give the same bits in any order."""
+
+    of: np.ndarray
+    rows: np.ndarray
+    rows_t: sp.csr_matrix
+
+    @property
+    def n_types(self) -> int:
+        return int(self.rows.shape[0])
+
+    def combine(self, counts: np.ndarray) -> np.ndarray:
+        """Weight sums from per-type counts: ``counts`` (T, m) -> (m, k) float64."""
+        return np.asarray(self.rows_t @ counts, dtype=np.float64).T
+
+
+def _row_hashes(block: np.ndarray, mix: np.ndarray) -> np.ndarray:
+    """A float64 hash of each row of a small block (equal rows, equal hashes)."""
+    return (block.astype(np.float64) * mix).sum(axis=1)
+
+
+def _weight_types(weights: np.ndarray) -> _WeightTypes | None:
+    """The frequent distinct rows of float32 ``weights`` (P, k) and the type of every
+    row (:class:`_WeightTypes`); ``None`` for float64 weights or when no row repeats
+    often enough. Types are found on a strided sample of rows and every row is matched
+    by a hash and then compared exactly, so a row is given a type only when it equals
+    that type's row bit for bit."""
+    n, k = weights.shape
+    if weights.dtype != np.float32 or n == 0 or k == 0:
+        return None
+    mix = np.random.default_rng(0).random(k) + 0.5
+    sample = weights[:: max(1, n // _TYPE_SAMPLE)]
+    hashes = _row_hashes(sample, mix)
+    distinct, first, counts = np.unique(hashes, return_index=True, return_counts=True)
+    keep = np.argsort(-counts, kind="stable")[:_MAX_TYPES]
+    keep = keep[counts[keep] >= max(2.0, _TYPE_MIN_SHARE * len(sample))]
+    if keep.size == 0:
+        return None
+    keep = np.sort(keep)  # ascending hashes
+    type_hashes, rows = distinct[keep], sample[first[keep]]
+    n_types = len(keep)
+    of = np.full(n, n_types, dtype=np.int8)
+    for start in range(0, n, _TYPE_CHUNK):
+        block = weights[start : start + _TYPE_CHUNK]
+        h = _row_hashes(block, mix)
+        t = np.minimum(np.searchsorted(type_hashes, h), n_types - 1)
+        same = (type_hashes[t] == h) & (block == rows[t]).all(axis=1)
+        of[start : start + len(block)] = np.where(same, t, n_types)
+    return _WeightTypes(of, rows, sp.csr_matrix(rows.T.astype(np.float64)))
+
+
 def _threads_for_counting() -> int:
     """Threads for the counting pass: ``$BIASAMP_NUM_THREADS`` when set, else the usable
     cores, at most ``_MAX_THREADS``."""
@@ -597,6 +673,7 @@ def _superset_sums(
     want: np.ndarray,
     free: list[int],
     weights: np.ndarray,
+    types: _WeightTypes | None = None,
 ) -> np.ndarray:
     """Counts of the combinations ``want`` over the patterns ``rows`` (masks ``node``)
     by one superset-sum table: (len(want), k).
@@ -613,13 +690,27 @@ def _superset_sums(
     """
     u = len(free)
     cell = _compress_bits(node, free)
+    wanted = _compress_bits(want, free)
+    result: np.ndarray | None = None
+    if types is not None and cell.size >= _TYPE_TABLE_FACTOR * ((types.n_types + 1) << u):
+        # per-type counts: a table of (types + 1) x 2**u integers, one increment per pattern
+        # (the last row counts the patterns of no type, summed from the weights below)
+        t = types.of[rows]
+        n_types = types.n_types
+        counts = np.bincount(t.astype(np.intp) << u | cell, minlength=(n_types + 1) << u)
+        counts = counts.reshape(n_types + 1, 1 << u)
+        _fold_rows(counts[:n_types], u)
+        result = types.combine(counts[:n_types, wanted])
+        other = np.flatnonzero(t == n_types)
+        if other.size == 0:
+            return result
+        cell, rows = cell[other], rows[other]
     scatter = sp.coo_matrix(
         (np.ones(cell.size, dtype=weights.dtype), (cell, rows)), shape=(1 << u, weights.shape[0])
     )
     table = np.asarray(scatter @ weights)
     _fold(table, u)
-    result: np.ndarray = table[_compress_bits(want, free)]
-    return result
+    return table[wanted] if result is None else result + table[wanted]
 
 
 def _fold(table: np.ndarray, u: int) -> None:
@@ -631,6 +722,14 @@ def _fold(table: np.ndarray, u: int) -> None:
     for j in range(u):
         halves = table.reshape(-1, 2, (1 << j) * k)
         halves[:, 0] += halves[:, 1]
+
+
+def _fold_rows(table: np.ndarray, u: int) -> None:
+    """:func:`_fold` of a ``(m, 2**u)`` table whose cells run along the rows."""
+    m = table.shape[0]
+    for j in range(u):
+        halves = table.reshape(m, -1, 2, 1 << j)
+        halves[:, :, 0] += halves[:, :, 1]
 
 
 def _holds_all_words(want: np.ndarray, node: np.ndarray) -> np.ndarray:
@@ -737,6 +836,7 @@ def containment_counts(
     bit_of = [np.uint64(1) << np.uint64(t % 64) for t in order.tolist()]
     n_cols = weights.shape[1]
     all_patterns = np.arange(n_pat, dtype=np.int32)  # half the traffic of int64 subsets
+    types = _weight_types(weights)
 
     def count_subtree(lo0: int, hi0: int) -> None:
         """Count the combinations ``lo0:hi0`` (in the sorted order; one child of the root)
@@ -759,8 +859,24 @@ def containment_counts(
                 return 0
             # the buffered hits come from one subtree: a narrow band of combinations
             first, last = int(c.min()), int(c.max()) + 1
+            band = last - first
+            if types is not None and band * types.n_types <= _TYPE_FLUSH_SHARE * c.size:
+                # per-type counts of the band (type x combination; the last row counts the
+                # rows of no type, which are then summed from the weights)
+                t = types.of[p]
+                n_types = types.n_types
+                counts = np.bincount(
+                    t.astype(np.intp) * band + (c - first), minlength=(n_types + 1) * band
+                )
+                out[perm[first:last]] += types.combine(
+                    counts[: n_types * band].reshape(n_types, band)
+                )
+                other = np.flatnonzero(t == n_types)
+                if other.size == 0:
+                    return 0
+                c, p = c[other], p[other]
             pairs = sp.coo_matrix(
-                (np.ones(c.size, dtype=weights.dtype), (c - first, p)), shape=(last - first, n_pat)
+                (np.ones(c.size, dtype=weights.dtype), (c - first, p)), shape=(band, n_pat)
             )
             out[perm[first:last]] += pairs @ weights
             return 0
@@ -804,7 +920,9 @@ def containment_counts(
                 and (1 << u) * n_cols <= _ZETA_MAX_CELLS
                 and (1 << u) * u * _ZETA_FACTOR <= db.size * (hi - lo)
             ):
-                out[perm[lo:hi]] += _superset_sums(node, db, combo_masks[lo:hi], free, weights)
+                out[perm[lo:hi]] += _superset_sums(
+                    node, db, combo_masks[lo:hi], free, weights, types
+                )
                 continue
             column = ranks[lo:hi, depth]
             cuts = np.nonzero(np.diff(column))[0] + 1
