@@ -603,7 +603,7 @@ def _weight_types(weights: np.ndarray) -> _WeightTypes | None:
     n, k = weights.shape
     if weights.dtype != np.float32 or n == 0 or k == 0:
         return None
-    mix = np.random.default_rng(0).random(k) + 0.5
+    mix = np.sqrt(np.arange(2, k + 2, dtype=np.float64))  # a hash; rows are compared exactly
     sample = weights[:: max(1, n // _TYPE_SAMPLE)]
     hashes = _row_hashes(sample, mix)
     distinct, first, counts = np.unique(hashes, return_index=True, return_counts=True)
