@@ -555,7 +555,7 @@ _MAX_TYPES = 32
 _TYPE_MIN_SHARE = 1e-3
 #: Weight rows sampled to find the types, and rows matched per vectorised step.
 _TYPE_SAMPLE = 1 << 16
-_TYPE_CHUNK = 1 << 16
+_TYPE_CHUNK = 1 << 14
 #: A flush counts its hits per type when its band of combinations x types is at most
 #: this share of the hits (the per-type counts are then turned into weight columns).
 _TYPE_FLUSH_SHARE = 0.25
@@ -579,6 +579,7 @@ class _WeightTypes:
     of: np.ndarray
     rows: np.ndarray
     rows_t: sp.csr_matrix
+    alias: np.ndarray
 
     @property
     def n_types(self) -> int:
@@ -589,39 +590,55 @@ class _WeightTypes:
         return np.asarray(self.rows_t @ counts, dtype=np.float64).T
 
 
-def _row_hashes(block: np.ndarray, mix: np.ndarray) -> np.ndarray:
-    """A float64 hash of each row of a small block (equal rows, equal hashes)."""
-    return (block.astype(np.float64) * mix).sum(axis=1)
+def _row_words(block: np.ndarray) -> np.ndarray:
+    """The float32 rows of a block as their uint32 bit patterns: (m, k)."""
+    return np.ascontiguousarray(block).view(np.uint32)
+
+
+def _row_hashes(words: np.ndarray) -> np.ndarray:
+    """A uint64 hash of each row of uint32 words (equal rows, equal hashes): one pass per
+    column of a block that fits in cache, not a reduction over the short axis."""
+    h = np.zeros(words.shape[0], dtype=np.uint64)
+    for j in range(words.shape[1]):
+        h *= np.uint64(0x9E3779B97F4A7C15)  # wraps modulo 2**64
+        h += words[:, j]
+    return h
 
 
 def _weight_types(weights: np.ndarray) -> _WeightTypes | None:
     """The frequent distinct rows of float32 ``weights`` (P, k) and the type of every
     row (:class:`_WeightTypes`); ``None`` for float64 weights or when no row repeats
     often enough. Types are found on a strided sample of rows and every row is matched
-    by a hash and then compared exactly, so a row is given a type only when it equals
-    that type's row bit for bit."""
+    by a hash and then compared bit for bit, so a row is given a type only when it equals
+    that type's row exactly."""
     n, k = weights.shape
     if weights.dtype != np.float32 or n == 0 or k == 0:
         return None
-    mix = np.sqrt(np.arange(2, k + 2, dtype=np.float64))  # a hash; rows are compared exactly
-    sample = weights[:: max(1, n // _TYPE_SAMPLE)]
-    hashes = _row_hashes(sample, mix)
-    distinct, first, counts = np.unique(hashes, return_index=True, return_counts=True)
+    step = max(1, n // _TYPE_SAMPLE)
+    sample = _row_words(weights[::step])
+    distinct, first, counts = np.unique(_row_hashes(sample), return_index=True, return_counts=True)
     keep = np.argsort(-counts, kind="stable")[:_MAX_TYPES]
     keep = keep[counts[keep] >= max(2.0, _TYPE_MIN_SHARE * len(sample))]
     if keep.size == 0:
         return None
     keep = np.sort(keep)  # ascending hashes
-    type_hashes, rows = distinct[keep], sample[first[keep]]
+    type_hashes, type_words = distinct[keep], sample[first[keep]]
     n_types = len(keep)
     of = np.full(n, n_types, dtype=np.int8)
     for start in range(0, n, _TYPE_CHUNK):
-        block = weights[start : start + _TYPE_CHUNK]
-        h = _row_hashes(block, mix)
+        words = _row_words(weights[start : start + _TYPE_CHUNK])
+        h = _row_hashes(words)
         t = np.minimum(np.searchsorted(type_hashes, h), n_types - 1)
-        same = (type_hashes[t] == h) & (block == rows[t]).all(axis=1)
-        of[start : start + len(block)] = np.where(same, t, n_types)
-    return _WeightTypes(of, rows, sp.csr_matrix(rows.T.astype(np.float64)))
+        same = type_hashes[t] == h
+        for j in range(k):
+            same &= words[:, j] == type_words[t, j]
+        of[start : start + len(words)] = np.where(same, t, n_types)
+    # each type's row is read from one pattern of that type (the sampled one)
+    alias = np.arange(n, dtype=np.int32 if n < np.iinfo(np.int32).max else np.int64)
+    typed = np.flatnonzero(of < n_types)
+    alias[typed] = (first[keep] * step)[of[typed]]
+    rows = weights[first[keep] * step]
+    return _WeightTypes(of, rows, sp.csr_matrix(rows.T.astype(np.float64)), alias)
 
 
 def _threads_for_counting() -> int:
@@ -705,12 +722,14 @@ def _superset_sums(
         if other.size == 0:
             return result
         cell, rows = cell[other], rows[other]
+    elif types is not None:  # typed patterns read their row from a pattern of their type
+        rows = types.alias[rows]
     scatter = sp.coo_matrix(
         (np.ones(cell.size, dtype=weights.dtype), (cell, rows)), shape=(1 << u, weights.shape[0])
     )
     table = np.asarray(scatter @ weights)
-    _fold(table, u)
-    return table[wanted] if result is None else result + table[wanted]
+    summed = _fold_read(table, u, wanted)
+    return summed if result is None else result + summed
 
 
 def _fold(table: np.ndarray, u: int) -> None:
@@ -722,6 +741,33 @@ def _fold(table: np.ndarray, u: int) -> None:
     for j in range(u):
         halves = table.reshape(-1, 2, (1 << j) * k)
         halves[:, 0] += halves[:, 1]
+
+
+#: The low bits of a superset-sum table folded after moving them to the front (see
+#: :func:`_fold_read`).
+_FOLD_LOW_BITS = 8
+
+
+def _fold_read(table: np.ndarray, u: int, wanted: np.ndarray) -> np.ndarray:
+    """:func:`_fold` of a ``(2**u, k)`` table (in place, the table is then scratch), read
+    at the cells ``wanted``: (len(wanted), k).
+
+    Pass ``j`` adds blocks of ``2**j * k`` contiguous values, so the low passes run as
+    many short loops. They are run after the others, on a copy whose axes put the low
+    ``_FOLD_LOW_BITS`` bits of the cell first (one transposing copy, then every pass
+    adds long contiguous blocks); the wanted cells are read from that copy."""
+    k = table.shape[1]
+    low = min(_FOLD_LOW_BITS, u)
+    for j in range(low, u):
+        halves = table.reshape(-1, 2, (1 << j) * k)
+        halves[:, 0] += halves[:, 1]
+    moved = np.ascontiguousarray(table.reshape(-1, 1 << low, k).transpose(1, 0, 2))
+    block = moved.shape[1] * k
+    for j in range(low):
+        halves = moved.reshape(-1, 2, (1 << j) * block)
+        halves[:, 0] += halves[:, 1]
+    result: np.ndarray = moved[wanted & ((1 << low) - 1), wanted >> low]
+    return result
 
 
 def _fold_rows(table: np.ndarray, u: int) -> None:
@@ -860,7 +906,9 @@ def containment_counts(
             # the buffered hits come from one subtree: a narrow band of combinations
             first, last = int(c.min()), int(c.max()) + 1
             band = last - first
-            if types is not None and band * types.n_types <= _TYPE_FLUSH_SHARE * c.size:
+            if types is not None and band * types.n_types > _TYPE_FLUSH_SHARE * c.size:
+                p = types.alias[p]
+            elif types is not None:
                 # per-type counts of the band (type x combination; the last row counts the
                 # rows of no type, which are then summed from the weights)
                 t = types.of[p]
