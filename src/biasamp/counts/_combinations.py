@@ -591,8 +591,10 @@ class _WeightTypes:
 
 
 def _row_words(block: np.ndarray) -> np.ndarray:
-    """The float32 rows of a block as their uint32 bit patterns: (m, k)."""
-    return np.ascontiguousarray(block).view(np.uint32)
+    """The float32 rows of a block as their bit patterns, two values per uint64 word
+    when the row length is even (half the passes), else uint32: (m, k / 2) or (m, k)."""
+    block = np.ascontiguousarray(block)
+    return block.view(np.uint64 if block.shape[1] % 2 == 0 else np.uint32)
 
 
 def _row_hashes(words: np.ndarray) -> np.ndarray:
@@ -630,7 +632,7 @@ def _weight_types(weights: np.ndarray) -> _WeightTypes | None:
         h = _row_hashes(words)
         t = np.minimum(np.searchsorted(type_hashes, h), n_types - 1)
         same = type_hashes[t] == h
-        for j in range(k):
+        for j in range(words.shape[1]):
             same &= words[:, j] == type_words[t, j]
         of[start : start + len(words)] = np.where(same, t, n_types)
     # each type's row is read from one pattern of that type (the sampled one)
@@ -671,17 +673,21 @@ def _compress_bits(masks: np.ndarray, free: list[int]) -> np.ndarray:
     """
     words = masks[:, None] if masks.ndim == 1 else masks
     as_bytes = np.ascontiguousarray(words.astype("<u8", copy=False)).view(np.uint8)
-    out = np.zeros(words.shape[0], dtype=np.intp)
+    out: np.ndarray | None = None
     values = np.arange(256)
     shift = 0
     for byte in sorted({t // 8 for t in free}):
         bits = [t % 8 for t in free if t // 8 == byte]
         table = np.zeros(256, dtype=np.intp)
         for j, b in enumerate(bits):
-            table |= ((values >> b) & 1) << j
-        out |= table[as_bytes[:, byte]] << shift
+            table |= ((values >> b) & 1) << (shift + j)  # the lookup gives the shifted bits
+        part = table[as_bytes[:, byte]]
+        if out is None:
+            out = part
+        else:
+            out |= part
         shift += len(bits)
-    return out
+    return np.zeros(words.shape[0], dtype=np.intp) if out is None else out
 
 
 def _superset_sums(
