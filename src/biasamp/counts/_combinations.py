@@ -999,8 +999,12 @@ def containment_counts(
                 else:
                     holds = (node[:, [word_of[r] for r in tasks]].T & bits[:, None]) != 0
                 flat = np.flatnonzero(holds)
-                ends = np.searchsorted(flat, np.arange(1, len(tasks) + 1) * db.size).tolist()
-                position = flat % db.size
+                offsets = np.arange(len(tasks)) * db.size
+                ends_at = np.searchsorted(flat, offsets + db.size)
+                # positions within the node: subtract each child's row offset (a remainder
+                # by db.size costs 4 times more)
+                position = flat - np.repeat(offsets, np.diff(ends_at, prepend=0))
+                ends = ends_at.tolist()
                 child_db = db[position]
                 child_node = node[position] if db.size <= _CARRY_MASKS else None
                 for j, end in enumerate(ends):
