@@ -153,15 +153,31 @@ def _kernel_settings(**values: object) -> Iterator[None]:
     threads=st.sampled_from([1, 3]),
     split_cells=st.sampled_from([1, 1 << 20]),
     carry=st.sampled_from([0, 1 << 17]),
-    integer_weights=st.booleans(),
+    weight_rows=st.sampled_from(["integer", "float", "repeated"]),
+    typed_flush=st.sampled_from([0.0, float("inf")]),
+    typed_tables=st.sampled_from([0.0, float("inf")]),
+    fold_low_bits=st.sampled_from([0, 2, 8]),
 )
 def test_containment_counts_match_brute_force(
-    seed, n_tasks, block, zeta, threads, split_cells, carry, integer_weights
+    seed,
+    n_tasks,
+    block,
+    zeta,
+    threads,
+    split_cells,
+    carry,
+    weight_rows,
+    typed_flush,
+    typed_tables,
+    fold_low_bits,
 ):
     """The prefix-tree count equals C^T W from the dense containment matrix (any word count),
     with superset-sum tables forced (0), allowed (1) or forbidden (inf) at the nodes, one
     or three threads over the root's subtrees, children split one at a time or together,
-    masks gathered or handed down, and float32 integer weights (exact) or float64 ones."""
+    masks gathered or handed down, and float32 integer weights (exact) or float64 ones.
+    "repeated" float32 rows (a few distinct rows and some others) have weight types: the
+    hits and the tables then count per type or read a type's row from one pattern
+    (each forced on or off), and the tables fold their low bits on a moved copy."""
     rng = np.random.default_rng(seed)
     patterns = np.unique(rng.random((60, n_tasks)) < 0.4, axis=0)
     pick = rng.random((25, n_tasks)) < 0.2
@@ -173,8 +189,12 @@ def test_containment_counts_match_brute_force(
     for i, row in enumerate(combos_bool):
         items[i, : sizes[i]] = np.nonzero(row)[0]
     combos = _combinations.Combinations(items, sizes, tuple(range(n_tasks)))
-    if integer_weights:
+    if weight_rows == "integer":
         weights = rng.integers(0, 1000, (len(patterns), 3)).astype(np.float32)
+    elif weight_rows == "repeated":
+        kinds = rng.integers(0, 4, (4, 3)).astype(np.float32)
+        weights = kinds[rng.integers(0, 4, len(patterns))]
+        weights[rng.random(len(patterns)) < 0.2] = rng.integers(0, 9, 3)
     else:
         weights = rng.random((len(patterns), 3))
     contain = (patterns[:, None, :] | ~combos_bool[None, :, :]).all(axis=-1)  # (P, K)
@@ -185,10 +205,13 @@ def test_containment_counts_match_brute_force(
         _threads_for_counting=lambda: threads,
         _SPLIT_CELLS=split_cells,
         _CARRY_MASKS=carry,
+        _TYPE_FLUSH_SHARE=typed_flush,
+        _TYPE_TABLE_FACTOR=typed_tables,
+        _FOLD_LOW_BITS=fold_low_bits,
     ):
         got = _combinations.containment_counts(patterns, combos, weights)
     assert got.dtype == np.float64
-    if integer_weights:
+    if weight_rows != "float":
         np.testing.assert_array_equal(got, expected)
     else:
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
