@@ -142,7 +142,12 @@ def pattern_keys(values: np.ndarray | sp.csr_matrix, n_tasks: int) -> np.ndarray
         arr = np.asarray(values)
         n = arr.shape[0]
         packed = np.zeros((n, 4 * n_words), dtype=np.uint8)
-        packed[:, : -(-n_tasks // 8)] = np.packbits(arr != 0, axis=1, bitorder="little")
+        # 0/1 bytes are booleans already (no (n, T) comparison temporary)
+        is_bits = arr.dtype == np.bool_ or (
+            arr.dtype == np.uint8 and arr.flags.c_contiguous and (arr.size == 0 or arr.max() <= 1)
+        )
+        bits = arr.view(np.bool_) if is_bits else arr != 0
+        packed[:, : -(-n_tasks // 8)] = np.packbits(bits, axis=1, bitorder="little")
         words = packed.view("<u4").astype(np.uint32)  # little-endian words on any host
         return np.ascontiguousarray(words).view(np.dtype((np.void, 4 * n_words))).ravel()
     tasks = np.arange(n_tasks)
@@ -1095,7 +1100,7 @@ def observed_combinations(
     perm = _canonical_order(pattern_bool[idx[kept]], sizes[idx[kept]])
     rows = kept[perm]
     combos = Combinations(items[rows], combos.sizes[rows], task_names)
-    return combos, counts[rows, 1 if eval_column is None else 0 :]
+    return combos, np.take(counts, rows, axis=0)[:, 1 if eval_column is None else 0 :]
 
 
 def _fmt(x: float) -> str:
