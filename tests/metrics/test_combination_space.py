@@ -238,6 +238,30 @@ def test_threads_give_bit_identical_counts() -> None:
     np.testing.assert_array_equal(runs[0], runs[2])
 
 
+def test_native_counts_keep_float32_weights_in_float32() -> None:
+    """``native=True`` sums float32 weights in float32 (exact integers): the same values
+    as the float64 result; float64 weights stay float64."""
+    rng = np.random.default_rng(8)
+    patterns = np.unique(rng.random((400, 12)) < 0.4, axis=0)
+    chosen = patterns[rng.choice(len(patterns), 60, replace=False)]
+    chosen = chosen[chosen.any(axis=1)]
+    sizes = chosen.sum(axis=1)
+    items = np.full((len(chosen), int(sizes.max())), -1, dtype=np.int64)
+    for i, row in enumerate(chosen):
+        items[i, : sizes[i]] = np.nonzero(row)[0]
+    combos = _combinations.Combinations(items, sizes, tuple(range(12)))
+    weights = rng.integers(0, 5, (len(patterns), 4)).astype(np.float32)
+    native = _combinations.containment_counts(patterns, combos, weights, native=True)
+    assert native.dtype == np.float32
+    plain = _combinations.containment_counts(patterns, combos, weights)
+    assert plain.dtype == np.float64
+    np.testing.assert_array_equal(native, plain)
+    as_double = weights.astype(np.float64)
+    assert _combinations.containment_counts(patterns, combos, as_double, native=True).dtype == (
+        np.float64
+    )
+
+
 def test_thread_count_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """BIASAMP_NUM_THREADS sets the threads of the counting pass; without it the usable
     cores (at most 4) are used; a bad value is an error that names the variable."""
