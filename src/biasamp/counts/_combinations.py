@@ -681,9 +681,10 @@ def _compress_bits(masks: np.ndarray, free: list[int]) -> np.ndarray:
     out: np.ndarray | None = None
     values = np.arange(256)
     shift = 0
+    cell_type = np.int32 if len(free) < 31 else np.intp  # half the bytes of intp cells
     for byte in sorted({t // 8 for t in free}):
         bits = [t % 8 for t in free if t // 8 == byte]
-        table = np.zeros(256, dtype=np.intp)
+        table = np.zeros(256, dtype=cell_type)
         for j, b in enumerate(bits):
             table |= ((values >> b) & 1) << (shift + j)  # the lookup gives the shifted bits
         part = table[as_bytes[:, byte]]
@@ -692,7 +693,7 @@ def _compress_bits(masks: np.ndarray, free: list[int]) -> np.ndarray:
         else:
             out |= part
         shift += len(bits)
-    return np.zeros(words.shape[0], dtype=np.intp) if out is None else out
+    return np.zeros(words.shape[0], dtype=cell_type) if out is None else out
 
 
 def _superset_sums(
