@@ -57,7 +57,9 @@ import numpy as np
 import scipy.sparse as sp
 
 import biasamp
+from biasamp.counts._digit_counts import digit_joint_counts, digit_plan
 from biasamp.datasets import load_coco_gender
+from biasamp.inputs._encoding import sorted_short_string_codes
 
 
 def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -129,6 +131,43 @@ def ours_counted_once(d: dict) -> tuple[float, float, float]:
     a2t = biasamp.directional_from_counts(evaluation, direction="A->T", train=train)
     t2a = biasamp.directional_from_counts(evaluation, direction="T->A", train=train)
     return m.value, a2t.value, t2a.value
+
+
+def primitive_times(d: dict) -> dict[str, float]:
+    """CPU seconds of the steps the counting cannot skip, each timed alone on this workload:
+    the exact factorisation of each group array (``sorted_short_string_codes``) and one
+    digit-count pass over each task matrix (``digit_joint_counts``: one int64 product in
+    chunks of rows, every digit of the split at once)."""
+    out: dict[str, float] = {}
+    codes = {}
+    for role in ("groups_train", "groups", "groups_pred"):
+        out[f"factorise {role}"], found = cpu_time(lambda r=role: sorted_short_string_codes(d[r]))
+        codes[role] = found[0]
+    sizes = {"groups": 2}
+    for role, groups in (("tasks_train", "groups_train"), ("tasks", "groups"),
+                         ("tasks_pred", "groups_pred")):  # fmt: skip
+        plan = digit_plan(d[role].shape[0], sizes)
+        out[f"count {role}"] = cpu_time(
+            lambda r=role, g=groups, p=plan: digit_joint_counts(
+                {"tasks": d[r]}, {"groups": codes[g]}, sizes, p
+            )
+        )[0]
+    return out
+
+
+def primitives_floor(times: dict[str, float]) -> tuple[float, float]:
+    """The primitives of the three calls and of counting once, summed.
+
+    Three calls: the training groups three times, the evaluation groups twice
+    (A->T, T->A), the predicted groups twice (mals, T->A); the training tasks three
+    times, the evaluation tasks twice (A->T, T->A: groups and predicted groups in
+    one pass), the predicted tasks twice (mals, A->T). Counted once: each once.
+    """
+    f = {k.split()[-1]: v for k, v in times.items() if k.startswith("factorise")}
+    c = {k.split()[-1]: v for k, v in times.items() if k.startswith("count")}
+    three = 3 * f["groups_train"] + 2 * f["groups"] + 2 * f["groups_pred"]
+    three += 3 * c["tasks_train"] + 2 * c["tasks"] + 2 * c["tasks_pred"]
+    return three, sum(f.values()) + sum(c.values())
 
 
 def cpu_time(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -295,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     v_three, v_once, v_np = ours_single(d), ours_counted_once(d), numpy_single(d)  # warm up
     np.testing.assert_allclose(v_three, v_np, rtol=1e-9, atol=1e-12)
     assert v_once == v_three, (v_once, v_three)
-    runs = []
+    runs, primitives = [], []
     for _ in range(args.repeat):  # interleaved: every repeat sees the same load
         bw = copy_bandwidth(src, dst)
         runs.append(
@@ -308,7 +347,10 @@ def main(argv: list[str] | None = None) -> int:
                 bw,
             )
         )
+        primitives.append(primitive_times(d))
     floor, floor_codes, t_ours, t_once, t_np, bw = np.median(np.array(runs), axis=0)
+    step = {k: float(np.median([p[k] for p in primitives])) for k in primitives[0]}
+    prim_three, prim_once = primitives_floor(step)
     del src, dst
     t_loop = loop_single(d, args.loop_tasks) * (d["tasks"].shape[1] / args.loop_tasks)
     print(
@@ -338,6 +380,15 @@ def main(argv: list[str] | None = None) -> int:
         f"\nbiasamp: three calls {t_ours / floor:.1f}x, counted once {t_once / floor:.1f}x the "
         f"floor ({t_once / floor_codes:.1f}x the floor over codes); values equal to the numpy "
         "baseline (asserted).\n"
+    )
+    print("| primitive (each timed alone, median) | CPU ms |")
+    print("|---|---|")
+    for name, t in step.items():
+        print(f"| {name} | {1e3 * t:.2f} |")
+    print(
+        f"\nprimitives floor: three calls {1e3 * prim_three:.1f} ms ({prim_three / floor:.1f}x the "
+        f"floor; 7 factorisations + 7 passes), counted once {1e3 * prim_once:.1f} ms "
+        f"({prim_once / floor:.1f}x; 3 + 3).\n"
     )
 
     c = coco()

@@ -3,8 +3,9 @@
 Hypothesis runs derandomized under CI (``CI`` set), so a submission's CI run is
 reproducible; locally it explores new examples every run.
 
-Two tiers: ``python -m pytest`` runs everything (CI runs this); ``python -m pytest -m
-"not slow"`` is the fast tier (about a minute on two idle cores, docs/benchmarks.md). A test is
+Two tiers: ``python -m pytest -n auto --dist loadgroup`` runs everything (CI runs this);
+``python -m pytest -n auto --dist loadgroup -m "not slow"`` is the fast tier (docs/benchmarks.md,
+"Test tiers", says what each costs). A test is
 ``slow`` when its file is in :data:`SLOW_FILES` (Spark, the real browser,
 ``torch.distributed``, Dask clusters, the gallery, the documentation build, mypy, long
 property tests), when it is listed in ``tests/slow_tests.txt`` (single tests measured
@@ -22,6 +23,7 @@ changed or deleted a file of the checkout (ignored files, such as caches, aside)
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import os
 import re
@@ -29,6 +31,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _pytest.mark.expression import Expression
@@ -93,10 +96,55 @@ def is_slow(item: pytest.Item) -> bool:
     )
 
 
+#: Shared fixtures cheap enough to build in every worker (grouping their tests is not needed).
+CHEAP_SHARED_FIXTURES = frozenset({"checkout_untouched", "_in_a_scratch_folder"})
+
+
+def _ours(fixturedef: Any) -> bool:
+    """Whether a fixture is defined in this test suite (not pytest's or a plugin's, such as
+    the session-scoped ``tmp_path_factory`` every ``tmp_path`` uses)."""
+    function = inspect.unwrap(getattr(fixturedef, "func", None))
+    try:
+        source = inspect.getsourcefile(function)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return source is not None and Path(source).resolve().is_relative_to(TESTS)
+
+
+def shared_fixture_group(item: pytest.Item) -> str | None:
+    """The worker group of a test that uses a session- or module-scoped fixture.
+
+    The README runs the suite in parallel (``-n auto --dist loadgroup``, pytest-xdist):
+    every worker builds the shared fixtures its own tests need, so the tests of one
+    costly fixture (the SparkSession, a documentation build, a report rendered once
+    per file) are grouped to run in one worker, which builds it once. A session
+    fixture groups its tests across files (``session:spark``), a module fixture the
+    tests of its file (``module:<path>``); ``None`` for every other test.
+    """
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    module = None
+    for name in getattr(item, "fixturenames", ()):
+        definitions = info.name2fixturedefs.get(name)
+        if not definitions or name in CHEAP_SHARED_FIXTURES or not _ours(definitions[-1]):
+            continue
+        scope = definitions[-1].scope
+        if scope == "session":
+            return f"session:{name}"
+        if scope == "module":
+            module = f"module:{Path(str(item.path)).resolve().relative_to(TESTS).as_posix()}"
+    return module
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if is_slow(item):
             item.add_marker(pytest.mark.slow)
+        group = shared_fixture_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _excludes_slow(markexpr: str) -> bool:

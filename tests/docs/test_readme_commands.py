@@ -24,8 +24,14 @@ def test_the_first_commands_are_the_demo_then_the_fast_tier() -> None:
     assert "demo" in COMMANDS
     install, fast = commands[1].rsplit(" && ", 1)
     assert install == 'pip install torch==2.13.0 && pip install -e ".[test,docs]"'
-    assert fast == 'python -m pytest -m "not slow" -q'
-    assert commands[2] == "python -m pytest -q"  # the full suite after the first check
+    # in parallel (pytest-xdist), the tests of one shared fixture in one worker
+    assert fast == 'python -m pytest -n auto --dist loadgroup -m "not slow" -q'
+    assert commands[2] == "python -m pytest -n auto --dist loadgroup -q"  # the full suite
+
+
+def test_ci_runs_the_readme_full_suite_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"\n{_first_block()[2]}\n" in ci
 
 
 def test_the_costs_stated_are_those_docs_benchmarks_records() -> None:

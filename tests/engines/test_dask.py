@@ -23,7 +23,7 @@ PRED = [f"pred_{t}" for t in TASKS]
 @pytest.fixture(scope="module")
 def client():
     with distributed.Client(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     ) as c:
         yield c
 

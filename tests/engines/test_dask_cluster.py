@@ -32,7 +32,7 @@ def client():
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: parallel test workers each start one
             host="127.0.0.1",
         ) as cluster,
         distributed.Client(cluster) as c,

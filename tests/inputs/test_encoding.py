@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from biasamp.inputs import _encoding
-from biasamp.inputs._encoding import factorize_labels
+from biasamp.inputs._encoding import factorize_labels, sorted_short_string_codes
 
 
 @settings(max_examples=60, deadline=None)
@@ -162,3 +162,114 @@ def test_two_arrow_strings_match_pandas(labels, with_null):
     assert got is not None
     np.testing.assert_array_equal(got[0], want_codes)
     assert list(got[1]) == list(want_uniques)
+
+
+# --- few short strings: codes in sorted order, block by block --------------------------
+
+
+def _check_sorted_codes(arr):
+    """Codes and uniques of :func:`sorted_short_string_codes` equal ``np.unique``'s."""
+    found = sorted_short_string_codes(arr)
+    assert found is not None
+    codes, uniques = found
+    want_uniques, inverse = np.unique(arr, return_inverse=True)
+    assert uniques.tolist() == want_uniques.tolist()
+    assert uniques.tolist() == sorted(set(arr.tolist()))  # Python's order of str / bytes
+    np.testing.assert_array_equal(codes, inverse.ravel())
+    assert codes.dtype == np.int32
+    return codes, uniques
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(sorted(_ALPHABETS)).flatmap(
+        lambda name: st.lists(
+            st.text(_ALPHABETS[name], min_size=0, max_size=4), min_size=1, max_size=60
+        )
+    ),
+    st.integers(1, 8),
+    st.integers(1, 5),
+)
+def test_sorted_short_strings_match_unique(labels, block, sample):
+    # tiny blocks (several per array) and a sample that misses labels (more rounds)
+    arr = np.array(labels)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(_encoding, "_BLOCK_ROWS", block)
+        monkeypatch.setattr(_encoding, "_SAMPLE_ROWS", sample)
+        found = sorted_short_string_codes(arr)
+    if found is not None:
+        _check_sorted_codes(arr)
+    # sampling every row (the default for so few), it refuses only what it cannot key
+    words = _encoding._words(arr)
+    fits = any(
+        int(words.max()) < limit and words.shape[1] * size <= 8
+        for limit, size in _encoding._PACKINGS
+    )
+    if fits and len(set(labels)) <= _encoding._FEW_LABELS:
+        _check_sorted_codes(arr)
+    else:
+        assert sorted_short_string_codes(arr) is None
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ["man", "woman", "woman", "man"],
+        ["woman"] * 5,  # one label
+        ["a\x00b", "ab", "a", "a\x00b"],  # NUL inside a label; a prefix sorts first
+        ["", "x", ""],
+        ["é", "e", "ß", "é"],
+        ["żółw", "жук", "żółw"],  # two bytes a character
+        ["🙂", "a🙂", "🙂"],  # four bytes a character, two characters
+        ["asian", "black", "white", "latino", "black"],  # more than two labels
+    ],
+)
+def test_sorted_short_strings_cases(labels):
+    arr = np.array(labels)
+    codes, uniques = _check_sorted_codes(arr)
+    assert uniques.dtype == arr.dtype
+    # big-endian, strided and byte strings give the same codes
+    np.testing.assert_array_equal(
+        sorted_short_string_codes(arr.astype(arr.dtype.newbyteorder(">")))[0], codes
+    )
+    np.testing.assert_array_equal(sorted_short_string_codes(np.repeat(arr, 2)[::2])[0], codes)
+    if all(ord(c) < 128 for label in labels for c in label):
+        _check_sorted_codes(arr.astype("S"))
+
+
+def test_sorted_short_strings_refuse_what_they_cannot_key():
+    assert sorted_short_string_codes(np.array(["abcdefghi", "x"])) is None  # 9 characters
+    assert sorted_short_string_codes(np.array(["🙂🙂🙂"])) is None  # 12 bytes
+    many = np.array([f"l{i}" for i in range(_encoding._FEW_LABELS + 1)])
+    assert sorted_short_string_codes(many) is None  # more labels than looked up
+    assert sorted_short_string_codes(np.array([1, 2])) is None
+    assert sorted_short_string_codes(np.array([], dtype="U3")) is None
+
+
+def test_sorted_short_strings_a_late_wide_character_is_refused():
+    # the first block holds code points below 256 only and fixes one byte a character; a
+    # later block holding a wider one is not narrowed (that would alias "š" with "a"):
+    # the general path takes the array
+    arr = np.array(["a"] * 7 + ["š"] + ["a"] * 3)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(_encoding, "_BLOCK_ROWS", 4)
+        assert sorted_short_string_codes(arr) is None
+    codes, uniques = factorize_labels(arr)
+    assert uniques.tolist() == ["a", "š"] and codes.tolist() == [0] * 7 + [1] + [0] * 3
+
+
+def test_sorted_short_strings_labels_found_late_are_renumbered():
+    # labels first seen after the first block join under the next ids; the codes are
+    # renumbered to the sorted order at the end
+    arr = np.array(["m", "m", "m", "m", "w", "a", "m", "z", "b", "a"])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(_encoding, "_BLOCK_ROWS", 4)
+        codes, uniques = sorted_short_string_codes(arr)
+    assert uniques.tolist() == ["a", "b", "m", "w", "z"]
+    assert codes.tolist() == [2, 2, 2, 2, 3, 0, 2, 4, 1, 0]
+
+
+def test_sorted_short_strings_over_several_blocks():
+    rng = np.random.default_rng(0)
+    arr = rng.choice(np.array(["woman", "man", "nonbi"]), size=3 * _encoding._BLOCK_ROWS + 5)
+    _check_sorted_codes(arr)

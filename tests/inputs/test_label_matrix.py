@@ -361,6 +361,50 @@ def test_one_hot_matrix_is_built_from_its_codes_when_read():
         LabelMatrix(None, ("a",), "groups")
 
 
+def test_sparse_ones_are_kept_as_their_pattern():
+    # a canonical CSR matrix whose stored entries are all 1 is checked in place and kept
+    # as the caller's arrays; its float64 values are built when first read
+    user = sp.csr_matrix(np.array([[1, 0, 1], [0, 0, 0], [0, 1, 1], [1, 0, 0]], dtype=np.int8))
+    want = user.toarray().astype(float)
+    m = as_label_matrix(user, arg="tasks", names=("a", "b", "c"))
+    assert m._values is None and m.ones is not None and m.ones_pattern() is m.ones
+    assert np.shares_memory(m.ones.indices, user.indices)  # no copy
+    assert np.shares_memory(m.ones.indptr, user.indptr)
+    assert (m.n_rows, m.n_labels, m.is_sparse) == (4, 3, True)
+    assert m.counting_values() is m.ones
+    values = m.values
+    assert sp.isspmatrix_csr(values) and values.dtype == np.float64
+    np.testing.assert_array_equal(values.toarray(), want)
+    assert m.values is values  # built once
+    # row selections and realignments stay patterns, with the same entries
+    fresh = as_label_matrix(user, arg="tasks", names=("a", "b", "c"))
+    sub = fresh.take(np.array([3, 0]))
+    assert sub._values is None and sub.ones is not None
+    np.testing.assert_array_equal(sub.dense(), want[[3, 0]])
+    mask = fresh.take(np.array([True, False, True, True]))
+    np.testing.assert_array_equal(mask.dense(), want[[0, 2, 3]])
+    again = as_label_matrix(fresh, arg="tasks_pred", names=("c", "a", "b"), source="tasks")
+    assert again._values is None and again.names == ("c", "a", "b")
+    np.testing.assert_array_equal(again.dense(), want[:, [2, 0, 1]])
+    with pytest.raises(ValueError, match="column names differ"):
+        as_label_matrix(fresh, arg="tasks_pred", names=("a", "b"), source="tasks")
+    # read as probabilities: the float64 values
+    soft = as_label_matrix(fresh, arg="tasks_pred", names=("a", "b", "c"), soft=True)
+    assert soft.soft and soft._values is not None
+    np.testing.assert_array_equal(soft.dense(), want)
+    # the caller's matrix is untouched
+    assert user.dtype == np.int8 and user.toarray().tolist() == want.astype(int).tolist()
+
+
+def test_sparse_pattern_errors_name_the_argument():
+    with pytest.raises(
+        ValueError, match=_msg(ERR_N_COLUMNS, arg="tasks", got=2, expected=3, source="")
+    ):
+        as_label_matrix(sp.csr_matrix(np.eye(2, dtype=np.int8)), arg="tasks", names=("a", "b", "c"))
+    with pytest.raises(ValueError, match=_msg(ERR_EMPTY, arg="tasks")):
+        as_label_matrix(sp.csr_matrix((0, 2), dtype=np.int8), arg="tasks")
+
+
 # pandas strings (string dtype, categories) are factorised by pandas, never as objects
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

@@ -46,6 +46,7 @@ import scipy.sparse as sp
 
 from biasamp._memory import ALWAYS_FITS, check_allocation
 from biasamp._threads import single_threaded_blas
+from biasamp.counts._digit_counts import digit_joint_counts, digit_plan
 from biasamp.counts._poisson import BLOCK_ROWS, PoissonReplicates, check_n_boot
 from biasamp.counts._row_record import (
     ERR_POSITION_RANGE,
@@ -217,37 +218,36 @@ def _unit_weight_counts(
     weighted copy of the groups; a one-hot group role's totals by ``bincount``
     over its codes; a 0/1 task role's totals as the column sums of its joint
     counts with a one-hot group role (every row is in exactly one group). All of
-    these are integer counts, exact in any order of summation. Each group role is
-    made dense once (float32 straight from the codes when every product is exact
-    in float32), each 0/1 task role converted once, and BLAS limited to one thread
-    once for all the products.
+    these are integer counts, exact in any order of summation. A sparse 0/1 task
+    role with one-hot group roles is counted by :func:`_sparse_pattern_counts`
+    (one integer product per task matrix). Each other group role is made dense
+    once (float32 straight from the codes when every product is exact in
+    float32), each 0/1 task role converted once, and BLAS limited to one thread
+    once for all the products (not at all when no BLAS product is left).
     """
-    joint: dict[tuple[str, str], np.ndarray] = {}
+    joint: dict[tuple[str, str], np.ndarray] = _sparse_pattern_counts(present, group_roles)
     as_float32: dict[str, np.ndarray] = {}  # each 0/1 role converted once
     dense: dict[tuple[str, bool], np.ndarray] = {}  # each group role made dense once
     n = next(iter(present.values())).n_rows
+    left = [(g, t) for g, t in JOINT_KEYS if g in present and t in present and (g, t) not in joint]
     widest = max(m.n_labels for m in present.values())
-    with _one_blas_thread(4.0 * n * widest * widest):
-        for g, t in JOINT_KEYS:
-            if g in present and t in present:
-                zero_one = _is_zero_one(present[g]) and _is_zero_one(present[t])
-                values = present[t].counting_values() if zero_one else present[t].values
-                exact32 = zero_one and n < FLOAT32_EXACT_ROWS and not sp.issparse(values)
-                if exact32 and t not in as_float32:
-                    as_float32[t] = _zero_one_float32(cast(np.ndarray, values))
-                if exact32:
-                    values = as_float32[t]
-                if (g, exact32) not in dense:
-                    dense[(g, exact32)] = _dense_groups(present[g], float32=exact32)
-                joint[(g, t)] = _unweighted_crossprod(
-                    dense[(g, exact32)], values, zero_one=zero_one
-                )
+    with _one_blas_thread(4.0 * n * widest * widest if left else 0.0):
+        for g, t in left:
+            zero_one = _is_zero_one(present[g]) and _is_zero_one(present[t])
+            values = present[t].counting_values() if zero_one else present[t].values
+            exact32 = zero_one and n < FLOAT32_EXACT_ROWS and not sp.issparse(values)
+            if exact32 and t not in as_float32:
+                as_float32[t] = _zero_one_float32(cast(np.ndarray, values))
+            if exact32:
+                values = as_float32[t]
+            if (g, exact32) not in dense:
+                dense[(g, exact32)] = _dense_groups(present[g], float32=exact32)
+            joint[(g, t)] = _unweighted_crossprod(dense[(g, exact32)], values, zero_one=zero_one)
     ones = None
     totals: dict[str, np.ndarray] = {}
     for role, matrix in present.items():
         if matrix.codes is not None:
-            counts = np.bincount(matrix.codes, minlength=matrix.n_labels)
-            totals[role] = counts.astype(np.float64)
+            totals[role] = _code_counts(matrix.codes, matrix.n_labels)
             continue
         one_hot = [
             joint[(g, role)]
@@ -269,6 +269,57 @@ def _unit_weight_counts(
             with _one_blas_thread(values.size):
                 totals[role] = np.asarray(ones @ values, dtype=np.float64)
     return totals, joint
+
+
+def _code_counts(codes: np.ndarray, k: int) -> np.ndarray:
+    """Rows of each of ``k`` labels (float64) from one-hot codes: one count of the nonzero
+    codes for two labels, a ``bincount`` otherwise (which first widens the codes)."""
+    if k == 2:
+        second = np.count_nonzero(codes)
+        return np.array([codes.shape[0] - second, second], dtype=np.float64)
+    return np.bincount(codes, minlength=k).astype(np.float64)
+
+
+def sparse_pattern(matrix: LabelMatrix) -> sp.csr_matrix | None:
+    """The CSR matrix of a sparse 0/1 role whose stored entries are all 1 (each stored
+    once), or None: a checked, not soft, sparse matrix (scipy input with explicit
+    zeros was pruned when it was checked)."""
+    if not matrix.is_sparse or matrix.codes is not None or not _is_zero_one(matrix):
+        return None
+    pattern = matrix.ones_pattern()
+    return pattern if pattern is not None else cast(sp.csr_matrix, matrix.values)
+
+
+def _sparse_pattern_counts(
+    present: Mapping[str, LabelMatrix], group_roles: Sequence[str]
+) -> dict[tuple[str, str], np.ndarray]:
+    """The joint counts of each sparse 0/1 task role with the one-hot group roles, by
+    :func:`~biasamp.counts._digit_counts.digit_joint_counts` (one pass over the task
+    matrix per vector of digits instead of one product per group role); ``{}`` when a
+    group role is not one-hot or no task role is such a matrix. A role needing more
+    vectors than there are group roles keeps the products."""
+    groups = [g for g in group_roles if g in present]
+    if not groups or any(present[g].codes is None for g in groups):
+        return {}
+    patterns: dict[str, sp.csr_matrix] = {}
+    for t in TASK_ROLES:
+        pattern = sparse_pattern(present[t]) if t in present else None
+        if pattern is not None:
+            patterns[t] = pattern
+    if not patterns:
+        return {}
+    n = next(iter(present.values())).n_rows
+    if n == 0:  # nothing to count (an empty chunk of a stream): the products give zeros
+        return {}
+    sizes = {g: present[g].n_labels for g in groups}
+    plan = digit_plan(n, sizes)
+    if len(plan.vectors) > len(groups):
+        return {}
+    codes = {g: cast(np.ndarray, present[g].codes) for g in groups}
+    joint: dict[tuple[str, str], np.ndarray] = {}
+    for t, (_, by_role) in digit_joint_counts(patterns, codes, sizes, plan).items():
+        joint.update({(g, t): counts for g, counts in by_role.items()})
+    return joint
 
 
 def _dense_groups(matrix: LabelMatrix, *, float32: bool) -> np.ndarray:

@@ -64,7 +64,11 @@ from biasamp.inputs._containers import (
     list_labels,
     to_native_numpy,
 )
-from biasamp.inputs._encoding import factorize_labels, factorize_two_arrow_strings
+from biasamp.inputs._encoding import (
+    factorize_labels,
+    factorize_two_arrow_strings,
+    sorted_short_string_codes,
+)
 
 ERR_ARG_NAME = "arg: expected the argument name (a str) for the error messages, got {got}."
 
@@ -215,6 +219,11 @@ class LabelMatrix:
     array (checked, never written to): the float64 ``values`` are then built
     from it when first read, and counting reads it as it is
     (:meth:`counting_values`), without a float64 copy.
+
+    ``ones``, when set, is a CSR matrix (over the caller's index arrays, never
+    written to) whose stored entries are all 1, each stored once: a checked
+    sparse 0/1 matrix. The float64 CSR ``values`` are built from it when first
+    read; counting reads its index arrays only (:meth:`ones_pattern`).
     """
 
     _values: np.ndarray | sp.csr_matrix | None
@@ -224,9 +233,15 @@ class LabelMatrix:
     codes: np.ndarray | None = field(default=None, repr=False, compare=False)
     validated: bool = field(default=False, repr=False, compare=False)
     zero_one: np.ndarray | None = field(default=None, repr=False, compare=False)
+    ones: sp.csr_matrix | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self._values is None and self.codes is None and self.zero_one is None:
+        if (
+            self._values is None
+            and self.codes is None
+            and self.zero_one is None
+            and self.ones is None
+        ):
             raise TypeError("LabelMatrix needs values, or the codes of a one-hot matrix.")
 
     @property
@@ -237,6 +252,8 @@ class LabelMatrix:
         if values is None:
             if self.zero_one is not None:
                 values = np.asarray(self.zero_one, dtype=np.float64)
+            elif self.ones is not None:
+                values = _float_ones(self.ones)
             else:
                 values = _one_hot_csr(cast(np.ndarray, self.codes), len(self.names))
             object.__setattr__(self, "_values", values)  # a cache of a frozen instance
@@ -244,13 +261,24 @@ class LabelMatrix:
 
     def counting_values(self) -> np.ndarray | sp.csr_matrix:
         """The matrix for a product that only counts: ``zero_one`` when set (integer or
-        boolean 0/1, no float64 copy), else :attr:`values`."""
-        return self.zero_one if self.zero_one is not None else self.values
+        boolean 0/1, no float64 copy), ``ones`` when set (its stored entries are 1 in
+        the caller's dtype), else :attr:`values`."""
+        if self.zero_one is not None:
+            return self.zero_one
+        return self.ones if self.ones is not None else self.values
+
+    def ones_pattern(self) -> sp.csr_matrix | None:
+        """The CSR matrix whose stored entries are all 1 when the matrix is a checked sparse
+        0/1 matrix held as its pattern (``ones``), else None. Only its ``indptr`` and
+        ``indices`` say anything (its values are 1 in whatever dtype the caller gave)."""
+        return self.ones
 
     @property
     def n_rows(self) -> int:
         if self.zero_one is not None:
             return int(self.zero_one.shape[0])
+        if self.ones is not None:
+            return int(self.ones.shape[0])
         if self._values is None:
             return int(cast(np.ndarray, self.codes).shape[0])
         return int(self._values.shape[0])
@@ -259,6 +287,8 @@ class LabelMatrix:
     def n_labels(self) -> int:
         if self.zero_one is not None:
             return int(self.zero_one.shape[1])
+        if self.ones is not None:
+            return int(self.ones.shape[1])
         if self._values is None:
             return len(self.names)
         return int(self._values.shape[1])
@@ -280,7 +310,21 @@ class LabelMatrix:
         codes = None if self.codes is None else self.codes[rows]
         values = None if self._values is None else self._values[rows]
         zero_one = None if self.zero_one is None else self.zero_one[rows]
-        return LabelMatrix(values, self.names, self.arg, self.soft, codes, self.validated, zero_one)
+        # a selection of rows of a pattern is one: its entries stay 1, each stored once
+        ones = None if self.ones is None or values is not None else self.ones[rows]
+        return LabelMatrix(
+            values, self.names, self.arg, self.soft, codes, self.validated, zero_one, ones
+        )
+
+
+def _float_ones(pattern: sp.csr_matrix) -> sp.csr_matrix:
+    """The float64 CSR matrix of a pattern whose stored entries are all 1 (index arrays
+    shared)."""
+    matrix = sp.csr_matrix(
+        (np.ones(pattern.indices.shape[0]), pattern.indices, pattern.indptr), shape=pattern.shape
+    )
+    matrix.has_canonical_format = bool(pattern.has_canonical_format)
+    return matrix
 
 
 def _one_hot_csr(codes: np.ndarray, n_labels: int) -> sp.csr_matrix:
@@ -344,6 +388,9 @@ def _encode_1d(
 ) -> tuple[tuple[Any, ...], np.ndarray]:
     """The label names of 1-D labels and each row's column among them (its one-hot code)."""
     arr = _integral_floats(arr)
+    few = sorted_short_string_codes(arr)  # few short strings: codes in sorted order
+    if few is not None:
+        return _columns_of_codes(few[0], few[1], arg, names, source, False)
     try:
         codes, uniques = _factorize(arr)
     except TypeError as exc:  # lists or sets as labels: multi-label data in one column
@@ -888,6 +935,9 @@ def _from_array(x: Any, columns: tuple[Any, ...] | None, r: _Request) -> LabelMa
         raw: Any = x
         if raw.ndim != 2:
             raise ValueError(ERR_NDIM.format(arg=arg, ndim=raw.ndim))
+        pattern = _ones_pattern(raw)
+        if pattern is not None:  # checked in place: its float64 values are built when read
+            return _pattern_matrix(pattern, columns, arg, names, source, soft=soft)
         values = _checked_csr(raw, arg, soft)
     else:
         arr = np.asarray(x)
@@ -977,27 +1027,66 @@ def _one_column_frame(
     return values, (column,)
 
 
-def _checked_csr(raw: Any, arg: str, soft: bool) -> sp.csr_matrix:
-    """A scipy.sparse matrix as a validated float64 CSR matrix without explicit zeros.
+def _ones_pattern(raw: Any) -> sp.csr_matrix | None:
+    """The common case of sparse input, canonical 0/1 indicators (every stored entry a 1),
+    as a CSR matrix over the caller's arrays (shared, never written to), or None.
 
-    The common case, canonical 0/1 indicators (every stored entry a 1), is
-    checked with one comparison over the stored entries and needs no rewrite;
-    otherwise a copy is summed, checked and pruned (the caller's arrays are
-    never modified).
+    Checked with scipy's canonical-format check (cached on the caller's matrix) and one
+    comparison of the stored entries in their own dtype (one byte per entry for int8
+    indicators): 1s only are finite, 0/1 and not zero; no float64 copy is made.
     """
-    if (
+    if not (
         raw.format == "csr"
         and raw.data.dtype.kind in "biuf"
-        # scipy's check, cached on the caller's matrix; then one comparison in raw's own
-        # dtype (one byte per entry for int8 indicators): 1s only are finite, 0/1, not zero
         and raw.has_canonical_format
-        and bool(np.all(raw.data == 1))
+        and _all_ones(raw.data)
     ):
-        ones = sp.csr_matrix(  # raw's index arrays, shared (as the conversion below does)
-            (np.ones(raw.data.shape[0]), raw.indices, raw.indptr), shape=raw.shape
-        )
-        ones.has_canonical_format = True
-        return ones
+        return None
+    if type(raw) is sp.csr_matrix:  # the caller's matrix itself (never written to)
+        return raw
+    pattern = sp.csr_matrix((raw.data, raw.indices, raw.indptr), shape=raw.shape)
+    pattern.has_canonical_format = True
+    return pattern
+
+
+def _all_ones(data: np.ndarray) -> bool:
+    """Whether every entry is 1: its smallest and largest entries (two reductions, no
+    temporary; a NaN makes both comparisons false)."""
+    if data.size == 0:
+        return True
+    if data.dtype == np.bool_:
+        return bool(data.all())
+    return bool(data.min() == 1) and bool(data.max() == 1)
+
+
+def _pattern_matrix(
+    pattern: sp.csr_matrix,
+    columns: tuple[Any, ...] | None,
+    arg: str,
+    names: Sequence[Any] | None,
+    source: str | None,
+    *,
+    soft: bool,
+) -> LabelMatrix:
+    """A checked sparse 0/1 matrix held as its pattern (see ``LabelMatrix.ones``)."""
+    if pattern.shape[0] == 0:
+        raise ValueError(ERR_EMPTY.format(arg=arg))
+    if pattern.shape[1] == 0:
+        raise ValueError(ERR_NO_COLUMNS.format(arg=arg))
+    aligned, label_names = _align_columns(pattern, columns, arg, names, source)
+    return LabelMatrix(
+        None,
+        _plain_names(label_names),
+        arg,
+        soft=soft,
+        validated=True,
+        ones=cast(sp.csr_matrix, aligned),
+    )
+
+
+def _checked_csr(raw: Any, arg: str, soft: bool) -> sp.csr_matrix:
+    """A scipy.sparse matrix as a validated float64 CSR matrix without explicit zeros:
+    a copy is summed, checked and pruned (the caller's arrays are never modified)."""
     csr: sp.csr_matrix = sp.csr_matrix(raw, dtype=np.float64).copy()  # never modify raw
     csr.sum_duplicates()
     _check_values(np.asarray(csr.data), arg, soft)
@@ -1019,6 +1108,10 @@ def _realigned(
         if not soft:
             return _compact_matrix(matrix.zero_one, matrix.names, arg, names, source, zero_one=True)
         built = matrix.values  # read as probabilities from here on: the float64 values
+    if built is None and matrix.ones is not None:  # a checked sparse 0/1 pattern
+        if not soft and not matrix.soft:
+            return _pattern_matrix(matrix.ones, matrix.names, arg, names, source, soft=False)
+        built = matrix.values
     aligned, label_names = _align_columns(
         np.empty((0, matrix.n_labels)) if built is None else built,
         matrix.names,
