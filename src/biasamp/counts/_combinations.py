@@ -1063,7 +1063,8 @@ def observed_combinations(
     eval_column: int | None = None,
     progress: bool = False,
 ) -> tuple[Combinations, np.ndarray]:
-    """M as the reference builds it, and ``C^T @ weights`` over its combinations: (K, k).
+    """M as the reference builds it, and ``C^T @ weights`` over its combinations: (K, k),
+    in the weights' dtype (float32 weights give exact float32 sums).
 
     ``train_exact[p]`` is the training weight of rows whose task set is exactly
     pattern ``p``; ``eval_support`` the evaluation ground-truth weight per pattern.
@@ -1094,7 +1095,7 @@ def observed_combinations(
     combos = Combinations(items, sizes[idx].astype(np.int64), task_names)
     if eval_column is None:
         weights = np.column_stack([eval_support, weights])
-    # float32 weights are summed in float32 (exact integers), the kept rows become float64
+    # float32 weights are summed in float32 (exact integers) and stay float32
     counts = containment_counts(pattern_bool, combos, weights, progress=progress, native=True)
     keep = counts[:, 0 if eval_column is None else eval_column] >= min_count
     if not keep.any():
@@ -1104,9 +1105,7 @@ def observed_combinations(
     perm = _canonical_order(pattern_bool[idx[kept]], sizes[idx[kept]])
     rows = kept[perm]
     combos = Combinations(items[rows], combos.sizes[rows], task_names)
-    kept_counts = np.take(counts, rows, axis=0)[:, 1 if eval_column is None else 0 :]
-    del counts
-    return combos, kept_counts.astype(np.float64)
+    return combos, np.take(counts, rows, axis=0)[:, 1 if eval_column is None else 0 :]
 
 
 def _fmt(x: float) -> str:

@@ -196,7 +196,8 @@ def _combination_table(
     totals: dict[str, np.ndarray] = dict(table.group_totals)
     joint: dict[tuple[str, str], np.ndarray] = {}
     for kind, key, shape, a, b in spec:
-        values = counts[:, a:b].T.reshape(shape + (counts.shape[0],))
+        # one copy per block: transposed, float64 (the counts may be exact float32 sums)
+        values = counts[:, a:b].T.astype(np.float64, order="C").reshape(shape + (len(counts),))
         if kind == "totals":
             totals[key] = values
         else:
