@@ -203,7 +203,8 @@ def union_keys(*arrays: np.ndarray) -> np.ndarray:
     numbers = _key_integers(keys)
     if numbers is None:
         return np.unique(keys)
-    numbers.sort()
+    # a merge sort finds the sorted runs (the tables' keys are sorted): a few merges
+    numbers.sort(kind="stable")
     first = np.ones(numbers.size, dtype=bool)
     np.not_equal(numbers[1:], numbers[:-1], out=first[1:])
     return _integers_to_keys(numbers[first], keys.dtype)
