@@ -524,11 +524,14 @@ def _masks(pattern_bool: np.ndarray) -> np.ndarray:
 def _item_masks(items: np.ndarray, n_tasks: int) -> np.ndarray:
     """The ``(K, W)`` uint64 word masks of combinations given as padded items (-1 = none)."""
     k = items.shape[0]
-    out = np.zeros((k, max(1, -(-n_tasks // 64))), dtype=np.uint64)
+    n_words = max(1, -(-n_tasks // 64))
+    out = np.zeros((k, n_words), dtype=np.uint64)
+    one, zero = np.uint64(1), np.uint64(0)
     for column in items.T:  # a row holds each task once: one bit per row and column
-        rows = np.flatnonzero(column >= 0)
-        tasks = column[rows].astype(np.int64)
-        out[rows, tasks // 64] |= np.left_shift(np.uint64(1), (tasks % 64).astype(np.uint64))
+        tasks = column.astype(np.int64)
+        bit = np.left_shift(one, (np.maximum(tasks, 0) % 64).astype(np.uint64))
+        for w in range(n_words):  # whole-column passes, no gathered rows
+            out[:, w] |= np.where((tasks >= 0) & (tasks // 64 == w), bit, zero)
     return out
 
 
