@@ -157,6 +157,7 @@ def _kernel_settings(**values: object) -> Iterator[None]:
     typed_flush=st.sampled_from([0.0, float("inf")]),
     typed_tables=st.sampled_from([0.0, float("inf")]),
     fold_low_bits=st.sampled_from([0, 2, 8]),
+    as_keys=st.booleans(),
 )
 def test_containment_counts_match_brute_force(
     seed,
@@ -170,6 +171,7 @@ def test_containment_counts_match_brute_force(
     typed_flush,
     typed_tables,
     fold_low_bits,
+    as_keys,
 ):
     """The prefix-tree count equals C^T W from the dense containment matrix (any word count),
     with superset-sum tables forced (0), allowed (1) or forbidden (inf) at the nodes, one
@@ -177,7 +179,8 @@ def test_containment_counts_match_brute_force(
     masks gathered or handed down, and float32 integer weights (exact) or float64 ones.
     "repeated" float32 rows (a few distinct rows and some others) have weight types: the
     hits and the tables then count per type or read a type's row from one pattern
-    (each forced on or off), and the tables fold their low bits on a moved copy."""
+    (each forced on or off), and the tables fold their low bits on a moved copy. The
+    patterns are passed as a boolean matrix or as their keys (PatternSet)."""
     rng = np.random.default_rng(seed)
     patterns = np.unique(rng.random((60, n_tasks)) < 0.4, axis=0)
     pick = rng.random((25, n_tasks)) < 0.2
@@ -209,7 +212,12 @@ def test_containment_counts_match_brute_force(
         _TYPE_TABLE_FACTOR=typed_tables,
         _FOLD_LOW_BITS=fold_low_bits,
     ):
-        got = _combinations.containment_counts(patterns, combos, weights)
+        given_patterns = (
+            _combinations.PatternSet(_combinations.pattern_keys(patterns, n_tasks), n_tasks)
+            if as_keys
+            else patterns
+        )
+        got = _combinations.containment_counts(given_patterns, combos, weights)
     assert got.dtype == np.float64
     if weight_rows != "float":
         np.testing.assert_array_equal(got, expected)

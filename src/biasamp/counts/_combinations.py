@@ -45,6 +45,7 @@ import scipy.sparse as sp
 
 __all__ = [
     "Combinations",
+    "PatternSet",
     "check_combination_options",
     "containment_counts",
     "frequent_combinations",
@@ -226,6 +227,64 @@ def keys_to_indicator(keys: np.ndarray, n_tasks: int) -> np.ndarray:
     little = np.ascontiguousarray(words.astype("<u4")).view(np.uint8)  # (P, 4 * n_words)
     bits = np.unpackbits(little, axis=1, count=n_tasks, bitorder="little")
     return bits.view(bool)
+
+
+#: Number of set bits of every byte value.
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(
+    axis=1, dtype=np.int64
+)
+
+
+@dataclass(frozen=True)
+class PatternSet:
+    """Distinct patterns held as their sorted keys, not as a ``(P, T)`` boolean matrix
+    (8 bytes per pattern of up to 64 tasks instead of T): what the counting pass of
+    "observed" mode reads. :func:`containment_counts` and
+    :func:`observed_combinations` take it in place of the boolean matrix.
+
+    Attributes
+    ----------
+    keys : ndarray of shape (P,)
+        Pattern keys (:func:`pattern_keys`).
+    n_tasks : int
+        Number of tasks T.
+    """
+
+    keys: np.ndarray
+    n_tasks: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.keys), self.n_tasks)
+
+    def words(self) -> np.ndarray:
+        """The ``(P, ceil(T / 64))`` uint64 masks (bit ``t % 64`` of word ``t // 64``)."""
+        n32 = _n_words(self.n_tasks)
+        words32 = np.zeros((len(self.keys), n32 + n32 % 2), dtype="<u4")
+        words32[:, :n32] = np.ascontiguousarray(self.keys).view("<u4").reshape(-1, n32)
+        return words32.view("<u8").astype(np.uint64, copy=False)
+
+    def rows(self, index: np.ndarray) -> np.ndarray:
+        """The boolean task indicator of the patterns ``index``: (len(index), T)."""
+        return keys_to_indicator(self.keys[index], self.n_tasks)
+
+    def task_counts(self) -> np.ndarray:
+        """How many patterns hold each task: (T,) int64 (one byte histogram per byte)."""
+        as_bytes = np.ascontiguousarray(self.keys).view(np.uint8).reshape(len(self.keys), -1)
+        bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
+        counts = np.zeros(8 * as_bytes.shape[1], dtype=np.int64)
+        for byte in range(as_bytes.shape[1]):
+            histogram = np.bincount(as_bytes[:, byte], minlength=256)
+            counts[8 * byte : 8 * byte + 8] = histogram @ bits.astype(np.int64)
+        return counts[: self.n_tasks]
+
+    def sizes(self) -> np.ndarray:
+        """Number of tasks of each pattern: (P,) int64."""
+        as_bytes = np.ascontiguousarray(self.keys).view(np.uint8).reshape(len(self.keys), -1)
+        sizes = np.zeros(len(self.keys), dtype=np.int64)
+        for byte in range(as_bytes.shape[1]):
+            sizes += _BYTE_BITS[as_bytes[:, byte]]
+        return sizes
 
 
 def items_to_keys(items: np.ndarray, sizes: np.ndarray, n_tasks: int) -> np.ndarray:
@@ -505,7 +564,11 @@ def _grouped_columns(
 
 def _rarest_first(pattern_bool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Task order by ascending number of patterns holding the task, and each task's rank."""
-    freq = pattern_bool.sum(axis=0)
+    return _rarest_first_counts(pattern_bool.sum(axis=0))
+
+
+def _rarest_first_counts(freq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_rarest_first` from the number of patterns holding each task."""
     order = np.argsort(freq, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
@@ -821,7 +884,7 @@ def _root_nodes(ranks: np.ndarray, n_pat: int, k: int) -> list[tuple[int, int]]:
 
 
 def containment_counts(
-    pattern_bool: np.ndarray,
+    pattern_bool: np.ndarray | PatternSet,
     combos: Combinations,
     weights: np.ndarray,
     *,
@@ -871,9 +934,12 @@ def containment_counts(
     out = np.zeros((k, weights.shape[1]), dtype=weights.dtype if native else np.float64)
     if k == 0:
         return out
-    masks = _masks(pattern_bool)
+    if isinstance(pattern_bool, PatternSet):
+        masks, freq = pattern_bool.words(), pattern_bool.task_counts()
+    else:
+        masks, freq = _masks(pattern_bool), pattern_bool.sum(axis=0)
     n_words = masks.shape[1]
-    order, rank = _rarest_first(pattern_bool)
+    order, rank = _rarest_first_counts(freq)
     width = combos.items.shape[1]
     valid = np.arange(width)[None, :] < combos.sizes[:, None]
     # every combination as its ascending task ranks, padded with n_tasks (small integers)
@@ -1034,7 +1100,7 @@ def containment_counts(
 
     subtrees = _root_nodes(ranks, n_pat, k)
     # largest first (combinations x patterns holding the first task), for an even load
-    support = pattern_bool.sum(axis=0)[order]
+    support = freq[order]
     subtrees.sort(key=lambda t: -(t[1] - t[0]) * int(support[min(ranks[t[0], 0], n_tasks - 1)]))
     n_threads = min(_threads_for_counting(), len(subtrees))
     if n_threads <= 1:
@@ -1054,7 +1120,7 @@ def containment_counts(
 
 
 def observed_combinations(
-    pattern_bool: np.ndarray,
+    pattern_bool: np.ndarray | PatternSet,
     train_exact: np.ndarray,
     eval_support: np.ndarray,
     task_names: tuple[Any, ...],
@@ -1075,7 +1141,18 @@ def observed_combinations(
     When ``eval_column`` is given, ``weights[:, eval_column]`` equals
     ``eval_support`` and is used instead of stacking a copy of the weights.
     """
-    sizes = np.count_nonzero(pattern_bool, axis=1)
+    patterns = pattern_bool
+
+    def rows_of(index: np.ndarray) -> np.ndarray:
+        """The boolean rows of the patterns ``index``."""
+        if isinstance(patterns, PatternSet):
+            return patterns.rows(index)
+        return np.asarray(patterns[index])
+
+    if isinstance(patterns, PatternSet):
+        sizes = patterns.sizes()
+    else:
+        sizes = np.count_nonzero(patterns, axis=1)
     top = np.inf if max_size is None else max_size
     candidate = (train_exact >= min_count) & (sizes >= min_size) & (sizes <= top)
     idx = np.nonzero(candidate)[0]
@@ -1095,7 +1172,7 @@ def observed_combinations(
             )
         )
     width = int(sizes[idx].max())
-    items = _indicator_items(pattern_bool[idx], sizes[idx], width)
+    items = _indicator_items(rows_of(idx), sizes[idx], width)
     combos = Combinations(items, sizes[idx].astype(np.int64), task_names)
     if eval_column is None:
         weights = np.column_stack([eval_support, weights])
@@ -1106,7 +1183,7 @@ def observed_combinations(
         raise ValueError(ERR_EMPTY_OBSERVED_EVAL.format(count=idx.size, min_count=_fmt(min_count)))
     kept = np.flatnonzero(keep)
     # the items of a pattern ascend already: sorting M only needs its order
-    perm = _canonical_order(pattern_bool[idx[kept]], sizes[idx[kept]])
+    perm = _canonical_order(rows_of(idx[kept]), sizes[idx[kept]])
     rows = kept[perm]
     combos = Combinations(items[rows], combos.sizes[rows], task_names)
     return combos, np.take(counts, rows, axis=0)[:, 1 if eval_column is None else 0 :]
