@@ -115,3 +115,34 @@ def test_observed_combinations_are_sorted_with_their_counts() -> None:
     assert combos.names() == expected
     for row, c in zip(counts, expected, strict=True):
         np.testing.assert_allclose(row, weights[contain(c)].sum(axis=0), rtol=0, atol=1e-12)
+
+
+def test_pattern_keys_read_0_1_bytes_as_booleans_and_other_values_as_nonzero() -> None:
+    """uint8 labels of 0/1 are packed as they are; a byte above 1, another dtype or a
+    strided view is compared with 0 first: every form gives the keys of the booleans."""
+    rng = np.random.default_rng(4)
+    bits = rng.random((50, 37)) < 0.4
+    expected = comb.pattern_keys(bits, 37)
+    as_bytes = bits.astype(np.uint8)
+    np.testing.assert_array_equal(comb.pattern_keys(as_bytes, 37), expected)
+    np.testing.assert_array_equal(comb.pattern_keys(as_bytes * 2, 37), expected)
+    np.testing.assert_array_equal(comb.pattern_keys(bits.astype(np.int8), 37), expected)
+    wide = np.zeros((50, 74), dtype=np.uint8)
+    wide[:, ::2] = as_bytes
+    np.testing.assert_array_equal(comb.pattern_keys(wide[:, ::2], 37), expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 1000), n_tasks=st.integers(1, 130))
+def test_pattern_set_reads_the_keys_like_the_boolean_matrix(seed: int, n_tasks: int) -> None:
+    """Masks, per-task counts, sizes and selected rows of a PatternSet equal those of the
+    boolean matrix its keys come from (one to five 32-task words)."""
+    rng = np.random.default_rng(seed)
+    bits = rng.random((120, n_tasks)) < 0.3
+    patterns = comb.PatternSet(comb.pattern_keys(bits, n_tasks), n_tasks)
+    assert patterns.shape == bits.shape
+    np.testing.assert_array_equal(patterns.words(), comb._masks(bits))
+    np.testing.assert_array_equal(patterns.task_counts(), bits.sum(axis=0))
+    np.testing.assert_array_equal(patterns.sizes(), bits.sum(axis=1))
+    index = rng.integers(0, len(bits), 17)
+    np.testing.assert_array_equal(patterns.rows(index), bits[index])

@@ -153,15 +153,34 @@ def _kernel_settings(**values: object) -> Iterator[None]:
     threads=st.sampled_from([1, 3]),
     split_cells=st.sampled_from([1, 1 << 20]),
     carry=st.sampled_from([0, 1 << 17]),
-    integer_weights=st.booleans(),
+    weight_rows=st.sampled_from(["integer", "float", "repeated"]),
+    typed_flush=st.sampled_from([0.0, float("inf")]),
+    typed_tables=st.sampled_from([0.0, float("inf")]),
+    fold_low_bits=st.sampled_from([0, 2, 8]),
+    as_keys=st.booleans(),
 )
 def test_containment_counts_match_brute_force(
-    seed, n_tasks, block, zeta, threads, split_cells, carry, integer_weights
+    seed,
+    n_tasks,
+    block,
+    zeta,
+    threads,
+    split_cells,
+    carry,
+    weight_rows,
+    typed_flush,
+    typed_tables,
+    fold_low_bits,
+    as_keys,
 ):
     """The prefix-tree count equals C^T W from the dense containment matrix (any word count),
     with superset-sum tables forced (0), allowed (1) or forbidden (inf) at the nodes, one
     or three threads over the root's subtrees, children split one at a time or together,
-    masks gathered or handed down, and float32 integer weights (exact) or float64 ones."""
+    masks gathered or handed down, and float32 integer weights (exact) or float64 ones.
+    "repeated" float32 rows (a few distinct rows and some others) have weight types: the
+    hits and the tables then count per type or read a type's row from one pattern
+    (each forced on or off), and the tables fold their low bits on a moved copy. The
+    patterns are passed as a boolean matrix or as their keys (PatternSet)."""
     rng = np.random.default_rng(seed)
     patterns = np.unique(rng.random((60, n_tasks)) < 0.4, axis=0)
     pick = rng.random((25, n_tasks)) < 0.2
@@ -173,8 +192,12 @@ def test_containment_counts_match_brute_force(
     for i, row in enumerate(combos_bool):
         items[i, : sizes[i]] = np.nonzero(row)[0]
     combos = _combinations.Combinations(items, sizes, tuple(range(n_tasks)))
-    if integer_weights:
+    if weight_rows == "integer":
         weights = rng.integers(0, 1000, (len(patterns), 3)).astype(np.float32)
+    elif weight_rows == "repeated":
+        kinds = rng.integers(0, 4, (4, 3)).astype(np.float32)
+        weights = kinds[rng.integers(0, 4, len(patterns))]
+        weights[rng.random(len(patterns)) < 0.2] = rng.integers(0, 9, 3)
     else:
         weights = rng.random((len(patterns), 3))
     contain = (patterns[:, None, :] | ~combos_bool[None, :, :]).all(axis=-1)  # (P, K)
@@ -185,10 +208,18 @@ def test_containment_counts_match_brute_force(
         _threads_for_counting=lambda: threads,
         _SPLIT_CELLS=split_cells,
         _CARRY_MASKS=carry,
+        _TYPE_FLUSH_SHARE=typed_flush,
+        _TYPE_TABLE_FACTOR=typed_tables,
+        _FOLD_LOW_BITS=fold_low_bits,
     ):
-        got = _combinations.containment_counts(patterns, combos, weights)
+        given_patterns = (
+            _combinations.PatternSet(_combinations.pattern_keys(patterns, n_tasks), n_tasks)
+            if as_keys
+            else patterns
+        )
+        got = _combinations.containment_counts(given_patterns, combos, weights)
     assert got.dtype == np.float64
-    if integer_weights:
+    if weight_rows != "float":
         np.testing.assert_array_equal(got, expected)
     else:
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
@@ -213,6 +244,30 @@ def test_threads_give_bit_identical_counts() -> None:
             runs.append(_combinations.containment_counts(patterns, combos, weights))
     np.testing.assert_array_equal(runs[0], runs[1])
     np.testing.assert_array_equal(runs[0], runs[2])
+
+
+def test_native_counts_keep_float32_weights_in_float32() -> None:
+    """``native=True`` sums float32 weights in float32 (exact integers): the same values
+    as the float64 result; float64 weights stay float64."""
+    rng = np.random.default_rng(8)
+    patterns = np.unique(rng.random((400, 12)) < 0.4, axis=0)
+    chosen = patterns[rng.choice(len(patterns), 60, replace=False)]
+    chosen = chosen[chosen.any(axis=1)]
+    sizes = chosen.sum(axis=1)
+    items = np.full((len(chosen), int(sizes.max())), -1, dtype=np.int64)
+    for i, row in enumerate(chosen):
+        items[i, : sizes[i]] = np.nonzero(row)[0]
+    combos = _combinations.Combinations(items, sizes, tuple(range(12)))
+    weights = rng.integers(0, 5, (len(patterns), 4)).astype(np.float32)
+    native = _combinations.containment_counts(patterns, combos, weights, native=True)
+    assert native.dtype == np.float32
+    plain = _combinations.containment_counts(patterns, combos, weights)
+    assert plain.dtype == np.float64
+    np.testing.assert_array_equal(native, plain)
+    as_double = weights.astype(np.float64)
+    assert _combinations.containment_counts(patterns, combos, as_double, native=True).dtype == (
+        np.float64
+    )
 
 
 def test_thread_count_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,10 +12,13 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import biasamp
 from biasamp import FragilePairWarning, MissingGroupWarning
 from biasamp.inputs._group_sizes import DEFAULT_MIN_CELL, ERR_MIN_CELL
+from biasamp.metrics import _pair_counts
 from biasamp.results._intervals import interval_words
 
 QUIET = {"min_group_size": None}
@@ -354,3 +357,15 @@ def test_the_top_pairs_plot_marks_fragile_pairs():
     hatched = [p for p in ax.patches if p.get_hatch() == "///"]
     assert len(hatched) == 2
     assert len(ax.collections) >= 1  # the intervals of delta as error bars
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.25]), max_size=40),
+    top=st.integers(0, 12),
+)
+def test_largest_first_is_the_stable_descending_order(values: list[float], top: int) -> None:
+    """The top positions (ties in position order) equal a full stable descending sort's."""
+    array = np.asarray(values)
+    expected = np.argsort(-array, kind="stable")[:top]
+    np.testing.assert_array_equal(_pair_counts._largest_first(array, top), expected)

@@ -45,6 +45,7 @@ import scipy.sparse as sp
 
 __all__ = [
     "Combinations",
+    "PatternSet",
     "check_combination_options",
     "containment_counts",
     "frequent_combinations",
@@ -142,7 +143,12 @@ def pattern_keys(values: np.ndarray | sp.csr_matrix, n_tasks: int) -> np.ndarray
         arr = np.asarray(values)
         n = arr.shape[0]
         packed = np.zeros((n, 4 * n_words), dtype=np.uint8)
-        packed[:, : -(-n_tasks // 8)] = np.packbits(arr != 0, axis=1, bitorder="little")
+        # 0/1 bytes are booleans already (no (n, T) comparison temporary)
+        is_bits = arr.dtype == np.bool_ or (
+            arr.dtype == np.uint8 and arr.flags.c_contiguous and (arr.size == 0 or arr.max() <= 1)
+        )
+        bits = arr.view(np.bool_) if is_bits else arr != 0
+        packed[:, : -(-n_tasks // 8)] = np.packbits(bits, axis=1, bitorder="little")
         words = packed.view("<u4").astype(np.uint32)  # little-endian words on any host
         return np.ascontiguousarray(words).view(np.dtype((np.void, 4 * n_words))).ravel()
     tasks = np.arange(n_tasks)
@@ -198,7 +204,8 @@ def union_keys(*arrays: np.ndarray) -> np.ndarray:
     numbers = _key_integers(keys)
     if numbers is None:
         return np.unique(keys)
-    numbers.sort()
+    # a merge sort finds the sorted runs (the tables' keys are sorted): a few merges
+    numbers.sort(kind="stable")
     first = np.ones(numbers.size, dtype=bool)
     np.not_equal(numbers[1:], numbers[:-1], out=first[1:])
     return _integers_to_keys(numbers[first], keys.dtype)
@@ -220,6 +227,64 @@ def keys_to_indicator(keys: np.ndarray, n_tasks: int) -> np.ndarray:
     little = np.ascontiguousarray(words.astype("<u4")).view(np.uint8)  # (P, 4 * n_words)
     bits = np.unpackbits(little, axis=1, count=n_tasks, bitorder="little")
     return bits.view(bool)
+
+
+#: Number of set bits of every byte value.
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(
+    axis=1, dtype=np.int64
+)
+
+
+@dataclass(frozen=True)
+class PatternSet:
+    """Distinct patterns held as their sorted keys, not as a ``(P, T)`` boolean matrix
+    (8 bytes per pattern of up to 64 tasks instead of T): what the counting pass of
+    "observed" mode reads. :func:`containment_counts` and
+    :func:`observed_combinations` take it in place of the boolean matrix.
+
+    Attributes
+    ----------
+    keys : ndarray of shape (P,)
+        Pattern keys (:func:`pattern_keys`).
+    n_tasks : int
+        Number of tasks T.
+    """
+
+    keys: np.ndarray
+    n_tasks: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.keys), self.n_tasks)
+
+    def words(self) -> np.ndarray:
+        """The ``(P, ceil(T / 64))`` uint64 masks (bit ``t % 64`` of word ``t // 64``)."""
+        n32 = _n_words(self.n_tasks)
+        words32 = np.zeros((len(self.keys), n32 + n32 % 2), dtype="<u4")
+        words32[:, :n32] = np.ascontiguousarray(self.keys).view("<u4").reshape(-1, n32)
+        return words32.view("<u8").astype(np.uint64, copy=False)
+
+    def rows(self, index: np.ndarray) -> np.ndarray:
+        """The boolean task indicator of the patterns ``index``: (len(index), T)."""
+        return keys_to_indicator(self.keys[index], self.n_tasks)
+
+    def task_counts(self) -> np.ndarray:
+        """How many patterns hold each task: (T,) int64 (one byte histogram per byte)."""
+        as_bytes = np.ascontiguousarray(self.keys).view(np.uint8).reshape(len(self.keys), -1)
+        bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
+        counts = np.zeros(8 * as_bytes.shape[1], dtype=np.int64)
+        for byte in range(as_bytes.shape[1]):
+            histogram = np.bincount(as_bytes[:, byte], minlength=256)
+            counts[8 * byte : 8 * byte + 8] = histogram @ bits.astype(np.int64)
+        return counts[: self.n_tasks]
+
+    def sizes(self) -> np.ndarray:
+        """Number of tasks of each pattern: (P,) int64."""
+        as_bytes = np.ascontiguousarray(self.keys).view(np.uint8).reshape(len(self.keys), -1)
+        sizes = np.zeros(len(self.keys), dtype=np.int64)
+        for byte in range(as_bytes.shape[1]):
+            sizes += _BYTE_BITS[as_bytes[:, byte]]
+        return sizes
 
 
 def items_to_keys(items: np.ndarray, sizes: np.ndarray, n_tasks: int) -> np.ndarray:
@@ -499,7 +564,11 @@ def _grouped_columns(
 
 def _rarest_first(pattern_bool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Task order by ascending number of patterns holding the task, and each task's rank."""
-    freq = pattern_bool.sum(axis=0)
+    return _rarest_first_counts(pattern_bool.sum(axis=0))
+
+
+def _rarest_first_counts(freq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_rarest_first` from the number of patterns holding each task."""
     order = np.argsort(freq, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
@@ -518,11 +587,14 @@ def _masks(pattern_bool: np.ndarray) -> np.ndarray:
 def _item_masks(items: np.ndarray, n_tasks: int) -> np.ndarray:
     """The ``(K, W)`` uint64 word masks of combinations given as padded items (-1 = none)."""
     k = items.shape[0]
-    out = np.zeros((k, max(1, -(-n_tasks // 64))), dtype=np.uint64)
+    n_words = max(1, -(-n_tasks // 64))
+    out = np.zeros((k, n_words), dtype=np.uint64)
+    one, zero = np.uint64(1), np.uint64(0)
     for column in items.T:  # a row holds each task once: one bit per row and column
-        rows = np.flatnonzero(column >= 0)
-        tasks = column[rows].astype(np.int64)
-        out[rows, tasks // 64] |= np.left_shift(np.uint64(1), (tasks % 64).astype(np.uint64))
+        tasks = column.astype(np.int64)
+        bit = np.left_shift(one, (np.maximum(tasks, 0) % 64).astype(np.uint64))
+        for w in range(n_words):  # whole-column passes, no gathered rows
+            out[:, w] |= np.where((tasks >= 0) & (tasks // 64 == w), bit, zero)
     return out
 
 
@@ -546,6 +618,101 @@ _SPLIT_CELLS = 1 << 20
 #: children gather theirs when they are popped (bounds the memory of the pending nodes).
 _CARRY_MASKS = 1 << 17
 _DESCRIPTION = "counting combinations"
+
+
+#: Most weight-row types (distinct rows of the weights) counted per type instead of per
+#: weight column (:class:`_WeightTypes`); the type index fits an int8 with the "other" mark.
+_MAX_TYPES = 32
+#: A row is a type only when the sample holds it this often (a share of the sampled rows).
+_TYPE_MIN_SHARE = 1e-3
+#: Weight rows sampled to find the types, and rows matched per vectorised step.
+_TYPE_SAMPLE = 1 << 16
+_TYPE_CHUNK = 1 << 14
+#: A flush counts its hits per type when its band of combinations x types is at most
+#: this share of the hits (the per-type counts are then turned into weight columns).
+_TYPE_FLUSH_SHARE = 0.25
+#: A superset-sum table counts per type when it has at least this many patterns per
+#: cell of its (types + 1) x 2**u integer table.
+_TYPE_TABLE_FACTOR = 2.0
+
+
+@dataclass(frozen=True)
+class _WeightTypes:
+    """The weight rows as a few frequent *types* (distinct rows): ``of[p]`` is the type of
+    pattern ``p`` (``len(rows)`` for a row of no type) and ``rows_t`` the ``(k, T)``
+    transposed rows of the types, sparse (most columns of a type are 0).
+
+    A sum of weight rows is then the per-type counts times the type rows, and counting
+    a pattern is one increment of a small integer table instead of ``k`` additions of a
+    row read from the ``(P, k)`` weights (a cache miss per pattern on large inputs). Only
+    for float32 weights, whose sums are exact integers (see :func:`containment_counts`):
+    the products then give the same bits in any order."""
+
+    of: np.ndarray
+    rows: np.ndarray
+    rows_t: sp.csr_matrix
+    alias: np.ndarray
+
+    @property
+    def n_types(self) -> int:
+        return int(self.rows.shape[0])
+
+    def combine(self, counts: np.ndarray) -> np.ndarray:
+        """Weight sums from per-type counts: ``counts`` (T, m) -> (m, k) float64."""
+        return np.asarray(self.rows_t @ counts, dtype=np.float64).T
+
+
+def _row_words(block: np.ndarray) -> np.ndarray:
+    """The float32 rows of a block as their bit patterns, two values per uint64 word
+    when the row length is even (half the passes), else uint32: (m, k / 2) or (m, k)."""
+    block = np.ascontiguousarray(block)
+    return block.view(np.uint64 if block.shape[1] % 2 == 0 else np.uint32)
+
+
+def _row_hashes(words: np.ndarray) -> np.ndarray:
+    """A uint64 hash of each row of uint32 words (equal rows, equal hashes): one pass per
+    column of a block that fits in cache, not a reduction over the short axis."""
+    h = np.zeros(words.shape[0], dtype=np.uint64)
+    for j in range(words.shape[1]):
+        h *= np.uint64(0x9E3779B97F4A7C15)  # wraps modulo 2**64
+        h += words[:, j]
+    return h
+
+
+def _weight_types(weights: np.ndarray) -> _WeightTypes | None:
+    """The frequent distinct rows of float32 ``weights`` (P, k) and the type of every
+    row (:class:`_WeightTypes`); ``None`` for float64 weights or when no row repeats
+    often enough. Types are found on a strided sample of rows and every row is matched
+    by a hash and then compared bit for bit, so a row is given a type only when it equals
+    that type's row exactly."""
+    n, k = weights.shape
+    if weights.dtype != np.float32 or n == 0 or k == 0:
+        return None
+    step = max(1, n // _TYPE_SAMPLE)
+    sample = _row_words(weights[::step])
+    distinct, first, counts = np.unique(_row_hashes(sample), return_index=True, return_counts=True)
+    keep = np.argsort(-counts, kind="stable")[:_MAX_TYPES]
+    keep = keep[counts[keep] >= max(2.0, _TYPE_MIN_SHARE * len(sample))]
+    if keep.size == 0:
+        return None
+    keep = np.sort(keep)  # ascending hashes
+    type_hashes, type_words = distinct[keep], sample[first[keep]]
+    n_types = len(keep)
+    of = np.full(n, n_types, dtype=np.int8)
+    for start in range(0, n, _TYPE_CHUNK):
+        words = _row_words(weights[start : start + _TYPE_CHUNK])
+        h = _row_hashes(words)
+        t = np.minimum(np.searchsorted(type_hashes, h), n_types - 1)
+        same = type_hashes[t] == h
+        for j in range(words.shape[1]):
+            same &= words[:, j] == type_words[t, j]
+        of[start : start + len(words)] = np.where(same, t, n_types)
+    # each type's row is read from one pattern of that type (the sampled one)
+    alias = np.arange(n, dtype=np.int32 if n < np.iinfo(np.int32).max else np.int64)
+    typed = np.flatnonzero(of < n_types)
+    alias[typed] = (first[keep] * step)[of[typed]]
+    rows = weights[first[keep] * step]
+    return _WeightTypes(of, rows, sp.csr_matrix(rows.T.astype(np.float64)), alias)
 
 
 def _threads_for_counting() -> int:
@@ -578,17 +745,22 @@ def _compress_bits(masks: np.ndarray, free: list[int]) -> np.ndarray:
     """
     words = masks[:, None] if masks.ndim == 1 else masks
     as_bytes = np.ascontiguousarray(words.astype("<u8", copy=False)).view(np.uint8)
-    out = np.zeros(words.shape[0], dtype=np.intp)
+    out: np.ndarray | None = None
     values = np.arange(256)
     shift = 0
+    cell_type = np.int32 if len(free) < 31 else np.intp  # half the bytes of intp cells
     for byte in sorted({t // 8 for t in free}):
         bits = [t % 8 for t in free if t // 8 == byte]
-        table = np.zeros(256, dtype=np.intp)
+        table = np.zeros(256, dtype=cell_type)
         for j, b in enumerate(bits):
-            table |= ((values >> b) & 1) << j
-        out |= table[as_bytes[:, byte]] << shift
+            table |= ((values >> b) & 1) << (shift + j)  # the lookup gives the shifted bits
+        part = table[as_bytes[:, byte]]
+        if out is None:
+            out = part
+        else:
+            out |= part
         shift += len(bits)
-    return out
+    return np.zeros(words.shape[0], dtype=cell_type) if out is None else out
 
 
 def _superset_sums(
@@ -597,6 +769,7 @@ def _superset_sums(
     want: np.ndarray,
     free: list[int],
     weights: np.ndarray,
+    types: _WeightTypes | None = None,
 ) -> np.ndarray:
     """Counts of the combinations ``want`` over the patterns ``rows`` (masks ``node``)
     by one superset-sum table: (len(want), k).
@@ -613,13 +786,29 @@ def _superset_sums(
     """
     u = len(free)
     cell = _compress_bits(node, free)
+    wanted = _compress_bits(want, free)
+    result: np.ndarray | None = None
+    if types is not None and cell.size >= _TYPE_TABLE_FACTOR * ((types.n_types + 1) << u):
+        # per-type counts: a table of (types + 1) x 2**u integers, one increment per pattern
+        # (the last row counts the patterns of no type, summed from the weights below)
+        t = types.of[rows]
+        n_types = types.n_types
+        counts = np.bincount(t.astype(np.intp) << u | cell, minlength=(n_types + 1) << u)
+        counts = counts.reshape(n_types + 1, 1 << u)
+        _fold_rows(counts[:n_types], u)
+        result = types.combine(counts[:n_types, wanted])
+        other = np.flatnonzero(t == n_types)
+        if other.size == 0:
+            return result
+        cell, rows = cell[other], rows[other]
+    elif types is not None:  # typed patterns read their row from a pattern of their type
+        rows = types.alias[rows]
     scatter = sp.coo_matrix(
         (np.ones(cell.size, dtype=weights.dtype), (cell, rows)), shape=(1 << u, weights.shape[0])
     )
     table = np.asarray(scatter @ weights)
-    _fold(table, u)
-    result: np.ndarray = table[_compress_bits(want, free)]
-    return result
+    summed = _fold_read(table, u, wanted)
+    return summed if result is None else result + summed
 
 
 def _fold(table: np.ndarray, u: int) -> None:
@@ -631,6 +820,41 @@ def _fold(table: np.ndarray, u: int) -> None:
     for j in range(u):
         halves = table.reshape(-1, 2, (1 << j) * k)
         halves[:, 0] += halves[:, 1]
+
+
+#: The low bits of a superset-sum table folded after moving them to the front (see
+#: :func:`_fold_read`).
+_FOLD_LOW_BITS = 8
+
+
+def _fold_read(table: np.ndarray, u: int, wanted: np.ndarray) -> np.ndarray:
+    """:func:`_fold` of a ``(2**u, k)`` table (in place, the table is then scratch), read
+    at the cells ``wanted``: (len(wanted), k).
+
+    Pass ``j`` adds blocks of ``2**j * k`` contiguous values, so the low passes run as
+    many short loops. They are run after the others, on a copy whose axes put the low
+    ``_FOLD_LOW_BITS`` bits of the cell first (one transposing copy, then every pass
+    adds long contiguous blocks); the wanted cells are read from that copy."""
+    k = table.shape[1]
+    low = min(_FOLD_LOW_BITS, u)
+    for j in range(low, u):
+        halves = table.reshape(-1, 2, (1 << j) * k)
+        halves[:, 0] += halves[:, 1]
+    moved = np.ascontiguousarray(table.reshape(-1, 1 << low, k).transpose(1, 0, 2))
+    block = moved.shape[1] * k
+    for j in range(low):
+        halves = moved.reshape(-1, 2, (1 << j) * block)
+        halves[:, 0] += halves[:, 1]
+    result: np.ndarray = moved[wanted & ((1 << low) - 1), wanted >> low]
+    return result
+
+
+def _fold_rows(table: np.ndarray, u: int) -> None:
+    """:func:`_fold` of a ``(m, 2**u)`` table whose cells run along the rows."""
+    m = table.shape[0]
+    for j in range(u):
+        halves = table.reshape(m, -1, 2, 1 << j)
+        halves[:, :, 0] += halves[:, :, 1]
 
 
 def _holds_all_words(want: np.ndarray, node: np.ndarray) -> np.ndarray:
@@ -660,11 +884,12 @@ def _root_nodes(ranks: np.ndarray, n_pat: int, k: int) -> list[tuple[int, int]]:
 
 
 def containment_counts(
-    pattern_bool: np.ndarray,
+    pattern_bool: np.ndarray | PatternSet,
     combos: Combinations,
     weights: np.ndarray,
     *,
     progress: bool = False,
+    native: bool = False,
 ) -> np.ndarray:
     """``C^T @ weights`` for the containment matrix ``C[p, m] = 1`` iff pattern ``p``
     holds every task of combination ``m``, without building ``C``: (K, k).
@@ -694,7 +919,8 @@ def containment_counts(
     depend on the number of threads. ``weights`` may be float32 (the products
     and tables then stay in float32: exact when every weight is an integer and
     every column sums to less than 2**24, which is when the callers pass it);
-    the result is float64.
+    the result is float64, or with ``native=True`` in the weights' dtype (float32
+    sums are then accumulated in float32, half the memory, and are exact).
     """
     from biasamp._progress import progress_iter
 
@@ -705,12 +931,15 @@ def containment_counts(
         weights = weights.astype(np.float64)
     if weights.ndim == 1:
         weights = weights[:, None]
-    out = np.zeros((k, weights.shape[1]))
+    out = np.zeros((k, weights.shape[1]), dtype=weights.dtype if native else np.float64)
     if k == 0:
         return out
-    masks = _masks(pattern_bool)
+    if isinstance(pattern_bool, PatternSet):
+        masks, freq = pattern_bool.words(), pattern_bool.task_counts()
+    else:
+        masks, freq = _masks(pattern_bool), pattern_bool.sum(axis=0)
     n_words = masks.shape[1]
-    order, rank = _rarest_first(pattern_bool)
+    order, rank = _rarest_first_counts(freq)
     width = combos.items.shape[1]
     valid = np.arange(width)[None, :] < combos.sizes[:, None]
     # every combination as its ascending task ranks, padded with n_tasks (small integers)
@@ -737,6 +966,7 @@ def containment_counts(
     bit_of = [np.uint64(1) << np.uint64(t % 64) for t in order.tolist()]
     n_cols = weights.shape[1]
     all_patterns = np.arange(n_pat, dtype=np.int32)  # half the traffic of int64 subsets
+    types = _weight_types(weights)
 
     def count_subtree(lo0: int, hi0: int) -> None:
         """Count the combinations ``lo0:hi0`` (in the sorted order; one child of the root)
@@ -759,8 +989,26 @@ def containment_counts(
                 return 0
             # the buffered hits come from one subtree: a narrow band of combinations
             first, last = int(c.min()), int(c.max()) + 1
+            band = last - first
+            if types is not None and band * types.n_types > _TYPE_FLUSH_SHARE * c.size:
+                p = types.alias[p]
+            elif types is not None:
+                # per-type counts of the band (type x combination; the last row counts the
+                # rows of no type, which are then summed from the weights)
+                t = types.of[p]
+                n_types = types.n_types
+                counts = np.bincount(
+                    t.astype(np.intp) * band + (c - first), minlength=(n_types + 1) * band
+                )
+                out[perm[first:last]] += types.combine(
+                    counts[: n_types * band].reshape(n_types, band)
+                )
+                other = np.flatnonzero(t == n_types)
+                if other.size == 0:
+                    return 0
+                c, p = c[other], p[other]
             pairs = sp.coo_matrix(
-                (np.ones(c.size, dtype=weights.dtype), (c - first, p)), shape=(last - first, n_pat)
+                (np.ones(c.size, dtype=weights.dtype), (c - first, p)), shape=(band, n_pat)
             )
             out[perm[first:last]] += pairs @ weights
             return 0
@@ -804,7 +1052,9 @@ def containment_counts(
                 and (1 << u) * n_cols <= _ZETA_MAX_CELLS
                 and (1 << u) * u * _ZETA_FACTOR <= db.size * (hi - lo)
             ):
-                out[perm[lo:hi]] += _superset_sums(node, db, combo_masks[lo:hi], free, weights)
+                out[perm[lo:hi]] += _superset_sums(
+                    node, db, combo_masks[lo:hi], free, weights, types
+                )
                 continue
             column = ranks[lo:hi, depth]
             cuts = np.nonzero(np.diff(column))[0] + 1
@@ -827,8 +1077,12 @@ def containment_counts(
                 else:
                     holds = (node[:, [word_of[r] for r in tasks]].T & bits[:, None]) != 0
                 flat = np.flatnonzero(holds)
-                ends = np.searchsorted(flat, np.arange(1, len(tasks) + 1) * db.size).tolist()
-                position = flat % db.size
+                offsets = np.arange(len(tasks)) * db.size
+                ends_at = np.searchsorted(flat, offsets + db.size)
+                # positions within the node: subtract each child's row offset (a remainder
+                # by db.size costs 4 times more)
+                position = flat - np.repeat(offsets, np.diff(ends_at, prepend=0))
+                ends = ends_at.tolist()
                 child_db = db[position]
                 child_node = node[position] if db.size <= _CARRY_MASKS else None
                 for j, end in enumerate(ends):
@@ -846,7 +1100,7 @@ def containment_counts(
 
     subtrees = _root_nodes(ranks, n_pat, k)
     # largest first (combinations x patterns holding the first task), for an even load
-    support = pattern_bool.sum(axis=0)[order]
+    support = freq[order]
     subtrees.sort(key=lambda t: -(t[1] - t[0]) * int(support[min(ranks[t[0], 0], n_tasks - 1)]))
     n_threads = min(_threads_for_counting(), len(subtrees))
     if n_threads <= 1:
@@ -866,7 +1120,7 @@ def containment_counts(
 
 
 def observed_combinations(
-    pattern_bool: np.ndarray,
+    pattern_bool: np.ndarray | PatternSet,
     train_exact: np.ndarray,
     eval_support: np.ndarray,
     task_names: tuple[Any, ...],
@@ -879,14 +1133,26 @@ def observed_combinations(
     eval_column: int | None = None,
     progress: bool = False,
 ) -> tuple[Combinations, np.ndarray]:
-    """M as the reference builds it, and ``C^T @ weights`` over its combinations: (K, k).
+    """M as the reference builds it, and ``C^T @ weights`` over its combinations: (K, k),
+    in the weights' dtype (float32 weights give exact float32 sums).
 
     ``train_exact[p]`` is the training weight of rows whose task set is exactly
     pattern ``p``; ``eval_support`` the evaluation ground-truth weight per pattern.
     When ``eval_column`` is given, ``weights[:, eval_column]`` equals
     ``eval_support`` and is used instead of stacking a copy of the weights.
     """
-    sizes = np.count_nonzero(pattern_bool, axis=1)
+    patterns = pattern_bool
+
+    def rows_of(index: np.ndarray) -> np.ndarray:
+        """The boolean rows of the patterns ``index``."""
+        if isinstance(patterns, PatternSet):
+            return patterns.rows(index)
+        return np.asarray(patterns[index])
+
+    if isinstance(patterns, PatternSet):
+        sizes = patterns.sizes()
+    else:
+        sizes = np.count_nonzero(patterns, axis=1)
     top = np.inf if max_size is None else max_size
     candidate = (train_exact >= min_count) & (sizes >= min_size) & (sizes <= top)
     idx = np.nonzero(candidate)[0]
@@ -906,20 +1172,21 @@ def observed_combinations(
             )
         )
     width = int(sizes[idx].max())
-    items = _indicator_items(pattern_bool[idx], sizes[idx], width)
+    items = _indicator_items(rows_of(idx), sizes[idx], width)
     combos = Combinations(items, sizes[idx].astype(np.int64), task_names)
     if eval_column is None:
         weights = np.column_stack([eval_support, weights])
-    counts = containment_counts(pattern_bool, combos, weights, progress=progress)
+    # float32 weights are summed in float32 (exact integers) and stay float32
+    counts = containment_counts(pattern_bool, combos, weights, progress=progress, native=True)
     keep = counts[:, 0 if eval_column is None else eval_column] >= min_count
     if not keep.any():
         raise ValueError(ERR_EMPTY_OBSERVED_EVAL.format(count=idx.size, min_count=_fmt(min_count)))
     kept = np.flatnonzero(keep)
     # the items of a pattern ascend already: sorting M only needs its order
-    perm = _canonical_order(pattern_bool[idx[kept]], sizes[idx[kept]])
+    perm = _canonical_order(rows_of(idx[kept]), sizes[idx[kept]])
     rows = kept[perm]
     combos = Combinations(items[rows], combos.sizes[rows], task_names)
-    return combos, counts[rows, 1 if eval_column is None else 0 :]
+    return combos, np.take(counts, rows, axis=0)[:, 1 if eval_column is None else 0 :]
 
 
 def _fmt(x: float) -> str:

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from biasamp.counts._combinations import (
     Combinations,
+    PatternSet,
     check_combination_options,
     containment_counts,
     frequent_combinations,
@@ -100,15 +101,15 @@ _OPTION_DEFAULTS: dict[str, Any] = {
 class _Containment:
     """M and the way to turn pattern counts into combination counts.
 
-    ``observed`` mode keeps the pattern indicator and counts containment on the
-    fly (:func:`containment_counts`); ``subsets`` mode keeps the sparse
-    containment matrix the Apriori search built.
+    ``observed`` mode keeps the patterns (as keys, :class:`PatternSet`) and counts
+    containment on the fly (:func:`containment_counts`); ``subsets`` mode keeps the
+    sparse containment matrix the Apriori search built (and the pattern indicator).
     """
 
     combos: Combinations
     names: list[tuple[Any, ...]]
     vocabulary: np.ndarray
-    indicator: np.ndarray
+    indicator: np.ndarray | PatternSet
     matrix: sp.csc_matrix | None
 
     def counts(self, weights: np.ndarray, *, progress: bool = False) -> np.ndarray:
@@ -196,7 +197,8 @@ def _combination_table(
     totals: dict[str, np.ndarray] = dict(table.group_totals)
     joint: dict[tuple[str, str], np.ndarray] = {}
     for kind, key, shape, a, b in spec:
-        values = counts[:, a:b].T.reshape(shape + (counts.shape[0],))
+        # one copy per block: transposed, float64 (the counts may be exact float32 sums)
+        values = counts[:, a:b].T.astype(np.float64, order="C").reshape(shape + (len(counts),))
         if kind == "totals":
             totals[key] = values
         else:
@@ -230,7 +232,12 @@ def build_combination_space(
     """Choose M from plain (no replicate axis) tables; return it with both combination tables."""
     keys = [table.patterns[r] for table in (train, evaluation) for r in table.patterns]
     vocabulary = union_keys(*keys)
-    indicator = keys_to_indicator(vocabulary, len(train.task_names))
+    # "observed" mode reads the patterns as keys (no (P, T) boolean matrix)
+    indicator: np.ndarray | PatternSet = (
+        PatternSet(vocabulary, len(train.task_names))
+        if combinations == "observed"
+        else keys_to_indicator(vocabulary, len(train.task_names))
+    )
     options: dict[str, Any] = {
         "min_size": min_size,
         "max_size": max_size,
@@ -257,6 +264,7 @@ def build_combination_space(
         )
         matrix = None
     else:
+        assert isinstance(indicator, np.ndarray)
         combos, matrix = frequent_combinations(
             indicator, support_train, support_eval, train.task_names, **options
         )

@@ -117,6 +117,20 @@ def pair_count_columns(
     }
 
 
+def _largest_first(values: np.ndarray, top: int) -> np.ndarray:
+    """``np.argsort(-values, kind="stable")[:top]`` without sorting every value: the
+    positions of the ``top`` largest values, ties in position order (a partition finds
+    the ``top``-th largest value; only the values at least as large are sorted)."""
+    if top <= 0 or values.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    if values.size > top:
+        cutoff = np.partition(values, values.size - top)[values.size - top]
+        candidates = np.flatnonzero(values >= cutoff)
+    else:
+        candidates = np.arange(values.size)
+    return candidates[np.argsort(-values[candidates], kind="stable")][:top]
+
+
 def fragile_message(
     *,
     contribution: np.ndarray,
@@ -133,7 +147,7 @@ def fragile_message(
     if min_cell is None or not bool(np.any(fragile)):
         return (), None
     magnitude = np.abs(np.nan_to_num(np.asarray(contribution, dtype=np.float64), nan=0.0))
-    order = np.argsort(-magnitude, kind="stable")[:top]
+    order = _largest_first(magnitude, top)
     order = order[magnitude[order] > 0]  # a pair that adds nothing is no top contributor
     chosen = order[np.asarray(fragile)[order]]
     if chosen.size == 0:
