@@ -139,12 +139,17 @@ def shared_fixture_group(item: pytest.Item) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    slow = set()
     for item in items:
         if is_slow(item):
             item.add_marker(pytest.mark.slow)
+            slow.add(item.nodeid)
         group = shared_fixture_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    # the slow tests first (a stable sort: each file keeps its order), so that a parallel
+    # run hands out its longest tests early and ends with short ones on both workers
+    items.sort(key=lambda item: item.nodeid not in slow)
 
 
 def _excludes_slow(markexpr: str) -> bool:
