@@ -23,6 +23,7 @@ changed or deleted a file of the checkout (ignored files, such as caches, aside)
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 import os
@@ -83,9 +84,15 @@ def _is_long_property_test(item: pytest.Item) -> bool:
     return chosen is not None and chosen.max_examples > FAST_MAX_EXAMPLES
 
 
+@functools.cache
+def _relative(path: str) -> str:
+    """A test file's path relative to tests/, in POSIX form (one resolve per file)."""
+    return Path(path).resolve().relative_to(TESTS).as_posix()
+
+
 def is_slow(item: pytest.Item) -> bool:
     """Whether ``item`` runs in the full suite only."""
-    rel = Path(str(item.path)).resolve().relative_to(TESTS).as_posix()
+    rel = _relative(str(item.path))
     function = "tests/" + rel + "::" + item.name.split("[", 1)[0]
     return (
         rel in SLOW_FILES
@@ -103,12 +110,20 @@ CHEAP_SHARED_FIXTURES = frozenset({"checkout_untouched", "_in_a_scratch_folder"}
 def _ours(fixturedef: Any) -> bool:
     """Whether a fixture is defined in this test suite (not pytest's or a plugin's, such as
     ``tmp_path_factory``, scoped to the whole run, on which every ``tmp_path`` rests)."""
-    function = inspect.unwrap(getattr(fixturedef, "func", None))
-    try:
-        source = inspect.getsourcefile(function)  # type: ignore[arg-type]
-    except TypeError:
-        return False
-    return source is not None and Path(source).resolve().is_relative_to(TESTS)
+    function = getattr(fixturedef, "func", None)
+    known = _OURS.get(function)
+    if known is None:
+        try:
+            source = inspect.getsourcefile(inspect.unwrap(function))  # type: ignore[arg-type]
+        except TypeError:
+            source = None
+        known = source is not None and Path(source).resolve().is_relative_to(TESTS)
+        _OURS[function] = known
+    return known
+
+
+#: fixture function -> whether this suite defines it (one source lookup per fixture)
+_OURS: dict[Any, bool] = {}
 
 
 def shared_fixture_group(item: pytest.Item) -> str | None:
@@ -133,7 +148,7 @@ def shared_fixture_group(item: pytest.Item) -> str | None:
         if scope == "session":
             return f"session:{name}"
         if scope == "module":
-            module = f"module:{Path(str(item.path)).resolve().relative_to(TESTS).as_posix()}"
+            module = f"module:{_relative(str(item.path))}"
     return module
 
 
