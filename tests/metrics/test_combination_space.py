@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -225,18 +226,25 @@ def test_containment_counts_match_brute_force(
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
 
 
+def _patterns_and_combinations(
+    rng: np.random.Generator, *, rows: int, tasks: int, share: float, chosen: int
+) -> tuple[np.ndarray, Any]:
+    """Distinct random task patterns and, as combinations, ``chosen`` of them (not empty)."""
+    patterns = np.unique(rng.random((rows, tasks)) < share, axis=0)
+    picked = patterns[rng.choice(len(patterns), chosen, replace=False)]
+    picked = picked[picked.any(axis=1)]
+    sizes = picked.sum(axis=1)
+    items = np.full((len(picked), int(sizes.max())), -1, dtype=np.int64)
+    for i, row in enumerate(picked):
+        items[i, : sizes[i]] = np.nonzero(row)[0]
+    return patterns, _combinations.Combinations(items, sizes, tuple(range(tasks)))
+
+
 def test_threads_give_bit_identical_counts() -> None:
     """Counting the root's subtrees in parallel changes no bit of any count (each
     combination is summed by one thread, in the same order as with one thread)."""
     rng = np.random.default_rng(5)
-    patterns = np.unique(rng.random((3000, 24)) < 0.35, axis=0)
-    chosen = patterns[rng.choice(len(patterns), 400, replace=False)]
-    chosen = chosen[chosen.any(axis=1)]
-    sizes = chosen.sum(axis=1)
-    items = np.full((len(chosen), int(sizes.max())), -1, dtype=np.int64)
-    for i, row in enumerate(chosen):
-        items[i, : sizes[i]] = np.nonzero(row)[0]
-    combos = _combinations.Combinations(items, sizes, tuple(range(24)))
+    patterns, combos = _patterns_and_combinations(rng, rows=3000, tasks=24, share=0.35, chosen=400)
     weights = rng.random((len(patterns), 5))
     runs = []
     for threads in (1, 2, 4):
@@ -250,14 +258,7 @@ def test_native_counts_keep_float32_weights_in_float32() -> None:
     """``native=True`` sums float32 weights in float32 (exact integers): the same values
     as the float64 result; float64 weights stay float64."""
     rng = np.random.default_rng(8)
-    patterns = np.unique(rng.random((400, 12)) < 0.4, axis=0)
-    chosen = patterns[rng.choice(len(patterns), 60, replace=False)]
-    chosen = chosen[chosen.any(axis=1)]
-    sizes = chosen.sum(axis=1)
-    items = np.full((len(chosen), int(sizes.max())), -1, dtype=np.int64)
-    for i, row in enumerate(chosen):
-        items[i, : sizes[i]] = np.nonzero(row)[0]
-    combos = _combinations.Combinations(items, sizes, tuple(range(12)))
+    patterns, combos = _patterns_and_combinations(rng, rows=400, tasks=12, share=0.4, chosen=60)
     weights = rng.integers(0, 5, (len(patterns), 4)).astype(np.float32)
     native = _combinations.containment_counts(patterns, combos, weights, native=True)
     assert native.dtype == np.float32
