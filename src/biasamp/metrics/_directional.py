@@ -215,7 +215,8 @@ def directional_counts(
     direction: str,
     min_cell: float | None,
 ) -> dict[str, np.ndarray]:
-    """The count columns of BiasAmp->'s ``by_pair`` (:mod:`biasamp.metrics._pair_counts`):
+    """The count columns of BiasAmp->'s ``by_pair`` and Multi->'s ``by_combination``
+    (:mod:`biasamp.metrics._pair_counts`):
     a pair's rates are shares of its conditioning set (the group's rows for A->T, the
     task's for T->A)."""
     return pair_count_columns(

@@ -81,6 +81,7 @@ from biasamp.metrics._directional import (
     check_predictions,
     directional_arrays,
     directional_columns,
+    directional_counts,
     normalize_direction,
 )
 from biasamp.metrics._group_sizes import (
@@ -252,24 +253,6 @@ def _mals_counts(
     )
 
 
-def _directional_counts(
-    train: CountTable,
-    evaluation: CountTable,
-    arrays: dict[str, np.ndarray],
-    direction: str,
-    min_cell: float | None,
-) -> dict[str, np.ndarray]:
-    """The counts behind each pair of Multi->: rates over the conditioning set."""
-    return pair_count_columns(
-        train=train,
-        evaluation=evaluation,
-        pred_roles=("groups", "tasks_pred") if direction == "A->T" else ("groups_pred", "tasks"),
-        support=arrays["condition_count"],
-        used=arrays["defined"],
-        min_cell=min_cell,
-    )
-
-
 def _mals_columns(
     train: CountTable,
     evaluation: CountTable,
@@ -306,7 +289,7 @@ def _directional_columns(
     counts = (
         {}
         if evaluation is None
-        else _directional_counts(train, evaluation, arrays, direction, min_cell)
+        else directional_counts(evaluation, train, arrays, direction=direction, min_cell=min_cell)
     )
     return {
         "count_train": train.joint[("groups", "tasks")],
@@ -668,7 +651,7 @@ def _multi_directional(
         what = "the group" if direction == "A->T" else "the combination"
         raise ValueError(ERR_EMPTY_MULTI_PAIRS.format(count=n_empty, what=what, examples=examples))
     n_defined = int(defined.sum())
-    counts = _directional_counts(train_ct, eval_ct, arrays, direction, min_cell)
+    counts = directional_counts(eval_ct, train_ct, arrays, direction=direction, min_cell=min_cell)
     contribution = np.where(defined, arrays["terms"], 0.0) / max(n_defined, 1)
     _warn_fragile(space, contribution, counts, f"Multi {direction}", min_cell)
     result = MultiAttributeResult(
