@@ -50,6 +50,7 @@ __all__ = [
     "check_n_perm",
     "swap_count_table",
     "swapped_roles",
+    "swapped_table",
 ]
 
 ERR_N_PERM = "n_perm: expected a non-negative integer (0: no significance test), got {got!r}."
@@ -270,11 +271,18 @@ def swap_count_table(
         progress=progress,
         description=f"swap test: {swaps.n_perm} permutations (swapped rows)",
     )
+    return swapped_table(kept, swapped, n_rows=n)
+
+
+def swapped_table(kept: CountTable, moved: CountTable, *, n_rows: int) -> CountTable:
+    """The swapped data sets' table: the cells of the rows counted as they are
+    (``kept``) plus those of the rows counted with their roles exchanged (``moved``),
+    over the same ``n_rows`` rows (each row of a replicate is in one of the two)."""
     return CountTable(
         group_names=kept.group_names,
         task_names=kept.task_names,
-        n=kept.n + swapped.n,
-        totals={r: kept.totals[r] + swapped.totals[r] for r in kept.totals},
-        joint={k: kept.joint[k] + swapped.joint[k] for k in kept.joint},
-        n_rows=n,
+        n=kept.n + moved.n,
+        totals={r: kept.totals[r] + moved.totals[r] for r in kept.totals},
+        joint={k: kept.joint[k] + moved.joint[k] for k in kept.joint},
+        n_rows=n_rows,
     )

@@ -52,7 +52,7 @@ from biasamp.counts._combinations import (
 )
 from biasamp.counts._count_table import CountTable
 from biasamp.counts._pattern_counts import PatternCountTable
-from biasamp.counts._swaps import check_n_perm
+from biasamp.counts._swaps import check_n_perm, swapped_table
 from biasamp.inputs._group_sizes import (
     DEFAULT_MIN_CELL,
     DEFAULT_MIN_GROUP_SIZE,
@@ -854,14 +854,7 @@ def _swap_test(
                     swapped, sample_weight=weights, replicate_weights=chunk
                 )
             )
-            counts = CountTable(
-                group_names=kept.group_names,
-                task_names=kept.task_names,
-                n=kept.n + moved.n,
-                totals={r: kept.totals[r] + moved.totals[r] for r in kept.totals},
-                joint={k: kept.joint[k] + moved.joint[k] for k in kept.joint},
-                n_rows=n_rows,
-            )
+            counts = swapped_table(kept, moved, n_rows=n_rows)
             for i in mine:
                 values[i].append(np.atleast_1d(computes[i](counts)))
     for result, parts in zip(results, values, strict=True):
